@@ -1,0 +1,233 @@
+/*
+ * exec_int.h: the statement executor's internal API, shared by the read side
+ * (exec-read: exec.c bind.c restrict.c exec_select.c paging.c functions.c
+ * result.c prepared.c) and the write side (exec-write: exec_modify.c
+ * exec_batch.c lwt.c counter.c).  Not for server/ or the catalog.
+ *
+ * Thread: everything runs on the server's single request loop thread.
+ *
+ * Request flow (exec.c):
+ *   cql_query / cql_execute / cql_batch
+ *     -> parse (statement cache) or look up the prepared statement
+ *     -> resolve named values into positional values (by marker index),
+ *        check "Invalid amount of bind variables", validate each value
+ *     -> dispatch by kind:
+ *          SELECT                 cql__exec_select            (exec_select.c)
+ *          INSERT/UPDATE/DELETE   cql_exec_modify             (exec-write)
+ *          BATCH                  cql_exec_batch              (exec-write)
+ *          DDL / DESCRIBE / USE   cql_exec_ddl / _describe / _use (catalog)
+ *
+ * Values.  A value is a cql_value (exec.h): len >= 0 bytes of the native
+ * serialization, CQL_NULL (-1) or CQL_UNSET (-2).  Everything this API
+ * produces (evaluated terms, partition keys, clustering bounds, filter
+ * operands) lives in the caller-supplied arena (cql_eval.arena) and dies
+ * with the request.
+ */
+#ifndef CS_CQL_EXEC_INT_H
+#define CS_CQL_EXEC_INT_H
+
+#include "cql/cql_int.h"
+#include "common/arena.h"
+
+/* ================================================================ term evaluation (bind.c) */
+
+/* Evaluation context for one execution of one statement. */
+typedef struct cql_eval {
+    cql_ctx *ctx;
+    cql_session *sess;
+    const char *ks;                    /* keyspace of the statement's table (UDT/function lookup) */
+    const cql_value *vals; int n_vals; /* bound values by marker index (names already resolved) */
+    cs_arena *arena;                   /* evaluated values live here (request lifetime) */
+    int64_t now_us;                    /* statement time (currentTimestamp() etc.) */
+} cql_eval;
+
+/* Initialise an evaluation context (now_us = cs_now_us()). */
+void cql__eval_init(cql_eval *ev, cql_ctx *ctx, cql_session *s, const char *ks,
+                    const cql_value *vals, int n_vals, cs_arena *arena);
+
+/*
+ * Evaluate `t` as a value of type `recv` (the receiver).  `recv_name` names
+ * the receiver in messages, as Cassandra does (a column name, "[limit]",
+ * "[ttl]", "[timestamp]", "partition key token", "value(m)", ...).
+ * Handles literals (ctype_from_literal), NULL, bind markers (the bound value,
+ * validated with ctype_validate; UNSET passes through as CQL_UNSET), list /
+ * set / map / tuple / UDT literals (elements evaluated against the element
+ * types, serialized in the protocol form; sets sorted and deduplicated, maps
+ * sorted by key), function calls (now(), uuid(), toTimestamp(...), blobAs*,
+ * ...: see cql__fn_call), casts and negation.
+ * Returns 0 with *out set (out->p in ev->arena), or CS_EUSER with e set
+ * (InvalidRequest, Cassandra's wording, e.g.
+ *   Invalid STRING constant (foo) for "k" of type int
+ *   Invalid null value in condition for column k   [callers decide null rules]
+ *   Invalid unset value for column k               [callers decide unset rules]).
+ */
+int cql__term_eval(cql_eval *ev, const ast_term *t, const ctype *recv, const char *recv_name,
+                   cql_value *out, cs_error *e);
+
+/* Evaluate an int receiver such as [limit], [per_partition_limit], [ttl]:
+ * null/unset -> *is_set false.  Errors as cql__term_eval. */
+int cql__term_eval_i32(cql_eval *ev, const ast_term *t, const char *recv_name,
+                       int32_t *out, bool *is_set, cs_error *e);
+/* Same for a bigint receiver ([timestamp]). */
+int cql__term_eval_i64(cql_eval *ev, const ast_term *t, const char *recv_name,
+                       int64_t *out, bool *is_set, cs_error *e);
+
+/* ================================================================ bind metadata (bind.c) */
+
+/* One bind marker's receiver, as PREPARED metadata reports it. */
+typedef struct cql_bind_spec {
+    const char *ks, *table;            /* borrowed from the catalog (valid until next DDL) */
+    char *name;                        /* cs_malloc'd: column name, "[limit]", "[ttl]",
+                                          "[timestamp]", "[per_partition_limit]",
+                                          "partition key token", "in(k)", "key(m)",
+                                          "value(m)", "idx(l)", "[json]", ... */
+    ctype *type;                       /* owned ref (e.g. list<int> for in(k)) */
+} cql_bind_spec;
+
+typedef struct cql_bind_info {
+    cql_bind_spec *specs; int n;       /* one per marker, by marker index */
+    uint16_t pk_index[16]; int n_pk;   /* v4 pk_indexes: marker index of each pk column
+                                          (n_pk = 0 when not all pk columns are bound by `=?`) */
+    const sch_table *table;            /* NULL for statements without one (USE, DDL) */
+} cql_bind_info;
+
+/* Compute the receivers of every bind marker of `st` (any DML statement,
+ * including a BATCH's children) against the session keyspace.  0 or CS_EUSER
+ * (unknown table/column, as Cassandra reports at prepare time). */
+int cql__bind_info(cql_ctx *ctx, const cql_session *s, cql_stmt *st, cql_bind_info *out,
+                   cs_error *e);
+void cql__bind_info_destroy(cql_bind_info *bi);
+
+/* ================================================================ WHERE analysis (restrict.c) */
+
+typedef enum {
+    CQL_WHERE_SELECT,                  /* partition keys or token range; clustering slices; filters */
+    CQL_WHERE_UPDATE,                  /* every pk and ck column by = / IN; exact keys */
+    CQL_WHERE_DELETE,                  /* pk by = / IN; ck: exact keys or prefix/slices (range tombstones) */
+} cql_where_kind;
+
+enum {
+    CQL_WHERE_ALLOW_FILTERING = 1,     /* SELECT ... ALLOW FILTERING */
+    CQL_WHERE_STATIC_ONLY = 2,         /* UPDATE/DELETE touching only static columns:
+                                          clustering may (must) be absent */
+    CQL_WHERE_LWT = 4,                 /* conditional statement: single partition, no IN on ck */
+};
+
+/* A predicate applied to each row after the storage read (filtering), or
+ * used by the write side for conditions-free checks. */
+typedef struct cql_filter {
+    const sch_column *col;
+    ast_op op;                         /* EQ NEQ LT LTE GT GTE IN CONTAINS CONTAINS_KEY IS_NOT_NULL */
+    bool element;                      /* REL_ELEMENT: col[key] op val (maps) */
+    cql_value key;                     /* map key for element */
+    cql_value val;                     /* operand (EQ/LT/.., CONTAINS: element, CONTAINS_KEY: key) */
+    cql_value *in; int n_in;           /* OP_IN operands */
+    /* Multi-column clustering slice that needs filtering: (c1,c2) > (x,y). */
+    int multi_first, multi_n;          /* ck positions; multi_n 0 for single-column */
+    cql_value *multi_vals;
+} cql_filter;
+
+/* The analysed WHERE clause. */
+typedef struct cql_where {
+    /* partitions */
+    bool pk_all;                       /* every pk column restricted by = / IN */
+    cql_value *pks; int n_pks;         /* serialized partition keys (pk_all), sorted, deduplicated */
+    bool token_range;                  /* token(pk) restrictions (SELECT) */
+    int64_t tok_start; bool tok_start_incl;
+    int64_t tok_end; bool tok_end_incl;
+    /* clustering */
+    bool ck_all;                       /* every ck column restricted by = / IN */
+    cql_value *cks; int n_cks;         /* ck_all: full byte-comparable clustering keys, sorted */
+    st_slice *slices; int n_slices;    /* !ck_all: sorted non-overlapping slices (0 = all rows) */
+    int ck_eq_prefix;                  /* number of leading ck columns fixed by = / IN */
+    bool ck_restricted;                /* any clustering restriction at all */
+    /* filtering */
+    cql_filter *filters; int n_filters;
+    bool needs_filtering;              /* query requires ALLOW FILTERING (granted) */
+    bool empty;                        /* provably empty: IN (), contradicting slices, ... */
+    bool has_in_pk, has_in_ck;         /* IN on a partition / clustering column */
+} cql_where;
+
+/*
+ * Analyse `rels` for table `t`.  Evaluates every term (bind markers included)
+ * through ev.  Applies Cassandra's rules and messages, e.g.
+ *   Some partition key parts are missing: k2
+ *   Some clustering keys are missing: c2
+ *   Clustering column "c2" cannot be restricted (preceding column "c1" is not restricted)
+ *   PRIMARY KEY column "c" cannot be restricted as preceding column "b" is not restricted
+ *   Invalid operator < for PRIMARY KEY part k
+ *   Cannot execute this query as it might involve data filtering and thus may have
+ *     unpredictable performance. If you want to execute this query despite the
+ *     performance unpredictability, use ALLOW FILTERING
+ *   Undefined column name x
+ *   Invalid null value in condition for column k
+ * Cartesian products of IN values are capped (Cassandra's
+ * max_clustering/partition key combinations, 100 for partition keys by default
+ * warning-free; we refuse past 65535 keys).
+ * Returns 0 with *out filled (arrays in ev->arena), or CS_EUSER.
+ */
+int cql__where_analyze(cql_eval *ev, const sch_table *t, ast_relation **rels, int n_rels,
+                       cql_where_kind kind, int flags, cql_where *out, cs_error *e);
+
+/* Does the (non-null) value v of column f->col satisfy the filter?  For
+ * collections, v is the serialized collection (or len -1 for null/empty). */
+bool cql__filter_match(const cql_filter *f, const uint8_t *v, int32_t len);
+
+/* ================================================================ functions (functions.c) */
+
+/*
+ * Call a native scalar function by name (lower-cased; `ks` NULL or
+ * "system"): now, uuid, totimestamp, todate, tounixtimestamp,
+ * currenttimestamp/date/time/timeuuid, mintimeuuid, maxtimeuuid, dateof,
+ * unixtimestampof, token-less conversions, blobas<type>, <type>asblob,
+ * tojson, fromjson (with recv), cast helpers.  arg_types[i] may be NULL for
+ * an untyped literal argument already converted by the caller.
+ * Returns 0 with *out (in arena) and *ret_type (borrowed singleton or
+ * arena-lived ref the caller must ctype_unref when non-scalar), or CS_EUSER
+ * ("Unknown function 'x'", "Invalid number of arguments in call to function x: 1 required but 2 provided").
+ */
+int cql__fn_call(cql_eval *ev, const char *name, const ctype *const *arg_types,
+                 const cql_value *args, int n_args, const ctype *recv,
+                 const ctype **ret_type, cql_value *out, cs_error *e);
+/* Return type of a native scalar function given argument types, or NULL if
+ * the function is unknown (no error set). */
+const ctype *cql__fn_return_type(const char *name, const ctype *const *arg_types, int n_args,
+                                 const ctype *recv);
+
+/* ================================================================ entry points owned by exec-write */
+
+/*
+ * INSERT / UPDATE / DELETE (exec_modify.c, lwt.c, counter.c).  `p->values`
+ * are POSITIONAL by marker index (exec.c resolved named values and checked
+ * the count; p->names is NULL).  Fills r (Void, or Rows for LWT).
+ * Returns 0 or CS_EUSER.
+ */
+int cql_exec_modify(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p,
+                    cql_result *r, cs_error *e);
+
+/* One statement of a batch, with its positional values. */
+typedef struct cql_batch_entry {
+    cql_stmt *stmt;                    /* INSERT/UPDATE/DELETE (parsed or prepared; borrowed) */
+    const cql_value *values; int n_values;   /* positional by the stmt's marker index */
+} cql_batch_entry;
+
+/*
+ * BATCH (exec_batch.c): from the protocol BATCH message (`using` NULL) or a
+ * BEGIN BATCH ... APPLY BATCH statement (`using` = the batch's USING; each
+ * child's values are the batch statement's values, shared).  `p` carries
+ * consistency, serial consistency and the default timestamp (values unused).
+ */
+int cql_exec_batch(cql_ctx *ctx, cql_session *s, ast_batch_kind kind, const ast_using *using,
+                   const cql_batch_entry *items, int n_items, const cql_params *p,
+                   cql_result *r, cs_error *e);
+
+/* ================================================================ exec-read internals */
+
+/* SELECT (exec_select.c).  p->values positional as for cql_exec_modify. */
+int cql__exec_select(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p,
+                     cql_result *r, cs_error *e);
+
+/* Write the result metadata of a SELECT (for PREPARED); 0 or CS_EUSER. */
+int cql__select_metadata(cql_ctx *ctx, cql_session *s, cql_stmt *st, cs_buf *out, cs_error *e);
+
+#endif
