@@ -1,0 +1,117 @@
+# cassette: one Makefile.  Objects under build/ (build/san/ with SANITIZE=...).
+#   make            build/cassette, build/cassette-tool, build/cassette-bench
+#   make deps       install missing Debian packages and npm modules (no-op when present)
+#   make run        deps + build + server on 127.0.0.1:9042, data in ./data
+#   make test       deps + build + unit, integration and crash tests
+#   make unit       criterion unit tests only
+#   SANITIZE=address,undefined make ...   sanitizer build in build/san/
+
+CC ?= cc
+SANITIZE ?=
+BUILD ?= build
+ifeq ($(SANITIZE),)
+  B := $(BUILD)
+  OPT ?= -O2
+  SANFLAGS :=
+else
+  B := $(BUILD)/san
+  OPT ?= -O1
+  SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+CFLAGS ?= $(OPT) -g
+CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter -I. -MMD -MP $(SANFLAGS) -pthread $(EXTRA_CFLAGS)
+LDFLAGS += $(SANFLAGS) -pthread
+LIBS := -luv -llz4 -lxxhash -lm
+
+COMMON_SRC  := $(wildcard common/*.c)
+STORAGE_SRC := $(wildcard storage/*.c)
+CQL_SRC     := $(wildcard cql/*.c cql/types/*.c)
+SERVER_SRC  := $(filter-out server/main.c,$(wildcard server/*.c))
+TOOLS_SRC   := $(wildcard tools/*.c)
+BENCH_SRC   := $(wildcard bench/*.c)
+
+obj = $(patsubst %.c,$(B)/%.o,$(1))
+
+LIB_COMMON  := $(B)/libcommon.a
+LIB_STORAGE := $(B)/libstorage.a
+LIB_CQL     := $(B)/libcql.a
+LIB_SERVER  := $(B)/libserver.a
+
+BINS := $(B)/cassette
+ifneq ($(TOOLS_SRC),)
+  BINS += $(B)/cassette-tool
+endif
+ifneq ($(filter bench/main.c,$(BENCH_SRC)),)
+  BINS += $(B)/cassette-bench
+endif
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+
+.PHONY: all deps run test unit integration crash clean check-layers lint-malloc bench-startup
+all: $(BINS)
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIB_COMMON): $(call obj,$(COMMON_SRC))
+	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
+$(LIB_STORAGE): $(call obj,$(STORAGE_SRC))
+	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
+$(LIB_CQL): $(call obj,$(CQL_SRC))
+	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
+$(LIB_SERVER): $(call obj,$(SERVER_SRC))
+	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
+
+ALL_LIBS := $(LIB_SERVER) $(LIB_CQL) $(LIB_STORAGE) $(LIB_COMMON)
+
+$(B)/cassette: $(B)/server/main.o $(ALL_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(B)/cassette-tool: $(call obj,$(TOOLS_SRC)) $(ALL_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(B)/cassette-bench: $(call obj,$(BENCH_SRC)) $(ALL_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# Unit tests: tests/unit/test_<layer>_<name>.c links only its layer and below,
+# so a layer's tests build while a higher layer is mid-change.
+$(B)/tests/test_common_%: $(B)/tests/unit/test_common_%.o $(LIB_COMMON)
+	@mkdir -p $(dir $@); $(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lcriterion
+$(B)/tests/test_storage_%: $(B)/tests/unit/test_storage_%.o $(LIB_STORAGE) $(LIB_COMMON)
+	@mkdir -p $(dir $@); $(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lcriterion
+$(B)/tests/test_cql_%: $(B)/tests/unit/test_cql_%.o $(LIB_CQL) $(LIB_STORAGE) $(LIB_COMMON)
+	@mkdir -p $(dir $@); $(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lcriterion
+$(B)/tests/test_server_%: $(B)/tests/unit/test_server_%.o $(ALL_LIBS)
+	@mkdir -p $(dir $@); $(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lcriterion
+
+deps:
+	@sh tests/deps.sh
+
+run: deps all
+	@mkdir -p data
+	$(B)/cassette --listen 127.0.0.1 --port 9042 --data-dir ./data
+
+unit: $(UNIT_BINS)
+	@sh tests/run_unit.sh $(UNIT_BINS)
+
+integration: all
+	@sh tests/run_integration.sh $(B)/cassette
+
+crash: all
+	@sh tests/run_crash.sh $(B)/cassette
+
+test: deps
+	@$(MAKE) --no-print-directory all $(UNIT_BINS)
+	@sh tests/run_all.sh $(B)
+
+check-layers:
+	@sh tests/check_layers.sh
+
+lint-malloc:
+	@! grep -nE '\b(malloc|calloc|realloc|free|strdup)\(' $(COMMON_SRC) $(STORAGE_SRC) $(CQL_SRC) $(SERVER_SRC) $(TOOLS_SRC) $(BENCH_SRC) server/main.c | grep -v 'common/alloc.c' | grep -v '/\* raw-ok' || (echo "raw allocation found (use cs_malloc)"; exit 1)
+
+clean:
+	rm -rf build
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

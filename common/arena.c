@@ -1,0 +1,89 @@
+/* arena.c: bump allocator (see arena.h). */
+#include "common/arena.h"
+#include "common/alloc.h"
+#include "common/err.h"
+#include <stdint.h>
+#include <string.h>
+
+struct cs_arena_chunk {
+    cs_arena_chunk *next;
+    size_t size, used;
+    _Alignas(16) unsigned char data[];
+};
+
+#define CHUNK_MIN 4096
+
+void cs_arena_init(cs_arena *a) { a->head = NULL; a->used = 0; a->err = 0; }
+
+void cs_arena_destroy(cs_arena *a)
+{
+    cs_arena_chunk *c = a->head;
+    while (c) {
+        cs_arena_chunk *n = c->next;
+        cs_free(c);
+        c = n;
+    }
+    cs_arena_init(a);
+}
+
+void *cs_arena_alloc(cs_arena *a, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    if (n == 0)
+        n = 16;
+    cs_arena_chunk *c = a->head;
+    if (!c || c->size - c->used < n) {
+        size_t sz = n > CHUNK_MIN ? n : (c ? (c->size < 65536 ? c->size * 2 : 65536) : CHUNK_MIN);
+        if (sz < n)
+            sz = n;
+        cs_arena_chunk *nc = cs_malloc(sizeof(*nc) + sz);
+        if (!nc) {
+            a->err = CS_ENOMEM;
+            return NULL;
+        }
+        nc->size = sz;
+        nc->used = 0;
+        if (c && n > CHUNK_MIN && c->size - c->used > 256) {
+            /* big one-off: keep the current chunk as head for small allocations */
+            nc->next = c->next;
+            c->next = nc;
+            nc->used = n;
+            a->used += n;
+            return nc->data;
+        }
+        nc->next = c;
+        a->head = c = nc;
+    }
+    void *p = c->data + c->used;
+    c->used += n;
+    a->used += n;
+    return p;
+}
+
+void *cs_arena_zalloc(cs_arena *a, size_t n)
+{
+    void *p = cs_arena_alloc(a, n);
+    if (p)
+        memset(p, 0, n);
+    return p;
+}
+
+char *cs_arena_strndup(cs_arena *a, const char *s, size_t n)
+{
+    char *d = cs_arena_alloc(a, n + 1);
+    if (!d)
+        return NULL;
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
+char *cs_arena_strdup(cs_arena *a, const char *s) { return cs_arena_strndup(a, s, strlen(s)); }
+
+void *cs_arena_memdup(cs_arena *a, const void *p, size_t n)
+{
+    void *d = cs_arena_alloc(a, n);
+    if (d && n)
+        memcpy(d, p, n);
+    return d;
+}

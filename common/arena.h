@@ -1,0 +1,26 @@
+/*
+ * arena.h: bump allocator for things that die together (a statement's AST,
+ * a request's bound values and result rows).  Memory comes from cs_malloc in
+ * chunks; cs_arena_destroy frees everything.  Not thread-safe.
+ */
+#ifndef CS_ARENA_H
+#define CS_ARENA_H
+
+#include <stddef.h>
+
+typedef struct cs_arena_chunk cs_arena_chunk;
+typedef struct cs_arena {
+    cs_arena_chunk *head;  /* newest chunk */
+    size_t used;           /* bytes handed out (for accounting) */
+    int err;               /* sticky CS_ENOMEM */
+} cs_arena;
+
+void cs_arena_init(cs_arena *a);
+void cs_arena_destroy(cs_arena *a);
+void *cs_arena_alloc(cs_arena *a, size_t n);          /* 16-aligned, NULL on OOM */
+void *cs_arena_zalloc(cs_arena *a, size_t n);
+char *cs_arena_strndup(cs_arena *a, const char *s, size_t n);
+char *cs_arena_strdup(cs_arena *a, const char *s);
+void *cs_arena_memdup(cs_arena *a, const void *p, size_t n);
+
+#endif

@@ -1,0 +1,208 @@
+/* buf.c: growable writer and bounds-checked reader (see buf.h). */
+#include "common/buf.h"
+#include "common/alloc.h"
+#include "common/err.h"
+
+void cs_buf_init(cs_buf *b) { b->p = NULL; b->len = b->cap = 0; b->err = 0; }
+void cs_buf_destroy(cs_buf *b) { cs_free(b->p); cs_buf_init(b); }
+void cs_buf_reset(cs_buf *b) { b->len = 0; b->err = 0; }
+
+int cs_buf_reserve(cs_buf *b, size_t extra)
+{
+    if (b->err)
+        return b->err;
+    if (b->cap - b->len >= extra)
+        return 0;
+    size_t need = b->len + extra;
+    if (need < b->len) {
+        b->err = CS_ENOMEM;
+        return b->err;
+    }
+    size_t nc = b->cap ? b->cap : 64;
+    while (nc < need)
+        nc = nc * 2 > nc ? nc * 2 : need;
+    uint8_t *np = cs_realloc(b->p, nc);
+    if (!np) {
+        b->err = CS_ENOMEM;
+        return b->err;
+    }
+    b->p = np;
+    b->cap = nc;
+    return 0;
+}
+
+uint8_t *cs_buf_extend(cs_buf *b, size_t n)
+{
+    if (cs_buf_reserve(b, n))
+        return NULL;
+    uint8_t *r = b->p + b->len;
+    b->len += n;
+    return r;
+}
+
+uint8_t *cs_buf_steal(cs_buf *b, size_t *len)
+{
+    uint8_t *p = b->p;
+    if (len)
+        *len = b->len;
+    cs_buf_init(b);
+    return p;
+}
+
+void cs_buf_put(cs_buf *b, const void *p, size_t n)
+{
+    uint8_t *d = cs_buf_extend(b, n);
+    if (d && n)
+        memcpy(d, p, n);
+}
+
+void cs_buf_put_u8(cs_buf *b, uint8_t v)
+{
+    uint8_t *d = cs_buf_extend(b, 1);
+    if (d)
+        *d = v;
+}
+void cs_buf_put_u16(cs_buf *b, uint16_t v)
+{
+    uint8_t *d = cs_buf_extend(b, 2);
+    if (d)
+        cs_st16(d, v);
+}
+void cs_buf_put_u32(cs_buf *b, uint32_t v)
+{
+    uint8_t *d = cs_buf_extend(b, 4);
+    if (d)
+        cs_st32(d, v);
+}
+void cs_buf_put_u64(cs_buf *b, uint64_t v)
+{
+    uint8_t *d = cs_buf_extend(b, 8);
+    if (d)
+        cs_st64(d, v);
+}
+
+void cs_buf_put_uvarint(cs_buf *b, uint64_t v)
+{
+    uint8_t tmp[10];
+    int n = 0;
+    while (v >= 0x80) {
+        tmp[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    tmp[n++] = (uint8_t)v;
+    cs_buf_put(b, tmp, (size_t)n);
+}
+
+void cs_buf_put_svarint(cs_buf *b, int64_t v)
+{
+    cs_buf_put_uvarint(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+void cs_buf_patch_u32(cs_buf *b, size_t off, uint32_t v)
+{
+    if (!b->err && off + 4 <= b->len)
+        cs_st32(b->p + off, v);
+}
+
+void cs_buf_put_stringn(cs_buf *b, const char *s, size_t n)
+{
+    if (n > 0xFFFF) {
+        b->err = b->err ? b->err : CS_EINVAL;
+        return;
+    }
+    cs_buf_put_u16(b, (uint16_t)n);
+    cs_buf_put(b, s, n);
+}
+void cs_buf_put_string(cs_buf *b, const char *s) { cs_buf_put_stringn(b, s, strlen(s)); }
+
+void cs_buf_put_long_string(cs_buf *b, const char *s, size_t n)
+{
+    cs_buf_put_u32(b, (uint32_t)n);
+    cs_buf_put(b, s, n);
+}
+
+void cs_buf_put_bytes(cs_buf *b, const void *p, int32_t n)
+{
+    if (n < 0) {
+        cs_buf_put_u32(b, 0xFFFFFFFFu);
+        return;
+    }
+    cs_buf_put_u32(b, (uint32_t)n);
+    cs_buf_put(b, p, (size_t)n);
+}
+
+/* ---- reader ---- */
+
+const uint8_t *cs_rd_take(cs_rd *r, size_t n)
+{
+    if (r->err || r->len - r->pos < n) {
+        r->err = CS_ECORRUPT;
+        return NULL;
+    }
+    const uint8_t *p = r->p + r->pos;
+    r->pos += n;
+    return p;
+}
+
+uint8_t cs_rd_u8(cs_rd *r) { const uint8_t *p = cs_rd_take(r, 1); return p ? p[0] : 0; }
+uint16_t cs_rd_u16(cs_rd *r) { const uint8_t *p = cs_rd_take(r, 2); return p ? cs_be16(p) : 0; }
+uint32_t cs_rd_u32(cs_rd *r) { const uint8_t *p = cs_rd_take(r, 4); return p ? cs_be32(p) : 0; }
+uint64_t cs_rd_u64(cs_rd *r) { const uint8_t *p = cs_rd_take(r, 8); return p ? cs_be64(p) : 0; }
+
+uint64_t cs_rd_uvarint(cs_rd *r)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 70; shift += 7) {
+        const uint8_t *p = cs_rd_take(r, 1);
+        if (!p)
+            return 0;
+        if (shift == 63 && (*p & 0x7E)) {
+            r->err = CS_ECORRUPT;
+            return 0;
+        }
+        v |= (uint64_t)(*p & 0x7F) << shift;
+        if (!(*p & 0x80))
+            return v;
+    }
+    r->err = CS_ECORRUPT;
+    return 0;
+}
+
+int64_t cs_rd_svarint(cs_rd *r)
+{
+    uint64_t u = cs_rd_uvarint(r);
+    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
+const char *cs_rd_string(cs_rd *r, size_t *n)
+{
+    size_t l = cs_rd_u16(r);
+    const uint8_t *p = cs_rd_take(r, l);
+    *n = p ? l : 0;
+    return (const char *)p;
+}
+
+const char *cs_rd_long_string(cs_rd *r, size_t *n)
+{
+    uint32_t l = cs_rd_u32(r);
+    if (l > 0x7FFFFFFFu) {
+        r->err = CS_ECORRUPT;
+        *n = 0;
+        return NULL;
+    }
+    const uint8_t *p = cs_rd_take(r, l);
+    *n = p ? l : 0;
+    return (const char *)p;
+}
+
+int32_t cs_rd_bytes(cs_rd *r, const uint8_t **p)
+{
+    int32_t l = (int32_t)cs_rd_u32(r);
+    *p = NULL;
+    if (r->err)
+        return -1;
+    if (l < 0)
+        return l < -2 ? (r->err = CS_ECORRUPT, -1) : l;
+    *p = cs_rd_take(r, (size_t)l);
+    return *p ? l : -1;
+}

@@ -1,0 +1,29 @@
+/*
+ * util.h: small helpers shared by every layer: clocks, uuids, min/max.
+ */
+#ifndef CS_UTIL_H
+#define CS_UTIL_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#define CS_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define CS_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define CS_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+int64_t cs_now_us(void);          /* wall clock, µs since epoch */
+int64_t cs_now_ms(void);
+int32_t cs_now_s(void);           /* wall clock, s since epoch (local deletion time unit) */
+uint64_t cs_mono_ns(void);        /* monotonic */
+/* Strictly increasing µs timestamps for writes from this process (like Cassandra's
+ * ClientState.getTimestamp): max(now, last + 1). Thread-safe. */
+int64_t cs_write_ts_us(void);
+
+typedef struct cs_uuid { uint8_t b[16]; } cs_uuid;
+void cs_uuid_random(cs_uuid *u);           /* version 4 */
+void cs_uuid_timeuuid(cs_uuid *u, int64_t ts_us); /* version 1, unique per call, node/clock random per process */
+void cs_uuid_format(const cs_uuid *u, char out[37]);
+int cs_uuid_parse(const char *s, size_t n, cs_uuid *u); /* 0 ok, CS_EINVAL */
+void cs_random_bytes(void *p, size_t n);   /* getrandom(), falls back to /dev/urandom */
+
+#endif

@@ -1,0 +1,89 @@
+/*
+ * cql_int.h: shared inside cql/ only (not for server/).  The context struct,
+ * the Rows result builder, and helpers that the catalog (schema, DDL,
+ * DESCRIBE, virtual tables) and the executor (SELECT/INSERT/UPDATE/DELETE/
+ * BATCH, prepared statements) both use.
+ *
+ * Ownership of files (so parallel work does not collide):
+ *   catalog: schema.c system_schema.c vtables.c exec_ddl.c describe.c ctx.c
+ *   executor: exec.c exec_select.c exec_modify.c exec_batch.c bind.c
+ *             restrict.c paging.c functions.c result.c prepared.c lwt.c
+ *   parser:  lexer.c parser*.c        types: types/*.c
+ */
+#ifndef CS_CQL_INT_H
+#define CS_CQL_INT_H
+
+#include "cql/exec.h"
+#include "cql/schema.h"
+#include "cql/ast.h"
+#include "common/util.h"
+
+typedef struct cql_prepared_cache cql_prepared_cache;   /* executor-owned */
+typedef struct cql_stmt_cache cql_stmt_cache;           /* executor-owned */
+
+struct cql_ctx {
+    st_engine *eng;
+    cql_config cfg;
+    sch_catalog *cat;                 /* catalog-owned */
+    cql_prepared_cache *prepared;     /* executor-owned; created lazily by exec.c */
+    cql_stmt_cache *stmts;            /* executor-owned */
+    cs_uuid host_id;                  /* persisted in system.local (catalog) */
+    int64_t *tokens; int n_tokens;    /* this node's tokens, sorted (catalog) */
+    int64_t started_ms;
+    uint64_t requests;                /* counters for system_views / metrics */
+};
+
+/* ------------------------------------------------ Rows result builder (executor: result.c)
+ * Builds a RESULT Rows body (spec v4 §4.2.5.2) in r->body:
+ *   cql_rows_begin(r, version, ks, table, n_cols, flags)
+ *   cql_rows_col(r, name, type)   x n_cols   (metadata; all columns share ks/table)
+ *   cql_rows_value(r, p, len)     x n_cols per row  (len -1 = null)
+ *   cql_rows_end(r, paging_state, ps_len)   (ps_len < 0: no more pages)
+ * no_metadata: write NO_METADATA flag instead of column specs (EXECUTE with
+ * skip_metadata).  Row count is patched at the end. */
+typedef struct cql_rows {
+    cql_result *r;
+    size_t flags_off, count_off, ps_insert_off;
+    int n_cols, cols_added;
+    int32_t n_rows;
+    bool no_metadata;
+    int version;
+} cql_rows;
+
+void cql_rows_begin(cql_rows *w, cql_result *r, int version, const char *ks, const char *table,
+                    int n_cols, bool no_metadata);
+void cql_rows_col(cql_rows *w, const char *name, const ctype *type);
+void cql_rows_value(cql_rows *w, const uint8_t *p, int32_t len);
+void cql_rows_end(cql_rows *w, const uint8_t *paging_state, int32_t ps_len);
+
+/* Other RESULT kinds (result.c). */
+void cql_result_void(cql_result *r);
+void cql_result_set_keyspace(cql_result *r, const char *ks);
+void cql_result_schema_change(cql_result *r, const char *change, const char *target,
+                              const char *ks, const char *name, const char *arg_types);
+
+/* ------------------------------------------------ catalog entry points (catalog-owned)
+ * Each DDL/DESCRIBE statement: 0 and r filled (Schema_change / Rows), or
+ * CS_EUSER with e.  USE is handled here too (checks the keyspace exists). */
+int cql_exec_ddl(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_error *e);
+int cql_exec_describe(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p,
+                      cql_result *r, cs_error *e);
+int cql_exec_use(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_error *e);
+
+/* Catalog lifecycle, called by cql_ctx_new/cql_ctx_free (ctx.c, catalog-owned). */
+int sch_catalog_open(cql_ctx *ctx, sch_catalog **out);   /* system keyspaces, replay, load */
+void sch_catalog_free(sch_catalog *c);
+
+/* Clustering / partition key encoding (catalog-owned, schema.c), used by both.
+ * Serialized partition key from the pk column values (in pk order). */
+int sch_partition_key(const sch_table *t, const cql_value *vals, cs_buf *out);
+/* Split a serialized partition key back into pk values (borrowed pointers into pk). */
+int sch_partition_key_split(const sch_table *t, const uint8_t *pk, size_t n, cql_value *out);
+/* Byte-comparable clustering prefix from the first n ck values. */
+int sch_clustering_key(const sch_table *t, const cql_value *vals, int n, cs_buf *out);
+/* Decode a clustering key into serialized values (appended into `store`,
+ * offsets/lengths in out_off/out_len, n_ck entries). */
+int sch_clustering_decode(const sch_table *t, const uint8_t *ck, size_t n, cs_buf *store,
+                          size_t *out_off, int32_t *out_len);
+
+#endif

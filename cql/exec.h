@@ -1,0 +1,123 @@
+/*
+ * exec.h: the CQL layer's interface to the server.  Owner: cql/exec*.c.
+ * Caller: server/conn.c (one request at a time, on the request loop thread).
+ *
+ * The server decodes frames; the CQL layer parses, executes and encodes the
+ * RESULT body (spec v4 §4.2.5, starting with the [int] kind) into
+ * cql_result.body.  Errors come back as a filled cs_error that the server
+ * turns into an ERROR frame.  Schema changes are reported in cql_result so the
+ * server can push EVENT SCHEMA_CHANGE to registered connections.
+ */
+#ifndef CS_CQL_EXEC_H
+#define CS_CQL_EXEC_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "common/buf.h"
+#include "common/err.h"
+#include "storage/storage.h"
+
+typedef struct cql_ctx cql_ctx;
+
+typedef struct cql_config {
+    const char *cluster_name;          /* "Test Cluster" */
+    const char *listen_address;        /* for system.local */
+    int native_port;
+    int num_tokens;                    /* 16 (Cassandra 4.1 default) */
+    int tombstone_warn_threshold;      /* 1000 */
+    int tombstone_failure_threshold;   /* 100000 */
+    int batch_size_warn_kb;            /* 5 */
+    int batch_size_fail_kb;            /* 50 */
+    int unlogged_batch_across_partitions_warn_threshold; /* 10 */
+    bool materialized_views_enabled;   /* true (cassette's default; Cassandra 4 disables) */
+    bool user_defined_functions_enabled;
+    const char *config_text;           /* settings for system_views.settings (may be NULL) */
+} cql_config;
+
+void cql_config_defaults(cql_config *c);
+
+/* Open the CQL layer over an opened engine: create/load the system keyspaces,
+ * replay the commit log (schema first, then user tables), load the schema.
+ * *out owned by caller; cql_ctx_free() before st_engine_close(). */
+int cql_ctx_new(st_engine *eng, const cql_config *cfg, cql_ctx **out);
+void cql_ctx_free(cql_ctx *ctx);
+struct sch_catalog *cql_ctx_catalog(cql_ctx *ctx);
+st_engine *cql_ctx_engine(cql_ctx *ctx);
+
+/* Per-connection state. */
+typedef struct cql_session {
+    char keyspace[256];                /* USE; "" if none */
+    int protocol_version;              /* 3, 4 or 5 */
+    char client_addr[64];              /* for system_views.clients */
+    char driver_name[64], driver_version[32];
+    void *server_conn;                 /* opaque back-pointer for the server */
+} cql_session;
+
+/* One bound value: len >= 0 bytes; -1 null; -2 unset (v4+). */
+typedef struct cql_value { const uint8_t *p; int32_t len; } cql_value;
+#define CQL_NULL (-1)
+#define CQL_UNSET (-2)
+
+/* QUERY/EXECUTE parameters, decoded by the server (spec v4 §4.1.4).
+ * Everything borrowed from the request frame for the call's duration. */
+typedef struct cql_params {
+    uint16_t consistency;
+    uint32_t flags;                    /* raw flags, for reference */
+    cql_value *values; int n_values;
+    const char **names; const size_t *name_lens;   /* NAMES_FOR_VALUES; NULL otherwise */
+    bool skip_metadata;
+    int32_t page_size;                 /* <= 0: no paging */
+    const uint8_t *paging_state; int32_t paging_state_len;   /* len < 0: none */
+    uint16_t serial_consistency;       /* 0 if absent */
+    int64_t timestamp;                 /* INT64_MIN if absent */
+    const char *keyspace;              /* v5 per-query keyspace, NULL if absent */
+    int32_t now_in_seconds;            /* v5, 0 if absent */
+} cql_params;
+
+/* Schema change, for RESULT and EVENT (spec v4 §4.2.6). */
+typedef struct cql_schema_change {
+    char change_type[16];              /* CREATED UPDATED DROPPED */
+    char target[16];                   /* KEYSPACE TABLE TYPE FUNCTION AGGREGATE */
+    char keyspace[256];
+    char name[256];                    /* table/type/function name; "" for KEYSPACE */
+    char arg_types[512];               /* FUNCTION/AGGREGATE: comma-separated CQL types */
+} cql_schema_change;
+
+typedef struct cql_result {
+    cs_buf body;                       /* RESULT body: [int kind] ... ; owned */
+    char **warnings; int n_warnings;   /* client warnings (cs_malloc'd strings) */
+    bool schema_changed; cql_schema_change change;
+    bool need_sync; st_clog_pos sync_pos;   /* wait for commit log before replying */
+} cql_result;
+
+void cql_result_init(cql_result *r);
+void cql_result_destroy(cql_result *r);
+void cql_result_warn(cql_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* QUERY: returns 0 with r filled, or CS_EUSER with e filled. */
+int cql_query(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen,
+              const cql_params *p, cql_result *r, cs_error *e);
+/* PREPARE: RESULT Prepared (id = MD5 of keyspace-qualified text, as Cassandra). */
+int cql_prepare(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen,
+                const char *keyspace, cql_result *r, cs_error *e);
+/* EXECUTE: unknown id -> CS_EUSER with e = UNPREPARED (0x2500) carrying the id. */
+int cql_execute(cql_ctx *ctx, cql_session *s, const uint8_t *id, size_t idlen,
+                const cql_params *p, cql_result *r, cs_error *e);
+
+typedef struct cql_batch_item {
+    bool prepared;                     /* kind 1 */
+    const char *query; size_t query_len;     /* kind 0 */
+    const uint8_t *id; size_t id_len;        /* kind 1 */
+    cql_value *values; int n_values;
+    const char **names; const size_t *name_lens;
+} cql_batch_item;
+
+/* BATCH (spec v4 §4.1.7): type 0 logged, 1 unlogged, 2 counter. */
+int cql_batch(cql_ctx *ctx, cql_session *s, uint8_t type, const cql_batch_item *items,
+              int n_items, const cql_params *p, cql_result *r, cs_error *e);
+
+/* Admin operations (nodetool-like), for server/admin.c and tools. */
+int cql_admin_flush(cql_ctx *ctx, const char *ks, const char **tables, int n_tables, cs_error *e);
+int cql_admin_compact(cql_ctx *ctx, const char *ks, const char **tables, int n_tables, cs_error *e);
+
+#endif

@@ -1,0 +1,131 @@
+/*
+ * types.h: every CQL type.  Owner: cql/types/*.c.  Callers: cql/ (executor,
+ * schema), server/ (result metadata [option] encoding).
+ *
+ * A value is always held in its native-protocol serialization (Cassandra's
+ * internal form for protocol v3+): e.g. int = 4 bytes big-endian, text =
+ * UTF-8 bytes, list = i32 count then ([i32 len][bytes])*.  "null" is a
+ * separate flag at the caller (len -1), never a value here.  An empty value
+ * (0 bytes) is legal for most non-collection types, as in Cassandra.
+ *
+ * Types are immutable and reference counted (ctype_ref/ctype_unref); the
+ * built-in scalar singletons ignore refcounts.
+ */
+#ifndef CS_CQL_TYPES_H
+#define CS_CQL_TYPES_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include "common/buf.h"
+#include "common/err.h"
+
+/* Kinds use the protocol's [option] ids (spec v4 §4.2.5.2). */
+typedef enum ctype_kind {
+    CT_CUSTOM = 0x0000, CT_ASCII = 0x0001, CT_BIGINT = 0x0002, CT_BLOB = 0x0003,
+    CT_BOOLEAN = 0x0004, CT_COUNTER = 0x0005, CT_DECIMAL = 0x0006, CT_DOUBLE = 0x0007,
+    CT_FLOAT = 0x0008, CT_INT = 0x0009, CT_TIMESTAMP = 0x000B, CT_UUID = 0x000C,
+    CT_VARCHAR = 0x000D, CT_VARINT = 0x000E, CT_TIMEUUID = 0x000F, CT_INET = 0x0010,
+    CT_DATE = 0x0011, CT_TIME = 0x0012, CT_SMALLINT = 0x0013, CT_TINYINT = 0x0014,
+    CT_DURATION = 0x0015, CT_LIST = 0x0020, CT_MAP = 0x0021, CT_SET = 0x0022,
+    CT_UDT = 0x0030, CT_TUPLE = 0x0031,
+    CT_EMPTY = 0x0100,   /* internal: EmptyType (no values), never on the wire */
+} ctype_kind;
+
+typedef struct ctype ctype;
+struct ctype {
+    ctype_kind kind;
+    bool frozen;                /* frozen<...> (collections, UDTs; tuples are always frozen) */
+    int refcnt;                 /* -1 for static singletons */
+    int n_sub;                  /* list/set: 1 (element); map: 2 (key, value); tuple: n; udt: n fields */
+    ctype **sub;
+    char *udt_ks, *udt_name;    /* UDT only */
+    char **field_names;         /* UDT only, n_sub entries */
+    char *custom_class;         /* CUSTOM only */
+};
+
+/* Static singletons for scalars: ctype_scalar(CT_INT) etc.  CT_VARCHAR prints "text". */
+const ctype *ctype_scalar(ctype_kind k);
+ctype *ctype_ref(const ctype *t);
+void ctype_unref(ctype *t);
+ctype *ctype_new_collection(ctype_kind k, ctype *elem_or_key, ctype *value, bool frozen); /* takes refs */
+ctype *ctype_new_tuple(ctype **elems, int n);                                              /* takes refs */
+ctype *ctype_new_udt(const char *ks, const char *name, char **field_names, ctype **field_types, int n, bool frozen);
+ctype *ctype_freeze(const ctype *t);          /* new ref of the frozen variant */
+bool ctype_equal(const ctype *a, const ctype *b);
+bool ctype_is_collection(const ctype *t);     /* list/set/map */
+bool ctype_is_multicell(const ctype *t);      /* non-frozen collection or non-frozen UDT */
+bool ctype_is_numeric(const ctype *t);
+/* Cassandra's isValueCompatibleWith / isCompatibleWith, for ALTER and casts. */
+bool ctype_value_compatible(const ctype *to, const ctype *from);
+
+/* Look up a user type by keyspace+name while parsing type text; NULL if none. */
+typedef const ctype *(*ctype_udt_lookup_cb)(void *arg, const char *ks, const char *name);
+/* Parse CQL type text: "int", "frozen<map<text, list<int>>>", "tuple<int,text>",
+ * "my_udt" (via lookup in default keyspace ks), "'org.apache...CustomType'".
+ * Returns a new ref, or NULL with e set (InvalidRequest/Syntax, Cassandra wording). */
+ctype *ctype_parse(const char *text, const char *ks, ctype_udt_lookup_cb lookup, void *arg, cs_error *e);
+/* CQL text of the type, as system_schema.columns.type shows it
+ * ("text", "frozen<list<int>>", UDT name quoted if needed). */
+void ctype_to_cql(const ctype *t, cs_buf *out);
+/* Protocol [option] encoding for result/bind metadata (spec v4 §4.2.5.2). */
+void ctype_encode_option(const ctype *t, cs_buf *out);
+/* Decode an [option] (used by the C client in bench/tools). */
+ctype *ctype_decode_option(cs_rd *r);
+
+/* Validate a serialized value of type t (as from the wire).  0 or CS_EUSER with
+ * e = InvalidRequest, Cassandra's wording (e.g. "Expected 4 or 0 byte int (3)"). */
+int ctype_validate(const ctype *t, const uint8_t *v, size_t n, cs_error *e);
+
+/* Total order, Cassandra's comparator for the type (timeuuid by time then bytes,
+ * uuid by version then time/bytes, inet by length then bytes, decimal/varint
+ * numerically, text by bytes ...).  Empty values sort first. */
+int ctype_compare(const ctype *t, const uint8_t *a, size_t an, const uint8_t *b, size_t bn);
+
+/* Byte-comparable encoding: memcmp of encodings == ctype_compare of values.
+ * Self-delimiting (so components can be concatenated) and decodable.  desc
+ * inverts every byte of the encoding.  Duration cannot be encoded (it is not
+ * allowed in keys) -> CS_EINVAL.  Counter encodes like bigint. */
+int ctype_bc_encode(const ctype *t, const uint8_t *v, size_t n, bool desc, cs_buf *out);
+/* Decode one component from r (advancing it), appending the serialized value to out. */
+int ctype_bc_decode(const ctype *t, cs_rd *r, bool desc, cs_buf *out);
+
+/* Clustering key composition, used by executor and schema:
+ * a full or prefix clustering key is a sequence of components, each = byte
+ * 0x40 followed by the component's bc encoding.  Bounds (storage st_bound):
+ *   start inclusive P = P;          start exclusive P = P ++ 0xFF
+ *   end inclusive P   = P ++ 0xFF;  end exclusive P   = P             */
+#define CK_COMPONENT 0x40
+#define CK_AFTER 0xFF
+
+/* Literal text of a value as CQL source (for DESCRIBE, INSERT JSON round
+ * trips, cqlsh-like formatting): 'it''s', 42, 0xcafe, 2021-01-01 ... quoted
+ * where CQL needs quotes. */
+int ctype_format_cql(const ctype *t, const uint8_t *v, size_t n, cs_buf *out);
+/* JSON text of a value, as Cassandra's toJson / SELECT JSON. */
+int ctype_format_json(const ctype *t, const uint8_t *v, size_t n, cs_buf *out);
+/* Parse a JSON value (fromJson / INSERT JSON) into serialized bytes. */
+int ctype_from_json(const ctype *t, const char *json, size_t n, cs_buf *out, cs_error *e);
+
+/* Literal kinds the parser produces (ast.h uses these). */
+typedef enum {
+    LIT_STRING,     /* 'text' or $$text$$ */
+    LIT_INTEGER,    /* -?[0-9]+ */
+    LIT_FLOAT,      /* decimal/exponent, NaN, Infinity, -Infinity */
+    LIT_BOOLEAN,    /* true/false */
+    LIT_UUID,       /* 01234567-89ab-... */
+    LIT_HEX,        /* 0xcafe */
+    LIT_DURATION,   /* 1h30m, P1D, ... */
+} lit_kind;
+/* Convert a literal to a serialized value of type t, with Cassandra's rules
+ * for which literal fits which type (a string for timestamp/date/time/inet/
+ * uuid/ascii/text/decimal?..., an integer for any int type with range checks,
+ * ...).  Error: InvalidRequest "Invalid INTEGER constant (x) for "col" of type int"
+ * style; `what` names the receiver in messages. */
+int ctype_from_literal(const ctype *t, lit_kind k, const char *text, size_t n,
+                       const char *what, cs_buf *out, cs_error *e);
+
+/* Helpers for collection serialization (protocol v3+ form). */
+int32_t ctype_coll_count(const uint8_t *v, size_t n);   /* -1 if malformed */
+
+#endif

@@ -1,0 +1,278 @@
+/*
+ * storage.h: the LSM engine's interface to the CQL layer (and tools/bench).
+ *
+ * The engine knows partitions, rows, cells, timestamps, TTLs and tombstones,
+ * and orders everything by bytes.  It knows no CQL types:
+ *   - a partition key is the serialized partition key (Cassandra's form: the
+ *     raw value for a single-column key; for a composite key each component
+ *     as u16 length, bytes, 0x00).  Partitions are ordered by
+ *     (Murmur3 token of those bytes, then unsigned memcmp of the bytes).
+ *   - a clustering key is a byte-comparable encoding produced by cql/types
+ *     (DESC components already inverted): rows are ordered by memcmp.
+ *     A static row has the empty clustering and flag ST_ROW_STATIC.
+ *   - a column is a u32 id chosen by the schema (a hash of its name, so a
+ *     dropped and re-added column keeps its id, like Cassandra's by-name cells).
+ *   - a cell of a non-frozen collection (complex column) has a non-empty
+ *     `path` (byte-comparable list timeuuid / set element / map key); a simple
+ *     cell has an empty path.
+ *
+ * Threads: the engine is called from server loop thread(s) for reads and
+ * writes; flush and compaction run on the engine's own background threads.
+ * All functions are thread-safe unless noted.  Writes to one table are
+ * applied in order; a mutation group is visible to readers all or nothing.
+ *
+ * Reconciliation (Cassandra's Cells.reconcile): higher timestamp wins; on a
+ * tie a tombstone beats a live cell; two tombstones/expiring cells: larger
+ * local_deletion_time wins; then the greater value (unsigned memcmp) wins.
+ * Expiring cells whose expiry (ldt_s) <= now read as tombstones.
+ * Counter cells are plain cells with ST_CELL_COUNTER: the CQL layer writes the
+ * new total (read-modify-write under a per-table lock) with a strictly
+ * increasing timestamp, so replay and compaction never double-count.
+ *
+ * Durability: st_write() appends one commit log record per call (atomic on
+ * replay) and applies it to memtables before returning.  In `periodic` mode it
+ * may be acknowledged at once; in `batch` and `group` modes the caller must
+ * wait for the returned position to be synced: st_sync_wait() registers a
+ * callback run on the caller's libuv loop once the commit log is fsynced past
+ * that position (group commit shares one fsync among waiters).
+ */
+#ifndef CS_STORAGE_H
+#define CS_STORAGE_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+
+typedef struct st_engine st_engine;
+typedef struct st_table st_table;
+typedef struct st_mutation st_mutation;
+typedef struct st_scan st_scan;
+struct uv_loop_s;
+
+/* ---------------------------------------------------------------- config */
+
+enum { ST_SYNC_PERIODIC = 0, ST_SYNC_BATCH = 1, ST_SYNC_GROUP = 2 };
+
+typedef struct st_config {
+    const char *data_dir;            /* sstables: <data_dir>/<ks>/<table>-<idhex>/ */
+    const char *commitlog_dir;       /* segments */
+    int sync_mode;                   /* ST_SYNC_* */
+    int sync_period_ms;              /* periodic: fsync every N ms (default 10000) */
+    int sync_group_window_ms;        /* group: max wait to batch fsyncs (default 15) */
+    size_t segment_size;             /* commitlog_segment_size (default 32 MiB) */
+    size_t commitlog_total_space;    /* flush oldest dirty tables past this (default 8 GiB) */
+    size_t memtable_space;           /* memtable_heap_space total, flush largest past it (default 256 MiB) */
+    int compaction_threads;          /* concurrent_compactors (default 1) */
+    bool snapshot_on_truncate;       /* auto_snapshot (default false) */
+} st_config;
+
+void st_config_defaults(st_config *c);
+
+/* ---------------------------------------------------------------- engine */
+
+/* Open the engine: create directories, open the commit log.  Does NOT replay;
+ * see st_engine_replay.  *out owned by caller, release with st_engine_close. */
+int st_engine_open(const st_config *cfg, st_engine **out);
+/* Replay the commit log into tables already opened with st_table_open whose
+ * id passes `want` (NULL = all open tables).  Records for tables not open are
+ * skipped (call again after opening more tables).  Records already flushed to
+ * a table's sstables are skipped by commit log position.  A torn or corrupt
+ * tail is logged (file, offset, bytes dropped) and skipped.  After the last
+ * replay call, call st_engine_replay_done() so segments can be recycled and
+ * new writes go to a fresh segment. */
+int st_engine_replay(st_engine *e, bool (*want)(const uint8_t id[16], void *arg), void *arg);
+int st_engine_replay_done(st_engine *e);
+/* Flush all memtables (if flush_all), stop background threads, close files. */
+void st_engine_close(st_engine *e, bool flush_all);
+
+/* ---------------------------------------------------------------- tables */
+
+enum { ST_COMPACT_STCS = 0, ST_COMPACT_TWCS = 1, ST_COMPACT_LCS = 2 };
+
+typedef struct st_table_opts {
+    int gc_grace_s;                  /* gc_grace_seconds (default 864000) */
+    double bloom_fp_chance;          /* bloom_filter_fp_chance (default 0.01) */
+    int compaction;                  /* ST_COMPACT_* */
+    int min_threshold, max_threshold;/* STCS (4, 32) */
+    int64_t twcs_window_s;           /* TWCS window (compaction_window_unit*size), default 1 day */
+    int lcs_sstable_size_mb;         /* LCS sstable_size_in_mb (160) */
+    bool compaction_enabled;         /* 'enabled' option (true) */
+} st_table_opts;
+
+void st_table_opts_defaults(st_table_opts *o);
+
+/* Open (or create) a table's storage: loads its sstables.  ks/name give the
+ * directory <data>/<ks>/<name>-<idhex>.  Returns a handle owned by the engine
+ * (valid until st_table_drop or st_engine_close). */
+int st_table_open(st_engine *e, const uint8_t id[16], const char *ks, const char *name,
+                  const st_table_opts *opts, st_table **out);
+st_table *st_table_find(st_engine *e, const uint8_t id[16]);   /* NULL if not open */
+int st_table_set_opts(st_table *t, const st_table_opts *opts);  /* ALTER TABLE WITH */
+/* TRUNCATE: discard memtables and sstables now (writes after it are kept). */
+int st_table_truncate(st_table *t);
+/* DROP: truncate, delete the directory, forget the table; handle invalid after. */
+int st_table_drop(st_table *t);
+/* Flush memtable to an sstable now and wait for it (nodetool flush). */
+int st_table_flush(st_table *t);
+/* Major compaction of all sstables now and wait for it (nodetool compact). */
+int st_table_compact(st_table *t);
+
+/* ---------------------------------------------------------------- writes */
+
+/* Cell flags. */
+enum {
+    ST_CELL_TOMBSTONE = 1,    /* deleted at ts; ldt_s = local deletion time */
+    ST_CELL_EXPIRING = 2,     /* live until ldt_s (= write time + ttl_s) */
+    ST_CELL_COUNTER = 4,      /* value is a big-endian int64 total */
+};
+/* Row flags. */
+enum { ST_ROW_STATIC = 1 };
+
+typedef struct st_cell {
+    uint32_t col;             /* column id */
+    uint8_t flags;            /* ST_CELL_* */
+    int64_t ts_us;            /* write timestamp */
+    int32_t ttl_s;            /* 0 unless expiring */
+    int32_t ldt_s;            /* expiring: expiry time; tombstone: deletion time; else 0 */
+    const uint8_t *path; uint32_t path_len;   /* complex cell path, borrowed */
+    const uint8_t *val; uint32_t val_len;     /* value, borrowed */
+} st_cell;
+
+typedef struct st_deletion {  /* a tombstone: ts_us == INT64_MIN means none */
+    int64_t ts_us;
+    int32_t ldt_s;
+} st_deletion;
+#define ST_NO_DELETION ((st_deletion){ INT64_MIN, INT32_MAX })
+
+typedef struct st_liveness {  /* the row marker INSERT writes; ts_us == INT64_MIN: none */
+    int64_t ts_us;
+    int32_t ttl_s;            /* 0 = not expiring */
+    int32_t ldt_s;            /* expiry time when ttl_s > 0 */
+} st_liveness;
+
+/* A clustering bound for range tombstones and slices: a byte-comparable
+ * clustering prefix, inclusive or exclusive.  len 0 with inclusive = unbounded. */
+typedef struct st_bound {
+    const uint8_t *key; uint32_t len;
+    bool inclusive;
+} st_bound;
+
+/* Build a mutation group (one commit log record; may span partitions and
+ * tables, for batches and index/view maintenance).  Everything passed is
+ * copied.  Errors are sticky; st_write reports them. */
+st_mutation *st_mutation_new(void);
+void st_mutation_free(st_mutation *m);
+/* Start a partition update: all calls until the next st_mut_partition apply to it. */
+void st_mut_partition(st_mutation *m, st_table *t, const uint8_t *pk, uint32_t pk_len);
+void st_mut_partition_delete(st_mutation *m, st_deletion d);
+void st_mut_range_delete(st_mutation *m, st_bound start, st_bound end, st_deletion d);
+/* Start a row (flags ST_ROW_STATIC for the static row, then ck must be empty). */
+void st_mut_row(st_mutation *m, const uint8_t *ck, uint32_t ck_len, uint8_t flags);
+void st_mut_row_liveness(st_mutation *m, st_liveness l);
+void st_mut_row_delete(st_mutation *m, st_deletion d);
+/* Delete every cell of complex column `col` older than d (collection overwrite / delete). */
+void st_mut_complex_delete(st_mutation *m, uint32_t col, st_deletion d);
+void st_mut_cell(st_mutation *m, const st_cell *c);
+bool st_mutation_empty(const st_mutation *m);
+
+typedef struct st_clog_pos { uint64_t segment; uint64_t offset; } st_clog_pos;
+
+/* Append to the commit log and apply.  May block briefly for back-pressure
+ * when memtables are over their cap.  *pos (may be NULL) receives the record's
+ * end position for st_sync_wait.  Returns 0 or CS_E*. */
+int st_write(st_engine *e, const st_mutation *m, st_clog_pos *pos);
+/* True if the sync mode requires waiting before acknowledging. */
+bool st_sync_needed(st_engine *e);
+/* Call cb(arg) on `loop` (via uv_async) once the log is durable past pos.
+ * Calls cb at once if already durable.  Must be called on loop's thread. */
+int st_sync_wait(st_engine *e, struct uv_loop_s *loop, st_clog_pos pos,
+                 void (*cb)(void *arg), void *arg);
+
+/* ---------------------------------------------------------------- reads */
+
+/* Which rows of a partition to read. */
+typedef struct st_slice { st_bound start, end; } st_slice;
+
+typedef struct st_read_spec {
+    /* Partition range, in ring order.  For a single-partition read set
+     * pk/pk_len (others ignored).  Otherwise scan from (start_token, start_key)
+     * — start_key NULL means from the first key of start_token — to end_token
+     * inclusive; start_inclusive says whether the exact start key is included.
+     * Full ring: start_token = INT64_MIN, end_token = INT64_MAX. */
+    const uint8_t *pk; uint32_t pk_len;
+    int64_t start_token; const uint8_t *start_key; uint32_t start_key_len;
+    bool start_inclusive;
+    int64_t end_token;
+    /* Clustering slices within each partition, sorted and non-overlapping
+     * (in forward order); n_slices 0 = all rows. */
+    const st_slice *slices; int n_slices;
+    bool reversed;            /* return rows in descending clustering order */
+    bool include_static;      /* return the static row first */
+    int32_t now_s;            /* for TTL expiry; 0 = now */
+    bool with_tombstones;     /* return dead rows too (for tools); default false */
+} st_read_spec;
+
+/* A row as returned: reconciled, tombstones applied, expired cells dropped.
+ * All pointers borrowed until the next st_scan_* call. */
+typedef struct st_row_view {
+    const uint8_t *ck; uint32_t ck_len;
+    uint8_t flags;            /* ST_ROW_STATIC */
+    st_liveness liveness;     /* row marker, ts INT64_MIN if none live */
+    const st_cell *cells;     /* live cells, sorted by (col, path) */
+    int n_cells;
+} st_row_view;
+
+typedef struct st_partition_view {
+    const uint8_t *pk; uint32_t pk_len;
+    int64_t token;
+    st_deletion deletion;     /* partition tombstone (informational) */
+} st_partition_view;
+
+typedef struct st_scan_stats {
+    uint64_t tombstones;      /* tombstones scanned (cells, rows, ranges, partitions) */
+    uint64_t rows;            /* live rows returned */
+    uint64_t sstables_read;   /* sstables actually consulted */
+    uint64_t sstables_skipped;/* by bloom filter or min/max clustering */
+} st_scan_stats;
+
+int st_scan_open(st_table *t, const st_read_spec *spec, st_scan **out);
+/* Advance to the next partition having live data (or any, with_tombstones).
+ * Returns 1 and fills *p, 0 at end, <0 on error (CS_ECORRUPT names the file in the log). */
+int st_scan_next_partition(st_scan *s, st_partition_view *p);
+/* Next live row of the current partition (static row first if requested).
+ * Returns 1, 0 at end of partition, <0 on error. */
+int st_scan_next_row(st_scan *s, st_row_view *r);
+const st_scan_stats *st_scan_stats_get(const st_scan *s);
+void st_scan_close(st_scan *s);
+
+/* ---------------------------------------------------------------- stats */
+
+typedef struct st_table_stats {
+    uint64_t memtable_bytes, memtable_cells, memtable_partitions;
+    uint64_t sstable_count, sstable_bytes;       /* live sstables, on-disk bytes */
+    uint64_t partitions_estimate;
+    uint64_t bytes_flushed, bytes_compacted;
+    uint64_t pending_flushes, pending_compactions;
+    uint64_t compactions_done;
+    uint64_t max_partition_bytes, mean_partition_bytes, min_partition_bytes;
+    uint64_t droppable_tombstones;               /* estimate */
+    double bloom_fp_ratio;                        /* observed */
+    uint64_t bloom_false_positives, bloom_checks;
+    int32_t sstables_per_level[8];               /* LCS */
+} st_table_stats;
+int st_table_stats_get(st_table *t, st_table_stats *out);
+
+/* Partition size histogram (bytes and cells), for tablehistograms:
+ * fills up to n buckets (Cassandra's EstimatedHistogram offsets). */
+typedef struct st_histogram { uint64_t offsets[96]; uint64_t counts[96]; int n; } st_histogram;
+int st_table_partition_histograms(st_table *t, st_histogram *bytes, st_histogram *cells);
+
+/* Compaction progress for compactionstats; returns count filled. */
+typedef struct st_compaction_info {
+    uint8_t table_id[16]; char ks[64]; char table[64];
+    char kind[16];               /* "Compaction", "Flush" */
+    uint64_t done_bytes, total_bytes;
+} st_compaction_info;
+int st_compactions_list(st_engine *e, st_compaction_info *out, int max);
+
+#endif

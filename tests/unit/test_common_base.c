@@ -1,0 +1,160 @@
+/* Unit tests for common/: buffers, varints, hashes, uuids, arena, allocator. */
+#include <criterion/criterion.h>
+#include "common/alloc.h"
+#include "common/arena.h"
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/hash.h"
+#include "common/util.h"
+
+Test(murmur3, cassandra_oracle)
+{
+    /* Oracle from the Python driver's Murmur3Token.hash_fn. */
+    uint8_t k1[] = { 0, 0, 0, 1 };
+    cr_assert_eq(cs_murmur3_token(k1, 4), -4069959284402364209LL);
+}
+
+Test(murmur3, high_bytes_and_lengths)
+{
+    /* Tail bytes >= 0x80 are sign-extended; exercise every tail length and
+     * check determinism and the MIN->MAX mapping never yields INT64_MIN. */
+    uint8_t key[40];
+    for (int i = 0; i < 40; i++)
+        key[i] = (uint8_t)(0x80 + i);
+    for (size_t n = 0; n <= 40; n++) {
+        int64_t a = cs_murmur3_token(key, n), b = cs_murmur3_token(key, n);
+        cr_assert_eq(a, b);
+        cr_assert_neq(a, INT64_MIN);
+    }
+}
+
+Test(crc32c, known_vector)
+{
+    /* RFC 3720 test vector: 32 bytes of zeros -> 0x8A9136AA; "123456789" -> 0xE3069283. */
+    uint8_t z[32] = { 0 };
+    cr_assert_eq(cs_crc32c(0, z, 32), 0x8A9136AAu);
+    cr_assert_eq(cs_crc32c(0, "123456789", 9), 0xE3069283u);
+    /* incremental == one shot */
+    cr_assert_eq(cs_crc32c(cs_crc32c(0, "1234", 4), "56789", 5), 0xE3069283u);
+}
+
+Test(md5, known_vectors)
+{
+    uint8_t out[16];
+    cs_md5("", 0, out);
+    uint8_t e0[16] = { 0xd4, 0x1d, 0x8c, 0xd9, 0x8f, 0x00, 0xb2, 0x04, 0xe9, 0x80, 0x09, 0x98, 0xec, 0xf8, 0x42, 0x7e };
+    cr_assert_arr_eq(out, e0, 16);
+    cs_md5("The quick brown fox jumps over the lazy dog", 43, out);
+    uint8_t e1[16] = { 0x9e, 0x10, 0x7d, 0x9d, 0x37, 0x2b, 0xb6, 0x82, 0x6b, 0xd8, 0x1d, 0x35, 0x42, 0xa4, 0x19, 0xd6 };
+    cr_assert_arr_eq(out, e1, 16);
+}
+
+Test(buf, ints_and_varints_round_trip)
+{
+    cs_buf b;
+    cs_buf_init(&b);
+    uint64_t vals[] = { 0, 1, 127, 128, 16383, 16384, (1ull << 35) - 1, UINT64_MAX };
+    for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+        cs_buf_put_uvarint(&b, vals[i]);
+        cs_buf_put_svarint(&b, -(int64_t)(vals[i] >> 1));
+    }
+    cs_buf_put_u16(&b, 0xBEEF);
+    cs_buf_put_u32(&b, 0xDEADBEEF);
+    cs_buf_put_u64(&b, 0x0123456789ABCDEFull);
+    cs_buf_put_string(&b, "hello");
+    cs_buf_put_bytes(&b, NULL, -1);
+    cr_assert_eq(b.err, 0);
+    cs_rd r;
+    cs_rd_init(&r, b.p, b.len);
+    for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+        cr_assert_eq(cs_rd_uvarint(&r), vals[i]);
+        cr_assert_eq(cs_rd_svarint(&r), -(int64_t)(vals[i] >> 1));
+    }
+    cr_assert_eq(cs_rd_u16(&r), 0xBEEF);
+    cr_assert_eq(cs_rd_u32(&r), 0xDEADBEEF);
+    cr_assert_eq(cs_rd_u64(&r), 0x0123456789ABCDEFull);
+    size_t n;
+    const char *s = cs_rd_string(&r, &n);
+    cr_assert_eq(n, 5);
+    cr_assert(memcmp(s, "hello", 5) == 0);
+    const uint8_t *p;
+    cr_assert_eq(cs_rd_bytes(&r, &p), -1);
+    cr_assert_eq(cs_rd_left(&r), 0);
+    cr_assert_eq(r.err, 0);
+    /* reading past the end is a sticky error, not a crash */
+    cs_rd_u32(&r);
+    cr_assert_eq(r.err, CS_ECORRUPT);
+    cr_assert_eq(cs_rd_u8(&r), 0);
+    cs_buf_destroy(&b);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+Test(buf, truncated_inputs_are_errors)
+{
+    uint8_t bad[] = { 0x00, 0x10, 'a' }; /* string claims 16 bytes, has 1 */
+    cs_rd r;
+    cs_rd_init(&r, bad, sizeof(bad));
+    size_t n;
+    cr_assert_null(cs_rd_string(&r, &n));
+    cr_assert_eq(r.err, CS_ECORRUPT);
+    uint8_t v[11];
+    memset(v, 0xFF, sizeof(v)); /* varint that never ends */
+    cs_rd_init(&r, v, sizeof(v));
+    cs_rd_uvarint(&r);
+    cr_assert_eq(r.err, CS_ECORRUPT);
+}
+
+Test(uuid, format_parse_and_timeuuid_order)
+{
+    cs_uuid a, b, c;
+    cs_uuid_random(&a);
+    char s[37];
+    cs_uuid_format(&a, s);
+    cr_assert_eq(cs_uuid_parse(s, 36, &b), 0);
+    cr_assert_arr_eq(a.b, b.b, 16);
+    cr_assert_eq(a.b[6] >> 4, 4);
+    cs_uuid_timeuuid(&b, 1000);
+    cs_uuid_timeuuid(&c, 1000);
+    cr_assert_eq(b.b[6] >> 4, 1);
+    cr_assert(memcmp(b.b, c.b, 16) != 0, "same-µs timeuuids must differ");
+    cr_assert_eq(cs_uuid_parse("not-a-uuid", 10, &a), CS_EINVAL);
+}
+
+Test(arena, alloc_and_destroy)
+{
+    cs_arena a;
+    cs_arena_init(&a);
+    for (int i = 0; i < 1000; i++) {
+        char *p = cs_arena_alloc(&a, (size_t)(i % 300) + 1);
+        cr_assert_not_null(p);
+        cr_assert_eq(((uintptr_t)p) & 15, 0);
+    }
+    cr_assert_not_null(cs_arena_alloc(&a, 100000));
+    cr_assert_str_eq(cs_arena_strdup(&a, "abc"), "abc");
+    cs_arena_destroy(&a);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+Test(alloc, fail_nth)
+{
+    cs_alloc_fail_nth(2);
+    void *a = cs_malloc(10);
+    void *b = cs_malloc(10);
+    void *c = cs_malloc(10);
+    cr_assert_not_null(a);
+    cr_assert_null(b);
+    cr_assert_not_null(c);
+    cs_free(a);
+    cs_free(c);
+    cr_assert_eq(cs_alloc_used(), 0);
+}
+
+Test(util, write_ts_strictly_increasing)
+{
+    int64_t prev = cs_write_ts_us();
+    for (int i = 0; i < 10000; i++) {
+        int64_t t = cs_write_ts_us();
+        cr_assert_gt(t, prev);
+        prev = t;
+    }
+}
