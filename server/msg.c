@@ -1,0 +1,882 @@
+/*
+ * msg.c: native protocol message bodies (spec v4 §4, v3 §4, v5 §4 where the
+ * layouts differ).  Requests are decoded here for the server and encoded for
+ * clients; responses the other way round.  Every length read from the wire
+ * goes through cs_rd (common/buf.h), which refuses to read past the end, and
+ * counts are checked against the bytes left before any array is allocated.
+ *
+ * Error wording follows Cassandra's transport/ (CBUtil.java, QueryOptions.java,
+ * BatchMessage.java) so drivers and tests see the same ProtocolException text.
+ */
+#include "server/msg.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "server/frame.h"
+
+/* ------------------------------------------------------------ helpers */
+
+static int proto_err(cs_error *e, const char *what)
+{
+    return cs_error_set(e, CS_ERR_PROTOCOL, "%s", what);
+}
+
+/* A [value] (spec v4 §3): n >= 0 bytes, -1 null, -2 unset (v4+).  In v3 any
+ * negative length is null, as Cassandra's CBUtil.readBoundValue. */
+static int read_value(cs_rd *r, uint8_t version, cql_value *v, cs_error *e)
+{
+    int32_t n = (int32_t)cs_rd_u32(r);
+    if (r->err)
+        return proto_err(e, "Not enough bytes to read a value");
+    if (n < 0) {
+        if (version < 4 || n == -1) {
+            v->p = NULL; v->len = CQL_NULL;
+            return 0;
+        }
+        if (n == -2) {
+            v->p = NULL; v->len = CQL_UNSET;
+            return 0;
+        }
+        return cs_error_set(e, CS_ERR_PROTOCOL, "Invalid length for value: %d", n);
+    }
+    v->p = cs_rd_take(r, (size_t)n);
+    if (!v->p)
+        return proto_err(e, "Not enough bytes to read a value");
+    v->len = n;
+    return 0;
+}
+
+static int read_consistency(cs_rd *r, uint16_t *cl, cs_error *e)
+{
+    *cl = cs_rd_u16(r);
+    if (r->err)
+        return proto_err(e, "Not enough bytes to read a consistency level");
+    if (*cl > 11)
+        return cs_error_set(e, CS_ERR_PROTOCOL, "Unknown code %u for a consistency level", *cl);
+    return 0;
+}
+
+/*
+ * Read n values (each optionally preceded by a [string] name) into arena
+ * arrays.  Each value takes at least 4 bytes, so n is checked against the
+ * bytes left before allocating.
+ */
+static int read_values(cs_rd *r, uint8_t version, bool names, cs_arena *a, cql_value **vals,
+                       int *n_vals, const char ***pnames, const size_t **pname_lens, cs_error *e)
+{
+    uint16_t n = cs_rd_u16(r);
+    if (r->err)
+        return proto_err(e, "Not enough bytes to read the number of values");
+    *n_vals = n;
+    *vals = NULL;
+    if (pnames) { *pnames = NULL; *pname_lens = NULL; }
+    if (n == 0)
+        return 0;
+    if ((size_t)n * (names ? 6u : 4u) > cs_rd_left(r))
+        return proto_err(e, "Not enough bytes to read the values");
+    cql_value *v = cs_arena_alloc(a, n * sizeof *v);
+    const char **nm = names ? cs_arena_alloc(a, n * sizeof *nm) : NULL;
+    size_t *nl = names ? cs_arena_alloc(a, n * sizeof *nl) : NULL;
+    if (!v || (names && (!nm || !nl)))
+        return CS_ENOMEM;
+    for (int i = 0; i < n; i++) {
+        if (names) {
+            nm[i] = cs_rd_string(r, &nl[i]);
+            if (r->err)
+                return proto_err(e, "Not enough bytes to read a value name");
+            if (!nm[i])
+                nm[i] = "";
+        }
+        int rc = read_value(r, version, &v[i], e);
+        if (rc)
+            return rc;
+    }
+    *vals = v;
+    if (names) { *pnames = nm; *pname_lens = nl; }
+    return 0;
+}
+
+static const char *arena_string(cs_rd *r, cs_arena *a)
+{
+    size_t n;
+    const char *s = cs_rd_string(r, &n);
+    if (r->err)
+        return NULL;
+    return cs_arena_strndup(a, s ? s : "", n);
+}
+
+void msg_params_init(cql_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->consistency = 1;
+    p->page_size = -1;
+    p->paging_state_len = -1;
+    p->timestamp = INT64_MIN;
+}
+
+/*
+ * The flags and optional fields after <consistency> (QUERY/EXECUTE) or after
+ * the queries (BATCH).  `batch` limits the fields to the ones BATCH has.
+ */
+static int read_params_tail(cs_rd *r, uint8_t version, bool batch, cs_arena *a, cql_params *p,
+                            cs_error *e)
+{
+    uint32_t flags = version >= 5 ? cs_rd_u32(r) : cs_rd_u8(r);
+    if (r->err)
+        return proto_err(e, "Not enough bytes to read the query flags");
+    p->flags = flags;
+    int rc;
+    if (!batch) {
+        if (flags & MSG_QF_VALUES) {
+            rc = read_values(r, version, (flags & MSG_QF_NAMES) != 0, a, &p->values, &p->n_values,
+                             &p->names, &p->name_lens, e);
+            if (rc)
+                return rc;
+        }
+        p->skip_metadata = (flags & MSG_QF_SKIP_METADATA) != 0;
+        if (flags & MSG_QF_PAGE_SIZE) {
+            p->page_size = (int32_t)cs_rd_u32(r);
+            if (r->err)
+                return proto_err(e, "Not enough bytes to read the page size");
+        }
+        if (flags & MSG_QF_PAGING_STATE) {
+            p->paging_state_len = cs_rd_bytes(r, &p->paging_state);
+            if (r->err)
+                return proto_err(e, "Not enough bytes to read the paging state");
+            if (p->paging_state_len < 0) {
+                p->paging_state = NULL;
+                p->paging_state_len = -1;
+            }
+        }
+    }
+    if (flags & MSG_QF_SERIAL_CONSISTENCY) {
+        rc = read_consistency(r, &p->serial_consistency, e);
+        if (rc)
+            return rc;
+    }
+    if (flags & MSG_QF_DEFAULT_TIMESTAMP) {
+        int64_t ts = (int64_t)cs_rd_u64(r);
+        if (r->err)
+            return proto_err(e, "Not enough bytes to read the default timestamp");
+        if (ts == INT64_MIN)
+            return cs_error_set(e, CS_ERR_PROTOCOL,
+                                "Out of bound timestamp, must be in [%lld, %lld] (got %lld)",
+                                (long long)(INT64_MIN + 1), (long long)INT64_MAX, (long long)ts);
+        p->timestamp = ts;
+    }
+    if (version >= 5 && (flags & MSG_QF_KEYSPACE)) {
+        p->keyspace = arena_string(r, a);
+        if (!p->keyspace)
+            return r->err ? proto_err(e, "Not enough bytes to read the keyspace") : CS_ENOMEM;
+    }
+    if (version >= 5 && (flags & MSG_QF_NOW_IN_SECONDS)) {
+        p->now_in_seconds = (int32_t)cs_rd_u32(r);
+        if (r->err)
+            return proto_err(e, "Not enough bytes to read now_in_seconds");
+    }
+    return 0;
+}
+
+static int read_query_params(cs_rd *r, uint8_t version, cs_arena *a, cql_params *p, cs_error *e)
+{
+    msg_params_init(p);
+    int rc = read_consistency(r, &p->consistency, e);
+    return rc ? rc : read_params_tail(r, version, false, a, p, e);
+}
+
+/* ------------------------------------------------------------ request decoders */
+
+static int dec_startup(cs_rd *r, cs_arena *a, msg_request *m, cs_error *e)
+{
+    uint16_t n = cs_rd_u16(r);
+    if (r->err)
+        return proto_err(e, "Not enough bytes to read the STARTUP options");
+    if ((size_t)n * 4 > cs_rd_left(r))
+        return proto_err(e, "Not enough bytes to read the STARTUP options");
+    m->options = n ? cs_arena_alloc(a, n * sizeof *m->options) : NULL;
+    if (n && !m->options)
+        return CS_ENOMEM;
+    for (int i = 0; i < n; i++) {
+        msg_kv *kv = &m->options[i];
+        kv->k = cs_rd_string(r, &kv->klen);
+        kv->v = cs_rd_string(r, &kv->vlen);
+        if (r->err)
+            return proto_err(e, "Not enough bytes to read the STARTUP options");
+    }
+    m->n_options = n;
+    return 0;
+}
+
+static int dec_query(cs_rd *r, uint8_t version, cs_arena *a, msg_request *m, cs_error *e)
+{
+    m->query = cs_rd_long_string(r, &m->query_len);
+    if (r->err)
+        return proto_err(e, "Not enough bytes to read the query string");
+    if (!m->query)
+        m->query = "";
+    return read_query_params(r, version, a, &m->params, e);
+}
+
+static int dec_prepare(cs_rd *r, uint8_t version, cs_arena *a, msg_request *m, cs_error *e)
+{
+    m->query = cs_rd_long_string(r, &m->query_len);
+    if (r->err)
+        return proto_err(e, "Not enough bytes to read the query string");
+    if (!m->query)
+        m->query = "";
+    if (version >= 5) {
+        uint32_t flags = cs_rd_u32(r);
+        if (r->err)
+            return proto_err(e, "Not enough bytes to read the PREPARE flags");
+        if (flags & 0x01) {
+            m->prepare_keyspace = arena_string(r, a);
+            if (!m->prepare_keyspace)
+                return r->err ? proto_err(e, "Not enough bytes to read the keyspace") : CS_ENOMEM;
+        }
+    }
+    return 0;
+}
+
+static int dec_execute(cs_rd *r, uint8_t version, cs_arena *a, msg_request *m, cs_error *e)
+{
+    size_t n;
+    m->id = (const uint8_t *)cs_rd_string(r, &n);   /* [short bytes] has the [string] layout */
+    m->id_len = n;
+    if (r->err)
+        return proto_err(e, "Not enough bytes to read the prepared statement id");
+    if (version >= 5) {
+        m->result_metadata_id = (const uint8_t *)cs_rd_string(r, &n);
+        m->result_metadata_id_len = n;
+        if (r->err)
+            return proto_err(e, "Not enough bytes to read the result metadata id");
+    }
+    return read_query_params(r, version, a, &m->params, e);
+}
+
+/*
+ * BATCH (spec v4 §4.1.7).  The names flag comes after the queries, so the
+ * queries are scanned twice: once to find the flags, once to decode.
+ */
+static int dec_batch_items(cs_rd *r, uint8_t version, bool names, cs_arena *a, msg_request *m,
+                           cs_error *e)
+{
+    for (int i = 0; i < m->n_items; i++) {
+        cql_batch_item *it = &m->items[i];
+        memset(it, 0, sizeof *it);
+        uint8_t kind = cs_rd_u8(r);
+        if (r->err)
+            return proto_err(e, "Not enough bytes to read a BATCH query");
+        if (kind == 0) {
+            it->query = cs_rd_long_string(r, &it->query_len);
+            if (!it->query)
+                it->query = "";
+        } else if (kind == 1) {
+            size_t n;
+            it->prepared = true;
+            it->id = (const uint8_t *)cs_rd_string(r, &n);
+            it->id_len = n;
+        } else {
+            return cs_error_set(e, CS_ERR_PROTOCOL,
+                                "Invalid query kind in BATCH messages. Must be 0 or 1 but got %u",
+                                kind);
+        }
+        if (r->err)
+            return proto_err(e, "Not enough bytes to read a BATCH query");
+        int rc = read_values(r, version, names, a, &it->values, &it->n_values, &it->names,
+                             &it->name_lens, e);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int dec_batch(cs_rd *r, uint8_t version, cs_arena *a, msg_request *m, cs_error *e)
+{
+    m->batch_type = cs_rd_u8(r);
+    uint16_t n = cs_rd_u16(r);
+    if (r->err)
+        return proto_err(e, "Not enough bytes to read the BATCH header");
+    if (m->batch_type > 2)
+        return cs_error_set(e, CS_ERR_PROTOCOL, "Invalid BATCH message type %u", m->batch_type);
+    /* Each query takes at least 1 (kind) + 2 (id or...) + 2 (n values) bytes. */
+    if ((size_t)n * 5 > cs_rd_left(r))
+        return proto_err(e, "Not enough bytes to read the BATCH queries");
+    m->n_items = n;
+    m->items = n ? cs_arena_alloc(a, n * sizeof *m->items) : NULL;
+    if (n && !m->items)
+        return CS_ENOMEM;
+    /* Pass 1 (without names) only to locate the tail; redo with names if flagged. */
+    size_t start = r->pos;
+    cs_error tmp;
+    cs_error_init(&tmp);
+    bool names = false;
+    int rc = dec_batch_items(r, version, false, a, m, &tmp);
+    if (rc == 0) {
+        msg_params_init(&m->params);
+        rc = read_consistency(r, &m->params.consistency, &tmp);
+        if (rc == 0)
+            rc = read_params_tail(r, version, true, a, &m->params, &tmp);
+        if (rc == 0 && (m->params.flags & MSG_QF_NAMES))
+            names = true;
+    }
+    if (rc != 0 || names) {
+        /* Either malformed, or the values carry names: decode with names. */
+        cs_rd again;
+        cs_rd_init(&again, r->p, r->len);
+        again.pos = start;
+        cs_error e2;
+        cs_error_init(&e2);
+        rc = dec_batch_items(&again, version, true, a, m, &e2);
+        if (rc == 0) {
+            msg_params_init(&m->params);
+            rc = read_consistency(&again, &m->params.consistency, &e2);
+            if (rc == 0)
+                rc = read_params_tail(&again, version, true, a, &m->params, &e2);
+            if (rc == 0 && !(m->params.flags & MSG_QF_NAMES))
+                rc = proto_err(&e2, "Malformed BATCH message");
+        }
+        if (rc != 0) {
+            *e = names ? e2 : tmp;
+            return rc == CS_ENOMEM ? rc : CS_EUSER;
+        }
+        *r = again;
+    }
+    return 0;
+}
+
+static int dec_register(cs_rd *r, msg_request *m, cs_error *e)
+{
+    uint16_t n = cs_rd_u16(r);
+    if (r->err)
+        return proto_err(e, "Not enough bytes to read the REGISTER events");
+    for (int i = 0; i < n; i++) {
+        size_t len;
+        const char *s = cs_rd_string(r, &len);
+        if (r->err)
+            return proto_err(e, "Not enough bytes to read the REGISTER events");
+        if (len == 15 && memcmp(s, "TOPOLOGY_CHANGE", 15) == 0)
+            m->events |= MSG_EV_TOPOLOGY;
+        else if (len == 13 && memcmp(s, "STATUS_CHANGE", 13) == 0)
+            m->events |= MSG_EV_STATUS;
+        else if (len == 13 && memcmp(s, "SCHEMA_CHANGE", 13) == 0)
+            m->events |= MSG_EV_SCHEMA;
+        else
+            return cs_error_set(e, CS_ERR_PROTOCOL, "Invalid value '%.*s' for Type",
+                                (int)CS_MIN(len, (size_t)100), s ? s : "");
+    }
+    return 0;
+}
+
+int msg_request_decode(uint8_t version, uint8_t opcode, const uint8_t *body, size_t len,
+                       cs_arena *a, msg_request *out, cs_error *e)
+{
+    memset(out, 0, sizeof *out);
+    out->opcode = opcode;
+    out->version = version;
+    out->token_len = -1;
+    msg_params_init(&out->params);
+    cs_rd r;
+    cs_rd_init(&r, body, len);
+    switch (opcode) {
+    case OP_STARTUP: return dec_startup(&r, a, out, e);
+    case OP_OPTIONS: return 0;
+    case OP_QUERY: return dec_query(&r, version, a, out, e);
+    case OP_PREPARE: return dec_prepare(&r, version, a, out, e);
+    case OP_EXECUTE: return dec_execute(&r, version, a, out, e);
+    case OP_BATCH: return dec_batch(&r, version, a, out, e);
+    case OP_REGISTER: return dec_register(&r, out, e);
+    case OP_AUTH_RESPONSE:
+        out->token_len = cs_rd_bytes(&r, &out->token);
+        if (r.err)
+            return proto_err(e, "Not enough bytes to read the SASL token");
+        if (out->token_len < 0) {
+            out->token = NULL;
+            out->token_len = -1;
+        }
+        return 0;
+    default:
+        return cs_error_set(e, CS_ERR_PROTOCOL, "Unknown opcode %u", opcode);
+    }
+}
+
+const char *msg_startup_get(const msg_request *r, const char *key, size_t *vlen)
+{
+    size_t kl = strlen(key);
+    for (int i = 0; i < r->n_options; i++) {
+        const msg_kv *kv = &r->options[i];
+        if (kv->klen == kl && memcmp(kv->k, key, kl) == 0) {
+            *vlen = kv->vlen;
+            return kv->v ? kv->v : "";
+        }
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------ response bodies */
+
+/* Put a comma-separated type list as a [string list], splitting only at
+ * top-level commas ("map<int, text>, int" is two types). */
+static void put_type_list(cs_buf *b, const char *s)
+{
+    const char *items[64];
+    size_t lens[64];
+    int n = 0, depth = 0;
+    const char *start = s;
+    for (const char *p = s;; p++) {
+        if (*p == '<' || *p == '(')
+            depth++;
+        else if ((*p == '>' || *p == ')') && depth > 0)
+            depth--;
+        if (*p == '\0' || (*p == ',' && depth == 0)) {
+            const char *a = start, *z = p;
+            while (a < z && *a == ' ')
+                a++;
+            while (z > a && z[-1] == ' ')
+                z--;
+            if ((z > a || *p == ',') && n < 64) {
+                items[n] = a;
+                lens[n++] = (size_t)(z - a);
+            }
+            if (*p == '\0')
+                break;
+            start = p + 1;
+        }
+    }
+    cs_buf_put_u16(b, (uint16_t)n);
+    for (int i = 0; i < n; i++)
+        cs_buf_put_stringn(b, items[i], lens[i]);
+}
+
+void msg_put_error(cs_buf *b, uint8_t version, const cs_error *e)
+{
+    int code = e->code < 0 ? CS_ERR_SERVER : e->code;
+    cs_buf_put_u32(b, (uint32_t)code);
+    cs_buf_put_string(b, e->msg);
+    switch (code) {
+    case CS_ERR_UNAVAILABLE:
+        cs_buf_put_u16(b, e->cl);
+        cs_buf_put_u32(b, (uint32_t)e->blockfor);   /* required */
+        cs_buf_put_u32(b, (uint32_t)e->alive);
+        break;
+    case CS_ERR_WRITE_TIMEOUT:
+        cs_buf_put_u16(b, e->cl);
+        cs_buf_put_u32(b, (uint32_t)e->received);
+        cs_buf_put_u32(b, (uint32_t)e->blockfor);
+        cs_buf_put_string(b, e->write_type[0] ? e->write_type : "SIMPLE");
+        break;
+    case CS_ERR_READ_TIMEOUT:
+        cs_buf_put_u16(b, e->cl);
+        cs_buf_put_u32(b, (uint32_t)e->received);
+        cs_buf_put_u32(b, (uint32_t)e->blockfor);
+        cs_buf_put_u8(b, e->data_present);
+        break;
+    case CS_ERR_READ_FAILURE:
+        cs_buf_put_u16(b, e->cl);
+        cs_buf_put_u32(b, (uint32_t)e->received);
+        cs_buf_put_u32(b, (uint32_t)e->blockfor);
+        if (version >= 5)
+            cs_buf_put_u32(b, 0);                   /* empty <reasonmap> */
+        else
+            cs_buf_put_u32(b, (uint32_t)e->numfailures);
+        cs_buf_put_u8(b, e->data_present);
+        break;
+    case CS_ERR_WRITE_FAILURE:
+        cs_buf_put_u16(b, e->cl);
+        cs_buf_put_u32(b, (uint32_t)e->received);
+        cs_buf_put_u32(b, (uint32_t)e->blockfor);
+        if (version >= 5)
+            cs_buf_put_u32(b, 0);
+        else
+            cs_buf_put_u32(b, (uint32_t)e->numfailures);
+        cs_buf_put_string(b, e->write_type[0] ? e->write_type : "SIMPLE");
+        break;
+    case CS_ERR_FUNCTION_FAILURE:
+        cs_buf_put_string(b, e->keyspace);
+        cs_buf_put_string(b, e->table);
+        put_type_list(b, e->arg_types);
+        break;
+    case CS_ERR_ALREADY_EXISTS:
+        cs_buf_put_string(b, e->keyspace);
+        cs_buf_put_string(b, e->table);
+        break;
+    case CS_ERR_UNPREPARED: {
+        int n = e->unprepared_id_len;
+        if (n < 0 || n > (int)sizeof e->unprepared_id)
+            n = 0;
+        cs_buf_put_stringn(b, (const char *)e->unprepared_id, (size_t)n);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+void msg_put_supported(cs_buf *b)
+{
+    static const char *const cqlv[] = { "3.4.6" };
+    static const char *const comp[] = { "lz4" };
+    static const char *const vers[] = { "3/v3", "4/v4" };
+    static const char *const keys[] = { "CQL_VERSION", "COMPRESSION", "PROTOCOL_VERSIONS" };
+    static const char *const *const vals[] = { cqlv, comp, vers };
+    static const int nv[] = { 1, 1, 2 };
+    frame_put_string_multimap(b, keys, vals, nv, 3);
+}
+
+void msg_put_authenticate(cs_buf *b, const char *cls)
+{
+    cs_buf_put_string(b, cls);
+}
+
+void msg_put_auth_token(cs_buf *b, const uint8_t *tok, int32_t len)
+{
+    cs_buf_put_bytes(b, tok, len);
+}
+
+/* <change_type><target><options> (spec v4 §4.2.6). */
+void msg_put_schema_change(cs_buf *b, const cql_schema_change *c)
+{
+    cs_buf_put_string(b, c->change_type);
+    cs_buf_put_string(b, c->target);
+    cs_buf_put_string(b, c->keyspace);
+    if (strcmp(c->target, "KEYSPACE") == 0)
+        return;
+    cs_buf_put_string(b, c->name);
+    if (strcmp(c->target, "FUNCTION") == 0 || strcmp(c->target, "AGGREGATE") == 0)
+        put_type_list(b, c->arg_types);
+}
+
+void msg_put_event_schema_change(cs_buf *b, const cql_schema_change *c)
+{
+    cs_buf_put_string(b, "SCHEMA_CHANGE");
+    msg_put_schema_change(b, c);
+}
+
+int msg_write_frame(cs_buf *out, uint8_t version, int16_t stream, uint8_t opcode, bool compress,
+                    const char *const *warnings, int n_warnings, const uint8_t *body, size_t len)
+{
+    frame_writer w;
+    frame_begin(&w, out, version, true, stream, opcode, 0, compress, NULL, warnings, n_warnings);
+    if (len)
+        cs_buf_put(out, body, len);
+    frame_end(&w);
+    return out->err;
+}
+
+int msg_write_error(cs_buf *out, uint8_t version, int16_t stream, bool compress, const cs_error *e)
+{
+    frame_writer w;
+    frame_begin(&w, out, version, true, stream, OP_ERROR, 0, compress, NULL, NULL, 0);
+    msg_put_error(out, version, e);
+    frame_end(&w);
+    return out->err;
+}
+
+/* ------------------------------------------------------------ request encoders */
+
+void msg_put_startup(cs_buf *b, const msg_kv *opts, int n)
+{
+    cs_buf_put_u16(b, (uint16_t)n);
+    for (int i = 0; i < n; i++) {
+        cs_buf_put_stringn(b, opts[i].k, opts[i].klen);
+        cs_buf_put_stringn(b, opts[i].v, opts[i].vlen);
+    }
+}
+
+static void put_value(cs_buf *b, const cql_value *v)
+{
+    if (v->len >= 0)
+        cs_buf_put_bytes(b, v->p, v->len);
+    else
+        cs_buf_put_u32(b, (uint32_t)v->len);
+}
+
+static void put_values(cs_buf *b, const cql_value *v, int n, const char *const *names,
+                       const size_t *name_lens)
+{
+    cs_buf_put_u16(b, (uint16_t)n);
+    for (int i = 0; i < n; i++) {
+        if (names)
+            cs_buf_put_stringn(b, names[i], name_lens ? name_lens[i] : strlen(names[i]));
+        put_value(b, &v[i]);
+    }
+}
+
+static void put_flags(cs_buf *b, uint8_t version, uint32_t flags)
+{
+    if (version >= 5)
+        cs_buf_put_u32(b, flags);
+    else
+        cs_buf_put_u8(b, (uint8_t)flags);
+}
+
+void msg_put_query_params(cs_buf *b, uint8_t version, const cql_params *p)
+{
+    uint32_t f = 0;
+    if (p->n_values > 0)
+        f |= MSG_QF_VALUES;
+    if (p->n_values > 0 && p->names)
+        f |= MSG_QF_NAMES;
+    if (p->skip_metadata)
+        f |= MSG_QF_SKIP_METADATA;
+    if (p->page_size > 0)
+        f |= MSG_QF_PAGE_SIZE;
+    if (p->paging_state_len >= 0 && p->paging_state)
+        f |= MSG_QF_PAGING_STATE;
+    if (p->serial_consistency)
+        f |= MSG_QF_SERIAL_CONSISTENCY;
+    if (p->timestamp != INT64_MIN)
+        f |= MSG_QF_DEFAULT_TIMESTAMP;
+    if (version >= 5 && p->keyspace)
+        f |= MSG_QF_KEYSPACE;
+    if (version >= 5 && p->now_in_seconds)
+        f |= MSG_QF_NOW_IN_SECONDS;
+    cs_buf_put_u16(b, p->consistency);
+    put_flags(b, version, f);
+    if (f & MSG_QF_VALUES)
+        put_values(b, p->values, p->n_values, (f & MSG_QF_NAMES) ? p->names : NULL, p->name_lens);
+    if (f & MSG_QF_PAGE_SIZE)
+        cs_buf_put_u32(b, (uint32_t)p->page_size);
+    if (f & MSG_QF_PAGING_STATE)
+        cs_buf_put_bytes(b, p->paging_state, p->paging_state_len);
+    if (f & MSG_QF_SERIAL_CONSISTENCY)
+        cs_buf_put_u16(b, p->serial_consistency);
+    if (f & MSG_QF_DEFAULT_TIMESTAMP)
+        cs_buf_put_u64(b, (uint64_t)p->timestamp);
+    if (f & MSG_QF_KEYSPACE)
+        cs_buf_put_string(b, p->keyspace);
+    if (f & MSG_QF_NOW_IN_SECONDS)
+        cs_buf_put_u32(b, (uint32_t)p->now_in_seconds);
+}
+
+void msg_put_query(cs_buf *b, uint8_t version, const char *q, size_t qlen, const cql_params *p)
+{
+    cs_buf_put_long_string(b, q, qlen);
+    msg_put_query_params(b, version, p);
+}
+
+void msg_put_prepare(cs_buf *b, uint8_t version, const char *q, size_t qlen, const char *keyspace)
+{
+    cs_buf_put_long_string(b, q, qlen);
+    if (version >= 5) {
+        cs_buf_put_u32(b, keyspace ? 1 : 0);
+        if (keyspace)
+            cs_buf_put_string(b, keyspace);
+    }
+}
+
+void msg_put_execute(cs_buf *b, uint8_t version, const uint8_t *id, size_t id_len,
+                     const uint8_t *rmid, size_t rmid_len, const cql_params *p)
+{
+    cs_buf_put_stringn(b, (const char *)id, id_len);
+    if (version >= 5)
+        cs_buf_put_stringn(b, (const char *)rmid, rmid_len);
+    msg_put_query_params(b, version, p);
+}
+
+void msg_put_batch(cs_buf *b, uint8_t version, uint8_t type, const cql_batch_item *items, int n,
+                   const cql_params *p)
+{
+    bool names = n > 0 && items[0].names;
+    cs_buf_put_u8(b, type);
+    cs_buf_put_u16(b, (uint16_t)n);
+    for (int i = 0; i < n; i++) {
+        const cql_batch_item *it = &items[i];
+        cs_buf_put_u8(b, it->prepared ? 1 : 0);
+        if (it->prepared)
+            cs_buf_put_stringn(b, (const char *)it->id, it->id_len);
+        else
+            cs_buf_put_long_string(b, it->query, it->query_len);
+        put_values(b, it->values, it->n_values, names ? it->names : NULL, it->name_lens);
+    }
+    uint32_t f = 0;
+    if (p->serial_consistency)
+        f |= MSG_QF_SERIAL_CONSISTENCY;
+    if (p->timestamp != INT64_MIN)
+        f |= MSG_QF_DEFAULT_TIMESTAMP;
+    if (names)
+        f |= MSG_QF_NAMES;
+    if (version >= 5 && p->keyspace)
+        f |= MSG_QF_KEYSPACE;
+    if (version >= 5 && p->now_in_seconds)
+        f |= MSG_QF_NOW_IN_SECONDS;
+    cs_buf_put_u16(b, p->consistency);
+    put_flags(b, version, f);
+    if (f & MSG_QF_SERIAL_CONSISTENCY)
+        cs_buf_put_u16(b, p->serial_consistency);
+    if (f & MSG_QF_DEFAULT_TIMESTAMP)
+        cs_buf_put_u64(b, (uint64_t)p->timestamp);
+    if (f & MSG_QF_KEYSPACE)
+        cs_buf_put_string(b, p->keyspace);
+    if (f & MSG_QF_NOW_IN_SECONDS)
+        cs_buf_put_u32(b, (uint32_t)p->now_in_seconds);
+}
+
+void msg_put_register(cs_buf *b, const char *const *events, int n)
+{
+    frame_put_string_list(b, events, n);
+}
+
+void msg_put_auth_response(cs_buf *b, const uint8_t *tok, int32_t len)
+{
+    cs_buf_put_bytes(b, tok, len);
+}
+
+/* ------------------------------------------------------------ response decoders */
+
+static void copy_str(char *dst, size_t cap, const char *s, size_t n)
+{
+    if (n >= cap)
+        n = cap - 1;
+    if (n)
+        memcpy(dst, s, n);
+    dst[n] = '\0';
+}
+
+/* Read a [string list] back into "a, b" form (the cs_error/cql_schema_change field). */
+static void read_type_list(cs_rd *r, char *dst, size_t cap)
+{
+    uint16_t n = cs_rd_u16(r);
+    size_t at = 0;
+    dst[0] = '\0';
+    for (int i = 0; i < n && !r->err; i++) {
+        size_t len;
+        const char *s = cs_rd_string(r, &len);
+        if (r->err)
+            break;
+        int w = snprintf(dst + at, cap - at, "%s%.*s", i ? ", " : "", (int)len, s ? s : "");
+        if (w < 0 || (size_t)w >= cap - at)
+            at = cap - 1;
+        else
+            at += (size_t)w;
+    }
+}
+
+int msg_error_decode(uint8_t version, const uint8_t *body, size_t len, cs_error *e)
+{
+    cs_rd r;
+    cs_rd_init(&r, body, len);
+    cs_error_init(e);
+    e->code = (int)cs_rd_u32(&r);
+    size_t n;
+    const char *s = cs_rd_string(&r, &n);
+    if (r.err)
+        return CS_ECORRUPT;
+    copy_str(e->msg, sizeof e->msg, s ? s : "", n);
+    switch (e->code) {
+    case CS_ERR_UNAVAILABLE:
+        e->cl = cs_rd_u16(&r);
+        e->blockfor = (int32_t)cs_rd_u32(&r);
+        e->alive = (int32_t)cs_rd_u32(&r);
+        break;
+    case CS_ERR_WRITE_TIMEOUT:
+    case CS_ERR_READ_TIMEOUT:
+    case CS_ERR_READ_FAILURE:
+    case CS_ERR_WRITE_FAILURE:
+        e->cl = cs_rd_u16(&r);
+        e->received = (int32_t)cs_rd_u32(&r);
+        e->blockfor = (int32_t)cs_rd_u32(&r);
+        if (e->code == CS_ERR_READ_FAILURE || e->code == CS_ERR_WRITE_FAILURE) {
+            e->numfailures = (int32_t)cs_rd_u32(&r);
+            if (version >= 5) {                     /* reasonmap: <endpoint><failurecode> */
+                int32_t k = e->numfailures;
+                if (k < 0 || (size_t)k * 7 > cs_rd_left(&r))
+                    return CS_ECORRUPT;
+                for (int32_t i = 0; i < k && !r.err; i++) {
+                    uint8_t alen = cs_rd_u8(&r);
+                    cs_rd_take(&r, (size_t)alen + 2);
+                }
+            }
+        }
+        if (e->code == CS_ERR_READ_TIMEOUT || e->code == CS_ERR_READ_FAILURE) {
+            e->data_present = cs_rd_u8(&r);
+        } else {
+            s = cs_rd_string(&r, &n);
+            if (!r.err)
+                copy_str(e->write_type, sizeof e->write_type, s ? s : "", n);
+        }
+        break;
+    case CS_ERR_FUNCTION_FAILURE:
+        s = cs_rd_string(&r, &n);
+        if (!r.err)
+            copy_str(e->keyspace, sizeof e->keyspace, s ? s : "", n);
+        s = cs_rd_string(&r, &n);
+        if (!r.err)
+            copy_str(e->table, sizeof e->table, s ? s : "", n);
+        read_type_list(&r, e->arg_types, sizeof e->arg_types);
+        break;
+    case CS_ERR_ALREADY_EXISTS:
+        s = cs_rd_string(&r, &n);
+        if (!r.err)
+            copy_str(e->keyspace, sizeof e->keyspace, s ? s : "", n);
+        s = cs_rd_string(&r, &n);
+        if (!r.err)
+            copy_str(e->table, sizeof e->table, s ? s : "", n);
+        break;
+    case CS_ERR_UNPREPARED:
+        s = cs_rd_string(&r, &n);
+        if (!r.err) {
+            if (n > sizeof e->unprepared_id)
+                return CS_ECORRUPT;
+            memcpy(e->unprepared_id, s, n);
+            e->unprepared_id_len = (int)n;
+        }
+        break;
+    default:
+        break;
+    }
+    return r.err ? CS_ECORRUPT : 0;
+}
+
+/* <change_type><target><options>, shared by EVENT and RESULT kind 5. */
+int msg_schema_change_decode(const uint8_t *body, size_t len, cql_schema_change *c)
+{
+    cs_rd r;
+    cs_rd_init(&r, body, len);
+    memset(c, 0, sizeof *c);
+    size_t n;
+    const char *s = cs_rd_string(&r, &n);
+    if (!r.err)
+        copy_str(c->change_type, sizeof c->change_type, s ? s : "", n);
+    s = cs_rd_string(&r, &n);
+    if (!r.err)
+        copy_str(c->target, sizeof c->target, s ? s : "", n);
+    s = cs_rd_string(&r, &n);
+    if (!r.err)
+        copy_str(c->keyspace, sizeof c->keyspace, s ? s : "", n);
+    if (r.err)
+        return CS_ECORRUPT;
+    if (strcmp(c->target, "KEYSPACE") == 0)
+        return 0;
+    s = cs_rd_string(&r, &n);
+    if (!r.err)
+        copy_str(c->name, sizeof c->name, s ? s : "", n);
+    if (strcmp(c->target, "FUNCTION") == 0 || strcmp(c->target, "AGGREGATE") == 0)
+        read_type_list(&r, c->arg_types, sizeof c->arg_types);
+    return r.err ? CS_ECORRUPT : 0;
+}
+
+int msg_event_decode(const uint8_t *body, size_t len, cql_schema_change *c)
+{
+    cs_rd r;
+    cs_rd_init(&r, body, len);
+    memset(c, 0, sizeof *c);
+    size_t n;
+    const char *s = cs_rd_string(&r, &n);
+    if (r.err)
+        return CS_ECORRUPT;
+    if (n != 13 || memcmp(s, "SCHEMA_CHANGE", 13) != 0)
+        return CS_EINVAL;
+    return msg_schema_change_decode(body + r.pos, len - r.pos, c);
+}
+
+const char *msg_opcode_name(uint8_t opcode)
+{
+    static const char *const names[] = {
+        "ERROR", "STARTUP", "READY", "AUTHENTICATE", "CREDENTIALS", "OPTIONS", "SUPPORTED",
+        "QUERY", "RESULT", "PREPARE", "EXECUTE", "REGISTER", "EVENT", "BATCH",
+        "AUTH_CHALLENGE", "AUTH_RESPONSE", "AUTH_SUCCESS",
+    };
+    return opcode < CS_ARRAY_LEN(names) ? names[opcode] : "UNKNOWN";
+}
