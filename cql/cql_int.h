@@ -70,6 +70,10 @@ int cql_exec_describe(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_para
                       cql_result *r, cs_error *e);
 int cql_exec_use(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_error *e);
 
+/* Free the executor's statement and prepared caches (prepared.c, exec-read).
+ * cql_ctx_free (ctx.c) calls it before freeing the catalog. */
+void cql_exec_caches_free(cql_ctx *ctx);
+
 /* Catalog lifecycle, called by cql_ctx_new/cql_ctx_free (ctx.c, catalog-owned). */
 int sch_catalog_open(cql_ctx *ctx, sch_catalog **out);   /* system keyspaces, replay, load */
 void sch_catalog_free(sch_catalog *c);

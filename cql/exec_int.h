@@ -189,6 +189,9 @@ bool cql__filter_match(const cql_filter *f, const uint8_t *v, int32_t len);
 int cql__fn_call(cql_eval *ev, const char *name, const ctype *const *arg_types,
                  const cql_value *args, int n_args, const ctype *recv,
                  const ctype **ret_type, cql_value *out, cs_error *e);
+/* Expected type of parameter i of function `name` called with n args (NULL
+ * when the parameter is polymorphic: the argument types itself). */
+const ctype *cql__fn_param_type(const char *name, int i, int n_args, const ctype *recv);
 /* Return type of a native scalar function given argument types, or NULL if
  * the function is unknown (no error set). */
 const ctype *cql__fn_return_type(const char *name, const ctype *const *arg_types, int n_args,
@@ -227,7 +230,31 @@ int cql_exec_batch(cql_ctx *ctx, cql_session *s, ast_batch_kind kind, const ast_
 int cql__exec_select(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p,
                      cql_result *r, cs_error *e);
 
-/* Write the result metadata of a SELECT (for PREPARED); 0 or CS_EUSER. */
+/* Write the result metadata of a SELECT (for PREPARED): flags, count,
+ * global table spec, column specs.  0 or CS_EUSER. */
 int cql__select_metadata(cql_ctx *ctx, cql_session *s, cql_stmt *st, cs_buf *out, cs_error *e);
+
+/* exec.c */
+int cql__resolve_values(const cql_stmt *st, const cql_value *vals, int n_vals,
+                        const char *const *names, const size_t *name_lens, cs_arena *a,
+                        cql_value **out, cs_error *e);
+int cql__run(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p, cql_result *r,
+             cs_error *e);
+const ast_qname *cql__stmt_table(const cql_stmt *st);
+
+/* prepared.c: statement cache (by query text) and prepared cache (by id). */
+typedef struct cql_prepared {
+    uint8_t id[16];
+    cql_stmt *stmt;                    /* owned */
+    char *keyspace;                    /* session keyspace at prepare time ("" none) */
+} cql_prepared;
+/* Parsed statement for q: cached (*cached true, owned by the cache; valid
+ * until the next cql__stmt_cache_trim) or fresh (caller frees).  NULL + e. */
+cql_stmt *cql__stmt_cache_get(cql_ctx *ctx, const char *q, size_t qlen, bool *cached,
+                              cs_error *e);
+void cql__stmt_cache_trim(cql_ctx *ctx);
+cql_prepared *cql__prepared_find(cql_ctx *ctx, const uint8_t *id, size_t idlen);
+int cql__prepare(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen, cql_result *r,
+                 cs_error *e);
 
 #endif

@@ -1,0 +1,337 @@
+/*
+ * exec.c: the CQL layer's request entry points (cql_query, cql_prepare,
+ * cql_execute, cql_batch) and statement dispatch.  Owner: exec-read.
+ * Caller: server/conn.c on the single request loop thread.
+ *
+ * Per request:
+ *   1. get a parsed statement: the statement cache (by query text) for QUERY,
+ *      the prepared cache (by MD5 id, prepared.c) for EXECUTE;
+ *   2. pick the effective keyspace: v5 per-query keyspace, the keyspace the
+ *      statement was prepared under, or the session's;
+ *   3. turn the bound values into positional values by marker index
+ *      (NAMES_FOR_VALUES resolved by marker name) and check their count;
+ *   4. check the consistency level; dispatch by statement kind.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "cql/exec_int.h"
+#include "common/alloc.h"
+#include "common/hash.h"
+
+enum { CL_SERIAL = 0x0008, CL_LOCAL_SERIAL = 0x0009 };
+
+/* ---------------------------------------------------------------- values */
+
+/*
+ * Resolve the request's values into an array indexed by marker index.
+ * Positional values must match the marker count exactly (Cassandra's
+ * "Invalid amount of bind variables"); named values are matched by marker
+ * name, and a marker name used twice takes the same value.
+ */
+int cql__resolve_values(const cql_stmt *st, const cql_value *vals, int n_vals,
+                        const char *const *names, const size_t *name_lens, cs_arena *a,
+                        cql_value **out, cs_error *e)
+{
+    *out = NULL;
+    if (!names || n_vals == 0) {
+        if (n_vals != st->n_binds)
+            return cs_error_set(e, CS_ERR_INVALID,
+                                "Invalid amount of bind variables: expected %d, received %d",
+                                st->n_binds, n_vals);
+        *out = (cql_value *)vals;
+        return 0;
+    }
+    cql_value *res = cs_arena_zalloc(a, sizeof(cql_value) * (size_t)(st->n_binds + 1));
+    if (!res)
+        return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    int matched = 0;
+    for (int i = 0; i < st->n_binds; i++) {
+        const char *bn = st->bind_names ? st->bind_names[i] : NULL;
+        res[i].len = CQL_UNSET;
+        res[i].p = NULL;
+        bool found = false;
+        for (int j = 0; bn && j < n_vals; j++) {
+            if (name_lens[j] == strlen(bn) && !memcmp(names[j], bn, name_lens[j])) {
+                res[i] = vals[j];
+                found = true;
+                break;
+            }
+        }
+        if (!found)
+            return cs_error_set(e, CS_ERR_INVALID, "Invalid amount of bind variables: expected %d, received %d",
+                                st->n_binds, n_vals);
+        matched++;
+    }
+    (void)matched;
+    *out = res;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static bool is_dml(cql_stmt_kind k)
+{
+    return k == STMT_INSERT || k == STMT_UPDATE || k == STMT_DELETE;
+}
+
+static bool stmt_is_lwt(const cql_stmt *st)
+{
+    switch (st->kind) {
+    case STMT_INSERT: return st->u.insert.if_not_exists;
+    case STMT_UPDATE: return st->u.update.if_exists || st->u.update.n_conds > 0;
+    case STMT_DELETE: return st->u.del.if_exists || st->u.del.n_conds > 0;
+    default: return false;
+    }
+}
+
+/* The table name a statement refers to (NULL if none). */
+const ast_qname *cql__stmt_table(const cql_stmt *st)
+{
+    switch (st->kind) {
+    case STMT_SELECT: return &st->u.select.table;
+    case STMT_INSERT: return &st->u.insert.table;
+    case STMT_UPDATE: return &st->u.update.table;
+    case STMT_DELETE: return &st->u.del.table;
+    default: return NULL;
+    }
+}
+
+static int check_consistency(const cql_stmt *st, const cql_params *p, cs_error *e)
+{
+    if (!p)
+        return 0;
+    bool serial = p->consistency == CL_SERIAL || p->consistency == CL_LOCAL_SERIAL;
+    if (serial && is_dml(st->kind) && !stmt_is_lwt(st))
+        return cs_error_set(e, CS_ERR_INVALID,
+                            "You must use conditional updates for serializable writes");
+    if (serial && st->kind == STMT_BATCH) {
+        bool any = false;
+        for (int i = 0; i < st->u.batch.n_stmts; i++)
+            any |= stmt_is_lwt(st->u.batch.stmts[i]);
+        if (!any)
+            return cs_error_set(e, CS_ERR_INVALID,
+                                "You must use conditional updates for serializable writes");
+    }
+    return 0;
+}
+
+/* Run a parsed statement with positional values. */
+static int dispatch(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *pp,
+                    cql_result *r, cs_error *e)
+{
+    int rc = check_consistency(st, pp, e);
+    if (rc)
+        return rc;
+    ctx->requests++;
+    switch (st->kind) {
+    case STMT_SELECT:
+        return cql__exec_select(ctx, s, st, pp, r, e);
+    case STMT_INSERT:
+    case STMT_UPDATE:
+    case STMT_DELETE:
+        return cql_exec_modify(ctx, s, st, pp, r, e);
+    case STMT_BATCH: {
+        int n = st->u.batch.n_stmts;
+        cql_batch_entry *items = cs_calloc((size_t)(n ? n : 1), sizeof(*items));
+        if (!items)
+            return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+        for (int i = 0; i < n; i++) {
+            items[i].stmt = st->u.batch.stmts[i];
+            items[i].values = pp->values;
+            items[i].n_values = pp->n_values;
+        }
+        rc = cql_exec_batch(ctx, s, st->u.batch.kind, &st->u.batch.using, items, n, pp, r, e);
+        cs_free(items);
+        return rc;
+    }
+    case STMT_USE:
+        return cql_exec_use(ctx, s, st, r, e);
+    case STMT_DESCRIBE:
+        return cql_exec_describe(ctx, s, st, pp, r, e);
+    default:
+        return cql_exec_ddl(ctx, s, st, r, e);
+    }
+}
+
+/* Execute st with the request's values (names resolved here). */
+int cql__run(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p, cql_result *r,
+             cs_error *e)
+{
+    cql_params pp;
+    if (p)
+        pp = *p;
+    else {
+        memset(&pp, 0, sizeof(pp));
+        pp.consistency = 0x0001;
+        pp.paging_state_len = -1;
+        pp.timestamp = INT64_MIN;
+    }
+    cs_arena a;
+    cs_arena_init(&a);
+    cql_value *vals = NULL;
+    int rc = cql__resolve_values(st, pp.values, pp.n_values, pp.names, pp.name_lens, &a, &vals, e);
+    if (rc == 0) {
+        pp.values = vals;
+        pp.n_values = st->n_binds;
+        pp.names = NULL;
+        pp.name_lens = NULL;
+        rc = dispatch(ctx, s, st, &pp, r, e);
+    }
+    cs_arena_destroy(&a);
+    return rc;
+}
+
+/* A session copy using keyspace ks (v5 per-query keyspace, prepared keyspace). */
+static cql_session *session_with_ks(cql_session *s, const char *ks, cql_session *tmp)
+{
+    if (!ks || !*ks || !strcmp(ks, s->keyspace))
+        return s;
+    *tmp = *s;
+    snprintf(tmp->keyspace, sizeof(tmp->keyspace), "%s", ks);
+    return tmp;
+}
+
+/* ---------------------------------------------------------------- QUERY */
+
+int cql_query(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen, const cql_params *p,
+              cql_result *r, cs_error *e)
+{
+    bool cached = false;
+    cql__stmt_cache_trim(ctx);
+    cql_stmt *st = cql__stmt_cache_get(ctx, q, qlen, &cached, e);
+    if (!st)
+        return CS_EUSER;
+    cql_session tmp;
+    cql_session *es = session_with_ks(s, p ? p->keyspace : NULL, &tmp);
+    int rc = cql__run(ctx, es, st, p, r, e);
+    if (st->kind == STMT_USE && es != s && rc == 0)
+        memcpy(s->keyspace, es->keyspace, sizeof(s->keyspace));
+    if (!cached)
+        cql_stmt_free(st);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- PREPARE / EXECUTE */
+
+int cql_prepare(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen, const char *keyspace,
+                cql_result *r, cs_error *e)
+{
+    cql_session tmp;
+    cql_session *es = session_with_ks(s, keyspace, &tmp);
+    return cql__prepare(ctx, es, q, qlen, r, e);
+}
+
+int cql_execute(cql_ctx *ctx, cql_session *s, const uint8_t *id, size_t idlen,
+                const cql_params *p, cql_result *r, cs_error *e)
+{
+    cql_prepared *ps = cql__prepared_find(ctx, id, idlen);
+    if (!ps) {
+        char hex[40] = "";
+        for (size_t i = 0; i < idlen && i < 16; i++)
+            snprintf(hex + 2 * i, 3, "%02x", id[i]);
+        int rc = cs_error_set(e, CS_ERR_UNPREPARED,
+                              "Prepared query with ID %s not found (either the query was not "
+                              "prepared on this host (maybe the host has been restarted?) or you "
+                              "have prepared too many queries and it has been evicted from the "
+                              "internal cache)", hex);
+        e->unprepared_id_len = (int)(idlen > 16 ? 16 : idlen);
+        memcpy(e->unprepared_id, id, (size_t)e->unprepared_id_len);
+        return rc;
+    }
+    cql_session tmp;
+    cql_session *es = session_with_ks(s, ps->keyspace, &tmp);
+    return cql__run(ctx, es, ps->stmt, p, r, e);
+}
+
+/* ---------------------------------------------------------------- BATCH */
+
+int cql_batch(cql_ctx *ctx, cql_session *s, uint8_t type, const cql_batch_item *items,
+              int n_items, const cql_params *p, cql_result *r, cs_error *e)
+{
+    if (type > 2)
+        return cs_error_set(e, CS_ERR_PROTOCOL, "Invalid BATCH message type %d", type);
+    cql_session tmp;
+    cql_session *es = session_with_ks(s, p ? p->keyspace : NULL, &tmp);
+    cs_arena a;
+    cs_arena_init(&a);
+    cql_batch_entry *ents = cs_arena_zalloc(&a, sizeof(*ents) * (size_t)(n_items ? n_items : 1));
+    cql_stmt **owned = cs_arena_zalloc(&a, sizeof(*owned) * (size_t)(n_items ? n_items : 1));
+    int rc = 0;
+    if (!ents || !owned)
+        rc = cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    for (int i = 0; rc == 0 && i < n_items; i++) {
+        const cql_batch_item *it = &items[i];
+        cql_stmt *st;
+        if (it->prepared) {
+            cql_prepared *ps = cql__prepared_find(ctx, it->id, it->id_len);
+            if (!ps) {
+                char hex[40] = "";
+                for (size_t k = 0; k < it->id_len && k < 16; k++)
+                    snprintf(hex + 2 * k, 3, "%02x", it->id[k]);
+                rc = cs_error_set(e, CS_ERR_UNPREPARED,
+                                  "Prepared query with ID %s not found (either the query was not "
+                                  "prepared on this host (maybe the host has been restarted?) or "
+                                  "you have prepared too many queries and it has been evicted "
+                                  "from the internal cache)", hex);
+                e->unprepared_id_len = (int)(it->id_len > 16 ? 16 : it->id_len);
+                memcpy(e->unprepared_id, it->id, (size_t)e->unprepared_id_len);
+                break;
+            }
+            st = ps->stmt;
+        } else {
+            bool cached = false;
+            st = cql__stmt_cache_get(ctx, it->query, it->query_len, &cached, e);
+            if (!st) {
+                rc = CS_EUSER;
+                break;
+            }
+            if (!cached)
+                owned[i] = st;
+        }
+        if (!is_dml(st->kind)) {
+            rc = cs_error_set(e, CS_ERR_INVALID,
+                              "Invalid statement in batch: only UPDATE, INSERT and DELETE "
+                              "statements are allowed.");
+            break;
+        }
+        cql_value *vals = NULL;
+        rc = cql__resolve_values(st, it->values, it->n_values, it->names, it->name_lens, &a,
+                                 &vals, e);
+        if (rc)
+            break;
+        ents[i].stmt = st;
+        ents[i].values = vals;
+        ents[i].n_values = st->n_binds;
+    }
+    if (rc == 0) {
+        cql_params pp;
+        if (p)
+            pp = *p;
+        else {
+            memset(&pp, 0, sizeof(pp));
+            pp.consistency = 1;
+            pp.paging_state_len = -1;
+            pp.timestamp = INT64_MIN;
+        }
+        pp.values = NULL;
+        pp.n_values = 0;
+        pp.names = NULL;
+        pp.name_lens = NULL;
+        bool serial = pp.consistency == CL_SERIAL || pp.consistency == CL_LOCAL_SERIAL;
+        bool any_lwt = false;
+        for (int i = 0; i < n_items; i++)
+            any_lwt |= stmt_is_lwt(ents[i].stmt);
+        if (serial && !any_lwt)
+            rc = cs_error_set(e, CS_ERR_INVALID,
+                              "You must use conditional updates for serializable writes");
+        else {
+            ctx->requests++;
+            rc = cql_exec_batch(ctx, es, (ast_batch_kind)type, NULL, ents, n_items, &pp, r, e);
+        }
+    }
+    for (int i = 0; i < n_items; i++)
+        if (owned && owned[i])
+            cql_stmt_free(owned[i]);
+    cs_arena_destroy(&a);
+    return rc;
+}
