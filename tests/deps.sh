@@ -1,0 +1,52 @@
+#!/bin/sh
+# tests/deps.sh: `make deps`.  Installs what the build and the tests need and
+# is a fast no-op (well under a second) when everything is already there.
+#   Debian packages: build libraries, criterion, the Python driver + pytest,
+#                    and what cqlsh needs (python3-tz, python3-tzlocal).
+#   Node.js:         nodejs from Debian; npm only if no `npm` exists at all
+#                    (some machines carry node+npm outside Debian, and
+#                    Debian's npm package conflicts with them).
+#   npm modules:     cassandra-driver pinned in tests/integration/package.json
+#                    + package-lock.json, installed with `npm ci` into
+#                    tests/integration/node_modules.
+# Owner: infra.
+set -eu
+
+cd "$(dirname "$0")/.."
+
+PKGS="libuv1-dev liblz4-dev libxxhash-dev libcriterion-dev python3-cassandra \
+python3-pytest python3-lz4 python3-tz python3-tzlocal"
+
+missing=""
+for p in $PKGS; do
+    st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    case "$st" in *"ok installed") ;; *) missing="$missing $p" ;; esac
+done
+if ! command -v node >/dev/null 2>&1; then
+    missing="$missing nodejs"
+fi
+if ! command -v npm >/dev/null 2>&1; then
+    missing="$missing npm"
+fi
+
+if [ -n "$missing" ]; then
+    echo "deps: installing:$missing"
+    SUDO=""
+    if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+    $SUDO apt-get update -qq
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
+
+# npm modules: reinstall only when package-lock.json changed since the last
+# `npm ci` (a copy of it is kept inside node_modules as the stamp).
+NI=tests/integration
+if [ -f "$NI/package-lock.json" ]; then
+    if ! cmp -s "$NI/package-lock.json" "$NI/node_modules/.cassette-lock" 2>/dev/null \
+       || [ ! -f "$NI/node_modules/cassandra-driver/package.json" ]; then
+        echo "deps: npm ci in $NI"
+        (cd "$NI" && npm ci --no-audit --no-fund --loglevel=error)
+        cp "$NI/package-lock.json" "$NI/node_modules/.cassette-lock"
+    fi
+fi
+exit 0

@@ -1,0 +1,176 @@
+"""Connecting with default driver settings: protocol negotiation, the
+handshake, system.local, and the driver's view of the node.
+
+Known difference: Apache Cassandra 4.1 accepts protocol v5, so the Python
+driver 3.25 settles on v5 there; cassette speaks v4 (v5 later), so the
+driver must step down 0x42 -> 0x41 -> 5 -> 4 and settle on v4.
+"""
+
+import uuid
+
+import pytest
+from cassandra.cluster import Cluster
+from cassandra.metadata import Murmur3Token
+
+import cassette_harness as H
+
+
+def test_default_settings_negotiate_v4(contact):
+    # No protocol_version: the driver starts at 0x42 and steps down.
+    c = Cluster([contact[0]], port=contact[1], connect_timeout=10)
+    try:
+        s = c.connect()
+        row = s.execute("SELECT release_version FROM system.local WHERE key='local'").one()
+        assert row.release_version.startswith("4")
+        if H.is_cassette():
+            assert c.protocol_version == 4
+        else:
+            assert c.protocol_version in (4, 5)
+    finally:
+        c.shutdown()
+
+
+def test_explicit_v4(contact):
+    c = Cluster([contact[0]], port=contact[1], protocol_version=4, connect_timeout=10)
+    try:
+        s = c.connect()
+        assert s.execute("SELECT key FROM system.local").one().key == "local"
+    finally:
+        c.shutdown()
+
+
+def test_without_compression(contact):
+    c = Cluster([contact[0]], port=contact[1], compression=False, connect_timeout=10)
+    try:
+        s = c.connect()
+        assert s.execute("SELECT key FROM system.local").one().key == "local"
+    finally:
+        c.shutdown()
+
+
+def test_system_local_columns(session):
+    row = session.execute("SELECT * FROM system.local WHERE key='local'").one()
+    assert row.key == "local"
+    assert row.cluster_name
+    assert row.data_center == "datacenter1"
+    assert row.rack == "rack1"
+    assert row.partitioner == "org.apache.cassandra.dht.Murmur3Partitioner"
+    assert isinstance(row.host_id, uuid.UUID)
+    assert isinstance(row.schema_version, uuid.UUID)
+    assert row.release_version.split(".")[0].isdigit()
+    assert all(p.isdigit() for p in row.cql_version.split("."))
+    assert row.tokens
+    for t in row.tokens:
+        assert -2**63 <= int(t) < 2**63
+
+
+def test_peers_empty(session):
+    assert list(session.execute("SELECT * FROM system.peers")) == []
+    assert list(session.execute("SELECT * FROM system.peers_v2")) == []
+
+
+def test_driver_sees_one_host_and_token_ring(cluster):
+    hosts = cluster.metadata.all_hosts()
+    assert len(hosts) == 1
+    h = hosts[0]
+    assert h.datacenter == "datacenter1"
+    assert h.rack == "rack1"
+    assert h.is_up
+    assert cluster.metadata.partitioner == "org.apache.cassandra.dht.Murmur3Partitioner"
+    tm = cluster.metadata.token_map
+    assert tm is not None and len(tm.ring) >= 1
+
+
+def test_cluster_name(cluster, session):
+    row = session.execute("SELECT cluster_name FROM system.local").one()
+    assert cluster.metadata.cluster_name == row.cluster_name
+
+
+def test_system_keyspaces_in_metadata(cluster):
+    ks = cluster.metadata.keyspaces
+    for name in ("system", "system_schema"):
+        assert name in ks, sorted(ks)
+    assert "local" in ks["system"].tables
+    assert "tables" in ks["system_schema"].tables
+    assert "columns" in ks["system_schema"].tables
+
+
+def test_use_keyspace(contact, session, ks):
+    c, s = H.connect(*contact)
+    try:
+        s.set_keyspace(ks)
+        s.execute("CREATE TABLE IF NOT EXISTS use_t (k int PRIMARY KEY, v int)")
+        s.execute("INSERT INTO use_t (k, v) VALUES (1, 2)")
+        assert s.execute("SELECT v FROM use_t WHERE k = 1").one().v == 2
+        s.execute('USE "%s"' % ks)
+        assert s.execute("SELECT v FROM use_t WHERE k = 1").one().v == 2
+    finally:
+        c.shutdown()
+
+
+def test_token_function_matches_murmur3(session, ks):
+    # Partition tokens must be Cassandra's Murmur3 so token-aware routing works.
+    session.execute("CREATE TABLE %s.tok (k int PRIMARY KEY)" % ks)
+    for k in (1, 2, -1, 123456789):
+        session.execute("INSERT INTO %s.tok (k) VALUES (%d)" % (ks, k))
+    rows = session.execute("SELECT k, token(k) AS t FROM %s.tok" % ks)
+    got = {r.k: r.t for r in rows}
+    assert len(got) == 4
+    for k, t in got.items():
+        assert t == Murmur3Token.hash_fn(k.to_bytes(4, "big", signed=True)), k
+    assert got[1] == -4069959284402364209
+    # Full scans come back in token order.
+    toks = [r.t for r in session.execute("SELECT token(k) AS t FROM %s.tok" % ks)]
+    assert toks == sorted(toks)
+
+
+def test_many_connections(contact):
+    import rawcql
+    conns = [rawcql.connect(*contact) for _ in range(50)]
+    try:
+        for c in conns:
+            f = c.query("SELECT key FROM system.local")
+            assert f.opcode == rawcql.OP_RESULT, f
+    finally:
+        for c in conns:
+            c.close()
+
+
+@pytest.mark.parametrize("version", [0x42, 0x41, 0x05])
+def test_unsupported_version_message(contact, version):
+    """The drivers step down only on this exact error (clients.md section 1)."""
+    import rawcql
+    if not H.is_cassette() and version == 5:
+        pytest.skip("Cassandra 4.1 supports v5")
+    with rawcql.Conn(*contact) as c:
+        c.send(rawcql.frame(rawcql.OP_OPTIONS, stream=7, version=version))
+        f = c.recv()
+        code, msg = f.error()
+        assert code == rawcql.ERR_PROTOCOL
+        assert f.stream == 7
+        assert "Invalid or unsupported protocol version (%d)" % version in msg
+
+
+def test_options_supported(contact):
+    import rawcql
+    import struct
+    with rawcql.Conn(*contact) as c:
+        f = c.request(rawcql.OP_OPTIONS)
+        assert f.opcode == rawcql.OP_SUPPORTED
+        body = f.body
+        n = struct.unpack_from(">H", body, 0)[0]
+        off, opts = 2, {}
+        for _ in range(n):
+            kl = struct.unpack_from(">H", body, off)[0]
+            k = body[off + 2:off + 2 + kl].decode()
+            off += 2 + kl
+            m = struct.unpack_from(">H", body, off)[0]
+            off += 2
+            vals = []
+            for _ in range(m):
+                vl = struct.unpack_from(">H", body, off)[0]
+                vals.append(body[off + 2:off + 2 + vl].decode())
+                off += 2 + vl
+            opts[k] = vals
+        assert "CQL_VERSION" in opts and opts["CQL_VERSION"]
+        assert "COMPRESSION" in opts

@@ -1,0 +1,263 @@
+"""Every CQL scalar type, round-tripped through the Python driver:
+prepared statements (binary values), simple statements with parameters
+(the driver formats CQL literals), literal CQL text, nulls and unset
+values, bad literals, the type as partition key and as clustering key
+(sort order, ASC and DESC), and counters.
+"""
+
+import datetime
+import uuid
+
+import pytest
+from cassandra import InvalidRequest
+from cassandra.query import SimpleStatement, UNSET_VALUE
+
+from typedata import BAD_LITERALS, LITERALS, SCALAR_TYPES, VALUES, same
+
+
+@pytest.fixture(scope="module")
+def tables(session, ks):
+    for t in SCALAR_TYPES:
+        session.execute("CREATE TABLE %s.t_%s (k int PRIMARY KEY, v %s)" % (ks, t, t))
+    cols = ", ".join("c_%s %s" % (t, t) for t in SCALAR_TYPES)
+    session.execute("CREATE TABLE %s.all_types (k int PRIMARY KEY, %s)" % (ks, cols))
+    return ks
+
+
+def check_rows(rows, expected, t):
+    got = {r.k: r.v for r in rows}
+    for k, v in expected.items():
+        assert k in got, "row %d missing (%s)" % (k, t)
+        assert same(got[k], v), "%s k=%d: wrote %r, read %r" % (t, k, v, got[k])
+
+
+@pytest.mark.parametrize("t", SCALAR_TYPES)
+def test_prepared_roundtrip(session, tables, t):
+    ins = session.prepare("INSERT INTO %s.t_%s (k, v) VALUES (?, ?)" % (tables, t))
+    sel = session.prepare("SELECT k, v FROM %s.t_%s WHERE k = ?" % (tables, t))
+    expected = {}
+    for i, v in enumerate(VALUES[t]):
+        session.execute(ins, (i, v))
+        expected[i] = v
+    for k, v in expected.items():
+        check_rows(session.execute(sel, (k,)), {k: v}, t)
+    # Unprepared read of the same rows, and the type in the result metadata.
+    rs = session.execute("SELECT k, v FROM %s.t_%s WHERE k IN (%s)"
+                         % (tables, t, ",".join(str(k) for k in expected)))
+    assert rs.column_types[1].cql_parameterized_type() == t
+    check_rows(rs, expected, t)
+
+
+@pytest.mark.parametrize("t", SCALAR_TYPES)
+def test_simple_statement_params(session, tables, t):
+    expected = {}
+    for i, v in enumerate(VALUES[t]):
+        k = 100 + i
+        session.execute("INSERT INTO %s.t_%s (k, v) VALUES (%%s, %%s)" % (tables, t), (k, v))
+        expected[k] = v
+    rows = session.execute("SELECT k, v FROM %s.t_%s WHERE k IN (%s)"
+                           % (tables, t, ",".join(str(k) for k in expected)))
+    check_rows(rows, expected, t)
+
+
+@pytest.mark.parametrize("t", SCALAR_TYPES)
+def test_literals(session, tables, t):
+    expected = {}
+    for i, (lit, v) in enumerate(LITERALS.get(t, [])):
+        k = 200 + i
+        session.execute("INSERT INTO %s.t_%s (k, v) VALUES (%d, %s)" % (tables, t, k, lit))
+        expected[k] = v
+    for k, v in expected.items():
+        check_rows(session.execute("SELECT k, v FROM %s.t_%s WHERE k = %d" % (tables, t, k)), {k: v}, t)
+
+
+@pytest.mark.parametrize("t", SCALAR_TYPES)
+def test_nulls_and_unset(session, tables, t):
+    ins = session.prepare("INSERT INTO %s.t_%s (k, v) VALUES (?, ?)" % (tables, t))
+    session.execute(ins, (300, None))
+    session.execute("INSERT INTO %s.t_%s (k, v) VALUES (301, null)" % (tables, t))
+    session.execute("INSERT INTO %s.t_%s (k) VALUES (302)" % (tables, t))
+    v = VALUES[t][1]
+    session.execute(ins, (303, v))
+    session.execute(ins, (303, UNSET_VALUE))       # unset leaves the value alone
+    session.execute(ins, (304, v))
+    session.execute(ins, (304, None))              # null deletes it
+    session.execute("UPDATE %s.t_%s SET v = null WHERE k = 305" % (tables, t))
+    rows = {r.k: r for r in session.execute(
+        "SELECT k, v FROM %s.t_%s WHERE k IN (300, 301, 302, 303, 304, 305)" % (tables, t))}
+    assert rows[300].v is None and rows[301].v is None and rows[302].v is None
+    assert same(rows[303].v, v)
+    assert rows[304].v is None
+    # UPDATE ... SET v = null on a missing row creates no row (no row marker).
+    assert 305 not in rows
+
+
+@pytest.mark.parametrize("t", sorted(BAD_LITERALS))
+def test_bad_literals_rejected(session, tables, t):
+    for lit in BAD_LITERALS[t]:
+        with pytest.raises(InvalidRequest):
+            session.execute("INSERT INTO %s.t_%s (k, v) VALUES (400, %s)" % (tables, t, lit))
+    assert session.execute("SELECT v FROM %s.t_%s WHERE k = 400" % (tables, t)).one() is None
+
+
+def test_all_types_one_row(session, tables):
+    cols = ["c_" + t for t in SCALAR_TYPES]
+    ins = session.prepare("INSERT INTO %s.all_types (k, %s) VALUES (?, %s)"
+                          % (tables, ", ".join(cols), ", ".join("?" * len(cols))))
+    for k, idx in ((1, 0), (2, 1), (3, -1)):
+        session.execute(ins, [k] + [VALUES[t][idx] for t in SCALAR_TYPES])
+    rs = session.execute("SELECT * FROM %s.all_types" % tables)
+    # SELECT *: partition key first, then regular columns by name.
+    assert rs.column_names == ["k"] + sorted(cols)
+    rows = {r.k: r for r in rs}
+    assert sorted(rows) == [1, 2, 3]
+    for k, idx in ((1, 0), (2, 1), (3, -1)):
+        for t in SCALAR_TYPES:
+            assert same(getattr(rows[k], "c_" + t), VALUES[t][idx]), (k, t)
+
+
+# -- the type as a key --------------------------------------------------------
+KEY_TYPES = [t for t in SCALAR_TYPES if t != "duration"]
+
+
+def sort_key(t, v):
+    import ipaddress
+    if t == "inet":
+        return ipaddress.ip_address(v).packed
+    if t == "date":
+        return v.days_from_epoch
+    if t == "time":
+        return v.nanosecond_time
+    if t == "timeuuid":
+        return v.time
+    if t == "uuid":
+        return (v.int >> 76) & 0xF, v.int     # version first, then unsigned bytes
+    if t in ("text", "ascii"):
+        return v.encode()
+    return v
+
+
+def distinct_sorted(t):
+    """VALUES[t] without NaN and values equal under the type's comparator,
+    in the type's order."""
+    out = []
+    seen = set()
+    for v in VALUES[t]:
+        if isinstance(v, float) and v != v:
+            continue
+        key = sort_key(t, v)
+        h = repr(float(key)) if t in ("decimal",) else repr(key)
+        if h in seen:
+            continue
+        seen.add(h)
+        out.append(v)
+    return sorted(out, key=lambda v: sort_key(t, v))
+
+
+@pytest.mark.parametrize("t", KEY_TYPES)
+def test_type_as_partition_key(session, ks, t):
+    session.execute("CREATE TABLE %s.pk_%s (k %s PRIMARY KEY, n int)" % (ks, t, t))
+    ins = session.prepare("INSERT INTO %s.pk_%s (k, n) VALUES (?, ?)" % (ks, t))
+    sel = session.prepare("SELECT k, n FROM %s.pk_%s WHERE k = ?" % (ks, t))
+    vals = VALUES[t]
+    for i, v in enumerate(vals):
+        session.execute(ins, (v, i))
+    for i, v in enumerate(vals):
+        row = session.execute(sel, (v,)).one()
+        assert row is not None, "%s: key %r not found" % (t, v)
+        assert same(row.k, v)
+    n = len(list(session.execute("SELECT k FROM %s.pk_%s" % (ks, t))))
+    assert n == len(set(repr(v) for v in vals))
+
+
+@pytest.mark.parametrize("order", ["ASC", "DESC"])
+@pytest.mark.parametrize("t", KEY_TYPES)
+def test_type_as_clustering_key_order(session, ks, t, order):
+    tbl = "ck_%s_%s" % (t, order.lower())
+    session.execute("CREATE TABLE %s.%s (p int, c %s, n int, PRIMARY KEY (p, c)) "
+                    "WITH CLUSTERING ORDER BY (c %s)" % (ks, tbl, t, order))
+    vals = distinct_sorted(t)
+    ins = session.prepare("INSERT INTO %s.%s (p, c, n) VALUES (0, ?, ?)" % (ks, tbl))
+    for i, v in enumerate(reversed(vals)):   # insert out of order
+        session.execute(ins, (v, i))
+    got = [r.c for r in session.execute("SELECT c FROM %s.%s WHERE p = 0" % (ks, tbl))]
+    want = vals if order == "ASC" else list(reversed(vals))
+    assert len(got) == len(want), (got, want)
+    for g, w in zip(got, want):
+        assert same(g, w), "%s %s order: got %r want %r" % (t, order, got, want)
+    # ORDER BY the other way reverses the result.
+    other = "DESC" if order == "ASC" else "ASC"
+    rev = [r.c for r in session.execute("SELECT c FROM %s.%s WHERE p = 0 ORDER BY c %s"
+                                        % (ks, tbl, other))]
+    assert [sort_key(t, v) for v in rev] == [sort_key(t, v) for v in reversed(got)]
+    # A slice between the second and the second-to-last value.
+    if len(want) >= 4:
+        lo, hi = vals[1], vals[-2]
+        sel = session.prepare("SELECT c FROM %s.%s WHERE p = 0 AND c >= ? AND c < ?" % (ks, tbl))
+        sl = [sort_key(t, r.c) for r in session.execute(sel, (lo, hi))]
+        exp = [sort_key(t, v) for v in vals[1:-2]]
+        assert sl == (exp if order == "ASC" else list(reversed(exp)))
+
+
+def test_duration_not_allowed_in_primary_key(session, ks):
+    with pytest.raises(InvalidRequest):
+        session.execute("CREATE TABLE %s.dur_pk (k duration PRIMARY KEY, v int)" % ks)
+    with pytest.raises(InvalidRequest):
+        session.execute("CREATE TABLE %s.dur_ck (k int, c duration, PRIMARY KEY (k, c))" % ks)
+
+
+# -- counters -----------------------------------------------------------------
+def test_counter_updates(session, ks):
+    session.execute("CREATE TABLE %s.cnt (k int PRIMARY KEY, c counter, d counter)" % ks)
+    for _ in range(3):
+        session.execute("UPDATE %s.cnt SET c = c + 1 WHERE k = 1" % ks)
+    session.execute("UPDATE %s.cnt SET c = c - 5, d = d + 9223372036854775807 WHERE k = 1" % ks)
+    upd = session.prepare("UPDATE %s.cnt SET c = c + ? WHERE k = ?" % ks)
+    session.execute(upd, (100, 1))
+    session.execute(upd, (-2**63, 2))
+    row = session.execute("SELECT c, d FROM %s.cnt WHERE k = 1" % ks).one()
+    assert row.c == 98 and row.d == 2**63 - 1
+    assert session.execute("SELECT c, d FROM %s.cnt WHERE k = 2" % ks).one().c == -2**63
+    rs = session.execute("SELECT c FROM %s.cnt WHERE k = 1" % ks)
+    assert rs.column_types[0].cql_parameterized_type() == "counter"
+    sel = session.prepare("SELECT c FROM %s.cnt WHERE k = ?" % ks)
+    assert session.execute(sel, (1,)).one().c == 98
+    assert session.execute(sel, (3,)).one() is None
+
+
+def test_counter_rules(session, ks):
+    session.execute("CREATE TABLE IF NOT EXISTS %s.cnt2 (k int PRIMARY KEY, c counter)" % ks)
+    with pytest.raises(InvalidRequest):
+        session.execute("INSERT INTO %s.cnt2 (k, c) VALUES (1, 1)" % ks)
+    with pytest.raises(InvalidRequest):
+        session.execute("UPDATE %s.cnt2 SET c = 5 WHERE k = 1" % ks)
+    with pytest.raises(InvalidRequest):
+        session.execute("CREATE TABLE %s.cnt_mixed (k int PRIMARY KEY, c counter, v int)" % ks)
+
+
+def test_writetime_and_ttl(session, tables):
+    session.execute("INSERT INTO %s.t_int (k, v) VALUES (500, 1) USING TIMESTAMP 1234567 AND TTL 1000"
+                    % tables)
+    row = session.execute("SELECT writetime(v) AS wt, ttl(v) AS tl FROM %s.t_int WHERE k = 500"
+                          % tables).one()
+    assert row.wt == 1234567
+    assert 990 <= row.tl <= 1000
+
+
+def test_now_and_uuid_functions(session, tables):
+    session.execute("INSERT INTO %s.t_timeuuid (k, v) VALUES (600, now())" % tables)
+    session.execute("INSERT INTO %s.t_uuid (k, v) VALUES (600, uuid())" % tables)
+    tu = session.execute("SELECT v FROM %s.t_timeuuid WHERE k = 600" % tables).one().v
+    u = session.execute("SELECT v FROM %s.t_uuid WHERE k = 600" % tables).one().v
+    assert isinstance(tu, uuid.UUID) and tu.version == 1
+    assert isinstance(u, uuid.UUID) and u.version == 4
+    when = datetime.datetime(1582, 10, 15) + datetime.timedelta(microseconds=tu.time // 10)
+    assert abs((when - datetime.datetime.utcnow()).total_seconds()) < 600
+
+
+def test_paged_simple_statement_types(session, tables):
+    # Values come back identically when the result is paged.
+    st = SimpleStatement("SELECT k, v FROM %s.t_varint" % tables, fetch_size=3)
+    got = {r.k: r.v for r in session.execute(st)}
+    for i, v in enumerate(VALUES["varint"]):
+        assert got[i] == v

@@ -1,0 +1,71 @@
+#!/bin/sh
+# tests/run_all.sh BUILD_DIR: everything `make test` runs, in order:
+#   1. unit tests        (criterion binaries BUILD_DIR/tests/test_*)
+#   2. integration tests (pytest + node --test against BUILD_DIR/cassette)
+#   3. crash tests       (kill -9 and restart BUILD_DIR/cassette)
+#   4. a SANITIZE=address,undefined build in BUILD_DIR/san, then unit and
+#      integration tests once more against it.
+# Each step ends with "N passed, N failed"; the last line of this script is
+# the sum over all steps.  Exit 1 if anything failed.
+# Env: SKIP_SAN=1 skips step 4.  Owner: infra.
+set -u
+cd "$(dirname "$0")/.."
+B=${1:-build}
+total_p=0
+total_f=0
+log=$(mktemp "${TMPDIR:-/tmp}/cassette-all.XXXXXX")
+trap 'rm -f "$log"' EXIT INT TERM
+
+# step NAME CMD...: run CMD, stream its output, add its closing counts.
+step() {
+    name=$1; shift
+    echo "######## $name"
+    "$@" 2>&1 | tee "$log"
+    last=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+    if [ -z "$last" ]; then
+        echo "$name: no summary line"
+        total_f=$((total_f + 1))
+        return
+    fi
+    p=$(echo "$last" | sed -n 's/^\([0-9]*\) passed.*/\1/p')
+    f=$(echo "$last" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
+    total_p=$((total_p + p))
+    total_f=$((total_f + f))
+    echo "######## $name: $p passed, $f failed"
+}
+
+unit_bins() { # BUILD_DIR -> the criterion binaries the Makefile builds
+    for src in tests/unit/test_*.c; do
+        [ -e "$src" ] || continue
+        n=$(basename "$src" .c)
+        echo "$1/tests/$n"
+    done
+}
+
+start=$(date +%s)
+# shellcheck disable=SC2046
+step unit sh tests/run_unit.sh $(unit_bins "$B")
+step integration sh tests/run_integration.sh "$B/cassette"
+step crash sh tests/run_crash.sh "$B/cassette"
+
+case "$B" in */san|san) SKIP_SAN=1 ;; esac
+if [ "${SKIP_SAN:-0}" != 1 ]; then
+    echo "######## sanitizer build (SANITIZE=address,undefined) in $B/san"
+    # shellcheck disable=SC2046
+    if make -j2 --no-print-directory SANITIZE=address,undefined BUILD="$B" all $(unit_bins "$B/san") >"$log" 2>&1; then
+        tail -n 3 "$log"
+        export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:print_summary=1}"
+        export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+        # shellcheck disable=SC2046
+        step "unit (asan+ubsan)" sh tests/run_unit.sh $(unit_bins "$B/san")
+        step "integration (asan+ubsan)" sh tests/run_integration.sh "$B/san/cassette"
+    else
+        tail -n 40 "$log"
+        echo "sanitizer build failed"
+        total_f=$((total_f + 1))
+    fi
+fi
+
+echo "######## total time $(( $(date +%s) - start )) s"
+echo "$total_p passed, $total_f failed"
+[ "$total_f" -eq 0 ]
