@@ -1,0 +1,254 @@
+/*
+ * admin.c: the HTTP/1.0 admin endpoint (see admin.h).  One request per
+ * connection: read until the blank line (at most 8 KiB), answer, close.
+ */
+#include "server/admin.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "common/util.h"
+
+#define ADMIN_MAX_REQUEST 8192
+
+typedef struct admin_conn {
+    uv_tcp_t tcp;                    /* first member */
+    admin *a;
+    char buf[ADMIN_MAX_REQUEST];
+    size_t len;
+    bool answered;
+    uv_write_t wr;
+    cs_buf resp;
+} admin_conn;
+
+static void on_conn_close(uv_handle_t *h)
+{
+    admin_conn *ac = (admin_conn *)h;
+    cs_buf_destroy(&ac->resp);
+    cs_free(ac);
+}
+
+static void on_written(uv_write_t *req, int status)
+{
+    admin_conn *ac = req->data;
+    (void)status;
+    uv_close((uv_handle_t *)&ac->tcp, on_conn_close);
+}
+
+static void respond(admin_conn *ac, int code, const char *ctype, const char *body, size_t len)
+{
+    const char *reason = code == 200 ? "OK" : code == 404 ? "Not Found"
+                       : code == 400 ? "Bad Request" : "Internal Server Error";
+    char hdr[256];
+    int n = snprintf(hdr, sizeof hdr,
+                     "HTTP/1.0 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+                     "Connection: close\r\n\r\n", code, reason, ctype, len);
+    cs_buf_put(&ac->resp, hdr, (size_t)n);
+    cs_buf_put(&ac->resp, body, len);
+    ac->answered = true;
+    uv_read_stop((uv_stream_t *)&ac->tcp);
+    if (ac->resp.err) {
+        uv_close((uv_handle_t *)&ac->tcp, on_conn_close);
+        return;
+    }
+    uv_buf_t b = uv_buf_init((char *)ac->resp.p, (unsigned)ac->resp.len);
+    ac->wr.data = ac;
+    if (uv_write(&ac->wr, (uv_stream_t *)&ac->tcp, &b, 1, on_written) != 0)
+        uv_close((uv_handle_t *)&ac->tcp, on_conn_close);
+}
+
+static void respond_text(admin_conn *ac, int code, const char *text)
+{
+    respond(ac, code, "text/plain; charset=utf-8", text, strlen(text));
+}
+
+/* Copy query parameter `name` from "a=1&b=2" into out (no %-decoding needed
+ * for CQL identifiers).  Returns true if present. */
+static bool query_param(const char *q, const char *name, char *out, size_t cap)
+{
+    size_t nl = strlen(name);
+    for (const char *p = q; p && *p;) {
+        if (strncmp(p, name, nl) == 0 && p[nl] == '=') {
+            const char *v = p + nl + 1;
+            size_t n = strcspn(v, "&");
+            if (n >= cap)
+                n = cap - 1;
+            memcpy(out, v, n);
+            out[n] = '\0';
+            return true;
+        }
+        p = strchr(p, '&');
+        if (p)
+            p++;
+    }
+    out[0] = '\0';
+    return false;
+}
+
+static void do_flush_compact(admin_conn *ac, bool compact, const char *query)
+{
+    char ks[256], tables[1024];
+    query_param(query, "ks", ks, sizeof ks);
+    query_param(query, "table", tables, sizeof tables);
+    const char *names[64];
+    int n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(tables, ",", &save); t && n < 64; t = strtok_r(NULL, ",", &save))
+        names[n++] = t;
+    cs_error e;
+    cs_error_init(&e);
+    cql_ctx *ctx = ac->a->server->cql;
+    int rc = compact ? cql_admin_compact(ctx, ks[0] ? ks : NULL, names, n, &e)
+                     : cql_admin_flush(ctx, ks[0] ? ks : NULL, names, n, &e);
+    if (rc == 0) {
+        respond_text(ac, 200, "OK\n");
+        return;
+    }
+    char msg[1100];
+    snprintf(msg, sizeof msg, "%s\n", cs_error_isset(&e) ? e.msg : cs_strerror(rc));
+    respond_text(ac, cs_error_isset(&e) && e.code == CS_ERR_INVALID ? 400 : 500, msg);
+}
+
+static void do_metrics(admin_conn *ac)
+{
+    const srv *s = ac->a->server;
+    const srv_stats *st = &s->stats;
+    char body[2048];
+    int n = snprintf(body, sizeof body,
+        "# TYPE cassette_connections gauge\ncassette_connections %d\n"
+        "# TYPE cassette_connections_total counter\ncassette_connections_total %llu\n"
+        "# TYPE cassette_connections_rejected_total counter\ncassette_connections_rejected_total %llu\n"
+        "# TYPE cassette_requests_total counter\ncassette_requests_total %llu\n"
+        "# TYPE cassette_errors_total counter\ncassette_errors_total %llu\n"
+        "# TYPE cassette_protocol_errors_total counter\ncassette_protocol_errors_total %llu\n"
+        "# TYPE cassette_bytes_in_total counter\ncassette_bytes_in_total %llu\n"
+        "# TYPE cassette_bytes_out_total counter\ncassette_bytes_out_total %llu\n"
+        "# TYPE cassette_memory_allocated_bytes gauge\ncassette_memory_allocated_bytes %zu\n"
+        "# TYPE cassette_uptime_seconds gauge\ncassette_uptime_seconds %.3f\n",
+        s->n_conns, (unsigned long long)st->connections_total,
+        (unsigned long long)st->connections_rejected, (unsigned long long)st->requests,
+        (unsigned long long)st->errors, (unsigned long long)st->protocol_errors,
+        (unsigned long long)st->bytes_in, (unsigned long long)st->bytes_out, cs_alloc_used(),
+        (double)((uint64_t)cs_now_ms() - ac->a->started_ms) / 1000.0);
+    respond(ac, 200, "text/plain; version=0.0.4", body, (size_t)n);
+}
+
+static void do_status(admin_conn *ac)
+{
+    const srv *s = ac->a->server;
+    char body[512];
+    int n = snprintf(body, sizeof body,
+                     "{\"status\":\"UN\",\"native_port\":%d,\"connections\":%d,"
+                     "\"requests\":%llu,\"memory_bytes\":%zu,\"uptime_ms\":%llu}\n",
+                     s->port, s->n_conns, (unsigned long long)s->stats.requests, cs_alloc_used(),
+                     (unsigned long long)((uint64_t)cs_now_ms() - ac->a->started_ms));
+    respond(ac, 200, "application/json", body, (size_t)n);
+}
+
+/* Route "METHOD /path?query HTTP/1.x". */
+static void handle(admin_conn *ac)
+{
+    char method[8], target[1024];
+    if (sscanf(ac->buf, "%7s %1023s", method, target) != 2) {
+        respond_text(ac, 400, "bad request\n");
+        return;
+    }
+    char *query = strchr(target, '?');
+    if (query)
+        *query++ = '\0';
+    bool post = strcmp(method, "POST") == 0, get = strcmp(method, "GET") == 0;
+    if (post && strcmp(target, "/flush") == 0)
+        do_flush_compact(ac, false, query);
+    else if (post && strcmp(target, "/compact") == 0)
+        do_flush_compact(ac, true, query);
+    else if (get && strcmp(target, "/metrics") == 0)
+        do_metrics(ac);
+    else if (get && strcmp(target, "/status") == 0)
+        do_status(ac);
+    else
+        respond_text(ac, 404, "not found\n");
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    admin_conn *ac = (admin_conn *)h;
+    (void)suggested;
+    *buf = uv_buf_init(ac->buf + ac->len, (unsigned)(sizeof ac->buf - 1 - ac->len));
+}
+
+static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
+{
+    admin_conn *ac = (admin_conn *)st;
+    (void)buf;
+    if (ac->answered)
+        return;
+    if (nread < 0) {
+        uv_close((uv_handle_t *)&ac->tcp, on_conn_close);
+        return;
+    }
+    ac->len += (size_t)nread;
+    ac->buf[ac->len] = '\0';
+    if (strstr(ac->buf, "\r\n\r\n") || strstr(ac->buf, "\n\n"))
+        handle(ac);
+    else if (ac->len >= sizeof ac->buf - 1)
+        respond_text(ac, 400, "request too large\n");
+}
+
+static void on_connection(uv_stream_t *server, int status)
+{
+    admin *a = server->data;
+    if (status < 0)
+        return;
+    admin_conn *ac = cs_calloc(1, sizeof *ac);
+    if (!ac)
+        return;
+    ac->a = a;
+    cs_buf_init(&ac->resp);
+    uv_tcp_init(a->loop, &ac->tcp);
+    if (uv_accept(server, (uv_stream_t *)&ac->tcp) != 0 ||
+        uv_read_start((uv_stream_t *)&ac->tcp, on_alloc, on_read) != 0)
+        uv_close((uv_handle_t *)&ac->tcp, on_conn_close);
+}
+
+void admin_init(admin *a, uv_loop_t *loop, srv *server)
+{
+    memset(a, 0, sizeof *a);
+    a->loop = loop;
+    a->server = server;
+    a->started_ms = (uint64_t)cs_now_ms();
+}
+
+int admin_listen(admin *a, const char *addr, int port)
+{
+    struct sockaddr_in sa;
+    int rc = uv_ip4_addr(addr, port, &sa);
+    if (rc != 0)
+        return rc;
+    uv_tcp_init(a->loop, &a->tcp);
+    a->tcp.data = a;
+    a->listening = true;
+    rc = uv_tcp_bind(&a->tcp, (const struct sockaddr *)&sa, 0);
+    if (rc == 0)
+        rc = uv_listen((uv_stream_t *)&a->tcp, 64, on_connection);
+    if (rc != 0) {
+        admin_close(a);
+        return rc;
+    }
+    struct sockaddr_in bound;
+    int len = sizeof bound;
+    if (uv_tcp_getsockname(&a->tcp, (struct sockaddr *)&bound, &len) == 0)
+        a->port = ntohs(bound.sin_port);
+    return 0;
+}
+
+void admin_close(admin *a)
+{
+    if (a->listening) {
+        a->listening = false;
+        uv_close((uv_handle_t *)&a->tcp, NULL);
+    }
+}

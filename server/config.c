@@ -1,0 +1,520 @@
+/*
+ * config.c: the YAML-subset reader for cassandra.yaml-style configuration
+ * (see config.h for the subset).  Each known key has one row in `keys`:
+ * its name (the 4.1 name), the unit a bare number means for the legacy
+ * `_in_ms`/`_in_kb`/`_in_mb` spelling, and a setter.
+ */
+#include "server/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "common/util.h"
+
+/* ------------------------------------------------------------ units */
+
+static const char *skip_ws(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return s;
+}
+
+/* Parse a leading non-negative integer; *end after it.  CS_EINVAL if none. */
+static int parse_num(const char *s, long long *v, const char **end)
+{
+    s = skip_ws(s);
+    if (!isdigit((unsigned char)*s))
+        return CS_EINVAL;
+    errno = 0;
+    char *e;
+    long long n = strtoll(s, &e, 10);
+    if (errno)
+        return CS_EINVAL;
+    *v = n;
+    *end = skip_ws(e);
+    return 0;
+}
+
+int config_parse_duration_ms(const char *s, long long def_unit_ms, long long *out)
+{
+    long long n;
+    const char *u;
+    if (parse_num(s, &n, &u))
+        return CS_EINVAL;
+    static const struct { const char *u; long long num, den; } units[] = {
+        { "ms", 1, 1 }, { "s", 1000, 1 }, { "m", 60000, 1 }, { "h", 3600000, 1 },
+        { "d", 86400000, 1 }, { "us", 1, 1000 }, { "\xc2\xb5s", 1, 1000 }, { "ns", 1, 1000000 },
+    };
+    if (*u == '\0') {
+        *out = n * def_unit_ms;
+        return 0;
+    }
+    for (size_t i = 0; i < CS_ARRAY_LEN(units); i++) {
+        if (strcmp(u, units[i].u) == 0) {
+            *out = n * units[i].num / units[i].den;
+            return 0;
+        }
+    }
+    return CS_EINVAL;
+}
+
+int config_parse_size(const char *s, long long def_unit_bytes, long long *out)
+{
+    long long n;
+    const char *u;
+    if (parse_num(s, &n, &u))
+        return CS_EINVAL;
+    static const struct { const char *u; long long mul; } units[] = {
+        { "B", 1 }, { "KiB", 1024 }, { "MiB", 1024 * 1024 }, { "GiB", 1024LL * 1024 * 1024 },
+    };
+    if (*u == '\0') {
+        *out = n * def_unit_bytes;
+        return 0;
+    }
+    for (size_t i = 0; i < CS_ARRAY_LEN(units); i++) {
+        if (strcmp(u, units[i].u) == 0) {
+            *out = n * units[i].mul;
+            return 0;
+        }
+    }
+    return CS_EINVAL;
+}
+
+static int parse_bool(const char *s, bool *out)
+{
+    if (strcasecmp(s, "true") == 0 || strcmp(s, "1") == 0 || strcasecmp(s, "yes") == 0) {
+        *out = true;
+        return 0;
+    }
+    if (strcasecmp(s, "false") == 0 || strcmp(s, "0") == 0 || strcasecmp(s, "no") == 0) {
+        *out = false;
+        return 0;
+    }
+    return CS_EINVAL;
+}
+
+static int parse_int(const char *s, int *out)
+{
+    char *e;
+    errno = 0;
+    long v = strtol(s, &e, 10);
+    if (errno || e == s || *skip_ws(e) != '\0' || v < -2147483647L || v > 2147483647L)
+        return CS_EINVAL;
+    *out = (int)v;
+    return 0;
+}
+
+static int copy_str(char *dst, size_t cap, const char *s)
+{
+    size_t n = strlen(s);
+    if (n >= cap)
+        return CS_EINVAL;
+    memcpy(dst, s, n + 1);
+    return 0;
+}
+
+/* ------------------------------------------------------------ keys */
+
+/* Kinds of value: how the text is turned into the stored number. */
+enum { K_STR, K_INT, K_BOOL, K_MS, K_SIZE, K_SPECIAL, K_IGNORE };
+
+typedef struct key_def {
+    const char *name;       /* 4.1 name */
+    int kind;
+    long long unit;         /* unit of a bare number under `name` (ms or bytes) */
+    size_t off;             /* offset in config for K_STR/K_INT/K_BOOL/K_MS/K_SIZE */
+    int width;              /* for K_MS/K_SIZE/K_INT: sizeof the field */
+} key_def;
+
+#define F(field) offsetof(config, field), (int)sizeof(((config *)0)->field)
+
+static const key_def keys[] = {
+    { "cluster_name", K_STR, 0, F(cluster_name) },
+    { "listen_address", K_STR, 0, F(listen_address) },
+    { "rpc_address", K_STR, 0, F(rpc_address) },
+    { "native_transport_port", K_INT, 0, F(native_port) },
+    { "commitlog_directory", K_STR, 0, F(commitlog_dir) },
+    { "commitlog_sync", K_SPECIAL, 0, 0, 0 },
+    { "data_file_directories", K_SPECIAL, 0, 0, 0 },
+    { "commitlog_sync_period", K_MS, 1, F(st.sync_period_ms) },
+    { "commitlog_sync_group_window", K_MS, 1, F(st.sync_group_window_ms) },
+    { "commitlog_sync_batch_window", K_IGNORE, 0, 0, 0 },
+    { "commitlog_segment_size", K_SIZE, 1024 * 1024, F(st.segment_size) },
+    { "commitlog_total_space", K_SIZE, 1024 * 1024, F(st.commitlog_total_space) },
+    { "memtable_heap_space", K_SIZE, 1024 * 1024, F(st.memtable_space) },
+    { "memtable_offheap_space", K_IGNORE, 0, 0, 0 },
+    { "native_transport_max_frame_size", K_SIZE, 1024 * 1024, F(max_frame_size) },
+    { "native_transport_max_concurrent_connections", K_INT, 0, F(max_connections) },
+    { "tombstone_warn_threshold", K_INT, 0, F(cql.tombstone_warn_threshold) },
+    { "tombstone_failure_threshold", K_INT, 0, F(cql.tombstone_failure_threshold) },
+    /* Stored in KiB: a bare number under the new name means KiB too (4.1). */
+    { "batch_size_warn_threshold", K_SPECIAL, 1024, 0, 0 },
+    { "batch_size_fail_threshold", K_SPECIAL, 1024, 0, 0 },
+    { "unlogged_batch_across_partitions_warn_threshold", K_INT, 0,
+      F(cql.unlogged_batch_across_partitions_warn_threshold) },
+    { "authenticator", K_SPECIAL, 0, 0, 0 },
+    { "authorizer", K_IGNORE, 0, 0, 0 },
+    { "role_manager", K_IGNORE, 0, 0, 0 },
+    { "materialized_views_enabled", K_BOOL, 0, F(cql.materialized_views_enabled) },
+    { "enable_materialized_views", K_BOOL, 0, F(cql.materialized_views_enabled) },
+    { "user_defined_functions_enabled", K_BOOL, 0, F(cql.user_defined_functions_enabled) },
+    { "enable_user_defined_functions", K_BOOL, 0, F(cql.user_defined_functions_enabled) },
+    { "num_tokens", K_INT, 0, F(cql.num_tokens) },
+    { "concurrent_compactors", K_INT, 0, F(st.compaction_threads) },
+    { "auto_snapshot", K_BOOL, 0, F(st.snapshot_on_truncate) },
+    { "admin_port", K_INT, 0, F(admin_port) },
+    /* Known Cassandra keys with no effect on a single cassette node. */
+    { "partitioner", K_IGNORE, 0, 0, 0 },
+    { "seed_provider", K_IGNORE, 0, 0, 0 },
+    { "endpoint_snitch", K_IGNORE, 0, 0, 0 },
+    { "hints_directory", K_IGNORE, 0, 0, 0 },
+    { "saved_caches_directory", K_IGNORE, 0, 0, 0 },
+    { "cdc_raw_directory", K_IGNORE, 0, 0, 0 },
+    { "start_native_transport", K_IGNORE, 0, 0, 0 },
+    { "storage_port", K_IGNORE, 0, 0, 0 },
+    { "ssl_storage_port", K_IGNORE, 0, 0, 0 },
+    { "concurrent_reads", K_IGNORE, 0, 0, 0 },
+    { "concurrent_writes", K_IGNORE, 0, 0, 0 },
+    { "concurrent_counter_writes", K_IGNORE, 0, 0, 0 },
+    { "read_request_timeout", K_IGNORE, 0, 0, 0 },
+    { "write_request_timeout", K_IGNORE, 0, 0, 0 },
+    { "request_timeout", K_IGNORE, 0, 0, 0 },
+    { "hinted_handoff_enabled", K_IGNORE, 0, 0, 0 },
+    { "incremental_backups", K_IGNORE, 0, 0, 0 },
+    { "snapshot_before_compaction", K_IGNORE, 0, 0, 0 },
+    { "compaction_throughput", K_IGNORE, 0, 0, 0 },
+    { "disk_failure_policy", K_IGNORE, 0, 0, 0 },
+    { "commit_failure_policy", K_IGNORE, 0, 0, 0 },
+    { "key_cache_size", K_IGNORE, 0, 0, 0 },
+    { "row_cache_size", K_IGNORE, 0, 0, 0 },
+    { "counter_cache_size", K_IGNORE, 0, 0, 0 },
+    { "memtable_allocation_type", K_IGNORE, 0, 0, 0 },
+    { "broadcast_address", K_IGNORE, 0, 0, 0 },
+    { "broadcast_rpc_address", K_IGNORE, 0, 0, 0 },
+    { "native_transport_allow_older_protocols", K_IGNORE, 0, 0, 0 },
+    { "gc_warn_threshold", K_IGNORE, 0, 0, 0 },
+    { "gc_log_threshold", K_IGNORE, 0, 0, 0 },
+};
+
+/*
+ * Find a key, mapping the legacy unit-suffixed spelling to the 4.1 name:
+ * `x_in_ms` -> x with unit ms, `x_in_kb` -> KiB, `x_in_mb` -> MiB.
+ * *legacy_unit receives the unit for a bare number (0: the row's default).
+ */
+static const key_def *find_key(const char *key, long long *legacy_unit)
+{
+    char base[128];
+    size_t n = strlen(key);
+    *legacy_unit = 0;
+    if (n >= sizeof base)
+        return NULL;
+    memcpy(base, key, n + 1);
+    static const struct { const char *suf; long long unit; } sufs[] = {
+        { "_in_ms", 1 }, { "_in_kb", 1024 }, { "_in_mb", 1024 * 1024 },
+        { "_in_kib", 1024 }, { "_in_mib", 1024 * 1024 }, { "_in_s", 1000 },
+    };
+    for (size_t i = 0; i < CS_ARRAY_LEN(sufs); i++) {
+        size_t sl = strlen(sufs[i].suf);
+        if (n > sl && strcmp(base + n - sl, sufs[i].suf) == 0) {
+            base[n - sl] = '\0';
+            *legacy_unit = sufs[i].unit;
+            break;
+        }
+    }
+    /* Old boolean names: enable_x -> x_enabled handled by explicit rows. */
+    for (size_t i = 0; i < CS_ARRAY_LEN(keys); i++)
+        if (strcmp(keys[i].name, base) == 0)
+            return &keys[i];
+    return NULL;
+}
+
+static void store_ll(config *c, const key_def *k, long long v)
+{
+    void *p = (char *)c + k->off;
+    if (k->width == sizeof(int))
+        *(int *)p = (int)CS_MIN(v, 2147483647LL);
+    else
+        *(size_t *)p = (size_t)v;
+}
+
+/* Cassandra 4.1's batch thresholds are stored in KiB (cql_config). */
+static int set_batch(config *c, const char *key, const char *v, long long legacy_unit)
+{
+    long long bytes;
+    if (config_parse_size(v, legacy_unit ? legacy_unit : 1024, &bytes))
+        return CS_EINVAL;
+    int kb = (int)(bytes / 1024);
+    if (strncmp(key, "batch_size_warn", 15) == 0)
+        c->cql.batch_size_warn_kb = kb;
+    else
+        c->cql.batch_size_fail_kb = kb;
+    return 0;
+}
+
+static int set_special(config *c, const key_def *k, const char *v, long long legacy_unit)
+{
+    if (strcmp(k->name, "commitlog_sync") == 0) {
+        if (strcmp(v, "periodic") == 0)
+            c->st.sync_mode = ST_SYNC_PERIODIC;
+        else if (strcmp(v, "batch") == 0)
+            c->st.sync_mode = ST_SYNC_BATCH;
+        else if (strcmp(v, "group") == 0)
+            c->st.sync_mode = ST_SYNC_GROUP;
+        else
+            return CS_EINVAL;
+        return 0;
+    }
+    if (strcmp(k->name, "authenticator") == 0) {
+        const char *dot = strrchr(v, '.');
+        const char *cls = dot ? dot + 1 : v;
+        if (strcmp(cls, "AllowAllAuthenticator") == 0)
+            c->authenticator = CONFIG_AUTH_ALLOW_ALL;
+        else if (strcmp(cls, "PasswordAuthenticator") == 0)
+            c->authenticator = CONFIG_AUTH_PASSWORD;
+        else
+            return CS_EINVAL;
+        return 0;
+    }
+    if (strcmp(k->name, "data_file_directories") == 0) {
+        /* Only the first directory is used (one data directory per node). */
+        if (c->data_dir[0] == '\0')
+            return copy_str(c->data_dir, sizeof c->data_dir, v);
+        CS_WARN("config: data_file_directories: only the first directory is used, ignoring %s", v);
+        return 0;
+    }
+    return set_batch(c, k->name, v, legacy_unit);
+}
+
+int config_set(config *c, const char *key, const char *v)
+{
+    long long legacy_unit;
+    const key_def *k = find_key(key, &legacy_unit);
+    if (!k)
+        return CS_ENOTFOUND;
+    long long n;
+    bool b;
+    int iv;
+    switch (k->kind) {
+    case K_STR:
+        return copy_str((char *)c + k->off, (size_t)k->width, v);
+    case K_INT:
+        if (parse_int(v, &iv))
+            return CS_EINVAL;
+        *(int *)((char *)c + k->off) = iv;
+        return 0;
+    case K_BOOL:
+        if (parse_bool(v, &b))
+            return CS_EINVAL;
+        *(bool *)((char *)c + k->off) = b;
+        return 0;
+    case K_MS:
+        if (config_parse_duration_ms(v, legacy_unit ? legacy_unit : k->unit, &n))
+            return CS_EINVAL;
+        store_ll(c, k, n);
+        return 0;
+    case K_SIZE:
+        if (config_parse_size(v, legacy_unit ? legacy_unit : k->unit, &n))
+            return CS_EINVAL;
+        store_ll(c, k, n);
+        return 0;
+    case K_SPECIAL:
+        return set_special(c, k, v, legacy_unit);
+    default:
+        return 0;
+    }
+}
+
+/* ------------------------------------------------------------ YAML subset */
+
+/* Remove a trailing comment (outside quotes) and surrounding blanks; unquote. */
+static char *clean_value(char *s)
+{
+    s = (char *)skip_ws(s);
+    char q = (*s == '"' || *s == '\'') ? *s : 0;
+    if (q) {
+        char *end = strchr(s + 1, q);
+        if (end) {
+            *end = '\0';
+            return s + 1;
+        }
+    }
+    char *hash = strstr(s, " #");
+    if (hash)
+        *hash = '\0';
+    if (*s == '#')
+        *s = '\0';
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+        s[--n] = '\0';
+    return s;
+}
+
+static void note_setting(config *c, const char *k, const char *v)
+{
+    cs_buf_put(&c->settings, k, strlen(k));
+    cs_buf_put_u8(&c->settings, '\t');
+    cs_buf_put(&c->settings, v, strlen(v));
+    cs_buf_put_u8(&c->settings, '\n');
+}
+
+/* Apply one key/value, warning on unknown keys; CS_EINVAL on a bad value. */
+static int apply(config *c, const char *k, const char *v, int line, char *err, size_t errlen)
+{
+    int rc = config_set(c, k, v);
+    if (rc == CS_ENOTFOUND) {
+        CS_WARN("config line %d: unknown key '%s' ignored", line, k);
+        c->warnings++;
+        return 0;
+    }
+    if (rc) {
+        snprintf(err, errlen, "config line %d: invalid value '%s' for %s", line, v, k);
+        return CS_EINVAL;
+    }
+    note_setting(c, k, v);
+    return 0;
+}
+
+/* Apply each element of a flow list "[a, b]" to key k. */
+static int apply_flow_list(config *c, const char *k, char *v, int line, char *err, size_t errlen)
+{
+    char *end = strrchr(v, ']');
+    if (end)
+        *end = '\0';
+    char *save = NULL;
+    for (char *item = strtok_r(v + 1, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *iv = clean_value(item);
+        if (*iv && apply(c, k, iv, line, err, errlen))
+            return CS_EINVAL;
+    }
+    return 0;
+}
+
+int config_parse(config *c, const char *text, size_t len, char *err, size_t errlen)
+{
+    char *buf = cs_strndup(text, len);
+    if (!buf)
+        return CS_ENOMEM;
+    char list_key[128] = "";   /* top-level key whose block list is being read */
+    int line = 0, rc = 0;
+    char *save = NULL;
+    for (char *ln = strtok_r(buf, "\n", &save); ln && rc == 0; ln = strtok_r(NULL, "\n", &save)) {
+        line++;
+        const char *t = skip_ws(ln);
+        if (*t == '#' || *t == '\0' || *t == '\r')
+            continue;
+        bool indented = t != ln;
+        if (indented) {
+            /* A block list item of the current top-level key; nested maps skipped. */
+            if (list_key[0] && t[0] == '-' && (t[1] == ' ' || t[1] == '\0')) {
+                char *v = clean_value((char *)t + 1);
+                if (*v)
+                    rc = apply(c, list_key, v, line, err, errlen);
+            }
+            continue;
+        }
+        list_key[0] = '\0';
+        char *colon = strchr(ln, ':');
+        if (!colon) {
+            CS_WARN("config line %d: not a 'key: value' line, ignored", line);
+            c->warnings++;
+            continue;
+        }
+        *colon = '\0';
+        char *k = clean_value(ln);
+        char *v = clean_value(colon + 1);
+        if (*v == '\0') {
+            /* Block list or nested map follows; known-but-ignored keys stay quiet. */
+            long long u;
+            const key_def *kd = find_key(k, &u);
+            if (!kd) {
+                CS_WARN("config line %d: unknown key '%s' ignored", line, k);
+                c->warnings++;
+            } else if (strlen(k) < sizeof list_key && kd->kind != K_IGNORE) {
+                memcpy(list_key, k, strlen(k) + 1);
+            }
+            continue;
+        }
+        if (strcmp(v, "null") == 0 || strcmp(v, "~") == 0)
+            continue;
+        if (*v == '[')
+            rc = apply_flow_list(c, k, v, line, err, errlen);
+        else
+            rc = apply(c, k, v, line, err, errlen);
+    }
+    cs_free(buf);
+    return rc;
+}
+
+int config_load(config *c, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        cs_last_errno = errno;
+        snprintf(err, errlen, "cannot open config file %s: %s", path, strerror(errno));
+        return CS_EIO;
+    }
+    cs_buf b;
+    cs_buf_init(&b);
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        cs_buf_put(&b, chunk, n);
+    bool bad = ferror(f);
+    fclose(f);
+    int rc;
+    if (bad || b.err) {
+        snprintf(err, errlen, "cannot read config file %s", path);
+        rc = bad ? CS_EIO : CS_ENOMEM;
+    } else {
+        rc = config_parse(c, (const char *)b.p, b.len, err, errlen);
+    }
+    cs_buf_destroy(&b);
+    return rc;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+void config_defaults(config *c)
+{
+    memset(c, 0, sizeof *c);
+    st_config_defaults(&c->st);
+    cql_config_defaults(&c->cql);
+    strcpy(c->cluster_name, "Test Cluster");
+    strcpy(c->listen_address, "127.0.0.1");
+    strcpy(c->rpc_address, "127.0.0.1");
+    c->native_port = 9042;
+    c->max_frame_size = 16 * 1024 * 1024;
+    c->max_connections = -1;
+    c->authenticator = CONFIG_AUTH_ALLOW_ALL;
+    c->admin_port = 0;
+    cs_buf_init(&c->settings);
+}
+
+void config_finish(config *c, const char *base)
+{
+    if (!base)
+        base = ".";
+    if (c->data_dir[0] == '\0')
+        snprintf(c->data_dir, sizeof c->data_dir, "%s/data", base);
+    if (c->commitlog_dir[0] == '\0')
+        snprintf(c->commitlog_dir, sizeof c->commitlog_dir, "%s/commitlog", base);
+    c->st.data_dir = c->data_dir;
+    c->st.commitlog_dir = c->commitlog_dir;
+    c->cql.cluster_name = c->cluster_name;
+    c->cql.listen_address = c->listen_address;
+    c->cql.native_port = c->native_port;
+    cs_buf_put_u8(&c->settings, '\0');
+    c->cql.config_text = c->settings.err ? NULL : (const char *)c->settings.p;
+}
+
+void config_destroy(config *c)
+{
+    cs_buf_destroy(&c->settings);
+}

@@ -1,0 +1,754 @@
+/*
+ * conn.c: one client connection of the native protocol server.
+ *
+ * State machine (one per connection; every transition is on the loop thread):
+ *
+ *                 first frame, version 3 or 4
+ *   C_NEW ────────────────────────────────────────► C_UNINIT
+ *     │  first frame, any other version                 │  OPTIONS -> SUPPORTED (stays)
+ *     │  -> ERROR 0x000A, close   (refuse_version)      │  STARTUP (on_startup)
+ *     ▼                                                 ├───────────────► C_READY
+ *   C_CLOSING ◄── framing error / oversize frame        │  AllowAll: READY     ▲
+ *     ▲           (error frame, then close)             ▼                      │
+ *     │                                             C_AUTH ──────────────────┘
+ *     │                                  AUTH_RESPONSE ok -> AUTH_SUCCESS (on_auth_response)
+ *     └── peer EOF / read error / srv_close (conn__close)
+ *
+ * Invariants:
+ *  1. The protocol version is fixed by the first frame (C_NEW -> C_UNINIT);
+ *     a later frame with another version gets a ProtocolException and the
+ *     connection is closed (Cassandra: "Invalid message version").
+ *  2. An unsupported first version (0x42, 0x41, 5, 1, 2, ...) is answered
+ *     with ERROR 0x000A on the request's stream, in a v4 frame (v1/v2 frames
+ *     in their own 8-byte header version), then the connection closes.  Python
+ *     then retries with the next lower version and Node with the error frame's
+ *     version (clients.md §1; Cassandra ProtocolVersion.decode).
+ *  3. Only OPTIONS and STARTUP are accepted in C_UNINIT, only AUTH_RESPONSE in
+ *     C_AUTH, and everything but STARTUP in C_READY (Cassandra
+ *     ServerConnection.validateNewMessage); others get a ProtocolException and
+ *     the connection stays open, since framing is intact.
+ *  4. Compression (lz4) applies to every frame after the reply to STARTUP, in
+ *     both directions; the READY/AUTHENTICATE reply itself is uncompressed.
+ *  5. A frame whose length exceeds native_transport_max_frame_size, or whose
+ *     header is corrupt, is answered with a ProtocolException and the
+ *     connection is closed after the error is written: the byte stream can
+ *     no longer be trusted.  Other connections are never affected.
+ *  6. Replies of one read callback are gathered in `out` and written with one
+ *     uv_try_write (uv_write for what is left), so pipelined requests cost one
+ *     syscall.  Output order within a connection is the order replies are
+ *     produced; clients match replies by stream id.
+ *  7. A reply that must wait for the commit log (cql_result.need_sync) is
+ *     encoded at once into a pending record; st_sync_wait's callback appends
+ *     it to `out`.  Each pending record holds a reference on the connection, so
+ *     the struct outlives its handle until the last callback has run.
+ *  8. The connection struct is freed only when its handle's close callback
+ *     has run and no pending record references it.
+ */
+#include "server/conn.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <strings.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "server/frame.h"
+#include "server/msg.h"
+
+enum { C_NEW, C_UNINIT, C_AUTH, C_READY, C_CLOSING };
+
+#define READ_MIN_SPARE (16 * 1024)      /* free space offered to each read */
+#define IDLE_BUF_KEEP (64 * 1024)       /* keep at most this much buffer when idle */
+#define SUPPORTED_TEXT "3/v3, 4/v4, 5/v5, 6/v6-beta"
+#define PASSWORD_AUTHENTICATOR "org.apache.cassandra.auth.PasswordAuthenticator"
+
+struct conn {
+    uv_tcp_t tcp;                    /* embedded handle; first member */
+    srv *s;                          /* owning server (borrowed) */
+    conn *prev, *next;               /* srv->conns list */
+    int state;                       /* C_* */
+    uint8_t version;                 /* fixed by the first frame; 0 before */
+    bool compress;                   /* lz4 negotiated and STARTUP answered */
+    bool closed;                     /* uv_close called */
+    bool handle_closed;              /* close callback ran */
+    bool close_after_flush;          /* close once `out` is written */
+    bool writing;                    /* a uv_write is in flight */
+    int events;                      /* MSG_EV_* registered */
+    int refs;                        /* pending sync replies */
+    cs_buf in;                       /* unparsed input */
+    cs_buf out;                      /* replies not yet handed to the kernel */
+    cs_arena arena;                  /* decoded requests of the current read */
+    cql_session session;
+};
+
+typedef struct write_req {
+    uv_write_t req;
+    conn *c;
+    uint8_t *data;                   /* owned: cs_free in write_cb */
+} write_req;
+
+typedef struct pending_reply {
+    conn *c;                         /* holds a reference (refs) */
+    cs_buf frame;                    /* the complete encoded reply */
+} pending_reply;
+
+static void flush(conn *c);
+
+/* ------------------------------------------------------------ lifecycle */
+
+static void conn_unref(conn *c)
+{
+    if (--c->refs > 0 || !c->handle_closed)
+        return;
+    cs_buf_destroy(&c->in);
+    cs_buf_destroy(&c->out);
+    cs_arena_destroy(&c->arena);
+    cs_free(c);
+}
+
+static void on_close(uv_handle_t *h)
+{
+    conn *c = (conn *)h;
+    srv *s = c->s;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        s->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    s->n_conns--;
+    c->handle_closed = true;
+    c->refs++;
+    conn_unref(c);
+}
+
+void conn__close(conn *c, bool after_flush)
+{
+    if (c->closed)
+        return;
+    if (after_flush && (c->out.len > 0 || c->writing)) {
+        c->close_after_flush = true;
+        c->state = C_CLOSING;
+        uv_read_stop((uv_stream_t *)&c->tcp);
+        return;
+    }
+    c->closed = true;
+    c->state = C_CLOSING;
+    uv_read_stop((uv_stream_t *)&c->tcp);
+    uv_close((uv_handle_t *)&c->tcp, on_close);
+}
+
+conn *conn__next(conn *c)
+{
+    return c->next;
+}
+
+/* ------------------------------------------------------------ output */
+
+static void on_write(uv_write_t *req, int status)
+{
+    write_req *w = (write_req *)req;
+    conn *c = w->c;
+    cs_free(w->data);
+    cs_free(w);
+    c->writing = false;
+    if (status < 0) {
+        conn__close(c, false);
+    } else if (!c->closed) {
+        flush(c);
+    }
+    conn_unref(c);
+}
+
+/*
+ * Hand `out` to the kernel: uv_try_write first (no allocation on the common
+ * path), then uv_write for the remainder, which takes the buffer's memory.
+ */
+static void flush(conn *c)
+{
+    if (c->closed || c->writing)
+        return;
+    if (c->out.err) {
+        CS_ERROR("connection %s: reply encoding failed: %s", c->session.client_addr,
+                 cs_strerror(c->out.err));
+        conn__close(c, false);
+        return;
+    }
+    if (c->out.len > 0) {
+        uv_buf_t b = uv_buf_init((char *)c->out.p, (unsigned)c->out.len);
+        int n = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
+        if (n == UV_EAGAIN)
+            n = 0;
+        if (n < 0) {
+            conn__close(c, false);
+            return;
+        }
+        c->s->stats.bytes_out += (uint64_t)n;
+        if ((size_t)n == c->out.len) {
+            c->out.len = 0;
+            if (c->out.cap > IDLE_BUF_KEEP)
+                cs_buf_destroy(&c->out);
+        } else {
+            write_req *w = cs_malloc(sizeof *w);
+            if (!w) {
+                conn__close(c, false);
+                return;
+            }
+            size_t left = c->out.len - (size_t)n;
+            memmove(c->out.p, c->out.p + n, left);
+            c->out.len = left;
+            size_t len;
+            w->data = cs_buf_steal(&c->out, &len);
+            w->c = c;
+            uv_buf_t wb = uv_buf_init((char *)w->data, (unsigned)len);
+            int rc = uv_write(&w->req, (uv_stream_t *)&c->tcp, &wb, 1, on_write);
+            if (rc < 0) {
+                cs_free(w->data);
+                cs_free(w);
+                conn__close(c, false);
+                return;
+            }
+            c->s->stats.bytes_out += len;
+            c->writing = true;
+            c->refs++;
+            return;
+        }
+    }
+    if (c->close_after_flush)
+        conn__close(c, false);
+}
+
+/* Append an ERROR frame for e on `stream`. */
+static void reply_error(conn *c, int16_t stream, const cs_error *e)
+{
+    c->s->stats.errors++;
+    if (e->code == CS_ERR_PROTOCOL)
+        c->s->stats.protocol_errors++;
+    msg_write_error(&c->out, c->version ? c->version : 4, stream, c->compress, e);
+}
+
+static void reply_protocol_error(conn *c, int16_t stream, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void reply_protocol_error(conn *c, int16_t stream, const char *fmt, ...)
+{
+    cs_error e;
+    cs_error_init(&e);
+    e.code = CS_ERR_PROTOCOL;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e.msg, sizeof e.msg, fmt, ap);
+    va_end(ap);
+    reply_error(c, stream, &e);
+}
+
+static void reply_frame(conn *c, int16_t stream, uint8_t opcode, const uint8_t *body, size_t len)
+{
+    msg_write_frame(&c->out, c->version, stream, opcode, c->compress, NULL, 0, body, len);
+}
+
+/* ------------------------------------------------------------ handshake */
+
+/*
+ * Refuse an unsupported protocol version on the first frame (invariant 2).
+ * v1/v2 frames have an 8-byte header with a 1-byte stream id.
+ */
+static void refuse_version(conn *c, const uint8_t *hdr)
+{
+    uint8_t v = hdr[0] & 0x7f;
+    cs_error e;
+    cs_error_init(&e);
+    e.code = CS_ERR_PROTOCOL;
+    snprintf(e.msg, sizeof e.msg,
+             "Invalid or unsupported protocol version (%u); supported versions are (%s)", v,
+             SUPPORTED_TEXT);
+    c->s->stats.errors++;
+    c->s->stats.protocol_errors++;
+    if (v == 1 || v == 2) {
+        cs_buf body;
+        cs_buf_init(&body);
+        msg_put_error(&body, v, &e);
+        uint8_t h[8] = { (uint8_t)(v | FRAME_DIR_RESPONSE), 0, hdr[2], OP_ERROR, 0, 0, 0, 0 };
+        cs_st32(h + 4, (uint32_t)body.len);
+        cs_buf_put(&c->out, h, sizeof h);
+        cs_buf_put(&c->out, body.p, body.len);
+        cs_buf_destroy(&body);
+    } else {
+        msg_write_error(&c->out, 4, (int16_t)cs_be16(hdr + 2), false, &e);
+    }
+    conn__close(c, true);
+}
+
+/* Compare a CQL version "X.Y.Z" against 3.0.0 (Cassandra StartupMessage). */
+static bool cql_version_ok(const char *v, size_t n)
+{
+    int major = 0;
+    size_t i = 0;
+    if (n == 0 || v[0] < '0' || v[0] > '9')
+        return false;
+    for (; i < n && v[i] >= '0' && v[i] <= '9'; i++)
+        major = major * 10 + (v[i] - '0');
+    return major >= 3;
+}
+
+static void copy_opt(char *dst, size_t cap, const char *v, size_t n)
+{
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, v, n);
+    dst[n] = '\0';
+}
+
+static void on_startup(conn *c, int16_t stream, const msg_request *m)
+{
+    size_t n;
+    const char *v = msg_startup_get(m, "CQL_VERSION", &n);
+    if (!v) {
+        reply_protocol_error(c, stream, "Missing value CQL_VERSION in STARTUP message");
+        return;
+    }
+    if (!cql_version_ok(v, n)) {
+        reply_protocol_error(c, stream,
+                             "CQL version %.*s is not supported by the binary protocol "
+                             "(supported version are >= 3.0.0)", (int)CS_MIN(n, (size_t)64), v);
+        return;
+    }
+    bool lz4 = false;
+    v = msg_startup_get(m, "COMPRESSION", &n);
+    if (v) {
+        if (n == 3 && strncasecmp(v, "lz4", 3) == 0) {
+            lz4 = true;
+        } else {
+            reply_protocol_error(c, stream, "Unknown compression algorithm: %.*s",
+                                 (int)CS_MIN(n, (size_t)64), v);
+            return;
+        }
+    }
+    if ((v = msg_startup_get(m, "DRIVER_NAME", &n)))
+        copy_opt(c->session.driver_name, sizeof c->session.driver_name, v, n);
+    if ((v = msg_startup_get(m, "DRIVER_VERSION", &n)))
+        copy_opt(c->session.driver_version, sizeof c->session.driver_version, v, n);
+    if (c->s->cfg->authenticator == CONFIG_AUTH_PASSWORD) {
+        cs_buf body;
+        cs_buf_init(&body);
+        msg_put_authenticate(&body, PASSWORD_AUTHENTICATOR);
+        reply_frame(c, stream, OP_AUTHENTICATE, body.p, body.len);
+        cs_buf_destroy(&body);
+        c->state = C_AUTH;
+    } else {
+        reply_frame(c, stream, OP_READY, NULL, 0);
+        c->state = C_READY;
+    }
+    c->compress = lz4;    /* invariant 4: after the reply above */
+}
+
+/*
+ * SASL PLAIN (RFC 4616): [authzid] NUL authcid NUL passwd, parsed from the
+ * end like Cassandra's PlainTextSaslAuthenticator.  Only the default
+ * superuser cassandra/cassandra exists.
+ */
+static void on_auth_response(conn *c, int16_t stream, const msg_request *m)
+{
+    const char *t = (const char *)m->token;
+    int32_t n = m->token_len < 0 ? 0 : m->token_len;
+    int32_t end = n, i = n - 1;
+    const char *user = NULL, *pass = NULL;
+    int32_t ulen = 0, plen = 0;
+    for (; i >= 0; i--) {
+        if (t[i] != '\0')
+            continue;
+        if (!pass) {
+            pass = t + i + 1;
+            plen = end - i - 1;
+        } else {
+            user = t + i + 1;
+            ulen = end - i - 1;
+            break;
+        }
+        end = i;
+    }
+    if (pass && !user) {            /* "user\0pass" without authzid */
+        user = t;
+        ulen = end;
+    }
+    cs_error e;
+    cs_error_init(&e);
+    if (!user || ulen == 0) {
+        cs_error_set(&e, CS_ERR_BAD_CREDENTIALS, "Authentication ID must not be null");
+    } else if (!pass || plen == 0) {
+        cs_error_set(&e, CS_ERR_BAD_CREDENTIALS, "Password must not be null");
+    } else if (ulen != 9 || memcmp(user, "cassandra", 9) != 0 || plen != 9 ||
+               memcmp(pass, "cassandra", 9) != 0) {
+        cs_error_set(&e, CS_ERR_BAD_CREDENTIALS, "Provided username %.*s and/or password are incorrect",
+                     (int)CS_MIN(ulen, 128), user);
+    }
+    if (cs_error_isset(&e)) {
+        reply_error(c, stream, &e);
+        return;
+    }
+    cs_buf body;
+    cs_buf_init(&body);
+    msg_put_auth_token(&body, NULL, -1);
+    reply_frame(c, stream, OP_AUTH_SUCCESS, body.p, body.len);
+    cs_buf_destroy(&body);
+    c->state = C_READY;
+}
+
+/* ------------------------------------------------------------ requests */
+
+static void on_sync_done(void *arg)
+{
+    pending_reply *p = arg;
+    conn *c = p->c;
+    if (!c->closed) {
+        cs_buf_put(&c->out, p->frame.p, p->frame.len);
+        flush(c);
+    }
+    cs_buf_destroy(&p->frame);
+    cs_free(p);
+    conn_unref(c);
+}
+
+/*
+ * Encode the RESULT for a CQL call into `dst`: the body the CQL layer built,
+ * plus its warnings in the frame's warning list.
+ */
+static void encode_result(conn *c, cs_buf *dst, int16_t stream, const cql_result *r)
+{
+    frame_writer w;
+    frame_begin(&w, dst, c->version, true, stream, OP_RESULT, 0, c->compress, NULL,
+                (const char *const *)r->warnings, c->version >= 4 ? r->n_warnings : 0);
+    cs_buf_put(dst, r->body.p, r->body.len);
+    frame_end(&w);
+}
+
+/* Reply to a finished CQL call: error, immediate RESULT, or a RESULT held
+ * until the commit log is durable (invariant 7); then push schema events. */
+static void finish_cql(conn *c, int16_t stream, int rc, cql_result *r, cs_error *e)
+{
+    srv *s = c->s;
+    if (rc == CS_EUSER || (rc != 0 && cs_error_isset(e))) {
+        reply_error(c, stream, e);
+        return;
+    }
+    if (rc != 0) {
+        cs_error se;
+        cs_error_init(&se);
+        cs_error_set(&se, CS_ERR_SERVER, "java.lang.RuntimeException: %s", cs_strerror(rc));
+        reply_error(c, stream, &se);
+        return;
+    }
+    if (r->need_sync && s->eng) {
+        pending_reply *p = cs_malloc(sizeof *p);
+        if (p) {
+            p->c = c;
+            cs_buf_init(&p->frame);
+            encode_result(c, &p->frame, stream, r);
+            c->refs++;
+            if (st_sync_wait(s->eng, s->loop, r->sync_pos, on_sync_done, p) == 0)
+                goto events;
+            c->refs--;
+            cs_buf_destroy(&p->frame);
+            cs_free(p);
+        }
+        cs_error se;
+        cs_error_init(&se);
+        cs_error_set(&se, CS_ERR_SERVER, "java.lang.RuntimeException: commit log sync failed");
+        reply_error(c, stream, &se);
+        return;
+    }
+    encode_result(c, &c->out, stream, r);
+events:
+    if (r->schema_changed)
+        srv_push_schema_change(s, &r->change);
+}
+
+static void on_cql_request(conn *c, int16_t stream, msg_request *m)
+{
+    srv *s = c->s;
+    cql_result r;
+    cs_error e;
+    cql_result_init(&r);
+    cs_error_init(&e);
+    int rc;
+    switch (m->opcode) {
+    case OP_QUERY:
+        rc = cql_query(s->cql, &c->session, m->query, m->query_len, &m->params, &r, &e);
+        break;
+    case OP_PREPARE:
+        rc = cql_prepare(s->cql, &c->session, m->query, m->query_len, m->prepare_keyspace, &r, &e);
+        break;
+    case OP_EXECUTE:
+        rc = cql_execute(s->cql, &c->session, m->id, m->id_len, &m->params, &r, &e);
+        break;
+    default:
+        rc = cql_batch(s->cql, &c->session, m->batch_type, m->items, m->n_items, &m->params, &r,
+                       &e);
+        break;
+    }
+    finish_cql(c, stream, rc, &r, &e);
+    cql_result_destroy(&r);
+}
+
+static bool is_request_opcode(uint8_t op)
+{
+    return op == OP_STARTUP || op == OP_OPTIONS || op == OP_QUERY || op == OP_PREPARE ||
+           op == OP_EXECUTE || op == OP_REGISTER || op == OP_BATCH || op == OP_AUTH_RESPONSE;
+}
+
+/* Invariant 3: which opcodes each state accepts. */
+static bool check_state(conn *c, int16_t stream, uint8_t op)
+{
+    if (c->state == C_UNINIT && op != OP_STARTUP && op != OP_OPTIONS) {
+        reply_protocol_error(c, stream, "Unexpected message %s, expecting STARTUP or OPTIONS",
+                             msg_opcode_name(op));
+        return false;
+    }
+    if (c->state == C_AUTH && op != OP_AUTH_RESPONSE) {
+        reply_protocol_error(c, stream, "Unexpected message %s, expecting SASL_RESPONSE",
+                             msg_opcode_name(op));
+        return false;
+    }
+    if (c->state == C_READY && op == OP_STARTUP) {
+        reply_protocol_error(c, stream,
+                             "Unexpected message STARTUP, the connection is already initialized");
+        return false;
+    }
+    if (c->state == C_READY && op == OP_AUTH_RESPONSE) {
+        reply_protocol_error(c, stream, "Unexpected message AUTH_RESPONSE, the connection is "
+                             "already authenticated");
+        return false;
+    }
+    return true;
+}
+
+/* Handle one complete frame whose header passed the framing checks. */
+static void on_frame(conn *c, const frame_header *h, const uint8_t *body)
+{
+    srv *s = c->s;
+    s->stats.requests++;
+    if (h->response || !is_request_opcode(h->opcode)) {
+        reply_protocol_error(c, h->stream, "Unknown opcode %u", h->opcode);
+        return;
+    }
+    if ((h->flags & FRAME_FLAG_COMPRESSION) && !c->compress) {
+        reply_protocol_error(c, h->stream, "Received compressed frame but compression was not "
+                             "negotiated");
+        return;
+    }
+    if (!check_state(c, h->stream, h->opcode))
+        return;
+    frame_body fb;
+    int rc = frame_body_decode(h, body, h->length, s->cfg->max_frame_size, &fb);
+    if (rc != 0) {
+        frame_body_destroy(&fb);
+        if (rc == CS_ETOOBIG)
+            reply_protocol_error(c, h->stream, "Request is too big: uncompressed length exceeds "
+                                 "maximum allowed length %zu.", s->cfg->max_frame_size);
+        else
+            reply_protocol_error(c, h->stream, "Invalid frame body: %s", cs_strerror(rc));
+        return;
+    }
+    msg_request m;
+    cs_error e;
+    cs_error_init(&e);
+    rc = msg_request_decode(c->version, h->opcode, fb.msg, fb.msg_len, &c->arena, &m, &e);
+    if (rc != 0) {
+        if (rc != CS_EUSER)
+            cs_error_set(&e, CS_ERR_SERVER, "java.lang.OutOfMemoryError: %s", cs_strerror(rc));
+        reply_error(c, h->stream, &e);
+    } else {
+        switch (h->opcode) {
+        case OP_OPTIONS: {
+            cs_buf body;
+            cs_buf_init(&body);
+            msg_put_supported(&body);
+            reply_frame(c, h->stream, OP_SUPPORTED, body.p, body.len);
+            cs_buf_destroy(&body);
+            break;
+        }
+        case OP_STARTUP:
+            on_startup(c, h->stream, &m);
+            break;
+        case OP_AUTH_RESPONSE:
+            on_auth_response(c, h->stream, &m);
+            break;
+        case OP_REGISTER:
+            c->events |= m.events;
+            reply_frame(c, h->stream, OP_READY, NULL, 0);
+            break;
+        default:
+            on_cql_request(c, h->stream, &m);
+            break;
+        }
+    }
+    frame_body_destroy(&fb);
+}
+
+/* ------------------------------------------------------------ input */
+
+/*
+ * Parse and handle every complete frame in `in`.  Framing errors answer and
+ * close (invariant 5); returns when more bytes are needed.
+ */
+static void process_input(conn *c)
+{
+    size_t off = 0;
+    const size_t max = c->s->cfg->max_frame_size;
+    while (c->state != C_CLOSING && c->in.len - off >= 1) {
+        const uint8_t *p = c->in.p + off;
+        size_t avail = c->in.len - off;
+        uint8_t v = p[0] & 0x7f;
+        if (c->state == C_NEW) {
+            if (avail < ((v == 1 || v == 2) ? 8u : (size_t)FRAME_HEADER_LEN))
+                break;
+            if (v != 3 && v != 4) {
+                refuse_version(c, p);
+                break;
+            }
+            c->version = v;
+            c->session.protocol_version = v;
+            c->state = C_UNINIT;
+        }
+        if (avail < FRAME_HEADER_LEN)
+            break;
+        frame_header h;
+        if (frame_header_parse(p, &h) != 0) {
+            reply_protocol_error(c, (int16_t)cs_be16(p + 2), "Invalid frame body length %u",
+                                 cs_be32(p + 5));
+            conn__close(c, true);
+            break;
+        }
+        if (h.version != c->version) {
+            reply_protocol_error(c, h.stream, "Invalid message version. Got %u but previous "
+                                 "messages on this connection had version %u", h.version, c->version);
+            conn__close(c, true);
+            break;
+        }
+        if (h.length > max) {
+            reply_protocol_error(c, h.stream, "Request is too big: length %u exceeds maximum "
+                                 "allowed length %zu.", h.length, max);
+            conn__close(c, true);
+            break;
+        }
+        if (avail < FRAME_HEADER_LEN + (size_t)h.length) {
+            /* Make room for the whole frame so the next read completes it. */
+            if (off > 0) {
+                memmove(c->in.p, c->in.p + off, avail);
+                c->in.len = avail;
+                off = 0;
+            }
+            if (cs_buf_reserve(&c->in, FRAME_HEADER_LEN + (size_t)h.length - avail) != 0) {
+                conn__close(c, false);
+                return;
+            }
+            break;
+        }
+        on_frame(c, &h, p + FRAME_HEADER_LEN);
+        off += FRAME_HEADER_LEN + h.length;
+    }
+    if (c->closed)
+        return;
+    size_t left = c->in.len - off;
+    if (off > 0 && left > 0)
+        memmove(c->in.p, c->in.p + off, left);
+    c->in.len = left;
+    if (left == 0 && c->in.cap > IDLE_BUF_KEEP)
+        cs_buf_destroy(&c->in);
+    cs_arena_destroy(&c->arena);
+    cs_arena_init(&c->arena);
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    conn *c = (conn *)h;
+    (void)suggested;
+    if (c->in.cap - c->in.len < READ_MIN_SPARE && cs_buf_reserve(&c->in, READ_MIN_SPARE) != 0) {
+        *buf = uv_buf_init(NULL, 0);
+        return;
+    }
+    *buf = uv_buf_init((char *)c->in.p + c->in.len, (unsigned)(c->in.cap - c->in.len));
+}
+
+static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
+{
+    conn *c = (conn *)st;
+    (void)buf;
+    if (nread < 0) {
+        conn__close(c, false);
+        return;
+    }
+    if (nread == 0)
+        return;
+    c->in.len += (size_t)nread;
+    c->s->stats.bytes_in += (uint64_t)nread;
+    c->refs++;                       /* a sync callback may not free us mid-loop */
+    process_input(c);
+    flush(c);
+    conn_unref(c);
+}
+
+/* ------------------------------------------------------------ accept / events */
+
+int conn__accept(srv *s)
+{
+    conn *c = cs_calloc(1, sizeof *c);
+    if (!c)
+        return CS_ENOMEM;
+    c->s = s;
+    c->state = C_NEW;
+    cs_buf_init(&c->in);
+    cs_buf_init(&c->out);
+    cs_arena_init(&c->arena);
+    c->session.server_conn = c;
+    uv_tcp_init(s->loop, &c->tcp);
+    c->next = s->conns;
+    if (s->conns)
+        s->conns->prev = c;
+    s->conns = c;
+    s->n_conns++;
+    s->stats.connections_total++;
+    int rc = uv_accept((uv_stream_t *)&s->tcp, (uv_stream_t *)&c->tcp);
+    if (rc == 0 && s->cfg->max_connections >= 0 && s->n_conns > s->cfg->max_connections) {
+        s->stats.connections_rejected++;
+        CS_WARN("connection rejected: %d connections open (native_transport_max_concurrent_connections)",
+                s->n_conns - 1);
+        rc = UV_ECONNREFUSED;
+    }
+    if (rc != 0) {
+        conn__close(c, false);
+        return rc;
+    }
+    uv_tcp_nodelay(&c->tcp, 1);
+    struct sockaddr_storage ss;
+    int len = sizeof ss;
+    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0) {
+        char ip[64] = "";
+        int port = 0;
+        if (ss.ss_family == AF_INET6) {
+            uv_ip6_name((struct sockaddr_in6 *)&ss, ip, sizeof ip);
+            port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+        } else {
+            uv_ip4_name((struct sockaddr_in *)&ss, ip, sizeof ip);
+            port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+        }
+        snprintf(c->session.client_addr, sizeof c->session.client_addr, "%s:%d", ip, port);
+    }
+    rc = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+    if (rc != 0)
+        conn__close(c, false);
+    return rc;
+}
+
+void conn__push_schema_change(conn *c, const cql_schema_change *ch)
+{
+    if (c->closed || c->state != C_READY || !(c->events & MSG_EV_SCHEMA))
+        return;
+    frame_writer w;
+    frame_begin(&w, &c->out, c->version, true, -1, OP_EVENT, 0, c->compress, NULL, NULL, 0);
+    msg_put_event_schema_change(&c->out, ch);
+    frame_end(&w);
+    flush(c);
+}

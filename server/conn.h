@@ -1,0 +1,69 @@
+/*
+ * conn.h: the native protocol server: listener (server/loop.c) and client
+ * connections (server/conn.c).  Everything here runs on ONE libuv loop
+ * thread, the request loop, which also calls the (single-threaded) CQL layer.
+ * Nothing is thread-safe; nothing needs to be.
+ */
+#ifndef CS_SERVER_CONN_H
+#define CS_SERVER_CONN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "common/arena.h"
+#include "common/buf.h"
+#include "cql/exec.h"
+#include "server/config.h"
+#include "storage/storage.h"
+
+typedef struct conn conn;
+
+/* Counters for the admin endpoint / metrics. */
+typedef struct srv_stats {
+    uint64_t connections_total;      /* accepted since start */
+    uint64_t connections_rejected;   /* over max_connections */
+    uint64_t requests;               /* frames answered */
+    uint64_t errors;                 /* ERROR frames sent */
+    uint64_t protocol_errors;        /* ProtocolException among them */
+    uint64_t bytes_in, bytes_out;
+} srv_stats;
+
+/* Server-wide state: the listener and every live connection. */
+typedef struct srv {
+    uv_loop_t *loop;                 /* borrowed */
+    uv_tcp_t tcp;                    /* listening socket */
+    bool listening;                  /* tcp initialized and open */
+    bool stopping;                   /* srv_close called: refuse new work */
+    const config *cfg;               /* borrowed, outlives srv */
+    st_engine *eng;                  /* borrowed */
+    cql_ctx *cql;                    /* borrowed */
+    conn *conns;                     /* doubly linked list of live connections */
+    int n_conns;
+    int port;                        /* bound port after srv_listen */
+    srv_stats stats;
+} srv;
+
+/* Prepare s (no handles opened yet). */
+void srv_init(srv *s, uv_loop_t *loop, const config *cfg, st_engine *eng, cql_ctx *cql);
+/* Bind and listen on addr:port (port 0 picks a free port; s->port receives
+ * it).  Returns 0 or a negative libuv error. */
+int srv_listen(srv *s, const char *addr, int port);
+/* Stop accepting and close every connection.  Handles close asynchronously:
+ * run the loop afterwards until it has no more handles of ours. */
+void srv_close(srv *s);
+/* Push EVENT SCHEMA_CHANGE (stream -1) to every connection registered for it. */
+void srv_push_schema_change(srv *s, const cql_schema_change *c);
+
+/* ------------------------------------------------ internal to server/ (conn.c <-> loop.c) */
+
+/* Create a connection for an accepted client; it starts reading at once.
+ * 0 or a negative error (the client is then closed). */
+int conn__accept(srv *s);
+/* Close a connection (after pending output if `after_flush`). */
+void conn__close(conn *c, bool after_flush);
+/* Write an EVENT frame if the connection registered for schema events. */
+void conn__push_schema_change(conn *c, const cql_schema_change *ch);
+conn *conn__next(conn *c);
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * main.c: the cassette server binary.
+ *
+ *   cassette [--config FILE] [--listen ADDR] [--port PORT] [--data-dir DIR]
+ *
+ * Startup: read the config, open the storage engine, open the CQL layer
+ * (schema load and commit log replay), listen, print
+ * "cassette listening on ADDR:PORT" on stdout (tests parse it).  SIGINT or
+ * SIGTERM: stop accepting, close connections, free the CQL layer, flush and
+ * close the engine, exit 0.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#include "common/err.h"
+#include "common/log.h"
+#include "cql/exec.h"
+#include "server/admin.h"
+#include "server/config.h"
+#include "server/conn.h"
+#include "storage/storage.h"
+
+typedef struct app {
+    srv server;
+    admin adm;
+    uv_signal_t sigint, sigterm;
+    bool stopping;
+} app;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: cassette [--config FILE] [--listen ADDR] [--port PORT] [--data-dir DIR]\n"
+               "  --config FILE    cassandra.yaml-style configuration\n"
+               "  --listen ADDR    native transport address (rpc_address; default 127.0.0.1)\n"
+               "  --port PORT      native transport port (9042); 0 picks a free port\n"
+               "  --data-dir DIR   data under DIR/data, commit log under DIR/commitlog\n");
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    app *a = h->data;
+    if (a->stopping)
+        return;
+    a->stopping = true;
+    CS_INFO("signal %d: shutting down", signum);
+    srv_close(&a->server);
+    admin_close(&a->adm);
+    uv_close((uv_handle_t *)&a->sigint, NULL);
+    uv_close((uv_handle_t *)&a->sigterm, NULL);
+}
+
+int main(int argc, char **argv)
+{
+    const char *config_path = NULL, *listen = NULL, *data_dir = NULL;
+    int port = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (!val) {
+            fprintf(stderr, "cassette: missing value for %s\n", arg);
+            usage(stderr);
+            return 2;
+        }
+        if (strcmp(arg, "--config") == 0) {
+            config_path = val;
+        } else if (strcmp(arg, "--listen") == 0) {
+            listen = val;
+        } else if (strcmp(arg, "--port") == 0) {
+            char *end;
+            long p = strtol(val, &end, 10);
+            if (*end || p < 0 || p > 65535) {
+                fprintf(stderr, "cassette: bad port %s\n", val);
+                return 2;
+            }
+            port = (int)p;
+        } else if (strcmp(arg, "--data-dir") == 0) {
+            data_dir = val;
+        } else {
+            fprintf(stderr, "cassette: unknown option %s\n", arg);
+            usage(stderr);
+            return 2;
+        }
+        i++;
+    }
+
+    static config cfg;
+    config_defaults(&cfg);
+    char err[512] = "";
+    if (config_path && config_load(&cfg, config_path, err, sizeof err) != 0) {
+        fprintf(stderr, "cassette: %s\n", err);
+        return 1;
+    }
+    if (listen) {
+        snprintf(cfg.rpc_address, sizeof cfg.rpc_address, "%s", listen);
+        snprintf(cfg.listen_address, sizeof cfg.listen_address, "%s", listen);
+    }
+    if (port >= 0)
+        cfg.native_port = port;
+    config_finish(&cfg, data_dir);
+
+    st_engine *eng = NULL;
+    int rc = st_engine_open(&cfg.st, &eng);
+    if (rc != 0) {
+        fprintf(stderr, "cassette: cannot open storage in %s / %s: %s\n", cfg.st.data_dir,
+                cfg.st.commitlog_dir, cs_strerror(rc));
+        return 1;
+    }
+    cql_ctx *cql = NULL;
+    rc = cql_ctx_new(eng, &cfg.cql, &cql);
+    if (rc != 0) {
+        fprintf(stderr, "cassette: cannot open the CQL layer: %s\n", cs_strerror(rc));
+        st_engine_close(eng, false);
+        return 1;
+    }
+
+    uv_loop_t *loop = uv_default_loop();
+    static app a;
+    srv_init(&a.server, loop, &cfg, eng, cql);
+    rc = srv_listen(&a.server, cfg.rpc_address, cfg.native_port);
+    if (rc != 0) {
+        fprintf(stderr, "cassette: cannot listen on %s:%d: %s\n", cfg.rpc_address, cfg.native_port,
+                uv_strerror(rc));
+        cql_ctx_free(cql);
+        st_engine_close(eng, true);
+        return 1;
+    }
+    admin_init(&a.adm, loop, &a.server);
+    if (cfg.admin_port > 0) {
+        rc = admin_listen(&a.adm, "127.0.0.1", cfg.admin_port);
+        if (rc != 0)
+            CS_WARN("admin endpoint: cannot listen on 127.0.0.1:%d: %s", cfg.admin_port,
+                    uv_strerror(rc));
+    }
+    signal(SIGPIPE, SIG_IGN);
+    uv_signal_init(loop, &a.sigint);
+    uv_signal_init(loop, &a.sigterm);
+    a.sigint.data = a.sigterm.data = &a;
+    uv_signal_start(&a.sigint, on_signal, SIGINT);
+    uv_signal_start(&a.sigterm, on_signal, SIGTERM);
+
+    printf("cassette listening on %s:%d\n", cfg.rpc_address, a.server.port);
+    fflush(stdout);
+    CS_INFO("cassette listening on %s:%d (data %s, commit log %s)", cfg.rpc_address,
+            a.server.port, cfg.st.data_dir, cfg.st.commitlog_dir);
+
+    /* Run until a signal has closed our handles.  The engine may keep its
+     * own handles (commit log sync notifications) on this loop, so "no more
+     * handles" is not the stop condition. */
+    while (uv_run(loop, UV_RUN_ONCE) != 0) {
+        if (a.stopping && a.server.n_conns == 0)
+            break;
+    }
+    for (int i = 0; i < 4; i++)
+        uv_run(loop, UV_RUN_NOWAIT);   /* finish close callbacks */
+
+    cql_ctx_free(cql);
+    st_engine_close(eng, true);
+    uv_loop_close(loop);
+    config_destroy(&cfg);
+    CS_INFO("cassette stopped");
+    return 0;
+}
