@@ -1,0 +1,629 @@
+/*
+ * commitlog.c: the write-ahead log (format: docs/format/commitlog.md).
+ *
+ * Segments are files CommitLog-1-<id>.log of at most segment_size bytes,
+ * written append-only.  One record per st_write.  Invariants:
+ *   1. Segment ids only grow; a position (segment id, end offset) orders all
+ *      records ever written.
+ *   2. When a segment fills, it is fsynced before the next one receives a
+ *      record, so "synced past P" only needs the active segment's fsync.
+ *   3. A segment is deleted (clog_recycle) only when every table that wrote
+ *      to it reports a clean position past the segment's end.
+ *   4. Segments present at open are "old": replayed, never appended to.
+ *
+ *   clog_open ──> [active] ──clog_append──> full? ──seg_switch──> [closed, dirty]
+ *                                                     clog_recycle ──> deleted
+ *
+ * Syncing: a background thread (sync_main) fsyncs the active segment
+ *   periodic: every sync_period_ms (and when a waiter asks);
+ *   batch:    as soon as a waiter asks;
+ *   group:    at most once per sync_group_window_ms, shared by all waiters.
+ * Waiters registered by clog_sync_wait are completed on their own libuv loop
+ * through one uv_async_t per loop (notifier).
+ */
+#include "storage/storage_int.h"
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/hash.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "common/vfs.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <uv.h>
+
+#define CLOG_MAGIC 0x43534C47u     /* "CSLG" */
+#define CLOG_VERSION 1u
+#define CLOG_HDR 20                 /* magic u32, version u32, id u64, crc u32 */
+#define CLOG_REC_HDR 8              /* len u32, crc(len) u32 */
+#define CLOG_REC_TRL 4              /* crc(payload) u32 */
+
+typedef struct clog_hdr { uint8_t b[CLOG_HDR]; } clog_hdr;
+_Static_assert(sizeof(clog_hdr) == 20, "commit log segment header is 20 bytes");
+
+typedef struct clog_seg {
+    uint64_t id;
+    int fd;                          /* -1 once closed */
+    char *path;
+    uint64_t size;                   /* bytes written */
+    uint8_t (*dirty)[16]; int n_dirty, cap_dirty;
+    bool old;                        /* from before open */
+} clog_seg;
+
+typedef struct clog_notifier clog_notifier;
+typedef struct clog_waiter {
+    st_clog_pos pos;
+    void (*cb)(void *);
+    void *arg;
+    clog_notifier *n;
+    struct clog_waiter *next;
+} clog_waiter;
+
+struct clog_notifier {
+    uv_async_t async;                /* first: handle->data = this */
+    uv_loop_t *loop;
+    pthread_mutex_t mu;
+    clog_waiter *ready;              /* completed, to run on the loop */
+    clog_notifier *next;
+};
+
+struct clog {
+    st_config cfg;
+    char *dir;
+    pthread_mutex_t mu;              /* segments, write position */
+    clog_seg **segs; int n_segs, cap_segs;   /* oldest first; last is active unless none */
+    uint64_t next_id;
+    st_clog_pos written;
+    uint64_t total;
+    pthread_mutex_t fsync_mu;        /* held while fsyncing or closing a segment fd */
+    pthread_mutex_t smu;             /* sync state below */
+    pthread_cond_t scv;
+    st_clog_pos synced;
+    bool requested, stop;
+    clog_waiter *waiters;
+    clog_notifier *notifiers;
+    pthread_t thr;
+    bool thr_started;
+    bool replay_done;
+};
+
+/* ---------------------------------------------------------------- segments */
+
+static int seg_push(clog *l, clog_seg *s)
+{
+    if (l->n_segs == l->cap_segs) {
+        int nc = l->cap_segs ? l->cap_segs * 2 : 8;
+        clog_seg **n = cs_realloc(l->segs, (size_t)nc * sizeof *n);
+        if (!n) return CS_ENOMEM;
+        l->segs = n; l->cap_segs = nc;
+    }
+    l->segs[l->n_segs++] = s;
+    return 0;
+}
+
+static void seg_free(clog_seg *s)
+{
+    if (!s) return;
+    if (s->fd >= 0) vfs_close(s->fd);
+    cs_free(s->path);
+    cs_free(s->dirty);
+    cs_free(s);
+}
+
+static char *seg_path(const char *dir, uint64_t id)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s/CommitLog-%u-%" PRIu64 ".log", dir, CLOG_VERSION, id);
+    return cs_strdup(buf);
+}
+
+/* Create a new active segment with its header.  Caller holds mu. */
+static int seg_create(clog *l)
+{
+    clog_seg *s = cs_calloc(1, sizeof *s);
+    if (!s) return CS_ENOMEM;
+    s->id = l->next_id++;
+    s->path = seg_path(l->dir, s->id);
+    if (!s->path) { cs_free(s); return CS_ENOMEM; }
+    s->fd = vfs_open(s->path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    if (s->fd < 0) { int rc = s->fd; s->fd = -1; seg_free(s); return rc; }
+    uint8_t h[CLOG_HDR];
+    cs_st32(h, CLOG_MAGIC);
+    cs_st32(h + 4, CLOG_VERSION);
+    cs_st64(h + 8, s->id);
+    cs_st32(h + 16, cs_crc32c(0, h, 16));
+    ssize_t w = vfs_pwrite(s->fd, h, CLOG_HDR, 0);
+    if (w < 0) { vfs_unlink(s->path); seg_free(s); return (int)w; }
+    s->size = CLOG_HDR;
+    if (seg_push(l, s)) { vfs_unlink(s->path); seg_free(s); return CS_ENOMEM; }
+    l->total += CLOG_HDR;
+    l->written.segment = s->id;
+    l->written.offset = CLOG_HDR;
+    vfs_fsync_dir(l->dir);
+    return 0;
+}
+
+static void seg_mark(clog_seg *s, const uint8_t id[16])
+{
+    for (int i = s->n_dirty - 1; i >= 0; i--)
+        if (!memcmp(s->dirty[i], id, 16)) return;
+    if (s->n_dirty == s->cap_dirty) {
+        int nc = s->cap_dirty ? s->cap_dirty * 2 : 4;
+        void *n = cs_realloc(s->dirty, (size_t)nc * 16);
+        if (!n) return;   /* worst case the segment is kept until restart */
+        s->dirty = n; s->cap_dirty = nc;
+    }
+    memcpy(s->dirty[s->n_dirty++], id, 16);
+}
+
+static clog_seg *active(clog *l)
+{
+    if (l->n_segs == 0) return NULL;
+    clog_seg *s = l->segs[l->n_segs - 1];
+    return s->old ? NULL : s;
+}
+
+/* ---------------------------------------------------------------- open/close */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void *sync_main(void *arg);
+
+int clog_open(const st_config *cfg, clog **out)
+{
+    *out = NULL;
+    clog *l = cs_calloc(1, sizeof *l);
+    if (!l) return CS_ENOMEM;
+    l->cfg = *cfg;
+    l->dir = cs_strdup(cfg->commitlog_dir);
+    pthread_mutex_init(&l->mu, NULL);
+    pthread_mutex_init(&l->fsync_mu, NULL);
+    pthread_mutex_init(&l->smu, NULL);
+    pthread_cond_init(&l->scv, NULL);
+    int rc = l->dir ? vfs_mkdirs(l->dir) : CS_ENOMEM;
+    if (rc) { clog_close(l); return rc; }
+    char **names; int n;
+    rc = vfs_list(l->dir, &names, &n);
+    if (rc) { clog_close(l); return rc; }
+    uint64_t *ids = cs_malloc(sizeof(uint64_t) * (size_t)(n + 1));
+    int ni = 0;
+    for (int i = 0; ids && i < n; i++) {
+        unsigned ver; uint64_t id; int consumed = 0;
+        if (sscanf(names[i], "CommitLog-%u-%" SCNu64 ".log%n", &ver, &id, &consumed) == 2 &&
+            consumed == (int)strlen(names[i]))
+            ids[ni++] = id;
+    }
+    vfs_list_free(names, n);
+    if (!ids) { clog_close(l); return CS_ENOMEM; }
+    qsort(ids, (size_t)ni, sizeof *ids, cmp_u64);
+    l->next_id = 1;
+    for (int i = 0; i < ni; i++) {
+        clog_seg *s = cs_calloc(1, sizeof *s);
+        if (!s || !(s->path = seg_path(l->dir, ids[i])) || seg_push(l, s)) {
+            if (s) { cs_free(s->path); cs_free(s); }
+            cs_free(ids); clog_close(l); return CS_ENOMEM;
+        }
+        s->id = ids[i];
+        s->fd = -1;
+        s->old = true;
+        int64_t sz = vfs_file_size(s->path);
+        s->size = sz > 0 ? (uint64_t)sz : 0;
+        l->total += s->size;
+        if (ids[i] >= l->next_id) l->next_id = ids[i] + 1;
+    }
+    cs_free(ids);
+    pthread_mutex_lock(&l->mu);
+    rc = seg_create(l);
+    pthread_mutex_unlock(&l->mu);
+    if (rc) { clog_close(l); return rc; }
+    l->synced = l->written;
+    if (pthread_create(&l->thr, NULL, sync_main, l) != 0) { clog_close(l); return CS_EIO; }
+    l->thr_started = true;
+    *out = l;
+    return 0;
+}
+
+static void notifier_close_cb(uv_handle_t *h)
+{
+    clog_notifier *n = h->data;
+    /* Callbacks completed but not yet run: run them now (we are on the loop). */
+    clog_waiter *w = n->ready;
+    while (w) { clog_waiter *nx = w->next; w->cb(w->arg); cs_free(w); w = nx; }
+    pthread_mutex_destroy(&n->mu);
+    cs_free(n);
+}
+
+void clog_close(clog *l)
+{
+    if (!l) return;
+    if (l->thr_started) {
+        pthread_mutex_lock(&l->smu);
+        l->stop = true;
+        pthread_cond_broadcast(&l->scv);
+        pthread_mutex_unlock(&l->smu);
+        pthread_join(l->thr, NULL);
+    }
+    /* Remaining waiters: the final sync in sync_main completed them. */
+    for (clog_notifier *n = l->notifiers, *nx; n; n = nx) {
+        nx = n->next;
+        uv_close((uv_handle_t *)&n->async, notifier_close_cb);
+    }
+    for (int i = 0; i < l->n_segs; i++) seg_free(l->segs[i]);
+    cs_free(l->segs);
+    cs_free(l->dir);
+    pthread_mutex_destroy(&l->mu);
+    pthread_mutex_destroy(&l->fsync_mu);
+    pthread_mutex_destroy(&l->smu);
+    pthread_cond_destroy(&l->scv);
+    cs_free(l);
+}
+
+/* ---------------------------------------------------------------- append */
+
+/* Close the full active segment (fsynced, invariant 2) and start a new one. */
+static int seg_switch(clog *l)
+{
+    clog_seg *s = active(l);
+    if (s) {
+        pthread_mutex_lock(&l->fsync_mu);
+        int rc = vfs_fsync(s->fd);
+        vfs_close(s->fd);
+        s->fd = -1;
+        pthread_mutex_unlock(&l->fsync_mu);
+        if (rc) return rc;
+        pthread_mutex_lock(&l->smu);
+        st_clog_pos p = { s->id, s->size };
+        if (st__pos_cmp(p, l->synced) > 0) l->synced = p;
+        pthread_mutex_unlock(&l->smu);
+    }
+    return seg_create(l);
+}
+
+int clog_append(clog *l, const uint8_t *p, size_t n, const uint8_t (*ids)[16], int n_ids,
+                st_clog_pos *end)
+{
+    if (n > l->cfg.segment_size / 2 || n > UINT32_MAX - 16) return CS_ETOOBIG;
+    uint8_t h[CLOG_REC_HDR], t[CLOG_REC_TRL];
+    cs_st32(h, (uint32_t)n);
+    cs_st32(h + 4, cs_crc32c(0, h, 4));
+    cs_st32(t, cs_crc32c(0, p, n));
+    size_t rec = CLOG_REC_HDR + n + CLOG_REC_TRL;
+    pthread_mutex_lock(&l->mu);
+    clog_seg *s = active(l);
+    int rc = 0;
+    if (!s || s->fd < 0 || (s->size + rec > l->cfg.segment_size && s->size > CLOG_HDR)) {
+        rc = seg_switch(l);
+        s = active(l);
+    }
+    if (!rc && s) {
+        /* One pwrite per record part; a torn record is caught by its CRC. */
+        uint8_t stackbuf[4096];
+        uint8_t *buf = rec <= sizeof stackbuf ? stackbuf : cs_malloc(rec);
+        if (!buf) rc = CS_ENOMEM;
+        else {
+            memcpy(buf, h, CLOG_REC_HDR);
+            memcpy(buf + CLOG_REC_HDR, p, n);
+            memcpy(buf + CLOG_REC_HDR + n, t, CLOG_REC_TRL);
+            ssize_t w = vfs_pwrite(s->fd, buf, rec, s->size);
+            if (buf != stackbuf) cs_free(buf);
+            if (w < 0) rc = (int)w;
+        }
+        if (!rc) {
+            s->size += rec;
+            l->total += rec;
+            l->written.segment = s->id;
+            l->written.offset = s->size;
+            for (int i = 0; i < n_ids; i++) seg_mark(s, ids[i]);
+            if (end) *end = l->written;
+        }
+    } else if (!rc) rc = CS_EIO;
+    pthread_mutex_unlock(&l->mu);
+    return rc;
+}
+
+st_clog_pos clog_current(clog *l)
+{
+    pthread_mutex_lock(&l->mu);
+    st_clog_pos p = l->written;
+    pthread_mutex_unlock(&l->mu);
+    return p;
+}
+
+uint64_t clog_total_bytes(clog *l)
+{
+    pthread_mutex_lock(&l->mu);
+    uint64_t t = l->total;
+    pthread_mutex_unlock(&l->mu);
+    return t;
+}
+
+/* ---------------------------------------------------------------- sync */
+
+bool clog_sync_needed(clog *l) { return l->cfg.sync_mode != ST_SYNC_PERIODIC; }
+
+/* fsync the active segment; returns the position now durable. */
+static int do_sync(clog *l, st_clog_pos *done)
+{
+    pthread_mutex_lock(&l->mu);
+    st_clog_pos p = l->written;
+    clog_seg *s = active(l);
+    int fd = s ? s->fd : -1;
+    pthread_mutex_lock(&l->fsync_mu);   /* fd cannot be closed while we hold this */
+    pthread_mutex_unlock(&l->mu);
+    int rc = fd >= 0 ? vfs_fsync(fd) : 0;
+    pthread_mutex_unlock(&l->fsync_mu);
+    *done = p;
+    if (rc) CS_ERROR("commitlog: fsync failed: %s (errno %d)", cs_strerror(rc), cs_last_errno);
+    return rc;
+}
+
+/* Move satisfied waiters to their notifiers and wake those loops.  Caller holds smu. */
+static void complete_waiters(clog *l, bool all)
+{
+    clog_waiter **pp = &l->waiters;
+    while (*pp) {
+        clog_waiter *w = *pp;
+        if (all || st__pos_cmp(w->pos, l->synced) <= 0) {
+            *pp = w->next;
+            pthread_mutex_lock(&w->n->mu);
+            w->next = w->n->ready;
+            w->n->ready = w;
+            pthread_mutex_unlock(&w->n->mu);
+            uv_async_send(&w->n->async);
+        } else {
+            pp = &w->next;
+        }
+    }
+}
+
+static void ts_after_ms(struct timespec *ts, int ms)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+    ts->tv_sec += ms / 1000;
+    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) { ts->tv_sec++; ts->tv_nsec -= 1000000000L; }
+}
+
+static void *sync_main(void *arg)
+{
+    clog *l = arg;
+    int mode = l->cfg.sync_mode;
+    int period = l->cfg.sync_period_ms > 0 ? l->cfg.sync_period_ms : 10000;
+    int window = l->cfg.sync_group_window_ms > 0 ? l->cfg.sync_group_window_ms : 15;
+    uint64_t last_ns = 0;
+    pthread_mutex_lock(&l->smu);
+    for (;;) {
+        if (l->stop) break;
+        if (!l->requested) {
+            struct timespec ts;
+            if (mode == ST_SYNC_PERIODIC) {
+                ts_after_ms(&ts, period);
+                pthread_cond_timedwait(&l->scv, &l->smu, &ts);
+            } else {
+                pthread_cond_wait(&l->scv, &l->smu);
+            }
+            if (l->stop) break;
+            if (mode != ST_SYNC_PERIODIC && !l->requested) continue;
+        }
+        if (mode == ST_SYNC_GROUP) {
+            /* Share: at most one fsync per window; late arrivals join this one. */
+            uint64_t now = cs_mono_ns(), next = last_ns + (uint64_t)window * 1000000ull;
+            if (last_ns && now < next) {
+                pthread_mutex_unlock(&l->smu);
+                struct timespec d = { 0, (long)(next - now) };
+                nanosleep(&d, NULL);
+                pthread_mutex_lock(&l->smu);
+            }
+        }
+        l->requested = false;
+        pthread_mutex_unlock(&l->smu);
+        st_clog_pos p;
+        int rc = do_sync(l, &p);
+        last_ns = cs_mono_ns();
+        pthread_mutex_lock(&l->smu);
+        if (!rc && st__pos_cmp(p, l->synced) > 0) l->synced = p;
+        complete_waiters(l, false);
+    }
+    pthread_mutex_unlock(&l->smu);
+    st_clog_pos p;
+    do_sync(l, &p);
+    pthread_mutex_lock(&l->smu);
+    if (st__pos_cmp(p, l->synced) > 0) l->synced = p;
+    complete_waiters(l, true);
+    pthread_mutex_unlock(&l->smu);
+    return NULL;
+}
+
+int clog_sync_now(clog *l)
+{
+    st_clog_pos p;
+    int rc = do_sync(l, &p);
+    if (rc) return rc;
+    pthread_mutex_lock(&l->smu);
+    if (st__pos_cmp(p, l->synced) > 0) l->synced = p;
+    complete_waiters(l, false);
+    pthread_mutex_unlock(&l->smu);
+    return 0;
+}
+
+static void notifier_async_cb(uv_async_t *h)
+{
+    clog_notifier *n = h->data;
+    pthread_mutex_lock(&n->mu);
+    clog_waiter *w = n->ready;
+    n->ready = NULL;
+    pthread_mutex_unlock(&n->mu);
+    /* Reverse to run in completion order (list was built by pushing). */
+    clog_waiter *rev = NULL;
+    while (w) { clog_waiter *nx = w->next; w->next = rev; rev = w; w = nx; }
+    while (rev) { clog_waiter *nx = rev->next; rev->cb(rev->arg); cs_free(rev); rev = nx; }
+}
+
+int clog_sync_wait(clog *l, struct uv_loop_s *loop, st_clog_pos pos, void (*cb)(void *), void *arg)
+{
+    if (!loop || !cb) return CS_EINVAL;
+    pthread_mutex_lock(&l->smu);
+    if (st__pos_cmp(pos, l->synced) <= 0) {
+        pthread_mutex_unlock(&l->smu);
+        cb(arg);
+        return 0;
+    }
+    clog_notifier *n = l->notifiers;
+    while (n && n->loop != loop) n = n->next;
+    if (!n) {
+        n = cs_calloc(1, sizeof *n);
+        if (!n) { pthread_mutex_unlock(&l->smu); return CS_ENOMEM; }
+        if (uv_async_init(loop, &n->async, notifier_async_cb) != 0) {
+            cs_free(n); pthread_mutex_unlock(&l->smu); return CS_EIO;
+        }
+        n->async.data = n;
+        n->loop = loop;
+        pthread_mutex_init(&n->mu, NULL);
+        n->next = l->notifiers;
+        l->notifiers = n;
+    }
+    clog_waiter *w = cs_calloc(1, sizeof *w);
+    if (!w) { pthread_mutex_unlock(&l->smu); return CS_ENOMEM; }
+    w->pos = pos; w->cb = cb; w->arg = arg; w->n = n;
+    w->next = l->waiters;
+    l->waiters = w;
+    l->requested = true;
+    pthread_cond_signal(&l->scv);
+    pthread_mutex_unlock(&l->smu);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- recycle */
+
+void clog_recycle(clog *l, st_clog_pos (*clean)(const uint8_t id[16], void *arg), void *arg)
+{
+    pthread_mutex_lock(&l->mu);
+    clog_seg *act = active(l);
+    int j = 0;
+    for (int i = 0; i < l->n_segs; i++) {
+        clog_seg *s = l->segs[i];
+        bool keep = s == act || (s->old && !l->replay_done);
+        if (!keep) {
+            st_clog_pos end = { s->id, s->size };
+            for (int k = 0; k < s->n_dirty; ) {
+                st_clog_pos c = clean(s->dirty[k], arg);
+                if (st__pos_cmp(c, end) > 0) memcpy(s->dirty[k], s->dirty[--s->n_dirty], 16);
+                else k++;
+            }
+            keep = s->n_dirty > 0;
+        }
+        if (keep) { l->segs[j++] = s; continue; }
+        pthread_mutex_lock(&l->fsync_mu);
+        if (s->fd >= 0) { vfs_close(s->fd); s->fd = -1; }
+        pthread_mutex_unlock(&l->fsync_mu);
+        vfs_unlink(s->path);
+        l->total -= s->size < l->total ? s->size : l->total;
+        CS_DEBUG("commitlog: recycled %s", s->path);
+        seg_free(s);
+    }
+    l->n_segs = j;
+    pthread_mutex_unlock(&l->mu);
+}
+
+int clog_oldest_dirty(clog *l, uint8_t (*ids)[16], int max)
+{
+    pthread_mutex_lock(&l->mu);
+    int n = 0;
+    clog_seg *act = active(l);
+    for (int i = 0; i < l->n_segs && n == 0; i++) {
+        clog_seg *s = l->segs[i];
+        if (s == act) break;
+        for (int k = 0; k < s->n_dirty && n < max; k++) memcpy(ids[n++], s->dirty[k], 16);
+    }
+    pthread_mutex_unlock(&l->mu);
+    return n;
+}
+
+/* ---------------------------------------------------------------- replay */
+
+/* Replay one old segment: records up to the first torn or corrupt one. */
+static int replay_seg(clog *l, clog_seg *s, clog_replay_cb cb, void *arg)
+{
+    uint8_t *p; size_t n;
+    int rc = vfs_read_all(s->path, &p, &n);
+    if (rc) {
+        CS_ERROR("commitlog: cannot read %s: %s", s->path, cs_strerror(rc));
+        return 0;
+    }
+    size_t off = 0;
+    if (n < CLOG_HDR || cs_be32(p) != CLOG_MAGIC || cs_be32(p + 4) != CLOG_VERSION ||
+        cs_be32(p + 16) != cs_crc32c(0, p, 16) || cs_be64(p + 8) != s->id) {
+        if (n > 0) CS_WARN("commitlog: %s: bad segment header, %zu bytes dropped", s->path, n);
+        cs_free(p);
+        return 0;
+    }
+    off = CLOG_HDR;
+    while (off < n) {
+        size_t left = n - off;
+        if (left < CLOG_REC_HDR) {
+            CS_WARN("commitlog: %s: torn record header at offset %zu, %zu bytes dropped", s->path, off, left);
+            break;
+        }
+        uint32_t len = cs_be32(p + off);
+        if (len == 0 && cs_be32(p + off + 4) == 0) break;   /* zero fill: end */
+        if (cs_be32(p + off + 4) != cs_crc32c(0, p + off, 4)) {
+            CS_WARN("commitlog: %s: corrupt record length at offset %zu, %zu bytes dropped", s->path, off, left);
+            break;
+        }
+        if ((uint64_t)len + CLOG_REC_HDR + CLOG_REC_TRL > left) {
+            CS_WARN("commitlog: %s: torn record at offset %zu, %zu bytes dropped", s->path, off, left);
+            break;
+        }
+        const uint8_t *pl = p + off + CLOG_REC_HDR;
+        if (cs_be32(pl + len) != cs_crc32c(0, pl, len)) {
+            CS_WARN("commitlog: %s: bad record checksum at offset %zu, %zu bytes dropped", s->path, off, left);
+            break;
+        }
+        off += CLOG_REC_HDR + len + CLOG_REC_TRL;
+        st_clog_pos pos = { s->id, off };
+        rc = cb(pl, len, pos, arg);
+        if (rc) break;
+    }
+    cs_free(p);
+    return rc;
+}
+
+int clog_replay(clog *l, clog_replay_cb cb, void *arg)
+{
+    /* Old segments are never modified, so iterate without holding mu. */
+    pthread_mutex_lock(&l->mu);
+    int n = l->n_segs;
+    clog_seg **v = cs_malloc(sizeof *v * (size_t)(n ? n : 1));
+    int k = 0;
+    if (v) for (int i = 0; i < n; i++) if (l->segs[i]->old) v[k++] = l->segs[i];
+    pthread_mutex_unlock(&l->mu);
+    if (!v) return CS_ENOMEM;
+    int rc = 0;
+    for (int i = 0; i < k && !rc; i++) rc = replay_seg(l, v[i], cb, arg);
+    cs_free(v);
+    return rc;
+}
+
+void clog_replay_mark(clog *l, uint64_t seg, const uint8_t id[16])
+{
+    pthread_mutex_lock(&l->mu);
+    for (int i = 0; i < l->n_segs; i++)
+        if (l->segs[i]->id == seg) { seg_mark(l->segs[i], id); break; }
+    pthread_mutex_unlock(&l->mu);
+}
+
+void clog_replay_done(clog *l)
+{
+    pthread_mutex_lock(&l->mu);
+    l->replay_done = true;
+    pthread_mutex_unlock(&l->mu);
+}

@@ -1,0 +1,441 @@
+/*
+ * engine.c: the engine object, tables, the write path and replay.
+ *
+ * Write path (st_write):
+ *   barrier read lock ─> clog_append (one record) ─> st__apply to memtables
+ *   ─> unlock ─> maybe schedule flushes.
+ * A memtable switch (flush) takes the barrier write lock, so every record
+ * before the switch position is inside the old memtable: the position can
+ * then be stored in the sstable and used to skip records on replay.
+ *
+ * Replay: records whose end position is <= the table's replay_pos (the
+ * largest commit log position stored in its sstables, or its truncation
+ * position) are skipped.
+ */
+#include "storage/storage_int.h"
+#include "storage/sstable_int.h"
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/hash.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "common/vfs.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+void st_config_defaults(st_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->data_dir = "data/data";
+    c->commitlog_dir = "data/commitlog";
+    c->sync_mode = ST_SYNC_PERIODIC;
+    c->sync_period_ms = 10000;
+    c->sync_group_window_ms = 15;
+    c->segment_size = 32u << 20;
+    c->commitlog_total_space = (size_t)8 << 30;
+    c->memtable_space = 256u << 20;
+    c->compaction_threads = 1;
+    c->snapshot_on_truncate = false;
+}
+
+void st_table_opts_defaults(st_table_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->gc_grace_s = 864000;
+    o->bloom_fp_chance = 0.01;
+    o->compaction = ST_COMPACT_STCS;
+    o->min_threshold = 4;
+    o->max_threshold = 32;
+    o->twcs_window_s = 86400;
+    o->lcs_sstable_size_mb = 160;
+    o->compaction_enabled = true;
+}
+
+/* ---------------------------------------------------------------- engine */
+
+int st_engine_open(const st_config *cfg, st_engine **out)
+{
+    *out = NULL;
+    if (!cfg || !cfg->data_dir || !cfg->commitlog_dir) return CS_EINVAL;
+    st_engine *e = cs_calloc(1, sizeof *e);
+    if (!e) return CS_ENOMEM;
+    e->cfg = *cfg;
+    if (e->cfg.segment_size < 4096) e->cfg.segment_size = 4096;
+    if (e->cfg.memtable_space == 0) e->cfg.memtable_space = 256u << 20;
+    if (e->cfg.commitlog_total_space == 0) e->cfg.commitlog_total_space = (size_t)8 << 30;
+    e->data_dir = cs_strdup(cfg->data_dir);
+    e->clog_dir = cs_strdup(cfg->commitlog_dir);
+    e->cfg.data_dir = e->data_dir;
+    e->cfg.commitlog_dir = e->clog_dir;
+    pthread_rwlockattr_t ra;
+    pthread_rwlockattr_init(&ra);
+    pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&e->barrier, &ra);
+    pthread_rwlockattr_destroy(&ra);
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_cond_init(&e->cv, NULL);
+    atomic_init(&e->mem_total, 0);
+    int rc = (!e->data_dir || !e->clog_dir) ? CS_ENOMEM : vfs_mkdirs(e->data_dir);
+    if (!rc) rc = clog_open(&e->cfg, &e->log);
+    if (!rc) rc = st__bg_start(e);
+    if (rc) { st_engine_close(e, false); return rc; }
+    *out = e;
+    return 0;
+}
+
+static void table_free(st_table *t)
+{
+    if (!t) return;
+    mt_unref(t->mem);
+    for (int i = 0; i < t->n_flushing; i++) mt_unref(t->flushing[i]);
+    cs_free(t->flushing);
+    st__table_sst_unref_all(t);
+    cs_free(t->ssts);
+    cs_free(t->ks); cs_free(t->name); cs_free(t->dir);
+    pthread_mutex_destroy(&t->mu);
+    pthread_cond_destroy(&t->cv);
+    cs_free(t);
+}
+
+void st_engine_close(st_engine *e, bool flush_all)
+{
+    if (!e) return;
+    if (flush_all && e->log) {
+        pthread_mutex_lock(&e->mu);
+        int n = e->n_tables;
+        st_table **v = cs_malloc(sizeof *v * (size_t)(n ? n : 1));
+        if (v) memcpy(v, e->tables, sizeof *v * (size_t)n);
+        pthread_mutex_unlock(&e->mu);
+        for (int i = 0; v && i < n; i++) {
+            int rc = st__flush_table(v[i], true);
+            if (rc) CS_ERROR("storage: flush of %s.%s on close failed: %s", v[i]->ks, v[i]->name, cs_strerror(rc));
+        }
+        cs_free(v);
+    }
+    st__bg_stop(e);
+    if (e->log) {
+        if (flush_all) st__recycle(e);
+        clog_close(e->log);
+    }
+    for (int i = 0; i < e->n_tables; i++) table_free(e->tables[i]);
+    cs_free(e->tables);
+    pthread_rwlock_destroy(&e->barrier);
+    pthread_mutex_destroy(&e->mu);
+    pthread_cond_destroy(&e->cv);
+    cs_free(e->data_dir);
+    cs_free(e->clog_dir);
+    cs_free(e);
+}
+
+/* ---------------------------------------------------------------- tables */
+
+st_table *st__table_find_locked(st_engine *e, const uint8_t id[16])
+{
+    for (int i = 0; i < e->n_tables; i++)
+        if (!memcmp(e->tables[i]->id, id, 16)) return e->tables[i];
+    return NULL;
+}
+
+st_table *st_table_find(st_engine *e, const uint8_t id[16])
+{
+    pthread_mutex_lock(&e->mu);
+    st_table *t = st__table_find_locked(e, id);
+    pthread_mutex_unlock(&e->mu);
+    return t;
+}
+
+static void id_hex(const uint8_t id[16], char out[33])
+{
+    static const char hx[] = "0123456789abcdef";
+    for (int i = 0; i < 16; i++) { out[2 * i] = hx[id[i] >> 4]; out[2 * i + 1] = hx[id[i] & 15]; }
+    out[32] = 0;
+}
+
+/* Truncation record: <dir>/TRUNCATED holds the position (2 x u64 BE) + crc. */
+static void load_truncated(st_table *t)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/TRUNCATED", t->dir);
+    uint8_t *b; size_t n;
+    if (vfs_read_all(p, &b, &n)) return;
+    if (n == 20 && cs_be32(b + 16) == cs_crc32c(0, b, 16)) {
+        st_clog_pos pos = { cs_be64(b), cs_be64(b + 8) };
+        if (st__pos_cmp(pos, t->replay_pos) > 0) t->replay_pos = pos;
+    } else {
+        CS_WARN("storage: %s: bad truncation record ignored", p);
+    }
+    cs_free(b);
+}
+
+static int save_truncated(st_table *t, st_clog_pos pos)
+{
+    char p[4200], tmp[4200];
+    snprintf(p, sizeof p, "%s/TRUNCATED", t->dir);
+    snprintf(tmp, sizeof tmp, "%s/TRUNCATED.tmp", t->dir);
+    uint8_t b[20];
+    cs_st64(b, pos.segment);
+    cs_st64(b + 8, pos.offset);
+    cs_st32(b + 16, cs_crc32c(0, b, 16));
+    int fd = vfs_open(tmp, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    if (fd < 0) return fd;
+    ssize_t w = vfs_pwrite(fd, b, sizeof b, 0);
+    int rc = w < 0 ? (int)w : vfs_fsync(fd);
+    vfs_close(fd);
+    if (!rc) rc = vfs_rename(tmp, p);
+    if (!rc) vfs_fsync_dir(t->dir);
+    return rc;
+}
+
+int st_table_open(st_engine *e, const uint8_t id[16], const char *ks, const char *name,
+                  const st_table_opts *opts, st_table **out)
+{
+    *out = NULL;
+    if (!e || !id || !ks || !name) return CS_EINVAL;
+    pthread_mutex_lock(&e->mu);
+    st_table *t = st__table_find_locked(e, id);
+    pthread_mutex_unlock(&e->mu);
+    if (t) { *out = t; return 0; }
+    t = cs_calloc(1, sizeof *t);
+    if (!t) return CS_ENOMEM;
+    t->e = e;
+    memcpy(t->id, id, 16);
+    pthread_mutex_init(&t->mu, NULL);
+    pthread_cond_init(&t->cv, NULL);
+    if (opts) t->opts = *opts; else st_table_opts_defaults(&t->opts);
+    char hex[33], buf[4200];
+    id_hex(id, hex);
+    snprintf(buf, sizeof buf, "%s/%s/%s-%s", e->data_dir, ks, name, hex);
+    t->ks = cs_strdup(ks);
+    t->name = cs_strdup(name);
+    t->dir = cs_strdup(buf);
+    t->mem = mt_new();
+    t->next_gen = 1;
+    int rc = (!t->ks || !t->name || !t->dir || !t->mem) ? CS_ENOMEM : vfs_mkdirs(t->dir);
+    if (!rc) rc = st__table_load_sstables(t);
+    if (rc) { table_free(t); return rc; }
+    load_truncated(t);
+    pthread_mutex_lock(&e->mu);
+    st_table *other = st__table_find_locked(e, id);
+    if (!other && e->n_tables == e->cap_tables) {
+        int nc = e->cap_tables ? e->cap_tables * 2 : 16;
+        st_table **n = cs_realloc(e->tables, (size_t)nc * sizeof *n);
+        if (!n) rc = CS_ENOMEM; else { e->tables = n; e->cap_tables = nc; }
+    }
+    if (!other && !rc) e->tables[e->n_tables++] = t;
+    pthread_mutex_unlock(&e->mu);
+    if (other || rc) { table_free(t); *out = other; return rc; }
+    *out = t;
+    return 0;
+}
+
+int st_table_set_opts(st_table *t, const st_table_opts *opts)
+{
+    if (!t || !opts) return CS_EINVAL;
+    pthread_mutex_lock(&t->mu);
+    t->opts = *opts;
+    pthread_mutex_unlock(&t->mu);
+    st__bg_kick(t->e);
+    return 0;
+}
+
+/* Replace memtables with a fresh one and drop all sstables; records up to
+ * the current commit log position will not be replayed. */
+int st_table_truncate(st_table *t)
+{
+    if (!t) return CS_EINVAL;
+    st_engine *e = t->e;
+    st__wait_idle(t);
+    pthread_rwlock_wrlock(&e->barrier);
+    st_clog_pos pos = clog_current(e->log);
+    mt_memtable *fresh = mt_new();
+    if (!fresh) { pthread_rwlock_unlock(&e->barrier); return CS_ENOMEM; }
+    pthread_mutex_lock(&t->mu);
+    mt_memtable *old = t->mem;
+    t->mem = fresh;
+    sst_reader **ssts = t->ssts;
+    int n = t->n_ssts;
+    t->ssts = NULL; t->n_ssts = t->cap_ssts = 0;
+    t->replay_pos = pos;
+    pthread_mutex_unlock(&t->mu);
+    pthread_rwlock_unlock(&e->barrier);
+    int rc = save_truncated(t, pos);
+    mt_unref(old);
+    for (int i = 0; i < n; i++) { sst__mark_obsolete(ssts[i]); sst_reader_unref(ssts[i]); }
+    cs_free(ssts);
+    st__recycle(e);
+    return rc;
+}
+
+int st_table_drop(st_table *t)
+{
+    if (!t) return CS_EINVAL;
+    st_engine *e = t->e;
+    int rc = st_table_truncate(t);
+    pthread_mutex_lock(&e->mu);
+    for (int i = 0; i < e->n_tables; i++)
+        if (e->tables[i] == t) { e->tables[i] = e->tables[--e->n_tables]; break; }
+    pthread_mutex_unlock(&e->mu);
+    st__wait_idle(t);
+    vfs_rmtree(t->dir);
+    table_free(t);
+    st__recycle(e);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- writes */
+
+/* Apply a record's ops.  For replay, skip tables not wanted or whose
+ * sstables already hold this record. */
+int st__apply(st_engine *e, const uint8_t *p, size_t n, bool replay, st_clog_pos pos,
+              bool (*want)(const uint8_t id[16], void *arg), void *arg)
+{
+    cs_rd r;
+    cs_rd_init(&r, p, n);
+    st__op op;
+    int k;
+    int rc = 0;
+    while ((k = st__op_next(&r, &op)) == 1) {
+        if (op.kind != ST__OP_PARTITION) { rc = CS_ECORRUPT; break; }
+        pthread_mutex_lock(&e->mu);
+        st_table *t = st__table_find_locked(e, op.id);
+        pthread_mutex_unlock(&e->mu);
+        mt_memtable *m = NULL;
+        if (t) {
+            pthread_mutex_lock(&t->mu);
+            bool skip = replay && ((want && !want(t->id, arg)) || st__pos_cmp(pos, t->replay_pos) <= 0);
+            if (!skip && !t->dropped) {
+                m = t->mem;
+                mt_ref(m);
+                if (st__pos_cmp(pos, m->first_pos) < 0) m->first_pos = pos;
+            }
+            pthread_mutex_unlock(&t->mu);
+        }
+        if (m) {
+            size_t before = atomic_load(&m->mem);
+            int64_t token = cs_murmur3_token(op.pk, op.pk_len);
+            rc = mt_apply(m, token, op.pk, op.pk_len, &r);
+            size_t after = atomic_load(&m->mem);
+            if (after > before) atomic_fetch_add(&e->mem_total, after - before);
+            mt_unref(m);
+            if (replay) clog_replay_mark(e->log, pos.segment, t->id);
+            if (rc) break;
+        } else {
+            /* Skip this partition's ops. */
+            while (cs_rd_left(&r) && r.p[r.pos] != ST__OP_PARTITION) {
+                k = st__op_next(&r, &op);
+                if (k <= 0) { rc = k < 0 ? k : 0; break; }
+            }
+            if (rc) break;
+        }
+    }
+    if (k < 0) rc = k;
+    return rc;
+}
+
+int st_write(st_engine *e, const st_mutation *m, st_clog_pos *pos)
+{
+    if (!e || !m) return CS_EINVAL;
+    if (m->err) return m->err;
+    if (m->n_ops == 0) {
+        if (pos) *pos = clog_current(e->log);
+        return 0;
+    }
+    st__backpressure(e);
+    uint8_t (*ids)[16] = cs_malloc(16 * (size_t)m->n_tables);
+    if (!ids) return CS_ENOMEM;
+    int n_ids = 0;
+    for (int i = 0; i < m->n_tables; i++) {
+        if (m->tables[i]->dropped) { cs_free(ids); return CS_ENOTFOUND; }
+        bool dup = false;
+        for (int j = 0; j < n_ids && !dup; j++) dup = !memcmp(ids[j], m->tables[i]->id, 16);
+        if (!dup) memcpy(ids[n_ids++], m->tables[i]->id, 16);
+    }
+    pthread_rwlock_rdlock(&e->barrier);
+    st_clog_pos end;
+    int rc = clog_append(e->log, m->ops.p, m->ops.len, (const uint8_t (*)[16])ids, n_ids, &end);
+    if (!rc) rc = st__apply(e, m->ops.p, m->ops.len, false, end, NULL, NULL);
+    pthread_rwlock_unlock(&e->barrier);
+    cs_free(ids);
+    if (!rc && pos) *pos = end;
+    if (!rc) st__maybe_flush(e);
+    return rc;
+}
+
+bool st_sync_needed(st_engine *e) { return e && clog_sync_needed(e->log); }
+
+int st_sync_wait(st_engine *e, struct uv_loop_s *loop, st_clog_pos pos, void (*cb)(void *arg), void *arg)
+{
+    if (!e) return CS_EINVAL;
+    return clog_sync_wait(e->log, loop, pos, cb, arg);
+}
+
+/* ---------------------------------------------------------------- replay */
+
+typedef struct replay_ctx {
+    st_engine *e;
+    bool (*want)(const uint8_t id[16], void *arg);
+    void *arg;
+    uint64_t records, bad;
+} replay_ctx;
+
+static int replay_cb(const uint8_t *p, size_t n, st_clog_pos pos, void *arg)
+{
+    replay_ctx *c = arg;
+    int rc = st__apply(c->e, p, n, true, pos, c->want, c->arg);
+    c->records++;
+    if (rc == CS_ECORRUPT) {
+        c->bad++;
+        CS_WARN("commitlog: undecodable record at segment %" PRIu64 " offset %" PRIu64 " skipped",
+                pos.segment, pos.offset);
+        return 0;
+    }
+    return rc;
+}
+
+int st_engine_replay(st_engine *e, bool (*want)(const uint8_t id[16], void *arg), void *arg)
+{
+    if (!e) return CS_EINVAL;
+    replay_ctx c = { e, want, arg, 0, 0 };
+    e->replaying = true;
+    int rc = clog_replay(e->log, replay_cb, &c);
+    e->replaying = false;
+    CS_INFO("commitlog: replayed %" PRIu64 " records", c.records);
+    st__maybe_flush(e);
+    return rc;
+}
+
+int st_engine_replay_done(st_engine *e)
+{
+    if (!e) return CS_EINVAL;
+    clog_replay_done(e->log);
+    st__recycle(e);
+    return 0;
+}
+
+/* Position before which every record of table id is in sstables (or the
+ * table is gone), used by segment recycling. */
+static st_clog_pos clean_pos(const uint8_t id[16], void *arg)
+{
+    st_engine *e = arg;
+    st_clog_pos all = { UINT64_MAX, UINT64_MAX };
+    st_table *t = st__table_find_locked(e, id);
+    if (!t) return all;
+    pthread_mutex_lock(&t->mu);
+    st_clog_pos p = all;
+    if (t->n_flushing > 0) p = t->flushing[0]->first_pos;
+    else if (t->mem->first_pos.segment != UINT64_MAX) p = t->mem->first_pos;
+    pthread_mutex_unlock(&t->mu);
+    return p;
+}
+
+void st__recycle(st_engine *e)
+{
+    pthread_rwlock_wrlock(&e->barrier);
+    pthread_mutex_lock(&e->mu);
+    clog_recycle(e->log, clean_pos, e);
+    pthread_mutex_unlock(&e->mu);
+    pthread_rwlock_unlock(&e->barrier);
+}

@@ -1,0 +1,323 @@
+/*
+ * read.c: st_scan, the read path.
+ *
+ * A scan takes a snapshot of the table's sources at open (memtables and
+ * sstables, each referenced so flush and compaction can proceed).  For each
+ * partition, every source materializes the partition restricted to the
+ * requested slices into the scan's arena; st__part_merge reconciles them;
+ * then tombstones and TTLs are applied to produce the live rows.
+ * Range scans advance a cursor (token, key): the next partition is the
+ * smallest key after the cursor over all sources.
+ */
+#include "storage/storage_int.h"
+#include "storage/sstable_int.h"
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/hash.h"
+#include "common/util.h"
+
+#include <string.h>
+
+struct st_scan {
+    st_table *t;
+    st_read_spec spec;
+    st_slice *slices;                   /* owned copy */
+    cs_arena keep;                      /* spec copies */
+    mt_memtable **mts; int n_mts;
+    sst_reader **ssts; int n_ssts;
+    cs_arena pa;                        /* per-partition arena */
+    bool single, done;
+    int64_t cur_token; uint8_t *cur_key; uint32_t cur_len; bool cur_incl, cur_has_key;
+    st_row_view *out; int n_out, next_out;
+    st_scan_stats stats;
+    st_deletion pdel;                   /* current partition's deletion */
+    int32_t now_s;
+};
+
+/* ---------------------------------------------------------------- merge */
+
+static int row_ck_cmp(const st__row *a, const st__row *b)
+{
+    return st__bytes_cmp(a->ck, a->ck_len, b->ck, b->ck_len);
+}
+
+/* Merge partitions (same key) into out: deletions max'ed, range tombstones
+ * concatenated, rows merged by clustering (k-way). */
+int st__part_merge(st__part **in, int n, st__part *out, cs_arena *a)
+{
+    memset(out, 0, sizeof *out);
+    out->pdel = ST_NO_DELETION;
+    if (n == 0) return 0;
+    out->pk = in[0]->pk; out->pk_len = in[0]->pk_len; out->token = in[0]->token;
+    int *pos = cs_arena_zalloc(a, sizeof(int) * (size_t)n);
+    if (!pos) return CS_ENOMEM;
+    for (int i = 0; i < n; i++) {
+        out->pdel = st__del_max(out->pdel, in[i]->pdel);
+        for (int j = 0; j < in[i]->n_rts; j++)
+            if (st__part_add_rt(out, &in[i]->rts[j], a)) return CS_ENOMEM;
+        if (in[i]->stat) {
+            if (!out->stat) { out->stat = st__row_copy(in[i]->stat, a); if (!out->stat) return CS_ENOMEM; }
+            else if (st__row_merge(out->stat, in[i]->stat, a, NULL)) return CS_ENOMEM;
+        }
+    }
+    if (n == 1) {
+        out->rows = in[0]->rows; out->n_rows = in[0]->n_rows; out->cap_rows = in[0]->cap_rows;
+        return 0;
+    }
+    for (;;) {
+        st__row *min = NULL;
+        for (int i = 0; i < n; i++)
+            if (pos[i] < in[i]->n_rows && (!min || row_ck_cmp(in[i]->rows[pos[i]], min) < 0))
+                min = in[i]->rows[pos[i]];
+        if (!min) break;
+        st__row *acc = NULL;
+        int owners = 0;
+        for (int i = 0; i < n; i++) {
+            if (pos[i] < in[i]->n_rows && row_ck_cmp(in[i]->rows[pos[i]], min) == 0) {
+                st__row *r = in[i]->rows[pos[i]++];
+                if (!acc) acc = r;
+                else {
+                    if (owners == 1) { acc = st__row_copy(acc, a); if (!acc) return CS_ENOMEM; }
+                    if (st__row_merge(acc, r, a, NULL)) return CS_ENOMEM;
+                }
+                owners++;
+            }
+        }
+        if (st__part_add_row(out, acc, a)) return CS_ENOMEM;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- live view */
+
+static st_deletion rt_deletion(const st__part *p, const st__row *r)
+{
+    st_deletion d = ST_NO_DELETION;
+    for (int i = 0; i < p->n_rts; i++)
+        if (st__rt_covers(&p->rts[i], r->ck, r->ck_len)) d = st__del_max(d, p->rts[i].d);
+    return d;
+}
+
+/* Build the live view of row r into v (cells in arena a).  Returns true if
+ * the row has live data. */
+static bool row_live(st_scan *s, const st__part *p, const st__row *r, st_row_view *v, cs_arena *a)
+{
+    int32_t now = s->now_s;
+    st_deletion d = p->pdel;
+    if (!(r->flags & ST_ROW_STATIC)) d = st__del_max(d, rt_deletion(p, r));
+    if (r->del.ts_us != INT64_MIN) { d = st__del_max(d, r->del); s->stats.tombstones++; }
+    memset(v, 0, sizeof *v);
+    v->ck = r->ck; v->ck_len = r->ck_len; v->flags = r->flags;
+    v->liveness.ts_us = INT64_MIN;
+    bool live = false;
+    if (r->lv.ts_us != INT64_MIN && r->lv.ts_us > d.ts_us) {
+        if (r->lv.ttl_s <= 0 || r->lv.ldt_s > now) { v->liveness = r->lv; live = true; }
+    }
+    st_cell *cells = r->n_cells ? cs_arena_alloc(a, sizeof(st_cell) * (size_t)r->n_cells) : NULL;
+    int nc = 0;
+    int ci = 0;
+    for (int i = 0; i < r->n_cells; i++) {
+        const st_cell *c = &r->cells[i];
+        st_deletion cd = d;
+        while (ci < r->n_cdels && r->cdels[ci].col < c->col) ci++;
+        for (int k = 0; k < r->n_cdels; k++)
+            if (r->cdels[k].col == c->col) cd = st__del_max(cd, r->cdels[k].d);
+        if (c->ts_us <= cd.ts_us) continue;
+        bool dead = (c->flags & ST_CELL_TOMBSTONE) || ((c->flags & ST_CELL_EXPIRING) && c->ldt_s <= now);
+        if (dead) {
+            s->stats.tombstones++;
+            if (!s->spec.with_tombstones) continue;
+        } else {
+            live = true;
+        }
+        if (cells) cells[nc++] = *c;
+    }
+    v->cells = cells; v->n_cells = nc;
+    return live;
+}
+
+/* Materialize partition (token, key) from all sources and compute its rows.
+ * Returns 1 if it has rows to return, 0 if not, <0 on error. */
+static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t pk_len)
+{
+    cs_arena *a = &s->pa;
+    int n_src = s->n_mts + s->n_ssts;
+    st__part **parts = cs_arena_alloc(a, sizeof(st__part *) * (size_t)(n_src ? n_src : 1));
+    if (!parts) return CS_ENOMEM;
+    int np = 0;
+    for (int i = 0; i < s->n_mts; i++) {
+        st__part *p = cs_arena_zalloc(a, sizeof *p);
+        if (!p) return CS_ENOMEM;
+        int rc = mt_read_partition(s->mts[i], token, pk, pk_len, s->spec.slices, s->spec.n_slices, p, a);
+        if (rc < 0) return rc;
+        if (rc) parts[np++] = p;
+    }
+    for (int i = 0; i < s->n_ssts; i++) {
+        sst_reader *r = s->ssts[i];
+        if (s->spec.n_slices && !sst_may_contain_ck(r, s->spec.slices, s->spec.n_slices) &&
+            r->st.tombstones == 0) {
+            /* No row in range and no tombstones; static rows may still matter. */
+            if (!s->spec.include_static) { s->stats.sstables_skipped++; continue; }
+        }
+        st__part *p = cs_arena_zalloc(a, sizeof *p);
+        if (!p) return CS_ENOMEM;
+        bool neg = false;
+        int rc = sst_read_partition(r, token, pk, pk_len, s->spec.slices, s->spec.n_slices, p, a, &neg);
+        if (rc < 0) return rc;
+        if (neg) s->stats.sstables_skipped++;
+        else s->stats.sstables_read++;
+        if (rc) parts[np++] = p;
+    }
+    if (np == 0) return 0;
+    st__part m;
+    int rc = st__part_merge(parts, np, &m, a);
+    if (rc) return rc;
+    s->pdel = m.pdel;
+    if (m.pdel.ts_us != INT64_MIN) s->stats.tombstones++;
+    s->stats.tombstones += (uint64_t)m.n_rts;
+    int cap = m.n_rows + 1;
+    s->out = cs_arena_alloc(a, sizeof(st_row_view) * (size_t)cap);
+    if (!s->out) return CS_ENOMEM;
+    s->n_out = 0; s->next_out = 0;
+    bool any = false;
+    if (m.stat) {
+        st_row_view v;
+        bool live = row_live(s, &m, m.stat, &v, a);
+        if (s->spec.include_static && (live || s->spec.with_tombstones)) { s->out[s->n_out++] = v; any = true; }
+    }
+    for (int k = 0; k < m.n_rows; k++) {
+        int i = s->spec.reversed ? m.n_rows - 1 - k : k;
+        st_row_view v;
+        bool live = row_live(s, &m, m.rows[i], &v, a);
+        if (live || s->spec.with_tombstones) { s->out[s->n_out++] = v; any = true; }
+    }
+    if (!any && s->spec.with_tombstones) any = true;
+    if (a->err) return CS_ENOMEM;
+    return any ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------- scan api */
+
+int st_scan_open(st_table *t, const st_read_spec *spec, st_scan **out)
+{
+    *out = NULL;
+    if (!t || !spec || spec->n_slices < 0 || (spec->n_slices && !spec->slices)) return CS_EINVAL;
+    st_scan *s = cs_calloc(1, sizeof *s);
+    if (!s) return CS_ENOMEM;
+    s->t = t;
+    s->spec = *spec;
+    cs_arena_init(&s->keep);
+    cs_arena_init(&s->pa);
+    if (spec->n_slices) {
+        s->slices = cs_arena_alloc(&s->keep, sizeof(st_slice) * (size_t)spec->n_slices);
+        for (int i = 0; s->slices && i < spec->n_slices; i++) {
+            s->slices[i] = spec->slices[i];
+            s->slices[i].start.key = cs_arena_memdup(&s->keep, spec->slices[i].start.key, spec->slices[i].start.len + 1u);
+            s->slices[i].end.key = cs_arena_memdup(&s->keep, spec->slices[i].end.key, spec->slices[i].end.len + 1u);
+            if (!spec->slices[i].start.len) s->slices[i].start.key = NULL;
+            if (!spec->slices[i].end.len) s->slices[i].end.key = NULL;
+        }
+        s->spec.slices = s->slices;
+    }
+    s->single = spec->pk != NULL;
+    if (s->single) {
+        s->spec.pk = cs_arena_memdup(&s->keep, spec->pk, spec->pk_len ? spec->pk_len : 1);
+    } else {
+        s->cur_token = spec->start_token;
+        s->cur_has_key = spec->start_key != NULL;
+        s->cur_incl = spec->start_key ? spec->start_inclusive : true;
+        if (spec->start_key) {
+            s->cur_key = cs_memdup(spec->start_key, spec->start_key_len ? spec->start_key_len : 1);
+            if (!s->cur_key) { st_scan_close(s); return CS_ENOMEM; }
+            s->cur_len = spec->start_key_len;
+        }
+    }
+    s->now_s = spec->now_s ? spec->now_s : cs_now_s();
+    if (s->keep.err) { st_scan_close(s); return CS_ENOMEM; }
+    pthread_mutex_lock(&t->mu);
+    s->mts = cs_malloc(sizeof(mt_memtable *) * (size_t)(t->n_flushing + 1));
+    s->ssts = cs_malloc(sizeof(sst_reader *) * (size_t)(t->n_ssts + 1));
+    if (s->mts && s->ssts) {
+        s->mts[s->n_mts++] = t->mem; mt_ref(t->mem);
+        for (int i = 0; i < t->n_flushing; i++) { s->mts[s->n_mts++] = t->flushing[i]; mt_ref(t->flushing[i]); }
+        for (int i = 0; i < t->n_ssts; i++) { s->ssts[s->n_ssts++] = t->ssts[i]; sst_reader_ref(t->ssts[i]); }
+    }
+    pthread_mutex_unlock(&t->mu);
+    if (!s->mts || !s->ssts) { st_scan_close(s); return CS_ENOMEM; }
+    *out = s;
+    return 0;
+}
+
+/* Smallest key after the cursor over all sources. */
+static int next_key(st_scan *s, int64_t *tok, const uint8_t **key, uint32_t *len)
+{
+    bool found = false;
+    for (int i = 0; i < s->n_mts + s->n_ssts; i++) {
+        int64_t t; const uint8_t *k; uint32_t l;
+        int rc = i < s->n_mts
+            ? mt_next_key(s->mts[i], s->cur_token, s->cur_has_key ? s->cur_key : NULL, s->cur_len,
+                          s->cur_incl, s->spec.end_token, &t, &k, &l, &s->pa)
+            : sst_next_key(s->ssts[i - s->n_mts], s->cur_token, s->cur_has_key ? s->cur_key : NULL,
+                           s->cur_len, s->cur_incl, s->spec.end_token, &t, &k, &l, &s->pa);
+        if (rc < 0) return rc;
+        if (rc && (!found || st__key_cmp(t, k, l, *tok, *key, *len) < 0)) {
+            *tok = t; *key = k; *len = l; found = true;
+        }
+    }
+    return found ? 1 : 0;
+}
+
+int st_scan_next_partition(st_scan *s, st_partition_view *p)
+{
+    if (!s || !p) return CS_EINVAL;
+    for (;;) {
+        if (s->done) return 0;
+        cs_arena_destroy(&s->pa);
+        cs_arena_init(&s->pa);
+        s->out = NULL; s->n_out = s->next_out = 0;
+        int64_t tok = 0; const uint8_t *key = NULL; uint32_t len = 0;
+        if (s->single) {
+            s->done = true;
+            key = s->spec.pk; len = s->spec.pk_len;
+            tok = cs_murmur3_token(key, len);
+        } else {
+            int rc = next_key(s, &tok, &key, &len);
+            if (rc <= 0) { s->done = true; return rc; }
+            uint8_t *nk = cs_realloc(s->cur_key, len ? len : 1);
+            if (!nk) return CS_ENOMEM;
+            memcpy(nk, key, len);
+            s->cur_key = nk; s->cur_len = len; s->cur_token = tok;
+            s->cur_has_key = true; s->cur_incl = false;
+        }
+        int rc = load_partition(s, tok, key, len);
+        if (rc < 0) return rc;
+        if (rc == 0) continue;
+        p->pk = key; p->pk_len = len; p->token = tok;
+        p->deletion = s->pdel;
+        return 1;
+    }
+}
+
+int st_scan_next_row(st_scan *s, st_row_view *r)
+{
+    if (!s || !r) return CS_EINVAL;
+    if (s->next_out >= s->n_out) return 0;
+    *r = s->out[s->next_out++];
+    if (r->liveness.ts_us != INT64_MIN || r->n_cells) s->stats.rows++;
+    return 1;
+}
+
+const st_scan_stats *st_scan_stats_get(const st_scan *s) { return &s->stats; }
+
+void st_scan_close(st_scan *s)
+{
+    if (!s) return;
+    for (int i = 0; i < s->n_mts; i++) mt_unref(s->mts[i]);
+    for (int i = 0; i < s->n_ssts; i++) sst_reader_unref(s->ssts[i]);
+    cs_free(s->mts);
+    cs_free(s->ssts);
+    cs_arena_destroy(&s->pa);
+    cs_arena_destroy(&s->keep);
+    cs_free(s->cur_key);
+    cs_free(s);
+}

@@ -1,0 +1,20 @@
+/*
+ * sstable.h: offline sstable access for tools (cassette-tool sstable
+ * dump|verify) and tests.  Owner: storage engineer.  Thread-safe (stateless).
+ */
+#ifndef CS_SSTABLE_H
+#define CS_SSTABLE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Verify every component of the sstable whose Data.db path (or any component
+ * path, or the "<dir>/<gen>-" prefix) is given: magic numbers, versions,
+ * checksums of every block and file, partition order, bloom filter hits for
+ * every key.  Returns 0 if sound; CS_ECORRUPT (problem logged, naming file
+ * and offset), CS_EIO or CS_ENOTFOUND.  Prints a summary to out if non-NULL. */
+int sst_verify(const char *path, FILE *out);
+/* Print every partition, row and cell of the sstable in a readable form. */
+int sst_dump(const char *path, FILE *out);
+
+#endif

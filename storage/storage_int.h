@@ -1,0 +1,267 @@
+/*
+ * storage_int.h: types shared among the storage module only (never included outside
+ * storage/).  Owner: storage engineer.
+ *
+ * In-memory data model (see docs/data-model.md):
+ *   st__row   one row: clustering, flags, row marker, row deletion, complex
+ *             deletions, cells sorted by (col, path).  Used by memtables
+ *             (owning their bytes) and by reads (bytes in a scan arena).
+ *   st__rt    a range tombstone over clustering bounds.
+ *   st__part  a partition as materialized for a read or a flush.
+ */
+#ifndef CS_STORAGE_INT_H
+#define CS_STORAGE_INT_H
+
+#include "storage/storage.h"
+#include "common/arena.h"
+#include "common/buf.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+/* ---------------------------------------------------------------- model */
+
+typedef struct st__cdel {          /* complex (collection) deletion */
+    uint32_t col;
+    st_deletion d;
+} st__cdel;
+
+typedef struct st__row {
+    const uint8_t *ck; uint32_t ck_len;
+    uint8_t flags;                 /* ST_ROW_STATIC */
+    st_liveness lv;                /* ts INT64_MIN = none */
+    st_deletion del;               /* ts INT64_MIN = none */
+    st__cdel *cdels; int n_cdels, cap_cdels;
+    st_cell *cells; int n_cells, cap_cells;
+} st__row;
+
+typedef struct st__rt {            /* range tombstone */
+    const uint8_t *start; uint32_t start_len; bool start_incl;
+    const uint8_t *end; uint32_t end_len; bool end_incl;
+    st_deletion d;
+} st__rt;
+
+typedef struct st__part {          /* a materialized partition (arena-backed) */
+    const uint8_t *pk; uint32_t pk_len;
+    int64_t token;
+    st_deletion pdel;
+    st__rt *rts; int n_rts, cap_rts;
+    st__row *stat;                 /* static row or NULL */
+    st__row **rows; int n_rows, cap_rows;   /* sorted by ck */
+} st__part;
+
+/* Ordering helpers. */
+int st__key_cmp(int64_t t1, const uint8_t *k1, uint32_t l1, int64_t t2, const uint8_t *k2, uint32_t l2);
+int st__bytes_cmp(const uint8_t *a, uint32_t al, const uint8_t *b, uint32_t bl);
+int st__cell_order(const st_cell *a, const st_cell *b);     /* by (col, path) */
+/* Reconciliation (Cassandra Cells.reconcile): returns the winner (a or b). */
+const st_cell *st__cell_reconcile(const st_cell *a, const st_cell *b);
+bool st__del_supersedes(st_deletion a, st_deletion b);      /* a wins over b */
+st_deletion st__del_max(st_deletion a, st_deletion b);
+bool st__lv_supersedes(st_liveness a, st_liveness b);
+/* Bound tests for clustering keys (see storage.h st_bound). */
+bool st__after_start(const uint8_t *ck, uint32_t n, const uint8_t *s, uint32_t sl, bool incl);
+bool st__before_end(const uint8_t *ck, uint32_t n, const uint8_t *e, uint32_t el, bool incl);
+bool st__rt_covers(const st__rt *rt, const uint8_t *ck, uint32_t n);
+
+/* Row helpers: merge src into dst, copying bytes with arena a (NULL = cs_malloc,
+ * counting bytes into *mem).  Return 0 or CS_ENOMEM. */
+int st__row_merge(st__row *dst, const st__row *src, cs_arena *a, size_t *mem);
+st__row *st__row_copy(const st__row *src, cs_arena *a);
+void st__row_free_heap(st__row *r);  /* for rows allocated with a == NULL */
+int st__part_add_rt(st__part *p, const st__rt *rt, cs_arena *a);
+int st__part_add_row(st__part *p, st__row *r, cs_arena *a);
+
+/* ---------------------------------------------------------------- mutation */
+
+/* Mutation op stream (also the commit log payload, docs/format/commitlog.md). */
+enum {
+    ST__OP_PARTITION = 1,  /* id[16] uvarint pk_len pk */
+    ST__OP_PDEL = 2,       /* svarint ts, svarint ldt */
+    ST__OP_RT = 3,         /* u8 flags(1 start incl, 2 end incl) uvarint sl s uvarint el e ts ldt */
+    ST__OP_ROW = 4,        /* u8 flags uvarint ck_len ck */
+    ST__OP_LIVENESS = 5,   /* svarint ts, svarint ttl, svarint ldt */
+    ST__OP_ROWDEL = 6,     /* svarint ts, svarint ldt */
+    ST__OP_CDEL = 7,       /* uvarint col, svarint ts, svarint ldt */
+    ST__OP_CELL = 8,       /* uvarint col u8 flags svarint ts ttl ldt uvarint pl p uvarint vl v */
+};
+
+struct st_mutation {
+    cs_buf ops;            /* serialized op stream */
+    st_table **tables; int n_tables, cap_tables;   /* tables referenced, in order */
+    int err;               /* sticky */
+    bool in_part, in_row;
+    uint32_t n_ops;
+};
+
+/* Decoded op, borrowed from the stream. */
+typedef struct st__op {
+    int kind;
+    const uint8_t *id;
+    const uint8_t *pk; uint32_t pk_len;
+    st_deletion d;
+    st__rt rt;
+    const uint8_t *ck; uint32_t ck_len; uint8_t rflags;
+    st_liveness lv;
+    uint32_t col;
+    st_cell cell;
+} st__op;
+/* Decode the next op; returns 1, 0 at end, CS_ECORRUPT on bad bytes. */
+int st__op_next(cs_rd *r, st__op *op);
+
+/* ---------------------------------------------------------------- btree */
+
+typedef int (*st__btree_cmp)(const void *a, const void *b);
+typedef struct st__bnode st__bnode;
+typedef struct st__btree {
+    st__bnode *root;
+    st__btree_cmp cmp;
+    size_t count;
+    size_t mem;            /* bytes of nodes */
+} st__btree;
+typedef struct st__biter { st__bnode *leaf; int idx; } st__biter;
+
+void st__btree_init(st__btree *t, st__btree_cmp cmp);
+void st__btree_destroy(st__btree *t, void (*free_item)(void *));
+/* Find an item equal to key (NULL if none). */
+void *st__btree_get(const st__btree *t, const void *key);
+/* Insert an item known to be absent.  0 or CS_ENOMEM. */
+int st__btree_insert(st__btree *t, void *item);
+/* Position at the first item >= key (or > key if strict); key NULL = first. */
+void st__btree_seek(const st__btree *t, const void *key, bool strict, st__biter *it);
+/* Position at the last item <= key (< if strict); key NULL = last. */
+void st__btree_seek_rev(const st__btree *t, const void *key, bool strict, st__biter *it);
+void *st__biter_get(const st__biter *it);   /* NULL at end */
+void st__biter_next(st__biter *it);
+void st__biter_prev(st__biter *it);
+int st__btree_check(const st__btree *t);    /* 0 if ordered and balanced */
+
+/* ---------------------------------------------------------------- memtable */
+
+typedef struct mt_partition {
+    int64_t token;
+    uint8_t *pk; uint32_t pk_len;
+    st_deletion pdel;
+    st__rt *rts; int n_rts, cap_rts;    /* bytes owned */
+    st__row *stat;                       /* static row or NULL */
+    st__btree rows;                      /* st__row* by ck */
+} mt_partition;
+
+typedef struct mt_memtable {
+    pthread_rwlock_t lock;
+    st__btree parts;                     /* mt_partition* by (token, pk) */
+    atomic_size_t mem;                   /* bytes accounted */
+    uint64_t cells, n_rows;
+    atomic_int refs;
+    int64_t min_ts;                      /* smallest timestamp written (for purge) */
+    st_clog_pos first_pos;               /* first commit log record applied */
+    st_clog_pos flush_pos;               /* switch position: records < this are inside */
+} mt_memtable;
+
+mt_memtable *mt_new(void);
+void mt_ref(mt_memtable *m);
+void mt_unref(mt_memtable *m);
+/* Apply one partition's ops (op stream from r positioned after the
+ * PARTITION op) until the next PARTITION op or end.  Caller holds no lock. */
+int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_rd *r);
+/* Copy the partition (rows within slices) into p using arena a.
+ * Returns 1 found, 0 absent.  Takes the read lock. */
+int mt_read_partition(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len,
+                      const st_slice *slices, int n_slices, st__part *p, cs_arena *a);
+/* Find the first partition key after (token, key) (strictly after if !incl);
+ * key NULL = from the first key of token.  Copies the key into the arena.
+ * Returns 1 found (with token <= end_token), 0 none. */
+int mt_next_key(mt_memtable *m, int64_t token, const uint8_t *key, uint32_t klen, bool incl,
+                int64_t end_token, int64_t *out_token, const uint8_t **out_key, uint32_t *out_len,
+                cs_arena *a);
+int mt_check(mt_memtable *m);
+
+/* ---------------------------------------------------------------- commit log */
+
+typedef struct clog clog;
+int clog_open(const st_config *cfg, clog **out);
+void clog_close(clog *l);
+/* Append a record; *end gets the end position.  Thread-safe. */
+int clog_append(clog *l, const uint8_t *p, size_t n, const uint8_t (*ids)[16], int n_ids,
+                st_clog_pos *end);
+st_clog_pos clog_current(clog *l);
+bool clog_sync_needed(clog *l);
+int clog_sync_wait(clog *l, struct uv_loop_s *loop, st_clog_pos pos, void (*cb)(void *), void *arg);
+int clog_sync_now(clog *l);
+/* Recycle segments all of whose dirty tables report clean past the segment.
+ * clean(id, arg) returns the table's flushed position (records < it are durable elsewhere);
+ * unknown tables: return {UINT64_MAX,..} to mean "forget". */
+void clog_recycle(clog *l, st_clog_pos (*clean)(const uint8_t id[16], void *arg), void *arg);
+uint64_t clog_total_bytes(clog *l);
+/* Oldest segment's dirty table ids (for flushing when over total space). */
+int clog_oldest_dirty(clog *l, uint8_t (*ids)[16], int max);
+/* Replay: iterate records of segments older than the active one. */
+typedef int (*clog_replay_cb)(const uint8_t *p, size_t n, st_clog_pos pos, void *arg);
+int clog_replay(clog *l, clog_replay_cb cb, void *arg);
+/* After replay: old segments become recyclable once their tables flush. */
+void clog_replay_mark(clog *l, uint64_t seg, const uint8_t id[16]);
+void clog_replay_done(clog *l);
+
+static inline int st__pos_cmp(st_clog_pos a, st_clog_pos b)
+{
+    if (a.segment != b.segment) return a.segment < b.segment ? -1 : 1;
+    if (a.offset != b.offset) return a.offset < b.offset ? -1 : 1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- engine */
+
+typedef struct sst_reader sst_reader;
+
+struct st_table {
+    st_engine *e;
+    uint8_t id[16];
+    char *ks, *name, *dir;
+    st_table_opts opts;
+    pthread_mutex_t mu;                  /* protects the fields below */
+    pthread_cond_t cv;                   /* flush/compaction completion */
+    mt_memtable *mem;                    /* active memtable */
+    mt_memtable **flushing; int n_flushing, cap_flushing;
+    sst_reader **ssts; int n_ssts, cap_ssts;
+    st_clog_pos replay_pos;              /* records < this are in sstables or truncated */
+    st_clog_pos clean_pos;               /* flushed position for segment recycling */
+    uint64_t next_gen;                   /* next sstable generation */
+    bool dropped;
+    bool compacting;
+    int flush_jobs;                      /* queued + running */
+    uint64_t bytes_flushed, bytes_compacted, compactions_done;
+    uint64_t bloom_checks, bloom_fp;
+    uint64_t compact_done_bytes, compact_total_bytes;
+    int compact_running;
+};
+
+struct st_engine {
+    st_config cfg;
+    char *data_dir, *clog_dir;
+    clog *log;
+    pthread_rwlock_t barrier;            /* writes: read lock; memtable switch: write lock */
+    pthread_mutex_t mu;                  /* tables array, job queue */
+    pthread_cond_t cv;
+    st_table **tables; int n_tables, cap_tables;
+    atomic_size_t mem_total;             /* all memtables */
+    bool replaying;
+    bool closing;
+    pthread_t threads[8]; int n_threads;
+    struct st__job *jobs;                /* queue head */
+    int64_t last_compaction_check_ms;
+};
+
+st_table *st__table_find_locked(st_engine *e, const uint8_t id[16]);
+/* Apply an op stream (a whole record) to memtables.  replay: skip tables by position. */
+int st__apply(st_engine *e, const uint8_t *p, size_t n, bool replay, st_clog_pos pos,
+              bool (*want)(const uint8_t id[16], void *arg), void *arg);
+/* Switch the table's memtable and queue (or run) a flush. wait: block until done. */
+int st__flush_table(st_table *t, bool wait);
+void st__maybe_flush(st_engine *e);
+/* Background jobs (engine_bg.c). */
+int st__bg_start(st_engine *e);
+void st__bg_stop(st_engine *e);
+void st__bg_kick(st_engine *e);
+void st__table_sst_unref_all(st_table *t);
+
+#endif
