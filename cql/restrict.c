@@ -1,0 +1,1007 @@
+/*
+ * restrict.c: WHERE clause analysis for SELECT, UPDATE and DELETE.
+ * Owner: exec-read.  Callers: exec_select.c, and the write side through
+ * exec_int.h (cql__where_analyze).
+ *
+ * Relations are sorted into three families (Cassandra's
+ * cql3/restrictions/StatementRestrictions):
+ *   partition key:  = / IN per component (cartesian product -> serialized
+ *                   keys), or token(...) ranges;
+ *   clustering:     groups fixing a prefix by = / IN (single- or
+ *                   multi-column), then at most one slice (single- or
+ *                   multi-column) -> byte-comparable slices for storage;
+ *   the rest:       row filters (ALLOW FILTERING).
+ *
+ * Clustering bounds use the conventions of types.h: a start bound is a key
+ * compared with `row >= start` (exclusive start P = P ++ 0xFF); an end bound
+ * is compared with `row < end` (inclusive end P = P ++ 0xFF).  Starts are
+ * passed to storage with inclusive=true, ends with inclusive=false; an
+ * unbounded side is len 0, inclusive=true.  DESC columns are stored inverted,
+ * so a value-space lower bound on a DESC column becomes a byte-space end.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cql/exec_int.h"
+#include "common/alloc.h"
+
+#define MAX_KEYS 65536
+
+static const char *ALLOW_FILTERING_MSG =
+    "Cannot execute this query as it might involve data filtering and thus may have "
+    "unpredictable performance. If you want to execute this query despite the performance "
+    "unpredictability, use ALLOW FILTERING";
+
+/* An = / IN restriction fixing columns [first, first+n) to one of k tuples. */
+typedef struct eqgroup { int first, n, k; cql_value *tuples; bool in; } eqgroup;
+/* A slice over columns [first, first+n). */
+typedef struct slicer {
+    int first, n;
+    cql_value *lo, *hi;
+    bool lo_set, hi_set, lo_incl, hi_incl;
+} slicer;
+
+typedef struct an {
+    cql_eval *ev;
+    const sch_table *t;
+    cql_where *w;
+    cql_where_kind kind;
+    int flags;
+    cs_error *e;
+    eqgroup pk_eq[16]; bool pk_has[16];
+    bool pk_slice;                       /* a pk column restricted by < > */
+    eqgroup *ck_eq; slicer *ck_sl;       /* indexed by ck position (group starts) */
+    bool *ck_used;                       /* column restricted by anything */
+    cql_filter *filters; int n_filters, cap_filters;
+    bool token_seen;
+} an;
+
+static const char *op_text(ast_op op)
+{
+    switch (op) {
+    case OP_EQ: return "=";
+    case OP_LT: return "<";
+    case OP_LTE: return "<=";
+    case OP_GT: return ">";
+    case OP_GTE: return ">=";
+    case OP_NEQ: return "!=";
+    case OP_IN: return "IN";
+    case OP_CONTAINS: return "CONTAINS";
+    case OP_CONTAINS_KEY: return "CONTAINS KEY";
+    case OP_IS_NOT_NULL: return "IS NOT";
+    case OP_LIKE: return "LIKE";
+    }
+    return "?";
+}
+
+static bool is_slice(ast_op op)
+{
+    return op == OP_LT || op == OP_LTE || op == OP_GT || op == OP_GTE;
+}
+
+/* Evaluate a relation operand; refuses null and unset like Cassandra. */
+static int eval_nn(an *a, const ast_term *t, const ctype *ty, const char *name, cql_value *out)
+{
+    int rc = cql__term_eval(a->ev, t, ty, name, out, a->e);
+    if (rc)
+        return rc;
+    if (out->len == CQL_UNSET)
+        return cs_error_set(a->e, CS_ERR_INVALID, "Invalid unset value for column %s", name);
+    if (out->len == CQL_NULL)
+        return cs_error_set(a->e, CS_ERR_INVALID, "Invalid null value in condition for column %s", name);
+    return 0;
+}
+
+/* Split a serialized list (IN ? value) into elements. */
+static int split_list(an *a, const cql_value *lv, cql_value **out, int *n, const char *name)
+{
+    cs_rd r;
+    cs_rd_init(&r, lv->p, (size_t)lv->len);
+    int32_t cnt = (int32_t)cs_rd_u32(&r);
+    if (r.err || cnt < 0 || cnt > MAX_KEYS)
+        return cs_error_set(a->e, CS_ERR_INVALID, "Invalid list value for %s", name);
+    cql_value *v = cs_arena_zalloc(a->ev->arena, sizeof(cql_value) * (size_t)(cnt + 1));
+    if (!v)
+        return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+    for (int i = 0; i < cnt; i++) {
+        const uint8_t *p;
+        int32_t l = cs_rd_bytes(&r, &p);
+        if (r.err || l < 0)
+            return cs_error_set(a->e, CS_ERR_INVALID, "Invalid null value in condition for column %s", name);
+        v[i].p = p;
+        v[i].len = l;
+    }
+    *out = v;
+    *n = cnt;
+    return 0;
+}
+
+/* Evaluate the right side of an IN (list of terms, or one list marker). */
+static int eval_in(an *a, const ast_relation *r, const ctype *ty, const char *name,
+                   cql_value **out, int *n)
+{
+    if (r->in_marker) {
+        ctype *lt = ctype_new_collection(CT_LIST, ctype_ref(ty), NULL, false);
+        cql_value lv;
+        int rc = cql__term_eval(a->ev, r->value, lt, name, &lv, a->e);
+        ctype_unref(lt);
+        if (rc)
+            return rc;
+        if (lv.len == CQL_UNSET)
+            return cs_error_set(a->e, CS_ERR_INVALID, "Invalid unset value for column %s", name);
+        if (lv.len < 0)
+            return cs_error_set(a->e, CS_ERR_INVALID, "Invalid null value for column %s", name);
+        return split_list(a, &lv, out, n, name);
+    }
+    cql_value *v = cs_arena_zalloc(a->ev->arena, sizeof(cql_value) * (size_t)(r->n_in + 1));
+    if (!v)
+        return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+    for (int i = 0; i < r->n_in; i++) {
+        int rc = eval_nn(a, r->in[i], ty, name, &v[i]);
+        if (rc)
+            return rc;
+    }
+    *out = v;
+    *n = r->n_in;
+    return 0;
+}
+
+static _Thread_local const ctype *g_cmp_type;
+static int val_cmp(const void *x, const void *y)
+{
+    const cql_value *a = x, *b = y;
+    return ctype_compare(g_cmp_type, a->p, (size_t)a->len, b->p, (size_t)b->len);
+}
+
+/* Sort and deduplicate single-column values. */
+static int sort_dedup(const ctype *t, cql_value *v, int n)
+{
+    g_cmp_type = t;
+    qsort(v, (size_t)n, sizeof(*v), val_cmp);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (m == 0 || val_cmp(&v[m - 1], &v[i]) != 0)
+            v[m++] = v[i];
+    return m;
+}
+
+static cql_filter *new_filter(an *a, const sch_column *c, ast_op op)
+{
+    if (a->n_filters == a->cap_filters) {
+        int nc = a->cap_filters ? a->cap_filters * 2 : 8;
+        cql_filter *nf = cs_arena_zalloc(a->ev->arena, sizeof(cql_filter) * (size_t)nc);
+        if (!nf)
+            return NULL;
+        if (a->n_filters)
+            memcpy(nf, a->filters, sizeof(cql_filter) * (size_t)a->n_filters);
+        a->filters = nf;
+        a->cap_filters = nc;
+    }
+    cql_filter *f = &a->filters[a->n_filters++];
+    memset(f, 0, sizeof(*f));
+    f->col = c;
+    f->op = op;
+    f->key.len = CQL_NULL;
+    f->val.len = CQL_NULL;
+    return f;
+}
+
+/* A relation kept as a row filter (any column). */
+static int add_filter(an *a, const sch_column *c, const ast_relation *r)
+{
+    cql_filter *f = new_filter(a, c, r->op);
+    if (!f)
+        return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+    const ctype *ty = c->type;
+    char nb[300];
+    if (r->kind == REL_ELEMENT) {
+        f->element = true;
+        if (ty->kind != CT_MAP && ty->kind != CT_LIST)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Column %s cannot be used as a map", c->name);
+        const ctype *kt = ty->kind == CT_MAP ? ty->sub[0] : ctype_scalar(CT_INT);
+        const ctype *vt = ty->kind == CT_MAP ? ty->sub[1] : ty->sub[0];
+        snprintf(nb, sizeof(nb), "key(%s)", c->name);
+        int rc = eval_nn(a, r->key, kt, nb, &f->key);
+        if (rc)
+            return rc;
+        snprintf(nb, sizeof(nb), "value(%s)", c->name);
+        return eval_nn(a, r->value, vt, nb, &f->val);
+    }
+    switch (r->op) {
+    case OP_IS_NOT_NULL:
+        return 0;
+    case OP_IN:
+        return eval_in(a, r, ty, c->name, &f->in, &f->n_in);
+    case OP_CONTAINS:
+        if (!ctype_is_collection(ty))
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Cannot use CONTAINS on non-collection column %s", c->name);
+        snprintf(nb, sizeof(nb), "value(%s)", c->name);
+        return eval_nn(a, r->value, ty->kind == CT_MAP ? ty->sub[1] : ty->sub[0], nb, &f->val);
+    case OP_CONTAINS_KEY:
+        if (ty->kind != CT_MAP)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Cannot use CONTAINS KEY on non-map column %s", c->name);
+        snprintf(nb, sizeof(nb), "key(%s)", c->name);
+        return eval_nn(a, r->value, ty->sub[0], nb, &f->val);
+    default:
+        return eval_nn(a, r->value, ty, c->name, &f->val);
+    }
+}
+
+/* ---------------------------------------------------------------- collect */
+
+static int collect_token(an *a, const ast_relation *r)
+{
+    const sch_table *t = a->t;
+    if (a->kind != CQL_WHERE_SELECT)
+        return cs_error_set(a->e, CS_ERR_INVALID,
+                            "The token function cannot be used in WHERE clauses for %s statements",
+                            a->kind == CQL_WHERE_UPDATE ? "UPDATE" : "DELETE");
+    bool ok = r->n_columns == t->n_pk;
+    for (int i = 0; ok && i < r->n_columns; i++)
+        ok = !strcmp(r->columns[i], t->pk[i]->name);
+    if (!ok) {
+        for (int i = 0; i < r->n_columns; i++)
+            if (!sch_column_find(t, r->columns[i]))
+                return cs_error_set(a->e, CS_ERR_INVALID, "Undefined column name %s", r->columns[i]);
+        char lst[600];
+        size_t off = 0;
+        lst[0] = 0;
+        for (int i = 0; i < t->n_pk; i++)
+            off += (size_t)snprintf(lst + off, sizeof(lst) - off, "%s%s", i ? ", " : "", t->pk[i]->name);
+        if (r->n_columns != t->n_pk)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "The token() function must be applied to all partition key components or none of them");
+        return cs_error_set(a->e, CS_ERR_INVALID,
+                            "The token function arguments must be in the partition key order: %s", lst);
+    }
+    cql_value v;
+    int rc = eval_nn(a, r->value, ctype_scalar(CT_BIGINT), "partition key token", &v);
+    if (rc)
+        return rc;
+    if (v.len != 8)
+        return cs_error_set(a->e, CS_ERR_INVALID, "Invalid token value");
+    int64_t tok = (int64_t)cs_be64(v.p);
+    cql_where *w = a->w;
+    if (!a->token_seen) {
+        w->token_range = true;
+        w->tok_start = INT64_MIN;
+        w->tok_start_incl = true;
+        w->tok_end = INT64_MAX;
+        w->tok_end_incl = true;
+        a->token_seen = true;
+    }
+    switch (r->op) {
+    case OP_EQ:
+        w->tok_start = w->tok_end = tok;
+        w->tok_start_incl = w->tok_end_incl = true;
+        break;
+    case OP_GT: case OP_GTE:
+        w->tok_start = tok;
+        w->tok_start_incl = r->op == OP_GTE;
+        break;
+    case OP_LT: case OP_LTE:
+        w->tok_end = tok;
+        w->tok_end_incl = r->op == OP_LTE;
+        break;
+    default:
+        return cs_error_set(a->e, CS_ERR_INVALID, "Unsupported \"%s\" relation: token(...)", op_text(r->op));
+    }
+    return 0;
+}
+
+static int collect_multi(an *a, const ast_relation *r)
+{
+    const sch_table *t = a->t;
+    int first = -1;
+    ctype *sub[32];
+    int n = r->n_columns;
+    if (n > 32)
+        return cs_error_set(a->e, CS_ERR_INVALID, "Too many columns in multi-column relation");
+    for (int i = 0; i < n; i++) {
+        const sch_column *c = sch_column_find(t, r->columns[i]);
+        if (!c)
+            return cs_error_set(a->e, CS_ERR_INVALID, "Undefined column name %s", r->columns[i]);
+        if (c->kind != COL_CLUSTERING)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Multi-column relations can only be applied to clustering columns but was applied to: %s",
+                                c->name);
+        if (i == 0)
+            first = c->position;
+        else if (c->position != first + i)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Clustering columns must appear in the PRIMARY KEY order in multi-column relations");
+        if (a->ck_used[c->position])
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Column \"%s\" cannot be restricted by more than one relation if it includes an Equal",
+                                c->name);
+        sub[i] = c->type;
+    }
+    /* a tuple type over the columns, to evaluate the right side */
+    ctype *refs[32];
+    for (int i = 0; i < n; i++)
+        refs[i] = ctype_ref(sub[i]);
+    ctype *tt = ctype_new_tuple(refs, n);
+    char nb[300];
+    snprintf(nb, sizeof(nb), "(%s...)", r->columns[0]);
+    cql_value *tv = NULL;
+    int k = 0, rc = 0;
+    if (r->op == OP_IN)
+        rc = eval_in(a, r, tt, nb, &tv, &k);
+    else {
+        tv = cs_arena_zalloc(a->ev->arena, sizeof(cql_value));
+        k = 1;
+        rc = tv ? eval_nn(a, r->value, tt, nb, tv) : cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+    }
+    ctype_unref(tt);
+    if (rc)
+        return rc;
+    /* split each tuple into n component values */
+    cql_value *vals = cs_arena_zalloc(a->ev->arena, sizeof(cql_value) * (size_t)(k * n + 1));
+    if (!vals)
+        return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+    for (int j = 0; j < k; j++) {
+        cs_rd rd;
+        cs_rd_init(&rd, tv[j].p, (size_t)tv[j].len);
+        for (int i = 0; i < n; i++) {
+            const uint8_t *p = NULL;
+            int32_t l = cs_rd_left(&rd) ? cs_rd_bytes(&rd, &p) : -1;
+            if (l < 0)
+                return cs_error_set(a->e, CS_ERR_INVALID,
+                                    "Invalid null value in condition for column %s", r->columns[i]);
+            vals[j * n + i].p = p;
+            vals[j * n + i].len = l;
+        }
+    }
+    if (r->op == OP_EQ || r->op == OP_IN) {
+        eqgroup *g = &a->ck_eq[first];
+        g->first = first;
+        g->n = n;
+        g->k = k;
+        g->tuples = vals;
+        g->in = r->op == OP_IN;
+        for (int i = 0; i < n; i++)
+            a->ck_used[first + i] = true;
+        if (r->op == OP_IN)
+            a->w->has_in_ck = true;
+        return 0;
+    }
+    if (!is_slice(r->op))
+        return cs_error_set(a->e, CS_ERR_INVALID, "Unsupported \"%s\" relation", op_text(r->op));
+    slicer *s = &a->ck_sl[first];
+    if (s->n && s->n != n)
+        return cs_error_set(a->e, CS_ERR_INVALID,
+                            "Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality",
+                            r->columns[0]);
+    s->first = first;
+    s->n = n;
+    if (r->op == OP_GT || r->op == OP_GTE) {
+        if (s->lo_set)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "More than one restriction was found for the start bound on %s", r->columns[0]);
+        s->lo = vals;
+        s->lo_set = true;
+        s->lo_incl = r->op == OP_GTE;
+    } else {
+        if (s->hi_set)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "More than one restriction was found for the end bound on %s", r->columns[0]);
+        s->hi = vals;
+        s->hi_set = true;
+        s->hi_incl = r->op == OP_LTE;
+    }
+    for (int i = 0; i < n; i++)
+        a->ck_used[first + i] = true;
+    return 0;
+}
+
+/* pk or ck column restricted by a single-column relation. */
+static int collect_key_col(an *a, const sch_column *c, const ast_relation *r)
+{
+    bool pk = c->kind == COL_PARTITION_KEY;
+    int pos = c->position;
+    if (r->op == OP_EQ || r->op == OP_IN) {
+        eqgroup *g = pk ? &a->pk_eq[pos] : &a->ck_eq[pos];
+        if ((pk && a->pk_has[pos]) || (!pk && (a->ck_used[pos])))
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "%s cannot be restricted by more than one relation if it includes an Equal",
+                                c->name);
+        int k = 1;
+        cql_value *v;
+        if (r->op == OP_IN) {
+            int rc = eval_in(a, r, c->type, c->name, &v, &k);
+            if (rc)
+                return rc;
+            k = sort_dedup(c->type, v, k);
+        } else {
+            v = cs_arena_zalloc(a->ev->arena, sizeof(cql_value));
+            if (!v)
+                return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+            int rc = eval_nn(a, r->value, c->type, c->name, v);
+            if (rc)
+                return rc;
+        }
+        g->first = pos;
+        g->n = 1;
+        g->k = k;
+        g->tuples = v;
+        g->in = r->op == OP_IN;
+        if (pk) {
+            a->pk_has[pos] = true;
+            if (g->in)
+                a->w->has_in_pk = true;
+        } else {
+            a->ck_used[pos] = true;
+            if (g->in)
+                a->w->has_in_ck = true;
+        }
+        return 0;
+    }
+    if (is_slice(r->op)) {
+        if (pk) {
+            if (a->kind != CQL_WHERE_SELECT)
+                return cs_error_set(a->e, CS_ERR_INVALID, "Invalid operator %s for PRIMARY KEY part %s",
+                                    op_text(r->op), c->name);
+            if (!(a->flags & CQL_WHERE_ALLOW_FILTERING))
+                return cs_error_set(a->e, CS_ERR_INVALID,
+                                    "Only EQ and IN relation are supported on the partition key (unless you use the token() function or allow filtering)");
+            a->pk_slice = true;
+            return add_filter(a, c, r);
+        }
+        if (a->kind == CQL_WHERE_UPDATE)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Slice restrictions are not supported on the clustering columns in UPDATE statements");
+        if (a->ck_eq[pos].k)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "%s cannot be restricted by more than one relation if it includes an Equal",
+                                c->name);
+        slicer *s = &a->ck_sl[pos];
+        if (s->n > 1)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality",
+                                c->name);
+        cql_value *v = cs_arena_zalloc(a->ev->arena, sizeof(cql_value));
+        if (!v)
+            return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+        int rc = eval_nn(a, r->value, c->type, c->name, v);
+        if (rc)
+            return rc;
+        s->first = pos;
+        s->n = 1;
+        bool lower = r->op == OP_GT || r->op == OP_GTE;
+        if (lower ? s->lo_set : s->hi_set)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "More than one restriction was found for the %s bound on %s",
+                                lower ? "start" : "end", c->name);
+        if (lower) {
+            s->lo = v;
+            s->lo_set = true;
+            s->lo_incl = r->op == OP_GTE;
+        } else {
+            s->hi = v;
+            s->hi_set = true;
+            s->hi_incl = r->op == OP_LTE;
+        }
+        a->ck_used[pos] = true;
+        return 0;
+    }
+    if (r->op == OP_NEQ)
+        return cs_error_set(a->e, CS_ERR_INVALID, "Unsupported \"!=\" relation: %s != ...", c->name);
+    if (pk && a->kind != CQL_WHERE_SELECT)
+        return cs_error_set(a->e, CS_ERR_INVALID, "Invalid operator %s for PRIMARY KEY part %s",
+                            op_text(r->op), c->name);
+    if (r->op == OP_IS_NOT_NULL)
+        return cs_error_set(a->e, CS_ERR_INVALID, "Unsupported restriction: %s IS NOT NULL", c->name);
+    /* CONTAINS on a key column: filtering */
+    if (!(a->flags & CQL_WHERE_ALLOW_FILTERING))
+        return cs_error_set(a->e, CS_ERR_INVALID,
+                            "Clustering columns can only be restricted with CONTAINS with a secondary index or filtering");
+    return add_filter(a, c, r);
+}
+
+static int collect(an *a, ast_relation **rels, int n)
+{
+    const sch_table *t = a->t;
+    for (int i = 0; i < n; i++) {
+        const ast_relation *r = rels[i];
+        int rc = 0;
+        if (r->kind == REL_TOKEN)
+            rc = collect_token(a, r);
+        else if (r->kind == REL_MULTI)
+            rc = collect_multi(a, r);
+        else {
+            const sch_column *c = sch_column_find(t, r->columns[0]);
+            if (!c)
+                return cs_error_set(a->e, CS_ERR_INVALID, "Undefined column name %s", r->columns[0]);
+            if (r->op == OP_LIKE)
+                return cs_error_set(a->e, CS_ERR_INVALID,
+                                    "LIKE restriction is only supported on properly indexed columns. %s LIKE ... is not valid.",
+                                    c->name);
+            if (r->kind == REL_ELEMENT || c->kind == COL_REGULAR || c->kind == COL_STATIC) {
+                if (a->kind != CQL_WHERE_SELECT)
+                    return cs_error_set(a->e, CS_ERR_INVALID,
+                                        "Non PRIMARY KEY columns found in where clause: %s", c->name);
+                if (r->op == OP_NEQ)
+                    return cs_error_set(a->e, CS_ERR_INVALID, "Unsupported \"!=\" relation: %s != ...", c->name);
+                if (r->op == OP_IS_NOT_NULL)
+                    return cs_error_set(a->e, CS_ERR_INVALID, "Unsupported restriction: %s IS NOT NULL", c->name);
+                a->w->needs_filtering = true;
+                rc = add_filter(a, c, r);
+            } else
+                rc = collect_key_col(a, c, r);
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- partition keys */
+
+/* Turn a pk/ck = / IN group into an equivalent row filter. */
+static int group_to_filter(an *a, const sch_column *c, const eqgroup *g)
+{
+    cql_filter *f = new_filter(a, c, g->k == 1 ? OP_EQ : OP_IN);
+    if (!f)
+        return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+    if (g->k == 1)
+        f->val = g->tuples[0];
+    else {
+        f->in = g->tuples;
+        f->n_in = g->k;
+    }
+    return 0;
+}
+
+static int build_pks(an *a)
+{
+    const sch_table *t = a->t;
+    cql_where *w = a->w;
+    bool all = true, any = false;
+    for (int i = 0; i < t->n_pk; i++) {
+        all &= a->pk_has[i];
+        any |= a->pk_has[i];
+    }
+    if (a->token_seen && any) {
+        for (int i = 0; i < t->n_pk; i++)
+            if (a->pk_has[i])
+                return cs_error_set(a->e, CS_ERR_INVALID,
+                                    "Columns \"%s\" cannot be restricted by both a normal relation and a token relation",
+                                    t->pk[i]->name);
+    }
+    if (!all) {
+        if (a->kind != CQL_WHERE_SELECT) {
+            char lst[600];
+            size_t off = 0;
+            lst[0] = 0;
+            for (int i = 0; i < t->n_pk; i++)
+                if (!a->pk_has[i])
+                    off += (size_t)snprintf(lst + off, sizeof(lst) - off, "%s%s", off ? ", " : "",
+                                            t->pk[i]->name);
+            return cs_error_set(a->e, CS_ERR_INVALID, "Some partition key parts are missing: %s", lst);
+        }
+        if (any || a->pk_slice) {
+            if (!(a->flags & CQL_WHERE_ALLOW_FILTERING))
+                return cs_error_set(a->e, CS_ERR_INVALID, "%s", ALLOW_FILTERING_MSG);
+            w->needs_filtering = true;
+            for (int i = 0; i < t->n_pk; i++)
+                if (a->pk_has[i]) {
+                    int rc = group_to_filter(a, t->pk[i], &a->pk_eq[i]);
+                    if (rc)
+                        return rc;
+                }
+        }
+        return 0;
+    }
+    if (a->pk_slice) {   /* = on every component plus a slice: just filter */
+        w->needs_filtering = true;
+    }
+    w->pk_all = true;
+    long total = 1;
+    for (int i = 0; i < t->n_pk; i++) {
+        total *= a->pk_eq[i].k;
+        if (total > MAX_KEYS)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Select query cannot be completed because it selects too many partitions keys (more than %d)",
+                                MAX_KEYS);
+    }
+    w->pks = cs_arena_zalloc(a->ev->arena, sizeof(cql_value) * (size_t)(total + 1));
+    if (!w->pks)
+        return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+    cql_value vals[16];
+    int idx[16] = {0};
+    cs_buf b;
+    cs_buf_init(&b);
+    for (long n = 0; n < total; n++) {
+        for (int i = 0; i < t->n_pk; i++)
+            vals[i] = a->pk_eq[i].tuples[idx[i]];
+        cs_buf_reset(&b);
+        if (sch_partition_key(t, vals, &b) != 0 || b.err) {
+            cs_buf_destroy(&b);
+            return cs_error_set(a->e, CS_ERR_INVALID, "Invalid partition key value");
+        }
+        w->pks[w->n_pks].len = (int32_t)b.len;
+        w->pks[w->n_pks].p = cs_arena_memdup(a->ev->arena, b.p ? b.p : (const uint8_t *)"", b.len ? b.len : 1);
+        w->n_pks++;
+        for (int i = t->n_pk - 1; i >= 0; i--) {   /* odometer */
+            if (++idx[i] < a->pk_eq[i].k)
+                break;
+            idx[i] = 0;
+        }
+    }
+    cs_buf_destroy(&b);
+    if (total == 0)
+        w->empty = true;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- clustering */
+
+static int bytes_cmp(const uint8_t *a, size_t an_, const uint8_t *b, size_t bn)
+{
+    int c = memcmp(a, b, an_ < bn ? an_ : bn);
+    if (c)
+        return c;
+    return an_ < bn ? -1 : an_ > bn ? 1 : 0;
+}
+
+/* Arena copy of a clustering key for vals[0..n), optionally ++ 0xFF. */
+static int ck_key(an *a, const cql_value *vals, int n, bool after, st_bound *out, bool start)
+{
+    cs_buf b;
+    cs_buf_init(&b);
+    if (sch_clustering_key(a->t, vals, n, &b) != 0 || b.err) {
+        cs_buf_destroy(&b);
+        return cs_error_set(a->e, CS_ERR_INVALID, "Invalid clustering key value");
+    }
+    if (after)
+        cs_buf_put_u8(&b, CK_AFTER);
+    out->len = (uint32_t)b.len;
+    out->key = cs_arena_memdup(a->ev->arena, b.p ? b.p : (const uint8_t *)"", b.len ? b.len : 1);
+    out->inclusive = start;
+    cs_buf_destroy(&b);
+    if (n == 0 && !after)
+        out->inclusive = true;   /* empty prefix = unbounded */
+    return out->key ? 0 : cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+}
+
+static int slice_cmp(const void *x, const void *y)
+{
+    const st_slice *a = x, *b = y;
+    return bytes_cmp(a->start.key, a->start.len, b->start.key, b->start.len);
+}
+
+/* The slice for prefix P (m values) and the optional slicer. */
+static int make_slice(an *a, cql_value *vals, int m, const slicer *sl, st_slice *out, bool *empty)
+{
+    *empty = false;
+    st_bound unb = { (const uint8_t *)"", 0, true };
+    int rc;
+    if (!sl) {
+        if (m == 0) {
+            out->start = unb;
+            out->end = unb;
+            return 0;
+        }
+        if ((rc = ck_key(a, vals, m, false, &out->start, true)))
+            return rc;
+        return ck_key(a, vals, m, true, &out->end, false);
+    }
+    bool desc = a->t->ck[sl->first]->desc;
+    for (int i = 1; i < sl->n; i++)
+        if (a->t->ck[sl->first + i]->desc != desc)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Multi-column slices over columns of mixed clustering order are not supported");
+    st_bound lo, hi;        /* value-space bounds as byte keys */
+    bool lo_have = sl->lo_set, hi_have = sl->hi_set;
+    if (lo_have) {
+        memcpy(vals + m, sl->lo, sizeof(cql_value) * (size_t)sl->n);
+        /* byte-space: ASC lower -> start; DESC lower -> end */
+        if (!desc)
+            rc = ck_key(a, vals, m + sl->n, !sl->lo_incl, &lo, true);
+        else
+            rc = ck_key(a, vals, m + sl->n, sl->lo_incl, &lo, false);
+        if (rc)
+            return rc;
+    }
+    if (hi_have) {
+        memcpy(vals + m, sl->hi, sizeof(cql_value) * (size_t)sl->n);
+        if (!desc)
+            rc = ck_key(a, vals, m + sl->n, sl->hi_incl, &hi, false);
+        else
+            rc = ck_key(a, vals, m + sl->n, !sl->hi_incl, &hi, true);
+        if (rc)
+            return rc;
+    }
+    st_bound pstart = unb, pend = unb;
+    if (m > 0) {
+        if ((rc = ck_key(a, vals, m, false, &pstart, true)))
+            return rc;
+        if ((rc = ck_key(a, vals, m, true, &pend, false)))
+            return rc;
+    }
+    if (!desc) {
+        out->start = lo_have ? lo : pstart;
+        out->end = hi_have ? hi : pend;
+    } else {
+        out->start = hi_have ? hi : pstart;
+        out->end = lo_have ? lo : pend;
+    }
+    if (out->start.len && out->end.len &&
+        bytes_cmp(out->start.key, out->start.len, out->end.key, out->end.len) >= 0)
+        *empty = true;
+    return 0;
+}
+
+static int ck_filter_from(an *a, int j)
+{
+    const sch_column *c = a->t->ck[j];
+    if (a->ck_eq[j].k) {
+        if (a->ck_eq[j].n != 1)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Multi-column relations cannot be used with filtering");
+        return group_to_filter(a, c, &a->ck_eq[j]);
+    }
+    const slicer *s = &a->ck_sl[j];
+    if (s->n > 1)
+        return cs_error_set(a->e, CS_ERR_INVALID, "Multi-column relations cannot be used with filtering");
+    if (s->lo_set) {
+        cql_filter *f = new_filter(a, c, s->lo_incl ? OP_GTE : OP_GT);
+        if (!f)
+            return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+        f->val = s->lo[0];
+    }
+    if (s->hi_set) {
+        cql_filter *f = new_filter(a, c, s->hi_incl ? OP_LTE : OP_LT);
+        if (!f)
+            return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+        f->val = s->hi[0];
+    }
+    return 0;
+}
+
+static int build_ck(an *a)
+{
+    const sch_table *t = a->t;
+    cql_where *w = a->w;
+    int n_ck = t->n_ck;
+    bool any = false;
+    for (int i = 0; i < n_ck; i++)
+        any |= a->ck_used[i];
+    w->ck_restricted = any;
+    const char *verb = a->kind == CQL_WHERE_UPDATE ? "UPDATE" : "DELETE";
+    if (a->flags & CQL_WHERE_STATIC_ONLY) {
+        if (any)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Invalid restrictions on clustering columns since the %s statement modifies only static columns",
+                                verb);
+        return 0;
+    }
+    if (a->kind == CQL_WHERE_UPDATE) {
+        char lst[600];
+        size_t off = 0;
+        lst[0] = 0;
+        for (int i = 0; i < n_ck; i++)
+            if (!a->ck_used[i])
+                off += (size_t)snprintf(lst + off, sizeof(lst) - off, "%s%s", off ? ", " : "", t->ck[i]->name);
+        if (off)
+            return cs_error_set(a->e, CS_ERR_INVALID, "Some clustering keys are missing: %s", lst);
+    }
+    int pos = 0;
+    eqgroup *groups[64];
+    int ng = 0;
+    while (pos < n_ck && a->ck_eq[pos].k && ng < 64) {
+        groups[ng++] = &a->ck_eq[pos];
+        pos += a->ck_eq[pos].n;
+    }
+    int m = pos;
+    const slicer *sl = NULL;
+    if (pos < n_ck && a->ck_sl[pos].n) {
+        sl = &a->ck_sl[pos];
+        pos += sl->n;
+    }
+    for (int j = pos; j < n_ck; j++) {
+        if (!a->ck_used[j])
+            continue;
+        if (a->kind == CQL_WHERE_SELECT && (a->flags & CQL_WHERE_ALLOW_FILTERING)) {
+            w->needs_filtering = true;
+            int rc = ck_filter_from(a, j);
+            if (rc)
+                return rc;
+            continue;
+        }
+        if (sl)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)",
+                                t->ck[j]->name, t->ck[sl->first]->name);
+        if (a->kind == CQL_WHERE_SELECT)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted",
+                                t->ck[j]->name, t->ck[pos]->name);
+        return cs_error_set(a->e, CS_ERR_INVALID,
+                            "Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is not restricted)",
+                            t->ck[j]->name, t->ck[pos]->name);
+    }
+    w->ck_eq_prefix = m;
+    if (m == 0 && !sl)
+        return 0;
+    long total = 1;
+    for (int i = 0; i < ng; i++) {
+        total *= groups[i]->k;
+        if (total > MAX_KEYS)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Cartesian product of clustering columns values exceeds the maximum of %d", MAX_KEYS);
+    }
+    bool full = m == n_ck && !sl;
+    w->ck_all = full;
+    if (full && a->kind != CQL_WHERE_SELECT) {
+        w->cks = cs_arena_zalloc(a->ev->arena, sizeof(cql_value) * (size_t)(total + 1));
+        if (!w->cks)
+            return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+    } else {
+        w->slices = cs_arena_zalloc(a->ev->arena, sizeof(st_slice) * (size_t)(total + 1));
+        if (!w->slices)
+            return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+    }
+    cql_value *vals = cs_arena_zalloc(a->ev->arena, sizeof(cql_value) * (size_t)(n_ck + 1));
+    int idx[64] = {0};
+    if (!vals)
+        return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+    for (long n = 0; n < total; n++) {
+        for (int g = 0; g < ng; g++)
+            memcpy(vals + groups[g]->first, groups[g]->tuples + (size_t)idx[g] * (size_t)groups[g]->n,
+                   sizeof(cql_value) * (size_t)groups[g]->n);
+        if (w->cks) {
+            st_bound k;
+            int rc = ck_key(a, vals, m, false, &k, true);
+            if (rc)
+                return rc;
+            w->cks[w->n_cks].p = k.key;
+            w->cks[w->n_cks].len = (int32_t)k.len;
+            w->n_cks++;
+        } else {
+            bool empty;
+            int rc = make_slice(a, vals, m, sl, &w->slices[w->n_slices], &empty);
+            if (rc)
+                return rc;
+            if (!empty)
+                w->n_slices++;
+        }
+        for (int g = ng - 1; g >= 0; g--) {
+            if (++idx[g] < groups[g]->k)
+                break;
+            idx[g] = 0;
+        }
+    }
+    if (w->cks) {
+        g_cmp_type = ctype_scalar(CT_BLOB);
+        qsort(w->cks, (size_t)w->n_cks, sizeof(cql_value), val_cmp);
+        if (w->n_cks == 0)
+            w->empty = true;
+    } else {
+        qsort(w->slices, (size_t)w->n_slices, sizeof(st_slice), slice_cmp);
+        if (w->n_slices == 0)
+            w->empty = true;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- entry point */
+
+int cql__where_analyze(cql_eval *ev, const sch_table *t, ast_relation **rels, int n_rels,
+                       cql_where_kind kind, int flags, cql_where *out, cs_error *e)
+{
+    memset(out, 0, sizeof(*out));
+    an a;
+    memset(&a, 0, sizeof(a));
+    a.ev = ev;
+    a.t = t;
+    a.w = out;
+    a.kind = kind;
+    a.flags = flags;
+    a.e = e;
+    if (t->n_pk > 16)
+        return cs_error_set(e, CS_ERR_INVALID, "Too many partition key columns");
+    int nck = t->n_ck > 0 ? t->n_ck : 1;
+    a.ck_eq = cs_arena_zalloc(ev->arena, sizeof(eqgroup) * (size_t)nck);
+    a.ck_sl = cs_arena_zalloc(ev->arena, sizeof(slicer) * (size_t)nck);
+    a.ck_used = cs_arena_zalloc(ev->arena, sizeof(bool) * (size_t)nck);
+    if (!a.ck_eq || !a.ck_sl || !a.ck_used)
+        return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    int rc = collect(&a, rels, n_rels);
+    if (rc == 0)
+        rc = build_pks(&a);
+    if (rc == 0)
+        rc = build_ck(&a);
+    if (rc)
+        return rc;
+    if (a.token_seen) {
+        int64_t s = out->tok_start, en = out->tok_end;
+        if ((!out->tok_start_incl && s == INT64_MAX) || (!out->tok_end_incl && en == INT64_MIN) ||
+            s > en || (s == en && !(out->tok_start_incl && out->tok_end_incl)))
+            out->empty = true;
+    }
+    if (kind == CQL_WHERE_SELECT && !(flags & CQL_WHERE_ALLOW_FILTERING)) {
+        /* a range query with clustering or row restrictions filters */
+        bool range = !out->pk_all;
+        if (out->needs_filtering || (range && out->ck_restricted))
+            return cs_error_set(e, CS_ERR_INVALID, "%s", ALLOW_FILTERING_MSG);
+    }
+    if (kind == CQL_WHERE_SELECT && !out->pk_all && out->ck_restricted)
+        out->needs_filtering = true;
+    out->filters = a.filters;
+    out->n_filters = a.n_filters;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- filter evaluation */
+
+static bool op_holds(ast_op op, int c)
+{
+    switch (op) {
+    case OP_EQ: return c == 0;
+    case OP_NEQ: return c != 0;
+    case OP_LT: return c < 0;
+    case OP_LTE: return c <= 0;
+    case OP_GT: return c > 0;
+    case OP_GTE: return c >= 0;
+    default: return false;
+    }
+}
+
+bool cql__filter_match(const cql_filter *f, const uint8_t *v, int32_t len)
+{
+    const ctype *t = f->col->type;
+    if (f->op == OP_IS_NOT_NULL)
+        return len >= 0;
+    if (len < 0)
+        return false;
+    if (f->element || f->op == OP_CONTAINS || f->op == OP_CONTAINS_KEY) {
+        if (!ctype_is_collection(t))
+            return false;
+        cs_rd r;
+        cs_rd_init(&r, v, (size_t)len);
+        int32_t n = (int32_t)cs_rd_u32(&r);
+        bool is_map = t->kind == CT_MAP;
+        for (int32_t i = 0; i < n && !r.err; i++) {
+            const uint8_t *kp = NULL, *vp = NULL;
+            int32_t kl = cs_rd_bytes(&r, &kp), vl = -1;
+            if (is_map)
+                vl = cs_rd_bytes(&r, &vp);
+            if (r.err)
+                return false;
+            if (f->element) {
+                if (is_map) {
+                    if (ctype_compare(t->sub[0], kp, (size_t)kl, f->key.p, (size_t)f->key.len) == 0)
+                        return vl >= 0 && op_holds(f->op == OP_IN ? OP_EQ : f->op,
+                                                   ctype_compare(t->sub[1], vp, (size_t)vl, f->val.p,
+                                                                 (size_t)f->val.len));
+                } else if (t->kind == CT_LIST && f->key.len == 4 && (int32_t)cs_be32(f->key.p) == i) {
+                    return op_holds(f->op, ctype_compare(t->sub[0], kp, (size_t)kl, f->val.p,
+                                                         (size_t)f->val.len));
+                }
+                continue;
+            }
+            if (f->op == OP_CONTAINS_KEY) {
+                if (is_map && ctype_compare(t->sub[0], kp, (size_t)kl, f->val.p, (size_t)f->val.len) == 0)
+                    return true;
+            } else {
+                const ctype *et = is_map ? t->sub[1] : t->sub[0];
+                const uint8_t *ep = is_map ? vp : kp;
+                int32_t el = is_map ? vl : kl;
+                if (el >= 0 && ctype_compare(et, ep, (size_t)el, f->val.p, (size_t)f->val.len) == 0)
+                    return true;
+            }
+        }
+        return false;
+    }
+    if (f->op == OP_IN) {
+        for (int i = 0; i < f->n_in; i++)
+            if (ctype_compare(t, v, (size_t)len, f->in[i].p, (size_t)f->in[i].len) == 0)
+                return true;
+        return false;
+    }
+    return op_holds(f->op, ctype_compare(t, v, (size_t)len, f->val.p, (size_t)f->val.len));
+}
