@@ -1,0 +1,326 @@
+/*
+ * exec_batch.c: write groups and BATCH (owner: exec-write).
+ * Callers: exec.c (cql_exec_batch for the protocol BATCH message and for
+ * BEGIN BATCH ... APPLY BATCH), exec_modify.c (single statements go through
+ * the same path as a batch of one).
+ *
+ * Invariants:
+ *   1. Every write request builds exactly ONE st_mutation and calls st_write
+ *      once, so a LOGGED batch is one commit log record: atomic on replay and
+ *      visible to readers all or nothing.  UNLOGGED and COUNTER batches get
+ *      the same treatment (stronger than Cassandra, never weaker).
+ *   2. Nothing is written unless every statement was validated and
+ *      evaluated (cql__wplan_prepare) and, for LWTs, the conditions held.
+ *   3. Statements without USING TIMESTAMP share the batch timestamp: BATCH
+ *      USING TIMESTAMP, else the protocol default timestamp, else
+ *      cs_write_ts_us() taken once per request.
+ *   4. Durability: after st_write, r->need_sync/sync_pos are set when the
+ *      engine's sync mode requires an fsync before the acknowledgement.
+ *
+ * Rules and messages follow Cassandra's BatchStatement (validate,
+ * verifyBatchSize, verifyBatchType).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cql/modify_int.h"
+#include "common/alloc.h"
+#include "common/util.h"
+
+/* ---------------------------------------------------------------- wbatch */
+
+int cql__wbatch_init(cql_wbatch *b, cql_ctx *ctx, int32_t now_s)
+{
+    memset(b, 0, sizeof *b);
+    b->ctx = ctx;
+    b->now_s = now_s;
+    b->cur_part = -1;
+    cs_arena_init(&b->arena);
+    b->m = st_mutation_new();
+    return b->m ? 0 : CS_ENOMEM;
+}
+
+void cql__wbatch_destroy(cql_wbatch *b)
+{
+    st_mutation_free(b->m);
+    cs_free(b->parts);
+    cs_free(b->ctrs);
+    cs_arena_destroy(&b->arena);
+    memset(b, 0, sizeof *b);
+}
+
+static bool part_eq(const cql_wpart *p, const sch_table *t, const uint8_t *pk, uint32_t n)
+{
+    return p->t == t && p->pk_len == n && (n == 0 || memcmp(p->pk, pk, n) == 0);
+}
+
+int cql__wbatch_partition(cql_wbatch *b, const sch_table *t, const uint8_t *pk, uint32_t pk_len)
+{
+    int found = -1;
+    if (b->cur_part >= 0 && part_eq(&b->parts[b->cur_part], t, pk, pk_len))
+        found = b->cur_part;
+    for (int i = 0; found < 0 && i < b->n_parts; i++)
+        if (part_eq(&b->parts[i], t, pk, pk_len))
+            found = i;
+    if (found < 0) {
+        if (b->n_parts == b->cap_parts) {
+            int nc = b->cap_parts ? b->cap_parts * 2 : 8;
+            cql_wpart *n = cs_realloc(b->parts, (size_t)nc * sizeof *n);
+            if (!n)
+                return CS_ENOMEM;
+            b->parts = n;
+            b->cap_parts = nc;
+        }
+        cql_wpart *p = &b->parts[b->n_parts];
+        p->t = t;
+        p->pk = cs_arena_memdup(&b->arena, pk, pk_len ? pk_len : 1);
+        p->pk_len = pk_len;
+        if (!p->pk)
+            return CS_ENOMEM;
+        found = b->n_parts++;
+        b->data_size += pk_len;
+    }
+    b->cur_part = found;
+    st_mut_partition(b->m, t->st, pk, pk_len);
+    return 0;
+}
+
+void cql__wrow_start(cql_wrow *w)
+{
+    st_mut_row(w->b->m, w->ck, w->ck_len, w->is_static ? ST_ROW_STATIC : 0);
+    w->b->data_size += w->ck_len;
+}
+
+int cql__wbatch_commit(cql_wbatch *b, cql_result *r, cs_error *e)
+{
+    if (cql__counters_apply(b, e) < 0)
+        return CS_EUSER;
+    if (st_mutation_empty(b->m))
+        return 0;
+    st_clog_pos pos = { 0, 0 };
+    int rc = st_write(b->ctx->eng, b->m, &pos);
+    if (rc == CS_ETOOBIG)
+        return cs_error_set(e, CS_ERR_INVALID, "Mutation of %zu bytes is too large for the maximum size",
+                            b->data_size);
+    if (rc == CS_EINVAL)
+        return cs_error_set(e, CS_ERR_SERVER, "internal error: malformed mutation");
+    if (rc < 0)
+        return cs_error_set(e, CS_ERR_WRITE_FAILURE, "Operation failed - write error: %s", cs_strerror(rc));
+    if (st_sync_needed(b->ctx->eng)) {
+        r->need_sync = true;
+        r->sync_pos = pos;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- batch rules */
+
+static bool stmt_has_ts(const cql_stmt *st)
+{
+    switch (st->kind) {
+    case STMT_INSERT: return st->u.insert.using.timestamp != NULL;
+    case STMT_UPDATE: return st->u.update.using.timestamp != NULL;
+    case STMT_DELETE: return st->u.del.using.timestamp != NULL;
+    default: return false;
+    }
+}
+
+/* Cassandra BatchStatement.validate, on prepared plans. */
+static int batch_validate(int kind, bool ts_set, cql_wplan *pl, int n, cs_error *e)
+{
+    bool counters = false, non_counters = false, conds = false;
+    for (int i = 0; i < n; i++) {
+        if (pl[i].is_counter) counters = true; else non_counters = true;
+        if (cql__wplan_is_lwt(&pl[i])) conds = true;
+    }
+    if (ts_set && conds)
+        return cs_error_set(e, CS_ERR_INVALID, "Cannot provide custom timestamp for conditional BATCH");
+    if (ts_set && kind == BATCH_COUNTER)
+        return cs_error_set(e, CS_ERR_INVALID, "Cannot provide custom timestamp for counter BATCH");
+    if (ts_set && counters)
+        return cs_error_set(e, CS_ERR_INVALID, "Cannot provide custom timestamp for a BATCH containing counters");
+    if (kind == BATCH_COUNTER && non_counters)
+        return cs_error_set(e, CS_ERR_INVALID, "Cannot include non-counter statement in a counter batch");
+    if (counters && non_counters)
+        return cs_error_set(e, CS_ERR_INVALID, "Counter and non-counter mutations cannot exist in the same batch");
+    if (kind == BATCH_LOGGED && counters)
+        return cs_error_set(e, CS_ERR_INVALID, "Cannot include a counter statement in a logged batch");
+    if (conds) {
+        for (int i = 1; i < n; i++)
+            if (pl[i].t != pl[0].t)
+                return cs_error_set(e, CS_ERR_INVALID, "Batch with conditions cannot span multiple tables");
+        for (int i = 0; i < n; i++) {
+            const cql_where *a = &pl[i].w, *b = &pl[0].w;
+            if (a->n_pks != 1 || b->n_pks != 1 || a->pks[0].len != b->pks[0].len ||
+                memcmp(a->pks[0].p, b->pks[0].p, (size_t)a->pks[0].len) != 0)
+                return cs_error_set(e, CS_ERR_INVALID, "Batch with conditions cannot span multiple partitions");
+            if (a->n_cks > 1 || a->has_in_ck)
+                return cs_error_set(e, CS_ERR_INVALID,
+                                    "IN on the clustering key columns is not supported with conditional %s",
+                                    pl[i].st->kind == STMT_DELETE ? "deletions" : "updates");
+        }
+    }
+    return 0;
+}
+
+/* "[ks.t, ks.u]" of the tables in the batch (insertion order). */
+static void table_names(const cql_wbatch *b, char *out, size_t n, int *count)
+{
+    size_t len = 0;
+    *count = 0;
+    len += (size_t)snprintf(out + len, n - len, "[");
+    for (int i = 0; i < b->n_parts && len < n; i++) {
+        bool seen = false;
+        for (int j = 0; j < i; j++)
+            if (b->parts[j].t == b->parts[i].t)
+                seen = true;
+        if (seen)
+            continue;
+        len += (size_t)snprintf(out + len, n - len, "%s%s.%s", *count ? ", " : "",
+                                b->parts[i].t->ks->name, b->parts[i].t->name);
+        (*count)++;
+    }
+    if (len < n)
+        snprintf(out + len, n - len, "]");
+}
+
+/* Distinct partition keys (by bytes, across tables: Cassandra's keySet). */
+static int distinct_keys(const cql_wbatch *b)
+{
+    int n = 0;
+    for (int i = 0; i < b->n_parts; i++) {
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++)
+            seen = b->parts[j].pk_len == b->parts[i].pk_len &&
+                   memcmp(b->parts[j].pk, b->parts[i].pk, b->parts[i].pk_len) == 0;
+        if (!seen)
+            n++;
+    }
+    return n;
+}
+
+/* verifyBatchSize + verifyBatchType: warnings, or "Batch too large". */
+static int batch_thresholds(cql_ctx *ctx, int kind, const cql_wbatch *b, cql_result *r, cs_error *e)
+{
+    if (b->n_parts <= 1)
+        return 0;
+    char names[1024];
+    int n_tables;
+    table_names(b, names, sizeof names, &n_tables);
+    long warn = (long)ctx->cfg.batch_size_warn_kb * 1024;
+    long fail = (long)ctx->cfg.batch_size_fail_kb * 1024;
+    long size = (long)b->data_size;
+    if (warn > 0 && size > warn) {
+        if (fail > 0 && size > fail)
+            return cs_error_set(e, CS_ERR_INVALID, "Batch too large");
+        cql_result_warn(r, "Batch for %s is of size %ld, exceeding specified threshold of %ld by %ld.",
+                        names, size, warn, size - warn);
+    }
+    int keys = distinct_keys(b);
+    int thr = ctx->cfg.unlogged_batch_across_partitions_warn_threshold;
+    if (kind != BATCH_LOGGED && keys > thr)
+        cql_result_warn(r, "Unlogged batch covering %d partitions detected against table%s %s. "
+                        "You should use a logged batch for atomicity, or asynchronous writes for performance.",
+                        keys, n_tables == 1 ? "" : "s", names);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- execution */
+
+int cql__exec_writes(cql_ctx *ctx, cql_session *s, int kind, const ast_using *using,
+                     const cql_batch_entry *items, int n_items, const cql_params *p,
+                     cql_result *r, cs_error *e)
+{
+    int32_t now_s = p && p->now_in_seconds > 0 ? p->now_in_seconds : cs_now_s();
+    int64_t batch_ts = p && p->timestamp != INT64_MIN ? p->timestamp : cs_write_ts_us();
+    bool ts_set = false;
+    int rc = CS_EUSER;
+    cs_arena arena;
+    cs_arena_init(&arena);
+    cql_wbatch b;
+    bool b_init = false;
+    cql_wplan *plans = cs_arena_zalloc(&arena, sizeof *plans * (size_t)(n_items ? n_items : 1));
+    cql_wplan **pptr = cs_arena_zalloc(&arena, sizeof *pptr * (size_t)(n_items ? n_items : 1));
+    if (!plans || !pptr) {
+        cs_error_set(e, CS_ERR_SERVER, "out of memory");
+        goto out;
+    }
+    if (kind >= 0 && using) {
+        if (using->ttl) {
+            cs_error_set(e, CS_ERR_INVALID, "Global TTL on the BATCH statement is not supported.");
+            goto out;
+        }
+        if (using->timestamp) {
+            cql_eval ev;
+            cql__eval_init(&ev, ctx, s, NULL, n_items ? items[0].values : NULL,
+                           n_items ? items[0].n_values : 0, &arena);
+            cql_value v;
+            if (cql__term_eval(&ev, using->timestamp, ctype_scalar(CT_BIGINT), "[timestamp]", &v, e) < 0)
+                goto out;
+            if (v.len == CQL_NULL) {
+                cs_error_set(e, CS_ERR_INVALID, "Invalid null value of timestamp");
+                goto out;
+            }
+            if (v.len == 8) {
+                batch_ts = (int64_t)cs_be64(v.p);
+                ts_set = true;
+            }
+        }
+    }
+    for (int i = 0; i < n_items; i++) {
+        cql_stmt *st = items[i].stmt;
+        if (st->kind != STMT_INSERT && st->kind != STMT_UPDATE && st->kind != STMT_DELETE) {
+            cs_error_set(e, CS_ERR_INVALID, "Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.");
+            goto out;
+        }
+        if (ts_set && stmt_has_ts(st)) {
+            cs_error_set(e, CS_ERR_INVALID, "Timestamp must be set either on BATCH or individual statements");
+            goto out;
+        }
+        cql_eval ev;
+        cql__eval_init(&ev, ctx, s, NULL, items[i].values, items[i].n_values, &arena);
+        if (cql__wplan_prepare(&ev, st, batch_ts, now_s, &plans[i], e) < 0)
+            goto out;
+        pptr[i] = &plans[i];
+    }
+    if (kind >= 0 && batch_validate(kind, ts_set, plans, n_items, e) < 0)
+        goto out;
+
+    bool lwt = false;
+    for (int i = 0; i < n_items; i++)
+        if (cql__wplan_is_lwt(&plans[i]))
+            lwt = true;
+    bool applied = true;
+    if (lwt && cql__lwt_check(pptr, n_items, kind >= 0, now_s,
+                              s ? s->protocol_version : 4, r, &applied, e) < 0)
+        goto out;
+    if (cql__wbatch_init(&b, ctx, now_s) < 0) {
+        cs_error_set(e, CS_ERR_SERVER, "out of memory");
+        goto out;
+    }
+    b_init = true;
+    if (applied) {
+        for (int i = 0; i < n_items; i++)
+            if (cql__wplan_apply(&b, &plans[i], e) < 0)
+                goto out;
+        if (kind >= 0 && !lwt && batch_thresholds(ctx, kind, &b, r, e) < 0)
+            goto out;
+        if (cql__wbatch_commit(&b, r, e) < 0)
+            goto out;
+    }
+    if (!lwt)
+        cql_result_void(r);
+    rc = 0;
+out:
+    if (b_init)
+        cql__wbatch_destroy(&b);
+    cs_arena_destroy(&arena);
+    return rc;
+}
+
+int cql_exec_batch(cql_ctx *ctx, cql_session *s, ast_batch_kind kind, const ast_using *using,
+                   const cql_batch_entry *items, int n_items, const cql_params *p,
+                   cql_result *r, cs_error *e)
+{
+    return cql__exec_writes(ctx, s, (int)kind, using, items, n_items, p, r, e);
+}

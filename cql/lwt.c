@@ -1,0 +1,343 @@
+/*
+ * lwt.c: lightweight transactions (IF NOT EXISTS, IF EXISTS, IF conditions)
+ * for single statements and conditional batches.  Owner: exec-write.
+ *
+ * Cassette has one replica and executes CQL on a single thread, so a
+ * compare-and-set is linearizable without Paxos: read the current row(s),
+ * check the conditions, and write (or not) before the next request runs.
+ * SERIAL / LOCAL_SERIAL consistency are accepted and need nothing more.
+ *
+ * The result is Cassandra's (ModificationStatement.buildCasResultSet): a Rows
+ * result whose first column is the boolean "[applied]" (ks/table of the
+ * statement).  When not applied it also carries the current values: every
+ * column (IF EXISTS / IF NOT EXISTS) or the columns named in the conditions
+ * in IF order (plus the primary key columns in a batch), one row per
+ * existing CQL row read; no extra columns when nothing exists.
+ */
+#include <string.h>
+#include "cql/modify_int.h"
+#include "common/alloc.h"
+
+/* The rows a plan's conditions look at. */
+typedef struct lwt_rows {
+    cql_rowcopy reg, stat;
+    bool has_ck;                      /* a clustering row is addressed */
+    const uint8_t *ck; uint32_t ck_len;
+} lwt_rows;
+
+static bool cond_static(const cql_wplan *pl)
+{
+    for (int i = 0; i < pl->n_conds; i++)
+        if (pl->conds[i].col->kind == COL_STATIC)
+            return true;
+    return false;
+}
+
+/* Element of a multi-cell column's cells (map key / list index / UDT field). */
+static bool elem_value(const cql_rowcopy *rc, const cql_wcond *c, cql_value *out)
+{
+    const ctype *t = c->col->type;
+    int idx = 0;
+    cs_buf path;
+    cs_buf_init(&path);
+    bool found = false;
+    if (c->access == 1 && t->kind == CT_MAP)
+        ctype_bc_encode(t->sub[0], c->key.p, (size_t)c->key.len, false, &path);
+    int32_t want = (c->access == 1 && t->kind == CT_LIST && c->key.len == 4) ? (int32_t)cs_be32(c->key.p) : -1;
+    for (int i = 0; i < rc->n_cells && !found; i++) {
+        const st_cell *cell = &rc->cells[i];
+        if (cell->col != c->col->id)
+            continue;
+        if (c->access == 2)
+            found = cell->path_len == 2 && cs_be16(cell->path) == c->field;
+        else if (t->kind == CT_MAP)
+            found = cell->path_len == path.len && memcmp(cell->path, path.p, path.len) == 0;
+        else
+            found = idx++ == want;
+        if (found) {
+            out->p = cell->val;
+            out->len = (int32_t)cell->val_len;
+        }
+    }
+    cs_buf_destroy(&path);
+    return found;
+}
+
+/* Frozen/simple value of a serialized element for CONTAINS (KEY). */
+static bool coll_contains(const ctype *t, const uint8_t *v, size_t n, bool keys, cql_value x)
+{
+    cs_rd r;
+    cs_rd_init(&r, v, n);
+    int32_t cnt = (int32_t)cs_rd_u32(&r);
+    const ctype *et = t->kind == CT_MAP ? (keys ? t->sub[0] : t->sub[1]) : t->sub[0];
+    for (int32_t i = 0; i < cnt && !r.err; i++) {
+        const uint8_t *k = NULL, *val = NULL;
+        int32_t kl = cs_rd_bytes(&r, &k), vl = 0;
+        if (t->kind == CT_MAP)
+            vl = cs_rd_bytes(&r, &val);
+        const uint8_t *p = (t->kind == CT_MAP && !keys) ? val : k;
+        int32_t pl = (t->kind == CT_MAP && !keys) ? vl : kl;
+        if (r.err || pl < 0)
+            break;
+        if (ctype_compare(et, p, (size_t)pl, x.p, (size_t)x.len) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool is_empty_coll(const ctype *t, cql_value v)
+{
+    return v.len >= 4 && ctype_is_multicell(t) && t->kind != CT_UDT && cs_be32(v.p) == 0;
+}
+
+/* Does condition c hold on the row copy rc? */
+static bool cond_holds(const cql_rowcopy *rc, const cql_wcond *c)
+{
+    cs_buf cur;
+    cs_buf_init(&cur);
+    cql_value v = { NULL, CQL_NULL };
+    if (c->access) {
+        elem_value(rc, c, &v);
+    } else if (cql__rowcopy_value(rc, c->col, &cur) == 1) {
+        v.p = cur.p;
+        v.len = (int32_t)cur.len;
+    }
+    bool ok = false;
+    const ctype *vt = c->vtype;
+    switch (c->op) {
+    case OP_IN:
+        for (int i = 0; i < c->n_vals && !ok; i++) {
+            cql_value x = c->vals[i];
+            if (!c->access && is_empty_coll(vt, x))
+                x.len = CQL_NULL;
+            if (x.len < 0 || v.len < 0)
+                ok = x.len < 0 && v.len < 0;
+            else
+                ok = ctype_compare(vt, v.p, (size_t)v.len, x.p, (size_t)x.len) == 0;
+        }
+        break;
+    case OP_CONTAINS:
+    case OP_CONTAINS_KEY:
+        ok = v.len >= 0 && c->vals[0].len >= 0 &&
+             coll_contains(c->col->type, v.p, (size_t)v.len, c->op == OP_CONTAINS_KEY, c->vals[0]);
+        break;
+    default: {
+        cql_value x = c->vals[0];
+        if (!c->access && is_empty_coll(vt, x))
+            x.len = CQL_NULL;
+        if (x.len < 0 || v.len < 0) {
+            bool both = x.len < 0 && v.len < 0;
+            ok = c->op == OP_EQ ? both : c->op == OP_NEQ ? !both : false;
+            break;
+        }
+        int cmp = ctype_compare(vt, v.p, (size_t)v.len, x.p, (size_t)x.len);
+        switch (c->op) {
+        case OP_EQ: ok = cmp == 0; break;
+        case OP_NEQ: ok = cmp != 0; break;
+        case OP_LT: ok = cmp < 0; break;
+        case OP_LTE: ok = cmp <= 0; break;
+        case OP_GT: ok = cmp > 0; break;
+        case OP_GTE: ok = cmp >= 0; break;
+        default: ok = false; break;
+        }
+    }
+    }
+    cs_buf_destroy(&cur);
+    return ok;
+}
+
+/* Read what plan pl's conditions need. */
+static int read_rows(const cql_wplan *pl, int32_t now_s, lwt_rows *lr)
+{
+    const sch_table *t = pl->t;
+    const cql_value *pk = &pl->w.pks[0];
+    memset(lr, 0, sizeof *lr);
+    lr->has_ck = t->n_ck == 0 || pl->w.n_cks == 1;
+    if (t->n_ck > 0 && pl->w.n_cks == 1) {
+        lr->ck = pl->w.cks[0].p;
+        lr->ck_len = (uint32_t)pl->w.cks[0].len;
+    }
+    int rc = 0;
+    if (lr->has_ck)
+        rc = cql__read_row(t, pk->p, (uint32_t)pk->len, lr->ck, lr->ck_len, false, now_s, &lr->reg);
+    else
+        cs_buf_init(&lr->reg.store);
+    if (rc >= 0)
+        rc = cql__read_row(t, pk->p, (uint32_t)pk->len, NULL, 0, true, now_s, &lr->stat);
+    else
+        cs_buf_init(&lr->stat.store);
+    return rc < 0 ? rc : 0;
+}
+
+/* Does plan pl apply on the rows it read? */
+static bool plan_applies(const cql_wplan *pl, const lwt_rows *lr)
+{
+    bool exists = lr->has_ck ? lr->reg.exists : lr->stat.exists;
+    if (pl->if_not_exists && exists)
+        return false;
+    if (pl->if_exists && !exists)
+        return false;
+    for (int i = 0; i < pl->n_conds; i++) {
+        const cql_wcond *c = &pl->conds[i];
+        const cql_rowcopy *rc = c->col->kind == COL_STATIC ? &lr->stat : &lr->reg;
+        if (!cond_holds(rc, c))
+            return false;
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------- result */
+
+typedef struct lwt_out {
+    const sch_column **cols; int n_cols;
+} lwt_out;
+
+static void add_col(lwt_out *o, const sch_column *c)
+{
+    for (int i = 0; i < o->n_cols; i++)
+        if (o->cols[i] == c)
+            return;
+    o->cols[o->n_cols++] = c;
+}
+
+/* Columns of the not-applied result (Cassandra's select order for '*'). */
+static void result_cols(cql_wplan *const *pl, int n, bool is_batch, lwt_out *o)
+{
+    const sch_table *t = pl[0]->t;
+    bool wildcard = false;
+    for (int i = 0; i < n; i++)
+        if (pl[i]->if_exists || pl[i]->if_not_exists)
+            wildcard = true;
+    if (wildcard || is_batch) {
+        for (int i = 0; i < t->n_pk; i++) add_col(o, t->pk[i]);
+        for (int i = 0; i < t->n_ck; i++) add_col(o, t->ck[i]);
+    }
+    if (wildcard) {
+        for (int i = 0; i < t->n_cols; i++)
+            if (t->cols[i].kind == COL_STATIC) add_col(o, &t->cols[i]);
+        for (int i = 0; i < t->n_cols; i++)
+            if (t->cols[i].kind == COL_REGULAR) add_col(o, &t->cols[i]);
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < pl[i]->n_conds; j++)
+            add_col(o, pl[i]->conds[j].col);
+}
+
+/* Emit one result row for the rows read by plan pl. */
+static void emit_row(cql_rows *w, const cql_wplan *pl, const lwt_rows *lr, const lwt_out *o)
+{
+    const sch_table *t = pl->t;
+    cql_value pkv[16], ckv[64];
+    cs_buf store, val;
+    size_t ck_off[64];
+    int32_t ck_len[64];
+    cs_buf_init(&store);
+    cs_buf_init(&val);
+    int npk = t->n_pk <= 16 ? t->n_pk : 16;
+    if (sch_partition_key_split(t, pl->w.pks[0].p, (size_t)pl->w.pks[0].len, pkv) < 0)
+        for (int i = 0; i < npk; i++) pkv[i].len = CQL_NULL;
+    bool have_ck = lr->ck_len > 0 && t->n_ck <= 64 &&
+                   sch_clustering_decode(t, lr->ck, lr->ck_len, &store, ck_off, ck_len) == 0;
+    for (int i = 0; have_ck && i < t->n_ck; i++) {
+        ckv[i].p = store.p + ck_off[i];
+        ckv[i].len = ck_len[i];
+    }
+    static const uint8_t t_false = 0;
+    cql_rows_value(w, &t_false, 1);
+    for (int i = 0; i < o->n_cols; i++) {
+        const sch_column *c = o->cols[i];
+        if (c->kind == COL_PARTITION_KEY) {
+            cql_value v = c->position < npk ? pkv[c->position] : (cql_value){ NULL, CQL_NULL };
+            cql_rows_value(w, v.p, v.len);
+        } else if (c->kind == COL_CLUSTERING) {
+            if (have_ck)
+                cql_rows_value(w, ckv[c->position].p, ckv[c->position].len);
+            else
+                cql_rows_value(w, NULL, -1);
+        } else {
+            const cql_rowcopy *rc = c->kind == COL_STATIC ? &lr->stat : &lr->reg;
+            cs_buf_reset(&val);
+            if (cql__rowcopy_value(rc, c, &val) == 1 && !val.err)
+                cql_rows_value(w, val.p, (int32_t)val.len);
+            else
+                cql_rows_value(w, NULL, -1);
+        }
+    }
+    cs_buf_destroy(&store);
+    cs_buf_destroy(&val);
+}
+
+int cql__lwt_check(cql_wplan *const *plans, int n, bool is_batch, int32_t now_s, int version,
+                   cql_result *r, bool *applied, cs_error *e)
+{
+    const sch_table *t = plans[0]->t;
+    lwt_rows *rows = cs_calloc((size_t)n, sizeof *rows);
+    const sch_column **cols = cs_calloc((size_t)t->n_cols + 1, sizeof *cols);
+    int rc = 0;
+    if (!rows || !cols) {
+        cs_free(rows);
+        cs_free(cols);
+        return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    }
+    *applied = true;
+    for (int i = 0; i < n && rc == 0; i++) {
+        if (plans[i]->w.n_pks != 1) {
+            rc = cs_error_set(e, CS_ERR_INVALID, "IN on the partition key is not supported with conditional updates");
+            break;
+        }
+        if ((rc = read_rows(plans[i], now_s, &rows[i])) < 0) {
+            rc = cs_error_set(e, CS_ERR_SERVER, "read failed: %s", cs_strerror(rc));
+            break;
+        }
+        if (cql__wplan_is_lwt(plans[i]) && !plan_applies(plans[i], &rows[i]))
+            *applied = false;
+    }
+    if (rc == 0) {
+        lwt_out o = { cols, 0 };
+        if (!*applied)
+            result_cols(plans, n, is_batch, &o);
+        /* Rows to show: each distinct existing row read by a conditional plan. */
+        int shown[256], n_shown = 0;
+        for (int i = 0; i < n && !*applied && n_shown < 256; i++) {
+            if (!cql__wplan_is_lwt(plans[i]))
+                continue;
+            const lwt_rows *lr = &rows[i];
+            bool any = lr->reg.exists || ((cond_static(plans[i]) || !lr->has_ck) && lr->stat.exists);
+            if (!any && lr->stat.exists && lr->has_ck && (plans[i]->if_exists || plans[i]->if_not_exists))
+                any = false;
+            if (!any)
+                continue;
+            bool dup = false;
+            for (int j = 0; j < n_shown; j++)
+                dup |= rows[shown[j]].ck_len == lr->ck_len &&
+                       (lr->ck_len == 0 || memcmp(rows[shown[j]].ck, lr->ck, lr->ck_len) == 0);
+            if (!dup)
+                shown[n_shown++] = i;
+        }
+        if (n_shown == 0)
+            o.n_cols = 0;
+        cql_rows w;
+        cql_rows_begin(&w, r, version, t->ks->name, t->name, 1 + o.n_cols, false);
+        cql_rows_col(&w, "[applied]", ctype_scalar(CT_BOOLEAN));
+        for (int i = 0; i < o.n_cols; i++)
+            cql_rows_col(&w, o.cols[i]->name, o.cols[i]->type);
+        if (*applied) {
+            static const uint8_t t_true = 1;
+            cql_rows_value(&w, &t_true, 1);
+        } else if (n_shown == 0) {
+            static const uint8_t t_false = 0;
+            cql_rows_value(&w, &t_false, 1);
+        } else {
+            for (int j = 0; j < n_shown; j++)
+                emit_row(&w, plans[shown[j]], &rows[shown[j]], &o);
+        }
+        cql_rows_end(&w, NULL, -1);
+    }
+    for (int i = 0; i < n; i++) {
+        cql__rowcopy_free(&rows[i].reg);
+        cql__rowcopy_free(&rows[i].stat);
+    }
+    cs_free(rows);
+    cs_free(cols);
+    return rc < 0 ? CS_EUSER : 0;
+}

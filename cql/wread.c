@@ -1,0 +1,179 @@
+/*
+ * wread.c: reads done by the write side (owner: exec-write): list
+ * operations that need the current list, counter totals, and the current
+ * row of lightweight transactions.  Reads one row straight from the engine
+ * with st_scan and copies it (cql_rowcopy), then assembles column values in
+ * the protocol form from the cells (path conventions: collections.c).
+ */
+#include <string.h>
+#include "cql/modify_int.h"
+#include "common/alloc.h"
+
+void cql__rowcopy_free(cql_rowcopy *rc)
+{
+    cs_buf_destroy(&rc->store);
+    cs_free(rc->cells);
+    rc->cells = NULL;
+    rc->n_cells = 0;
+}
+
+/* Copy a row view's cells into rc (offsets first, pointers fixed at the end). */
+static int copy_row(cql_rowcopy *rc, const st_row_view *v)
+{
+    rc->cells = cs_calloc((size_t)(v->n_cells ? v->n_cells : 1), sizeof *rc->cells);
+    if (!rc->cells)
+        return CS_ENOMEM;
+    size_t *off = cs_calloc((size_t)(v->n_cells ? v->n_cells : 1), sizeof *off);
+    if (!off)
+        return CS_ENOMEM;
+    for (int i = 0; i < v->n_cells; i++) {
+        rc->cells[i] = v->cells[i];
+        off[i] = rc->store.len;
+        cs_buf_put(&rc->store, v->cells[i].path, v->cells[i].path_len);
+        cs_buf_put(&rc->store, v->cells[i].val, v->cells[i].val_len);
+    }
+    rc->n_cells = v->n_cells;
+    int err = rc->store.err;
+    for (int i = 0; i < v->n_cells && !err; i++) {
+        st_cell *c = &rc->cells[i];
+        c->path = c->path_len ? rc->store.p + off[i] : NULL;
+        c->val = c->val_len ? rc->store.p + off[i] + c->path_len : NULL;
+    }
+    cs_free(off);
+    return err;
+}
+
+int cql__read_row(const sch_table *t, const uint8_t *pk, uint32_t pk_len,
+                  const uint8_t *ck, uint32_t ck_len, bool is_static, int32_t now_s,
+                  cql_rowcopy *out)
+{
+    memset(out, 0, sizeof *out);
+    cs_buf_init(&out->store);
+    out->liveness.ts_us = INT64_MIN;
+    if (!t->st)
+        return 0;
+    cs_buf end;
+    cs_buf_init(&end);
+    st_slice sl;
+    static const uint8_t none[1] = { 0 };
+    if (is_static) {
+        /* A slice matching no clustering (every key starts with 0x40). */
+        sl.start = (st_bound){ none, 1, true };
+        sl.end = (st_bound){ none, 1, true };
+    } else {
+        cs_buf_put(&end, ck, ck_len);
+        cs_buf_put_u8(&end, CK_AFTER);
+        sl.start = (st_bound){ ck, ck_len, true };
+        sl.end = (st_bound){ end.p, (uint32_t)end.len, true };
+    }
+    st_read_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.pk = pk;
+    spec.pk_len = pk_len;
+    spec.slices = &sl;
+    spec.n_slices = 1;
+    spec.include_static = is_static;
+    spec.now_s = now_s;
+    st_scan *s = NULL;
+    int rc = st_scan_open(t->st, &spec, &s);
+    if (rc < 0) {
+        cs_buf_destroy(&end);
+        return rc;
+    }
+    st_partition_view pv;
+    rc = st_scan_next_partition(s, &pv);
+    while (rc == 1) {
+        st_row_view rv;
+        rc = st_scan_next_row(s, &rv);
+        if (rc != 1)
+            break;
+        bool st_row = (rv.flags & ST_ROW_STATIC) != 0;
+        if (st_row != is_static)
+            continue;
+        if (!is_static && (rv.ck_len != ck_len || memcmp(rv.ck, ck, ck_len) != 0))
+            continue;
+        out->liveness = rv.liveness;
+        rc = copy_row(out, &rv);
+        if (rc == 0)
+            out->exists = rv.liveness.ts_us != INT64_MIN || rv.n_cells > 0;
+        break;
+    }
+    st_scan_close(s);
+    cs_buf_destroy(&end);
+    if (rc < 0)
+        return rc;
+    return out->exists ? 1 : 0;
+}
+
+/* Append [i32 len][bytes]. */
+static void put_elem(cs_buf *out, const uint8_t *p, uint32_t n)
+{
+    cs_buf_put_u32(out, n);
+    cs_buf_put(out, p, n);
+}
+
+/* Decode a bc path back to the serialized element and append it as an element. */
+static int put_path_elem(cs_buf *out, const ctype *t, const st_cell *c)
+{
+    cs_buf tmp;
+    cs_buf_init(&tmp);
+    cs_rd r;
+    cs_rd_init(&r, c->path, c->path_len);
+    int rc = ctype_bc_decode(t, &r, false, &tmp);
+    if (rc == 0 && !tmp.err)
+        put_elem(out, tmp.p, (uint32_t)tmp.len);
+    else if (rc == 0)
+        rc = tmp.err;
+    cs_buf_destroy(&tmp);
+    return rc;
+}
+
+int cql__rowcopy_value(const cql_rowcopy *rc, const sch_column *c, cs_buf *out)
+{
+    int first = -1, n = 0;
+    for (int i = 0; i < rc->n_cells; i++) {
+        if (rc->cells[i].col != c->id)
+            continue;
+        if (first < 0)
+            first = i;
+        n++;
+    }
+    if (n == 0)
+        return 0;
+    const ctype *t = c->type;
+    if (!ctype_is_multicell(t)) {
+        const st_cell *cell = &rc->cells[first];
+        cs_buf_put(out, cell->val, cell->val_len);
+        return 1;
+    }
+    if (t->kind == CT_UDT) {
+        /* Fields in order; missing -> null; trailing nulls kept. */
+        for (int f = 0; f < t->n_sub; f++) {
+            const st_cell *hit = NULL;
+            for (int i = first; i < first + n; i++)
+                if (rc->cells[i].path_len == 2 && cs_be16(rc->cells[i].path) == f)
+                    hit = &rc->cells[i];
+            if (hit)
+                put_elem(out, hit->val, hit->val_len);
+            else
+                cs_buf_put_u32(out, 0xFFFFFFFFu);
+        }
+        return 1;
+    }
+    cs_buf_put_u32(out, (uint32_t)n);
+    for (int i = first; i < first + n; i++) {
+        const st_cell *cell = &rc->cells[i];
+        int r = 0;
+        if (t->kind == CT_LIST)
+            put_elem(out, cell->val, cell->val_len);
+        else if (t->kind == CT_SET)
+            r = put_path_elem(out, t->sub[0], cell);
+        else {
+            r = put_path_elem(out, t->sub[0], cell);
+            put_elem(out, cell->val, cell->val_len);
+        }
+        if (r < 0)
+            return r;
+    }
+    return out->err ? out->err : 1;
+}
