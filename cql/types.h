@@ -1,5 +1,5 @@
 /*
- * types.h: every CQL type.  Owner: cql/types/*.c.  Callers: cql/ (executor,
+ * types.h: every CQL type.  Owner: cql/types/ (all .c files).  Callers: cql/ (executor,
  * schema), server/ (result metadata [option] encoding).
  *
  * A value is always held in its native-protocol serialization (Cassandra's
@@ -127,5 +127,49 @@ int ctype_from_literal(const ctype *t, lit_kind k, const char *text, size_t n,
 
 /* Helpers for collection serialization (protocol v3+ form). */
 int32_t ctype_coll_count(const uint8_t *v, size_t n);   /* -1 if malformed */
+
+/* ------------------------------------------------ additions (types engineer) */
+/* ctype_new_udt copies ks/name/field names and takes the refs in field_types. */
+/* A custom type with a marshal class name (new ref; blob-like values). */
+ctype *ctype_new_custom(const char *class_name);
+/* A quoted custom class from type text or an [option]: Cassandra's own
+ * marshal classes ('org.apache.cassandra.db.marshal.Int32Type') map to the
+ * native type; others become CT_CUSTOM.  New ref or NULL (ENOMEM). */
+ctype *ctype_parse_custom_class(const char *cls);
+/* CQL name of a scalar kind ("int", "text" for varchar); NULL for others. */
+const char *ctype_kind_name(ctype_kind k);
+/* Cassandra marshal class text of a type ("org.apache.cassandra.db.marshal.Int32Type",
+ * "...ListType(...)"), as AbstractType.toString(). */
+void ctype_marshal_class(const ctype *t, cs_buf *out);
+/* [option] for a given protocol version: types newer than the version are sent
+ * as CUSTOM with their marshal class (duration before v5; date, time,
+ * smallint, tinyint before v4), as Cassandra's DataType does. */
+void ctype_encode_option_v(const ctype *t, int version, cs_buf *out);
+
+/* Whether a literal kind can be assigned to type t (Constants.Literal.testAssignment). */
+bool ctype_literal_assignable(const ctype *t, lit_kind k);
+/* AbstractType.fromString for scalar types: text form -> serialized value
+ * (no quotes; "" gives an empty value for most types).  0 or CS_EUSER with e. */
+int ctype_from_string(const ctype *t, const char *s, size_t n, cs_buf *out, cs_error *e);
+/* Hex digits (no 0x) -> bytes; CS_EINVAL on odd length or a non-hex digit. */
+int ctype_hex_decode(const char *s, size_t n, cs_buf *out);
+
+/* Normalize a serialized set or map (frozen or not): sort elements/keys by the
+ * element/key comparator and drop duplicates (for maps the last value of a
+ * duplicated key wins).  Lists and other types are copied unchanged.
+ * 0, CS_EINVAL (malformed) or CS_ENOMEM. */
+int ctype_coll_normalize(const ctype *t, const uint8_t *v, size_t n, cs_buf *out);
+
+/* Numeric helpers for aggregates (sum/avg) and arithmetic.  Values are
+ * serialized non-empty values of numeric type t (both operands of type t).
+ * Integer types wrap on overflow (Java arithmetic), float/double are IEEE,
+ * varint/decimal exact.  0 or CS_EINVAL/CS_ENOMEM; result appended to out. */
+int ctype_num_add(const ctype *t, const uint8_t *a, size_t an, const uint8_t *b, size_t bn, cs_buf *out);
+/* v / count (count > 0), for avg: integers truncate, decimal keeps the
+ * dividend's scale rounding HALF_EVEN, varint truncates. */
+int ctype_num_div_int(const ctype *t, const uint8_t *v, size_t n, int64_t count, cs_buf *out);
+/* The integer x as a value of numeric type t (e.g. zero for sum of no rows). */
+int ctype_num_from_int64(const ctype *t, int64_t x, cs_buf *out);
+double ctype_num_to_double(const ctype *t, const uint8_t *v, size_t n);
 
 #endif

@@ -1,0 +1,667 @@
+/*
+ * decimal.c: arbitrary precision for varint (two's complement big-endian,
+ * Java BigInteger.toByteArray) and decimal (i32 scale + varint unscaled,
+ * Java BigDecimal): text parse/print, normal form for comparison and
+ * byte-comparable encoding, and the numeric helpers ctype_num_* (types.h)
+ * that aggregates use.
+ *
+ * Numbers are held as sign + magnitude in little-endian 32-bit limbs.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cql/types/types_int.h"
+
+typedef struct bn {
+    bool neg;
+    uint32_t *d;      /* little-endian limbs, cs_malloc'd */
+    size_t n, cap;
+    int err;
+} bn;
+
+static void bn_init(bn *a) { memset(a, 0, sizeof(*a)); }
+static void bn_free(bn *a) { cs_free(a->d); bn_init(a); }
+
+static void bn_reserve(bn *a, size_t n)
+{
+    if (a->err || n <= a->cap)
+        return;
+    size_t cap = a->cap ? a->cap * 2 : 4;
+    while (cap < n)
+        cap *= 2;
+    uint32_t *d = cs_realloc(a->d, cap * sizeof(uint32_t));
+    if (!d) {
+        a->err = CS_ENOMEM;
+        return;
+    }
+    a->d = d;
+    a->cap = cap;
+}
+
+static void bn_trim(bn *a)
+{
+    while (a->n > 0 && a->d[a->n - 1] == 0)
+        a->n--;
+    if (a->n == 0)
+        a->neg = false;
+}
+
+/* a = a * m + add (magnitude). */
+static void bn_mul_small(bn *a, uint32_t m, uint32_t add)
+{
+    uint64_t carry = add;
+    for (size_t i = 0; i < a->n; i++) {
+        uint64_t x = (uint64_t)a->d[i] * m + carry;
+        a->d[i] = (uint32_t)x;
+        carry = x >> 32;
+    }
+    if (carry) {
+        bn_reserve(a, a->n + 1);
+        if (a->err)
+            return;
+        a->d[a->n++] = (uint32_t)carry;
+    }
+}
+
+/* a /= d (magnitude); returns the remainder. */
+static uint32_t bn_div_small(bn *a, uint32_t d)
+{
+    uint64_t r = 0;
+    for (size_t i = a->n; i-- > 0;) {
+        uint64_t x = (r << 32) | a->d[i];
+        a->d[i] = (uint32_t)(x / d);
+        r = x % d;
+    }
+    bn_trim(a);
+    return (uint32_t)r;
+}
+
+static void bn_from_twos(bn *a, const uint8_t *v, size_t n)
+{
+    bn_init(a);
+    if (n == 0)
+        return;
+    a->neg = (v[0] & 0x80) != 0;
+    bn_reserve(a, n / 4 + 1);
+    if (a->err)
+        return;
+    a->n = n / 4 + 1;
+    memset(a->d, 0, a->n * sizeof(uint32_t));
+    /* magnitude of a negative number = ~v + 1 */
+    uint32_t carry = a->neg ? 1 : 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t byte = v[n - 1 - i];
+        if (a->neg) {
+            byte = (~byte & 0xFF) + carry;
+            carry = byte >> 8;
+            byte &= 0xFF;
+        }
+        a->d[i / 4] |= byte << (8 * (i % 4));
+    }
+    bn_trim(a);
+}
+
+/* Minimal two's complement, big-endian (BigInteger.toByteArray); zero is 00. */
+static void bn_to_twos(const bn *a, cs_buf *out)
+{
+    size_t nb = a->n * 4 + 1;
+    uint8_t tmp[64], *b = nb <= sizeof(tmp) ? tmp : cs_malloc(nb);
+    if (!b) {
+        out->err = CS_ENOMEM;
+        return;
+    }
+    for (size_t i = 0; i < nb; i++) {
+        size_t li = i / 4;
+        b[nb - 1 - i] = li < a->n ? (uint8_t)(a->d[li] >> (8 * (i % 4))) : 0;
+    }
+    if (a->neg) {
+        unsigned carry = 1;
+        for (size_t i = nb; i-- > 0;) {
+            unsigned x = (uint8_t)~b[i] + carry;
+            b[i] = (uint8_t)x;
+            carry = x >> 8;
+        }
+    }
+    size_t skip;
+    size_t len = ctype__varint_minimal(b, nb, &skip);
+    cs_buf_put(out, b + skip, len);
+    if (b != tmp)
+        cs_free(b);
+}
+
+size_t ctype__varint_minimal(const uint8_t *v, size_t n, size_t *skip)
+{
+    size_t i = 0;
+    while (i + 1 < n && ((v[i] == 0x00 && !(v[i + 1] & 0x80)) || (v[i] == 0xFF && (v[i + 1] & 0x80))))
+        i++;
+    *skip = i;
+    return n - i;
+}
+
+/* |a| vs |b| */
+static int bn_cmp_mag(const bn *a, const bn *b)
+{
+    if (a->n != b->n)
+        return a->n < b->n ? -1 : 1;
+    for (size_t i = a->n; i-- > 0;)
+        if (a->d[i] != b->d[i])
+            return a->d[i] < b->d[i] ? -1 : 1;
+    return 0;
+}
+
+/* r = a + b (signed); r may not alias. */
+static void bn_add(bn *r, const bn *a, const bn *b)
+{
+    bn_init(r);
+    size_t n = (a->n > b->n ? a->n : b->n) + 1;
+    bn_reserve(r, n);
+    if (r->err)
+        return;
+    r->n = n;
+    if (a->neg == b->neg) {
+        uint64_t c = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t x = c + (i < a->n ? a->d[i] : 0) + (i < b->n ? b->d[i] : 0);
+            r->d[i] = (uint32_t)x;
+            c = x >> 32;
+        }
+        r->neg = a->neg;
+    } else {
+        const bn *big = a, *sm = b;
+        if (bn_cmp_mag(a, b) < 0) {
+            big = b;
+            sm = a;
+        }
+        int64_t br = 0;
+        for (size_t i = 0; i < n; i++) {
+            int64_t x = (int64_t)(i < big->n ? big->d[i] : 0) - (i < sm->n ? sm->d[i] : 0) - br;
+            br = x < 0;
+            r->d[i] = (uint32_t)(x + (br ? ((int64_t)1 << 32) : 0));
+        }
+        r->neg = big->neg;
+    }
+    bn_trim(r);
+}
+
+/* Decimal digits of |a| (most significant first); "0" for zero. */
+static void bn_to_digits(const bn *a, cs_buf *out)
+{
+    if (a->n == 0) {
+        cs_buf_put_u8(out, '0');
+        return;
+    }
+    bn t;
+    bn_init(&t);
+    bn_reserve(&t, a->n);
+    if (t.err) {
+        out->err = CS_ENOMEM;
+        return;
+    }
+    memcpy(t.d, a->d, a->n * sizeof(uint32_t));
+    t.n = a->n;
+    size_t start = out->len;
+    while (t.n > 0) {
+        uint32_t r = bn_div_small(&t, 1000000000u);
+        for (int k = 0; k < 9; k++) {
+            cs_buf_put_u8(out, (uint8_t)('0' + r % 10));
+            r /= 10;
+        }
+    }
+    bn_free(&t);
+    if (out->err)
+        return;
+    /* reverse and strip leading zeros */
+    uint8_t *p = out->p + start;
+    size_t len = out->len - start;
+    for (size_t i = 0; i < len / 2; i++) {
+        uint8_t x = p[i];
+        p[i] = p[len - 1 - i];
+        p[len - 1 - i] = x;
+    }
+    size_t z = 0;
+    while (z + 1 < len && p[z] == '0')
+        z++;
+    memmove(p, p + z, len - z);
+    out->len -= z;
+}
+
+/* Digits (already validated) to a magnitude. */
+static void bn_from_digits(bn *a, const char *s, size_t n)
+{
+    bn_init(a);
+    size_t i = 0;
+    while (i < n) {
+        uint32_t chunk = 0, mul = 1;
+        for (int k = 0; k < 9 && i < n; k++, i++) {
+            chunk = chunk * 10 + (uint32_t)(s[i] - '0');
+            mul *= 10;
+        }
+        bn_mul_small(a, mul, chunk);
+        if (a->n == 0 && chunk) {
+            bn_reserve(a, 1);
+            if (a->err)
+                return;
+            a->d[0] = chunk;
+            a->n = 1;
+        }
+    }
+    bn_trim(a);
+}
+
+/* ------------------------------------------------ varint text */
+
+int ctype__varint_from_text(const char *s, size_t n, cs_buf *out)
+{
+    size_t i = 0;
+    bool neg = false;
+    if (i < n && (s[i] == '-' || s[i] == '+'))
+        neg = s[i++] == '-';
+    if (i == n)
+        return CS_EINVAL;
+    for (size_t k = i; k < n; k++)
+        if (!isdigit((unsigned char)s[k]))
+            return CS_EINVAL;
+    bn a;
+    bn_from_digits(&a, s + i, n - i);
+    if (a.err) {
+        bn_free(&a);
+        return CS_ENOMEM;
+    }
+    a.neg = neg && a.n > 0;
+    bn_to_twos(&a, out);
+    bn_free(&a);
+    return out->err ? CS_ENOMEM : 0;
+}
+
+void ctype__varint_to_text(const uint8_t *v, size_t n, cs_buf *out)
+{
+    bn a;
+    bn_from_twos(&a, v, n);
+    if (a.neg)
+        cs_buf_put_u8(out, '-');
+    bn_to_digits(&a, out);
+    bn_free(&a);
+}
+
+/* ------------------------------------------------ decimal text */
+
+int ctype__decimal_from_text(const char *s, size_t n, cs_buf *out)
+{
+    size_t i = 0;
+    bool neg = false;
+    if (i < n && (s[i] == '-' || s[i] == '+'))
+        neg = s[i++] == '-';
+    cs_buf dg;
+    cs_buf_init(&dg);
+    int64_t frac = 0, exp = 0;
+    bool dot = false, any = false;
+    for (; i < n; i++) {
+        char c = s[i];
+        if (isdigit((unsigned char)c)) {
+            cs_buf_put_u8(&dg, (uint8_t)c);
+            any = true;
+            if (dot)
+                frac++;
+        } else if (c == '.' && !dot) {
+            dot = true;
+        } else {
+            break;
+        }
+    }
+    int rc = 0;
+    if (!any)
+        rc = CS_EINVAL;
+    if (!rc && i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        bool eneg = false;
+        if (i < n && (s[i] == '-' || s[i] == '+'))
+            eneg = s[i++] == '-';
+        if (i == n)
+            rc = CS_EINVAL;
+        for (; !rc && i < n && isdigit((unsigned char)s[i]); i++) {
+            exp = exp * 10 + (s[i] - '0');
+            if (exp > 10000000000LL)
+                rc = CS_EINVAL;
+        }
+        if (eneg)
+            exp = -exp;
+    }
+    if (!rc && i != n)
+        rc = CS_EINVAL;
+    int64_t scale = frac - exp;
+    if (!rc && (scale > INT32_MAX || scale < INT32_MIN))
+        rc = CS_EINVAL;
+    if (!rc) {
+        bn a;
+        bn_from_digits(&a, (const char *)dg.p, dg.len);
+        a.neg = neg && a.n > 0;
+        cs_buf_put_u32(out, (uint32_t)(int32_t)scale);
+        bn_to_twos(&a, out);
+        if (a.err)
+            out->err = a.err;
+        bn_free(&a);
+        if (out->err)
+            rc = CS_ENOMEM;
+    }
+    cs_buf_destroy(&dg);
+    return rc;
+}
+
+/* BigDecimal.toString(): plain when scale >= 0 and the adjusted exponent is
+ * >= -6, else scientific "d.dddE+n". */
+void ctype__decimal_to_text(const uint8_t *v, size_t n, cs_buf *out)
+{
+    if (n < 4)
+        return;
+    int32_t scale = (int32_t)cs_be32(v);
+    bn a;
+    bn_from_twos(&a, v + 4, n - 4);
+    cs_buf dg;
+    cs_buf_init(&dg);
+    bn_to_digits(&a, &dg);
+    if (dg.err) {
+        out->err = dg.err;
+        goto done;
+    }
+    const char *d = (const char *)dg.p;
+    int64_t nd = (int64_t)dg.len;
+    int64_t adjusted = -(int64_t)scale + (nd - 1);
+    if (a.neg)
+        cs_buf_put_u8(out, '-');
+    if (scale == 0) {
+        cs_buf_put(out, d, (size_t)nd);
+    } else if (scale > 0 && adjusted >= -6) {
+        if (nd > scale) {
+            cs_buf_put(out, d, (size_t)(nd - scale));
+            cs_buf_put_u8(out, '.');
+            cs_buf_put(out, d + nd - scale, (size_t)scale);
+        } else {
+            ctype__puts(out, "0.");
+            for (int64_t k = 0; k < scale - nd; k++)
+                cs_buf_put_u8(out, '0');
+            cs_buf_put(out, d, (size_t)nd);
+        }
+    } else {
+        cs_buf_put_u8(out, (uint8_t)d[0]);
+        if (nd > 1) {
+            cs_buf_put_u8(out, '.');
+            cs_buf_put(out, d + 1, (size_t)(nd - 1));
+        }
+        ctype__printf(out, "E%s%lld", adjusted >= 0 ? "+" : "", (long long)adjusted);
+    }
+done:
+    cs_buf_destroy(&dg);
+    bn_free(&a);
+}
+
+int ctype__num_normal(const uint8_t *unscaled, size_t n, int64_t scale, int *sign, cs_buf *digits,
+                      int64_t *exp10)
+{
+    bn a;
+    bn_from_twos(&a, unscaled, n);
+    if (a.err)
+        return CS_ENOMEM;
+    *sign = a.n == 0 ? 0 : a.neg ? -1 : 1;
+    *exp10 = 0;
+    if (a.n == 0) {
+        bn_free(&a);
+        return 0;
+    }
+    size_t start = digits->len;
+    bn_to_digits(&a, digits);
+    bn_free(&a);
+    if (digits->err)
+        return CS_ENOMEM;
+    int64_t nd = (int64_t)(digits->len - start);
+    while (digits->len > start && digits->p[digits->len - 1] == '0')
+        digits->len--;
+    *exp10 = nd - scale;
+    return 0;
+}
+
+/* ------------------------------------------------ numeric helpers (types.h) */
+
+static int64_t int_val(const ctype *t, const uint8_t *v, size_t n)
+{
+    switch (n) {
+    case 1: return (int8_t)v[0];
+    case 2: return (int16_t)cs_be16(v);
+    case 4: return (int32_t)cs_be32(v);
+    case 8: return (int64_t)cs_be64(v);
+    default: return 0;
+    }
+}
+
+static double fp_val(const ctype *t, const uint8_t *v, size_t n)
+{
+    if (t->kind == CT_FLOAT && n == 4) {
+        uint32_t u = cs_be32(v);
+        float f;
+        memcpy(&f, &u, 4);
+        return f;
+    }
+    if (t->kind == CT_DOUBLE && n == 8) {
+        uint64_t u = cs_be64(v);
+        double d;
+        memcpy(&d, &u, 8);
+        return d;
+    }
+    return 0;
+}
+
+double ctype_num_to_double(const ctype *t, const uint8_t *v, size_t n)
+{
+    switch (t->kind) {
+    case CT_TINYINT: case CT_SMALLINT: case CT_INT: case CT_BIGINT: case CT_COUNTER:
+        return (double)int_val(t, v, n);
+    case CT_FLOAT: case CT_DOUBLE:
+        return fp_val(t, v, n);
+    case CT_VARINT: case CT_DECIMAL: {
+        cs_buf b;
+        cs_buf_init(&b);
+        if (t->kind == CT_VARINT)
+            ctype__varint_to_text(v, n, &b);
+        else
+            ctype__decimal_to_text(v, n, &b);
+        cs_buf_put_u8(&b, 0);
+        double d = b.err ? 0 : strtod((const char *)b.p, NULL);
+        cs_buf_destroy(&b);
+        return d;
+    }
+    default:
+        return 0;
+    }
+}
+
+int ctype_num_from_int64(const ctype *t, int64_t x, cs_buf *out)
+{
+    switch (t->kind) {
+    case CT_TINYINT: cs_buf_put_u8(out, (uint8_t)x); break;
+    case CT_SMALLINT: cs_buf_put_u16(out, (uint16_t)x); break;
+    case CT_INT: cs_buf_put_u32(out, (uint32_t)x); break;
+    case CT_BIGINT: case CT_COUNTER: cs_buf_put_u64(out, (uint64_t)x); break;
+    case CT_FLOAT: {
+        float f = (float)x;
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        cs_buf_put_u32(out, u);
+        break;
+    }
+    case CT_DOUBLE: {
+        double d = (double)x;
+        uint64_t u;
+        memcpy(&u, &d, 8);
+        cs_buf_put_u64(out, u);
+        break;
+    }
+    case CT_VARINT: case CT_DECIMAL: {
+        uint8_t b[8];
+        cs_st64(b, (uint64_t)x);
+        size_t skip, len = ctype__varint_minimal(b, 8, &skip);
+        if (t->kind == CT_DECIMAL)
+            cs_buf_put_u32(out, 0);
+        cs_buf_put(out, b + skip, len);
+        break;
+    }
+    default:
+        return CS_EINVAL;
+    }
+    return out->err ? CS_ENOMEM : 0;
+}
+
+/* Multiply a magnitude by 10^k. */
+static void bn_mul_pow10(bn *a, int64_t k)
+{
+    while (k >= 9 && !a->err) {
+        bn_mul_small(a, 1000000000u, 0);
+        k -= 9;
+    }
+    uint32_t m = 1;
+    while (k-- > 0)
+        m *= 10;
+    if (m > 1)
+        bn_mul_small(a, m, 0);
+}
+
+int ctype_num_add(const ctype *t, const uint8_t *a, size_t an, const uint8_t *b, size_t bn_, cs_buf *out)
+{
+    switch (t->kind) {
+    case CT_TINYINT: case CT_SMALLINT: case CT_INT: case CT_BIGINT: case CT_COUNTER:
+        /* Java arithmetic: wraps on overflow */
+        return ctype_num_from_int64(t, (int64_t)((uint64_t)int_val(t, a, an) + (uint64_t)int_val(t, b, bn_)), out);
+    case CT_FLOAT: {
+        float f = (float)fp_val(t, a, an) + (float)fp_val(t, b, bn_);
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        cs_buf_put_u32(out, u);
+        return out->err ? CS_ENOMEM : 0;
+    }
+    case CT_DOUBLE: {
+        double d = fp_val(t, a, an) + fp_val(t, b, bn_);
+        uint64_t u;
+        memcpy(&u, &d, 8);
+        cs_buf_put_u64(out, u);
+        return out->err ? CS_ENOMEM : 0;
+    }
+    case CT_VARINT: {
+        bn x, y, r;
+        bn_from_twos(&x, a, an);
+        bn_from_twos(&y, b, bn_);
+        bn_add(&r, &x, &y);
+        int rc = x.err || y.err || r.err ? CS_ENOMEM : 0;
+        if (!rc)
+            bn_to_twos(&r, out);
+        bn_free(&x);
+        bn_free(&y);
+        bn_free(&r);
+        return rc ? rc : out->err ? CS_ENOMEM : 0;
+    }
+    case CT_DECIMAL: {
+        if (an < 4 || bn_ < 4)
+            return CS_EINVAL;
+        int64_t sa = (int32_t)cs_be32(a), sb = (int32_t)cs_be32(b);
+        int64_t s = sa > sb ? sa : sb;
+        if (s - sa > 100000 || s - sb > 100000)
+            return CS_EINVAL;
+        bn x, y, r;
+        bn_from_twos(&x, a + 4, an - 4);
+        bn_from_twos(&y, b + 4, bn_ - 4);
+        bn_mul_pow10(&x, s - sa);
+        bn_mul_pow10(&y, s - sb);
+        bn_add(&r, &x, &y);
+        int rc = x.err || y.err || r.err ? CS_ENOMEM : 0;
+        if (!rc) {
+            cs_buf_put_u32(out, (uint32_t)(int32_t)s);
+            bn_to_twos(&r, out);
+        }
+        bn_free(&x);
+        bn_free(&y);
+        bn_free(&r);
+        return rc ? rc : out->err ? CS_ENOMEM : 0;
+    }
+    default:
+        return CS_EINVAL;
+    }
+}
+
+/* Division by a positive count, for avg(): integers truncate (Java), float
+ * and double divide, varint truncates toward zero (BigInteger.divide),
+ * decimal keeps the dividend's scale with HALF_EVEN rounding. */
+int ctype_num_div_int(const ctype *t, const uint8_t *v, size_t n, int64_t count, cs_buf *out)
+{
+    if (count <= 0)
+        return CS_EINVAL;
+    switch (t->kind) {
+    case CT_TINYINT: case CT_SMALLINT: case CT_INT: case CT_BIGINT: case CT_COUNTER:
+        return ctype_num_from_int64(t, int_val(t, v, n) / count, out);
+    case CT_FLOAT: {
+        float f = (float)(fp_val(t, v, n) / (double)count);
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        cs_buf_put_u32(out, u);
+        return out->err ? CS_ENOMEM : 0;
+    }
+    case CT_DOUBLE: {
+        double d = fp_val(t, v, n) / (double)count;
+        uint64_t u;
+        memcpy(&u, &d, 8);
+        cs_buf_put_u64(out, u);
+        return out->err ? CS_ENOMEM : 0;
+    }
+    case CT_VARINT: case CT_DECIMAL: {
+        size_t off = t->kind == CT_DECIMAL ? 4 : 0;
+        if (n < off)
+            return CS_EINVAL;
+        bn x;
+        bn_from_twos(&x, v + off, n - off);
+        /* long division by a 64-bit count, two 32-bit steps when needed */
+        uint64_t c = (uint64_t)count;
+        uint64_t rem = 0;
+        if (c <= 0xFFFFFFFFu) {
+            rem = bn_div_small(&x, (uint32_t)c);
+        } else {
+            /* rare: divide digit by digit in base 2^32 with 128-bit arithmetic */
+            unsigned __int128 r = 0;
+            for (size_t i = x.n; i-- > 0;) {
+                unsigned __int128 cur = (r << 32) | x.d[i];
+                x.d[i] = (uint32_t)(cur / c);
+                r = cur % c;
+            }
+            bn_trim(&x);
+            rem = (uint64_t)r;
+        }
+        bool neg = (v[off] & 0x80) != 0 && n > off;
+        if (t->kind == CT_DECIMAL && rem) {
+            /* HALF_EVEN on the remainder */
+            unsigned __int128 twice = (unsigned __int128)rem * 2;
+            bool up = twice > c || (twice == c && x.n > 0 && (x.d[0] & 1));
+            if (up) {
+                bn one;
+                bn_init(&one);
+                bn_reserve(&one, 1);
+                if (!one.err) {
+                    one.d[0] = 1;
+                    one.n = 1;
+                    x.neg = false;
+                    bn r2;
+                    bn_add(&r2, &x, &one);
+                    bn_free(&x);
+                    x = r2;
+                }
+                bn_free(&one);
+            }
+        }
+        x.neg = neg && x.n > 0;
+        if (off)
+            cs_buf_put(out, v, 4);
+        bn_to_twos(&x, out);
+        int rc = x.err ? CS_ENOMEM : 0;
+        bn_free(&x);
+        return rc ? rc : out->err ? CS_ENOMEM : 0;
+    }
+    default:
+        return CS_EINVAL;
+    }
+}
