@@ -197,6 +197,20 @@ const ctype *cql__fn_param_type(const char *name, int i, int n_args, const ctype
 const ctype *cql__fn_return_type(const char *name, const ctype *const *arg_types, int n_args,
                                  const ctype *recv);
 
+/* ================================================================ complex-cell paths (exec-write)
+ * How the write side stores non-frozen collections and UDTs (collections.c
+ * has the full comment; the read side assembles values the same way, see
+ * cql__rowcopy_value in wread.c):
+ *   set<T>:   one cell per element, path = ctype_bc_encode(T, elem, asc), empty value
+ *   map<K,V>: one cell per entry,   path = ctype_bc_encode(K, key, asc), value = V
+ *   list<T>:  one cell per element, path = ctype_bc_encode(timeuuid, id, asc), value = T;
+ *             path order is list order (appends increasing ids, prepends
+ *             ids below all earlier ones)
+ *   UDT:      one cell per non-null field, path = u16 big-endian field index
+ * Whole-value overwrite = st_mut_complex_delete(col, ts - 1) + new cells;
+ * DELETE col = complex deletion at ts.  Counters: one ST_CELL_COUNTER cell
+ * holding the big-endian int64 total (counter.c). */
+
 /* ================================================================ entry points owned by exec-write */
 
 /*
