@@ -72,7 +72,7 @@ $(B)/cassette: $(B)/server/main.o $(ALL_LIBS)
 $(B)/cassette-tool: $(call obj,$(TOOLS_SRC)) $(ALL_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 $(B)/cassette-bench: $(call obj,$(BENCH_SRC)) $(ALL_LIBS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lyaml
 
 # Unit tests: tests/unit/test_<layer>_<name>.c links only its layer and below,
 # so a layer's tests build while a higher layer is mid-change.

@@ -1,0 +1,766 @@
+/*
+ * gen.c: the workload model (see work.h).  Values are generated directly in
+ * their native-protocol serialization from a per-value seed, so the same
+ * seed always gives the same value (as cassandra-stress does) and the
+ * partition picture can be kept without storing rows.
+ */
+#include "bench/work.h"
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/hash.h"
+#include "server/frame.h"
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define BASE_MS 1767225600000LL          /* 2026-01-01T00:00:00Z */
+#define DAY_MS 86400000LL
+#define MAX_ROWS_PER_OP 1000
+
+/* ------------------------------------------------------------ types */
+
+static uint16_t type_id(const char *t)
+{
+    static const struct { const char *n; uint16_t id; } map[] = {
+        { "ascii", 0x01 }, { "bigint", 0x02 }, { "blob", 0x03 }, { "boolean", 0x04 }, { "counter", 0x05 },
+        { "decimal", 0x06 }, { "double", 0x07 }, { "float", 0x08 }, { "int", 0x09 }, { "timestamp", 0x0B },
+        { "uuid", 0x0C }, { "text", 0x0D }, { "varchar", 0x0D }, { "varint", 0x0E }, { "timeuuid", 0x0F },
+        { "inet", 0x10 }, { "date", 0x11 }, { "time", 0x12 }, { "smallint", 0x13 }, { "tinyint", 0x14 },
+    };
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+        if (!strcmp(t, map[i].n))
+            return map[i].id;
+    return 0xFFFF;
+}
+
+/* ------------------------------------------------------------ values */
+
+typedef struct rowvals {          /* one generated row: value per column */
+    cs_buf data;
+    size_t *off; int32_t *len;
+    uint64_t pk_hash, ck_hash;
+    uint64_t bytes;
+} rowvals;
+
+static void put_varint_i64(cs_buf *b, int64_t v)
+{
+    uint8_t tmp[8];
+    cs_st64(tmp, (uint64_t)v);
+    int i = 0;
+    while (i < 7 && ((tmp[i] == 0x00 && !(tmp[i + 1] & 0x80)) || (tmp[i] == 0xFF && (tmp[i + 1] & 0x80))))
+        i++;
+    cs_buf_put(b, tmp + i, (size_t)(8 - i));
+}
+
+static int32_t gen_value(bench_model *m, const bench_col *c, int64_t seed, int64_t clock, uint64_t uniq,
+                         cs_buf *out)
+{
+    size_t start = out->len;
+    bench_rng r;
+    bench_rng_seed(&r, (uint64_t)seed * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uintptr_t)c->name[0]);
+    switch (c->type) {
+    case 0x01: case 0x0D: case 0x03: {
+        int64_t n = c->spec && c->spec->has_size ? bench_dist_sample(&c->spec->size, &r)
+                                                  : (c->type == 0x03 ? 16 : 10);
+        if (n < 0) n = 0;
+        if (n > 1 << 20) n = 1 << 20;
+        uint8_t *d = cs_buf_extend(out, (size_t)n);
+        if (!d) return -1;
+        static const char alnum[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+        for (int64_t i = 0; i < n; i++) {
+            uint64_t x = bench_rng_next(&r);
+            d[i] = c->type == 0x03 ? (uint8_t)x : (uint8_t)alnum[x % 36];
+        }
+        break;
+    }
+    case 0x02: case 0x05: cs_buf_put_u64(out, (uint64_t)seed); break;
+    case 0x09: cs_buf_put_u32(out, (uint32_t)seed); break;
+    case 0x13: cs_buf_put_u16(out, (uint16_t)seed); break;
+    case 0x14: cs_buf_put_u8(out, (uint8_t)seed); break;
+    case 0x04: cs_buf_put_u8(out, (uint8_t)(seed & 1)); break;
+    case 0x07: { double d = (double)seed + 0.5; uint64_t u; memcpy(&u, &d, 8); cs_buf_put_u64(out, u); break; }
+    case 0x08: { float f = (float)seed + 0.5f; uint32_t u; memcpy(&u, &f, 4); cs_buf_put_u32(out, u); break; }
+    case 0x0B: cs_buf_put_u64(out, (uint64_t)(clock ? clock : BASE_MS + seed * 1000)); break;
+    case 0x11: cs_buf_put_u32(out, (uint32_t)((clock ? clock : BASE_MS + seed * DAY_MS) / DAY_MS + (1LL << 31))); break;
+    case 0x12: cs_buf_put_u64(out, (uint64_t)(((clock ? clock / 1000 : seed) % 86400) * 1000000000LL)); break;
+    case 0x0E: put_varint_i64(out, seed); break;
+    case 0x06: cs_buf_put_u32(out, 2); put_varint_i64(out, seed); break;
+    case 0x10: cs_buf_put_u32(out, (uint32_t)(0x0A000000u | ((uint32_t)seed & 0xFFFFFF))); break;
+    case 0x0C: {
+        uint8_t u[16];
+        cs_st64(u, bench_mix64((uint64_t)seed));
+        cs_st64(u + 8, bench_mix64((uint64_t)seed ^ 0xABCDEF));
+        u[6] = (uint8_t)((u[6] & 0x0F) | 0x40);
+        u[8] = (uint8_t)((u[8] & 0x3F) | 0x80);
+        cs_buf_put(out, u, 16);
+        break;
+    }
+    case 0x0F: {
+        /* version 1: 100ns ticks since 1582; uniq spreads same-ms values */
+        int64_t ms = clock ? clock : BASE_MS + seed;
+        uint64_t t = (uint64_t)ms * 10000 + (uniq % 10000) + 0x01B21DD213814000ULL;
+        uint8_t u[16];
+        cs_st32(u, (uint32_t)t);
+        cs_st16(u + 4, (uint16_t)(t >> 32));
+        cs_st16(u + 6, (uint16_t)(((t >> 48) & 0x0FFF) | 0x1000));
+        cs_st64(u + 8, 0x8000C0FFEE000001ULL);
+        cs_buf_put(out, u, 16);
+        break;
+    }
+    default:
+        return -1;
+    }
+    return out->err ? -1 : (int32_t)(out->len - start);
+}
+
+/* ------------------------------------------------------------ hash sets */
+
+static part_stat *part_get(bench_model *m, uint64_t h, const uint8_t *key, uint32_t klen, int64_t token)
+{
+    if (!h) h = 1;
+    if ((m->n_parts + 1) * 2 > m->parts_cap) {
+        size_t nc = m->parts_cap ? m->parts_cap * 2 : 1024;
+        part_stat *np = cs_calloc(nc, sizeof(*np));
+        for (size_t i = 0; i < m->parts_cap; i++) {
+            if (!m->parts[i].hash) continue;
+            size_t j = m->parts[i].hash & (nc - 1);
+            while (np[j].hash) j = (j + 1) & (nc - 1);
+            np[j] = m->parts[i];
+        }
+        cs_free(m->parts);
+        m->parts = np;
+        m->parts_cap = nc;
+    }
+    size_t j = h & (m->parts_cap - 1);
+    while (m->parts[j].hash && m->parts[j].hash != h)
+        j = (j + 1) & (m->parts_cap - 1);
+    if (!m->parts[j].hash) {
+        m->parts[j].hash = h;
+        m->parts[j].token = token;
+        m->parts[j].key = cs_memdup(key, klen);
+        m->parts[j].key_len = klen;
+        m->n_parts++;
+    }
+    return &m->parts[j];
+}
+
+/* Returns true if the (partition, row) pair is new. */
+static bool rowset_add(bench_model *m, uint64_t h)
+{
+    if (!h) h = 1;
+    if ((m->n_rowset + 1) * 2 > m->rowset_cap) {
+        size_t nc = m->rowset_cap ? m->rowset_cap * 2 : 4096;
+        uint64_t *ns = cs_calloc(nc, sizeof(uint64_t));
+        for (size_t i = 0; i < m->rowset_cap; i++) {
+            if (!m->rowset[i]) continue;
+            size_t j = m->rowset[i] & (nc - 1);
+            while (ns[j]) j = (j + 1) & (nc - 1);
+            ns[j] = m->rowset[i];
+        }
+        cs_free(m->rowset);
+        m->rowset = ns;
+        m->rowset_cap = nc;
+    }
+    size_t j = h & (m->rowset_cap - 1);
+    while (m->rowset[j] && m->rowset[j] != h)
+        j = (j + 1) & (m->rowset_cap - 1);
+    if (m->rowset[j])
+        return false;
+    m->rowset[j] = h;
+    m->n_rowset++;
+    return true;
+}
+
+static uint64_t *bucket_rows(bench_model *m, uint64_t key)
+{
+    if (!key) key = 1;
+    if ((m->n_bk + 1) * 2 > m->bk_cap) {
+        size_t nc = m->bk_cap ? m->bk_cap * 2 : 256;
+        uint64_t *nk = cs_calloc(nc, 8), *nr = cs_calloc(nc, 8);
+        for (size_t i = 0; i < m->bk_cap; i++) {
+            if (!m->bk_keys[i]) continue;
+            size_t j = m->bk_keys[i] & (nc - 1);
+            while (nk[j]) j = (j + 1) & (nc - 1);
+            nk[j] = m->bk_keys[i];
+            nr[j] = m->bk_rows[i];
+        }
+        cs_free(m->bk_keys);
+        cs_free(m->bk_rows);
+        m->bk_keys = nk;
+        m->bk_rows = nr;
+        m->bk_cap = nc;
+    }
+    size_t j = key & (m->bk_cap - 1);
+    while (m->bk_keys[j] && m->bk_keys[j] != key)
+        j = (j + 1) & (m->bk_cap - 1);
+    if (!m->bk_keys[j]) {
+        m->bk_keys[j] = key;
+        m->n_bk++;
+    }
+    return &m->bk_rows[j];
+}
+
+/* ------------------------------------------------------------ rows */
+
+static int64_t pop_sample(bench_model *m, const bench_col *c)
+{
+    if (c->spec && c->spec->has_population)
+        return bench_dist_sample(&c->spec->population, &m->rng);
+    return (int64_t)(bench_rng_next(&m->rng) % 100000) + 1;
+}
+
+static int64_t cluster_count(const bench_col *c, uint64_t pk_hash)
+{
+    if (!c->spec || !c->spec->has_cluster)
+        return 10;
+    bench_rng r;
+    bench_rng_seed(&r, pk_hash ^ (uint64_t)c->position * 7919);
+    int64_t n = bench_dist_sample(&c->spec->cluster, &r);
+    return n < 1 ? 1 : n;
+}
+
+/* Fill v with one row.  clock: the simulated time for generator columns.
+ * row_index < 0 picks a random row of the partition.  bump_bucket counts the
+ * row in the bucket generator (writes only). */
+static int gen_row(bench_model *m, rowvals *v, int64_t clock, int64_t row_index, bool bump_bucket,
+                   cs_buf *pkbuf)
+{
+    cs_buf_reset(&v->data);
+    for (int i = 0; i < m->n_cols; i++)
+        v->len[i] = -1;
+    cs_buf_reset(pkbuf);
+    int n_pk = 0;
+    for (int i = 0; i < m->n_cols; i++)
+        n_pk += m->cols[i].kind == 0;
+    uint64_t uniq = bench_rng_next(&m->rng);
+    /* partition key: non-bucket columns first (the bucket depends on them) */
+    uint64_t bk_key = 0x51ED;
+    int bucket_col = -1;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < m->n_cols; i++) {
+            bench_col *c = &m->cols[i];
+            if (c->kind != 0)
+                continue;
+            bench_gen_kind g = c->spec ? c->spec->gen : GEN_DEFAULT;
+            if ((g == GEN_BUCKET) != (pass == 1))
+                continue;
+            int64_t seed = 0, cl = 0;
+            if (g == GEN_DAY) cl = clock;
+            else if (g == GEN_SLOT) seed = (clock / 1000) % c->spec->gen_param;
+            else if (g == GEN_BUCKET) { bucket_col = i; seed = (int64_t)(*bucket_rows(m, bk_key) / (uint64_t)c->spec->gen_param); }
+            else if (g == GEN_CLOCK || g == GEN_TIMEUUID_NOW) cl = clock;
+            else seed = pop_sample(m, c);
+            if (c->type == 0x11 && g == GEN_DAY) cl = clock;
+            v->off[i] = v->data.len;
+            v->len[i] = gen_value(m, c, seed, cl, uniq, &v->data);
+            if (pass == 0 && v->len[i] > 0)
+                bk_key = bench_mix64(bk_key ^ cs_xxh64(v->data.p + v->off[i], (size_t)v->len[i], 0));
+        }
+    }
+    /* serialized partition key, in key order */
+    for (int pos = 0; pos < n_pk; pos++) {
+        for (int i = 0; i < m->n_cols; i++) {
+            if (m->cols[i].kind != 0 || m->cols[i].position != pos)
+                continue;
+            int32_t l = v->len[i] < 0 ? 0 : v->len[i];
+            if (n_pk == 1) {
+                cs_buf_put(pkbuf, v->data.p + v->off[i], (size_t)l);
+            } else {
+                cs_buf_put_u16(pkbuf, (uint16_t)l);
+                cs_buf_put(pkbuf, v->data.p + v->off[i], (size_t)l);
+                cs_buf_put_u8(pkbuf, 0);
+            }
+        }
+    }
+    v->pk_hash = cs_xxh64(pkbuf->p, pkbuf->len, 42);
+    if (bump_bucket && bucket_col >= 0)
+        (*bucket_rows(m, bk_key))++;
+    /* clustering: mixed-radix digits of the row index */
+    int64_t rows = 1;
+    for (int i = 0; i < m->n_cols; i++)
+        if (m->cols[i].kind == 1 && !(m->cols[i].spec && m->cols[i].spec->gen != GEN_DEFAULT))
+            rows *= cluster_count(&m->cols[i], v->pk_hash);
+    if (row_index < 0)
+        row_index = (int64_t)(bench_rng_next(&m->rng) >> 1);
+    row_index %= rows;
+    int64_t rest = row_index;
+    v->ck_hash = 0xC1;
+    for (int i = 0; i < m->n_cols; i++) {
+        bench_col *c = &m->cols[i];
+        if (c->kind != 1)
+            continue;
+        bench_gen_kind g = c->spec ? c->spec->gen : GEN_DEFAULT;
+        int64_t seed = 0, cl = 0;
+        if (g == GEN_CLOCK || g == GEN_TIMEUUID_NOW || g == GEN_DAY) {
+            cl = clock;
+        } else if (g == GEN_SLOT) {
+            seed = (clock / 1000) % c->spec->gen_param;
+        } else {
+            int64_t cnt = cluster_count(c, v->pk_hash), digit = rest % cnt;
+            rest /= cnt;
+            seed = digit;
+            if (c->spec && c->spec->has_population) {
+                int64_t span = c->spec->population.max - c->spec->population.min + 1;
+                seed = c->spec->population.min + (cnt >= span ? digit % span : digit * (span / cnt));
+            }
+        }
+        v->off[i] = v->data.len;
+        v->len[i] = gen_value(m, c, seed, cl, uniq, &v->data);
+        if (v->len[i] > 0)
+            v->ck_hash = bench_mix64(v->ck_hash ^ cs_xxh64(v->data.p + v->off[i], (size_t)v->len[i], 1));
+    }
+    v->bytes = 0;
+    for (int i = 0; i < m->n_cols; i++) {
+        bench_col *c = &m->cols[i];
+        if (c->kind < 2)
+            continue;
+        int64_t seed = c->spec && c->spec->has_population ? pop_sample(m, c)
+                                                           : (int64_t)(bench_mix64(v->ck_hash ^ v->pk_hash ^ (uint64_t)i) >> 40);
+        bench_gen_kind g = c->spec ? c->spec->gen : GEN_DEFAULT;
+        v->off[i] = v->data.len;
+        v->len[i] = gen_value(m, c, c->type == 0x05 ? 1 : seed, g != GEN_DEFAULT ? clock : 0, uniq, &v->data);
+        if (v->len[i] > 0)
+            v->bytes += (uint64_t)v->len[i];
+    }
+    for (int i = 0; i < m->n_cols; i++)
+        if (m->cols[i].kind < 2 && v->len[i] > 0)
+            v->bytes += (uint64_t)v->len[i];
+    return v->data.err;
+}
+
+/* ------------------------------------------------------------ statements */
+
+/* Operator in front of each '?' of a statement (outside quotes). */
+static void marker_ops(const char *cql, char *ops, int max)
+{
+    int n = 0;
+    bool in_str = false;
+    for (const char *p = cql; *p && n < max; p++) {
+        if (*p == '\'') in_str = !in_str;
+        if (in_str || *p != '?')
+            continue;
+        const char *q = p - 1;
+        while (q >= cql && isspace((unsigned char)*q)) q--;
+        char op = '=';
+        if (q >= cql) {
+            if (*q == '>' || (*q == '=' && q > cql && q[-1] == '>')) op = '>';
+            else if (*q == '<' || (*q == '=' && q > cql && q[-1] == '<')) op = '<';
+            else if (*q == '+' || *q == '-') op = '+';
+            else if (q >= cql + 4 && !strncasecmp(q - 4, "LIMIT", 5)) op = 'L';
+            else if (q >= cql + 1 && !strncasecmp(q - 1, "IN", 2)) op = 'I';
+        }
+        ops[n++] = op;
+    }
+}
+
+static int prepare_stmt(bench_model *m, bc_sync *conn, const char *cql, bench_stmt *st, char *err, size_t errlen)
+{
+    memset(st, 0, sizeof(*st));
+    st->cql = cs_strdup(cql);
+    bc_result r;
+    if (bc_sync_prepare(conn, cql, &r)) {
+        snprintf(err, errlen, "PREPARE failed for \"%s\": %s", cql, conn->err);
+        bc_result_destroy(&r);
+        return -1;
+    }
+    memcpy(st->id, r.prep_id, (size_t)r.prep_id_len);
+    st->idlen = r.prep_id_len;
+    st->n_binds = r.n_binds;
+    st->bind_col = cs_calloc((size_t)(r.n_binds + 1), sizeof(int));
+    st->bind_type = cs_calloc((size_t)(r.n_binds + 1), sizeof(uint16_t));
+    st->bind_op = cs_calloc((size_t)(r.n_binds + 1), 1);
+    marker_ops(cql, st->bind_op, r.n_binds);
+    for (int i = 0; i < r.n_binds; i++) {
+        st->bind_col[i] = -1;
+        st->bind_type[i] = r.bind_types[i].id;
+        for (int c = 0; c < m->n_cols; c++)
+            if (!strcmp(m->cols[c].name, r.bind_names[i]))
+                st->bind_col[i] = c;
+        if (!strcmp(r.bind_names[i], "[limit]"))
+            st->bind_op[i] = 'L';
+        if (r.bind_types[i].id == 0x05)
+            st->is_counter_update = true;
+    }
+    bc_result_destroy(&r);
+    return 0;
+}
+
+static void stmt_destroy(bench_stmt *s)
+{
+    cs_free(s->cql);
+    cs_free(s->bind_col);
+    cs_free(s->bind_type);
+    cs_free(s->bind_op);
+}
+
+static int run_ddl(bc_sync *conn, const char *cql, char *err, size_t errlen)
+{
+    bc_result r;
+    int rc = bc_sync_query(conn, cql, 0, NULL, -1, &r);
+    if (rc && !(r.opcode == OP_ERROR && r.err_code == 0x2400)) /* AlreadyExists is fine */
+        snprintf(err, errlen, "\"%s\": %s", cql, conn->err);
+    else
+        rc = 0;
+    bc_result_destroy(&r);
+    return rc;
+}
+
+int bench_model_init(bench_model *m, bench_profile *p, bc_sync *conn, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof(*m));
+    m->p = p;
+    bench_rng_seed(&m->rng, 0xBE7C4);
+    char q[1024];
+    if (p->keyspace_def && run_ddl(conn, p->keyspace_def, err, errlen))
+        return -1;
+    snprintf(q, sizeof(q), "USE \"%s\"", p->keyspace);
+    if (run_ddl(conn, q, err, errlen))
+        return -1;
+    if (p->table_def && run_ddl(conn, p->table_def, err, errlen))
+        return -1;
+    for (int i = 0; i < p->n_extra; i++)
+        if (run_ddl(conn, p->extra_defs[i], err, errlen))
+            return -1;
+    snprintf(q, sizeof(q),
+             "SELECT column_name, kind, position, type FROM system_schema.columns WHERE keyspace_name = '%s' AND table_name = '%s'",
+             p->keyspace, p->table);
+    bc_result r;
+    if (bc_sync_query(conn, q, 0, NULL, -1, &r) || r.n_rows == 0) {
+        snprintf(err, errlen, "cannot read the columns of %s.%s: %s", p->keyspace, p->table,
+                 r.n_rows == 0 ? "table not found" : conn->err);
+        bc_result_destroy(&r);
+        return -1;
+    }
+    m->cols = cs_calloc((size_t)r.n_rows, sizeof(bench_col));
+    for (int i = 0; i < r.n_rows; i++) {
+        bench_col *c = &m->cols[m->n_cols++];
+        c->name = bc_result_text(&r, i, 0);
+        char *kind = bc_result_text(&r, i, 1), *type = bc_result_text(&r, i, 3);
+        size_t pi = (size_t)i * (size_t)r.n_cols + 2;
+        c->position = r.lens[pi] == 4 ? (int)cs_be32(r.vals[pi]) : -1;
+        c->kind = !strcmp(kind, "partition_key") ? 0 : !strcmp(kind, "clustering") ? 1 : !strcmp(kind, "static") ? 3 : 2;
+        c->type = type_id(type);
+        if (c->type == 0x05)
+            m->counter_table = true;
+        for (int s = 0; s < p->n_cols; s++)
+            if (!strcmp(p->cols[s].name, c->name))
+                c->spec = &p->cols[s];
+        cs_free(kind);
+        cs_free(type);
+    }
+    bc_result_destroy(&r);
+    for (int i = 0; i < m->n_cols; i++)
+        if (m->cols[i].spec && m->cols[i].spec->gen == GEN_CLOCK)
+            m->clock_step_ms = m->cols[i].spec->gen_step_ms;
+    for (int i = 0; i < m->n_cols; i++)
+        if (m->cols[i].spec && m->cols[i].spec->gen == GEN_TIMEUUID_NOW && !m->clock_step_ms)
+            m->clock_step_ms = m->cols[i].spec->gen_step_ms;
+    if (!m->clock_step_ms)
+        m->clock_step_ms = 1000;
+    m->clock_ms = BASE_MS;
+    for (int i = 0; i < p->n_cols; i++)
+        if (p->cols[i].gen_start_ms)
+            m->clock_ms = p->cols[i].gen_start_ms;
+    /* the insert statement */
+    cs_buf s;
+    cs_buf_init(&s);
+    char tmp[512];
+    if (m->counter_table) {
+        snprintf(tmp, sizeof(tmp), "UPDATE \"%s\".\"%s\" SET ", p->keyspace, p->table);
+        cs_buf_put(&s, tmp, strlen(tmp));
+        int n = 0;
+        for (int i = 0; i < m->n_cols; i++) {
+            if (m->cols[i].type != 0x05) continue;
+            snprintf(tmp, sizeof(tmp), "%s\"%s\" = \"%s\" + ?", n++ ? ", " : "", m->cols[i].name, m->cols[i].name);
+            cs_buf_put(&s, tmp, strlen(tmp));
+        }
+        n = 0;
+        for (int i = 0; i < m->n_cols; i++) {
+            if (m->cols[i].kind > 1) continue;
+            snprintf(tmp, sizeof(tmp), "%s\"%s\" = ?", n++ ? " AND " : " WHERE ", m->cols[i].name);
+            cs_buf_put(&s, tmp, strlen(tmp));
+        }
+    } else {
+        snprintf(tmp, sizeof(tmp), "INSERT INTO \"%s\".\"%s\" (", p->keyspace, p->table);
+        cs_buf_put(&s, tmp, strlen(tmp));
+        int n = 0;
+        for (int i = 0; i < m->n_cols; i++) {
+            if (m->cols[i].type == 0xFFFF) continue;
+            snprintf(tmp, sizeof(tmp), "%s\"%s\"", n++ ? ", " : "", m->cols[i].name);
+            cs_buf_put(&s, tmp, strlen(tmp));
+        }
+        cs_buf_put(&s, ") VALUES (", 10);
+        for (int i = 0; i < n; i++)
+            cs_buf_put(&s, i ? ", ?" : "?", i ? 3 : 1);
+        cs_buf_put(&s, ")", 1);
+    }
+    cs_buf_put_u8(&s, 0);
+    int rc = prepare_stmt(m, conn, (const char *)s.p, &m->insert, err, errlen);
+    cs_buf_destroy(&s);
+    if (rc)
+        return -1;
+    m->extra = cs_calloc((size_t)(p->n_extra_ins + 1), sizeof(bench_stmt));
+    for (int i = 0; i < p->n_extra_ins; i++, m->n_extra++)
+        if (prepare_stmt(m, conn, p->extra_inserts[i], &m->extra[i], err, errlen))
+            return -1;
+    m->queries = cs_calloc((size_t)(p->n_queries + 1), sizeof(bench_stmt));
+    for (int i = 0; i < p->n_queries; i++)
+        if (prepare_stmt(m, conn, p->queries[i].cql, &m->queries[i], err, errlen))
+            return -1;
+    snprintf(tmp, sizeof(tmp), "%s.%s", p->keyspace, p->table);
+    m->table_q = cs_strdup(tmp);
+    return 0;
+}
+
+void bench_model_destroy(bench_model *m)
+{
+    for (int i = 0; i < m->n_cols; i++)
+        cs_free(m->cols[i].name);
+    cs_free(m->cols);
+    stmt_destroy(&m->insert);
+    for (int i = 0; i < m->n_extra; i++)
+        stmt_destroy(&m->extra[i]);
+    cs_free(m->extra);
+    for (int i = 0; m->p && i < m->p->n_queries && m->queries; i++)
+        stmt_destroy(&m->queries[i]);
+    cs_free(m->queries);
+    for (size_t i = 0; i < m->parts_cap; i++)
+        cs_free(m->parts[i].key);
+    cs_free(m->parts);
+    cs_free(m->rowset);
+    cs_free(m->bk_keys);
+    cs_free(m->bk_rows);
+    cs_free(m->table_q);
+    memset(m, 0, sizeof(*m));
+}
+
+/* ------------------------------------------------------------ requests */
+
+static const uint8_t one_bigint[8] = { 0, 0, 0, 0, 0, 0, 0, 1 };
+static const uint8_t limit_100[4] = { 0, 0, 0, 100 };
+
+/* Values of a statement's markers from row v (and, for window markers, the
+ * row generated at the window start in w). */
+static void put_values(const bench_stmt *st, const rowvals *v, const rowvals *w, cs_buf *out)
+{
+    cs_buf_put_u16(out, (uint16_t)st->n_binds);
+    for (int i = 0; i < st->n_binds; i++) {
+        int c = st->bind_col[i];
+        if (st->bind_type[i] == 0x05 || st->bind_op[i] == '+')
+            cs_buf_put_bytes(out, one_bigint, 8);
+        else if (st->bind_op[i] == 'L')
+            cs_buf_put_bytes(out, limit_100, 4);
+        else if (c < 0)
+            cs_buf_put_bytes(out, NULL, -1);
+        else {
+            const rowvals *src = st->bind_op[i] == '>' && w ? w : v;
+            cs_buf_put_bytes(out, src->len[c] >= 0 ? src->data.p + src->off[c] : NULL, src->len[c]);
+        }
+    }
+}
+
+static void rowvals_init(rowvals *v, int n)
+{
+    cs_buf_init(&v->data);
+    v->off = cs_calloc((size_t)n + 1, sizeof(size_t));
+    v->len = cs_calloc((size_t)n + 1, sizeof(int32_t));
+}
+
+static void rowvals_destroy(rowvals *v)
+{
+    cs_buf_destroy(&v->data);
+    cs_free(v->off);
+    cs_free(v->len);
+}
+
+int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size_t *flags_off)
+{
+    bench_profile *p = m->p;
+    const char *name = p->op_names[op];
+    rowvals v, w;
+    rowvals_init(&v, m->n_cols);
+    rowvals_init(&w, m->n_cols);
+    cs_buf pk;
+    cs_buf_init(&pk);
+    *flags_off = 0;
+    int rc = 0;
+    if (!strcmp(name, "insert")) {
+        int64_t nparts = bench_dist_sample(&p->insert_partitions, &m->rng);
+        if (nparts < 1) nparts = 1;
+        cs_buf stmts;   /* each: [byte kind=1][short idlen][id][values] */
+        cs_buf_init(&stmts);
+        int n_stmts = 0;
+        for (int64_t k = 0; k < nparts; k++) {
+            int64_t nrows = 1;
+            m->clock_ms += m->clock_step_ms;
+            uint64_t rseed = bench_rng_next(&m->rng);
+            bench_rng saved = m->rng;     /* replayed so every row gets the same partition key */
+            gen_row(m, &v, m->clock_ms, 0, false, &pk);
+            if (p->has_insert_rows) {
+                nrows = bench_dist_sample(&p->insert_rows, &m->rng);
+            } else {
+                int64_t rows = 1;
+                for (int i = 0; i < m->n_cols; i++)
+                    if (m->cols[i].kind == 1 && !(m->cols[i].spec && m->cols[i].spec->gen != GEN_DEFAULT))
+                        rows *= cluster_count(&m->cols[i], v.pk_hash);
+                nrows = (int64_t)(bench_dist_sample_ratio(&p->insert_select, &m->rng) * (double)rows + 0.5);
+            }
+            if (nrows < 1) nrows = 1;
+            if (nrows > MAX_ROWS_PER_OP) nrows = MAX_ROWS_PER_OP;
+            bench_rng after = m->rng;
+            for (int64_t r = 0; r < nrows; r++) {
+                if (r) m->clock_ms += m->clock_step_ms;
+                m->rng = saved;
+                gen_row(m, &v, m->clock_ms, (int64_t)(bench_mix64(rseed + (uint64_t)r) >> 1), true, &pk);
+                part_stat *ps = part_get(m, v.pk_hash, pk.p, (uint32_t)pk.len, cs_murmur3_token(pk.p, pk.len));
+                if (r == 0) ps->ops++;
+                if (rowset_add(m, bench_mix64(v.pk_hash ^ v.ck_hash))) {
+                    ps->rows++;
+                    ps->bytes += v.bytes;
+                }
+                const bench_stmt *list[1 + 16];
+                int nl = 0;
+                list[nl++] = &m->insert;
+                for (int e = 0; e < m->n_extra && nl < 17; e++)
+                    list[nl++] = &m->extra[e];
+                for (int s = 0; s < nl; s++) {
+                    cs_buf_put_u8(&stmts, 1);
+                    cs_buf_put_u16(&stmts, (uint16_t)list[s]->idlen);
+                    cs_buf_put(&stmts, list[s]->id, (size_t)list[s]->idlen);
+                    put_values(list[s], &v, NULL, &stmts);
+                    n_stmts++;
+                }
+            }
+            m->rng = after;
+        }
+        if (n_stmts == 1) {
+            /* plain EXECUTE: strip the batch item's kind byte */
+            *opcode = OP_EXECUTE;
+            cs_rd rd;
+            cs_rd_init(&rd, stmts.p + 1, stmts.len - 1);
+            uint16_t idl = cs_rd_u16(&rd);
+            cs_buf_put_u16(msg, idl);
+            cs_buf_put(msg, cs_rd_take(&rd, idl), idl);
+            cs_buf_put_u16(msg, 0x0001);   /* ONE */
+            *flags_off = msg->len;
+            cs_buf_put_u8(msg, 0x01);      /* VALUES */
+            cs_buf_put(msg, stmts.p + 1 + rd.pos, stmts.len - 1 - rd.pos);
+        } else {
+            *opcode = OP_BATCH;
+            uint8_t type = m->counter_table ? 2 : !strcasecmp(p->batchtype, "LOGGED") ? 0
+                         : !strcasecmp(p->batchtype, "COUNTER") ? 2 : 1;
+            cs_buf_put_u8(msg, type);
+            cs_buf_put_u16(msg, (uint16_t)n_stmts);
+            cs_buf_put(msg, stmts.p, stmts.len);
+            cs_buf_put_u16(msg, 0x0001);
+            cs_buf_put_u8(msg, 0);
+        }
+        cs_buf_destroy(&stmts);
+    } else {
+        int qi = -1;
+        for (int i = 0; i < p->n_queries; i++)
+            if (!strcmp(p->queries[i].name, name))
+                qi = i;
+        if (qi < 0) {
+            rc = CS_EINVAL;
+            goto out;
+        }
+        const bench_query *q = &p->queries[qi];
+        const bench_stmt *st = &m->queries[qi];
+        int64_t at = m->clock_ms - q->lag_ms;
+        bench_rng saved = m->rng;
+        gen_row(m, &v, at, -1, false, &pk);
+        if (q->window_ms) {
+            bench_rng after = m->rng;
+            m->rng = saved;   /* same partition, earlier time */
+            cs_buf pk2;
+            cs_buf_init(&pk2);
+            gen_row(m, &w, at - q->window_ms, -1, false, &pk2);
+            cs_buf_destroy(&pk2);
+            m->rng = after;
+        }
+        /* the partition read is known when every key column is bound */
+        int bound_pk = 0, n_pk = 0;
+        for (int i = 0; i < m->n_cols; i++)
+            n_pk += m->cols[i].kind == 0;
+        for (int i = 0; i < st->n_binds; i++)
+            if (st->bind_col[i] >= 0 && m->cols[st->bind_col[i]].kind == 0 && st->bind_op[i] == '=')
+                bound_pk++;
+        if (bound_pk == n_pk) {
+            part_stat *ps = part_get(m, v.pk_hash, pk.p, (uint32_t)pk.len, cs_murmur3_token(pk.p, pk.len));
+            ps->ops++;
+        }
+        *opcode = OP_EXECUTE;
+        cs_buf_put_u16(msg, (uint16_t)st->idlen);
+        cs_buf_put(msg, st->id, (size_t)st->idlen);
+        cs_buf_put_u16(msg, 0x0001);
+        *flags_off = msg->len;
+        cs_buf_put_u8(msg, 0x01 | 0x04);
+        put_values(st, &v, q->window_ms ? &w : NULL, msg);
+        cs_buf_put_u32(msg, (uint32_t)(q->page_size > 0 ? q->page_size : 5000));
+    }
+out:
+    rowvals_destroy(&v);
+    rowvals_destroy(&w);
+    cs_buf_destroy(&pk);
+    return rc ? rc : msg->err;
+}
+
+/* ------------------------------------------------------------ summary */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_ops_desc(const void *a, const void *b)
+{
+    uint64_t x = ((const part_stat *)a)->ops, y = ((const part_stat *)b)->ops;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+void bench_model_summary(bench_model *m, int top_n, bench_part_summary *out)
+{
+    memset(out, 0, sizeof(*out));
+    size_t n = 0;
+    part_stat *all = cs_calloc(m->n_parts + 1, sizeof(part_stat));
+    uint64_t *rows = cs_calloc(m->n_parts + 1, sizeof(uint64_t));
+    uint64_t *bytes = cs_calloc(m->n_parts + 1, sizeof(uint64_t));
+    size_t nw = 0;
+    for (size_t i = 0; i < m->parts_cap; i++) {
+        if (!m->parts[i].hash) continue;
+        all[n++] = m->parts[i];
+        out->total_ops += m->parts[i].ops;
+        if (m->parts[i].rows) {
+            rows[nw] = m->parts[i].rows;
+            bytes[nw++] = m->parts[i].bytes;
+        }
+    }
+    out->count = nw;
+    if (nw) {
+        qsort(rows, nw, 8, cmp_u64);
+        qsort(bytes, nw, 8, cmp_u64);
+        out->rows_p50 = rows[nw / 2];
+        out->rows_p99 = rows[(size_t)((double)(nw - 1) * 0.99)];
+        out->rows_max = rows[nw - 1];
+        out->bytes_p50 = bytes[nw / 2];
+        out->bytes_p99 = bytes[(size_t)((double)(nw - 1) * 0.99)];
+        out->bytes_max = bytes[nw - 1];
+    }
+    qsort(all, n, sizeof(part_stat), cmp_ops_desc);
+    out->n_top = (int)(n < (size_t)top_n ? n : (size_t)top_n);
+    out->top = cs_calloc((size_t)out->n_top + 1, sizeof(part_stat));
+    memcpy(out->top, all, sizeof(part_stat) * (size_t)out->n_top);
+    cs_free(all);
+    cs_free(rows);
+    cs_free(bytes);
+}
+
+void bench_part_summary_destroy(bench_part_summary *s)
+{
+    cs_free(s->top);
+    s->top = NULL;
+}

@@ -1,0 +1,60 @@
+/*
+ * run.h: one benchmark run of one profile, and its results.
+ */
+#ifndef CS_BENCH_RUN_H
+#define CS_BENCH_RUN_H
+
+#include "bench/work.h"
+
+typedef struct bench_opts {
+    const char *host; int port;
+    const char *user, *pass;
+    int connections;            /* default 4 */
+    int concurrency;            /* in flight per connection, default 16 */
+    double rate;                /* ops/s; 0 = max throughput */
+    double duration_s;          /* default 10 (when n_ops == 0) */
+    int64_t n_ops;              /* stop after n ops (0 = by duration) */
+    double warmup_s;            /* not recorded; default 1 */
+    const char *ops;            /* override the profile's ops ratios */
+    int nodes, vnodes, rf;      /* simulated ring (default 6, 16, 3) */
+    int top;                    /* hottest partitions to list (default 10) */
+    bool quiet;
+    uint64_t seed;
+} bench_opts;
+
+typedef struct bench_kind_count { char *kind; uint64_t count; } bench_kind_count;
+
+typedef struct bench_op_result {
+    char *name;
+    bench_hist hist;
+    uint64_t ok, errors;
+    double throughput;          /* successful ops/s over the measured time */
+} bench_op_result;
+
+typedef struct bench_tick { double t_s; double ops_per_s; uint64_t p50_ns, p99_ns, max_ns; } bench_tick;
+
+typedef struct bench_result {
+    char *scheme, *description, *table;
+    double elapsed_s;           /* measured (after warm-up) */
+    uint64_t total_ok, total_errors;
+    double throughput;
+    double target_rate;
+    bench_op_result *ops; int n_ops;
+    bench_kind_count *errors; int n_errors;
+    bench_kind_count *warnings; int n_warnings;
+    bench_tick *ticks; int n_ticks;
+    bench_part_summary parts;
+    uint64_t *size_hist_rows;   /* partitions per rows-bucket (powers of 2), 40 entries */
+    bench_ring_result ring_ops, ring_rows;
+    char **top_keys;            /* printable keys of the top partitions */
+} bench_result;
+
+int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *err, size_t errlen);
+void bench_result_destroy(bench_result *r);
+
+/* report.c */
+void bench_report_text(FILE *f, bench_result *rs, int n, const bench_opts *o);
+int bench_report_json(const char *path, bench_result *rs, int n, const bench_opts *o);
+int bench_report_html(const char *path, bench_result *rs, int n, const bench_opts *o);
+
+#endif

@@ -1,0 +1,394 @@
+/*
+ * runner.c: drives one profile against a server (see run.h).
+ *
+ * Scheduling: in max-throughput mode every connection keeps `concurrency`
+ * requests in flight, a completion issuing the next op.  In fixed-rate mode
+ * op i is due at t0 + i/rate; a 1 ms timer issues every due op that has a free
+ * slot, and latency is measured from the due time, not the send time, so a
+ * stalled server shows up in the percentiles (coordinated omission corrected).
+ */
+#include "bench/run.h"
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/util.h"
+#include "server/frame.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct runner runner;
+
+typedef struct req {
+    runner *R;
+    int op, conn, pages_left;
+    uint64_t start_ns;
+    uint8_t opcode;
+    size_t flags_off;
+    size_t base_len;            /* message length without a paging state */
+    cs_buf msg;
+} req;
+
+struct runner {
+    uv_loop_t loop;
+    uv_timer_t timer;
+    bench_model model;
+    bench_profile *p;
+    const bench_opts *o;
+    bench_result *res;
+    bc_async **conns; int n_conns, n_ready, n_failed;
+    double *cum_ratio;
+    uint64_t t0_ns, warm_end_ns, end_ns, last_tick_ns;
+    uint64_t issued, completed, max_ops;
+    bool stopping, started;
+    bench_hist tick_hist; uint64_t tick_ops;
+    int ticks_cap;
+    char err[512];
+    int next_conn;
+};
+
+static void add_kind(bench_kind_count **arr, int *n, const char *kind)
+{
+    for (int i = 0; i < *n; i++)
+        if (!strcmp((*arr)[i].kind, kind)) {
+            (*arr)[i].count++;
+            return;
+        }
+    if (*n >= 64)
+        return;
+    *arr = cs_realloc(*arr, sizeof(**arr) * (size_t)(*n + 1));
+    (*arr)[*n].kind = cs_strdup(kind);
+    (*arr)[*n].count = 1;
+    (*n)++;
+}
+
+static int pick_op(runner *R)
+{
+    double x = bench_rng_double(&R->model.rng) * R->cum_ratio[R->p->n_ops - 1];
+    for (int i = 0; i < R->p->n_ops; i++)
+        if (x < R->cum_ratio[i])
+            return i;
+    return R->p->n_ops - 1;
+}
+
+static void on_done(void *arg, const bc_result *resp);
+
+static int send_req(runner *R, req *q)
+{
+    bc_async *c = R->conns[q->conn];
+    return bc_async_send(c, q->opcode, q->msg.p, q->msg.len, on_done, q);
+}
+
+static void tick(runner *R, uint64_t now)
+{
+    if (now < R->warm_end_ns || now - R->last_tick_ns < 1000000000ull)
+        return;
+    double dt = (double)(now - R->last_tick_ns) / 1e9;
+    bench_result *res = R->res;
+    if (res->n_ticks == R->ticks_cap) {
+        R->ticks_cap = R->ticks_cap ? R->ticks_cap * 2 : 64;
+        res->ticks = cs_realloc(res->ticks, sizeof(bench_tick) * (size_t)R->ticks_cap);
+    }
+    bench_tick *t = &res->ticks[res->n_ticks++];
+    t->t_s = (double)(now - R->warm_end_ns) / 1e9;
+    t->ops_per_s = (double)R->tick_ops / dt;
+    t->p50_ns = bench_hist_pct(&R->tick_hist, 50);
+    t->p99_ns = bench_hist_pct(&R->tick_hist, 99);
+    t->max_ns = R->tick_hist.max_ns;
+    if (!R->o->quiet)
+        fprintf(stderr, "  %-14s %6.0fs %10.0f ops/s  p50 %7.3f ms  p99 %7.3f ms  errors %llu\n", R->p->name,
+                t->t_s, t->ops_per_s, t->p50_ns / 1e6, t->p99_ns / 1e6, (unsigned long long)res->total_errors);
+    bench_hist_init(&R->tick_hist);
+    R->tick_ops = 0;
+    R->last_tick_ns = now;
+}
+
+static bool may_issue(runner *R, uint64_t now)
+{
+    if (R->stopping)
+        return false;
+    if (R->max_ops && R->issued >= R->max_ops)
+        return false;
+    if (!R->max_ops && now >= R->end_ns)
+        return false;
+    return true;
+}
+
+/* Build and send one op on connection ci with the given intended start. */
+static bool issue(runner *R, int ci, uint64_t start_ns)
+{
+    req *q = cs_calloc(1, sizeof(*q));
+    q->R = R;
+    q->op = pick_op(R);
+    q->conn = ci;
+    q->start_ns = start_ns;
+    cs_buf_init(&q->msg);
+    q->pages_left = 1;
+    const char *name = R->p->op_names[q->op];
+    for (int i = 0; i < R->p->n_queries; i++)
+        if (!strcmp(R->p->queries[i].name, name))
+            q->pages_left = R->p->queries[i].pages;
+    if (bench_model_build(&R->model, q->op, &q->msg, &q->opcode, &q->flags_off) || send_req(R, q)) {
+        cs_buf_destroy(&q->msg);
+        cs_free(q);
+        return false;
+    }
+    q->base_len = q->msg.len;
+    R->issued++;
+    return true;
+}
+
+static void maybe_finish(runner *R)
+{
+    int inflight = 0;
+    for (int i = 0; i < R->n_conns; i++)
+        inflight += bc_async_inflight(R->conns[i]);
+    if (inflight == 0 && (R->stopping || !may_issue(R, cs_mono_ns()))) {
+        R->stopping = true;
+        uv_timer_stop(&R->timer);
+        for (int i = 0; i < R->n_conns; i++)
+            bc_async_close(R->conns[i]);
+        uv_close((uv_handle_t *)&R->timer, NULL);
+    }
+}
+
+static void on_done(void *arg, const bc_result *resp)
+{
+    req *q = arg;
+    runner *R = q->R;
+    uint64_t now = cs_mono_ns();
+    bench_result *res = R->res;
+    bool ok = resp->opcode == OP_RESULT;
+    if (ok && q->pages_left > 1 && resp->paging_state && resp->ps_len >= 0 && !R->stopping) {
+        /* next page, same op: flags |= PAGING_STATE, append the state */
+        q->pages_left--;
+        q->msg.p[q->flags_off] |= 0x08;
+        q->msg.len = q->base_len;
+        cs_buf_put_bytes(&q->msg, resp->paging_state, resp->ps_len);
+        if (!send_req(R, q))
+            return;
+        ok = false;
+    }
+    bool measured = q->start_ns >= R->warm_end_ns;
+    bench_op_result *op = &res->ops[q->op];
+    if (measured) {
+        if (ok) {
+            op->ok++;
+            res->total_ok++;
+            bench_hist_record(&op->hist, now - q->start_ns);
+            bench_hist_record(&R->tick_hist, now - q->start_ns);
+            R->tick_ops++;
+        } else {
+            op->errors++;
+            res->total_errors++;
+            char kind[160];
+            snprintf(kind, sizeof(kind), "%s: 0x%04x %.100s", R->p->op_names[q->op], resp->err_code & 0xFFFF,
+                     resp->err_msg);
+            add_kind(&res->errors, &res->n_errors, kind);
+        }
+        for (int i = 0; i < resp->n_warnings; i++) {
+            char kind[160];
+            snprintf(kind, sizeof(kind), "%s: %.120s", R->p->op_names[q->op], resp->warnings[i]);
+            add_kind(&res->warnings, &res->n_warnings, kind);
+        }
+    }
+    R->completed++;
+    int ci = q->conn;
+    cs_buf_destroy(&q->msg);
+    cs_free(q);
+    tick(R, now);
+    if (R->o->rate <= 0 && may_issue(R, now) && !bc_async_broken(R->conns[ci]))
+        issue(R, ci, now);
+    maybe_finish(R);
+}
+
+static void on_timer(uv_timer_t *t)
+{
+    runner *R = t->data;
+    uint64_t now = cs_mono_ns();
+    tick(R, now);
+    if (R->o->rate > 0) {
+        double elapsed = (double)(now - R->t0_ns) / 1e9;
+        uint64_t due = (uint64_t)(elapsed * R->o->rate);
+        int cap = R->o->concurrency;
+        while (R->issued < due && may_issue(R, now)) {
+            int tried = 0, ci = -1;
+            while (tried < R->n_conns) {
+                int c = R->next_conn++ % R->n_conns;
+                if (!bc_async_broken(R->conns[c]) && bc_async_inflight(R->conns[c]) < cap) {
+                    ci = c;
+                    break;
+                }
+                tried++;
+            }
+            if (ci < 0)
+                break; /* all slots busy: the op stays due, its latency keeps growing */
+            uint64_t intended = R->t0_ns + (uint64_t)((double)R->issued / R->o->rate * 1e9);
+            if (!issue(R, ci, intended))
+                break;
+        }
+    }
+    maybe_finish(R);
+}
+
+static void start_load(runner *R)
+{
+    R->t0_ns = cs_mono_ns();
+    R->warm_end_ns = R->t0_ns + (uint64_t)(R->o->warmup_s * 1e9);
+    R->last_tick_ns = R->warm_end_ns;
+    R->end_ns = R->warm_end_ns + (uint64_t)(R->o->duration_s * 1e9);
+    R->started = true;
+    uv_timer_start(&R->timer, on_timer, 1, 1);
+    if (R->o->rate <= 0)
+        for (int i = 0; i < R->n_conns; i++)
+            for (int k = 0; k < R->o->concurrency && may_issue(R, cs_mono_ns()); k++)
+                issue(R, i, cs_mono_ns());
+}
+
+static void on_ready(bc_async *c, int status, void *arg)
+{
+    runner *R = arg;
+    if (status) {
+        R->n_failed++;
+        snprintf(R->err, sizeof(R->err), "connection to %s:%d failed", R->o->host, R->o->port);
+    } else {
+        R->n_ready++;
+    }
+    if (R->n_ready + R->n_failed == R->n_conns) {
+        if (R->n_failed) {
+            R->stopping = true;
+            for (int i = 0; i < R->n_conns; i++)
+                bc_async_close(R->conns[i]);
+            uv_close((uv_handle_t *)&R->timer, NULL);
+        } else {
+            start_load(R);
+        }
+    }
+}
+
+int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof(*out));
+    if (o->ops && bench_profile_set_ops(p, o->ops, err, errlen))
+        return -1;
+    bc_sync sc;
+    if (bc_sync_connect(&sc, o->host, o->port, o->user, o->pass)) {
+        snprintf(err, errlen, "%s", sc.err);
+        return -1;
+    }
+    runner *R = cs_calloc(1, sizeof(*R));
+    R->p = p;
+    R->o = o;
+    R->res = out;
+    int rc = bench_model_init(&R->model, p, &sc, err, errlen);
+    bc_sync_close(&sc);
+    if (rc) {
+        bench_model_destroy(&R->model);
+        cs_free(R);
+        return -1;
+    }
+    if (o->seed)
+        bench_rng_seed(&R->model.rng, o->seed);
+    R->cum_ratio = cs_calloc((size_t)p->n_ops, sizeof(double));
+    double acc = 0;
+    for (int i = 0; i < p->n_ops; i++)
+        R->cum_ratio[i] = (acc += p->op_ratios[i] > 0 ? p->op_ratios[i] : 0);
+    out->scheme = cs_strdup(p->name);
+    out->description = cs_strdup(p->description ? p->description : "");
+    out->table = cs_strdup(R->model.table_q);
+    out->target_rate = o->rate;
+    out->n_ops = p->n_ops;
+    out->ops = cs_calloc((size_t)p->n_ops, sizeof(bench_op_result));
+    for (int i = 0; i < p->n_ops; i++) {
+        out->ops[i].name = cs_strdup(p->op_names[i]);
+        bench_hist_init(&out->ops[i].hist);
+    }
+    bench_hist_init(&R->tick_hist);
+    R->max_ops = (uint64_t)o->n_ops;
+    uv_loop_init(&R->loop);
+    uv_timer_init(&R->loop, &R->timer);
+    R->timer.data = R;
+    R->n_conns = o->connections;
+    R->conns = cs_calloc((size_t)R->n_conns, sizeof(bc_async *));
+    for (int i = 0; i < R->n_conns; i++)
+        bc_async_open(&R->loop, o->host, o->port, o->concurrency, o->user, o->pass, on_ready, R, &R->conns[i]);
+    uv_run(&R->loop, UV_RUN_DEFAULT);
+    uv_loop_close(&R->loop);
+    uint64_t end = cs_mono_ns();
+    rc = 0;
+    if (R->n_failed) {
+        snprintf(err, errlen, "%s", R->err);
+        rc = -1;
+    }
+    out->elapsed_s = R->started && end > R->warm_end_ns ? (double)(end - R->warm_end_ns) / 1e9 : 0;
+    if (out->elapsed_s > 0) {
+        out->throughput = (double)out->total_ok / out->elapsed_s;
+        for (int i = 0; i < p->n_ops; i++)
+            out->ops[i].throughput = (double)out->ops[i].ok / out->elapsed_s;
+    }
+    /* partition picture and ring */
+    bench_model_summary(&R->model, o->top, &out->parts);
+    out->top_keys = cs_calloc((size_t)out->parts.n_top + 1, sizeof(char *));
+    for (int i = 0; i < out->parts.n_top; i++) {
+        part_stat *ps = &out->parts.top[i];
+        char *s = cs_malloc(ps->key_len * 2 + 3);
+        strcpy(s, "0x");
+        for (uint32_t k = 0; k < ps->key_len; k++)
+            sprintf(s + 2 + k * 2, "%02x", ps->key[k]);
+        out->top_keys[i] = s;
+    }
+    out->size_hist_rows = cs_calloc(40, sizeof(uint64_t));
+    size_t np = 0;
+    int64_t *tokens = cs_calloc(R->model.n_parts + 1, sizeof(int64_t));
+    double *w_ops = cs_calloc(R->model.n_parts + 1, sizeof(double));
+    double *w_rows = cs_calloc(R->model.n_parts + 1, sizeof(double));
+    for (size_t i = 0; i < R->model.parts_cap; i++) {
+        part_stat *ps = &R->model.parts[i];
+        if (!ps->hash) continue;
+        tokens[np] = ps->token;
+        w_ops[np] = (double)ps->ops;
+        w_rows[np] = (double)ps->rows;
+        np++;
+        if (ps->rows) {
+            int b = 63 - __builtin_clzll(ps->rows);
+            out->size_hist_rows[b < 40 ? b : 39]++;
+        }
+    }
+    bench_ring_simulate(tokens, w_ops, np, o->nodes, o->vnodes, o->rf, 7, &out->ring_ops);
+    bench_ring_simulate(tokens, w_rows, np, o->nodes, o->vnodes, o->rf, 7, &out->ring_rows);
+    cs_free(tokens);
+    cs_free(w_ops);
+    cs_free(w_rows);
+    /* keys of the top partitions were borrowed from the model: detach them */
+    for (int i = 0; i < out->parts.n_top; i++)
+        out->parts.top[i].key = NULL;
+    bench_model_destroy(&R->model);
+    cs_free(R->cum_ratio);
+    cs_free(R->conns);
+    cs_free(R);
+    return rc;
+}
+
+void bench_result_destroy(bench_result *r)
+{
+    cs_free(r->scheme);
+    cs_free(r->description);
+    cs_free(r->table);
+    for (int i = 0; i < r->n_ops; i++)
+        cs_free(r->ops[i].name);
+    cs_free(r->ops);
+    for (int i = 0; i < r->n_errors; i++)
+        cs_free(r->errors[i].kind);
+    cs_free(r->errors);
+    for (int i = 0; i < r->n_warnings; i++)
+        cs_free(r->warnings[i].kind);
+    cs_free(r->warnings);
+    cs_free(r->ticks);
+    for (int i = 0; r->top_keys && i < r->parts.n_top; i++)
+        cs_free(r->top_keys[i]);
+    cs_free(r->top_keys);
+    bench_part_summary_destroy(&r->parts);
+    cs_free(r->size_hist_rows);
+    bench_ring_result_destroy(&r->ring_ops);
+    bench_ring_result_destroy(&r->ring_rows);
+    memset(r, 0, sizeof(*r));
+}

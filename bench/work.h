@@ -1,0 +1,83 @@
+/*
+ * work.h: the workload model between the profile and the runner.
+ * bench/gen.c turns a profile plus the table's real schema (read back from
+ * system_schema.columns) into requests: INSERT/UPDATE executions (batched
+ * when an op writes several rows) and query executions with bound values.
+ * It also keeps the partition picture: every partition written, with its
+ * token, distinct rows, bytes and the operations that touched it.
+ */
+#ifndef CS_BENCH_WORK_H
+#define CS_BENCH_WORK_H
+
+#include "bench/bench.h"
+#include "bench/client.h"
+
+typedef struct bench_col {
+    char *name;
+    int kind;                   /* 0 partition key, 1 clustering, 2 regular, 3 static */
+    int position;
+    uint16_t type;              /* protocol type id; 0xFFFF = unsupported (bound as null) */
+    bench_colspec *spec;        /* NULL if the profile says nothing */
+} bench_col;
+
+typedef struct bench_stmt {     /* a prepared statement and where its markers come from */
+    char *cql;
+    uint8_t id[64]; int idlen;
+    int n_binds;
+    int *bind_col;              /* column index per marker, -1 = special */
+    uint16_t *bind_type;
+    char *bind_op;              /* per marker: '=', '>', '<', 'L' (limit), 'I' (IN) */
+    bool is_counter_update;
+} bench_stmt;
+
+typedef struct part_stat {      /* one partition written or read */
+    uint64_t hash;              /* of the serialized key; 0 = empty slot */
+    int64_t token;
+    uint32_t rows;              /* distinct rows written */
+    uint64_t bytes;             /* bytes of distinct rows written (values) */
+    uint64_t ops;               /* operations that touched it */
+    uint8_t *key; uint32_t key_len;   /* serialized partition key (for display) */
+} part_stat;
+
+typedef struct bench_model {
+    bench_profile *p;
+    char *table_q;              /* keyspace-qualified table name */
+    bench_col *cols; int n_cols;
+    bool counter_table;
+    bench_stmt insert;          /* INSERT (or counter UPDATE) of every column */
+    bench_stmt *extra; int n_extra;
+    bench_stmt *queries;        /* parallel to p->queries */
+    int64_t clock_ms;           /* simulated clock */
+    int64_t clock_step_ms;
+    bench_rng rng;
+    /* partition picture */
+    part_stat *parts; size_t parts_cap, n_parts;
+    uint64_t *rowset; size_t rowset_cap, n_rowset;   /* hashes of (partition, clustering) written */
+    /* bucket generator: rows written per partition-without-bucket */
+    uint64_t *bk_keys; uint64_t *bk_rows; size_t bk_cap, n_bk;
+} bench_model;
+
+/* Create schema (keyspace, table, extra definitions), read the columns back,
+ * prepare every statement.  err gets a readable reason. */
+int bench_model_init(bench_model *m, bench_profile *p, bc_sync *conn, char *err, size_t errlen);
+void bench_model_destroy(bench_model *m);
+
+/* Build the request for one operation into msg (opcode in *opcode: EXECUTE
+ * or BATCH); op = index into p->op_names.  Updates the partition picture.
+ * For an EXECUTE, *flags_off is the offset of the query flags byte, so the
+ * runner can ask for the next page by setting 0x08 and appending the paging
+ * state (it is the last field when only values and page size are sent). */
+int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size_t *flags_off);
+
+/* Partition picture helpers (gen.c). */
+typedef struct bench_part_summary {
+    size_t count;
+    uint64_t rows_p50, rows_p99, rows_max;
+    uint64_t bytes_p50, bytes_p99, bytes_max;
+    uint64_t total_ops;
+    part_stat *top; int n_top;  /* hottest by ops (copies, keys borrowed) */
+} bench_part_summary;
+void bench_model_summary(bench_model *m, int top_n, bench_part_summary *out);
+void bench_part_summary_destroy(bench_part_summary *s);
+
+#endif
