@@ -8,7 +8,7 @@
  *   catalog: schema.c system_schema.c vtables.c exec_ddl.c describe.c ctx.c
  *   executor: exec.c exec_select.c exec_modify.c exec_batch.c bind.c
  *             restrict.c paging.c functions.c result.c prepared.c lwt.c
- *   parser:  lexer.c parser*.c        types: types/*.c
+ *   parser:  lexer.c parser*.c        types: types/ (all .c files)
  */
 #ifndef CS_CQL_INT_H
 #define CS_CQL_INT_H
@@ -77,6 +77,10 @@ void cql_exec_caches_free(cql_ctx *ctx);
 /* Catalog lifecycle, called by cql_ctx_new/cql_ctx_free (ctx.c, catalog-owned). */
 int sch_catalog_open(cql_ctx *ctx, sch_catalog **out);   /* system keyspaces, replay, load */
 void sch_catalog_free(sch_catalog *c);
+/* Optional (executor, exec.c): release the executor-owned caches in ctx
+ * (prepared, stmts).  cql_ctx_free calls it first if it is linked in
+ * (declared weak in ctx.c). */
+void cql_exec_ctx_destroy(cql_ctx *ctx);
 
 /* Clustering / partition key encoding (catalog-owned, schema.c), used by both.
  * Serialized partition key from the pk column values (in pk order). */

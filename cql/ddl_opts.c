@@ -1,0 +1,390 @@
+/*
+ * ddl_opts.c: WITH options of CREATE/ALTER KEYSPACE and TABLE/VIEW, applied
+ * with Cassandra 4.1's validation and normalisation (TableAttributes,
+ * TableParams, CompactionParams, CompressionParams, CachingParams,
+ * KeyspaceAttributes, ReplicationParams).  Owner: catalog.
+ */
+#include <string.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <ctype.h>
+#include <errno.h>
+
+#include "cql/ddl_int.h"
+#include "common/alloc.h"
+
+static bool prop_is_scalar(const ast_prop *p) { return p->kind != PROP_MAP; }
+
+static int need_string(const ast_prop *p, cs_error *e)
+{
+    if (!prop_is_scalar(p))
+        return cs_error_set(e, CS_ERR_SYNTAX, "Invalid value for property '%s'. It should be a string", p->name);
+    return 0;
+}
+
+static int need_map(const ast_prop *p, cs_error *e)
+{
+    if (prop_is_scalar(p))
+        return cs_error_set(e, CS_ERR_SYNTAX, "Invalid value for property '%s'. It should be a map.", p->name);
+    return 0;
+}
+
+static int get_int(const ast_prop *p, int *out, cs_error *e)
+{
+    if (need_string(p, e)) return CS_EUSER;
+    char *end;
+    errno = 0;
+    long v = strtol(p->value, &end, 10);
+    if (errno || *end || end == p->value || v < INT32_MIN || v > INT32_MAX)
+        return cs_error_set(e, CS_ERR_SYNTAX, "Invalid integer value %s for '%s'", p->value, p->name);
+    *out = (int)v;
+    return 0;
+}
+
+static int get_double(const ast_prop *p, double *out, cs_error *e)
+{
+    if (need_string(p, e)) return CS_EUSER;
+    char *end;
+    double v = strtod(p->value, &end);
+    if (*end || end == p->value)
+        return cs_error_set(e, CS_ERR_SYNTAX, "Invalid double value %s for '%s'", p->value, p->name);
+    *out = v;
+    return 0;
+}
+
+static int get_bool(const ast_prop *p, bool *out, cs_error *e)
+{
+    if (need_string(p, e)) return CS_EUSER;
+    if (strcasecmp(p->value, "true") == 0) *out = true;
+    else if (strcasecmp(p->value, "false") == 0) *out = false;
+    else return cs_error_set(e, CS_ERR_SYNTAX, "Invalid boolean value %s for '%s'. "
+                             "Only true and false are valid values.", p->value, p->name);
+    return 0;
+}
+
+/* Normalise a speculative_retry / additional_write_policy value to
+ * Cassandra's toString form: "99p", "50ms", "ALWAYS", "NEVER", "NONE",
+ * "MIN(...)"/"MAX(...)" kept as given (upper-cased). */
+static int norm_retry(const ast_prop *p, char **out, cs_error *e)
+{
+    if (need_string(p, e)) return CS_EUSER;
+    const char *v = p->value;
+    size_t n = strlen(v);
+    char buf[128];
+    if (n == 0 || n >= sizeof buf - 4) goto bad;
+    if (strcasecmp(v, "always") == 0 || strcasecmp(v, "never") == 0 || strcasecmp(v, "none") == 0) {
+        for (size_t i = 0; i <= n; i++) buf[i] = (char)toupper((unsigned char)v[i]);
+    } else if (strncasecmp(v, "min(", 4) == 0 || strncasecmp(v, "max(", 4) == 0) {
+        for (size_t i = 0; i <= n; i++) buf[i] = (char)toupper((unsigned char)v[i]);
+    } else {
+        char *end;
+        double d = strtod(v, &end);
+        if (end == v) goto bad;
+        if (strcasecmp(end, "p") == 0 || strcasecmp(end, "percentile") == 0) {
+            if (d < 0 || d > 100) goto bad;
+            snprintf(buf, sizeof buf, "%.*sp", (int)(end - v), v);
+        } else if (strcasecmp(end, "ms") == 0) {
+            snprintf(buf, sizeof buf, "%.*sms", (int)(end - v), v);
+        } else {
+            goto bad;
+        }
+    }
+    *out = cs_strdup(buf);
+    return 0;
+bad:
+    return cs_error_set(e, CS_ERR_CONFIG, "Invalid value %s for option '%s'", v, p->name);
+}
+
+static void kv_reset(char ***k, char ***v, int *n)
+{
+    sch__kv_free(*k, *v, *n);
+    *k = *v = NULL;
+    *n = 0;
+}
+
+static int apply_compaction(sch_table *t, const ast_prop *p, cs_error *e)
+{
+    if (need_map(p, e)) return CS_EUSER;
+    const char *cls = NULL;
+    for (int i = 0; i < p->n_map; i++)
+        if (strcmp(p->map_keys[i], "class") == 0) cls = p->map_values[i];
+    if (!cls)
+        return cs_error_set(e, CS_ERR_CONFIG, "Missing sub-option 'class' for the 'compaction' option.");
+    char full[256];
+    if (strchr(cls, '.')) snprintf(full, sizeof full, "%s", cls);
+    else snprintf(full, sizeof full, "org.apache.cassandra.db.compaction.%s", cls);
+    const char *simple = strrchr(full, '.') + 1;
+    static const char *const known[] = {
+        "SizeTieredCompactionStrategy", "LeveledCompactionStrategy", "TimeWindowCompactionStrategy",
+        "UnifiedCompactionStrategy",
+    };
+    bool ok = false;
+    for (size_t i = 0; i < 3; i++) if (strcmp(simple, known[i]) == 0 && strncmp(full, "org.apache.cassandra.db.compaction.", 35) == 0) ok = true;
+    if (!ok)
+        return cs_error_set(e, CS_ERR_CONFIG, "Unable to find compaction strategy class '%s'", full);
+    kv_reset(&t->compaction_k, &t->compaction_v, &t->n_compaction);
+    for (int i = 0; i < p->n_map; i++) {
+        if (strcmp(p->map_keys[i], "class") == 0) continue;
+        sch__kv_set(&t->compaction_k, &t->compaction_v, &t->n_compaction, p->map_keys[i], p->map_values[i]);
+    }
+    sch__kv_set(&t->compaction_k, &t->compaction_v, &t->n_compaction, "class", full);
+    if (!sch__kv_get(t->compaction_k, t->compaction_v, t->n_compaction, "max_threshold"))
+        sch__kv_set(&t->compaction_k, &t->compaction_v, &t->n_compaction, "max_threshold", "32");
+    if (!sch__kv_get(t->compaction_k, t->compaction_v, t->n_compaction, "min_threshold"))
+        sch__kv_set(&t->compaction_k, &t->compaction_v, &t->n_compaction, "min_threshold", "4");
+    const char *u = sch__kv_get(t->compaction_k, t->compaction_v, t->n_compaction, "compaction_window_unit");
+    if (u && strcmp(u, "MINUTES") && strcmp(u, "HOURS") && strcmp(u, "DAYS"))
+        return cs_error_set(e, CS_ERR_CONFIG, "%s is not valid for compaction_window_unit", u);
+    return 0;
+}
+
+static int apply_compression(sch_table *t, const ast_prop *p, cs_error *e)
+{
+    if (need_map(p, e)) return CS_EUSER;
+    const char *cls = NULL, *enabled = NULL;
+    for (int i = 0; i < p->n_map; i++) {
+        if (strcmp(p->map_keys[i], "class") == 0) cls = p->map_values[i];
+        if (strcmp(p->map_keys[i], "enabled") == 0) enabled = p->map_values[i];
+    }
+    kv_reset(&t->compression_k, &t->compression_v, &t->n_compression);
+    if (enabled && strcasecmp(enabled, "false") == 0) {
+        if (p->n_map > 1)
+            return cs_error_set(e, CS_ERR_CONFIG, "If the 'enabled' option is set to false no other options must be specified");
+        sch__kv_set(&t->compression_k, &t->compression_v, &t->n_compression, "enabled", "false");
+        return 0;
+    }
+    if (!cls)
+        return cs_error_set(e, CS_ERR_CONFIG, "Missing sub-option 'class' for the 'compression' option.");
+    if (!*cls) {
+        sch__kv_set(&t->compression_k, &t->compression_v, &t->n_compression, "enabled", "false");
+        return 0;
+    }
+    char full[256];
+    if (strchr(cls, '.')) snprintf(full, sizeof full, "%s", cls);
+    else snprintf(full, sizeof full, "org.apache.cassandra.io.compress.%s", cls);
+    static const char *const known[] = {
+        "org.apache.cassandra.io.compress.LZ4Compressor", "org.apache.cassandra.io.compress.SnappyCompressor",
+        "org.apache.cassandra.io.compress.DeflateCompressor", "org.apache.cassandra.io.compress.ZstdCompressor",
+        "org.apache.cassandra.io.compress.NoopCompressor",
+    };
+    bool ok = false;
+    for (size_t i = 0; i < CS_ARRAY_LEN(known); i++) if (strcmp(full, known[i]) == 0) ok = true;
+    if (!ok) return cs_error_set(e, CS_ERR_CONFIG, "Could not create Compression for type %s", full);
+    sch__kv_set(&t->compression_k, &t->compression_v, &t->n_compression, "class", full);
+    sch__kv_set(&t->compression_k, &t->compression_v, &t->n_compression, "chunk_length_in_kb", "16");
+    for (int i = 0; i < p->n_map; i++) {
+        const char *k = p->map_keys[i];
+        if (strcmp(k, "class") == 0 || strcmp(k, "enabled") == 0) continue;
+        if (strcmp(k, "chunk_length_kb") == 0) k = "chunk_length_in_kb";
+        if (strcmp(k, "chunk_length_in_kb") && strcmp(k, "min_compress_ratio") && strcmp(k, "compression_level")
+            && strcmp(k, "lz4_compressor_type") && strcmp(k, "lz4_high_compressor_level"))
+            return cs_error_set(e, CS_ERR_CONFIG, "Unknown compression options %s", k);
+        sch__kv_set(&t->compression_k, &t->compression_v, &t->n_compression, k, p->map_values[i]);
+    }
+    return 0;
+}
+
+static int apply_caching(sch_table *t, const ast_prop *p, cs_error *e)
+{
+    if (need_map(p, e)) return CS_EUSER;
+    kv_reset(&t->caching_k, &t->caching_v, &t->n_caching);
+    sch__kv_set(&t->caching_k, &t->caching_v, &t->n_caching, "keys", "ALL");
+    sch__kv_set(&t->caching_k, &t->caching_v, &t->n_caching, "rows_per_partition", "NONE");
+    for (int i = 0; i < p->n_map; i++) {
+        const char *k = p->map_keys[i], *v = p->map_values[i];
+        if (strcmp(k, "keys") == 0) {
+            if (strcasecmp(v, "ALL") && strcasecmp(v, "NONE"))
+                return cs_error_set(e, CS_ERR_CONFIG, "Invalid value '%s' for caching sub-option 'keys': only '%s' and '%s' are allowed",
+                                    v, "ALL", "NONE");
+            sch__kv_set(&t->caching_k, &t->caching_v, &t->n_caching, "keys", strcasecmp(v, "ALL") ? "NONE" : "ALL");
+        } else if (strcmp(k, "rows_per_partition") == 0) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (strcasecmp(v, "ALL") == 0 || strcasecmp(v, "NONE") == 0) {
+                sch__kv_set(&t->caching_k, &t->caching_v, &t->n_caching, "rows_per_partition",
+                            strcasecmp(v, "ALL") ? "NONE" : "ALL");
+            } else if (*v && !*end && n >= 0) {
+                sch__kv_set(&t->caching_k, &t->caching_v, &t->n_caching, "rows_per_partition", v);
+            } else {
+                return cs_error_set(e, CS_ERR_CONFIG, "Invalid value '%s' for caching sub-option 'rows_per_partition':"
+                                    " only 'ALL', 'NONE' or a positive integer are allowed", v);
+            }
+        } else {
+            return cs_error_set(e, CS_ERR_CONFIG, "Invalid caching sub-options %s: only 'keys' and 'rows_per_partition' are allowed", k);
+        }
+    }
+    return 0;
+}
+
+/* Apply WITH options to t (CREATE: on defaults; ALTER: on current values). */
+int ddl_apply_table_props(sch_table *t, const ast_props *props, bool is_view, bool altering, cs_error *e)
+{
+    for (int i = 0; i < props->n; i++) {
+        const ast_prop *p = &props->items[i];
+        for (int j = 0; j < i; j++)
+            if (strcmp(props->items[j].name, p->name) == 0)
+                return cs_error_set(e, CS_ERR_SYNTAX, "Multiple definition for property '%s'", p->name);
+        const char *n = p->name;
+        int rc = 0;
+        char *s = NULL;
+        if (strcmp(n, "comment") == 0) {
+            if (!(rc = need_string(p, e))) { cs_free(t->comment); t->comment = cs_strdup(p->value); }
+        } else if (strcmp(n, "default_time_to_live") == 0) {
+            rc = get_int(p, &t->default_ttl_s, e);
+        } else if (strcmp(n, "gc_grace_seconds") == 0) {
+            rc = get_int(p, &t->gc_grace_s, e);
+        } else if (strcmp(n, "bloom_filter_fp_chance") == 0) {
+            rc = get_double(p, &t->bloom_fp_chance, e);
+        } else if (strcmp(n, "crc_check_chance") == 0) {
+            rc = get_double(p, &t->crc_check_chance, e);
+        } else if (strcmp(n, "min_index_interval") == 0) {
+            rc = get_int(p, &t->min_index_interval, e);
+        } else if (strcmp(n, "max_index_interval") == 0) {
+            rc = get_int(p, &t->max_index_interval, e);
+        } else if (strcmp(n, "memtable_flush_period_in_ms") == 0) {
+            rc = get_int(p, &t->memtable_flush_period_ms, e);
+        } else if (strcmp(n, "speculative_retry") == 0) {
+            if (!(rc = norm_retry(p, &s, e))) { cs_free(t->speculative_retry); t->speculative_retry = s; }
+        } else if (strcmp(n, "additional_write_policy") == 0) {
+            if (!(rc = norm_retry(p, &s, e))) { cs_free(t->additional_write_policy); t->additional_write_policy = s; }
+        } else if (strcmp(n, "read_repair") == 0) {
+            if (!(rc = need_string(p, e))) {
+                if (strcasecmp(p->value, "BLOCKING") && strcasecmp(p->value, "NONE"))
+                    return cs_error_set(e, CS_ERR_CONFIG, "No enum constant org.apache.cassandra.service.reads.repair.ReadRepairStrategy.%s", p->value);
+                cs_free(t->read_repair);
+                t->read_repair = cs_strdup(strcasecmp(p->value, "NONE") ? "BLOCKING" : "NONE");
+            }
+        } else if (strcmp(n, "cdc") == 0) {
+            rc = get_bool(p, &t->cdc, e);
+        } else if (strcmp(n, "caching") == 0) {
+            rc = apply_caching(t, p, e);
+        } else if (strcmp(n, "compaction") == 0) {
+            rc = apply_compaction(t, p, e);
+        } else if (strcmp(n, "compression") == 0) {
+            rc = apply_compression(t, p, e);
+        } else if (strcmp(n, "extensions") == 0) {
+            rc = need_map(p, e);   /* accepted, not stored (no extensions supported) */
+        } else if (strcmp(n, "memtable") == 0) {
+            if (!(rc = need_string(p, e)) && strcmp(p->value, "default") != 0)
+                return cs_error_set(e, CS_ERR_CONFIG, "Memtable configuration \"%s\" not found.", p->value);
+        } else if (strcmp(n, "id") == 0 && !altering && !is_view) {
+            cs_uuid u;
+            if ((rc = need_string(p, e))) return rc;
+            if (cs_uuid_parse(p->value, strlen(p->value), &u))
+                return cs_error_set(e, CS_ERR_CONFIG, "Invalid table id");
+            memcpy(t->id, u.b, 16);
+        } else if (strcmp(n, "id") == 0) {
+            return cs_error_set(e, CS_ERR_CONFIG, "Cannot alter table id.");
+        } else {
+            return cs_error_set(e, CS_ERR_SYNTAX, "Unknown property '%s'", n);
+        }
+        if (rc) return CS_EUSER;
+    }
+    /* TableParams.validate */
+    if (t->bloom_fp_chance <= 0 || t->bloom_fp_chance > 1.0) {
+        cs_buf b; cs_buf_init(&b); sch__put_double(&b, t->bloom_fp_chance);
+        int rc = cs_error_set(e, CS_ERR_CONFIG, "bloom_filter_fp_chance must be larger than 0.0 and less than or equal to 1.0 (got %s)",
+                              sch__bufstr(&b) ? (char *)b.p : "?");
+        cs_buf_destroy(&b);
+        return rc;
+    }
+    if (t->crc_check_chance < 0 || t->crc_check_chance > 1.0)
+        return cs_error_set(e, CS_ERR_CONFIG, "crc_check_chance must be larger than or equal to 0 and smaller than or equal to 1.0 (got %g)",
+                            t->crc_check_chance);
+    if (t->default_ttl_s < 0)
+        return cs_error_set(e, CS_ERR_CONFIG, "default_time_to_live must be greater than or equal to 0 (got %d)", t->default_ttl_s);
+    if (t->default_ttl_s > 630720000)
+        return cs_error_set(e, CS_ERR_CONFIG, "default_time_to_live must be less than or equal to %d (got %d)", 630720000, t->default_ttl_s);
+    if (t->gc_grace_s < 0)
+        return cs_error_set(e, CS_ERR_CONFIG, "gc_grace_seconds must be greater than or equal to 0 (got %d)", t->gc_grace_s);
+    if (t->min_index_interval < 1)
+        return cs_error_set(e, CS_ERR_CONFIG, "min_index_interval must be greater than or equal to 1 (got %d)", t->min_index_interval);
+    if (t->max_index_interval < t->min_index_interval)
+        return cs_error_set(e, CS_ERR_CONFIG, "max_index_interval must be greater than or equal to min_index_interval (%d) (got %d)",
+                            t->min_index_interval, t->max_index_interval);
+    if (t->memtable_flush_period_ms < 0)
+        return cs_error_set(e, CS_ERR_CONFIG, "memtable_flush_period_in_ms must be greater than or equal to 0 (got %d)",
+                            t->memtable_flush_period_ms);
+    return 0;
+}
+
+/* Keyspace WITH: replication map and durable_writes.  `k` holds the current
+ * values when altering; replication is replaced as a whole when given. */
+int ddl_apply_keyspace_props(sch_keyspace *k, const ast_props *props, bool creating, cs_error *e)
+{
+    const ast_prop *repl = NULL;
+    for (int i = 0; i < props->n; i++) {
+        const ast_prop *p = &props->items[i];
+        for (int j = 0; j < i; j++)
+            if (strcmp(props->items[j].name, p->name) == 0)
+                return cs_error_set(e, CS_ERR_SYNTAX, "Multiple definition for property '%s'", p->name);
+        if (strcmp(p->name, "replication") == 0) {
+            if (need_map(p, e)) return CS_EUSER;
+            repl = p;
+        } else if (strcmp(p->name, "durable_writes") == 0) {
+            if (get_bool(p, &k->durable_writes, e)) return CS_EUSER;
+        } else {
+            return cs_error_set(e, CS_ERR_SYNTAX, "Unknown property '%s'", p->name);
+        }
+    }
+    if (!repl) {
+        if (creating) return cs_error_set(e, CS_ERR_INVALID, "Missing mandatory option 'replication'");
+        return 0;
+    }
+    const char *cls = NULL;
+    for (int i = 0; i < repl->n_map; i++)
+        if (strcmp(repl->map_keys[i], "class") == 0) cls = repl->map_values[i];
+    if (!cls) return cs_error_set(e, CS_ERR_CONFIG, "Missing replication strategy class");
+    char full[256];
+    if (strchr(cls, '.')) snprintf(full, sizeof full, "%s", cls);
+    else snprintf(full, sizeof full, "org.apache.cassandra.locator.%s", cls);
+    bool simple = strcmp(full, "org.apache.cassandra.locator.SimpleStrategy") == 0;
+    bool nts = strcmp(full, "org.apache.cassandra.locator.NetworkTopologyStrategy") == 0;
+    if (strcmp(full, "org.apache.cassandra.locator.LocalStrategy") == 0)
+        return cs_error_set(e, CS_ERR_INVALID, "Unable to use given strategy class: LocalStrategy is reserved for internal use.");
+    if (strcmp(full, "org.apache.cassandra.locator.OldNetworkTopologyStrategy") == 0)
+        return cs_error_set(e, CS_ERR_CONFIG, "The support for the OldNetworkTopologyStrategy has been removed in C* version 4.0. "
+                            "The keyspace strategy should be switch to NetworkTopologyStrategy");
+    if (!simple && !nts)
+        return cs_error_set(e, CS_ERR_CONFIG, "Unable to find replication strategy class '%s'", full);
+    char **nk = NULL, **nv = NULL;
+    int nn = 0;
+    sch__kv_set(&nk, &nv, &nn, "class", full);
+    bool has_rf = false;
+    for (int i = 0; i < repl->n_map; i++) {
+        const char *key = repl->map_keys[i], *val = repl->map_values[i];
+        if (strcmp(key, "class") == 0) continue;
+        if (simple && strcmp(key, "replication_factor") != 0) {
+            sch__kv_free(nk, nv, nn);
+            return cs_error_set(e, CS_ERR_CONFIG, "Unrecognized strategy option {%s} passed to SimpleStrategy for keyspace %s",
+                                key, k->name);
+        }
+        char *end;
+        long rf = strtol(val, &end, 10);
+        if (*end == '/') { strtol(end + 1, &end, 10); }
+        if (!*val || *end) {
+            sch__kv_free(nk, nv, nn);
+            return cs_error_set(e, CS_ERR_CONFIG, "For input string: \"%s\"", val);
+        }
+        if (rf < 0) {
+            sch__kv_free(nk, nv, nn);
+            return cs_error_set(e, CS_ERR_CONFIG, "Replication factor must be non-negative, found %ld", rf);
+        }
+        if (strcmp(key, "replication_factor") == 0) has_rf = true;
+        /* NTS: replication_factor expands to every datacenter (just ours) */
+        sch__kv_set(&nk, &nv, &nn, nts && strcmp(key, "replication_factor") == 0 ? "datacenter1" : key, val);
+    }
+    if (simple && !has_rf) {
+        sch__kv_free(nk, nv, nn);
+        return cs_error_set(e, CS_ERR_CONFIG, "SimpleStrategy requires a replication_factor strategy option.");
+    }
+    if (nts && nn == 1 && creating) {
+        sch__kv_free(nk, nv, nn);
+        return cs_error_set(e, CS_ERR_CONFIG, "Configuration for at least one datacenter must be present");
+    }
+    sch__kv_free(k->repl_k, k->repl_v, k->n_repl);
+    k->repl_k = nk;
+    k->repl_v = nv;
+    k->n_repl = nn;
+    return 0;
+}

@@ -1,0 +1,261 @@
+/*
+ * vtables.c: rows of the virtual tables, computed on read:
+ *   system.local (this node), system.peers / peers_v2 (empty: single node),
+ *   the other tables of `system` (empty), system_views.settings (from the
+ *   server's config text), system_virtual_schema.{keyspaces,tables,columns}
+ *   (describing the virtual keyspaces).  Owner: catalog.
+ * Each callback emits whole rows, one value per column in the table's
+ * column order; the executor filters, orders and pages them.
+ */
+#include <string.h>
+#include <stdio.h>
+#include <arpa/inet.h>
+
+#include "cql/schema_int.h"
+#include "common/alloc.h"
+
+typedef int (*emit_fn)(void *arg, const uint8_t **vals, const int32_t *lens);
+
+/* One row under construction: values by column index, bytes in `store`. */
+typedef struct vrow {
+    sch_table *t;
+    cs_buf store;
+    size_t off[48];
+    int32_t len[48];
+} vrow;
+
+static void vrow_begin(vrow *r, sch_table *t)
+{
+    r->t = t;
+    cs_buf_reset(&r->store);
+    for (int i = 0; i < t->n_cols && i < 48; i++) r->len[i] = -1;
+}
+
+static void vset(vrow *r, const char *col, const void *p, size_t n)
+{
+    for (int i = 0; i < r->t->n_cols && i < 48; i++) {
+        if (strcmp(r->t->cols[i].name, col) == 0) {
+            r->off[i] = r->store.len;
+            cs_buf_put(&r->store, p, n);
+            r->len[i] = (int32_t)n;
+            return;
+        }
+    }
+}
+
+static void vset_text(vrow *r, const char *col, const char *s) { vset(r, col, s, strlen(s)); }
+static void vset_int(vrow *r, const char *col, int32_t v) { uint8_t b[4]; cs_st32(b, (uint32_t)v); vset(r, col, b, 4); }
+
+static void vset_inet(vrow *r, const char *col, const char *addr)
+{
+    uint8_t b[16];
+    if (addr && inet_pton(AF_INET, addr, b) == 1) vset(r, col, b, 4);
+    else if (addr && inet_pton(AF_INET6, addr, b) == 1) vset(r, col, b, 16);
+    else { b[0] = 127; b[1] = 0; b[2] = 0; b[3] = 1; vset(r, col, b, 4); }
+}
+
+static int vemit(vrow *r, emit_fn emit, void *arg)
+{
+    if (r->store.err) return r->store.err;
+    const uint8_t *vals[48];
+    for (int i = 0; i < r->t->n_cols && i < 48; i++)
+        vals[i] = r->len[i] >= 0 ? r->store.p + r->off[i] : NULL;
+    return emit(arg, vals, r->len);
+}
+
+/* ---------------------------------------------------------------- system */
+
+static int rows_empty(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg) { return 0; }
+
+static int rows_local(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
+{
+    vrow r;
+    cs_buf_init(&r.store);
+    vrow_begin(&r, t);
+    vset_text(&r, "key", "local");
+    vset_text(&r, "bootstrapped", "COMPLETED");
+    vset_inet(&r, "broadcast_address", ctx->cfg.listen_address);
+    vset_int(&r, "broadcast_port", 7000);
+    vset_text(&r, "cluster_name", ctx->cfg.cluster_name ? ctx->cfg.cluster_name : "Test Cluster");
+    vset_text(&r, "cql_version", "3.4.6");
+    vset_text(&r, "data_center", "datacenter1");
+    vset_int(&r, "gossip_generation", (int32_t)(ctx->started_ms / 1000));
+    vset(&r, "host_id", ctx->host_id.b, 16);
+    vset_inet(&r, "listen_address", ctx->cfg.listen_address);
+    vset_int(&r, "listen_port", 7000);
+    vset_text(&r, "native_protocol_version", "4");
+    vset_text(&r, "partitioner", "org.apache.cassandra.dht.Murmur3Partitioner");
+    vset_text(&r, "rack", "rack1");
+    vset_text(&r, "release_version", "4.1.8");
+    vset_inet(&r, "rpc_address", ctx->cfg.listen_address);
+    vset_int(&r, "rpc_port", ctx->cfg.native_port ? ctx->cfg.native_port : 9042);
+    uint8_t ver[16];
+    sch_version(ctx->cat, ver);
+    vset(&r, "schema_version", ver, 16);
+    /* tokens: set<text>, decimal, sorted as text (a set's element order) */
+    cs_buf tk;
+    cs_buf_init(&tk);
+    char (*txt)[24] = cs_calloc((size_t)ctx->n_tokens + 1, 24);
+    if (txt) {
+        for (int i = 0; i < ctx->n_tokens; i++) snprintf(txt[i], 24, "%lld", (long long)ctx->tokens[i]);
+        /* insertion sort by bytes */
+        for (int i = 1; i < ctx->n_tokens; i++) {
+            char tmp[24];
+            memcpy(tmp, txt[i], 24);
+            int j = i;
+            while (j > 0 && strcmp(txt[j - 1], tmp) > 0) { memcpy(txt[j], txt[j - 1], 24); j--; }
+            memcpy(txt[j], tmp, 24);
+        }
+        cs_buf_put_u32(&tk, (uint32_t)ctx->n_tokens);
+        for (int i = 0; i < ctx->n_tokens; i++) {
+            cs_buf_put_u32(&tk, (uint32_t)strlen(txt[i]));
+            cs_buf_put(&tk, txt[i], strlen(txt[i]));
+        }
+        cs_free(txt);
+        if (!tk.err) vset(&r, "tokens", tk.p, tk.len);
+    }
+    cs_buf_destroy(&tk);
+    int rc = vemit(&r, emit, arg);
+    cs_buf_destroy(&r.store);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- system_views */
+
+/* settings: one row per "name: value" or "name=value" line of config_text,
+ * sorted by name (the executor orders by partition token anyway). */
+static int rows_settings(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
+{
+    const char *p = ctx->cfg.config_text;
+    vrow r;
+    cs_buf_init(&r.store);
+    int rc = 0;
+    char name[256], val[1024];
+    while (p && *p && rc == 0) {
+        const char *eol = strchr(p, '\n');
+        size_t n = eol ? (size_t)(eol - p) : strlen(p);
+        const char *sep = memchr(p, ':', n);
+        if (!sep) sep = memchr(p, '=', n);
+        if (sep && p[0] != '#') {
+            size_t kl = (size_t)(sep - p), vl = n - kl - 1;
+            while (kl > 0 && p[kl - 1] == ' ') kl--;
+            const char *v = sep + 1;
+            while (vl > 0 && *v == ' ') { v++; vl--; }
+            if (kl > 0 && kl < sizeof name && vl < sizeof val) {
+                memcpy(name, p, kl); name[kl] = 0;
+                memcpy(val, v, vl); val[vl] = 0;
+                vrow_begin(&r, t);
+                vset_text(&r, "name", name);
+                vset_text(&r, "value", val);
+                rc = vemit(&r, emit, arg);
+            }
+        }
+        p = eol ? eol + 1 : NULL;
+    }
+    cs_buf_destroy(&r.store);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- system_virtual_schema */
+
+static int rows_vkeyspaces(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
+{
+    vrow r;
+    cs_buf_init(&r.store);
+    int rc = 0;
+    for (int i = 0; i < sch_keyspace_count(ctx->cat) && rc == 0; i++) {
+        sch_keyspace *k = sch_keyspace_at(ctx->cat, i);
+        if (!k->is_virtual) continue;
+        vrow_begin(&r, t);
+        vset_text(&r, "keyspace_name", k->name);
+        rc = vemit(&r, emit, arg);
+    }
+    cs_buf_destroy(&r.store);
+    return rc;
+}
+
+static int rows_vtables(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
+{
+    vrow r;
+    cs_buf_init(&r.store);
+    int rc = 0;
+    for (int i = 0; i < sch_keyspace_count(ctx->cat) && rc == 0; i++) {
+        sch_keyspace *k = sch_keyspace_at(ctx->cat, i);
+        if (!k->is_virtual) continue;
+        for (int j = 0; j < k->n_tables && rc == 0; j++) {
+            vrow_begin(&r, t);
+            vset_text(&r, "keyspace_name", k->name);
+            vset_text(&r, "table_name", k->tables[j]->name);
+            vset_text(&r, "comment", k->tables[j]->comment ? k->tables[j]->comment : "");
+            rc = vemit(&r, emit, arg);
+        }
+    }
+    cs_buf_destroy(&r.store);
+    return rc;
+}
+
+static int rows_vcolumns(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
+{
+    static const char *const kinds[] = { "partition_key", "clustering", "regular", "static" };
+    vrow r;
+    cs_buf_init(&r.store);
+    cs_buf ty;
+    cs_buf_init(&ty);
+    int rc = 0;
+    for (int i = 0; i < sch_keyspace_count(ctx->cat) && rc == 0; i++) {
+        sch_keyspace *k = sch_keyspace_at(ctx->cat, i);
+        if (!k->is_virtual) continue;
+        for (int j = 0; j < k->n_tables && rc == 0; j++) {
+            sch_table *vt = k->tables[j];
+            /* rows sorted by column name within a table (clustering order) */
+            int idx[64], n = 0;
+            for (int c = 0; c < vt->n_cols && n < 64; c++) {
+                int p = n++;
+                while (p > 0 && strcmp(vt->cols[idx[p - 1]].name, vt->cols[c].name) > 0) { idx[p] = idx[p - 1]; p--; }
+                idx[p] = c;
+            }
+            for (int c = 0; c < n && rc == 0; c++) {
+                sch_column *col = &vt->cols[idx[c]];
+                vrow_begin(&r, t);
+                vset_text(&r, "keyspace_name", k->name);
+                vset_text(&r, "table_name", vt->name);
+                vset_text(&r, "column_name", col->name);
+                vset_text(&r, "clustering_order",
+                          col->kind == COL_CLUSTERING ? (col->desc ? "desc" : "asc") : "none");
+                vset(&r, "column_name_bytes", col->name, strlen(col->name));
+                vset_text(&r, "kind", kinds[col->kind]);
+                vset_int(&r, "position", col->position);
+                cs_buf_reset(&ty);
+                ctype_to_cql(col->type, &ty);
+                vset(&r, "type", ty.p, ty.len);
+                rc = vemit(&r, emit, arg);
+            }
+        }
+    }
+    cs_buf_destroy(&ty);
+    cs_buf_destroy(&r.store);
+    return rc;
+}
+
+/* Attach row callbacks to every virtual table (unknown ones read empty). */
+void sch__vtables_attach(sch_catalog *c)
+{
+    static const struct { const char *ks, *name; sch_vtable_rows_cb cb; } map[] = {
+        { "system", "local", rows_local },
+        { "system_views", "settings", rows_settings },
+        { "system_virtual_schema", "keyspaces", rows_vkeyspaces },
+        { "system_virtual_schema", "tables", rows_vtables },
+        { "system_virtual_schema", "columns", rows_vcolumns },
+    };
+    for (int i = 0; i < c->n_ks; i++) {
+        sch_keyspace *k = c->ks[i];
+        for (int j = 0; j < k->n_tables; j++) {
+            sch_table *t = k->tables[j];
+            if (!t->is_virtual) continue;
+            t->vtable_rows = rows_empty;
+            for (size_t m = 0; m < CS_ARRAY_LEN(map); m++)
+                if (strcmp(map[m].ks, k->name) == 0 && strcmp(map[m].name, t->name) == 0)
+                    t->vtable_rows = map[m].cb;
+        }
+    }
+}

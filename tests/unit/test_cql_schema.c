@@ -1,0 +1,237 @@
+/*
+ * test_cql_schema.c: the catalog over a real engine in a temp dir: system
+ * keyspaces, DDL through cql_parse + cql_exec_ddl, persistence across a
+ * close/reopen, key encodings.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cql/cql_int.h"
+#include "cql/schema_int.h"
+#include "common/alloc.h"
+
+typedef struct env {
+    char dir[256];
+    st_engine *eng;
+    cql_ctx *ctx;
+    cql_session sess;
+} env;
+
+static void env_open(env *v)
+{
+    st_config sc;
+    st_config_defaults(&sc);
+    char data[300], clog[300];
+    snprintf(data, sizeof data, "%s/data", v->dir);
+    snprintf(clog, sizeof clog, "%s/commitlog", v->dir);
+    sc.data_dir = data;
+    sc.commitlog_dir = clog;
+    cr_assert_eq(st_engine_open(&sc, &v->eng), 0);
+    cql_config cc;
+    cql_config_defaults(&cc);
+    cc.config_text = "cluster_name: Test Cluster\nnum_tokens: 16\n";
+    cr_assert_eq(cql_ctx_new(v->eng, &cc, &v->ctx), 0);
+}
+
+static void env_close(env *v)
+{
+    cql_ctx_free(v->ctx);
+    st_engine_close(v->eng, true);
+    v->ctx = NULL;
+    v->eng = NULL;
+}
+
+static void env_init(env *v)
+{
+    memset(v, 0, sizeof *v);
+    snprintf(v->dir, sizeof v->dir, "/tmp/cs_schema_XXXXXX");
+    cr_assert_not_null(mkdtemp(v->dir));
+    v->sess.protocol_version = 4;
+    env_open(v);
+}
+
+static void env_fini(env *v)
+{
+    env_close(v);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", v->dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* Run one statement through the catalog; returns rc, fills e. */
+static int run(env *v, const char *q, cs_error *e, cql_result *r)
+{
+    cs_error_init(e);
+    cql_stmt *st = cql_parse(q, strlen(q), e);
+    if (!st) return CS_EUSER;
+    int rc = cql_exec_ddl(v->ctx, &v->sess, st, r, e);
+    cql_stmt_free(st);
+    return rc;
+}
+
+static void ok(env *v, const char *q)
+{
+    cs_error e;
+    cql_result r;
+    cql_result_init(&r);
+    int rc = run(v, q, &e, &r);
+    cr_assert_eq(rc, 0, "%s -> %s", q, e.msg);
+    cql_result_destroy(&r);
+}
+
+static void fails(env *v, const char *q, int code, const char *msg)
+{
+    cs_error e;
+    cql_result r;
+    cql_result_init(&r);
+    int rc = run(v, q, &e, &r);
+    cr_assert_neq(rc, 0, "%s should fail", q);
+    cr_assert_eq(e.code, code, "%s: code %x (%s)", q, e.code, e.msg);
+    if (msg) cr_assert_str_eq(e.msg, msg);
+    cql_result_destroy(&r);
+}
+
+Test(cql_schema, system_keyspaces)
+{
+    env v;
+    env_init(&v);
+    sch_catalog *c = cql_ctx_catalog(v.ctx);
+    cr_assert_not_null(sch_keyspace_find(c, "system"));
+    cr_assert_not_null(sch_keyspace_find(c, "system_schema"));
+    cr_assert_not_null(sch_keyspace_find(c, "system_views"));
+    sch_table *local = sch_table_find(c, "system", "local");
+    cr_assert_not_null(local);
+    cr_assert(local->is_virtual);
+    cr_assert_not_null(local->vtable_rows);
+    cr_assert_eq(local->n_pk, 1);
+    sch_table *cols = sch_table_find(c, "system_schema", "columns");
+    cr_assert_not_null(cols);
+    cr_assert_not_null(cols->st);
+    cr_assert_eq(cols->n_ck, 2);
+    cr_assert_str_eq(cols->ck[1]->name, "column_name");
+    /* Cassandra's well-known id of system_schema.keyspaces */
+    char s[37];
+    cs_uuid u;
+    memcpy(u.b, sch_table_find(c, "system_schema", "keyspaces")->id, 16);
+    cs_uuid_format(&u, s);
+    cr_assert_str_eq(s, "abac5682-dea6-31c5-b535-b3d6cffd0fb6");
+    cr_assert_eq(v.ctx->n_tokens, 16);
+    env_fini(&v);
+}
+
+Test(cql_schema, keyspace_table_lifecycle)
+{
+    env v;
+    env_init(&v);
+    sch_catalog *c = cql_ctx_catalog(v.ctx);
+    ok(&v, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    sch_keyspace *k = sch_keyspace_find(c, "ks");
+    cr_assert_not_null(k);
+    cr_assert_str_eq(sch__kv_get(k->repl_k, k->repl_v, k->n_repl, "class"),
+                     "org.apache.cassandra.locator.SimpleStrategy");
+    fails(&v, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+          CS_ERR_ALREADY_EXISTS, "Cannot add existing keyspace \"ks\"");
+    ok(&v, "CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    fails(&v, "CREATE KEYSPACE k2 WITH replication = {'class': 'SimpleStrategy'}", CS_ERR_CONFIG,
+          "SimpleStrategy requires a replication_factor strategy option.");
+    ok(&v, "CREATE KEYSPACE k3 WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 3} AND durable_writes = false");
+    k = sch_keyspace_find(c, "k3");
+    cr_assert_str_eq(sch__kv_get(k->repl_k, k->repl_v, k->n_repl, "datacenter1"), "3");
+    cr_assert(!k->durable_writes);
+
+    ok(&v, "CREATE TABLE ks.t (a int, b text, c int, s int static, v map<text, int>, PRIMARY KEY ((a, b), c)) "
+           "WITH CLUSTERING ORDER BY (c DESC) AND comment = 'hi' AND compaction = {'class': 'LeveledCompactionStrategy'}");
+    sch_table *t = sch_table_find(c, "ks", "t");
+    cr_assert_not_null(t);
+    cr_assert_eq(t->n_pk, 2);
+    cr_assert_eq(t->n_ck, 1);
+    cr_assert(t->ck[0]->desc);
+    cr_assert_str_eq(t->cols[3].name, "s");
+    cr_assert_eq(t->cols[3].kind, COL_STATIC);
+    cr_assert_str_eq(t->comment, "hi");
+    cr_assert_str_eq(sch__kv_get(t->compaction_k, t->compaction_v, t->n_compaction, "class"),
+                     "org.apache.cassandra.db.compaction.LeveledCompactionStrategy");
+    cr_assert_not_null(t->st);
+    fails(&v, "CREATE TABLE ks.t (a int PRIMARY KEY)", CS_ERR_ALREADY_EXISTS,
+          "Cannot add already existing table \"t\" to keyspace \"ks\"");
+    fails(&v, "CREATE TABLE ks.u (a int PRIMARY KEY, s int static)", CS_ERR_INVALID,
+          "Static columns are only useful (and thus allowed) if the table has at least one clustering column");
+    fails(&v, "CREATE TABLE ks.u (a int PRIMARY KEY, c counter, d int)", CS_ERR_INVALID,
+          "Cannot mix counter and non counter columns in the same table");
+    fails(&v, "CREATE TABLE ks.u (a int PRIMARY KEY) WITH foo = 1", CS_ERR_SYNTAX, "Unknown property 'foo'");
+    fails(&v, "CREATE TABLE nope.u (a int PRIMARY KEY)", CS_ERR_INVALID, "Keyspace 'nope' doesn't exist");
+    fails(&v, "CREATE TABLE u (a int PRIMARY KEY)", CS_ERR_INVALID,
+          "No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename");
+    ok(&v, "USE ks");
+    cr_assert_str_eq(v.sess.keyspace, "ks");
+    fails(&v, "USE nope", CS_ERR_INVALID, "Keyspace 'nope' does not exist");
+    ok(&v, "CREATE TABLE cnt (a int PRIMARY KEY, n counter)");
+    cr_assert(sch_table_find(c, "ks", "cnt")->is_counter);
+    fails(&v, "DROP TABLE ks.zz", CS_ERR_INVALID, "Table 'ks.zz' doesn't exist");
+    ok(&v, "DROP TABLE IF EXISTS ks.zz");
+    ok(&v, "DROP TABLE cnt");
+    cr_assert_null(sch_table_find(c, "ks", "cnt"));
+    fails(&v, "CREATE TABLE system.x (a int PRIMARY KEY)", CS_ERR_INVALID,
+          "System keyspace 'system' is not user-modifiable");
+
+    /* persistence */
+    env_close(&v);
+    env_open(&v);
+    c = cql_ctx_catalog(v.ctx);
+    t = sch_table_find(c, "ks", "t");
+    cr_assert_not_null(t, "table survives restart");
+    cr_assert_eq(t->n_pk, 2);
+    cr_assert_eq(t->n_ck, 1);
+    cr_assert(t->ck[0]->desc);
+    cr_assert_str_eq(t->comment, "hi");
+    cr_assert_eq(t->cols[3].kind, COL_STATIC);
+    cr_assert_not_null(sch_keyspace_find(c, "k3"));
+    cr_assert(!sch_keyspace_find(c, "k3")->durable_writes);
+    cr_assert_null(sch_table_find(c, "ks", "cnt"));
+    ok(&v, "DROP KEYSPACE k3");
+    fails(&v, "DROP KEYSPACE k3", CS_ERR_INVALID, "Keyspace 'k3' doesn't exist");
+    env_close(&v);
+    env_open(&v);
+    cr_assert_null(sch_keyspace_find(cql_ctx_catalog(v.ctx), "k3"));
+    cr_assert_not_null(sch_table_find(cql_ctx_catalog(v.ctx), "ks", "t"));
+    env_fini(&v);
+}
+
+Test(cql_schema, identity_persists)
+{
+    env v;
+    env_init(&v);
+    cs_uuid h = v.ctx->host_id;
+    int64_t t0 = v.ctx->tokens[0];
+    env_close(&v);
+    env_open(&v);
+    cr_assert_eq(memcmp(h.b, v.ctx->host_id.b, 16), 0);
+    cr_assert_eq(t0, v.ctx->tokens[0]);
+    env_fini(&v);
+}
+
+Test(cql_schema, partition_key_encoding)
+{
+    env v;
+    env_init(&v);
+    ok(&v, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    ok(&v, "CREATE TABLE ks.t (a int, b text, c int, PRIMARY KEY ((a, b), c))");
+    sch_table *t = sch_table_find(cql_ctx_catalog(v.ctx), "ks", "t");
+    uint8_t a[4] = { 0, 0, 0, 1 };
+    cql_value vals[2] = { { a, 4 }, { (const uint8_t *)"xy", 2 } };
+    cs_buf b;
+    cs_buf_init(&b);
+    cr_assert_eq(sch_partition_key(t, vals, &b), 0);
+    static const uint8_t want[] = { 0, 4, 0, 0, 0, 1, 0, 0, 2, 'x', 'y', 0 };
+    cr_assert_eq(b.len, sizeof want);
+    cr_assert_eq(memcmp(b.p, want, sizeof want), 0);
+    cql_value back[2];
+    cr_assert_eq(sch_partition_key_split(t, b.p, b.len, back), 0);
+    cr_assert_eq(back[1].len, 2);
+    cr_assert_eq(memcmp(back[1].p, "xy", 2), 0);
+    cs_buf_destroy(&b);
+    env_fini(&v);
+}
