@@ -725,7 +725,7 @@ int conn__accept(srv *s)
     struct sockaddr_storage ss;
     int len = sizeof ss;
     if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0) {
-        char ip[64] = "";
+        char ip[48] = "";
         int port = 0;
         if (ss.ss_family == AF_INET6) {
             uv_ip6_name((struct sockaddr_in6 *)&ss, ip, sizeof ip);

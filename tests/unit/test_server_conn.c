@@ -1,0 +1,626 @@
+/*
+ * test_server_conn.c: the connection state machine over real loopback
+ * sockets, with a private stub of the CQL layer (below, test-only) so the
+ * wire behaviour is tested on its own: version refusal, handshake, lz4,
+ * auth, events, durable-write replies, pipelining, oversize and malformed
+ * frames.
+ */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "common/alloc.h"
+#include "common/buf.h"
+#include "common/err.h"
+#include "server/conn.h"
+#include "server/frame.h"
+#include "server/msg.h"
+
+/* ------------------------------------------------------------ CQL stub */
+
+#define W __attribute__((weak))
+
+W void cql_result_init(cql_result *r) { memset(r, 0, sizeof *r); cs_buf_init(&r->body); }
+W void cql_result_destroy(cql_result *r)
+{
+    cs_buf_destroy(&r->body);
+    for (int i = 0; i < r->n_warnings; i++)
+        cs_free(r->warnings[i]);
+    cs_free(r->warnings);
+}
+
+/* "fail" -> SyntaxException; "ddl" -> schema change; "sync" -> need_sync;
+ * "warn" -> one warning; anything else -> RESULT Void. */
+W int cql_query(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen, const cql_params *p,
+                cql_result *r, cs_error *e)
+{
+    if (qlen == 4 && memcmp(q, "fail", 4) == 0)
+        return cs_error_set(e, CS_ERR_SYNTAX, "line 1:0 no viable alternative at input 'fail'");
+    if (qlen == 3 && memcmp(q, "ddl", 3) == 0) {
+        r->schema_changed = true;
+        strcpy(r->change.change_type, "CREATED");
+        strcpy(r->change.target, "TABLE");
+        strcpy(r->change.keyspace, "ks");
+        strcpy(r->change.name, "t");
+        cs_buf_put_u32(&r->body, RESULT_SCHEMA_CHANGE);
+        msg_put_schema_change(&r->body, &r->change);
+        return 0;
+    }
+    if (qlen == 4 && memcmp(q, "sync", 4) == 0) {
+        r->need_sync = true;
+        r->sync_pos.offset = 1;
+    }
+    if (qlen == 4 && memcmp(q, "warn", 4) == 0) {
+        r->warnings = cs_malloc(sizeof(char *));
+        r->warnings[0] = cs_strdup("careful");
+        r->n_warnings = 1;
+    }
+    cs_buf_put_u32(&r->body, RESULT_VOID);
+    return 0;
+}
+W int cql_prepare(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen, const char *ks,
+                  cql_result *r, cs_error *e)
+{
+    cs_buf_put_u32(&r->body, RESULT_VOID);
+    return 0;
+}
+W int cql_execute(cql_ctx *ctx, cql_session *s, const uint8_t *id, size_t idlen,
+                  const cql_params *p, cql_result *r, cs_error *e)
+{
+    cs_error_set(e, CS_ERR_UNPREPARED, "Prepared query with ID %02x not found", id[0]);
+    memcpy(e->unprepared_id, id, idlen < 16 ? idlen : 16);
+    e->unprepared_id_len = (int)(idlen < 16 ? idlen : 16);
+    return CS_EUSER;
+}
+W int cql_batch(cql_ctx *ctx, cql_session *s, uint8_t type, const cql_batch_item *items, int n,
+                const cql_params *p, cql_result *r, cs_error *e)
+{
+    cs_buf_put_u32(&r->body, RESULT_VOID);
+    return 0;
+}
+
+/* Durable-write stub: the callback runs 20 ms later on the loop. */
+typedef struct sync_wait { uv_timer_t t; void (*cb)(void *); void *arg; } sync_wait;
+static void sync_closed(uv_handle_t *h) { cs_free(h); }
+static void sync_fire(uv_timer_t *t)
+{
+    sync_wait *w = (sync_wait *)t;
+    w->cb(w->arg);
+    uv_close((uv_handle_t *)t, sync_closed);
+}
+W int st_sync_wait(st_engine *e, struct uv_loop_s *loop, st_clog_pos pos, void (*cb)(void *),
+                   void *arg)
+{
+    sync_wait *w = cs_malloc(sizeof *w);
+    w->cb = cb;
+    w->arg = arg;
+    uv_timer_init(loop, &w->t);
+    uv_timer_start(&w->t, sync_fire, 20, 0);
+    return 0;
+}
+
+/* ------------------------------------------------------------ server thread */
+
+static config cfg;
+static srv server;
+static uv_loop_t loop;
+static uv_async_t stop_async;
+static pthread_t thread;
+static int port;
+
+static void on_stop(uv_async_t *a)
+{
+    srv_close(&server);
+    uv_close((uv_handle_t *)a, NULL);
+}
+
+static void *run(void *arg)
+{
+    uv_run(&loop, UV_RUN_DEFAULT);
+    return NULL;
+}
+
+static void start_server(int auth, size_t max_frame)
+{
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_frame_size = max_frame;
+    cfg.max_connections = -1;
+    cfg.authenticator = auth;
+    uv_loop_init(&loop);
+    srv_init(&server, &loop, &cfg, (st_engine *)&cfg /* non-NULL: sync path */, NULL);
+    cr_assert_eq(srv_listen(&server, "127.0.0.1", 0), 0);
+    port = server.port;
+    uv_async_init(&loop, &stop_async, on_stop);
+    pthread_create(&thread, NULL, run, NULL);
+}
+
+static void stop_server(void)
+{
+    uv_async_send(&stop_async);
+    pthread_join(thread, NULL);
+    cr_assert_eq(uv_loop_close(&loop), 0);
+    cr_assert_eq(server.n_conns, 0);
+}
+
+static void setup(void) { start_server(CONFIG_AUTH_ALLOW_ALL, 1 << 20); }
+static void teardown(void) { stop_server(); }
+TestSuite(server_conn, .init = setup, .fini = teardown, .timeout = 20);
+
+/* ------------------------------------------------------------ client helpers */
+
+static int dial(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    struct timeval tv = { 5, 0 };
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+
+static void send_all(int fd, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    while (n > 0) {
+        ssize_t w = write(fd, b, n);
+        cr_assert_gt(w, 0);
+        b += w;
+        n -= (size_t)w;
+    }
+}
+
+static bool recv_all(int fd, void *p, size_t n)
+{
+    uint8_t *b = p;
+    while (n > 0) {
+        ssize_t r = read(fd, b, n);
+        if (r <= 0)
+            return false;
+        b += r;
+        n -= (size_t)r;
+    }
+    return true;
+}
+
+/* Send a request frame with a raw body. */
+static void send_req(int fd, uint8_t v, int16_t stream, uint8_t op, bool compress, const cs_buf *body)
+{
+    cs_buf b;
+    cs_buf_init(&b);
+    frame_writer w;
+    frame_begin(&w, &b, v, false, stream, op, 0, compress, NULL, NULL, 0);
+    if (body)
+        cs_buf_put(&b, body->p, body->len);
+    frame_end(&w);
+    send_all(fd, b.p, b.len);
+    cs_buf_destroy(&b);
+}
+
+static void send_query(int fd, uint8_t v, int16_t stream, const char *q, bool compress)
+{
+    cql_params p;
+    msg_params_init(&p);
+    cs_buf body;
+    cs_buf_init(&body);
+    msg_put_query(&body, v, q, strlen(q), &p);
+    send_req(fd, v, stream, OP_QUERY, compress, &body);
+    cs_buf_destroy(&body);
+}
+
+static void send_startup(int fd, uint8_t v, const char *compression)
+{
+    msg_kv kv[2] = { { "CQL_VERSION", 11, "3.0.0", 5 }, { "COMPRESSION", 11, compression,
+                     compression ? strlen(compression) : 0 } };
+    cs_buf body;
+    cs_buf_init(&body);
+    msg_put_startup(&body, kv, compression ? 2 : 1);
+    send_req(fd, v, 1, OP_STARTUP, false, &body);
+    cs_buf_destroy(&body);
+}
+
+typedef struct reply {
+    frame_header h;
+    uint8_t raw[FRAME_HEADER_LEN];
+    cs_buf body;            /* decoded message */
+    cs_error err;           /* when ERROR */
+    int n_warnings;
+} reply;
+
+/* Read one response frame; false on EOF. */
+static bool recv_reply(int fd, reply *r)
+{
+    memset(r, 0, sizeof *r);
+    cs_buf_init(&r->body);
+    if (!recv_all(fd, r->raw, FRAME_HEADER_LEN))
+        return false;
+    cr_assert_eq(frame_header_parse(r->raw, &r->h), 0);
+    cr_assert(r->h.response);
+    uint8_t *raw = cs_malloc(r->h.length + 1);
+    cr_assert(recv_all(fd, raw, r->h.length));
+    frame_body fb;
+    cr_assert_eq(frame_body_decode(&r->h, raw, r->h.length, 1 << 24, &fb), 0);
+    cs_buf_put(&r->body, fb.msg, fb.msg_len);
+    r->n_warnings = fb.n_warnings;
+    if (r->h.opcode == OP_ERROR)
+        cr_assert_eq(msg_error_decode(r->h.version, fb.msg, fb.msg_len, &r->err), 0);
+    frame_body_destroy(&fb);
+    cs_free(raw);
+    return true;
+}
+
+static void reply_done(reply *r) { cs_buf_destroy(&r->body); }
+
+static void expect(int fd, uint8_t op, int16_t stream)
+{
+    reply r;
+    cr_assert(recv_reply(fd, &r), "EOF waiting for opcode %u", op);
+    cr_assert_eq(r.h.opcode, op, "got opcode %u (%s)", r.h.opcode, r.err.msg);
+    cr_assert_eq(r.h.stream, stream, "got stream %d, want %d", r.h.stream, stream);
+    reply_done(&r);
+}
+
+static void expect_error(int fd, int16_t stream, int code, const char *msg_part)
+{
+    reply r;
+    cr_assert(recv_reply(fd, &r), "EOF waiting for error");
+    cr_assert_eq(r.h.opcode, OP_ERROR);
+    cr_assert_eq(r.h.stream, stream);
+    cr_assert_eq(r.err.code, code, "code %x: %s", r.err.code, r.err.msg);
+    cr_assert(strstr(r.err.msg, msg_part) != NULL, "message: %s", r.err.msg);
+    reply_done(&r);
+}
+
+static void expect_eof(int fd)
+{
+    uint8_t b;
+    cr_assert_eq(read(fd, &b, 1), 0);
+}
+
+static int ready_conn(void)
+{
+    int fd = dial();
+    send_startup(fd, 4, NULL);
+    expect(fd, OP_READY, 1);
+    return fd;
+}
+
+/* ------------------------------------------------------------ tests */
+
+/* clients.md §1: 0x42, 0x41 and 5 are refused with Cassandra's message on the
+ * request's stream in a v4 frame, then the connection closes. */
+Test(server_conn, refuse_versions)
+{
+    static const uint8_t versions[] = { 0x42, 0x41, 5, 6 };
+    for (size_t i = 0; i < sizeof versions; i++) {
+        int fd = dial();
+        uint8_t hdr[9] = { versions[i], 0, 0, 7, OP_OPTIONS, 0, 0, 0, 0 };
+        send_all(fd, hdr, sizeof hdr);
+        reply r;
+        cr_assert(recv_reply(fd, &r));
+        cr_assert_eq(r.raw[0], 0x84);
+        cr_assert_eq(r.h.stream, 7);
+        cr_assert_eq(r.err.code, CS_ERR_PROTOCOL);
+        char want[160];
+        snprintf(want, sizeof want, "Invalid or unsupported protocol version (%u); supported "
+                 "versions are (3/v3, 4/v4, 5/v5, 6/v6-beta)", versions[i]);
+        cr_assert_str_eq(r.err.msg, want);
+        reply_done(&r);
+        expect_eof(fd);
+        close(fd);
+    }
+    /* v2: 8-byte header, answered in v2. */
+    int fd = dial();
+    uint8_t hdr[8] = { 2, 0, 9, OP_STARTUP, 0, 0, 0, 0 };
+    send_all(fd, hdr, sizeof hdr);
+    uint8_t rh[8];
+    cr_assert(recv_all(fd, rh, 8));
+    cr_assert_eq(rh[0], 0x82);
+    cr_assert_eq(rh[2], 9);
+    cr_assert_eq(rh[3], OP_ERROR);
+    close(fd);
+}
+
+Test(server_conn, handshake_and_state_errors)
+{
+    int fd = dial();
+    send_req(fd, 4, 3, OP_OPTIONS, false, NULL);
+    reply r;
+    cr_assert(recv_reply(fd, &r));
+    cr_assert_eq(r.h.opcode, OP_SUPPORTED);
+    cr_assert_eq(r.h.stream, 3);
+    cr_assert(memmem(r.body.p, r.body.len, "COMPRESSION", 11) != NULL);
+    cr_assert(memmem(r.body.p, r.body.len, "3.4.6", 5) != NULL);
+    reply_done(&r);
+    send_query(fd, 4, 4, "SELECT 1", false);
+    expect_error(fd, 4, CS_ERR_PROTOCOL, "Unexpected message QUERY, expecting STARTUP or OPTIONS");
+    send_startup(fd, 4, NULL);
+    expect(fd, OP_READY, 1);
+    send_query(fd, 4, 5, "SELECT 1", false);
+    expect(fd, OP_RESULT, 5);
+    send_query(fd, 4, 6, "fail", false);
+    expect_error(fd, 6, CS_ERR_SYNTAX, "no viable alternative");
+    send_startup(fd, 4, NULL);
+    expect_error(fd, 1, CS_ERR_PROTOCOL, "already initialized");
+    /* A later frame in another version: error, then closed. */
+    send_query(fd, 3, 8, "SELECT 1", false);
+    expect_error(fd, 8, CS_ERR_PROTOCOL, "Invalid message version");
+    expect_eof(fd);
+    close(fd);
+}
+
+Test(server_conn, startup_checks)
+{
+    int fd = dial();
+    cs_buf body;
+    cs_buf_init(&body);
+    msg_put_startup(&body, NULL, 0);
+    send_req(fd, 4, 2, OP_STARTUP, false, &body);
+    expect_error(fd, 2, CS_ERR_PROTOCOL, "Missing value CQL_VERSION in STARTUP message");
+    cs_buf_reset(&body);
+    msg_kv old = { "CQL_VERSION", 11, "2.0.0", 5 };
+    msg_put_startup(&body, &old, 1);
+    send_req(fd, 4, 3, OP_STARTUP, false, &body);
+    expect_error(fd, 3, CS_ERR_PROTOCOL, "is not supported by the binary protocol");
+    send_startup(fd, 4, "snappy");
+    expect_error(fd, 1, CS_ERR_PROTOCOL, "Unknown compression algorithm: snappy");
+    send_startup(fd, 3, NULL);   /* v3 now: the connection is v4 */
+    expect_error(fd, 1, CS_ERR_PROTOCOL, "Invalid message version");
+    cs_buf_destroy(&body);
+    close(fd);
+    fd = dial();
+    send_startup(fd, 3, NULL);
+    expect(fd, OP_READY, 1);
+    send_query(fd, 3, 9, "SELECT 1", false);
+    expect(fd, OP_RESULT, 9);
+    close(fd);
+}
+
+Test(server_conn, lz4_both_ways)
+{
+    int fd = dial();
+    send_startup(fd, 4, "lz4");
+    reply r;
+    cr_assert(recv_reply(fd, &r));
+    cr_assert_eq(r.h.opcode, OP_READY);
+    cr_assert_eq(r.h.flags & FRAME_FLAG_COMPRESSION, 0);
+    reply_done(&r);
+    send_query(fd, 4, 11, "SELECT 1", true);
+    cr_assert(recv_reply(fd, &r));
+    cr_assert_eq(r.h.opcode, OP_RESULT);
+    cr_assert(r.h.flags & FRAME_FLAG_COMPRESSION);
+    cr_assert_eq(r.body.len, 4);
+    cr_assert_eq(cs_be32(r.body.p), RESULT_VOID);
+    reply_done(&r);
+    send_query(fd, 4, 12, "fail", true);
+    expect_error(fd, 12, CS_ERR_SYNTAX, "no viable");
+    close(fd);
+}
+
+Test(server_conn, compressed_frame_without_negotiation)
+{
+    int fd = ready_conn();
+    send_query(fd, 4, 2, "SELECT 1", true);
+    expect_error(fd, 2, CS_ERR_PROTOCOL, "compression");
+    send_query(fd, 4, 3, "SELECT 1", false);
+    expect(fd, OP_RESULT, 3);
+    close(fd);
+}
+
+Test(server_conn, pipelined_requests_answered_by_stream)
+{
+    int fd = ready_conn();
+    cs_buf all;
+    cs_buf_init(&all);
+    for (int i = 0; i < 200; i++) {
+        cql_params p;
+        msg_params_init(&p);
+        cs_buf body;
+        cs_buf_init(&body);
+        msg_put_query(&body, 4, "SELECT 1", 8, &p);
+        frame_writer w;
+        frame_begin(&w, &all, 4, false, (int16_t)(100 + i), OP_QUERY, 0, false, NULL, NULL, 0);
+        cs_buf_put(&all, body.p, body.len);
+        frame_end(&w);
+        cs_buf_destroy(&body);
+    }
+    send_all(fd, all.p, all.len);
+    cs_buf_destroy(&all);
+    for (int i = 0; i < 200; i++)
+        expect(fd, OP_RESULT, (int16_t)(100 + i));
+    close(fd);
+}
+
+Test(server_conn, warnings_reach_the_client)
+{
+    int fd = ready_conn();
+    send_query(fd, 4, 2, "warn", false);
+    reply r;
+    cr_assert(recv_reply(fd, &r));
+    cr_assert_eq(r.h.opcode, OP_RESULT);
+    cr_assert(r.h.flags & FRAME_FLAG_WARNING);
+    cr_assert_eq(r.n_warnings, 1);
+    reply_done(&r);
+    close(fd);
+}
+
+Test(server_conn, durable_write_reply_waits_for_sync)
+{
+    int fd = ready_conn();
+    send_query(fd, 4, 2, "sync", false);
+    send_query(fd, 4, 3, "SELECT 1", false);
+    expect(fd, OP_RESULT, 3);      /* the non-durable reply overtakes */
+    expect(fd, OP_RESULT, 2);
+    /* Closing with a sync reply pending must not crash or leak. */
+    send_query(fd, 4, 4, "sync", false);
+    close(fd);
+    usleep(50000);
+}
+
+Test(server_conn, schema_change_event_pushed)
+{
+    int a = ready_conn(), b = ready_conn();
+    static const char *const ev[] = { "SCHEMA_CHANGE" };
+    cs_buf body;
+    cs_buf_init(&body);
+    msg_put_register(&body, ev, 1);
+    send_req(a, 4, 5, OP_REGISTER, false, &body);
+    expect(a, OP_READY, 5);
+    cs_buf_destroy(&body);
+    send_query(b, 4, 6, "ddl", false);
+    reply r;
+    cr_assert(recv_reply(b, &r));
+    cr_assert_eq(r.h.opcode, OP_RESULT);
+    cr_assert_eq(cs_be32(r.body.p), RESULT_SCHEMA_CHANGE);
+    reply_done(&r);
+    cr_assert(recv_reply(a, &r));
+    cr_assert_eq(r.h.opcode, OP_EVENT);
+    cr_assert_eq(r.h.stream, -1);
+    cql_schema_change ch;
+    cr_assert_eq(msg_event_decode(r.body.p, r.body.len, &ch), 0);
+    cr_assert_str_eq(ch.change_type, "CREATED");
+    cr_assert_str_eq(ch.target, "TABLE");
+    cr_assert_str_eq(ch.name, "t");
+    reply_done(&r);
+    close(a);
+    close(b);
+}
+
+Test(server_conn, oversize_frame_closes_connection)
+{
+    int fd = ready_conn();
+    uint8_t hdr[9] = { 4, 0, 0, 42, OP_QUERY, 0x01, 0, 0, 0 };   /* 16 MiB > 1 MiB limit */
+    send_all(fd, hdr, sizeof hdr);
+    expect_error(fd, 42, CS_ERR_PROTOCOL, "Request is too big");
+    expect_eof(fd);
+    close(fd);
+}
+
+Test(server_conn, malformed_bodies_keep_connection)
+{
+    int fd = ready_conn();
+    /* QUERY whose [long string] claims more bytes than the frame has. */
+    uint8_t bad[] = { 4, 0, 0, 2, OP_QUERY, 0, 0, 0, 6, 0, 0, 0x10, 0, 'a', 'b' };
+    send_all(fd, bad, sizeof bad);
+    expect_error(fd, 2, CS_ERR_PROTOCOL, "Not enough bytes");
+    /* Unknown and response-only opcodes. */
+    uint8_t unk[] = { 4, 0, 0, 3, 0x2a, 0, 0, 0, 0 };
+    send_all(fd, unk, sizeof unk);
+    expect_error(fd, 3, CS_ERR_PROTOCOL, "Unknown opcode 42");
+    uint8_t res[] = { 4, 0, 0, 4, OP_RESULT, 0, 0, 0, 0 };
+    send_all(fd, res, sizeof res);
+    expect_error(fd, 4, CS_ERR_PROTOCOL, "Unknown opcode");
+    /* EXECUTE with an unknown id: UNPREPARED with the id. */
+    cql_params p;
+    msg_params_init(&p);
+    cs_buf body;
+    cs_buf_init(&body);
+    uint8_t id[16] = { 0xee };
+    msg_put_execute(&body, 4, id, 16, NULL, 0, &p);
+    send_req(fd, 4, 5, OP_EXECUTE, false, &body);
+    reply r;
+    cr_assert(recv_reply(fd, &r));
+    cr_assert_eq(r.err.code, CS_ERR_UNPREPARED);
+    cr_assert_eq(r.err.unprepared_id_len, 16);
+    cr_assert_eq(r.err.unprepared_id[0], 0xee);
+    reply_done(&r);
+    cs_buf_destroy(&body);
+    send_query(fd, 4, 6, "SELECT 1", false);
+    expect(fd, OP_RESULT, 6);
+    close(fd);
+}
+
+Test(server_conn, garbage_does_not_disturb_others)
+{
+    int good = ready_conn();
+    for (int round = 0; round < 20; round++) {
+        int fd = dial();
+        uint8_t junk[64];
+        for (size_t i = 0; i < sizeof junk; i++)
+            junk[i] = (uint8_t)(rand() & 0xff);
+        if (round % 2)
+            junk[0] = 4;          /* a plausible version byte, garbage after */
+        send_all(fd, junk, sizeof junk);
+        close(fd);
+    }
+    send_query(good, 4, 7, "SELECT 1", false);
+    expect(good, OP_RESULT, 7);
+    close(good);
+}
+
+Test(server_conn, byte_at_a_time)
+{
+    int fd = dial();
+    cs_buf b;
+    cs_buf_init(&b);
+    msg_kv kv = { "CQL_VERSION", 11, "3.4.6", 5 };
+    cs_buf body;
+    cs_buf_init(&body);
+    msg_put_startup(&body, &kv, 1);
+    frame_writer w;
+    frame_begin(&w, &b, 4, false, 1, OP_STARTUP, 0, false, NULL, NULL, 0);
+    cs_buf_put(&b, body.p, body.len);
+    frame_end(&w);
+    for (size_t i = 0; i < b.len; i++) {
+        send_all(fd, b.p + i, 1);
+        usleep(1000);
+    }
+    expect(fd, OP_READY, 1);
+    cs_buf_destroy(&b);
+    cs_buf_destroy(&body);
+    close(fd);
+}
+
+/* PasswordAuthenticator: AUTHENTICATE, bad credentials, then success. */
+Test(server_conn_auth, sasl_plain, .init = NULL, .fini = NULL, .timeout = 20)
+{
+    start_server(CONFIG_AUTH_PASSWORD, 1 << 20);
+    int fd = dial();
+    send_startup(fd, 4, NULL);
+    reply r;
+    cr_assert(recv_reply(fd, &r));
+    cr_assert_eq(r.h.opcode, OP_AUTHENTICATE);
+    cr_assert(memmem(r.body.p, r.body.len, "org.apache.cassandra.auth.PasswordAuthenticator", 47));
+    reply_done(&r);
+    send_query(fd, 4, 2, "SELECT 1", false);
+    expect_error(fd, 2, CS_ERR_PROTOCOL, "expecting SASL_RESPONSE");
+    cs_buf body;
+    cs_buf_init(&body);
+    msg_put_auth_response(&body, (const uint8_t *)"\0cassandra\0wrong", 16);
+    send_req(fd, 4, 3, OP_AUTH_RESPONSE, false, &body);
+    expect_error(fd, 3, CS_ERR_BAD_CREDENTIALS,
+                 "Provided username cassandra and/or password are incorrect");
+    cs_buf_reset(&body);
+    msg_put_auth_response(&body, (const uint8_t *)"\0cassandra\0cassandra", 20);
+    send_req(fd, 4, 4, OP_AUTH_RESPONSE, false, &body);
+    expect(fd, OP_AUTH_SUCCESS, 4);
+    send_query(fd, 4, 5, "SELECT 1", false);
+    expect(fd, OP_RESULT, 5);
+    cs_buf_destroy(&body);
+    close(fd);
+    stop_server();
+}
+
+Test(server_conn_limits, max_connections, .timeout = 20)
+{
+    memset(&cfg, 0, sizeof cfg);
+    start_server(CONFIG_AUTH_ALLOW_ALL, 1 << 20);
+    cfg.max_connections = 1;
+    int a = ready_conn();
+    int b = dial();
+    expect_eof(b);
+    close(b);
+    send_query(a, 4, 2, "SELECT 1", false);
+    expect(a, OP_RESULT, 2);
+    close(a);
+    stop_server();
+}
