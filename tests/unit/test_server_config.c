@@ -1,0 +1,199 @@
+/*
+ * test_server_config.c: the cassandra.yaml subset reader (server/config.h):
+ * old `_in_ms/_in_kb/_in_mb` keys and 4.1 unit-suffixed values, lists,
+ * quoting, comments, unknown keys (warned, not fatal), bad values.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "server/config.h"
+
+/* Test-only defaults in case the real ones are not linked (weak: the real
+ * storage/cql definitions win when present). */
+__attribute__((weak)) void st_config_defaults(st_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->sync_period_ms = 10000;
+    c->sync_group_window_ms = 15;
+    c->segment_size = 32u << 20;
+    c->memtable_space = 256u << 20;
+    c->compaction_threads = 1;
+}
+__attribute__((weak)) void cql_config_defaults(cql_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->tombstone_warn_threshold = 1000;
+    c->tombstone_failure_threshold = 100000;
+    c->batch_size_warn_kb = 5;
+    c->batch_size_fail_kb = 50;
+    c->num_tokens = 16;
+    c->materialized_views_enabled = true;
+}
+
+static int parse(config *c, const char *text)
+{
+    char err[256] = "";
+    config_defaults(c);
+    return config_parse(c, text, strlen(text), err, sizeof err);
+}
+
+Test(server_config, units)
+{
+    long long v;
+    cr_assert_eq(config_parse_duration_ms("10000ms", 1, &v), 0);
+    cr_assert_eq(v, 10000);
+    cr_assert_eq(config_parse_duration_ms("10s", 1, &v), 0);
+    cr_assert_eq(v, 10000);
+    cr_assert_eq(config_parse_duration_ms("2m", 1, &v), 0);
+    cr_assert_eq(v, 120000);
+    cr_assert_eq(config_parse_duration_ms("1h", 1, &v), 0);
+    cr_assert_eq(v, 3600000);
+    cr_assert_eq(config_parse_duration_ms("15", 1, &v), 0);
+    cr_assert_eq(v, 15);
+    cr_assert_eq(config_parse_duration_ms("2000us", 1, &v), 0);
+    cr_assert_eq(v, 2);
+    cr_assert_eq(config_parse_duration_ms("ten", 1, &v), CS_EINVAL);
+    cr_assert_eq(config_parse_duration_ms("10 parsecs", 1, &v), CS_EINVAL);
+    cr_assert_eq(config_parse_size("16MiB", 1, &v), 0);
+    cr_assert_eq(v, 16 << 20);
+    cr_assert_eq(config_parse_size("5KiB", 1, &v), 0);
+    cr_assert_eq(v, 5120);
+    cr_assert_eq(config_parse_size("2GiB", 1, &v), 0);
+    cr_assert_eq(v, 2LL << 30);
+    cr_assert_eq(config_parse_size("100B", 1, &v), 0);
+    cr_assert_eq(v, 100);
+    cr_assert_eq(config_parse_size("32", 1 << 20, &v), 0);
+    cr_assert_eq(v, 32 << 20);
+    cr_assert_eq(config_parse_size("32MB", 1, &v), CS_EINVAL);
+}
+
+Test(server_config, cassandra_41_style)
+{
+    config c;
+    const char *y =
+        "# cassandra.yaml excerpt\n"
+        "cluster_name: 'My Cluster'\n"
+        "num_tokens: 256\n"
+        "listen_address: localhost\n"
+        "rpc_address: \"0.0.0.0\"   # everywhere\n"
+        "native_transport_port: 9142\n"
+        "data_file_directories:\n"
+        "    - /var/lib/cassette/data\n"
+        "    - /second/ignored\n"
+        "commitlog_directory: /var/lib/cassette/commitlog\n"
+        "commitlog_sync: periodic\n"
+        "commitlog_sync_period: 10000ms\n"
+        "commitlog_segment_size: 64MiB\n"
+        "memtable_heap_space: 2048MiB\n"
+        "native_transport_max_frame_size: 16MiB\n"
+        "tombstone_warn_threshold: 500\n"
+        "tombstone_failure_threshold: 50000\n"
+        "batch_size_warn_threshold: 10KiB\n"
+        "batch_size_fail_threshold: 100KiB\n"
+        "authenticator: PasswordAuthenticator\n"
+        "materialized_views_enabled: false\n"
+        "concurrent_compactors: 2\n"
+        "auto_snapshot: true\n"
+        "seed_provider:\n"
+        "  - class_name: org.apache.cassandra.locator.SimpleSeedProvider\n"
+        "    parameters:\n"
+        "      - seeds: \"127.0.0.1:7000\"\n"
+        "some_future_option: 42\n";
+    cr_assert_eq(parse(&c, y), 0);
+    cr_assert_str_eq(c.cluster_name, "My Cluster");
+    cr_assert_eq(c.cql.num_tokens, 256);
+    cr_assert_str_eq(c.listen_address, "localhost");
+    cr_assert_str_eq(c.rpc_address, "0.0.0.0");
+    cr_assert_eq(c.native_port, 9142);
+    cr_assert_str_eq(c.data_dir, "/var/lib/cassette/data");
+    cr_assert_str_eq(c.commitlog_dir, "/var/lib/cassette/commitlog");
+    cr_assert_eq(c.st.sync_mode, ST_SYNC_PERIODIC);
+    cr_assert_eq(c.st.sync_period_ms, 10000);
+    cr_assert_eq(c.st.segment_size, 64u << 20);
+    cr_assert_eq(c.st.memtable_space, 2048ull << 20);
+    cr_assert_eq(c.max_frame_size, 16u << 20);
+    cr_assert_eq(c.cql.tombstone_warn_threshold, 500);
+    cr_assert_eq(c.cql.tombstone_failure_threshold, 50000);
+    cr_assert_eq(c.cql.batch_size_warn_kb, 10);
+    cr_assert_eq(c.cql.batch_size_fail_kb, 100);
+    cr_assert_eq(c.authenticator, CONFIG_AUTH_PASSWORD);
+    cr_assert(!c.cql.materialized_views_enabled);
+    cr_assert_eq(c.st.compaction_threads, 2);
+    cr_assert(c.st.snapshot_on_truncate);
+    cr_assert_eq(c.warnings, 1);   /* some_future_option */
+    config_finish(&c, "/base");
+    cr_assert_str_eq(c.st.data_dir, "/var/lib/cassette/data");
+    cr_assert_str_eq(c.cql.cluster_name, "My Cluster");
+    cr_assert(strstr(c.cql.config_text, "cluster_name\tMy Cluster\n") != NULL);
+    config_destroy(&c);
+}
+
+Test(server_config, legacy_suffixes)
+{
+    config c;
+    const char *y =
+        "commitlog_sync: group\n"
+        "commitlog_sync_period_in_ms: 2000\n"
+        "commitlog_sync_group_window_in_ms: 7\n"
+        "commitlog_segment_size_in_mb: 8\n"
+        "memtable_heap_space_in_mb: 64\n"
+        "native_transport_max_frame_size_in_mb: 4\n"
+        "batch_size_warn_threshold_in_kb: 6\n"
+        "batch_size_fail_threshold_in_kb: 60\n"
+        "enable_materialized_views: true\n"
+        "authenticator: org.apache.cassandra.auth.AllowAllAuthenticator\n"
+        "data_file_directories: [/d1, /d2]\n";
+    cr_assert_eq(parse(&c, y), 0);
+    cr_assert_eq(c.st.sync_mode, ST_SYNC_GROUP);
+    cr_assert_eq(c.st.sync_period_ms, 2000);
+    cr_assert_eq(c.st.sync_group_window_ms, 7);
+    cr_assert_eq(c.st.segment_size, 8u << 20);
+    cr_assert_eq(c.st.memtable_space, 64u << 20);
+    cr_assert_eq(c.max_frame_size, 4u << 20);
+    cr_assert_eq(c.cql.batch_size_warn_kb, 6);
+    cr_assert_eq(c.cql.batch_size_fail_kb, 60);
+    cr_assert(c.cql.materialized_views_enabled);
+    cr_assert_eq(c.authenticator, CONFIG_AUTH_ALLOW_ALL);
+    cr_assert_str_eq(c.data_dir, "/d1");
+    cr_assert_eq(c.warnings, 0);
+    config_finish(&c, NULL);
+    cr_assert_str_eq(c.commitlog_dir, "./commitlog");
+    config_destroy(&c);
+}
+
+Test(server_config, defaults_and_data_dir)
+{
+    config c;
+    config_defaults(&c);
+    cr_assert_eq(c.native_port, 9042);
+    cr_assert_eq(c.max_frame_size, 16u << 20);
+    cr_assert_str_eq(c.cluster_name, "Test Cluster");
+    config_finish(&c, "/tmp/x");
+    cr_assert_str_eq(c.st.data_dir, "/tmp/x/data");
+    cr_assert_str_eq(c.st.commitlog_dir, "/tmp/x/commitlog");
+    config_destroy(&c);
+}
+
+Test(server_config, bad_values_are_errors)
+{
+    static const char *const bad[] = {
+        "commitlog_sync: sometimes\n", "native_transport_port: ninety\n",
+        "commitlog_sync_period: 10 fortnights\n", "auto_snapshot: maybe\n",
+        "authenticator: KerberosAuthenticator\n", "memtable_heap_space: 12XB\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        config c;
+        char err[256] = "";
+        config_defaults(&c);
+        cr_assert_eq(config_parse(&c, bad[i], strlen(bad[i]), err, sizeof err), CS_EINVAL, "%s", bad[i]);
+        cr_assert(strstr(err, "line 1") != NULL, "%s", err);
+        config_destroy(&c);
+    }
+    config c;
+    char err[256];
+    config_defaults(&c);
+    cr_assert_eq(config_load(&c, "/nonexistent/cassandra.yaml", err, sizeof err), CS_EIO);
+    config_destroy(&c);
+}
