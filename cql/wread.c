@@ -71,7 +71,7 @@ int cql__read_row(const sch_table *t, const uint8_t *pk, uint32_t pk_len,
     spec.pk = pk;
     spec.pk_len = pk_len;
     spec.slices = &sl;
-    spec.n_slices = 1;
+    spec.n_slices = (!is_static && ck_len == 0) ? 0 : 1;   /* no clustering: the only row */
     spec.include_static = is_static;
     spec.now_s = now_s;
     st_scan *s = NULL;
