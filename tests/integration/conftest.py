@@ -19,7 +19,6 @@ host:port); known differences are guarded by is_cassette().
 import logging
 import os
 import re
-import signal
 import sys
 
 import pytest
@@ -27,28 +26,8 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cassette_harness as H  # noqa: E402
 
-TEST_TIMEOUT_S = int(os.environ.get("CASSETTE_TEST_TIMEOUT", "120"))
-
-# The driver logs protocol downgrades and reconnects at WARNING; keep them
-# out of the failure output unless they matter.
-logging.getLogger("cassandra").setLevel(logging.ERROR)
-
-
-class TestTimeout(Exception):
-    pass
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_call(item):
-    def on_alarm(signum, frame):
-        raise TestTimeout("test exceeded %d s" % TEST_TIMEOUT_S)
-    old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(TEST_TIMEOUT_S)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
+# Per-test time limit (CASSETTE_TEST_TIMEOUT, default 120 s).
+from conftest_common import pytest_runtest_call  # noqa: E402,F401
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,140 @@
+"""Persistence across a clean restart (SIGTERM, then start over the same
+data directory): schema, every type, deletes, statics, counters.  A table
+digest must be the same before and after each restart.
+"""
+
+import pytest
+
+import cassette_harness as H
+from typedata import SCALAR_TYPES, VALUES, same
+
+KS = "ks_restart"
+
+
+def create_and_fill(s):
+    s.execute("CREATE KEYSPACE %s WITH replication = "
+              "{'class': 'SimpleStrategy', 'replication_factor': 1}" % KS)
+    cols = ", ".join("c_%s %s" % (t, t) for t in SCALAR_TYPES)
+    s.execute("CREATE TABLE %s.all_types (k int PRIMARY KEY, %s) WITH comment = 'kept'" % (KS, cols))
+    s.execute("CREATE TABLE %s.ev (a text, b int, ts int, s text static, v blob, "
+              "PRIMARY KEY ((a, b), ts)) WITH CLUSTERING ORDER BY (ts DESC)" % KS)
+    s.execute("CREATE TABLE %s.cnt (k int PRIMARY KEY, c counter)" % KS)
+    names = ["c_" + t for t in SCALAR_TYPES]
+    ins = s.prepare("INSERT INTO %s.all_types (k, %s) VALUES (?, %s)"
+                    % (KS, ", ".join(names), ", ".join("?" * len(names))))
+    n = max(len(v) for v in VALUES.values())
+    for i in range(n):
+        s.execute(ins, [i] + [VALUES[t][i % len(VALUES[t])] for t in SCALAR_TYPES])
+    s.execute("INSERT INTO %s.all_types (k) VALUES (1000)" % KS)            # all nulls
+    ins = s.prepare("INSERT INTO %s.ev (a, b, ts, v) VALUES (?, ?, ?, ?)" % KS)
+    futs = [s.execute_async(ins, ("t%d" % (i % 7), i % 3, i, bytes([i % 256]) * (i % 50)))
+            for i in range(3000)]
+    for f in futs:
+        f.result()
+    s.execute("UPDATE %s.ev SET s = 'static!' WHERE a = 't1' AND b = 1" % KS)
+    s.execute("DELETE FROM %s.ev WHERE a = 't2' AND b = 2" % KS)
+    s.execute("DELETE FROM %s.ev WHERE a = 't3' AND b = 0 AND ts > 100" % KS)
+    s.execute("DELETE c_text FROM %s.all_types WHERE k = 1" % KS)
+    for i in range(10):
+        s.execute("UPDATE %s.cnt SET c = c + %d WHERE k = %d" % (KS, i, i % 3))
+
+
+def digest(s):
+    out = {}
+    out["all_types"] = sorted((tuple(r) for r in s.execute("SELECT * FROM %s.all_types" % KS)),
+                              key=lambda r: r[0])
+    out["ev"] = [tuple(r) for r in s.execute("SELECT * FROM %s.ev" % KS)]
+    out["cnt"] = sorted(tuple(r) for r in s.execute("SELECT * FROM %s.cnt" % KS))
+    return out
+
+
+def assert_same_digest(a, b):
+    assert a.keys() == b.keys()
+    for t in a:
+        assert len(a[t]) == len(b[t]), t
+        for ra, rb in zip(a[t], b[t]):
+            assert len(ra) == len(rb)
+            for x, y in zip(ra, rb):
+                assert (x is None and y is None) or same(x, y), (t, ra, rb)
+
+
+def check_schema(cluster):
+    m = cluster.metadata.keyspaces[KS]
+    t = m.tables["ev"]
+    assert [c.name for c in t.partition_key] == ["a", "b"]
+    assert [c.name for c in t.clustering_key] == ["ts"]
+    assert t.clustering_key[0].is_reversed
+    assert t.columns["s"].is_static
+    assert m.tables["all_types"].options["comment"] == "kept"
+    for ty in SCALAR_TYPES:
+        assert m.tables["all_types"].columns["c_" + ty].cql_type == ty
+    assert m.tables["cnt"].columns["c"].cql_type == "counter"
+
+
+def test_restart_keeps_everything(fresh_server):
+    if not H.is_cassette():
+        pytest.skip("restarts the server")
+    c, s = H.connect(fresh_server.host, fresh_server.port)
+    try:
+        create_and_fill(s)
+        before = digest(s)
+        assert len(before["all_types"]) == max(len(v) for v in VALUES.values()) + 1
+        live = [i for i in range(3000) if not (i % 7 == 2 and i % 3 == 2)
+                and not (i % 7 == 3 and i % 3 == 0 and i > 100)]
+        assert len(before["ev"]) == len(live)
+    finally:
+        c.shutdown()
+
+    fresh_server.restart()
+    c, s = H.connect(fresh_server.host, fresh_server.port)
+    try:
+        check_schema(c)
+        assert_same_digest(before, digest(s))
+        # Write more after the restart, then restart again: old and new data.
+        s.execute("INSERT INTO %s.ev (a, b, ts, v) VALUES ('new', 0, 1, 0x01)" % KS)
+        s.execute("UPDATE %s.cnt SET c = c + 1000 WHERE k = 0" % KS)
+        s.execute("CREATE TABLE %s.after (k int PRIMARY KEY)" % KS)
+        s.execute("INSERT INTO %s.after (k) VALUES (42)" % KS)
+        before2 = digest(s)
+    finally:
+        c.shutdown()
+
+    fresh_server.restart()
+    c, s = H.connect(fresh_server.host, fresh_server.port)
+    try:
+        check_schema(c)
+        assert_same_digest(before2, digest(s))
+        assert s.execute("SELECT k FROM %s.after" % KS).one().k == 42
+    finally:
+        c.shutdown()
+
+
+def test_restart_after_drop(fresh_server):
+    """Dropped tables and keyspaces stay dropped; a re-created table with
+    the same name starts empty."""
+    if not H.is_cassette():
+        pytest.skip("restarts the server")
+    c, s = H.connect(fresh_server.host, fresh_server.port)
+    try:
+        s.execute("CREATE KEYSPACE kd WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        s.execute("CREATE KEYSPACE kgone WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        s.execute("CREATE TABLE kd.t (k int PRIMARY KEY, v int)")
+        s.execute("INSERT INTO kd.t (k, v) VALUES (1, 1)")
+        s.execute("DROP TABLE kd.t")
+        s.execute("CREATE TABLE kd.t (k int PRIMARY KEY, w text)")
+        s.execute("INSERT INTO kd.t (k, w) VALUES (2, 'two')")
+        s.execute("CREATE TABLE kd.trunc (k int PRIMARY KEY)")
+        s.execute("INSERT INTO kd.trunc (k) VALUES (1)")
+        s.execute("TRUNCATE kd.trunc")
+        s.execute("DROP KEYSPACE kgone")
+    finally:
+        c.shutdown()
+    fresh_server.restart()
+    c, s = H.connect(fresh_server.host, fresh_server.port)
+    try:
+        assert "kgone" not in c.metadata.keyspaces
+        assert set(c.metadata.keyspaces["kd"].tables["t"].columns) == {"k", "w"}
+        assert [tuple(r) for r in s.execute("SELECT k, w FROM kd.t")] == [(2, "two")]
+        assert list(s.execute("SELECT * FROM kd.trunc")) == []
+    finally:
+        c.shutdown()
