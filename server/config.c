@@ -493,7 +493,7 @@ void config_defaults(config *c)
     c->max_frame_size = 16 * 1024 * 1024;
     c->max_connections = -1;
     c->authenticator = CONFIG_AUTH_ALLOW_ALL;
-    c->admin_port = 0;
+    c->admin_port = 7199;
     cs_buf_init(&c->settings);
 }
 

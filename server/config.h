@@ -32,7 +32,7 @@ typedef struct config {
     size_t max_frame_size;            /* native_transport_max_frame_size (16 MiB) */
     int max_connections;              /* native_transport_max_concurrent_connections (-1: no limit) */
     int authenticator;                /* CONFIG_AUTH_* */
-    int admin_port;                   /* cassette: HTTP admin on 127.0.0.1 (0 disables) */
+    int admin_port;                   /* cassette: HTTP admin on 127.0.0.1 (7199; 0 disables) */
     char data_dir[1024];              /* first of data_file_directories ("" = not set) */
     char commitlog_dir[1024];         /* commitlog_directory ("" = not set) */
     cs_buf settings;                  /* "name\tvalue\n" lines, NUL-terminated: cql.config_text */

@@ -39,6 +39,13 @@ static void usage(FILE *f)
                "  --data-dir DIR   data under DIR/data, commit log under DIR/commitlog\n");
 }
 
+/* True if the config text set admin_port (config_finish records settings). */
+static bool admin_port_configured(const config *c)
+{
+    const char *t = c->cql.config_text;
+    return t && (strncmp(t, "admin_port\t", 11) == 0 || strstr(t, "\nadmin_port\t") != NULL);
+}
+
 static void on_signal(uv_signal_t *h, int signum)
 {
     app *a = h->data;
@@ -133,10 +140,11 @@ int main(int argc, char **argv)
     }
     admin_init(&a.adm, loop, &a.server);
     if (cfg.admin_port > 0) {
-        rc = admin_listen(&a.adm, "127.0.0.1", cfg.admin_port);
+        /* --port 0 (tests): a free admin port too, unless one was configured. */
+        int aport = (port == 0 && !admin_port_configured(&cfg)) ? 0 : cfg.admin_port;
+        rc = admin_listen(&a.adm, "127.0.0.1", aport);
         if (rc != 0)
-            CS_WARN("admin endpoint: cannot listen on 127.0.0.1:%d: %s", cfg.admin_port,
-                    uv_strerror(rc));
+            CS_WARN("admin endpoint: cannot listen on 127.0.0.1:%d: %s", aport, uv_strerror(rc));
     }
     signal(SIGPIPE, SIG_IGN);
     uv_signal_init(loop, &a.sigint);
@@ -146,6 +154,8 @@ int main(int argc, char **argv)
     uv_signal_start(&a.sigterm, on_signal, SIGTERM);
 
     printf("cassette listening on %s:%d\n", cfg.rpc_address, a.server.port);
+    if (a.adm.listening)
+        printf("cassette admin on 127.0.0.1:%d\n", a.adm.port);
     fflush(stdout);
     CS_INFO("cassette listening on %s:%d (data %s, commit log %s)", cfg.rpc_address,
             a.server.port, cfg.st.data_dir, cfg.st.commitlog_dir);
