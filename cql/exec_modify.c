@@ -742,6 +742,8 @@ int cql__wplan_apply(cql_wbatch *b, const cql_wplan *pl, cs_error *e)
         return 0;
     for (int i = 0; i < wh->n_pks; i++) {
         const cql_value *pk = &wh->pks[i];
+        if (pk->len == 0)
+            return cs_error_set(e, CS_ERR_INVALID, "Key may not be empty");
         if (pk->len > 65535)
             return cs_error_set(e, CS_ERR_INVALID, "Key length of %d is longer than maximum of 65535", pk->len);
         if (cql__wbatch_partition(b, t, pk->p, (uint32_t)pk->len) < 0)

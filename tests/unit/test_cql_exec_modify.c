@@ -1,0 +1,487 @@
+/*
+ * test_cql_exec_modify.c: the write side (INSERT/UPDATE/DELETE, collections,
+ * counters, BATCH, LWT) through cql_query on a real engine in a temp dir,
+ * read back with SELECT (cql_query) and directly with st_scan.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cql/cql_int.h"
+#include "cql/exec.h"
+#include "storage/storage.h"
+#include "common/alloc.h"
+#include "common/vfs.h"
+#include "common/util.h"
+
+static char g_dir[256];
+static st_engine *g_eng;
+static cql_ctx *g_ctx;
+static cql_session g_sess;
+static cs_error g_err;
+static char g_warn[2048];
+
+static void setup(void)
+{
+    static char d[300], c[300];
+    snprintf(g_dir, sizeof g_dir, "/tmp/cs_exec_modify_%d", (int)getpid());
+    vfs_rmtree(g_dir);
+    snprintf(d, sizeof d, "%s/data", g_dir);
+    snprintf(c, sizeof c, "%s/commitlog", g_dir);
+    vfs_mkdirs(d);
+    vfs_mkdirs(c);
+    st_config cfg;
+    st_config_defaults(&cfg);
+    cfg.data_dir = d;
+    cfg.commitlog_dir = c;
+    cr_assert_eq(st_engine_open(&cfg, &g_eng), 0);
+    cql_config cc;
+    cql_config_defaults(&cc);
+    cr_assert_eq(cql_ctx_new(g_eng, &cc, &g_ctx), 0);
+    memset(&g_sess, 0, sizeof g_sess);
+    g_sess.protocol_version = 4;
+}
+
+static void teardown(void)
+{
+    cql_ctx_free(g_ctx);
+    st_engine_close(g_eng, false);
+    vfs_rmtree(g_dir);
+}
+
+/* Minimal value formatter (cqlsh-like) for the types these tests use. */
+static void fmt(const ctype *t, const uint8_t *v, int32_t n, cs_buf *b)
+{
+    char tmp[64];
+    if (n < 0) { cs_buf_put(b, "null", 4); return; }
+    switch (t->kind) {
+    case CT_INT:
+        snprintf(tmp, sizeof tmp, "%d", n == 4 ? (int32_t)cs_be32(v) : 0);
+        cs_buf_put(b, tmp, strlen(tmp));
+        return;
+    case CT_BIGINT: case CT_COUNTER: case CT_TIMESTAMP:
+        snprintf(tmp, sizeof tmp, "%lld", n == 8 ? (long long)(int64_t)cs_be64(v) : 0LL);
+        cs_buf_put(b, tmp, strlen(tmp));
+        return;
+    case CT_BOOLEAN:
+        cs_buf_put(b, n && v[0] ? "true" : "false", n && v[0] ? 4 : 5);
+        return;
+    case CT_VARCHAR: case CT_ASCII:
+        cs_buf_put_u8(b, '\'');
+        cs_buf_put(b, v, (size_t)n);
+        cs_buf_put_u8(b, '\'');
+        return;
+    case CT_LIST: case CT_SET: case CT_MAP: {
+        cs_rd r;
+        cs_rd_init(&r, v, (size_t)n);
+        int32_t cnt = (int32_t)cs_rd_u32(&r);
+        cs_buf_put_u8(b, t->kind == CT_LIST ? '[' : '{');
+        for (int32_t i = 0; i < cnt && !r.err; i++) {
+            const uint8_t *p = NULL;
+            int32_t l = cs_rd_bytes(&r, &p);
+            if (i) cs_buf_put(b, ", ", 2);
+            fmt(t->sub[0], p, l, b);
+            if (t->kind == CT_MAP) {
+                cs_buf_put(b, ": ", 2);
+                l = cs_rd_bytes(&r, &p);
+                fmt(t->sub[1], p, l, b);
+            }
+        }
+        cs_buf_put_u8(b, t->kind == CT_LIST ? ']' : '}');
+        return;
+    }
+    case CT_UDT: {
+        cs_rd r;
+        cs_rd_init(&r, v, (size_t)n);
+        cs_buf_put_u8(b, '{');
+        for (int i = 0; i < t->n_sub; i++) {
+            const uint8_t *p = NULL;
+            int32_t l = cs_rd_left(&r) ? cs_rd_bytes(&r, &p) : -1;
+            if (i) cs_buf_put(b, ", ", 2);
+            cs_buf_put(b, t->field_names[i], strlen(t->field_names[i]));
+            cs_buf_put(b, ": ", 2);
+            fmt(t->sub[i], p, l, b);
+        }
+        cs_buf_put_u8(b, '}');
+        return;
+    }
+    default:
+        if (ctype_format_cql(t, v, (size_t)n, b) < 0) cs_buf_put(b, "?", 1);
+    }
+}
+
+/* Run q; returns 0 or CS_EUSER (message in g_err.msg).  Rows are rendered
+ * into out (one line per row, values separated by '|', via ctype_format_cql). */
+static int runq(const char *q, char *out, size_t outn)
+{
+    cql_result r;
+    cql_result_init(&r);
+    cs_error_init(&g_err);
+    cql_params p;
+    memset(&p, 0, sizeof p);
+    p.consistency = 1;
+    p.paging_state_len = -1;
+    p.timestamp = INT64_MIN;
+    int rc = cql_query(g_ctx, &g_sess, q, strlen(q), &p, &r, &g_err);
+    g_warn[0] = 0;
+    for (int i = 0; i < r.n_warnings; i++)
+        snprintf(g_warn + strlen(g_warn), sizeof g_warn - strlen(g_warn), "%s\n", r.warnings[i]);
+    if (out) {
+        out[0] = 0;
+        size_t len = 0;
+        cs_rd rd;
+        cs_rd_init(&rd, r.body.p, r.body.len);
+        if (rc == 0 && cs_rd_u32(&rd) == 2) {
+            uint32_t flags = cs_rd_u32(&rd);
+            int ncol = (int)cs_rd_u32(&rd);
+            size_t n;
+            if (flags & 2) cs_rd_bytes(&rd, NULL);
+            if (flags & 1) { cs_rd_string(&rd, &n); cs_rd_string(&rd, &n); }
+            ctype *types[64];
+            for (int i = 0; i < ncol && i < 64; i++) {
+                if (!(flags & 1)) { cs_rd_string(&rd, &n); cs_rd_string(&rd, &n); }
+                const char *nm = cs_rd_string(&rd, &n);
+                len += (size_t)snprintf(out + len, outn - len, "%s%.*s", i ? "|" : "", (int)n, nm);
+                types[i] = ctype_decode_option(&rd);
+            }
+            len += (size_t)snprintf(out + len, outn - len, "\n");
+            int nrows = (int)cs_rd_u32(&rd);
+            for (int j = 0; j < nrows && !rd.err; j++) {
+                for (int i = 0; i < ncol; i++) {
+                    const uint8_t *vp = NULL;
+                    int32_t vl = cs_rd_bytes(&rd, &vp);
+                    cs_buf b;
+                    cs_buf_init(&b);
+                    if (!types[i]) cs_buf_put(&b, "?", 1);
+                    else fmt(types[i], vp, vl, &b);
+                    len += (size_t)snprintf(out + len, outn - len, "%s%.*s", i ? "|" : "", (int)b.len, (char *)b.p);
+                    cs_buf_destroy(&b);
+                }
+                len += (size_t)snprintf(out + len, outn - len, "\n");
+            }
+            for (int i = 0; i < ncol && i < 64; i++)
+                if (types[i]) ctype_unref(types[i]);
+        }
+    }
+    cql_result_destroy(&r);
+    return rc;
+}
+
+static void ok(const char *q)
+{
+    int rc = runq(q, NULL, 0);
+    cr_assert_eq(rc, 0, "%s -> %s", q, g_err.msg);
+}
+
+static void fails(const char *q, const char *msg)
+{
+    int rc = runq(q, NULL, 0);
+    cr_assert_neq(rc, 0, "%s should fail", q);
+    cr_assert(strstr(g_err.msg, msg) != NULL, "%s: got [%s], want [%s]", q, g_err.msg, msg);
+}
+
+/* SELECT and compare the rendered rows (without the header line). */
+static void rows(const char *q, const char *want)
+{
+    static char out[16384];
+    int rc = runq(q, out, sizeof out);
+    cr_assert_eq(rc, 0, "%s -> %s", q, g_err.msg);
+    const char *body = strchr(out, '\n');
+    body = body ? body + 1 : out;
+    cr_assert_str_eq(body, want, "%s: got [%s] want [%s]", q, body, want);
+}
+
+/* Full output (header + rows). */
+static void result(const char *q, const char *want)
+{
+    static char out[16384];
+    int rc = runq(q, out, sizeof out);
+    cr_assert_eq(rc, 0, "%s -> %s", q, g_err.msg);
+    cr_assert_str_eq(out, want, "%s: got [%s] want [%s]", q, out, want);
+}
+
+static void mkks(void)
+{
+    ok("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    ok("USE ks");
+}
+
+TestSuite(exec_modify, .init = setup, .fini = teardown, .timeout = 30);
+
+Test(exec_modify, insert_update_delete_basic)
+{
+    mkks();
+    ok("CREATE TABLE t (k int, c int, v text, w int, PRIMARY KEY (k, c))");
+    ok("INSERT INTO t (k, c, v, w) VALUES (1, 1, 'a', 10)");
+    ok("INSERT INTO t (k, c, v) VALUES (1, 2, 'b')");
+    ok("UPDATE t SET v = 'c' WHERE k = 1 AND c = 3");
+    rows("SELECT k, c, v, w FROM t WHERE k = 1", "1|1|'a'|10\n1|2|'b'|null\n1|3|'c'|null\n");
+    ok("DELETE w FROM t WHERE k = 1 AND c = 1");
+    rows("SELECT k, c, v, w FROM t WHERE k = 1 AND c = 1", "1|1|'a'|null\n");
+    /* UPDATE writes no row marker: nulling its only column removes the row. */
+    ok("UPDATE t SET v = null WHERE k = 1 AND c = 3");
+    rows("SELECT c FROM t WHERE k = 1", "1\n2\n");
+    /* INSERT's row marker keeps the row. */
+    ok("UPDATE t SET v = null WHERE k = 1 AND c = 2");
+    rows("SELECT c, v FROM t WHERE k = 1", "1|'a'\n2|null\n");
+    ok("DELETE FROM t WHERE k = 1 AND c = 1");
+    rows("SELECT c FROM t WHERE k = 1", "2\n");
+    ok("DELETE FROM t WHERE k = 1");
+    rows("SELECT c FROM t WHERE k = 1", "");
+}
+
+Test(exec_modify, range_and_in_deletes)
+{
+    mkks();
+    ok("CREATE TABLE t (k int, a int, b int, v int, PRIMARY KEY (k, a, b))");
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            char q[200];
+            snprintf(q, sizeof q, "INSERT INTO t (k, a, b, v) VALUES (1, %d, %d, %d)", a, b, a * 10 + b);
+            ok(q);
+        }
+    ok("DELETE FROM t WHERE k = 1 AND a = 1");
+    rows("SELECT v FROM t WHERE k = 1", "0\n1\n2\n20\n21\n22\n");
+    ok("DELETE FROM t WHERE k = 1 AND a = 2 AND b > 0");
+    rows("SELECT v FROM t WHERE k = 1", "0\n1\n2\n20\n");
+    ok("DELETE FROM t WHERE k = 1 AND a = 0 AND b IN (0, 2)");
+    rows("SELECT v FROM t WHERE k = 1", "1\n20\n");
+    fails("DELETE v FROM t WHERE k = 1 AND a = 0", "Range deletions are not supported for specific columns");
+    ok("INSERT INTO t (k, a, b, v) VALUES (2, 0, 0, 1)");
+    ok("DELETE FROM t WHERE k IN (1, 2)");
+    rows("SELECT v FROM t", "");
+}
+
+Test(exec_modify, ttl_and_timestamp)
+{
+    mkks();
+    ok("CREATE TABLE t (k int PRIMARY KEY, v int, w int)");
+    ok("INSERT INTO t (k, v) VALUES (1, 1) USING TIMESTAMP 1000");
+    ok("INSERT INTO t (k, v) VALUES (1, 2) USING TIMESTAMP 999");
+    rows("SELECT v FROM t WHERE k = 1", "1\n");
+    rows("SELECT writetime(v) FROM t WHERE k = 1", "1000\n");
+    ok("UPDATE t USING TTL 100 SET w = 5 WHERE k = 1");
+    static char out[1024];
+    cr_assert_eq(runq("SELECT ttl(w) FROM t WHERE k = 1", out, sizeof out), 0, "%s", g_err.msg);
+    int ttl = atoi(strchr(out, '\n') + 1);
+    cr_assert(ttl > 95 && ttl <= 100, "ttl %d", ttl);
+    fails("INSERT INTO t (k, v) VALUES (2, 1) USING TTL 630720001",
+          "ttl is too large. requested (630720001) maximum (630720000)");
+    fails("INSERT INTO t (k, v) VALUES (2, 1) USING TTL -1", "A TTL must be greater or equal to 0, but was -1");
+    ok("INSERT INTO t (k, v) VALUES (2, 1) USING TTL 0");
+    rows("SELECT ttl(v) FROM t WHERE k = 2", "null\n");
+    ok("DELETE FROM t USING TIMESTAMP 500 WHERE k = 1");
+    rows("SELECT v FROM t WHERE k = 1", "1\n");
+    ok("CREATE TABLE d (k int PRIMARY KEY, v int) WITH default_time_to_live = 1000");
+    ok("INSERT INTO d (k, v) VALUES (1, 1)");
+    cr_assert_eq(runq("SELECT ttl(v) FROM d WHERE k = 1", out, sizeof out), 0, "%s", g_err.msg);
+    ttl = atoi(strchr(out, '\n') + 1);
+    cr_assert(ttl > 990 && ttl <= 1000, "ttl %d", ttl);
+    ok("INSERT INTO d (k, v) VALUES (2, 1) USING TTL 0");
+    rows("SELECT ttl(v) FROM d WHERE k = 2", "null\n");
+}
+
+Test(exec_modify, key_errors)
+{
+    mkks();
+    ok("CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c))");
+    fails("INSERT INTO t (k, c, v) VALUES (null, 1, 1)", "Invalid null value");
+    fails("INSERT INTO t (c, v) VALUES (1, 1)", "Some partition key parts are missing: k");
+    fails("INSERT INTO t (k, v) VALUES (1, 1)", "Some clustering keys are missing: c");
+    fails("INSERT INTO t (k, c, v) VALUES (1, 1)", "Unmatched column names/values");
+    fails("INSERT INTO t (k, c, zz) VALUES (1, 1, 1)", "Undefined column name zz");
+    fails("UPDATE t SET c = 1 WHERE k = 1 AND c = 1", "PRIMARY KEY part c found in SET part");
+    fails("UPDATE t SET v = v + 1 WHERE k = 1 AND c = 1", "Invalid operation (v = v + 1) for non counter column v");
+    fails("DELETE c FROM t WHERE k = 1 AND c = 1",
+          "Invalid identifier c for deletion (should not be a PRIMARY KEY part)");
+}
+
+Test(exec_modify, collections)
+{
+    mkks();
+    ok("CREATE TABLE t (k int PRIMARY KEY, s set<text>, m map<text, int>, l list<int>, fl frozen<list<int>>)");
+    ok("INSERT INTO t (k, s, m, l, fl) VALUES (1, {'b', 'a'}, {'x': 1, 'y': 2}, [1, 2, 3], [9, 8])");
+    rows("SELECT s, m, l, fl FROM t WHERE k = 1", "{'a', 'b'}|{'x': 1, 'y': 2}|[1, 2, 3]|[9, 8]\n");
+    ok("UPDATE t SET s = s + {'c'}, m = m + {'z': 3}, l = l + [4] WHERE k = 1");
+    ok("UPDATE t SET l = [0] + l WHERE k = 1");
+    rows("SELECT s, m, l FROM t WHERE k = 1", "{'a', 'b', 'c'}|{'x': 1, 'y': 2, 'z': 3}|[0, 1, 2, 3, 4]\n");
+    ok("UPDATE t SET s = s - {'a'}, m = m - {'x'}, l = l - [2] WHERE k = 1");
+    rows("SELECT s, m, l FROM t WHERE k = 1", "{'b', 'c'}|{'y': 2, 'z': 3}|[0, 1, 3, 4]\n");
+    ok("UPDATE t SET m['y'] = 20, l[1] = 10 WHERE k = 1");
+    rows("SELECT m, l FROM t WHERE k = 1", "{'y': 20, 'z': 3}|[0, 10, 3, 4]\n");
+    ok("DELETE m['z'], l[0], s['b'] FROM t WHERE k = 1");
+    rows("SELECT s, m, l FROM t WHERE k = 1", "{'c'}|{'y': 20}|[10, 3, 4]\n");
+    fails("UPDATE t SET l[7] = 1 WHERE k = 1", "List index 7 out of bound, list has size 3");
+    ok("UPDATE t SET s = {'q'}, m = {'n': 1}, l = [5] WHERE k = 1");
+    rows("SELECT s, m, l FROM t WHERE k = 1", "{'q'}|{'n': 1}|[5]\n");
+    ok("DELETE s FROM t WHERE k = 1");
+    rows("SELECT s FROM t WHERE k = 1", "null\n");
+    fails("UPDATE t SET fl = fl + [1] WHERE k = 1", "for frozen collection column fl");
+    fails("UPDATE t SET s[0] = 'x' WHERE k = 1", "for set column s");
+    fails("UPDATE t SET l = l + [null] WHERE k = 1", "null");
+    ok("UPDATE t SET l = [] WHERE k = 1");
+    rows("SELECT l FROM t WHERE k = 1", "null\n");
+    fails("UPDATE t SET l[0] = 1 WHERE k = 1", "Attempted to set an element on a list which is null");
+}
+
+Test(exec_modify, udt_and_static)
+{
+    mkks();
+    ok("CREATE TYPE addr (street text, zip int)");
+    ok("CREATE TABLE t (k int, c int, s int STATIC, a addr, v int, PRIMARY KEY (k, c))");
+    ok("INSERT INTO t (k, s) VALUES (1, 7)");
+    rows("SELECT k, c, s, v FROM t WHERE k = 1", "1|null|7|null\n");
+    ok("INSERT INTO t (k, c, v, a) VALUES (1, 1, 1, {street: 'x', zip: 5})");
+    ok("UPDATE t SET a.zip = 6 WHERE k = 1 AND c = 1");
+    rows("SELECT c, s, a FROM t WHERE k = 1", "1|7|{street: 'x', zip: 6}\n");
+    ok("DELETE a.street FROM t WHERE k = 1 AND c = 1");
+    rows("SELECT a FROM t WHERE k = 1 AND c = 1", "{street: null, zip: 6}\n");
+    ok("UPDATE t SET s = 8 WHERE k = 1");
+    rows("SELECT c, s FROM t WHERE k = 1", "1|8\n");
+    ok("DELETE s FROM t WHERE k = 1");
+    rows("SELECT c, s FROM t WHERE k = 1", "1|null\n");
+}
+
+Test(exec_modify, counters)
+{
+    mkks();
+    ok("CREATE TABLE c (k int PRIMARY KEY, a counter, b counter)");
+    ok("UPDATE c SET a = a + 5, b = b - 2 WHERE k = 1");
+    ok("UPDATE c SET a = a + 1 WHERE k = 1");
+    rows("SELECT a, b FROM c WHERE k = 1", "6|-2\n");
+    fails("INSERT INTO c (k, a) VALUES (1, 1)",
+          "INSERT statements are not allowed on counter tables, use UPDATE instead");
+    fails("UPDATE c SET a = 3 WHERE k = 1",
+          "Cannot set the value of counter column a (counters can only be incremented/decremented, not set)");
+    fails("UPDATE c USING TTL 10 SET a = a + 1 WHERE k = 1", "Cannot provide custom TTL for counter updates");
+    fails("UPDATE c USING TIMESTAMP 10 SET a = a + 1 WHERE k = 1",
+          "Cannot provide custom timestamp for counter updates");
+    ok("BEGIN COUNTER BATCH UPDATE c SET a = a + 1 WHERE k = 1; UPDATE c SET a = a + 1 WHERE k = 1; "
+       "UPDATE c SET b = b + 1 WHERE k = 2; APPLY BATCH");
+    rows("SELECT k, a, b FROM c WHERE k IN (1, 2)", "1|8|-2\n2|null|1\n");
+    fails("BEGIN BATCH UPDATE c SET a = a + 1 WHERE k = 1; APPLY BATCH",
+          "Cannot include a counter statement in a logged batch");
+    ok("CREATE TABLE n (k int PRIMARY KEY, v int)");
+    fails("BEGIN COUNTER BATCH INSERT INTO n (k, v) VALUES (1, 1); APPLY BATCH",
+          "Cannot include non-counter statement in a counter batch");
+    ok("DELETE a FROM c WHERE k = 1");
+    rows("SELECT a, b FROM c WHERE k = 1", "null|-2\n");
+}
+
+Test(exec_modify, batches)
+{
+    mkks();
+    ok("CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c))");
+    ok("BEGIN BATCH INSERT INTO t (k, c, v) VALUES (1, 1, 1); UPDATE t SET v = 2 WHERE k = 1 AND c = 2; "
+       "DELETE FROM t WHERE k = 1 AND c = 3; APPLY BATCH");
+    rows("SELECT c, v FROM t WHERE k = 1", "1|1\n2|2\n");
+    ok("BEGIN BATCH USING TIMESTAMP 100 INSERT INTO t (k, c, v) VALUES (2, 1, 1); APPLY BATCH");
+    rows("SELECT writetime(v) FROM t WHERE k = 2", "100\n");
+    fails("BEGIN BATCH USING TIMESTAMP 100 INSERT INTO t (k, c, v) VALUES (2, 1, 1) USING TIMESTAMP 5; APPLY BATCH",
+          "Timestamp must be set either on BATCH or individual statements");
+    /* Unlogged batch over many partitions: warning. */
+    char q[8192];
+    size_t n = (size_t)snprintf(q, sizeof q, "BEGIN UNLOGGED BATCH ");
+    for (int i = 0; i < 12; i++)
+        n += (size_t)snprintf(q + n, sizeof q - n, "INSERT INTO t (k, c, v) VALUES (%d, 0, 0); ", 100 + i);
+    snprintf(q + n, sizeof q - n, "APPLY BATCH");
+    ok(q);
+    cr_assert(strstr(g_warn, "Unlogged batch covering 12 partitions detected against table [ks.t]. "
+                             "You should use a logged batch for atomicity, or asynchronous writes for performance.") != NULL,
+              "warn: %s", g_warn);
+    /* Size thresholds: 5 KiB warn, 50 KiB fail. */
+    ok("CREATE TABLE b (k int PRIMARY KEY, v text)");
+    char big[3000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    static char q2[80000];
+    n = (size_t)snprintf(q2, sizeof q2, "BEGIN BATCH ");
+    for (int i = 0; i < 3; i++)
+        n += (size_t)snprintf(q2 + n, sizeof q2 - n, "INSERT INTO b (k, v) VALUES (%d, '%s'); ", i, big);
+    snprintf(q2 + n, sizeof q2 - n, "APPLY BATCH");
+    ok(q2);
+    cr_assert(strstr(g_warn, "Batch for [ks.b] is of size ") != NULL, "warn: %s", g_warn);
+    cr_assert(strstr(g_warn, ", exceeding specified threshold of 5120 by ") != NULL, "warn: %s", g_warn);
+    n = (size_t)snprintf(q2, sizeof q2, "BEGIN BATCH ");
+    for (int i = 0; i < 20; i++)
+        n += (size_t)snprintf(q2 + n, sizeof q2 - n, "INSERT INTO b (k, v) VALUES (%d, '%s'); ", i + 10, big);
+    snprintf(q2 + n, sizeof q2 - n, "APPLY BATCH");
+    fails(q2, "Batch too large");
+    rows("SELECT v FROM b WHERE k = 15", "");
+}
+
+Test(exec_modify, lwt)
+{
+    mkks();
+    ok("CREATE TABLE t (k int, c int, s int STATIC, v int, m map<text, int>, PRIMARY KEY (k, c))");
+    result("INSERT INTO t (k, c, v) VALUES (1, 1, 1) IF NOT EXISTS", "[applied]\ntrue\n");
+    result("INSERT INTO t (k, c, v) VALUES (1, 1, 2) IF NOT EXISTS", "[applied]|k|c|s|m|v\nfalse|1|1|null|null|1\n");
+    result("UPDATE t SET v = 3 WHERE k = 1 AND c = 1 IF v = 1", "[applied]\ntrue\n");
+    result("UPDATE t SET v = 4 WHERE k = 1 AND c = 1 IF v = 1", "[applied]|v\nfalse|3\n");
+    result("UPDATE t SET v = 4 WHERE k = 1 AND c = 1 IF v > 2 AND v < 10", "[applied]\ntrue\n");
+    result("UPDATE t SET v = 5 WHERE k = 1 AND c = 1 IF v IN (1, 2, 4)", "[applied]\ntrue\n");
+    result("UPDATE t SET v = 6 WHERE k = 1 AND c = 2 IF EXISTS", "[applied]\nfalse\n");
+    result("UPDATE t SET v = 6 WHERE k = 1 AND c = 2 IF v = 1", "[applied]\nfalse\n");
+    result("UPDATE t SET m = {'a': 1} WHERE k = 1 AND c = 1 IF m = null", "[applied]\ntrue\n");
+    result("UPDATE t SET v = 7 WHERE k = 1 AND c = 1 IF m['a'] = 1", "[applied]\ntrue\n");
+    result("UPDATE t SET s = 1 WHERE k = 1 IF s = null", "[applied]\ntrue\n");
+    result("DELETE FROM t WHERE k = 1 AND c = 1 IF v != 7", "[applied]|v\nfalse|7\n");
+    result("DELETE FROM t WHERE k = 1 AND c = 1 IF EXISTS", "[applied]\ntrue\n");
+    rows("SELECT c FROM t WHERE k = 1 AND c = 1", "");
+    fails("UPDATE t USING TIMESTAMP 5 SET v = 1 WHERE k = 1 AND c = 1 IF v = 1",
+          "Cannot provide custom timestamp for conditional updates");
+    fails("UPDATE t SET v = 1 WHERE k IN (1, 2) AND c = 1 IF v = 1",
+          "IN on the partition key is not supported with conditional updates");
+    fails("UPDATE t SET v = 1 WHERE k = 1 AND c = 1 IF v < null", "Invalid comparison with null for operator \"<\"");
+    /* Conditional batch on one partition. */
+    result("BEGIN BATCH INSERT INTO t (k, c, v) VALUES (1, 5, 5) IF NOT EXISTS; "
+           "UPDATE t SET v = 6 WHERE k = 1 AND c = 6; APPLY BATCH", "[applied]\ntrue\n");
+    rows("SELECT c, v FROM t WHERE k = 1", "5|5\n6|6\n");
+    fails("BEGIN BATCH INSERT INTO t (k, c, v) VALUES (1, 5, 5) IF NOT EXISTS; "
+          "INSERT INTO t (k, c, v) VALUES (2, 5, 5); APPLY BATCH",
+          "Batch with conditions cannot span multiple partitions");
+}
+
+Test(exec_modify, insert_json)
+{
+    mkks();
+    ok("CREATE TABLE t (k int, c text, v int, l list<int>, PRIMARY KEY (k, c))");
+    ok("INSERT INTO t JSON '{\"k\": 1, \"c\": \"a\", \"v\": 3, \"l\": [1, 2]}'");
+    rows("SELECT k, c, v, l FROM t", "1|'a'|3|[1, 2]\n");
+    ok("INSERT INTO t JSON '{\"k\": 1, \"c\": \"a\"}' DEFAULT UNSET");
+    rows("SELECT v FROM t", "3\n");
+    ok("INSERT INTO t JSON '{\"k\": 1, \"c\": \"a\"}'");
+    rows("SELECT v, l FROM t", "null|null\n");
+    fails("INSERT INTO t JSON '{\"k\": 1, \"c\": \"a\", \"zz\": 1}'",
+          "JSON values map contains unrecognized column: zz");
+}
+
+/* The commit log record is one per statement/batch; check cells directly. */
+Test(exec_modify, storage_cells)
+{
+    mkks();
+    ok("CREATE TABLE t (k int PRIMARY KEY, v int)");
+    ok("INSERT INTO t (k, v) VALUES (1, 1) USING TTL 50 AND TIMESTAMP 42");
+    sch_table *t = sch_table_find(g_ctx->cat, "ks", "t");
+    cr_assert_not_null(t);
+    uint8_t pk[4] = { 0, 0, 0, 1 };
+    st_read_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.pk = pk;
+    spec.pk_len = 4;
+    st_scan *s;
+    cr_assert_eq(st_scan_open(t->st, &spec, &s), 0);
+    st_partition_view pv;
+    cr_assert_eq(st_scan_next_partition(s, &pv), 1);
+    st_row_view rv;
+    cr_assert_eq(st_scan_next_row(s, &rv), 1);
+    cr_assert_eq(rv.liveness.ts_us, 42);
+    cr_assert_eq(rv.liveness.ttl_s, 50);
+    cr_assert_eq(rv.n_cells, 1);
+    cr_assert_eq(rv.cells[0].ts_us, 42);
+    cr_assert_eq(rv.cells[0].ttl_s, 50);
+    cr_assert(rv.cells[0].flags & ST_CELL_EXPIRING);
+    st_scan_close(s);
+}
