@@ -172,4 +172,9 @@ int ctype_num_div_int(const ctype *t, const uint8_t *v, size_t n, int64_t count,
 int ctype_num_from_int64(const ctype *t, int64_t x, cs_buf *out);
 double ctype_num_to_double(const ctype *t, const uint8_t *v, size_t n);
 
+/* Java's Double.toString / Float.toString text of d ("1.0", "1.0E-4", "NaN"). */
+void ctype_format_java_double(double d, bool is_float, cs_buf *out);
+/* A JSON string literal of UTF-8 bytes (Cassandra's Json.quoteAsJsonString). */
+void ctype_json_quote(const uint8_t *v, size_t n, cs_buf *out);
+
 #endif

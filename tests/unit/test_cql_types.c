@@ -1,0 +1,643 @@
+/*
+ * test_cql_types.c: cql/types through types.h: type text parse/print, [option]
+ * round trips, validation messages, literals, comparators, byte-comparable
+ * encoding agreement (randomized, asc/desc, concatenated prefixes), format.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/util.h"
+#include "cql/types.h"
+
+/* ------------------------------------------------ helpers */
+
+static ctype *P(const char *text)
+{
+    cs_error e;
+    cs_error_init(&e);
+    ctype *t = ctype_parse(text, "ks", NULL, NULL, &e);
+    cr_assert(t, "parse %s: %s", text, e.msg);
+    return t;
+}
+
+static char *S(const ctype *t)
+{
+    static char buf[8][512];
+    static int k;
+    cs_buf b;
+    cs_buf_init(&b);
+    ctype_to_cql(t, &b);
+    char *o = buf[k++ % 8];
+    snprintf(o, 512, "%.*s", (int)b.len, (const char *)b.p);
+    cs_buf_destroy(&b);
+    return o;
+}
+
+/* literal -> bytes; returns malloc'd copy in *out (cs_free) */
+static int L(const char *type, lit_kind k, const char *text, cs_buf *out, cs_error *e)
+{
+    ctype *t = P(type);
+    cs_error_init(e);
+    int rc = ctype_from_literal(t, k, text, strlen(text), "k", out, e);
+    ctype_unref(t);
+    return rc;
+}
+
+static const char *fmt(const char *type, const uint8_t *v, size_t n, bool json)
+{
+    static char buf[4][1024];
+    static int k;
+    ctype *t = P(type);
+    cs_buf b;
+    cs_buf_init(&b);
+    int rc = json ? ctype_format_json(t, v, n, &b) : ctype_format_cql(t, v, n, &b);
+    cr_assert_eq(rc, 0, "format %s", type);
+    char *o = buf[k++ % 4];
+    snprintf(o, 1024, "%.*s", (int)b.len, (const char *)b.p);
+    cs_buf_destroy(&b);
+    ctype_unref(t);
+    return o;
+}
+
+/* literal -> format_cql */
+static const char *LF(const char *type, lit_kind k, const char *text)
+{
+    cs_buf b;
+    cs_error e;
+    cs_buf_init(&b);
+    int rc = L(type, k, text, &b, &e);
+    cr_assert_eq(rc, 0, "literal %s for %s: %s", text, type, e.msg);
+    const char *o = fmt(type, b.p, b.len, false);
+    cs_buf_destroy(&b);
+    return o;
+}
+
+static const char *LERR(const char *type, lit_kind k, const char *text)
+{
+    static char msg[1024];
+    cs_buf b;
+    cs_error e;
+    cs_buf_init(&b);
+    int rc = L(type, k, text, &b, &e);
+    cr_assert_neq(rc, 0, "literal %s for %s should fail", text, type);
+    snprintf(msg, sizeof(msg), "%s", e.msg);
+    cs_buf_destroy(&b);
+    return msg;
+}
+
+static size_t g_alloc0;
+static void setup(void) { g_alloc0 = cs_alloc_count(); }
+static void teardown(void) { cr_expect_eq(cs_alloc_count(), g_alloc0, "leaked allocations"); }
+
+TestSuite(types, .init = setup, .fini = teardown);
+
+/* ------------------------------------------------ type text */
+
+Test(types, parse_print)
+{
+    static const char *const same[] = {
+        "int", "text", "ascii", "bigint", "blob", "boolean", "counter", "date", "decimal", "double",
+        "duration", "float", "inet", "smallint", "time", "timestamp", "timeuuid", "tinyint", "uuid", "varint",
+        "list<int>", "set<text>", "map<text, int>", "frozen<list<int>>", "frozen<map<int, frozen<list<text>>>>",
+        "list<frozen<list<int>>>", "frozen<tuple<int, text>>", "map<frozen<tuple<int, frozen<list<int>>>>, blob>",
+        "'org.example.MyType'",
+    };
+    for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+        ctype *t = P(same[i]);
+        cr_expect_str_eq(S(t), same[i]);
+        ctype *t2 = P(S(t));
+        cr_expect(ctype_equal(t, t2), "%s", same[i]);
+        ctype_unref(t);
+        ctype_unref(t2);
+    }
+    static const char *const conv[][2] = {
+        { "varchar", "text" }, { "VARCHAR", "text" }, { "Map< Text ,INT >", "map<text, int>" },
+        { "tuple<int,text>", "frozen<tuple<int, text>>" }, { "frozen<list<list<int>>>", "frozen<list<frozen<list<int>>>>" },
+        { "tuple<list<int>>", "frozen<tuple<frozen<list<int>>>>" },
+        { "'org.apache.cassandra.db.marshal.Int32Type'", "int" },
+    };
+    for (size_t i = 0; i < sizeof(conv) / sizeof(conv[0]); i++) {
+        ctype *t = P(conv[i][0]);
+        cr_expect_str_eq(S(t), conv[i][1], "%s", conv[i][0]);
+        ctype_unref(t);
+    }
+}
+
+static const ctype *lookup(void *arg, const char *ks, const char *name)
+{
+    return strcmp(ks, "ks") == 0 && strcmp(name, "addr") == 0 ? arg : NULL;
+}
+
+Test(types, parse_errors_and_udt)
+{
+    static const char *const bad[][2] = {
+        { "list<list<int>>", "Non-frozen collections are not allowed inside collections: list<list<int>>" },
+        { "frozen<int>", "frozen<> is only allowed on collections, tuples, and user-defined types (got int)" },
+        { "list<counter>", "Counters are not allowed inside collections: list<counter>" },
+        { "set<duration>", "Durations are not allowed inside sets: set<duration>" },
+        { "nosuch", "Unknown type ks.nosuch" },
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cs_error e;
+        cs_error_init(&e);
+        cr_expect_null(ctype_parse(bad[i][0], "ks", NULL, NULL, &e));
+        cr_expect_str_eq(e.msg, bad[i][1]);
+    }
+    cs_error e;
+    cs_error_init(&e);
+    cr_expect_null(ctype_parse("list<int", "ks", NULL, NULL, &e));
+    cr_expect_eq(e.code, CS_ERR_SYNTAX);
+
+    char *names[] = { "street", "Zip" };
+    ctype *ft[] = { (ctype *)ctype_scalar(CT_VARCHAR), (ctype *)ctype_scalar(CT_INT) };
+    ctype *u = ctype_new_udt("ks", "addr", names, ft, 2, false);
+    cs_error_init(&e);
+    ctype *t = ctype_parse("map<text, frozen<addr>>", "ks", lookup, u, &e);
+    cr_assert(t, "%s", e.msg);
+    cr_expect_str_eq(S(t), "map<text, frozen<addr>>");
+    ctype_unref(t);
+    cs_error_init(&e);
+    t = ctype_parse("list<addr>", "ks", lookup, u, &e);
+    cr_expect_null(t);
+    cr_expect_str_eq(e.msg, "Non-frozen UDTs are not allowed inside collections: list<addr>");
+    t = ctype_parse("addr", "ks", lookup, u, &e);
+    cr_expect(ctype_is_multicell(t));
+    cr_expect_str_eq(S(t), "addr");
+
+    /* [option] round trip */
+    ctype *m = P("map<frozen<tuple<int, text>>, frozen<list<frozen<list<int>>>>>");
+    for (int i = 0; i < 2; i++) {
+        ctype *x = i ? m : t;
+        cs_buf b;
+        cs_buf_init(&b);
+        ctype_encode_option(x, &b);
+        cs_rd r;
+        cs_rd_init(&r, b.p, b.len);
+        ctype *y = ctype_decode_option(&r);
+        cr_assert(y);
+        cr_expect_eq(cs_rd_left(&r), 0);
+        cr_expect_eq(y->kind, x->kind);
+        cr_expect_eq(y->n_sub, x->n_sub);
+        ctype_unref(y);
+        cs_buf_destroy(&b);
+    }
+    /* duration as custom before v5 */
+    cs_buf b;
+    cs_buf_init(&b);
+    ctype_encode_option_v(ctype_scalar(CT_DURATION), 4, &b);
+    cr_expect_eq(cs_be16(b.p), 0);
+    cs_rd r;
+    cs_rd_init(&r, b.p, b.len);
+    ctype *d = ctype_decode_option(&r);
+    cr_expect_eq(d->kind, CT_DURATION);
+    cs_buf_destroy(&b);
+    ctype_unref(m);
+    ctype_unref(t);
+    ctype_unref(u);
+}
+
+/* ------------------------------------------------ validation */
+
+Test(types, validate_messages)
+{
+    static const struct { const char *type; const char *hex; const char *msg; } c[] = {
+        { "int", "010203", "Expected 4 or 0 byte int (3)" },
+        { "bigint", "01", "Expected 8 or 0 byte long (1)" },
+        { "smallint", "", "Expected 2 bytes for a smallint (0)" },
+        { "tinyint", "0102", "Expected 1 byte for a tinyint (2)" },
+        { "boolean", "0102", "Expected 1 or 0 byte value (2)" },
+        { "double", "01", "Expected 8 or 0 byte value for a double (1)" },
+        { "float", "01", "Expected 4 or 0 byte value for a float (1)" },
+        { "uuid", "01", "UUID should be 16 or 0 bytes (1)" },
+        { "timestamp", "01", "Expected 8 or 0 byte long for date (1)" },
+        { "date", "01", "Expected 4 byte long for date (1)" },
+        { "time", "01", "Expected 8 byte long for time (1)" },
+        { "text", "c328", "String didn't validate." },
+        { "ascii", "41ff", "Invalid byte for ascii: -1" },
+        { "inet", "010203", "Expected 4 or 16 byte inetaddress; got 010203" },
+        { "decimal", "01", "Expected 0 or at least 4 bytes (1)" },
+        { "timeuuid", "00000000000040000000000000000000", "Invalid version for TimeUUID type: 0x0" },
+        { "list<int>", "0000000100000003010203", "Expected 4 or 0 byte int (3)" },
+        { "list<int>", "00000001000000040102030405", "Unexpected extraneous bytes after list value" },
+        { "list<int>", "00000002", "Not enough bytes to read a list" },
+        { "frozen<tuple<int, int>>", "00000004000000010000", "Not enough bytes to read size of 1th component" },
+    };
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        ctype *t = P(c[i].type);
+        cs_buf b;
+        cs_buf_init(&b);
+        cr_assert_eq(ctype_hex_decode(c[i].hex, strlen(c[i].hex), &b), 0);
+        cs_error e;
+        cs_error_init(&e);
+        cr_expect_eq(ctype_validate(t, b.p, b.len, &e), CS_EUSER, "%s %s", c[i].type, c[i].hex);
+        cr_expect_str_eq(e.msg, c[i].msg);
+        cr_expect_eq(e.code, CS_ERR_INVALID);
+        cs_buf_destroy(&b);
+        ctype_unref(t);
+    }
+    cs_error e;
+    cs_error_init(&e);
+    cr_expect_eq(ctype_validate(ctype_scalar(CT_INT), NULL, 0, &e), 0);
+    cr_expect_eq(ctype_validate(ctype_scalar(CT_VARCHAR), (const uint8_t *)"h\xc3\xa9", 3, &e), 0);
+}
+
+/* ------------------------------------------------ literals */
+
+Test(types, literal_round_trips)
+{
+    cr_expect_str_eq(LF("int", LIT_INTEGER, "42"), "42");
+    cr_expect_str_eq(LF("int", LIT_INTEGER, "-2147483648"), "-2147483648");
+    cr_expect_str_eq(LF("bigint", LIT_INTEGER, "9223372036854775807"), "9223372036854775807");
+    cr_expect_str_eq(LF("bigint", LIT_INTEGER, "-9223372036854775808"), "-9223372036854775808");
+    cr_expect_str_eq(LF("smallint", LIT_INTEGER, "-32768"), "-32768");
+    cr_expect_str_eq(LF("tinyint", LIT_INTEGER, "127"), "127");
+    cr_expect_str_eq(LF("counter", LIT_INTEGER, "5"), "5");
+    cr_expect_str_eq(LF("varint", LIT_INTEGER, "-123456789012345678901234567890"), "-123456789012345678901234567890");
+    cr_expect_str_eq(LF("varint", LIT_INTEGER, "0"), "0");
+    cr_expect_str_eq(LF("varint", LIT_INTEGER, "128"), "128");
+    cr_expect_str_eq(LF("varint", LIT_INTEGER, "-128"), "-128");
+    cr_expect_str_eq(LF("decimal", LIT_FLOAT, "1.50"), "1.50");
+    cr_expect_str_eq(LF("decimal", LIT_FLOAT, "-0.000001"), "-0.000001");
+    cr_expect_str_eq(LF("decimal", LIT_FLOAT, "0.0000001"), "1E-7");
+    cr_expect_str_eq(LF("decimal", LIT_FLOAT, "1e10"), "1E+10");
+    cr_expect_str_eq(LF("decimal", LIT_INTEGER, "12345678901234567890"), "12345678901234567890");
+    cr_expect_str_eq(LF("double", LIT_FLOAT, "1.5"), "1.5");
+    cr_expect_str_eq(LF("double", LIT_FLOAT, "NaN"), "NaN");
+    cr_expect_str_eq(LF("double", LIT_FLOAT, "-Infinity"), "-Infinity");
+    cr_expect_str_eq(LF("double", LIT_INTEGER, "3"), "3.0");
+    cr_expect_str_eq(LF("double", LIT_FLOAT, "1e20"), "1.0E20");
+    cr_expect_str_eq(LF("double", LIT_FLOAT, "0.001"), "0.001");
+    cr_expect_str_eq(LF("double", LIT_FLOAT, "0.0001"), "1.0E-4");
+    cr_expect_str_eq(LF("float", LIT_FLOAT, "1.1"), "1.1");
+    cr_expect_str_eq(LF("boolean", LIT_BOOLEAN, "TRUE"), "true");
+    cr_expect_str_eq(LF("text", LIT_STRING, "it's"), "'it''s'");
+    cr_expect_str_eq(LF("ascii", LIT_STRING, "abc"), "'abc'");
+    cr_expect_str_eq(LF("blob", LIT_HEX, "0xCAFE"), "0xcafe");
+    cr_expect_str_eq(LF("blob", LIT_HEX, "0x"), "0x");
+    cr_expect_str_eq(LF("inet", LIT_STRING, "127.0.0.1"), "'127.0.0.1'");
+    cr_expect_str_eq(LF("inet", LIT_STRING, "::1"), "'0:0:0:0:0:0:0:1'");
+    cr_expect_str_eq(LF("uuid", LIT_UUID, "550e8400-e29b-41d4-a716-446655440000"), "550e8400-e29b-41d4-a716-446655440000");
+    cr_expect_str_eq(LF("timeuuid", LIT_UUID, "50554d6e-29bb-11e5-b345-feff819cdc9f"), "50554d6e-29bb-11e5-b345-feff819cdc9f");
+    cr_expect_str_eq(LF("timestamp", LIT_STRING, "2011-02-03 04:05:06.789Z"), "'2011-02-03T04:05:06.789Z'");
+    cr_expect_str_eq(LF("timestamp", LIT_STRING, "2011-02-03T04:05+0100"), "'2011-02-03T03:05:00.000Z'");
+    cr_expect_str_eq(LF("timestamp", LIT_STRING, "2011-02-03"), "'2011-02-03T00:00:00.000Z'");
+    cr_expect_str_eq(LF("timestamp", LIT_STRING, "2011-02-03 04:05:06+01:30"), "'2011-02-03T02:35:06.000Z'");
+    cr_expect_str_eq(LF("timestamp", LIT_STRING, "2011-02-03 04:05:06 UTC"), "'2011-02-03T04:05:06.000Z'");
+    cr_expect_str_eq(LF("timestamp", LIT_INTEGER, "1299038700000"), "'2011-03-02T04:05:00.000Z'");
+    cr_expect_str_eq(LF("timestamp", LIT_INTEGER, "-1"), "'1969-12-31T23:59:59.999Z'");
+    cr_expect_str_eq(LF("date", LIT_STRING, "2011-02-03"), "'2011-02-03'");
+    cr_expect_str_eq(LF("date", LIT_STRING, "1969-12-31"), "'1969-12-31'");
+    cr_expect_str_eq(LF("date", LIT_INTEGER, "2147483648"), "'1970-01-01'");
+    cr_expect_str_eq(LF("date", LIT_INTEGER, "0"), "'-5877641-06-23'");
+    cr_expect_str_eq(LF("time", LIT_STRING, "08:12:54.123456789"), "'08:12:54.123456789'");
+    cr_expect_str_eq(LF("time", LIT_STRING, "08:12:54"), "'08:12:54.000000000'");
+    cr_expect_str_eq(LF("time", LIT_INTEGER, "1000"), "'00:00:00.000001000'");
+    cr_expect_str_eq(LF("duration", LIT_DURATION, "1h30m"), "1h30m");
+    cr_expect_str_eq(LF("duration", LIT_DURATION, "-1y2mo3d"), "-1y2mo3d");
+    cr_expect_str_eq(LF("duration", LIT_DURATION, "P1Y2M3DT4H5M6S"), "1y2mo3d4h5m6s");
+    cr_expect_str_eq(LF("duration", LIT_DURATION, "P2W"), "14d");
+    cr_expect_str_eq(LF("duration", LIT_DURATION, "P0001-02-03T04:05:06"), "1y2mo3d4h5m6s");
+    cr_expect_str_eq(LF("duration", LIT_DURATION, "1ms2us3ns"), "1ms2us3ns");
+}
+
+Test(types, literal_errors)
+{
+    cr_expect_str_eq(LERR("int", LIT_STRING, "foo"), "Invalid STRING constant (foo) for \"k\" of type int");
+    cr_expect_str_eq(LERR("text", LIT_INTEGER, "1"), "Invalid INTEGER constant (1) for \"k\" of type text");
+    cr_expect_str_eq(LERR("blob", LIT_STRING, "00"), "Invalid STRING constant (00) for \"k\" of type blob");
+    cr_expect_str_eq(LERR("list<int>", LIT_INTEGER, "1"), "Invalid INTEGER constant (1) for \"k\" of type list<int>");
+    cr_expect_str_eq(LERR("int", LIT_INTEGER, "2147483648"), "Unable to make int from '2147483648'");
+    cr_expect_str_eq(LERR("bigint", LIT_INTEGER, "9223372036854775808"), "Unable to make long from '9223372036854775808'");
+    cr_expect_str_eq(LERR("smallint", LIT_INTEGER, "32768"), "Unable to make short from '32768'");
+    cr_expect_str_eq(LERR("tinyint", LIT_INTEGER, "-129"), "Unable to make byte from '-129'");
+    cr_expect_str_eq(LERR("int", LIT_FLOAT, "1.5"), "Invalid FLOAT constant (1.5) for \"k\" of type int");
+    cr_expect_str_eq(LERR("decimal", LIT_FLOAT, "NaN"), "unable to make BigDecimal from 'NaN'");
+    cr_expect_str_eq(LERR("timeuuid", LIT_UUID, "550e8400-e29b-41d4-a716-446655440000"),
+                     "TimeUUID supports only version 1 UUIDs");
+    cr_expect_str_eq(LERR("timestamp", LIT_STRING, "foo"), "Unable to parse a date/time from 'foo'");
+    cr_expect_str_eq(LERR("date", LIT_STRING, "2011-02-30"), "Unable to coerce '2011-02-30' to a formatted date (long)");
+    cr_expect_str_eq(LERR("time", LIT_STRING, "25:00:00"), "(TimeType) Unable to coerce '25:00:00' to a formatted time (long)");
+    cr_expect_str_eq(LERR("inet", LIT_STRING, "1.2.3"), "Unable to make inet address from '1.2.3'");
+    cr_expect_str_eq(LERR("blob", LIT_HEX, "0xabc"), "cannot parse 'abc' as hex bytes");
+    cr_expect_str_eq(LERR("duration", LIT_DURATION, "1m1h"), "Invalid duration. The minutes should be after hours");
+    cr_expect_str_eq(LERR("duration", LIT_DURATION, "1x"), "Unable to convert '1x' to a duration");
+    cr_expect_str_eq(LERR("duration", LIT_INTEGER, "5"), "Unable to convert '5' to a duration");
+    cr_expect_str_eq(LERR("ascii", LIT_STRING, "h\xc3\xa9"), "Invalid ASCII character in string literal: Input length = 1");
+}
+
+/* ------------------------------------------------ comparators and byte-comparable */
+
+static uint64_t g_rng = 88172645463325252ULL;
+static uint64_t rnd(void)
+{
+    g_rng ^= g_rng << 13;
+    g_rng ^= g_rng >> 7;
+    g_rng ^= g_rng << 17;
+    return g_rng;
+}
+
+/* Random serialized value of t into out (boundary-heavy). */
+static void gen(const ctype *t, cs_buf *out, int depth)
+{
+    uint64_t r = rnd();
+    bool empty_ok = t->kind != CT_DATE && t->kind != CT_TIME && t->kind != CT_SMALLINT && t->kind != CT_TINYINT &&
+                    !ctype_is_collection(t) && t->kind != CT_TUPLE && t->kind != CT_UDT && t->kind != CT_EMPTY;
+    if (empty_ok && r % 23 == 0)
+        return;
+    r = rnd();
+    static const uint64_t specials[] = { 0, 1, (uint64_t)-1, 0x7FFFFFFFFFFFFFFFULL, 0x8000000000000000ULL,
+                                         0x7F, 0x80, 0xFF, 0x7FFF, 0x8000, 0x7FFFFFFF, 0x80000000ULL };
+    uint64_t x = r % 4 == 0 ? specials[rnd() % 12] : r % 4 == 1 ? rnd() % 7 : rnd();
+    switch (t->kind) {
+    case CT_TINYINT: cs_buf_put_u8(out, (uint8_t)x); break;
+    case CT_SMALLINT: cs_buf_put_u16(out, (uint16_t)x); break;
+    case CT_INT: case CT_DATE: cs_buf_put_u32(out, (uint32_t)x); break;
+    case CT_BIGINT: case CT_COUNTER: case CT_TIMESTAMP: cs_buf_put_u64(out, x); break;
+    case CT_TIME: cs_buf_put_u64(out, x % 86400000000000ULL); break;
+    case CT_BOOLEAN: cs_buf_put_u8(out, (uint8_t)(x % 3)); break;
+    case CT_FLOAT: {
+        static const float fs[] = { 0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY, NAN, 1e-40f, -1e-40f, 3.4e38f };
+        float f = r % 3 == 0 ? fs[rnd() % 10] : (float)((int64_t)rnd() % 1000) / 7.0f;
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        if (r % 5 == 0)
+            u = (uint32_t)rnd();
+        cs_buf_put_u32(out, u);
+        break;
+    }
+    case CT_DOUBLE: {
+        static const double ds[] = { 0.0, -0.0, 1.0, -1.0, INFINITY, -INFINITY, NAN, 5e-324, -5e-324, 1.7e308 };
+        double d = r % 3 == 0 ? ds[rnd() % 10] : (double)((int64_t)rnd() % 1000) / 7.0;
+        uint64_t u;
+        memcpy(&u, &d, 8);
+        if (r % 5 == 0)
+            u = rnd();
+        cs_buf_put_u64(out, u);
+        break;
+    }
+    case CT_UUID: case CT_TIMEUUID: {
+        uint8_t b[16];
+        for (int i = 0; i < 16; i++)
+            b[i] = (uint8_t)(rnd() % (r % 2 ? 3 : 256));
+        b[6] = (uint8_t)((b[6] & 0x0F) | (t->kind == CT_TIMEUUID ? 0x10 : (rnd() % 3) << 4));
+        cs_buf_put(out, b, 16);
+        break;
+    }
+    case CT_INET: {
+        uint8_t b[16];
+        size_t n = rnd() % 2 ? 4 : 16;
+        for (size_t i = 0; i < n; i++)
+            b[i] = (uint8_t)(rnd() % 3);
+        cs_buf_put(out, b, n);
+        break;
+    }
+    case CT_VARINT: case CT_DECIMAL: {
+        if (t->kind == CT_DECIMAL)
+            cs_buf_put_u32(out, (uint32_t)((int)(rnd() % 7) - 3));
+        size_t n = 1 + rnd() % 12;
+        for (size_t i = 0; i < n; i++)
+            cs_buf_put_u8(out, (uint8_t)(i == 0 || rnd() % 2 ? rnd() : (rnd() % 2 ? 0 : 0xFF)));
+        break;
+    }
+    case CT_ASCII: case CT_VARCHAR: case CT_BLOB: case CT_CUSTOM: {
+        size_t n = rnd() % 6;
+        for (size_t i = 0; i < n; i++)
+            cs_buf_put_u8(out, (uint8_t)(t->kind == CT_BLOB ? (rnd() % 2 ? 0 : rnd()) : 'a' + rnd() % 3));
+        break;
+    }
+    case CT_LIST: case CT_SET: case CT_MAP: {
+        int n = (int)(rnd() % 4);
+        cs_buf_put_u32(out, (uint32_t)n);
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < t->n_sub; j++) {
+                size_t off = out->len;
+                cs_buf_put_u32(out, 0);
+                gen(t->sub[j], out, depth + 1);
+                cs_buf_patch_u32(out, off, (uint32_t)(out->len - off - 4));
+            }
+        }
+        break;
+    }
+    case CT_TUPLE: case CT_UDT: {
+        int n = (int)(rnd() % (t->n_sub + 1));
+        if (rnd() % 2)
+            n = t->n_sub;
+        for (int i = 0; i < n; i++) {
+            if (rnd() % 5 == 0) {
+                cs_buf_put_u32(out, 0xFFFFFFFFu);
+                continue;
+            }
+            size_t off = out->len;
+            cs_buf_put_u32(out, 0);
+            gen(t->sub[i], out, depth + 1);
+            cs_buf_patch_u32(out, off, (uint32_t)(out->len - off - 4));
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static int sgn(int x) { return (x > 0) - (x < 0); }
+
+static int memcmp_len(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+    size_t m = an < bn ? an : bn;
+    int c = m ? memcmp(a, b, m) : 0;
+    return c ? sgn(c) : (an < bn ? -1 : an > bn);
+}
+
+static void check_type_bc(const char *tt, int iters)
+{
+    ctype *t = P(tt);
+    for (int it = 0; it < iters; it++) {
+        cs_buf a, b, ea, eb, da;
+        cs_buf_init(&a);
+        cs_buf_init(&b);
+        cs_buf_init(&ea);
+        cs_buf_init(&eb);
+        cs_buf_init(&da);
+        gen(t, &a, 0);
+        gen(t, &b, 0);
+        if (it % 7 == 0) {
+            cs_buf_reset(&b);
+            cs_buf_put(&b, a.p, a.len);
+        }
+        cs_error e;
+        cs_error_init(&e);
+        cr_assert_eq(ctype_validate(t, a.p, a.len, &e), 0, "%s gen invalid: %s", tt, e.msg);
+        bool desc = it % 2;
+        int c = ctype_compare(t, a.p, a.len, b.p, b.len);
+        cr_assert_eq(sgn(ctype_compare(t, b.p, b.len, a.p, a.len)), -sgn(c), "%s antisymmetry", tt);
+        cr_assert_eq(ctype_bc_encode(t, a.p, a.len, desc, &ea), 0, "%s encode", tt);
+        cr_assert_eq(ctype_bc_encode(t, b.p, b.len, desc, &eb), 0);
+        int m = memcmp_len(ea.p, ea.len, eb.p, eb.len);
+        cr_assert_eq(m, desc ? -sgn(c) : sgn(c), "%s: compare %d memcmp %d (desc %d) it %d", tt, c, m, desc, it);
+        /* decode: self-delimiting with trailing garbage, value compares equal */
+        cs_buf_put_u8(&ea, 0x40);
+        cs_rd r;
+        cs_rd_init(&r, ea.p, ea.len);
+        cr_assert_eq(ctype_bc_decode(t, &r, desc, &da), 0, "%s decode", tt);
+        cr_assert_eq(cs_rd_left(&r), 1, "%s decode length", tt);
+        cr_assert_eq(ctype_compare(t, a.p, a.len, da.p, da.len), 0, "%s decoded value differs", tt);
+        cs_buf_destroy(&a);
+        cs_buf_destroy(&b);
+        cs_buf_destroy(&ea);
+        cs_buf_destroy(&eb);
+        cs_buf_destroy(&da);
+    }
+    ctype_unref(t);
+}
+
+Test(types, bc_agrees_with_compare)
+{
+    static const char *const tts[] = {
+        "tinyint", "smallint", "int", "bigint", "counter", "timestamp", "time", "date", "boolean", "float",
+        "double", "uuid", "timeuuid", "inet", "varint", "decimal", "ascii", "text", "blob", "'x.Custom'",
+        "frozen<list<int>>", "frozen<set<text>>", "frozen<map<int, blob>>", "frozen<tuple<int, text, double>>",
+        "frozen<list<frozen<tuple<varint, frozen<list<decimal>>>>>>", "frozen<map<frozen<set<uuid>>, timeuuid>>",
+    };
+    for (size_t i = 0; i < sizeof(tts) / sizeof(tts[0]); i++)
+        check_type_bc(tts[i], 3000);
+}
+
+/* Clustering keys of several components, with prefixes and bounds. */
+Test(types, bc_multi_component)
+{
+    ctype *ts[3] = { P("int"), P("text"), P("frozen<tuple<int, double>>") };
+    bool desc[3] = { false, true, false };
+    enum { N = 300 };
+    cs_buf keys[N];
+    cs_buf vals[N][3];
+    int ncomp[N];
+    for (int i = 0; i < N; i++) {
+        cs_buf_init(&keys[i]);
+        ncomp[i] = 1 + (int)(rnd() % 3);
+        for (int j = 0; j < 3; j++) {
+            cs_buf_init(&vals[i][j]);
+            gen(ts[j], &vals[i][j], 0);
+        }
+        for (int j = 0; j < ncomp[i]; j++) {
+            cs_buf_put_u8(&keys[i], CK_COMPONENT);
+            cr_assert_eq(ctype_bc_encode(ts[j], vals[i][j].p, vals[i][j].len, desc[j], &keys[i]), 0);
+        }
+    }
+    for (int i = 0; i < N; i++) {
+        for (int k = 0; k < N; k++) {
+            int c = 0, j = 0;
+            for (; j < ncomp[i] && j < ncomp[k] && !c; j++) {
+                c = ctype_compare(ts[j], vals[i][j].p, vals[i][j].len, vals[k][j].p, vals[k][j].len);
+                if (desc[j])
+                    c = -c;
+            }
+            if (!c)
+                c = ncomp[i] < ncomp[k] ? -1 : ncomp[i] > ncomp[k];
+            int m = memcmp_len(keys[i].p, keys[i].len, keys[k].p, keys[k].len);
+            cr_assert_eq(m, sgn(c), "keys %d %d", i, k);
+            /* end-inclusive bound of a prefix sorts after every key it prefixes */
+            if (ncomp[i] < ncomp[k] && memcmp(keys[i].p, keys[k].p, keys[i].len) == 0) {
+                cs_buf bound;
+                cs_buf_init(&bound);
+                cs_buf_put(&bound, keys[i].p, keys[i].len);
+                cs_buf_put_u8(&bound, CK_AFTER);
+                cr_assert_eq(memcmp_len(bound.p, bound.len, keys[k].p, keys[k].len), 1);
+                cs_buf_destroy(&bound);
+            }
+        }
+    }
+    for (int i = 0; i < N; i++) {
+        cs_buf_destroy(&keys[i]);
+        for (int j = 0; j < 3; j++)
+            cs_buf_destroy(&vals[i][j]);
+    }
+    for (int j = 0; j < 3; j++)
+        ctype_unref(ts[j]);
+}
+
+static void put_f64(cs_buf *b, double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    cs_buf_put_u64(b, u);
+}
+
+Test(types, float_ordering_and_boundaries)
+{
+    double order[] = { -INFINITY, -1e308, -1.0, -5e-324, -0.0, 0.0, 5e-324, 1.0, 1e308, INFINITY, NAN };
+    const ctype *t = ctype_scalar(CT_DOUBLE);
+    for (size_t i = 0; i + 1 < sizeof(order) / sizeof(order[0]); i++) {
+        cs_buf a, b;
+        cs_buf_init(&a);
+        cs_buf_init(&b);
+        put_f64(&a, order[i]);
+        put_f64(&b, order[i + 1]);
+        cr_expect_lt(ctype_compare(t, a.p, a.len, b.p, b.len), 0, "%g < %g", order[i], order[i + 1]);
+        cr_expect_lt(ctype_compare(t, NULL, 0, a.p, a.len), 0, "empty first");
+        cs_buf_destroy(&a);
+        cs_buf_destroy(&b);
+    }
+    /* two NaN bit patterns are equal */
+    cs_buf a, b;
+    cs_buf_init(&a);
+    cs_buf_init(&b);
+    cs_buf_put_u64(&a, 0x7ff8000000000000ULL);
+    cs_buf_put_u64(&b, 0xfff8000000000001ULL);
+    cr_expect_eq(ctype_compare(t, a.p, a.len, b.p, b.len), 0);
+    cs_buf_destroy(&a);
+    cs_buf_destroy(&b);
+    /* decimals compare numerically: 1.5 == 1.50, -2 < 1e-10 */
+    ctype *d = P("decimal");
+    cs_buf x, y;
+    cs_buf_init(&x);
+    cs_buf_init(&y);
+    cs_error e;
+    cs_error_init(&e);
+    ctype_from_literal(d, LIT_FLOAT, "1.5", 3, "k", &x, &e);
+    ctype_from_literal(d, LIT_FLOAT, "1.50", 4, "k", &y, &e);
+    cr_expect_eq(ctype_compare(d, x.p, x.len, y.p, y.len), 0);
+    cs_buf_reset(&x);
+    cs_buf_reset(&y);
+    ctype_from_literal(d, LIT_FLOAT, "-2", 2, "k", &x, &e);
+    ctype_from_literal(d, LIT_FLOAT, "1e-10", 5, "k", &y, &e);
+    cr_expect_lt(ctype_compare(d, x.p, x.len, y.p, y.len), 0);
+    cs_buf_destroy(&x);
+    cs_buf_destroy(&y);
+    ctype_unref(d);
+}
+
+Test(types, numeric_helpers)
+{
+    ctype *t = P("decimal");
+    cs_buf a, b, r;
+    cs_buf_init(&a);
+    cs_buf_init(&b);
+    cs_buf_init(&r);
+    cs_error e;
+    cs_error_init(&e);
+    ctype_from_literal(t, LIT_FLOAT, "1.25", 4, "k", &a, &e);
+    ctype_from_literal(t, LIT_FLOAT, "-10.5", 5, "k", &b, &e);
+    cr_assert_eq(ctype_num_add(t, a.p, a.len, b.p, b.len, &r), 0);
+    cr_expect_str_eq(fmt("decimal", r.p, r.len, false), "-9.25");
+    cs_buf_reset(&a);
+    cr_assert_eq(ctype_num_div_int(t, r.p, r.len, 2, &a), 0);
+    cr_expect_str_eq(fmt("decimal", a.p, a.len, false), "-4.62");
+    cr_expect_float_eq(ctype_num_to_double(t, r.p, r.len), -9.25, 1e-12);
+    ctype_unref(t);
+    cs_buf_reset(&a);
+    cs_buf_reset(&b);
+    cs_buf_reset(&r);
+    t = P("varint");
+    ctype_from_literal(t, LIT_INTEGER, "99999999999999999999", 20, "k", &a, &e);
+    ctype_from_literal(t, LIT_INTEGER, "1", 1, "k", &b, &e);
+    cr_assert_eq(ctype_num_add(t, a.p, a.len, b.p, b.len, &r), 0);
+    cr_expect_str_eq(fmt("varint", r.p, r.len, false), "100000000000000000000");
+    ctype_unref(t);
+    cs_buf_destroy(&a);
+    cs_buf_destroy(&b);
+    cs_buf_destroy(&r);
+}
