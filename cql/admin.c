@@ -61,3 +61,16 @@ int cql_admin_compact(cql_ctx *ctx, const char *ks, const char **tables, int n_t
 {
     return for_tables(ctx, ks, tables, n_tables, st_table_compact, "compaction", e);
 }
+
+void cql_node_info_get(cql_ctx *ctx, cql_node_info *out)
+{
+    memset(out, 0, sizeof(*out));
+    cs_uuid_format(&ctx->host_id, out->host_id);
+    cs_uuid v;
+    sch_version(ctx->cat, v.b);
+    cs_uuid_format(&v, out->schema_version);
+    out->cluster_name = ctx->cfg.cluster_name;
+    out->tokens = ctx->tokens;
+    out->n_tokens = ctx->n_tokens;
+    out->started_ms = ctx->started_ms;
+}

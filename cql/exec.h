@@ -120,4 +120,14 @@ int cql_batch(cql_ctx *ctx, cql_session *s, uint8_t type, const cql_batch_item *
 int cql_admin_flush(cql_ctx *ctx, const char *ks, const char **tables, int n_tables, cs_error *e);
 int cql_admin_compact(cql_ctx *ctx, const char *ks, const char **tables, int n_tables, cs_error *e);
 
+/* Node facts for admin tools (nodetool info/status/describecluster). */
+typedef struct cql_node_info {
+    char host_id[37];
+    char schema_version[37];
+    const char *cluster_name;
+    const int64_t *tokens; int n_tokens;   /* borrowed, sorted */
+    int64_t started_ms;
+} cql_node_info;
+void cql_node_info_get(cql_ctx *ctx, cql_node_info *out);
+
 #endif

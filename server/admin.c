@@ -3,6 +3,7 @@
  * connection: read until the blank line (at most 8 KiB), answer, close.
  */
 #include "server/admin.h"
+#include "server/nodetool.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -149,6 +150,41 @@ static void do_status(admin_conn *ac)
     respond(ac, 200, "application/json", body, (size_t)n);
 }
 
+/* Decode %XX escapes in place. */
+static void pct_decode(char *s)
+{
+    char *d = s;
+    for (; *s; s++) {
+        unsigned hi, lo;
+        if (*s == '%' && sscanf(s + 1, "%1x%1x", &hi, &lo) == 2) {
+            *d++ = (char)(hi << 4 | lo);
+            s += 2;
+        } else {
+            *d++ = *s;
+        }
+    }
+    *d = 0;
+}
+
+/* GET /nodetool/<verb>?args=a,b,c (each argument %-encoded): see nodetool.h. */
+static void do_nodetool(admin_conn *ac, const char *verb, const char *query)
+{
+    char argbuf[4096];
+    query_param(query, "args", argbuf, sizeof argbuf);
+    char *args[32];
+    int n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(argbuf, ",", &save); t && n < 32; t = strtok_r(NULL, ",", &save)) {
+        pct_decode(t);
+        args[n++] = t;
+    }
+    cs_buf out;
+    cs_buf_init(&out);
+    int code = nodetool_run(ac->a->server, verb, args, n, &out);
+    respond(ac, code, "text/plain; charset=utf-8", out.p ? (const char *)out.p : "", out.len);
+    cs_buf_destroy(&out);
+}
+
 /* Route "METHOD /path?query HTTP/1.x". */
 static void handle(admin_conn *ac)
 {
@@ -169,6 +205,8 @@ static void handle(admin_conn *ac)
         do_metrics(ac);
     else if (get && strcmp(target, "/status") == 0)
         do_status(ac);
+    else if (get && strncmp(target, "/nodetool/", 10) == 0)
+        do_nodetool(ac, target + 10, query);
     else
         respond_text(ac, 404, "not found\n");
 }

@@ -1,0 +1,342 @@
+/*
+ * nodetool.c: nodetool verbs (see nodetool.h).  Layouts follow Cassandra
+ * 4.1's nodetool (tools/nodetool/) so scripts that scrape them keep
+ * working; figures come from the catalog and the storage engine.
+ */
+#include "server/nodetool.h"
+#include "common/alloc.h"
+#include "common/hash.h"
+#include "common/util.h"
+#include "cql/schema.h"
+#include "cql/types.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static void out_printf(cs_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out_printf(cs_buf *o, const char *fmt, ...)
+{
+    char tmp[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        cs_buf_put(o, tmp, (size_t)(n < (int)sizeof(tmp) ? n : (int)sizeof(tmp) - 1));
+}
+
+static void human(uint64_t b, char *out, size_t n)
+{
+    if (b >= 1ull << 30) snprintf(out, n, "%.2f GiB", (double)b / (1ull << 30));
+    else if (b >= 1ull << 20) snprintf(out, n, "%.2f MiB", (double)b / (1ull << 20));
+    else if (b >= 1024) snprintf(out, n, "%.2f KiB", (double)b / 1024);
+    else snprintf(out, n, "%llu bytes", (unsigned long long)b);
+}
+
+static uint64_t rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    uint64_t kb = 0;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "VmRSS: %llu kB", (unsigned long long *)&kb) == 1)
+            break;
+    fclose(f);
+    return kb * 1024;
+}
+
+/* Sum of live sstable bytes over every table with storage. */
+static uint64_t total_load(sch_catalog *c)
+{
+    uint64_t sum = 0;
+    for (int i = 0; i < sch_keyspace_count(c); i++) {
+        sch_keyspace *k = sch_keyspace_at(c, i);
+        for (int j = 0; j < k->n_tables; j++) {
+            st_table_stats st;
+            if (k->tables[j]->st && !st_table_stats_get(k->tables[j]->st, &st))
+                sum += st.sstable_bytes + st.memtable_bytes;
+        }
+    }
+    return sum;
+}
+
+static const char *listen_addr(srv *s) { return "127.0.0.1"; }
+
+static int do_status(srv *s, cs_buf *o)
+{
+    cql_node_info ni;
+    cql_node_info_get(s->cql, &ni);
+    char load[32];
+    human(total_load(cql_ctx_catalog(s->cql)), load, sizeof(load));
+    out_printf(o, "Datacenter: datacenter1\n=======================\nStatus=Up/Down\n|/ State=Normal/Leaving/Joining/Moving\n");
+    out_printf(o, "--  Address    Load        Tokens  Owns (effective)  Host ID                               Rack\n");
+    out_printf(o, "UN  %-9s  %-10s  %-6d  %-16s  %-36s  rack1\n\n", listen_addr(s), load, ni.n_tokens, "100.0%",
+               ni.host_id);
+    return 200;
+}
+
+static int do_info(srv *s, cs_buf *o)
+{
+    cql_node_info ni;
+    cql_node_info_get(s->cql, &ni);
+    char load[32];
+    human(total_load(cql_ctx_catalog(s->cql)), load, sizeof(load));
+    double heap = (double)cs_alloc_used() / (1024.0 * 1024.0), rss = (double)rss_bytes() / (1024.0 * 1024.0);
+    out_printf(o, "ID                     : %s\n", ni.host_id);
+    out_printf(o, "Gossip active          : true\n");
+    out_printf(o, "Native Transport active: true\n");
+    out_printf(o, "Load                   : %s\n", load);
+    out_printf(o, "Generation No          : %lld\n", (long long)(ni.started_ms / 1000));
+    out_printf(o, "Uptime (seconds)       : %lld\n", (long long)((cs_now_ms() - ni.started_ms) / 1000));
+    out_printf(o, "Heap Memory (MB)       : %.2f / %.2f\n", heap, rss);
+    out_printf(o, "Off Heap Memory (MB)   : 0.00\n");
+    out_printf(o, "Data Center            : datacenter1\n");
+    out_printf(o, "Rack                   : rack1\n");
+    out_printf(o, "Exceptions             : 0\n");
+    out_printf(o, "Percent Repaired       : 100.0%%\n");
+    out_printf(o, "Token                  : (invoke with -T/--tokens to see all %d tokens)\n", ni.n_tokens);
+    return 200;
+}
+
+static int do_describecluster(srv *s, cs_buf *o)
+{
+    cql_node_info ni;
+    cql_node_info_get(s->cql, &ni);
+    out_printf(o, "Cluster Information:\n\tName: %s\n\tSnitch: org.apache.cassandra.locator.SimpleSnitch\n",
+               ni.cluster_name ? ni.cluster_name : "Test Cluster");
+    out_printf(o, "\tDynamicEndPointSnitch: enabled\n\tPartitioner: org.apache.cassandra.dht.Murmur3Partitioner\n");
+    out_printf(o, "\tSchema versions:\n\t\t%s: [%s]\n\n", ni.schema_version, listen_addr(s));
+    out_printf(o, "Stats for all nodes:\n\tLive: 1\n\tJoining: 0\n\tMoving: 0\n\tLeaving: 0\n\tUnreachable: 0\n\n");
+    out_printf(o, "Data Centers: \n\tdatacenter1 #Nodes: 1 #Down: 0\n");
+    return 200;
+}
+
+static void table_stats_block(cs_buf *o, sch_table *t)
+{
+    st_table_stats st;
+    memset(&st, 0, sizeof(st));
+    if (t->st)
+        st_table_stats_get(t->st, &st);
+    out_printf(o, "\t\tTable%s: %s\n", t->is_view ? " (view)" : "", t->name);
+    out_printf(o, "\t\tSSTable count: %llu\n", (unsigned long long)st.sstable_count);
+    int leveled = 0;
+    for (int l = 1; l < 8; l++)
+        leveled += st.sstables_per_level[l];
+    if (leveled > 0) {
+        out_printf(o, "\t\tSSTables in each level: [");
+        for (int l = 0; l < 8; l++)
+            out_printf(o, "%s%d", l ? ", " : "", st.sstables_per_level[l]);
+        out_printf(o, "]\n");
+    }
+    out_printf(o, "\t\tSpace used (live): %llu\n", (unsigned long long)st.sstable_bytes);
+    out_printf(o, "\t\tSpace used (total): %llu\n", (unsigned long long)st.sstable_bytes);
+    out_printf(o, "\t\tSpace used by snapshots (total): 0\n");
+    out_printf(o, "\t\tOff heap memory used (total): 0\n");
+    out_printf(o, "\t\tSSTable Compression Ratio: -1.0\n");
+    out_printf(o, "\t\tNumber of partitions (estimate): %llu\n", (unsigned long long)st.partitions_estimate);
+    out_printf(o, "\t\tMemtable cell count: %llu\n", (unsigned long long)st.memtable_cells);
+    out_printf(o, "\t\tMemtable data size: %llu\n", (unsigned long long)st.memtable_bytes);
+    out_printf(o, "\t\tMemtable off heap memory used: 0\n");
+    out_printf(o, "\t\tMemtable switch count: %llu\n", (unsigned long long)(st.bytes_flushed ? 1 : 0));
+    out_printf(o, "\t\tPending flushes: %llu\n", (unsigned long long)st.pending_flushes);
+    out_printf(o, "\t\tPercent repaired: 0.0\n");
+    out_printf(o, "\t\tBloom filter false positives: %llu\n", (unsigned long long)st.bloom_false_positives);
+    out_printf(o, "\t\tBloom filter false ratio: %.5f\n", st.bloom_fp_ratio);
+    out_printf(o, "\t\tCompacted partition minimum bytes: %llu\n", (unsigned long long)st.min_partition_bytes);
+    out_printf(o, "\t\tCompacted partition maximum bytes: %llu\n", (unsigned long long)st.max_partition_bytes);
+    out_printf(o, "\t\tCompacted partition mean bytes: %llu\n", (unsigned long long)st.mean_partition_bytes);
+    out_printf(o, "\t\tEstimated droppable tombstones: %llu\n", (unsigned long long)st.droppable_tombstones);
+    out_printf(o, "\t\tPending compactions: %llu\n", (unsigned long long)st.pending_compactions);
+    out_printf(o, "\t\tCompactions completed: %llu\n", (unsigned long long)st.compactions_done);
+    out_printf(o, "\t\tDropped Mutations: 0\n\n");
+}
+
+/* tablestats [ks[.table] ...] */
+static int do_tablestats(srv *s, char **args, int n, cs_buf *o)
+{
+    sch_catalog *c = cql_ctx_catalog(s->cql);
+    int total = 0;
+    cs_buf body;
+    cs_buf_init(&body);
+    for (int i = 0; i < sch_keyspace_count(c); i++) {
+        sch_keyspace *k = sch_keyspace_at(c, i);
+        if (k->is_virtual)
+            continue;
+        bool ks_header = false;
+        for (int j = 0; j < k->n_tables; j++) {
+            sch_table *t = k->tables[j];
+            bool want = n == 0 ? !k->is_system : false;
+            for (int a = 0; a < n; a++) {
+                const char *dot = strchr(args[a], '.');
+                size_t kl = dot ? (size_t)(dot - args[a]) : strlen(args[a]);
+                if (strlen(k->name) == kl && !strncmp(k->name, args[a], kl) && (!dot || !strcmp(dot + 1, t->name)))
+                    want = true;
+            }
+            if (!want || t->is_virtual)
+                continue;
+            if (!ks_header) {
+                out_printf(&body, "Keyspace : %s\n\tRead Count: 0\n\tRead Latency: NaN ms\n\tWrite Count: 0\n"
+                                  "\tWrite Latency: NaN ms\n\tPending Flushes: 0\n", k->name);
+                ks_header = true;
+            }
+            table_stats_block(&body, t);
+            total++;
+        }
+        if (ks_header)
+            out_printf(&body, "----------------\n");
+    }
+    if (n && !total) {
+        out_printf(o, "nodetool: Unknown keyspace/table %s\n", args[0]);
+        cs_buf_destroy(&body);
+        return 400;
+    }
+    out_printf(o, "Total number of tables: %d\n----------------\n", total);
+    cs_buf_put(o, body.p, body.len);
+    cs_buf_destroy(&body);
+    return 200;
+}
+
+/* Value at percentile p of an st_histogram (bucket offsets are upper bounds). */
+static uint64_t hist_pct(const st_histogram *h, double p, bool want_min, bool want_max)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < h->n; i++)
+        total += h->counts[i];
+    if (!total)
+        return 0;
+    if (want_min) {
+        for (int i = 0; i < h->n; i++)
+            if (h->counts[i])
+                return i ? h->offsets[i - 1] + 1 : 0;
+    }
+    if (want_max) {
+        for (int i = h->n - 1; i >= 0; i--)
+            if (h->counts[i])
+                return h->offsets[i];
+    }
+    uint64_t want = (uint64_t)((double)total * p / 100.0 + 0.999999), seen = 0;
+    for (int i = 0; i < h->n; i++) {
+        seen += h->counts[i];
+        if (seen >= want)
+            return h->offsets[i];
+    }
+    return h->offsets[h->n - 1];
+}
+
+static int do_tablehistograms(srv *s, char **args, int n, cs_buf *o)
+{
+    char ks[256], tb[256];
+    if (n == 1 && strchr(args[0], '.')) {
+        snprintf(ks, sizeof(ks), "%.*s", (int)(strchr(args[0], '.') - args[0]), args[0]);
+        snprintf(tb, sizeof(tb), "%s", strchr(args[0], '.') + 1);
+    } else if (n == 2) {
+        snprintf(ks, sizeof(ks), "%s", args[0]);
+        snprintf(tb, sizeof(tb), "%s", args[1]);
+    } else {
+        out_printf(o, "nodetool: tablehistograms requires <keyspace> <table> or <keyspace.table>\n");
+        return 400;
+    }
+    sch_table *t = sch_table_find(cql_ctx_catalog(s->cql), ks, tb);
+    if (!t || !t->st) {
+        out_printf(o, "nodetool: Table %s.%s does not exist\n", ks, tb);
+        return 400;
+    }
+    st_histogram hb, hc;
+    memset(&hb, 0, sizeof(hb));
+    memset(&hc, 0, sizeof(hc));
+    st_table_partition_histograms(t->st, &hb, &hc);
+    out_printf(o, "%s/%s histograms\n", ks, tb);
+    out_printf(o, "%-10s%18s%18s%18s%18s%18s\n", "Percentile", "Read Latency", "Write Latency", "SSTables",
+               "Partition Size", "Cell Count");
+    out_printf(o, "%-10s%18s%18s%18s%18s%18s\n", "", "(micros)", "(micros)", "", "(bytes)", "");
+    static const struct { const char *name; double p; bool mn, mx; } rows[] = {
+        { "50%", 50, 0, 0 }, { "75%", 75, 0, 0 }, { "95%", 95, 0, 0 }, { "98%", 98, 0, 0 },
+        { "99%", 99, 0, 0 }, { "Min", 0, 1, 0 }, { "Max", 100, 0, 1 },
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+        out_printf(o, "%-10s%18.2f%18.2f%18.2f%18llu%18llu\n", rows[i].name, 0.0, 0.0, 0.0,
+                   (unsigned long long)hist_pct(&hb, rows[i].p, rows[i].mn, rows[i].mx),
+                   (unsigned long long)hist_pct(&hc, rows[i].p, rows[i].mn, rows[i].mx));
+    out_printf(o, "\n");
+    return 200;
+}
+
+static int do_compactionstats(srv *s, cs_buf *o)
+{
+    st_compaction_info info[64];
+    int n = st_compactions_list(s->eng, info, 64);
+    if (n < 0)
+        n = 0;
+    out_printf(o, "pending tasks: %d\n", n);
+    if (n) {
+        out_printf(o, "\n%-38s %-16s %-16s %-16s %12s %12s %6s %9s\n", "id", "compaction type", "keyspace", "table",
+                   "completed", "total", "unit", "progress");
+        for (int i = 0; i < n; i++) {
+            cs_uuid u;
+            memcpy(u.b, info[i].table_id, 16);
+            char id[37];
+            cs_uuid_format(&u, id);
+            out_printf(o, "%-38s %-16s %-16s %-16s %12llu %12llu %6s %8.2f%%\n", id, info[i].kind, info[i].ks,
+                       info[i].table, (unsigned long long)info[i].done_bytes, (unsigned long long)info[i].total_bytes,
+                       "bytes",
+                       info[i].total_bytes ? 100.0 * (double)info[i].done_bytes / (double)info[i].total_bytes : 0.0);
+        }
+        out_printf(o, "Active compaction remaining time :   0h00m00s\n");
+    }
+    return 200;
+}
+
+/* getendpoints ks table key: the replicas of the key's token; on one node,
+ * the node itself once the table is known and the key parses. */
+static int do_getendpoints(srv *s, char **args, int n, cs_buf *o)
+{
+    if (n != 3) {
+        out_printf(o, "nodetool: getendpoints requires keyspace, table and partition key arguments\n");
+        return 400;
+    }
+    sch_table *t = sch_table_find(cql_ctx_catalog(s->cql), args[0], args[1]);
+    if (!t) {
+        out_printf(o, "nodetool: Unknown table '%s' in keyspace '%s'\n", args[1], args[0]);
+        return 400;
+    }
+    if (t->n_pk == 1) {
+        /* validate the key against the partition key type, as nodetool does */
+        cs_buf v;
+        cs_buf_init(&v);
+        cs_error e;
+        cs_error_init(&e);
+        const ctype *ty = t->pk[0]->type;
+        int k = ty->kind;
+        lit_kind lk = (k == CT_INT || k == CT_BIGINT || k == CT_SMALLINT || k == CT_TINYINT || k == CT_VARINT ||
+                       k == CT_COUNTER) ? LIT_INTEGER
+                    : (k == CT_UUID || k == CT_TIMEUUID) ? LIT_UUID
+                    : (k == CT_DOUBLE || k == CT_FLOAT || k == CT_DECIMAL) ? LIT_FLOAT
+                    : k == CT_BOOLEAN ? LIT_BOOLEAN : k == CT_BLOB ? LIT_HEX : LIT_STRING;
+        int rc = ctype_from_literal(ty, lk, args[2], strlen(args[2]), t->pk[0]->name, &v, &e);
+        cs_buf_destroy(&v);
+        if (rc) {
+            out_printf(o, "nodetool: %s\n", cs_error_isset(&e) ? e.msg : "invalid key");
+            return 400;
+        }
+    }
+    out_printf(o, "%s\n", listen_addr(s));
+    return 200;
+}
+
+int nodetool_run(srv *s, const char *verb, char **args, int n, cs_buf *o)
+{
+    if (!strcmp(verb, "status")) return do_status(s, o);
+    if (!strcmp(verb, "info")) return do_info(s, o);
+    if (!strcmp(verb, "describecluster")) return do_describecluster(s, o);
+    if (!strcmp(verb, "tablestats") || !strcmp(verb, "cfstats")) return do_tablestats(s, args, n, o);
+    if (!strcmp(verb, "tablehistograms") || !strcmp(verb, "cfhistograms")) return do_tablehistograms(s, args, n, o);
+    if (!strcmp(verb, "compactionstats")) return do_compactionstats(s, o);
+    if (!strcmp(verb, "getendpoints")) return do_getendpoints(s, args, n, o);
+    if (!strcmp(verb, "version")) { out_printf(o, "ReleaseVersion: 4.1.8\n"); return 200; }
+    if (!strcmp(verb, "truncatehints")) return 200;   /* a single node keeps no hints */
+    if (!strcmp(verb, "statusbinary")) { out_printf(o, "running\n"); return 200; }
+    out_printf(o, "nodetool: unknown command '%s'\n", verb);
+    return 404;
+}

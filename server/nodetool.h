@@ -1,0 +1,17 @@
+/*
+ * nodetool.h: nodetool's verbs computed inside the server, answered in
+ * nodetool's own output layout, for cassette-tool through the admin endpoint
+ * (GET /nodetool/<verb>?args=a,b,c).  Owner: server/nodetool.c.  Runs on the
+ * request loop thread (it reads the catalog).
+ */
+#ifndef CS_SERVER_NODETOOL_H
+#define CS_SERVER_NODETOOL_H
+
+#include "common/buf.h"
+#include "server/conn.h"
+
+/* Run verb with positional args; the text goes to out.  Returns an HTTP
+ * status: 200, 400 (bad arguments, message in out) or 404 (unknown verb). */
+int nodetool_run(srv *s, const char *verb, char **args, int n_args, cs_buf *out);
+
+#endif
