@@ -19,8 +19,8 @@
  *     a later frame with another version gets a ProtocolException and the
  *     connection is closed (Cassandra: "Invalid message version").
  *  2. An unsupported first version (0x42, 0x41, 5, 1, 2, ...) is answered
- *     with ERROR 0x000A on the request's stream, in a v4 frame (v1/v2 frames
- *     in their own 8-byte header version), then the connection closes.  Python
+ *     with ERROR 0x000A on the request's stream, in a v4 frame (v1/v2 in a
+ *     frame of their own version), then the connection closes.  Python
  *     then retries with the next lower version and Node with the error frame's
  *     version (clients.md §1; Cassandra ProtocolVersion.decode).
  *  3. Only OPTIONS and STARTUP are accepted in C_UNINIT, only AUTH_RESPONSE in
@@ -266,18 +266,9 @@ static void refuse_version(conn *c, const uint8_t *hdr)
              SUPPORTED_TEXT);
     c->s->stats.errors++;
     c->s->stats.protocol_errors++;
-    if (v == 1 || v == 2) {
-        cs_buf body;
-        cs_buf_init(&body);
-        msg_put_error(&body, v, &e);
-        uint8_t h[8] = { (uint8_t)(v | FRAME_DIR_RESPONSE), 0, hdr[2], OP_ERROR, 0, 0, 0, 0 };
-        cs_st32(h + 4, (uint32_t)body.len);
-        cs_buf_put(&c->out, h, sizeof h);
-        cs_buf_put(&c->out, body.p, body.len);
-        cs_buf_destroy(&body);
-    } else {
-        msg_write_error(&c->out, 4, (int16_t)cs_be16(hdr + 2), false, &e);
-    }
+    /* v1/v2 get their own version byte back (Cassandra answers an old
+     * version in that version); anything else a v4 frame. */
+    msg_write_error(&c->out, (v == 1 || v == 2) ? v : 4, (int16_t)cs_be16(hdr + 2), false, &e);
     conn__close(c, true);
 }
 
@@ -602,7 +593,7 @@ static void process_input(conn *c)
         size_t avail = c->in.len - off;
         uint8_t v = p[0] & 0x7f;
         if (c->state == C_NEW) {
-            if (avail < ((v == 1 || v == 2) ? 8u : (size_t)FRAME_HEADER_LEN))
+            if (avail < FRAME_HEADER_LEN)
                 break;
             if (v != 3 && v != 4) {
                 refuse_version(c, p);

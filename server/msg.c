@@ -23,6 +23,48 @@ static int proto_err(cs_error *e, const char *what)
     return cs_error_set(e, CS_ERR_PROTOCOL, "%s", what);
 }
 
+/*
+ * Strict UTF-8 check (no overlongs, no surrogates, max U+10FFFF), as Java's
+ * decoder that Cassandra's CBUtil.readString uses: a string that fails is a
+ * ProtocolException there, so it is one here.
+ */
+static bool utf8_valid(const char *str, size_t n)
+{
+    const uint8_t *p = (const uint8_t *)str, *end = p + n;
+    while (p < end) {
+        uint8_t c = *p;
+        if (c < 0x80) {
+            p++;
+            continue;
+        }
+        int len;
+        uint32_t cp;
+        if (c >= 0xc2 && c <= 0xdf) { len = 2; cp = c & 0x1f; }
+        else if (c >= 0xe0 && c <= 0xef) { len = 3; cp = c & 0x0f; }
+        else if (c >= 0xf0 && c <= 0xf4) { len = 4; cp = c & 0x07; }
+        else return false;
+        if (end - p < len)
+            return false;
+        for (int i = 1; i < len; i++) {
+            if ((p[i] & 0xc0) != 0x80)
+                return false;
+            cp = (cp << 6) | (p[i] & 0x3f);
+        }
+        if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+            (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+            return false;
+        p += len;
+    }
+    return true;
+}
+
+static int check_utf8(const char *s, size_t n, cs_error *e)
+{
+    if (s && !utf8_valid(s, n))
+        return proto_err(e, "Cannot decode string as UTF8");
+    return 0;
+}
+
 /* A [value] (spec v4 §3): n >= 0 bytes, -1 null, -2 unset (v4+).  In v3 any
  * negative length is null, as Cassandra's CBUtil.readBoundValue. */
 static int read_value(cs_rd *r, uint8_t version, cql_value *v, cs_error *e)
@@ -86,6 +128,8 @@ static int read_values(cs_rd *r, uint8_t version, bool names, cs_arena *a, cql_v
             nm[i] = cs_rd_string(r, &nl[i]);
             if (r->err)
                 return proto_err(e, "Not enough bytes to read a value name");
+            if (check_utf8(nm[i], nl[i], e))
+                return CS_EUSER;
             if (!nm[i])
                 nm[i] = "";
         }
@@ -204,6 +248,8 @@ static int dec_startup(cs_rd *r, cs_arena *a, msg_request *m, cs_error *e)
         kv->v = cs_rd_string(r, &kv->vlen);
         if (r->err)
             return proto_err(e, "Not enough bytes to read the STARTUP options");
+        if (check_utf8(kv->k, kv->klen, e) || check_utf8(kv->v, kv->vlen, e))
+            return CS_EUSER;
     }
     m->n_options = n;
     return 0;
@@ -214,6 +260,8 @@ static int dec_query(cs_rd *r, uint8_t version, cs_arena *a, msg_request *m, cs_
     m->query = cs_rd_long_string(r, &m->query_len);
     if (r->err)
         return proto_err(e, "Not enough bytes to read the query string");
+    if (check_utf8(m->query, m->query_len, e))
+        return CS_EUSER;
     if (!m->query)
         m->query = "";
     return read_query_params(r, version, a, &m->params, e);
@@ -224,6 +272,8 @@ static int dec_prepare(cs_rd *r, uint8_t version, cs_arena *a, msg_request *m, c
     m->query = cs_rd_long_string(r, &m->query_len);
     if (r->err)
         return proto_err(e, "Not enough bytes to read the query string");
+    if (check_utf8(m->query, m->query_len, e))
+        return CS_EUSER;
     if (!m->query)
         m->query = "";
     if (version >= 5) {
@@ -284,6 +334,8 @@ static int dec_batch_items(cs_rd *r, uint8_t version, bool names, cs_arena *a, m
         }
         if (r->err)
             return proto_err(e, "Not enough bytes to read a BATCH query");
+        if (!it->prepared && check_utf8(it->query, it->query_len, e))
+            return CS_EUSER;
         int rc = read_values(r, version, names, a, &it->values, &it->n_values, &it->names,
                              &it->name_lens, e);
         if (rc)
@@ -356,6 +408,8 @@ static int dec_register(cs_rd *r, msg_request *m, cs_error *e)
         const char *s = cs_rd_string(r, &len);
         if (r->err)
             return proto_err(e, "Not enough bytes to read the REGISTER events");
+        if (check_utf8(s, len, e))
+            return CS_EUSER;
         if (len == 15 && memcmp(s, "TOPOLOGY_CHANGE", 15) == 0)
             m->events |= MSG_EV_TOPOLOGY;
         else if (len == 13 && memcmp(s, "STATUS_CHANGE", 13) == 0)

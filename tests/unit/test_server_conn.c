@@ -318,16 +318,20 @@ Test(server_conn, refuse_versions)
         expect_eof(fd);
         close(fd);
     }
-    /* v2: 8-byte header, answered in v2. */
-    int fd = dial();
-    uint8_t hdr[8] = { 2, 0, 9, OP_STARTUP, 0, 0, 0, 0 };
-    send_all(fd, hdr, sizeof hdr);
-    uint8_t rh[8];
-    cr_assert(recv_all(fd, rh, 8));
-    cr_assert_eq(rh[0], 0x82);
-    cr_assert_eq(rh[2], 9);
-    cr_assert_eq(rh[3], OP_ERROR);
-    close(fd);
+    /* v1/v2: answered in their own version. */
+    for (uint8_t v = 1; v <= 2; v++) {
+        int fd = dial();
+        uint8_t hdr[9] = { v, 0, 0, 9, OP_STARTUP, 0, 0, 0, 0 };
+        send_all(fd, hdr, sizeof hdr);
+        reply r;
+        cr_assert(recv_reply(fd, &r));
+        cr_assert_eq(r.raw[0], 0x80 | v);
+        cr_assert_eq(r.h.stream, 9);
+        cr_assert_eq(r.err.code, CS_ERR_PROTOCOL);
+        reply_done(&r);
+        expect_eof(fd);
+        close(fd);
+    }
 }
 
 Test(server_conn, handshake_and_state_errors)
@@ -623,4 +627,87 @@ Test(server_conn_limits, max_connections, .timeout = 20)
     expect(a, OP_RESULT, 2);
     close(a);
     stop_server();
+}
+
+/* ------------------------------------------------------------ bad-input corpus */
+
+#include <dirent.h>
+#include <stdio.h>
+
+/* Parse one .hex file of tests/badinput/frames: "# key: value" lines and hex. */
+static bool load_hex(const char *path, cs_buf *data, char *expect, size_t cap, bool *startup,
+                     bool *half_close)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    char line[1024];
+    strcpy(expect, "any");
+    *startup = *half_close = false;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#') {
+            char k[64], v[64];
+            if (sscanf(line, "# %63[^:]: %63s", k, v) == 2) {
+                if (strcmp(k, "expect") == 0)
+                    snprintf(expect, cap, "%s", v);
+                else if (strcmp(k, "startup") == 0)
+                    *startup = strcmp(v, "yes") == 0;
+                else if (strcmp(k, "half_close") == 0)
+                    *half_close = strcmp(v, "yes") == 0;
+            }
+            continue;
+        }
+        for (char *p = line; p[0] && p[1]; p += 2) {
+            unsigned b;
+            if (sscanf(p, "%2x", &b) != 1)
+                break;
+            cs_buf_put_u8(data, (uint8_t)b);
+        }
+    }
+    fclose(f);
+    return true;
+}
+
+/* Every malformed frame of the shared corpus gets the expected answer and
+ * leaves the server serving a separate connection. */
+Test(server_conn, badinput_corpus)
+{
+    DIR *d = opendir("tests/badinput/frames");
+    if (!d)
+        cr_skip_test("run from the repository root to use tests/badinput/frames");
+    int good = ready_conn();
+    struct dirent *de;
+    int n = 0;
+    while ((de = readdir(d))) {
+        size_t len = strlen(de->d_name);
+        if (len < 5 || strcmp(de->d_name + len - 4, ".hex") != 0)
+            continue;
+        char path[512], want[64];
+        snprintf(path, sizeof path, "tests/badinput/frames/%s", de->d_name);
+        cs_buf data;
+        cs_buf_init(&data);
+        bool startup, half_close;
+        cr_assert(load_hex(path, &data, want, sizeof want, &startup, &half_close));
+        int fd = startup ? ready_conn() : dial();
+        send_all(fd, data.p, data.len);
+        if (half_close)
+            shutdown(fd, SHUT_WR);
+        if (strncmp(want, "0x", 2) == 0) {
+            reply r;
+            cr_assert(recv_reply(fd, &r), "%s: closed without an error", de->d_name);
+            cr_assert_eq(r.h.opcode, OP_ERROR, "%s", de->d_name);
+            cr_assert_eq(r.err.code, (int)strtol(want, NULL, 16), "%s: got 0x%04x %s", de->d_name,
+                         r.err.code, r.err.msg);
+            cr_assert_eq(r.h.stream, 1, "%s", de->d_name);
+            reply_done(&r);
+        }
+        close(fd);
+        cs_buf_destroy(&data);
+        send_query(good, 4, 2, "SELECT 1", false);
+        expect(good, OP_RESULT, 2);
+        n++;
+    }
+    closedir(d);
+    cr_assert_gt(n, 10);
+    close(good);
 }

@@ -491,3 +491,37 @@ Test(server_msg, opcode_names)
     cr_assert_str_eq(msg_opcode_name(OP_AUTH_SUCCESS), "AUTH_SUCCESS");
     cr_assert_str_eq(msg_opcode_name(200), "UNKNOWN");
 }
+
+Test(server_msg, strings_must_be_utf8)
+{
+    static const char *const bad[] = { "SELECT \xff", "\xc0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+                                       "\xe2\x82" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cql_params p;
+        msg_params_init(&p);
+        cs_buf b;
+        cs_buf_init(&b);
+        msg_put_query(&b, 4, bad[i], strlen(bad[i]), &p);
+        cs_arena a;
+        cs_arena_init(&a);
+        msg_request m;
+        cs_error e;
+        cs_error_init(&e);
+        cr_assert_eq(msg_request_decode(4, OP_QUERY, b.p, b.len, &a, &m, &e), CS_EUSER, "case %zu", i);
+        cr_assert_str_eq(e.msg, "Cannot decode string as UTF8");
+        cs_arena_destroy(&a);
+        cs_buf_destroy(&b);
+    }
+    cql_params p;
+    msg_params_init(&p);
+    cs_buf b;
+    cs_buf_init(&b);
+    const char *ok = "SELECT '\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80'";
+    msg_put_query(&b, 4, ok, strlen(ok), &p);
+    cs_arena a;
+    cs_arena_init(&a);
+    msg_request m;
+    decode_ok(4, OP_QUERY, &b, &a, &m);
+    cs_arena_destroy(&a);
+    cs_buf_destroy(&b);
+}
