@@ -59,18 +59,29 @@ int cql__counter_add(cql_wrow *w, const sch_column *c, int64_t delta, cs_error *
     return 0;
 }
 
-/* Current total and timestamp of one counter cell (0 / INT64_MIN if none). */
-static int current_total(cql_wbatch *b, const cql_wcounter *k, int64_t *total, int64_t *ts)
+/* Current total and timestamp of one counter cell (0 / INT64_MIN if none).
+ * *deleted: the cell's latest version is a tombstone.  As in Cassandra
+ * (Conflicts.resolveCounter, CASSANDRA-7346) a counter cell tombstone takes
+ * precedence over any later increment, so a deleted counter stays deleted
+ * until compaction purges the tombstone. */
+static int current_total(cql_wbatch *b, const cql_wcounter *k, int64_t *total, int64_t *ts,
+                         bool *deleted)
 {
     cql_rowcopy rc;
-    int r = cql__read_row(k->t, k->pk, k->pk_len, k->ck, k->ck_len, k->is_static, b->now_s, &rc);
+    int r = cql__read_row_ex(k->t, k->pk, k->pk_len, k->ck, k->ck_len, k->is_static, b->now_s,
+                             true, &rc);
     *total = 0;
     *ts = INT64_MIN;
+    *deleted = false;
     if (r >= 0) {
         for (int i = 0; i < rc.n_cells; i++) {
             const st_cell *c = &rc.cells[i];
             if (c->col != k->col || c->path_len != 0)
                 continue;
+            if (c->flags & ST_CELL_TOMBSTONE) {
+                *deleted = true;
+                continue;
+            }
             if (c->val_len == 8)
                 *total = (int64_t)cs_be64(c->val);
             *ts = c->ts_us;
@@ -85,9 +96,12 @@ int cql__counters_apply(cql_wbatch *b, cs_error *e)
     for (int i = 0; i < b->n_ctrs; i++) {
         const cql_wcounter *k = &b->ctrs[i];
         int64_t total, ts;
-        int r = current_total(b, k, &total, &ts);
+        bool deleted;
+        int r = current_total(b, k, &total, &ts, &deleted);
         if (r < 0)
             return cs_error_set(e, CS_ERR_SERVER, "counter read failed: %s", cs_strerror(r));
+        if (deleted)
+            continue;
         int64_t now = cs_write_ts_us();
         int64_t nts = (ts != INT64_MIN && now <= ts) ? ts + 1 : now;
         uint8_t v[8];

@@ -236,7 +236,7 @@ static void emit_row(cql_rows *w, const cql_wplan *pl, const lwt_rows *lr, const
     int npk = t->n_pk <= 16 ? t->n_pk : 16;
     if (sch_partition_key_split(t, pl->w.pks[0].p, (size_t)pl->w.pks[0].len, pkv) < 0)
         for (int i = 0; i < npk; i++) pkv[i].len = CQL_NULL;
-    bool have_ck = lr->ck_len > 0 && t->n_ck <= 64 &&
+    bool have_ck = lr->ck_len > 0 && lr->reg.exists && t->n_ck <= 64 &&
                    sch_clustering_decode(t, lr->ck, lr->ck_len, &store, ck_off, ck_len) == 0;
     for (int i = 0; have_ck && i < t->n_ck; i++) {
         ckv[i].p = store.p + ck_off[i];
@@ -302,9 +302,11 @@ int cql__lwt_check(cql_wplan *const *plans, int n, bool is_batch, int32_t now_s,
             if (!cql__wplan_is_lwt(plans[i]))
                 continue;
             const lwt_rows *lr = &rows[i];
-            bool any = lr->reg.exists || ((cond_static(plans[i]) || !lr->has_ck) && lr->stat.exists);
-            if (!any && lr->stat.exists && lr->has_ck && (plans[i]->if_exists || plans[i]->if_not_exists))
-                any = false;
+            /* Like SelectStatement.processPartition: a partition with only
+             * its static row yields a row when static columns are selected. */
+            bool wild = plans[i]->if_exists || plans[i]->if_not_exists;
+            bool any = lr->reg.exists ||
+                       ((wild || cond_static(plans[i]) || !lr->has_ck) && lr->stat.exists);
             if (!any)
                 continue;
             bool dup = false;

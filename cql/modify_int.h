@@ -108,6 +108,11 @@ typedef struct cql_rowcopy {
 int cql__read_row(const sch_table *t, const uint8_t *pk, uint32_t pk_len,
                   const uint8_t *ck, uint32_t ck_len, bool is_static, int32_t now_s,
                   cql_rowcopy *out);
+/* Same, optionally keeping tombstone cells not shadowed by a row, range or
+ * partition deletion (flags ST_CELL_TOMBSTONE), for counters. */
+int cql__read_row_ex(const sch_table *t, const uint8_t *pk, uint32_t pk_len,
+                     const uint8_t *ck, uint32_t ck_len, bool is_static, int32_t now_s,
+                     bool tombstones, cql_rowcopy *out);
 void cql__rowcopy_free(cql_rowcopy *rc);
 /* Value of column c assembled from the row's cells in protocol form (a
  * collection rebuilt from its cells).  Returns 1 with out filled, 0 if null. */

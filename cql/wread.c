@@ -47,6 +47,13 @@ int cql__read_row(const sch_table *t, const uint8_t *pk, uint32_t pk_len,
                   const uint8_t *ck, uint32_t ck_len, bool is_static, int32_t now_s,
                   cql_rowcopy *out)
 {
+    return cql__read_row_ex(t, pk, pk_len, ck, ck_len, is_static, now_s, false, out);
+}
+
+int cql__read_row_ex(const sch_table *t, const uint8_t *pk, uint32_t pk_len,
+                     const uint8_t *ck, uint32_t ck_len, bool is_static, int32_t now_s,
+                     bool tombstones, cql_rowcopy *out)
+{
     memset(out, 0, sizeof *out);
     cs_buf_init(&out->store);
     out->liveness.ts_us = INT64_MIN;
@@ -74,6 +81,7 @@ int cql__read_row(const sch_table *t, const uint8_t *pk, uint32_t pk_len,
     spec.n_slices = (!is_static && ck_len == 0) ? 0 : 1;   /* no clustering: the only row */
     spec.include_static = is_static;
     spec.now_s = now_s;
+    spec.with_tombstones = tombstones;
     st_scan *s = NULL;
     int rc = st_scan_open(t->st, &spec, &s);
     if (rc < 0) {
@@ -94,8 +102,14 @@ int cql__read_row(const sch_table *t, const uint8_t *pk, uint32_t pk_len,
             continue;
         out->liveness = rv.liveness;
         rc = copy_row(out, &rv);
-        if (rc == 0)
-            out->exists = rv.liveness.ts_us != INT64_MIN || rv.n_cells > 0;
+        if (rc == 0) {
+            out->exists = rv.liveness.ts_us != INT64_MIN;
+            for (int i = 0; i < rv.n_cells && !out->exists; i++) {
+                const st_cell *c = &rv.cells[i];
+                out->exists = !(c->flags & ST_CELL_TOMBSTONE) &&
+                              !((c->flags & ST_CELL_EXPIRING) && now_s > 0 && c->ldt_s <= now_s);
+            }
+        }
         break;
     }
     st_scan_close(s);
