@@ -536,7 +536,7 @@ static void column_operation(cql__parser *p, ast_set_op *op)
         char *c = cql__ident(p);
         if (strcmp(c, op->column) != 0)
             cql__fail_msg(p, "Only expressions of the form X = X %s<value> are supported.",
-                          cql__is(p, TK_MINUS) ? "- " : "+ ");
+                          cql__is(p, TK_MINUS) ? "-" : "+");
         if (cql__is(p, TK_INTEGER) && cql__peek(p, 1)->start[0] == '-') {
             op->kind = SET_ADD;
             op->value = cql__term(p);
