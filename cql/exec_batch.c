@@ -77,8 +77,7 @@ int cql__wbatch_partition(cql_wbatch *b, const sch_table *t, const uint8_t *pk, 
         p->pk_len = pk_len;
         if (!p->pk)
             return CS_ENOMEM;
-        found = b->n_parts++;
-        b->data_size += pk_len;
+        found = b->n_parts++;   /* Cassandra's dataSize() does not count keys */
     }
     b->cur_part = found;
     st_mut_partition(b->m, t->st, pk, pk_len);
@@ -225,6 +224,33 @@ static int batch_thresholds(cql_ctx *ctx, int kind, const cql_wbatch *b, cql_res
     return 0;
 }
 
+/* LOGGED batches on tables with gc_grace_seconds = 0 (batchlog TTL). */
+static void low_gcgs_warning(int kind, cql_wplan *pl, int n, cql_result *r)
+{
+    if (kind != BATCH_LOGGED)
+        return;
+    char names[1024];
+    size_t len = 0;
+    int cnt = 0;
+    for (int i = 0; i < n && len < sizeof names; i++) {
+        if (pl[i].t->gc_grace_s != 0)
+            continue;
+        bool seen = false;
+        for (int j = 0; j < i; j++)
+            seen |= pl[j].t == pl[i].t;
+        if (seen)
+            continue;
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s.%s", cnt ? ", " : "",
+                                pl[i].t->ks->name, pl[i].t->name);
+        cnt++;
+    }
+    if (cnt)
+        cql_result_warn(r, "Executing a LOGGED BATCH on table%s [%s], configured with a gc_grace_seconds of 0. "
+                        "The gc_grace_seconds is used to TTL batchlog entries, so setting gc_grace_seconds too "
+                        "low on tables involved in an atomic batch might cause batchlog entries to expire "
+                        "before being replayed.", cnt == 1 ? "" : "s", names);
+}
+
 /* ---------------------------------------------------------------- execution */
 
 int cql__exec_writes(cql_ctx *ctx, cql_session *s, int kind, const ast_using *using,
@@ -300,6 +326,8 @@ int cql__exec_writes(cql_ctx *ctx, cql_session *s, int kind, const ast_using *us
     }
     b_init = true;
     if (applied) {
+        if (kind >= 0)
+            low_gcgs_warning(kind, plans, n_items, r);
         for (int i = 0; i < n_items; i++)
             if (cql__wplan_apply(&b, &plans[i], e) < 0)
                 goto out;

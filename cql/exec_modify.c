@@ -776,7 +776,7 @@ int cql__wplan_apply(cql_wbatch *b, const cql_wplan *pl, cs_error *e)
             if (pl->row_marker) {
                 st_liveness lv = { pl->ts_us, pl->ttl_s, pl->ttl_s > 0 ? b->now_s + pl->ttl_s : 0 };
                 st_mut_row_liveness(b->m, lv);
-                b->data_size += 16;
+                b->data_size += pl->ttl_s > 0 ? 16 : 8;
             }
             if (apply_ops(&w, pl, false, e) < 0)
                 return CS_EUSER;
