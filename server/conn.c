@@ -16,8 +16,8 @@
  *
  * Invariants:
  *  1. The protocol version is fixed by the first frame (C_NEW -> C_UNINIT);
- *     a later frame with another version gets a ProtocolException and the
- *     connection is closed (Cassandra: "Invalid message version").
+ *     a later frame with another version gets a ProtocolException
+ *     (Cassandra: "Invalid message version"); the connection stays open.
  *  2. An unsupported first version (0x42, 0x41, 5, 1, 2, ...) is answered
  *     with ERROR 0x000A on the request's stream, in a v4 frame (v1/v2 in a
  *     frame of their own version), then the connection closes.  Python
@@ -46,6 +46,7 @@
  */
 #include "server/conn.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <strings.h>
@@ -272,16 +273,31 @@ static void refuse_version(conn *c, const uint8_t *hdr)
     conn__close(c, true);
 }
 
-/* Compare a CQL version "X.Y.Z" against 3.0.0 (Cassandra StartupMessage). */
-static bool cql_version_ok(const char *v, size_t n)
+/*
+ * Check a STARTUP CQL_VERSION (Cassandra StartupMessage: parsed as
+ * CassandraVersion "X.Y[.Z][-suffix]", must be >= 3.0.0).  Returns 0 if
+ * fine, 1 if not a version, 2 if too old.
+ */
+static int cql_version_check(const char *v, size_t n)
 {
-    int major = 0;
+    int parts[3] = { 0, 0, 0 }, np = 0;
     size_t i = 0;
-    if (n == 0 || v[0] < '0' || v[0] > '9')
-        return false;
-    for (; i < n && v[i] >= '0' && v[i] <= '9'; i++)
-        major = major * 10 + (v[i] - '0');
-    return major >= 3;
+    while (np < 3) {
+        if (i >= n || v[i] < '0' || v[i] > '9')
+            return 1;
+        int x = 0;
+        for (; i < n && v[i] >= '0' && v[i] <= '9'; i++)
+            x = x * 10 + (v[i] - '0') % 1000000;
+        parts[np++] = x;
+        if (i < n && v[i] == '.' && np < 3) {
+            i++;
+            continue;
+        }
+        break;
+    }
+    if (np < 2 || (i < n && v[i] != '-' && v[i] != '+'))
+        return 1;
+    return parts[0] >= 3 ? 0 : 2;
 }
 
 static void copy_opt(char *dst, size_t cap, const char *v, size_t n)
@@ -300,7 +316,12 @@ static void on_startup(conn *c, int16_t stream, const msg_request *m)
         reply_protocol_error(c, stream, "Missing value CQL_VERSION in STARTUP message");
         return;
     }
-    if (!cql_version_ok(v, n)) {
+    int vc = cql_version_check(v, n);
+    if (vc == 1) {
+        reply_protocol_error(c, stream, "Invalid version value: %.*s", (int)CS_MIN(n, (size_t)64), v);
+        return;
+    }
+    if (vc == 2) {
         reply_protocol_error(c, stream,
                              "CQL version %.*s is not supported by the binary protocol "
                              "(supported version are >= 3.0.0)", (int)CS_MIN(n, (size_t)64), v);
@@ -311,9 +332,15 @@ static void on_startup(conn *c, int16_t stream, const msg_request *m)
     if (v) {
         if (n == 3 && strncasecmp(v, "lz4", 3) == 0) {
             lz4 = true;
+        } else if (n == 6 && strncasecmp(v, "snappy", 6) == 0) {
+            reply_protocol_error(c, stream, "This instance does not support Snappy compression");
+            return;
         } else {
-            reply_protocol_error(c, stream, "Unknown compression algorithm: %.*s",
-                                 (int)CS_MIN(n, (size_t)64), v);
+            char low[65];
+            copy_opt(low, sizeof low, v, n);
+            for (char *q = low; *q; q++)
+                *q = (char)tolower((unsigned char)*q);
+            reply_protocol_error(c, stream, "Unknown compression algorithm: %s", low);
             return;
         }
     }
@@ -520,6 +547,14 @@ static void on_frame(conn *c, const frame_header *h, const uint8_t *body)
 {
     srv *s = c->s;
     s->stats.requests++;
+    if (h->version != c->version) {
+        /* Cassandra PreV5Handlers.ProtocolDecoder; the framing is the same
+         * 9-byte header, so the connection stays usable. */
+        reply_protocol_error(c, h->stream, "Invalid message version. Got %u/v%u but previous "
+                             "messages on this connection had version %u/v%u", h->version,
+                             h->version, c->version, c->version);
+        return;
+    }
     if (h->response || !is_request_opcode(h->opcode)) {
         reply_protocol_error(c, h->stream, "Unknown opcode %u", h->opcode);
         return;
@@ -609,12 +644,6 @@ static void process_input(conn *c)
         if (frame_header_parse(p, &h) != 0) {
             reply_protocol_error(c, (int16_t)cs_be16(p + 2), "Invalid frame body length %u",
                                  cs_be32(p + 5));
-            conn__close(c, true);
-            break;
-        }
-        if (h.version != c->version) {
-            reply_protocol_error(c, h.stream, "Invalid message version. Got %u but previous "
-                                 "messages on this connection had version %u", h.version, c->version);
             conn__close(c, true);
             break;
         }

@@ -355,10 +355,12 @@ Test(server_conn, handshake_and_state_errors)
     expect_error(fd, 6, CS_ERR_SYNTAX, "no viable alternative");
     send_startup(fd, 4, NULL);
     expect_error(fd, 1, CS_ERR_PROTOCOL, "already initialized");
-    /* A later frame in another version: error, then closed. */
+    /* A later frame in another version: error, the connection stays usable. */
     send_query(fd, 3, 8, "SELECT 1", false);
-    expect_error(fd, 8, CS_ERR_PROTOCOL, "Invalid message version");
-    expect_eof(fd);
+    expect_error(fd, 8, CS_ERR_PROTOCOL, "Invalid message version. Got 3/v3 but previous "
+                 "messages on this connection had version 4/v4");
+    send_query(fd, 4, 9, "SELECT 1", false);
+    expect(fd, OP_RESULT, 9);
     close(fd);
 }
 
@@ -376,7 +378,14 @@ Test(server_conn, startup_checks)
     send_req(fd, 4, 3, OP_STARTUP, false, &body);
     expect_error(fd, 3, CS_ERR_PROTOCOL, "is not supported by the binary protocol");
     send_startup(fd, 4, "snappy");
-    expect_error(fd, 1, CS_ERR_PROTOCOL, "Unknown compression algorithm: snappy");
+    expect_error(fd, 1, CS_ERR_PROTOCOL, "This instance does not support Snappy compression");
+    send_startup(fd, 4, "ZIP");
+    expect_error(fd, 1, CS_ERR_PROTOCOL, "Unknown compression algorithm: zip");
+    cs_buf_reset(&body);
+    msg_kv notv = { "CQL_VERSION", 11, "abc", 3 };
+    msg_put_startup(&body, &notv, 1);
+    send_req(fd, 4, 4, OP_STARTUP, false, &body);
+    expect_error(fd, 4, CS_ERR_PROTOCOL, "Invalid version value: abc");
     send_startup(fd, 3, NULL);   /* v3 now: the connection is v4 */
     expect_error(fd, 1, CS_ERR_PROTOCOL, "Invalid message version");
     cs_buf_destroy(&body);
