@@ -104,7 +104,10 @@ int ctype_bc_decode(const ctype *t, cs_rd *r, bool desc, cs_buf *out);
 int ctype_format_cql(const ctype *t, const uint8_t *v, size_t n, cs_buf *out);
 /* JSON text of a value, as Cassandra's toJson / SELECT JSON. */
 int ctype_format_json(const ctype *t, const uint8_t *v, size_t n, cs_buf *out);
-/* Parse a JSON value (fromJson / INSERT JSON) into serialized bytes. */
+/* Parse a JSON value (fromJson / INSERT JSON) into serialized bytes.  Errors
+ * are InvalidRequest with the MarshalException text of Cassandra's
+ * fromJSONObject (INSERT JSON prefixes "Error decoding JSON value for <col>: ").
+ * Sets and maps come out sorted and deduplicated. */
 int ctype_from_json(const ctype *t, const char *json, size_t n, cs_buf *out, cs_error *e);
 
 /* Literal kinds the parser produces (ast.h uses these). */
@@ -176,5 +179,9 @@ double ctype_num_to_double(const ctype *t, const uint8_t *v, size_t n);
 void ctype_format_java_double(double d, bool is_float, cs_buf *out);
 /* A JSON string literal of UTF-8 bytes (Cassandra's Json.quoteAsJsonString). */
 void ctype_json_quote(const uint8_t *v, size_t n, cs_buf *out);
+/* True if the JSON text is the literal null.  ctype_from_json maps JSON null
+ * to 0 with nothing appended (an empty value), so callers that need a CQL
+ * null test this first. */
+bool ctype_json_is_null(const char *json, size_t n);
 
 #endif

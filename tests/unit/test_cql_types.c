@@ -641,3 +641,87 @@ Test(types, numeric_helpers)
     cs_buf_destroy(&b);
     cs_buf_destroy(&r);
 }
+
+/* ------------------------------------------------ JSON */
+
+static const char *J(const char *type, const char *json)
+{
+    static char buf[4][1024];
+    static int k;
+    ctype *t = P(type);
+    cs_buf b;
+    cs_error e;
+    cs_buf_init(&b);
+    cs_error_init(&e);
+    int rc = ctype_from_json(t, json, strlen(json), &b, &e);
+    char *o = buf[k++ % 4];
+    if (rc) {
+        snprintf(o, 1024, "ERR %.900s", e.msg);
+    } else {
+        cs_buf f;
+        cs_buf_init(&f);
+        cr_assert_eq(ctype_format_json(t, b.p, b.len, &f), 0);
+        snprintf(o, 1024, "%.*s", (int)f.len, (const char *)f.p);
+        cs_buf_destroy(&f);
+    }
+    cs_buf_destroy(&b);
+    ctype_unref(t);
+    return o;
+}
+
+Test(types, json_round_trips)
+{
+    cr_expect_str_eq(J("int", "42"), "42");
+    cr_expect_str_eq(J("int", "\"42\""), "42");
+    cr_expect_str_eq(J("int", "3000000000"), "ERR Expected an int value, but got a Long: 3000000000");
+    cr_expect_str_eq(J("int", "1.5"), "ERR Expected an int value, but got a Double: 1.5");
+    cr_expect_str_eq(J("bigint", "3000000000"), "3000000000");
+    cr_expect_str_eq(J("smallint", "12"), "12");
+    cr_expect_str_eq(J("varint", "123456789012345678901234567890"), "123456789012345678901234567890");
+    cr_expect_str_eq(J("decimal", "1.25"), "1.25");
+    cr_expect_str_eq(J("decimal", "\"1.250\""), "1.250");
+    cr_expect_str_eq(J("double", "1.5"), "1.5");
+    cr_expect_str_eq(J("double", "\"NaN\""), "null");
+    cr_expect_str_eq(J("float", "2"), "2.0");
+    cr_expect_str_eq(J("boolean", "true"), "true");
+    cr_expect_str_eq(J("boolean", "1"), "ERR Expected a boolean value, but got a Integer: 1");
+    cr_expect_str_eq(J("text", "\"a\\\"b\\u00e9\\n\""), "\"a\\\"b\xc3\xa9\\n\"");
+    cr_expect_str_eq(J("text", "1"), "ERR Expected a UTF-8 string, but got a Integer: 1");
+    cr_expect_str_eq(J("blob", "\"0xcafe\""), "\"0xcafe\"");
+    cr_expect_str_eq(J("blob", "\"cafe\""),
+                     "ERR Value 'cafe' is not a valid blob representation: String representation of blob is missing 0x prefix: cafe");
+    cr_expect_str_eq(J("timestamp", "0"), "\"1970-01-01 00:00:00.000Z\"");
+    cr_expect_str_eq(J("timestamp", "\"2020-05-06 07:08:09.010+0000\""), "\"2020-05-06 07:08:09.010Z\"");
+    cr_expect_str_eq(J("date", "\"2020-05-06\""), "\"2020-05-06\"");
+    cr_expect_str_eq(J("time", "\"07:08:09\""), "\"07:08:09.000000000\"");
+    cr_expect_str_eq(J("uuid", "\"550e8400-e29b-41d4-a716-446655440000\""), "\"550e8400-e29b-41d4-a716-446655440000\"");
+    cr_expect_str_eq(J("inet", "\"10.0.0.1\""), "\"10.0.0.1\"");
+    cr_expect_str_eq(J("duration", "\"1h\""), "\"1h\"");
+    cr_expect_str_eq(J("list<int>", "[3, 1, 2]"), "[3, 1, 2]");
+    cr_expect_str_eq(J("set<int>", "[3, 1, 2, 1]"), "[1, 2, 3]");
+    cr_expect_str_eq(J("map<int, text>", "{\"2\": \"b\", \"1\": \"a\"}"), "{\"1\": \"a\", \"2\": \"b\"}");
+    cr_expect_str_eq(J("map<text, int>", "{\"b\": 2, \"a\": 1}"), "{\"a\": 1, \"b\": 2}");
+    cr_expect_str_eq(J("list<int>", "\"[1,2]\""), "[1, 2]");
+    cr_expect_str_eq(J("list<int>", "[1, null]"), "ERR Invalid null element in list");
+    cr_expect_str_eq(J("tuple<int, text>", "[1, null]"), "[1, null]");
+    cr_expect_str_eq(J("tuple<int, text>", "[1]"), "ERR Tuple is missing items (expected 2): [1]");
+    cr_expect_str_eq(J("int", "{"), "ERR Could not decode JSON string '{'");
+}
+
+Test(types, format_cql_collections)
+{
+    cr_expect_str_eq(J("frozen<map<text, frozen<list<int>>>>", "{\"k\": [1, 2]}"), "{\"k\": [1, 2]}");
+    ctype *t = P("map<text, frozen<list<double>>>");
+    cs_buf b, f;
+    cs_error e;
+    cs_buf_init(&b);
+    cs_buf_init(&f);
+    cs_error_init(&e);
+    const char *js = "{\"it's\": [1.5, -0.0], \"a\": []}";
+    cr_assert_eq(ctype_from_json(t, js, strlen(js), &b, &e), 0, "%s", e.msg);
+    cr_assert_eq(ctype_format_cql(t, b.p, b.len, &f), 0);
+    cr_expect_str_eq((cs_buf_put_u8(&f, 0), (const char *)f.p), "{'a': [], 'it''s': [1.5, -0.0]}");
+    cs_buf_destroy(&b);
+    cs_buf_destroy(&f);
+    ctype_unref(t);
+}
