@@ -1,0 +1,294 @@
+/*
+ * functions.c: native scalar functions and CAST.  Owner: exec-read.
+ * Callers: bind.c (functions in terms: INSERT ... VALUES (now()) ...) and the
+ * SELECT selection (select_sel.c).
+ *
+ * Time conversions follow Cassandra's TimeFcts / UUIDGen:
+ *   timeuuid time field = 100 ns units since 1582-10-15 (offset
+ *   0x01B21DD213814000 to the Unix epoch); min/maxTimeuuid use the lowest /
+ *   highest clock-seq-and-node bytes (0x80.. / 0x7f..) as Cassandra does;
+ *   date = days since epoch + 2^31; time = ns since midnight.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "cql/exec_int.h"
+#include "common/alloc.h"
+#include "common/util.h"
+
+#define UUID_EPOCH_OFFSET 0x01B21DD213814000LL
+
+static int put_val(cql_eval *ev, const void *p, size_t n, cql_value *out, cs_error *e)
+{
+    out->len = (int32_t)n;
+    out->p = cs_arena_memdup(ev->arena, n ? p : "", n ? n : 1);
+    return out->p ? 0 : cs_error_set(e, CS_ERR_SERVER, "out of memory");
+}
+
+static int put_i64(cql_eval *ev, int64_t v, cql_value *out, cs_error *e)
+{
+    uint8_t b[8];
+    cs_st64(b, (uint64_t)v);
+    return put_val(ev, b, 8, out, e);
+}
+
+static int put_date(cql_eval *ev, int64_t ms, cql_value *out, cs_error *e)
+{
+    int64_t days = ms >= 0 ? ms / 86400000 : -((-ms + 86399999) / 86400000);
+    uint8_t b[4];
+    cs_st32(b, (uint32_t)(days + (1LL << 31)));
+    return put_val(ev, b, 4, out, e);
+}
+
+/* Unix ms of a version-1 uuid. */
+static int64_t timeuuid_ms(const uint8_t *u)
+{
+    uint64_t lo = cs_be32(u), mid = cs_be16(u + 4), hi = cs_be16(u + 6) & 0x0fff;
+    int64_t t100 = (int64_t)((hi << 48) | (mid << 32) | lo);
+    int64_t d = t100 - UUID_EPOCH_OFFSET;
+    return d >= 0 ? d / 10000 : -((-d + 9999) / 10000);
+}
+
+static void make_timeuuid(int64_t ms, bool max, uint8_t out[16])
+{
+    int64_t t100 = ms * 10000 + UUID_EPOCH_OFFSET + (max ? 9999 : 0);
+    uint64_t t = (uint64_t)t100;
+    cs_st32(out, (uint32_t)t);
+    cs_st16(out + 4, (uint16_t)(t >> 32));
+    cs_st16(out + 6, (uint16_t)(((t >> 48) & 0x0fff) | 0x1000));
+    memset(out + 8, max ? 0x7f : 0x80, 8);
+}
+
+/* ms value of a timestamp/date/timeuuid argument; false if not convertible. */
+static bool time_ms(const ctype *t, const cql_value *v, int64_t *ms)
+{
+    if (!t || v->len < 0)
+        return false;
+    switch (t->kind) {
+    case CT_TIMEUUID:
+        if (v->len != 16)
+            return false;
+        *ms = timeuuid_ms(v->p);
+        return true;
+    case CT_TIMESTAMP:
+        if (v->len != 8)
+            return false;
+        *ms = (int64_t)cs_be64(v->p);
+        return true;
+    case CT_DATE:
+        if (v->len != 4)
+            return false;
+        *ms = ((int64_t)cs_be32(v->p) - (1LL << 31)) * 86400000LL;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Scalar type named by the suffix/prefix of blobAsX / XAsBlob. */
+static const ctype *named_scalar(const char *s, size_t n)
+{
+    static const struct { const char *name; ctype_kind k; } m[] = {
+        {"ascii", CT_ASCII}, {"bigint", CT_BIGINT}, {"blob", CT_BLOB}, {"boolean", CT_BOOLEAN},
+        {"counter", CT_COUNTER}, {"decimal", CT_DECIMAL}, {"double", CT_DOUBLE},
+        {"float", CT_FLOAT}, {"int", CT_INT}, {"timestamp", CT_TIMESTAMP}, {"uuid", CT_UUID},
+        {"varchar", CT_VARCHAR}, {"text", CT_VARCHAR}, {"varint", CT_VARINT},
+        {"timeuuid", CT_TIMEUUID}, {"inet", CT_INET}, {"date", CT_DATE}, {"time", CT_TIME},
+        {"smallint", CT_SMALLINT}, {"tinyint", CT_TINYINT}, {"duration", CT_DURATION},
+    };
+    for (size_t i = 0; i < CS_ARRAY_LEN(m); i++)
+        if (strlen(m[i].name) == n && !memcmp(m[i].name, s, n))
+            return ctype_scalar(m[i].k);
+    return NULL;
+}
+
+static bool starts(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
+static bool ends(const char *s, const char *p)
+{
+    size_t a = strlen(s), b = strlen(p);
+    return a > b && !strcmp(s + a - b, p);
+}
+
+static const char *base_name(const char *name)
+{
+    if (starts(name, "system."))
+        return name + 7;
+    return name;
+}
+
+const ctype *cql__fn_param_type(const char *name, int i, int n_args, const ctype *recv)
+{
+    name = base_name(name);
+    if (!strcmp(name, "dateof") || !strcmp(name, "unixtimestampof"))
+        return ctype_scalar(CT_TIMEUUID);
+    if (!strcmp(name, "mintimeuuid") || !strcmp(name, "maxtimeuuid"))
+        return ctype_scalar(CT_TIMESTAMP);
+    if (!strcmp(name, "fromjson"))
+        return ctype_scalar(CT_VARCHAR);
+    if (starts(name, "blobas"))
+        return ctype_scalar(CT_BLOB);
+    if (ends(name, "asblob"))
+        return named_scalar(name, strlen(name) - 6);
+    return NULL;
+}
+
+const ctype *cql__fn_return_type(const char *name, const ctype *const *at, int n, const ctype *recv)
+{
+    name = base_name(name);
+    if (!strcmp(name, "now") || !strcmp(name, "currenttimeuuid") || !strcmp(name, "mintimeuuid") ||
+        !strcmp(name, "maxtimeuuid"))
+        return ctype_scalar(CT_TIMEUUID);
+    if (!strcmp(name, "uuid"))
+        return ctype_scalar(CT_UUID);
+    if (!strcmp(name, "currenttimestamp") || !strcmp(name, "totimestamp") || !strcmp(name, "dateof"))
+        return ctype_scalar(CT_TIMESTAMP);
+    if (!strcmp(name, "currentdate") || !strcmp(name, "todate"))
+        return ctype_scalar(CT_DATE);
+    if (!strcmp(name, "currenttime"))
+        return ctype_scalar(CT_TIME);
+    if (!strcmp(name, "tounixtimestamp") || !strcmp(name, "unixtimestampof"))
+        return ctype_scalar(CT_BIGINT);
+    if (!strcmp(name, "tojson"))
+        return ctype_scalar(CT_VARCHAR);
+    if (!strcmp(name, "fromjson"))
+        return recv;
+    if (starts(name, "blobas"))
+        return named_scalar(name + 6, strlen(name) - 6);
+    if (ends(name, "asblob") && named_scalar(name, strlen(name) - 6))
+        return ctype_scalar(CT_BLOB);
+    return NULL;
+}
+
+static int arity(const char *name, int want, int got, cs_error *e)
+{
+    if (want == got)
+        return 0;
+    return cs_error_set(e, CS_ERR_INVALID,
+                        "Invalid number of arguments in call to function %s: %d required but %d provided",
+                        name, want, got);
+}
+
+/*
+ * Call a native scalar function.  Null arguments give null for the
+ * conversion functions, as in Cassandra.
+ */
+int cql__fn_call(cql_eval *ev, const char *fullname, const ctype *const *at, const cql_value *args,
+                 int n, const ctype *recv, const ctype **ret, cql_value *out, cs_error *e)
+{
+    const char *name = base_name(fullname);
+    char shown[300];
+    snprintf(shown, sizeof(shown), "system.%s", name);
+    out->p = NULL;
+    out->len = CQL_NULL;
+    const ctype *rt = cql__fn_return_type(name, at, n, recv);
+    if (!rt)
+        return cs_error_set(e, CS_ERR_INVALID, "Unknown function '%s'", fullname);
+    *ret = rt;
+    int rc;
+    if (!strcmp(name, "now") || !strcmp(name, "currenttimeuuid")) {
+        if ((rc = arity(shown, 0, n, e)))
+            return rc;
+        cs_uuid u;
+        cs_uuid_timeuuid(&u, cs_now_us());
+        return put_val(ev, u.b, 16, out, e);
+    }
+    if (!strcmp(name, "uuid")) {
+        if ((rc = arity(shown, 0, n, e)))
+            return rc;
+        cs_uuid u;
+        cs_uuid_random(&u);
+        return put_val(ev, u.b, 16, out, e);
+    }
+    if (!strcmp(name, "currenttimestamp")) {
+        if ((rc = arity(shown, 0, n, e)))
+            return rc;
+        return put_i64(ev, ev->now_us / 1000, out, e);
+    }
+    if (!strcmp(name, "currentdate")) {
+        if ((rc = arity(shown, 0, n, e)))
+            return rc;
+        return put_date(ev, ev->now_us / 1000, out, e);
+    }
+    if (!strcmp(name, "currenttime")) {
+        if ((rc = arity(shown, 0, n, e)))
+            return rc;
+        int64_t ns = (ev->now_us % 86400000000LL) * 1000;
+        return put_i64(ev, ns, out, e);
+    }
+    if (!strcmp(name, "totimestamp") || !strcmp(name, "todate") || !strcmp(name, "tounixtimestamp") ||
+        !strcmp(name, "dateof") || !strcmp(name, "unixtimestampof")) {
+        if ((rc = arity(shown, 1, n, e)))
+            return rc;
+        if (args[0].len < 0)
+            return 0;
+        int64_t ms;
+        if (!time_ms(at[0], &args[0], &ms)) {
+            if (args[0].len == 0)
+                return 0;
+            return cs_error_set(e, CS_ERR_INVALID, "Type error: cannot convert argument of function %s", shown);
+        }
+        if (!strcmp(name, "todate"))
+            return put_date(ev, ms, out, e);
+        return put_i64(ev, ms, out, e);
+    }
+    if (!strcmp(name, "mintimeuuid") || !strcmp(name, "maxtimeuuid")) {
+        if ((rc = arity(shown, 1, n, e)))
+            return rc;
+        if (args[0].len < 0)
+            return 0;
+        int64_t ms;
+        if (!time_ms(at[0] ? at[0] : ctype_scalar(CT_TIMESTAMP), &args[0], &ms))
+            return 0;
+        uint8_t u[16];
+        make_timeuuid(ms, name[1] == 'a', u);
+        return put_val(ev, u, 16, out, e);
+    }
+    if (!strcmp(name, "tojson")) {
+        if ((rc = arity(shown, 1, n, e)))
+            return rc;
+        cs_buf b;
+        cs_buf_init(&b);
+        if (args[0].len < 0)
+            cs_buf_put(&b, "null", 4);
+        else if (ctype_format_json(at[0] ? at[0] : ctype_scalar(CT_BLOB), args[0].p, (size_t)args[0].len, &b)) {
+            cs_buf_destroy(&b);
+            return cs_error_set(e, CS_ERR_INVALID, "Cannot format value as JSON");
+        }
+        rc = put_val(ev, b.p, b.len, out, e);
+        cs_buf_destroy(&b);
+        return rc;
+    }
+    if (!strcmp(name, "fromjson")) {
+        if ((rc = arity(shown, 1, n, e)))
+            return rc;
+        if (!recv)
+            return cs_error_set(e, CS_ERR_INVALID, "fromJson() cannot be used in the selection clause of a SELECT statement");
+        if (args[0].len < 0)
+            return 0;
+        cs_buf b;
+        cs_buf_init(&b);
+        rc = ctype_from_json(recv, (const char *)args[0].p, (size_t)args[0].len, &b, e);
+        if (rc == 0 && b.len == 4 && !memcmp(b.p, "null", 4) && 0)
+            rc = 0;
+        if (rc == 0)
+            rc = put_val(ev, b.p, b.len, out, e);
+        cs_buf_destroy(&b);
+        return rc;
+    }
+    if (starts(name, "blobas")) {
+        if ((rc = arity(shown, 1, n, e)))
+            return rc;
+        if (args[0].len < 0)
+            return 0;
+        if (ctype_validate(rt, args[0].p, (size_t)args[0].len, e))
+            return CS_EUSER;
+        *out = args[0];
+        return 0;
+    }
+    if (ends(name, "asblob")) {
+        if ((rc = arity(shown, 1, n, e)))
+            return rc;
+        *out = args[0];
+        return 0;
+    }
+    return cs_error_set(e, CS_ERR_INVALID, "Unknown function '%s'", fullname);
+}

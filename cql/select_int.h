@@ -1,0 +1,93 @@
+/*
+ * select_int.h: shared by the SELECT executor's files only (exec_select.c,
+ * select_sel.c, paging.c; owner exec-read).
+ *
+ * A SELECT runs as: WHERE analysis (restrict.c) -> storage scans ->
+ * materialized rows (xrow: every table column's value plus write time and
+ * TTL) -> row filters -> selection (xsel trees: columns, functions,
+ * aggregates, writetime/ttl, casts) -> Rows writer, with LIMIT, PER
+ * PARTITION LIMIT and paging applied on the way.
+ */
+#ifndef CS_CQL_SELECT_INT_H
+#define CS_CQL_SELECT_INT_H
+
+#include "cql/exec_int.h"
+
+enum { AGG_NONE = 0, AGG_COUNT, AGG_COUNT_STAR, AGG_MIN, AGG_MAX, AGG_SUM, AGG_AVG };
+
+/* One materialized row.  Arrays indexed like sch_table.cols. */
+typedef struct xrow {
+    cql_value *vals;           /* value or len -1 (null) */
+    int64_t *wt;               /* write time (µs) of simple cells, INT64_MIN if none */
+    int32_t *ttl;              /* remaining TTL (s), 0 if none */
+    const uint8_t *pk; uint32_t pk_len;
+    const uint8_t *ck; uint32_t ck_len;
+    int64_t token;
+    bool is_static_only;       /* a partition with only static content */
+} xrow;
+
+/* A compiled selector. */
+typedef struct xsel xsel;
+struct xsel {
+    ast_selector_kind kind;
+    int col;                   /* table column index for COLUMN/WRITETIME/TTL */
+    const ctype *type;         /* result type (borrowed from table or singletons, or own_type) */
+    ctype *own_type;           /* owned ref when the type was built here */
+    const char *name;          /* result column name (arena) */
+    const char *fname;         /* SEL_FUNC: lower-case name without "system." */
+    xsel **args; int n_args;
+    int agg;                   /* AGG_* */
+    bool is_token;
+    bool contains_agg;
+    cql_value term;            /* SEL_TERM value */
+    int field;                 /* SEL_FIELD index */
+    /* aggregate state (per group) */
+    int64_t count;
+    cs_buf acc; bool acc_set;  /* running sum/min/max value */
+    cs_buf first; bool first_set; int32_t first_len;   /* first value of a non-aggregate */
+};
+
+typedef struct xselection {
+    xsel **sels; int n;
+    bool has_agg;              /* aggregate query (one row per group) */
+    bool json;                 /* SELECT JSON */
+    bool selects_static;       /* a static column is selected (static-only partitions) */
+    bool star;
+} xselection;
+
+/* Compile the selection of `as` against t; 0 or CS_EUSER. */
+int cql__sel_compile(cql_eval *ev, const sch_table *t, const ast_select *as, xselection *out,
+                     cs_error *e);
+void cql__sel_destroy(xselection *x);
+/* Evaluate a non-aggregate selector on a row (value in ev->arena). */
+int cql__sel_eval(cql_eval *ev, const sch_table *t, xsel *s, const xrow *row, cql_value *out,
+                  cs_error *e);
+/* Aggregation: add a row to every selector's state; produce results; reset. */
+int cql__sel_agg_add(cql_eval *ev, const sch_table *t, xselection *x, const xrow *row, cs_error *e);
+int cql__sel_agg_result(cql_eval *ev, xsel *s, cql_value *out, cs_error *e);
+void cql__sel_agg_reset(xselection *x);
+/* Write the metadata columns of the selection to a Rows writer / buffer. */
+void cql__sel_columns(const xselection *x, cql_rows *w);
+/* JSON object text of one output row (SELECT JSON). */
+int cql__sel_json_row(const xselection *x, const cql_value *vals, cs_buf *out);
+
+/* ---------------------------------------------------------------- paging (paging.c) */
+
+typedef struct cql_pstate {
+    const uint8_t *pk; uint32_t pk_len;
+    const uint8_t *ck; uint32_t ck_len;
+    bool part_done;            /* resume with the partition after pk */
+    int32_t emitted;           /* rows returned so far (LIMIT) */
+    int32_t part_emitted;      /* rows returned in pk so far (PER PARTITION LIMIT) */
+} cql_pstate;
+
+void cql__pstate_encode(const cql_pstate *ps, cs_buf *out);
+/* Decode (pointers borrow from p).  CS_EUSER: ProtocolError "Invalid value for the paging state". */
+int cql__pstate_decode(const uint8_t *p, int32_t len, cql_pstate *ps, cs_error *e);
+/* Slices restricted to the rows strictly after (forward) or before
+ * (reversed) clustering key ck.  Result in arena; *n may become 0 with
+ * *empty set when nothing is left. */
+int cql__slices_after(cs_arena *a, const st_slice *in, int n_in, const uint8_t *ck, uint32_t ck_len,
+                      bool reversed, st_slice **out, int *n, bool *empty);
+
+#endif

@@ -1,0 +1,645 @@
+/*
+ * select_sel.c: the selection clause of SELECT: compile selectors, evaluate
+ * them on materialized rows, aggregates (count/min/max/sum/avg), CAST, and
+ * the JSON row of SELECT JSON.  Owner: exec-read.  Caller: exec_select.c.
+ *
+ * Result column names follow Cassandra 4: the column name, "count" for
+ * count(*), "writetime(v)", "ttl(v)", "system.fn(args)" for functions and
+ * aggregates, "cast(v as type)"; an alias replaces the name.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <ctype.h>
+#include "cql/select_int.h"
+#include "common/alloc.h"
+#include "common/hash.h"
+
+static char *adup(cql_eval *ev, const char *s)
+{
+    return cs_arena_strdup(ev->arena, s ? s : "");
+}
+
+static const char *lower_name(cql_eval *ev, const char *s)
+{
+    if (!strncmp(s, "system.", 7))
+        s += 7;
+    char *d = adup(ev, s);
+    for (char *p = d; p && *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    return d;
+}
+
+static int col_index(const sch_table *t, const sch_column *c)
+{
+    return (int)(c - t->cols);
+}
+
+static const char *type_name(const ctype *t, char *buf, size_t n)
+{
+    cs_buf b;
+    cs_buf_init(&b);
+    ctype_to_cql(t, &b);
+    snprintf(buf, n, "%.*s", (int)b.len, b.p ? (const char *)b.p : "");
+    cs_buf_destroy(&b);
+    return buf;
+}
+
+static xsel *compile(cql_eval *ev, const sch_table *t, const ast_selector *as, bool top, cs_error *e);
+
+static int compile_args(cql_eval *ev, const sch_table *t, xsel *x, const ast_selector *as,
+                        char *names, size_t nn, cs_error *e)
+{
+    x->n_args = as->n_args;
+    x->args = cs_arena_zalloc(ev->arena, sizeof(xsel *) * (size_t)(as->n_args + 1));
+    if (!x->args)
+        return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    size_t off = 0;
+    names[0] = 0;
+    for (int i = 0; i < as->n_args; i++) {
+        x->args[i] = compile(ev, t, as->args[i], false, e);
+        if (!x->args[i])
+            return CS_EUSER;
+        if (x->args[i]->contains_agg || x->args[i]->agg)
+            x->contains_agg = true;
+        off += (size_t)snprintf(names + off, nn > off ? nn - off : 0, "%s%s", i ? ", " : "",
+                                x->args[i]->name);
+    }
+    return 0;
+}
+
+static int compile_func(cql_eval *ev, const sch_table *t, xsel *x, const ast_selector *as, cs_error *e)
+{
+    char an[512], nb[700];
+    const char *fn = lower_name(ev, as->func.name);
+    x->fname = fn;
+    if (compile_args(ev, t, x, as, an, sizeof(an), e))
+        return CS_EUSER;
+    snprintf(nb, sizeof(nb), "system.%s(%s)", fn, an);
+    x->name = adup(ev, nb);
+    if (!strcmp(fn, "token")) {
+        bool ok = x->n_args == t->n_pk;
+        for (int i = 0; ok && i < x->n_args; i++)
+            ok = x->args[i]->kind == SEL_COLUMN && x->args[i]->col == col_index(t, t->pk[i]);
+        if (!ok)
+            return cs_error_set(e, CS_ERR_INVALID,
+                                "Invalid number of arguments in call to function system.token: %d required but %d provided",
+                                t->n_pk, x->n_args);
+        x->is_token = true;
+        x->type = ctype_scalar(CT_BIGINT);
+        return 0;
+    }
+    int agg = !strcmp(fn, "count") ? AGG_COUNT : !strcmp(fn, "min") ? AGG_MIN
+            : !strcmp(fn, "max") ? AGG_MAX : !strcmp(fn, "sum") ? AGG_SUM
+            : !strcmp(fn, "avg") ? AGG_AVG : AGG_NONE;
+    if (agg) {
+        if (x->n_args != 1)
+            return cs_error_set(e, CS_ERR_INVALID,
+                                "Invalid number of arguments in call to function system.%s: 1 required but %d provided",
+                                fn, x->n_args);
+        if (x->args[0]->agg || x->args[0]->contains_agg)
+            return cs_error_set(e, CS_ERR_INVALID, "aggregate functions cannot be used as arguments of aggregate functions");
+        x->agg = agg;
+        x->contains_agg = true;
+        const ctype *at = x->args[0]->type;
+        if (agg == AGG_COUNT)
+            x->type = ctype_scalar(CT_BIGINT);
+        else if ((agg == AGG_SUM || agg == AGG_AVG) && !ctype_is_numeric(at)) {
+            char tb[128];
+            return cs_error_set(e, CS_ERR_INVALID,
+                                "Invalid call to function %s, none of its type signatures match (argument of type %s)",
+                                fn, type_name(at, tb, sizeof(tb)));
+        } else
+            x->type = at->kind == CT_COUNTER ? ctype_scalar(CT_BIGINT) : at;
+        cs_buf_init(&x->acc);
+        return 0;
+    }
+    const ctype *at[32];
+    for (int i = 0; i < x->n_args && i < 32; i++)
+        at[i] = x->args[i]->type;
+    x->type = cql__fn_return_type(fn, at, x->n_args, NULL);
+    if (!x->type)
+        return cs_error_set(e, CS_ERR_INVALID, "Unknown function '%s'", as->func.name);
+    return 0;
+}
+
+static xsel *compile(cql_eval *ev, const sch_table *t, const ast_selector *as, bool top, cs_error *e)
+{
+    char nb[700];
+    xsel *x = cs_arena_zalloc(ev->arena, sizeof(xsel));
+    if (!x) {
+        cs_error_set(e, CS_ERR_SERVER, "out of memory");
+        return NULL;
+    }
+    x->kind = as->kind;
+    x->col = -1;
+    cs_buf_init(&x->first);
+    cs_buf_init(&x->acc);
+    switch (as->kind) {
+    case SEL_COLUMN:
+    case SEL_WRITETIME:
+    case SEL_TTL: {
+        const sch_column *c = sch_column_find(t, as->column);
+        if (!c) {
+            cs_error_set(e, CS_ERR_INVALID, "Undefined column name %s", as->column);
+            return NULL;
+        }
+        x->col = col_index(t, c);
+        if (as->kind == SEL_COLUMN) {
+            x->type = c->type;
+            x->name = c->name;
+            break;
+        }
+        const char *fnn = as->kind == SEL_WRITETIME ? "writetime" : "ttl";
+        if (c->kind == COL_PARTITION_KEY || c->kind == COL_CLUSTERING) {
+            cs_error_set(e, CS_ERR_INVALID, "Cannot use selection function %s on PRIMARY KEY part %s",
+                         as->kind == SEL_WRITETIME ? "writeTime" : "ttl", c->name);
+            return NULL;
+        }
+        if (ctype_is_multicell(c->type)) {
+            cs_error_set(e, CS_ERR_INVALID, "Cannot use selection function %s on non-frozen %s %s",
+                         as->kind == SEL_WRITETIME ? "writeTime" : "ttl",
+                         c->type->kind == CT_UDT ? "UDT" : "collection", c->name);
+            return NULL;
+        }
+        x->type = ctype_scalar(as->kind == SEL_WRITETIME ? CT_BIGINT : CT_INT);
+        snprintf(nb, sizeof(nb), "%s(%s)", fnn, c->name);
+        x->name = adup(ev, nb);
+        break;
+    }
+    case SEL_COUNT_STAR:
+        x->agg = AGG_COUNT_STAR;
+        x->contains_agg = true;
+        x->type = ctype_scalar(CT_BIGINT);
+        x->name = "count";
+        break;
+    case SEL_FUNC:
+        if (compile_func(ev, t, x, as, e))
+            return NULL;
+        break;
+    case SEL_CAST: {
+        char an[512], tb[128];
+        if (compile_args(ev, t, x, as, an, sizeof(an), e))
+            return NULL;
+        ctype *ct = ctype_parse(as->cast_type, t->ks->name, NULL, NULL, e);
+        if (!ct)
+            return NULL;
+        x->own_type = ct;
+        x->type = ct;
+        snprintf(nb, sizeof(nb), "cast(%s as %s)", an, type_name(ct, tb, sizeof(tb)));
+        x->name = adup(ev, nb);
+        break;
+    }
+    case SEL_TERM: {
+        if (cql__term_eval(ev, as->term, NULL, "selector", &x->term, e))
+            return NULL;
+        x->type = ctype_scalar(as->term->kind == TERM_LITERAL && as->term->lit.kind == LIT_INTEGER
+                               ? CT_INT
+                               : as->term->kind == TERM_LITERAL && as->term->lit.kind == LIT_FLOAT
+                               ? CT_DOUBLE
+                               : as->term->kind == TERM_LITERAL && as->term->lit.kind == LIT_BOOLEAN
+                               ? CT_BOOLEAN
+                               : as->term->kind == TERM_LITERAL && as->term->lit.kind == LIT_UUID
+                               ? CT_UUID
+                               : as->term->kind == TERM_LITERAL && as->term->lit.kind == LIT_HEX
+                               ? CT_BLOB : CT_VARCHAR);
+        x->name = adup(ev, as->text ? as->text : "term");
+        break;
+    }
+    case SEL_FIELD: {
+        char an[512];
+        if (compile_args(ev, t, x, as, an, sizeof(an), e))
+            return NULL;
+        const ctype *ut = x->args[0]->type;
+        x->field = -1;
+        for (int i = 0; ut->kind == CT_UDT && i < ut->n_sub; i++)
+            if (!strcmp(ut->field_names[i], as->field))
+                x->field = i;
+        if (x->field < 0) {
+            cs_error_set(e, CS_ERR_INVALID, "Invalid field selection: %s of type %s is not a user type",
+                         x->args[0]->name, "value");
+            return NULL;
+        }
+        x->type = ut->sub[x->field];
+        snprintf(nb, sizeof(nb), "%s.%s", an, as->field);
+        x->name = adup(ev, nb);
+        break;
+    }
+    default:
+        cs_error_set(e, CS_ERR_INVALID, "Unsupported selector %s", as->text ? as->text : "");
+        return NULL;
+    }
+    if (top && as->alias)
+        x->name = adup(ev, as->alias);
+    return x;
+}
+
+int cql__sel_compile(cql_eval *ev, const sch_table *t, const ast_select *as, xselection *out,
+                     cs_error *e)
+{
+    memset(out, 0, sizeof(*out));
+    out->json = as->json;
+    out->star = as->star || as->n_sels == 0;
+    int n = out->star ? t->n_cols : as->n_sels;
+    out->sels = cs_arena_zalloc(ev->arena, sizeof(xsel *) * (size_t)(n + 1));
+    if (!out->sels)
+        return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    for (int i = 0; i < n; i++) {
+        xsel *x;
+        if (out->star) {
+            x = cs_arena_zalloc(ev->arena, sizeof(xsel));
+            if (!x)
+                return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+            cs_buf_init(&x->first);
+            cs_buf_init(&x->acc);
+            x->kind = SEL_COLUMN;
+            x->col = i;
+            x->type = t->cols[i].type;
+            x->name = t->cols[i].name;
+        } else {
+            x = compile(ev, t, as->sels[i], true, e);
+            if (!x) {
+                out->n = i;
+                return CS_EUSER;
+            }
+        }
+        out->sels[i] = x;
+        out->n = i + 1;
+        if (x->agg || x->contains_agg)
+            out->has_agg = true;
+        if (x->col >= 0 && t->cols[x->col].kind == COL_STATIC)
+            out->selects_static = true;
+    }
+    if (out->star)
+        for (int i = 0; i < t->n_cols; i++)
+            if (t->cols[i].kind == COL_STATIC)
+                out->selects_static = true;
+    return 0;
+}
+
+static void destroy_sel(xsel *x)
+{
+    if (!x)
+        return;
+    for (int i = 0; i < x->n_args; i++)
+        destroy_sel(x->args[i]);
+    cs_buf_destroy(&x->acc);
+    cs_buf_destroy(&x->first);
+    if (x->own_type)
+        ctype_unref(x->own_type);
+    x->own_type = NULL;
+}
+
+void cql__sel_destroy(xselection *x)
+{
+    for (int i = 0; i < x->n; i++)
+        destroy_sel(x->sels[i]);
+    x->n = 0;
+}
+
+/* ---------------------------------------------------------------- evaluation */
+
+static int put(cql_eval *ev, const void *p, size_t n, cql_value *out, cs_error *e)
+{
+    out->len = (int32_t)n;
+    out->p = cs_arena_memdup(ev->arena, n ? p : "", n ? n : 1);
+    return out->p ? 0 : cs_error_set(e, CS_ERR_SERVER, "out of memory");
+}
+
+static bool is_int_kind(ctype_kind k)
+{
+    return k == CT_TINYINT || k == CT_SMALLINT || k == CT_INT || k == CT_BIGINT || k == CT_COUNTER;
+}
+
+static int64_t int_of(const ctype *t, const cql_value *v)
+{
+    switch (v->len) {
+    case 1: return (int8_t)v->p[0];
+    case 2: return (int16_t)cs_be16(v->p);
+    case 4: return (int32_t)cs_be32(v->p);
+    case 8: return (int64_t)cs_be64(v->p);
+    default: return 0;
+    }
+}
+
+/* CAST(v AS to): numeric conversions, anything to text/ascii. */
+static int cast_value(cql_eval *ev, const ctype *from, const ctype *to, const cql_value *v,
+                      cql_value *out, cs_error *e)
+{
+    *out = *v;
+    if (v->len <= 0 || ctype_equal(from, to))
+        return 0;
+    cs_buf b;
+    cs_buf_init(&b);
+    int rc = 0;
+    if (to->kind == CT_VARCHAR || to->kind == CT_ASCII) {
+        rc = ctype_format_cql(from, v->p, (size_t)v->len, &b);
+        size_t s = 0, n = b.len;
+        if (rc == 0 && n >= 2 && b.p[0] == '\'' && b.p[n - 1] == '\'') {
+            s = 1;
+            n -= 2;
+        }
+        if (rc == 0)
+            rc = put(ev, b.p + s, n, out, e);
+    } else if (ctype_is_numeric(from) && ctype_is_numeric(to)) {
+        if (to->kind == CT_FLOAT || to->kind == CT_DOUBLE) {
+            double d = ctype_num_to_double(from, v->p, (size_t)v->len);
+            uint8_t x[8];
+            if (to->kind == CT_FLOAT) {
+                float f = (float)d;
+                uint32_t u;
+                memcpy(&u, &f, 4);
+                cs_st32(x, u);
+                rc = put(ev, x, 4, out, e);
+            } else {
+                uint64_t u;
+                memcpy(&u, &d, 8);
+                cs_st64(x, u);
+                rc = put(ev, x, 8, out, e);
+            }
+        } else if (is_int_kind(from->kind)) {
+            rc = ctype_num_from_int64(to, int_of(from, v), &b);
+            if (rc == 0)
+                rc = put(ev, b.p, b.len, out, e);
+        } else {
+            double d = ctype_num_to_double(from, v->p, (size_t)v->len);
+            rc = ctype_num_from_int64(to, (int64_t)d, &b);
+            if (rc == 0)
+                rc = put(ev, b.p, b.len, out, e);
+        }
+    } else {
+        const char *fn = to->kind == CT_TIMESTAMP ? "totimestamp" : to->kind == CT_DATE ? "todate" : NULL;
+        if (!fn) {
+            char a[64], c[64];
+            cs_buf_destroy(&b);
+            return cs_error_set(e, CS_ERR_INVALID, "%s cannot be cast to %s",
+                                type_name(from, a, sizeof(a)), type_name(to, c, sizeof(c)));
+        }
+        const ctype *rt;
+        rc = cql__fn_call(ev, fn, &from, v, 1, NULL, &rt, out, e);
+    }
+    cs_buf_destroy(&b);
+    if (rc > 0)
+        rc = 0;
+    if (rc && !cs_error_isset(e))
+        rc = cs_error_set(e, CS_ERR_INVALID, "Cannot cast value");
+    return rc;
+}
+
+int cql__sel_eval(cql_eval *ev, const sch_table *t, xsel *s, const xrow *row, cql_value *out,
+                  cs_error *e)
+{
+    out->p = NULL;
+    out->len = CQL_NULL;
+    switch (s->kind) {
+    case SEL_COLUMN:
+        *out = row->vals[s->col];
+        return 0;
+    case SEL_WRITETIME:
+        if (row->vals[s->col].len >= 0 && row->wt[s->col] != INT64_MIN) {
+            uint8_t b[8];
+            cs_st64(b, (uint64_t)row->wt[s->col]);
+            return put(ev, b, 8, out, e);
+        }
+        return 0;
+    case SEL_TTL:
+        if (row->vals[s->col].len >= 0 && row->ttl[s->col] > 0) {
+            uint8_t b[4];
+            cs_st32(b, (uint32_t)row->ttl[s->col]);
+            return put(ev, b, 4, out, e);
+        }
+        return 0;
+    case SEL_TERM:
+        *out = s->term;
+        return 0;
+    case SEL_FUNC:
+    case SEL_CAST:
+    case SEL_FIELD: {
+        if (s->is_token) {
+            uint8_t b[8];
+            cs_st64(b, (uint64_t)row->token);
+            return put(ev, b, 8, out, e);
+        }
+        cql_value args[32];
+        const ctype *types[32];
+        int n = s->n_args < 32 ? s->n_args : 32;
+        for (int i = 0; i < n; i++) {
+            int rc = cql__sel_eval(ev, t, s->args[i], row, &args[i], e);
+            if (rc)
+                return rc;
+            types[i] = s->args[i]->type;
+        }
+        if (s->kind == SEL_CAST)
+            return cast_value(ev, types[0], s->type, &args[0], out, e);
+        if (s->kind == SEL_FIELD) {
+            if (args[0].len < 0)
+                return 0;
+            cs_rd r;
+            cs_rd_init(&r, args[0].p, (size_t)args[0].len);
+            for (int i = 0; i <= s->field; i++) {
+                if (cs_rd_left(&r) == 0)
+                    return 0;
+                const uint8_t *p = NULL;
+                int32_t l = cs_rd_bytes(&r, &p);
+                if (r.err)
+                    return 0;
+                if (i == s->field) {
+                    out->p = p;
+                    out->len = l < 0 ? CQL_NULL : l;
+                }
+            }
+            return 0;
+        }
+        const ctype *rt;
+        return cql__fn_call(ev, s->fname, types, args, n, NULL, &rt, out, e);
+    }
+    default:
+        return 0;
+    }
+}
+
+/* ---------------------------------------------------------------- aggregates */
+
+static int agg_add_one(cql_eval *ev, const sch_table *t, xsel *s, const xrow *row, cs_error *e)
+{
+    if (!s->agg) {
+        if (s->first_set)
+            return 0;
+        cql_value v;
+        int rc = cql__sel_eval(ev, t, s, row, &v, e);
+        if (rc)
+            return rc;
+        s->first_set = true;
+        s->first_len = v.len;
+        cs_buf_reset(&s->first);
+        if (v.len > 0)
+            cs_buf_put(&s->first, v.p, (size_t)v.len);
+        return 0;
+    }
+    if (s->agg == AGG_COUNT_STAR) {
+        s->count++;
+        return 0;
+    }
+    cql_value v;
+    int rc = cql__sel_eval(ev, t, s->args[0], row, &v, e);
+    if (rc)
+        return rc;
+    if (v.len < 0)
+        return 0;
+    const ctype *ty = s->args[0]->type;
+    switch (s->agg) {
+    case AGG_COUNT:
+        s->count++;
+        break;
+    case AGG_MIN:
+    case AGG_MAX: {
+        if (v.len == 0 && ctype_is_numeric(ty))
+            break;
+        int c = s->acc_set ? ctype_compare(ty, v.p, (size_t)v.len, s->acc.p, s->acc.len) : 0;
+        if (!s->acc_set || (s->agg == AGG_MIN ? c < 0 : c > 0)) {
+            cs_buf_reset(&s->acc);
+            cs_buf_put(&s->acc, v.p, (size_t)v.len);
+            s->acc_set = true;
+        }
+        break;
+    }
+    case AGG_SUM:
+    case AGG_AVG: {
+        if (v.len == 0)
+            break;
+        const ctype *nt = ty->kind == CT_COUNTER ? ctype_scalar(CT_BIGINT) : ty;
+        s->count++;
+        if (!s->acc_set) {
+            cs_buf_reset(&s->acc);
+            cs_buf_put(&s->acc, v.p, (size_t)v.len);
+            s->acc_set = true;
+            break;
+        }
+        cs_buf nb;
+        cs_buf_init(&nb);
+        if (ctype_num_add(nt, s->acc.p, s->acc.len, v.p, (size_t)v.len, &nb) == 0) {
+            cs_buf_reset(&s->acc);
+            cs_buf_put(&s->acc, nb.p, nb.len);
+        }
+        cs_buf_destroy(&nb);
+        break;
+    }
+    }
+    return 0;
+}
+
+int cql__sel_agg_add(cql_eval *ev, const sch_table *t, xselection *x, const xrow *row, cs_error *e)
+{
+    for (int i = 0; i < x->n; i++) {
+        int rc = agg_add_one(ev, t, x->sels[i], row, e);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int cql__sel_agg_result(cql_eval *ev, xsel *s, cql_value *out, cs_error *e)
+{
+    out->p = NULL;
+    out->len = CQL_NULL;
+    if (!s->agg) {
+        if (s->first_set && s->first_len >= 0)
+            return put(ev, s->first.p, (size_t)s->first_len, out, e);
+        return 0;
+    }
+    if (s->agg == AGG_COUNT || s->agg == AGG_COUNT_STAR) {
+        uint8_t b[8];
+        cs_st64(b, (uint64_t)s->count);
+        return put(ev, b, 8, out, e);
+    }
+    if (s->agg == AGG_MIN || s->agg == AGG_MAX) {
+        if (s->acc_set)
+            return put(ev, s->acc.p, s->acc.len, out, e);
+        return 0;
+    }
+    cs_buf b;
+    cs_buf_init(&b);
+    int rc;
+    if (!s->acc_set)
+        rc = ctype_num_from_int64(s->type, 0, &b);
+    else if (s->agg == AGG_SUM)
+        rc = (cs_buf_put(&b, s->acc.p, s->acc.len), 0);
+    else
+        rc = ctype_num_div_int(s->type, s->acc.p, s->acc.len, s->count, &b);
+    if (rc == 0)
+        rc = put(ev, b.p, b.len, out, e);
+    else
+        rc = cs_error_set(e, CS_ERR_INVALID, "Cannot compute aggregate %s", s->name);
+    cs_buf_destroy(&b);
+    return rc;
+}
+
+static void reset_one(xsel *s)
+{
+    s->count = 0;
+    s->acc_set = false;
+    s->first_set = false;
+    cs_buf_reset(&s->acc);
+    cs_buf_reset(&s->first);
+}
+
+void cql__sel_agg_reset(xselection *x)
+{
+    for (int i = 0; i < x->n; i++)
+        reset_one(x->sels[i]);
+}
+
+/* ---------------------------------------------------------------- metadata and JSON */
+
+void cql__sel_columns(const xselection *x, cql_rows *w)
+{
+    if (x->json) {
+        cql_rows_col(w, "[json]", ctype_scalar(CT_VARCHAR));
+        return;
+    }
+    for (int i = 0; i < x->n; i++)
+        cql_rows_col(w, x->sels[i]->name, x->sels[i]->type);
+}
+
+static void json_string(cs_buf *out, const char *s)
+{
+    cs_buf_put_u8(out, '"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            cs_buf_put_u8(out, '\\');
+            cs_buf_put_u8(out, c);
+        } else if (c < 0x20) {
+            char tmp[8];
+            snprintf(tmp, sizeof(tmp), "\\u%04x", c);
+            cs_buf_put(out, tmp, 6);
+        } else
+            cs_buf_put_u8(out, c);
+    }
+    cs_buf_put_u8(out, '"');
+}
+
+int cql__sel_json_row(const xselection *x, const cql_value *vals, cs_buf *out)
+{
+    cs_buf_put_u8(out, '{');
+    for (int i = 0; i < x->n; i++) {
+        if (i)
+            cs_buf_put(out, ", ", 2);
+        /* Cassandra quotes names that are not lower-case identifiers */
+        cs_buf nm;
+        cs_buf_init(&nm);
+        cql_quote_ident(x->sels[i]->name, &nm);
+        cs_buf_put_u8(&nm, 0);
+        const char *name = (const char *)nm.p;
+        if (x->sels[i]->kind != SEL_COLUMN)
+            name = x->sels[i]->name;
+        json_string(out, name ? name : "");
+        cs_buf_destroy(&nm);
+        cs_buf_put(out, ": ", 2);
+        if (vals[i].len < 0)
+            cs_buf_put(out, "null", 4);
+        else if (ctype_format_json(x->sels[i]->type, vals[i].p, (size_t)vals[i].len, out))
+            return CS_EINVAL;
+    }
+    cs_buf_put_u8(out, '}');
+    return out->err;
+}
