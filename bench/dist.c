@@ -51,6 +51,8 @@ static int parse_num(const char *s, double *out)
     double v = strtod(s, &end);
     if (end == s)
         return 0;
+    if (end > s + 1 && end[-1] == '.' && end[0] == '.')
+        end--;   /* "1..50": strtod took "1." */
     switch (tolower((unsigned char)*end)) {
     case 'k': v *= 1e3; end++; break;
     case 'm': v *= 1e6; end++; break;

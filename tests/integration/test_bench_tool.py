@@ -1,0 +1,154 @@
+"""cassette-bench and cassette-tool against the real server (issue 6).
+
+Each preset runs briefly (bounded op counts); the reports must hold the
+figures the JSON contract promises, and the bench's partition picture must
+agree with what the server itself reports (tablestats / tablehistograms).
+"""
+
+import json
+import os
+import re
+import subprocess
+
+import pytest
+
+import cassette_harness as H
+
+BUILD = os.path.dirname(H.binary_path())
+BENCH = os.path.join(BUILD, "cassette-bench")
+TOOL = os.path.join(BUILD, "cassette-tool")
+
+pytestmark = pytest.mark.skipif(not H.is_cassette(), reason="needs the cassette binaries")
+
+
+def admin_port(server):
+    with open(server.log_path, "rb") as f:
+        m = re.findall(rb"cassette admin on 127\.0\.0\.1:(\d+)", f.read())
+    assert m, "server did not print its admin port"
+    return int(m[-1])
+
+
+def bench(server, *args, timeout=120):
+    cmd = [BENCH] + list(args) + ["-h", server.host, "-p", str(server.port), "--quiet"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    return p
+
+
+def tool(server, *args, timeout=60):
+    cmd = [TOOL, "-h", "127.0.0.1", "-p", str(admin_port(server))] + list(args)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory):
+    s = H.Server(tmp_path_factory.mktemp("benchtool"))
+    s.start(port=0)
+    yield s
+    s.stop()
+
+
+def presets():
+    out = subprocess.run([BENCH, "list"], capture_output=True, text=True, timeout=10).stdout
+    return [l.split()[0] for l in out.splitlines()[1:] if l.strip()]
+
+
+def test_list_names_the_presets():
+    names = presets()
+    for want in ["kv", "ts_day", "ts_slot", "ts_bucket", "likes", "notifications", "counters", "queue",
+                 "sindex", "mview", "manual_index"]:
+        assert want in names
+
+
+# Presets whose queries need secondary indexes or materialized views, which
+# are maintained only once issue 5 lands: their reads may fail today.
+NEEDS_ISSUE_5 = {"sindex", "mview"}
+
+
+@pytest.mark.parametrize("preset", ["kv", "ts_day", "ts_slot", "ts_bucket", "likes", "notifications",
+                                    "counters", "queue", "wide", "manual_index", "sindex", "mview"])
+def test_preset_runs_and_reports(srv, tmp_path, preset):
+    out = tmp_path / "r.json"
+    p = bench(srv, "run", "preset:" + preset, "-n", "400", "--connections", "2", "--concurrency", "4",
+              "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(out.read_text())
+    (s,) = doc["schemes"]
+    assert s["scheme"] == preset
+    ops = s["operations"]
+    assert "insert" in ops
+    assert ops["insert"]["ops"] > 0
+    assert ops["insert"]["errors"] == 0, s["errors_by_kind"]
+    for name, op in ops.items():
+        lat = op["latency_ms"]
+        for k in ("p50", "p90", "p99", "p999", "max"):
+            assert lat[k] >= 0
+        if op["ops"]:
+            assert lat["p50"] <= lat["p99"] <= lat["max"] + 1e-9
+        if preset not in NEEDS_ISSUE_5:
+            assert op["errors"] == 0, (name, s["errors_by_kind"])
+    parts = s["partitions"]
+    assert parts["count"] > 0
+    assert 0 < parts["rows"]["p50"] <= parts["rows"]["p99"] <= parts["rows"]["max"]
+    assert parts["bytes"]["max"] > 0
+    assert parts["top"] and parts["top"][0]["share"] > 0
+    ring = s["ring"]
+    assert ring["nodes"] == 6 and ring["rf"] == 3
+    assert ring["max_over_mean"] >= 1.0
+    assert abs(sum(ring["node_load"]) - 3 * parts["total_ops"]) < 1e-6 * max(1, parts["total_ops"]) + 1
+
+
+def test_time_series_schemes_side_by_side(srv, tmp_path):
+    html = tmp_path / "ts.html"
+    js = tmp_path / "ts.json"
+    p = bench(srv, "compare", "preset:ts_day", "preset:ts_slot", "preset:ts_bucket", "-n", "3000",
+              "--ops", "insert=1", "--html", str(html), "--json", str(js))
+    assert p.returncode == 0, p.stderr
+    assert "side by side" in p.stdout
+    doc = json.loads(js.read_text())
+    by = {s["scheme"]: s for s in doc["schemes"]}
+    assert set(by) == {"ts_day", "ts_slot", "ts_bucket"}
+    # 3000 rows over 50 sensors on the simulated clock: slots split each day
+    # partition in four, buckets cap partitions at 500 rows.
+    assert by["ts_slot"]["partitions"]["count"] > by["ts_day"]["partitions"]["count"]
+    assert by["ts_bucket"]["partitions"]["rows"]["max"] <= 500
+    page = html.read_text()
+    assert page.count("<svg") == 9 and "ts_bucket" in page
+
+
+def test_bench_partitions_agree_with_server(srv, tmp_path):
+    out = tmp_path / "kv.json"
+    p = bench(srv, "run", "preset:kv", "-n", "600", "--ops", "insert=1", "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    count = json.loads(out.read_text())["schemes"][0]["partitions"]["count"]
+    t = tool(srv, "flush", "cassette_bench", "kv")
+    assert t.returncode == 0, t.stderr
+    st = tool(srv, "tablestats", "cassette_bench.kv")
+    assert st.returncode == 0, st.stderr
+    m = re.search(r"Number of partitions \(estimate\): (\d+)", st.stdout)
+    assert m, st.stdout
+    assert int(m.group(1)) == count
+    h = tool(srv, "tablehistograms", "cassette_bench", "kv")
+    assert h.returncode == 0, h.stderr
+    assert "cassette_bench/kv histograms" in h.stdout
+    mx = [l for l in h.stdout.splitlines() if l.startswith("Max")]
+    assert mx and int(mx[0].split()[-1]) >= 1       # cells in the largest partition
+
+
+def test_tool_verbs(srv):
+    s = tool(srv, "status")
+    assert s.returncode == 0 and re.search(r"^UN\s+127\.0\.0\.1", s.stdout, re.M), s.stdout
+    i = tool(srv, "info")
+    assert i.returncode == 0 and "Native Transport active: true" in i.stdout
+    d = tool(srv, "describecluster")
+    assert "org.apache.cassandra.dht.Murmur3Partitioner" in d.stdout
+    assert tool(srv, "version").stdout.startswith("ReleaseVersion: 4.1")
+    assert "pending tasks:" in tool(srv, "compactionstats").stdout
+    assert tool(srv, "truncatehints").returncode == 0
+    assert tool(srv, "flush").returncode == 0
+    assert tool(srv, "compact", "cassette_bench", "kv").returncode == 0
+    e = tool(srv, "getendpoints", "system", "local", "local")
+    assert e.returncode == 0 and e.stdout.strip() == "127.0.0.1"
+    bad = tool(srv, "tablehistograms", "nope", "nope")
+    assert bad.returncode != 0
+    assert tool(srv, "flush", "no_such_keyspace").returncode != 0
+    assert "cassette_requests_total" in tool(srv, "metrics").stdout
