@@ -15,7 +15,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 PKGS="libuv1-dev liblz4-dev libxxhash-dev libcriterion-dev python3-cassandra \
-python3-pytest python3-lz4 python3-tz python3-tzlocal"
+python3-pytest python3-lz4 python3-tz python3-tzlocal libyaml-dev"
 
 missing=""
 for p in $PKGS; do
