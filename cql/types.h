@@ -174,6 +174,12 @@ int ctype_num_div_int(const ctype *t, const uint8_t *v, size_t n, int64_t count,
 /* The integer x as a value of numeric type t (e.g. zero for sum of no rows). */
 int ctype_num_from_int64(const ctype *t, int64_t x, cs_buf *out);
 double ctype_num_to_double(const ctype *t, const uint8_t *v, size_t n);
+/* CAST between numeric types with Cassandra's CastFcts semantics (Java
+ * Number.xxxValue(): integers wrap, float/double -> integer saturates, decimal
+ * -> integer truncates then keeps the low bits, float -> decimal via
+ * Float.toString, anything -> varint via longValue()).  Empty in, empty out.
+ * 0, CS_EINVAL (non-numeric, NaN/Infinity to decimal) or CS_ENOMEM. */
+int ctype_num_cast(const ctype *from, const ctype *to, const uint8_t *v, size_t n, cs_buf *out);
 
 /* Java's Double.toString / Float.toString text of d ("1.0", "1.0E-4", "NaN"). */
 void ctype_format_java_double(double d, bool is_float, cs_buf *out);

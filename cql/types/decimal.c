@@ -665,3 +665,168 @@ int ctype_num_div_int(const ctype *t, const uint8_t *v, size_t n, int64_t count,
         return CS_EINVAL;
     }
 }
+
+/* ------------------------------------------------ numeric casts (CastFcts) */
+
+/* Java's double -> long narrowing (saturating, NaN -> 0). */
+static int64_t d2l(double d)
+{
+    if (isnan(d))
+        return 0;
+    if (d >= 9223372036854775807.0)
+        return INT64_MAX;
+    if (d <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)d;
+}
+
+static int32_t d2i(double d)
+{
+    if (isnan(d))
+        return 0;
+    if (d >= 2147483647.0)
+        return INT32_MAX;
+    if (d <= -2147483648.0)
+        return INT32_MIN;
+    return (int32_t)d;
+}
+
+/* Low 64 bits of the integer part of a varint/decimal (BigDecimal.longValue,
+ * BigInteger.longValue). */
+static int64_t big_low64(const uint8_t *v, size_t n, int64_t scale)
+{
+    bn a;
+    bn_from_twos(&a, v, n);
+    if (a.err) {
+        bn_free(&a);
+        return 0;
+    }
+    while (scale > 0 && a.n > 0) {
+        uint32_t d = scale >= 9 ? 1000000000u : 1;
+        if (scale < 9)
+            for (int64_t k = 0; k < scale; k++)
+                d *= 10;
+        bn_div_small(&a, d);
+        scale -= scale >= 9 ? 9 : scale;
+    }
+    uint64_t lo = (a.n > 0 ? a.d[0] : 0) | ((uint64_t)(a.n > 1 ? a.d[1] : 0) << 32);
+    for (int64_t k = 0; k < -scale && k < 200; k++)
+        lo *= 10;
+    if (scale < -200)
+        lo = 0;
+    bool neg = a.neg;
+    bn_free(&a);
+    return (int64_t)(neg ? (uint64_t)0 - lo : lo);
+}
+
+static bool is_int_kind(ctype_kind k)
+{
+    return k == CT_TINYINT || k == CT_SMALLINT || k == CT_INT || k == CT_BIGINT || k == CT_COUNTER;
+}
+
+int ctype_num_cast(const ctype *from, const ctype *to, const uint8_t *v, size_t n, cs_buf *out)
+{
+    if (!ctype_is_numeric(from) || !ctype_is_numeric(to))
+        return CS_EINVAL;
+    if (n == 0)
+        return 0;
+    ctype_kind fk = from->kind, tk = to->kind;
+    bool ffp = fk == CT_FLOAT || fk == CT_DOUBLE;
+    double fd = ffp ? fp_val(from, v, n) : 0;
+    if (fk == CT_DECIMAL && n < 4)
+        return CS_EINVAL;
+    if (is_int_kind(tk)) {
+        int64_t x;
+        if (is_int_kind(fk))
+            x = int_val(from, v, n);
+        else if (ffp)
+            x = tk == CT_BIGINT || tk == CT_COUNTER ? d2l(fd) : d2i(fd);
+        else if (fk == CT_DECIMAL)
+            x = big_low64(v + 4, n - 4, (int32_t)cs_be32(v));
+        else
+            x = big_low64(v, n, 0);
+        return ctype_num_from_int64(to, x, out);
+    }
+    if (tk == CT_FLOAT || tk == CT_DOUBLE) {
+        double d;
+        if (is_int_kind(fk)) {
+            d = (double)int_val(from, v, n);
+            if (tk == CT_FLOAT) {
+                float f = (float)int_val(from, v, n);
+                uint32_t u;
+                memcpy(&u, &f, 4);
+                cs_buf_put_u32(out, u);
+                return out->err ? CS_ENOMEM : 0;
+            }
+        } else if (ffp) {
+            d = fd;
+        } else {
+            cs_buf b;
+            cs_buf_init(&b);
+            if (fk == CT_VARINT)
+                ctype__varint_to_text(v, n, &b);
+            else
+                ctype__decimal_to_text(v, n, &b);
+            cs_buf_put_u8(&b, 0);
+            if (b.err) {
+                cs_buf_destroy(&b);
+                return CS_ENOMEM;
+            }
+            if (tk == CT_FLOAT) {
+                float f = strtof((const char *)b.p, NULL);
+                uint32_t u;
+                memcpy(&u, &f, 4);
+                cs_buf_destroy(&b);
+                cs_buf_put_u32(out, u);
+                return out->err ? CS_ENOMEM : 0;
+            }
+            d = strtod((const char *)b.p, NULL);
+            cs_buf_destroy(&b);
+        }
+        if (tk == CT_FLOAT) {
+            float f = (float)d;
+            uint32_t u;
+            memcpy(&u, &f, 4);
+            cs_buf_put_u32(out, u);
+        } else {
+            uint64_t u;
+            memcpy(&u, &d, 8);
+            cs_buf_put_u64(out, u);
+        }
+        return out->err ? CS_ENOMEM : 0;
+    }
+    if (tk == CT_DECIMAL) {
+        if (is_int_kind(fk))
+            return ctype_num_from_int64(to, int_val(from, v, n), out);
+        if (fk == CT_VARINT) {
+            cs_buf_put_u32(out, 0);
+            cs_buf_put(out, v, n);
+            return out->err ? CS_ENOMEM : 0;
+        }
+        if (ffp) {
+            /* new BigDecimal(Float.toString(f)) / BigDecimal.valueOf(d) */
+            if (isnan(fd) || isinf(fd))
+                return CS_EINVAL;
+            cs_buf b;
+            cs_buf_init(&b);
+            ctype_format_java_double(fd, fk == CT_FLOAT, &b);
+            int rc = b.err ? CS_ENOMEM : ctype__decimal_from_text((const char *)b.p, b.len, out);
+            cs_buf_destroy(&b);
+            return rc;
+        }
+    }
+    if (tk == CT_VARINT) {
+        /* BigInteger.valueOf(p.longValue()) */
+        int64_t x;
+        if (is_int_kind(fk))
+            x = int_val(from, v, n);
+        else if (ffp)
+            x = d2l(fd);
+        else if (fk == CT_DECIMAL)
+            x = big_low64(v + 4, n - 4, (int32_t)cs_be32(v));
+        else
+            x = big_low64(v, n, 0);
+        return ctype_num_from_int64(to, x, out);
+    }
+    return CS_EINVAL;
+}

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -247,7 +248,16 @@ int ctype_from_string(const ctype *t, const char *s, size_t n, cs_buf *out, cs_e
             memcpy(&u, &d, 8);
             cs_buf_put_u64(out, u);
         } else {
+            /* Float.parseFloat rounds once, straight from the decimal text */
             float f = (float)d;
+            if (isfinite(d) && d != 0) {
+                char tmp[400];
+                snprintf(tmp, sizeof(tmp), "%.*s", (int)n, s);
+                size_t tl = strlen(tmp);
+                while (tl > 0 && strchr("fFdD \t", tmp[tl - 1]))
+                    tmp[--tl] = 0;
+                f = strtof(tmp, NULL);
+            }
             uint32_t u;
             memcpy(&u, &f, 4);
             cs_buf_put_u32(out, u);

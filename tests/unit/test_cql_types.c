@@ -725,3 +725,44 @@ Test(types, format_cql_collections)
     cs_buf_destroy(&f);
     ctype_unref(t);
 }
+
+static const char *CAST(const char *from, lit_kind k, const char *lit, const char *to)
+{
+    static char buf[4][256];
+    static int idx;
+    ctype *f = P(from), *t = P(to);
+    cs_buf a, b;
+    cs_error e;
+    cs_buf_init(&a);
+    cs_buf_init(&b);
+    cs_error_init(&e);
+    cr_assert_eq(ctype_from_literal(f, k, lit, strlen(lit), "k", &a, &e), 0, "%s", e.msg);
+    char *o = buf[idx++ % 4];
+    if (ctype_num_cast(f, t, a.p, a.len, &b) != 0)
+        snprintf(o, 256, "ERR");
+    else
+        snprintf(o, 256, "%s", fmt(to, b.p, b.len, false));
+    cs_buf_destroy(&a);
+    cs_buf_destroy(&b);
+    ctype_unref(f);
+    ctype_unref(t);
+    return o;
+}
+
+Test(types, numeric_casts)
+{
+    cr_expect_str_eq(CAST("int", LIT_INTEGER, "300", "tinyint"), "44");
+    cr_expect_str_eq(CAST("double", LIT_FLOAT, "1e30", "int"), "2147483647");
+    cr_expect_str_eq(CAST("double", LIT_FLOAT, "-1.9", "bigint"), "-1");
+    cr_expect_str_eq(CAST("double", LIT_FLOAT, "NaN", "int"), "0");
+    cr_expect_str_eq(CAST("decimal", LIT_FLOAT, "-12.75", "int"), "-12");
+    cr_expect_str_eq(CAST("decimal", LIT_FLOAT, "1.5e3", "bigint"), "1500");
+    cr_expect_str_eq(CAST("float", LIT_FLOAT, "1.1", "decimal"), "1.1");
+    cr_expect_str_eq(CAST("double", LIT_FLOAT, "0.1", "decimal"), "0.1");
+    cr_expect_str_eq(CAST("double", LIT_FLOAT, "NaN", "decimal"), "ERR");
+    cr_expect_str_eq(CAST("varint", LIT_INTEGER, "18446744073709551617", "bigint"), "1");
+    cr_expect_str_eq(CAST("varint", LIT_INTEGER, "-5", "double"), "-5.0");
+    cr_expect_str_eq(CAST("decimal", LIT_FLOAT, "2.5", "varint"), "2");
+    cr_expect_str_eq(CAST("int", LIT_INTEGER, "7", "decimal"), "7");
+    cr_expect_str_eq(CAST("bigint", LIT_INTEGER, "16777217", "float"), "1.6777216E7");
+}
