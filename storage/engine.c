@@ -251,20 +251,34 @@ int st_table_truncate(st_table *t)
     pthread_rwlock_wrlock(&e->barrier);
     st_clog_pos pos = clog_current(e->log);
     mt_memtable *fresh = mt_new();
-    if (!fresh) { pthread_rwlock_unlock(&e->barrier); return CS_ENOMEM; }
+    if (!fresh) { pthread_rwlock_unlock(&e->barrier); st__resume(t); return CS_ENOMEM; }
     pthread_mutex_lock(&t->mu);
     mt_memtable *old = t->mem;
     t->mem = fresh;
+    mt_memtable **fl = t->flushing;
+    int nfl = t->n_flushing;
+    t->flushing = NULL; t->n_flushing = t->cap_flushing = 0;
     sst_reader **ssts = t->ssts;
     int n = t->n_ssts;
     t->ssts = NULL; t->n_ssts = t->cap_ssts = 0;
     t->replay_pos = pos;
+    t->epoch++;
     pthread_mutex_unlock(&t->mu);
     pthread_rwlock_unlock(&e->barrier);
     int rc = save_truncated(t, pos);
+    size_t freed = atomic_load(&old->mem);
     mt_unref(old);
+    for (int i = 0; i < nfl; i++) {
+        size_t b = atomic_load(&fl[i]->mem);
+        freed += b;
+        atomic_fetch_sub(&e->mem_flushing, b);
+        mt_unref(fl[i]);
+    }
+    cs_free(fl);
+    atomic_fetch_sub(&e->mem_total, freed);
     for (int i = 0; i < n; i++) { sst__mark_obsolete(ssts[i]); sst_reader_unref(ssts[i]); }
     cs_free(ssts);
+    st__resume(t);
     st__recycle(e);
     return rc;
 }
@@ -274,11 +288,16 @@ int st_table_drop(st_table *t)
     if (!t) return CS_EINVAL;
     st_engine *e = t->e;
     int rc = st_table_truncate(t);
+    pthread_mutex_lock(&t->mu);
+    t->dropped = true;
+    pthread_mutex_unlock(&t->mu);
+    st__wait_idle(t);
     pthread_mutex_lock(&e->mu);
     for (int i = 0; i < e->n_tables; i++)
         if (e->tables[i] == t) { e->tables[i] = e->tables[--e->n_tables]; break; }
     pthread_mutex_unlock(&e->mu);
-    st__wait_idle(t);
+    size_t m = atomic_load(&t->mem->mem);
+    atomic_fetch_sub(&e->mem_total, m);
     vfs_rmtree(t->dir);
     table_free(t);
     st__recycle(e);

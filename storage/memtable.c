@@ -299,3 +299,36 @@ int mt_check(mt_memtable *m)
     pthread_rwlock_unlock(&m->lock);
     return rc;
 }
+
+/* Call cb for every partition in order with a view that borrows the
+ * memtable's memory (rows array in arena a, reset by the caller's cb if it
+ * wishes).  Used by flush on a memtable no longer written to. */
+int mt_foreach(mt_memtable *m, int (*cb)(st__part *p, void *arg), void *arg)
+{
+    int rc = 0;
+    pthread_rwlock_rdlock(&m->lock);
+    st__biter it;
+    st__btree_seek(&m->parts, NULL, false, &it);
+    for (mt_partition *mp; rc == 0 && (mp = st__biter_get(&it)) != NULL; st__biter_next(&it)) {
+        cs_arena a;
+        cs_arena_init(&a);
+        st__part p;
+        memset(&p, 0, sizeof p);
+        p.pk = mp->pk; p.pk_len = mp->pk_len; p.token = mp->token;
+        p.pdel = mp->pdel;
+        p.rts = mp->rts; p.n_rts = p.cap_rts = mp->n_rts;
+        p.stat = mp->stat;
+        if (mp->rows.count) {
+            p.rows = cs_arena_alloc(&a, sizeof(st__row *) * mp->rows.count);
+            if (!p.rows) rc = CS_ENOMEM;
+            st__biter ri;
+            st__btree_seek(&mp->rows, NULL, false, &ri);
+            for (st__row *r; p.rows && (r = st__biter_get(&ri)) != NULL; st__biter_next(&ri)) p.rows[p.n_rows++] = r;
+            p.cap_rows = p.n_rows;
+        }
+        if (!rc) rc = cb(&p, arg);
+        cs_arena_destroy(&a);
+    }
+    pthread_rwlock_unlock(&m->lock);
+    return rc;
+}

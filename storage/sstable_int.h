@@ -23,6 +23,7 @@ typedef struct sst_stats {
     uint64_t size_hist[96], cell_hist[96];
     uint64_t data_bytes;                 /* uncompressed */
     int64_t min_token, max_token;
+    uint64_t ancestors[64]; int n_ancestors;   /* generations compacted into this one */
 } sst_stats;
 
 typedef struct sst_index_entry {
@@ -33,6 +34,7 @@ typedef struct sst_index_entry {
     uint32_t n_ri;                       /* row index entries */
     const uint8_t *ri;                   /* row index bytes (inside idx buffer) */
     uint32_t ri_len;
+    uint64_t hdr_len;                    /* bytes of pk, deletion, range tombstones, static row */
 } sst_index_entry;
 
 struct sst_reader {
@@ -45,6 +47,8 @@ struct sst_reader {
     sst_index_entry *idx; uint64_t n_idx;
     uint64_t *chunks; uint64_t n_chunks; /* compressed offsets of blocks, n+1 entries */
     uint32_t block_size;
+    uint64_t logical;                    /* uncompressed data length */
+    atomic_uint_least64_t bloom_fp;      /* bloom false positives observed */
     uint8_t *bloom; uint64_t bloom_bits; uint32_t bloom_k;
     sst_stats st;
     uint64_t file_bytes;                 /* all components */
@@ -57,6 +61,9 @@ int sst_reader_open(const char *dir, uint64_t gen, sst_reader **out);
 void sst_reader_ref(sst_reader *r);
 void sst_reader_unref(sst_reader *r);
 void sst__mark_obsolete(sst_reader *r);
+void sst__delete_files(const char *dir, uint64_t gen);
+/* Read index entry i restricted to slices into p; 1 or <0. */
+int sst__read_entry(sst_reader *r, uint64_t i, const st_slice *slices, int n_slices, st__part *p, cs_arena *a);
 /* Read a partition restricted to slices; 1 found, 0 absent, <0 error. */
 int sst_read_partition(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len,
                        const st_slice *slices, int n_slices, st__part *p, cs_arena *a,
@@ -73,15 +80,49 @@ int sst_writer_open(const char *dir, uint64_t gen, double fp_chance, uint64_t ex
 int sst_writer_add(sst_writer *w, const st__part *p);
 /* Finish: write index, filter, statistics, TOC; rename into place. */
 int sst_writer_finish(sst_writer *w, st_clog_pos clog_pos, int level, sst_reader **out);
+void sst_writer_set_ancestors(sst_writer *w, const uint64_t *gens, int n);
 void sst_writer_abort(sst_writer *w);
 uint64_t sst_writer_bytes(const sst_writer *w);
 
 /* Engine glue (engine_bg.c). */
 int st__table_load_sstables(st_table *t);
 void st__wait_idle(st_table *t);
+void st__resume(st_table *t);
+/* Compaction (compaction.c): run the table's strategy until nothing is due. */
+void st__compact_background(st_table *t);
 void st__backpressure(st_engine *e);
 void st__recycle(st_engine *e);
 /* Merge materialized partitions from several sources into out (arena a). */
 int st__part_merge(st__part **in, int n, st__part *out, cs_arena *a);
 
 #endif
+
+/* ---------------------------------------------------------------- format */
+#define SST_DATA_MAGIC 0x43534454u   /* "CSDT" */
+#define SST_INDEX_MAGIC 0x43534958u  /* "CSIX" */
+#define SST_FILTER_MAGIC 0x43534246u /* "CSBF" */
+#define SST_STATS_MAGIC 0x43535354u  /* "CSST" */
+#define SST_VERSION 1u
+#define SST_FILE_HDR 16              /* magic u32, version u32, u32 param, u32 reserved */
+#define SST_BLOCK_HDR 12             /* comp_len u32 (bit 31: stored raw), raw_len u32, crc u32 */
+#define SST_BLOCK_SIZE 16384u        /* default uncompressed block size */
+#define SST_ROW_INDEX_EVERY 65536u   /* row index entry every ~64 KiB of a partition */
+#define SST_RAW_FLAG 0x80000000u
+
+/* On-disk row flags (never renumber). */
+enum { SST_ROW_PRESENT = 1, SST_ROW_HAS_LV = 2, SST_ROW_HAS_DEL = 4, SST_ROW_IS_STATIC = 8 };
+/* On-disk partition flags. */
+enum { SST_PART_HAS_DEL = 1, SST_PART_HAS_STATIC = 2 };
+
+void sst__encode_row(cs_buf *b, const st__row *r);
+/* Decode one row (after its flags byte, given in flags). */
+int sst__decode_row(cs_rd *rd, uint8_t flags, st__row *r, cs_arena *a);
+void sst__hist_offsets(uint64_t off[96]);
+void sst__hist_add(uint64_t counts[96], const uint64_t off[96], uint64_t v);
+char *sst__path(const char *dir, uint64_t gen, const char *comp, bool tmp);
+uint64_t sst__bloom_hash(const uint8_t *pk, uint32_t n);
+bool sst__bloom_test(const uint8_t *bits, uint64_t nbits, uint32_t k, uint64_t h);
+/* Read logical range [pos, pos+len) of the data file, verifying block CRCs. */
+int sst__read_range(sst_reader *r, uint64_t pos, uint64_t len, cs_arena *a, const uint8_t **out);
+/* Decode the partition header at rd: pk, flags, deletion, rts, static row. */
+int sst__decode_part_header(cs_rd *rd, st__part *p, cs_arena *a);

@@ -175,6 +175,7 @@ int mt_next_key(mt_memtable *m, int64_t token, const uint8_t *key, uint32_t klen
                 int64_t end_token, int64_t *out_token, const uint8_t **out_key, uint32_t *out_len,
                 cs_arena *a);
 int mt_check(mt_memtable *m);
+int mt_foreach(mt_memtable *m, int (*cb)(st__part *p, void *arg), void *arg);
 
 /* ---------------------------------------------------------------- commit log */
 
@@ -233,6 +234,11 @@ struct st_table {
     uint64_t bloom_checks, bloom_fp;
     uint64_t compact_done_bytes, compact_total_bytes;
     int compact_running;
+    int paused;                          /* >0: no new compactions (truncate/drop) */
+    uint64_t epoch;                      /* bumped by truncate: stale flush/compaction output is discarded */
+    bool want_compact;                   /* compaction check requested */
+    uint64_t cmp_done, cmp_total;        /* running compaction progress */
+    bool flushing_now;
 };
 
 struct st_engine {
@@ -243,7 +249,8 @@ struct st_engine {
     pthread_mutex_t mu;                  /* tables array, job queue */
     pthread_cond_t cv;
     st_table **tables; int n_tables, cap_tables;
-    atomic_size_t mem_total;             /* all memtables */
+    atomic_size_t mem_total;             /* all memtables (active + flushing) */
+    atomic_size_t mem_flushing;          /* memtables being flushed */
     bool replaying;
     bool closing;
     pthread_t threads[8]; int n_threads;

@@ -1,0 +1,455 @@
+/*
+ * compaction.c: merging sstables, tombstone purge and the three strategies.
+ *
+ *   st__compact_background ─ pick (stcs | twcs | lcs) ─> compact_run
+ *   st_table_compact (major) ─────────────────────────> compact_run
+ *
+ * compact_run merges the inputs partition by partition (k-way over their
+ * sorted indexes), applies every deletion to the data it shadows, purges
+ * tombstones and expired data older than gc_grace_seconds when no sstable
+ * outside the compaction (nor a memtable) could hold older data they shadow
+ * (their timestamps are below `max_purgeable`), and writes one output (or,
+ * for LCS, outputs of lcs_sstable_size_mb).  Outputs record their inputs as
+ * ancestors so a crash between publishing the outputs and deleting the
+ * inputs is repaired on load.  The swap of inputs for outputs happens under
+ * the table lock; readers holding old readers keep them until they unref.
+ */
+#include "storage/sstable_int.h"
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "common/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct purge_ctx {
+    int32_t gc_before;        /* tombstones with ldt < this are past gc grace */
+    int64_t max_purgeable;    /* ...and only if their timestamp is below this */
+    int32_t now;
+} purge_ctx;
+
+static bool purgeable(const purge_ctx *c, int64_t ts, int32_t ldt)
+{
+    return ldt < c->gc_before && ts < c->max_purgeable;
+}
+
+/* Apply deletions to shadowed data and drop purgeable tombstones, in place.
+ * Returns true if the row still carries anything. */
+static bool purge_row(const purge_ctx *c, st__row *r, st_deletion above)
+{
+    st_deletion eff = above;
+    if (r->del.ts_us != INT64_MIN) {
+        eff = st__del_max(eff, r->del);   /* applies to this row's data even if purged below */
+        if (r->del.ts_us <= above.ts_us || purgeable(c, r->del.ts_us, r->del.ldt_s)) r->del = ST_NO_DELETION;
+    }
+    if (r->lv.ts_us != INT64_MIN) {
+        bool expired = r->lv.ttl_s > 0 && r->lv.ldt_s <= c->now;
+        if (r->lv.ts_us <= eff.ts_us || (expired && purgeable(c, r->lv.ts_us, r->lv.ldt_s - r->lv.ttl_s)))
+            r->lv.ts_us = INT64_MIN;
+    }
+    /* Cells first, against every original complex deletion. */
+    int n = 0;
+    for (int i = 0; i < r->n_cells; i++) {
+        st_cell cell = r->cells[i];
+        st_deletion d = eff;
+        for (int k = 0; k < r->n_cdels; k++)
+            if (r->cdels[k].col == cell.col) d = st__del_max(d, r->cdels[k].d);
+        if (cell.ts_us <= d.ts_us) continue;
+        if (cell.flags & ST_CELL_TOMBSTONE) {
+            if (purgeable(c, cell.ts_us, cell.ldt_s)) continue;
+        } else if ((cell.flags & ST_CELL_EXPIRING) && cell.ldt_s <= c->now) {
+            if (purgeable(c, cell.ts_us, cell.ldt_s - cell.ttl_s)) continue;
+        }
+        r->cells[n++] = cell;
+    }
+    r->n_cells = n;
+    int nd = 0;
+    for (int i = 0; i < r->n_cdels; i++) {
+        st__cdel d = r->cdels[i];
+        if (d.d.ts_us <= eff.ts_us || purgeable(c, d.d.ts_us, d.d.ldt_s)) continue;
+        r->cdels[nd++] = d;
+    }
+    r->n_cdels = nd;
+    return r->lv.ts_us != INT64_MIN || r->del.ts_us != INT64_MIN || r->n_cdels || r->n_cells;
+}
+
+/* Returns true if anything of the partition remains. */
+static bool purge_part(const purge_ctx *c, st__part *p)
+{
+    st_deletion pdel = p->pdel;
+    /* Rows: every original deletion applies; purged tombstones go afterwards. */
+    int nr = 0;
+    for (int i = 0; i < p->n_rows; i++) {
+        st__row *r = p->rows[i];
+        st_deletion above = pdel;
+        for (int k = 0; k < p->n_rts; k++)
+            if (st__rt_covers(&p->rts[k], r->ck, r->ck_len)) above = st__del_max(above, p->rts[k].d);
+        if (purge_row(c, r, above)) p->rows[nr++] = r;
+    }
+    p->n_rows = nr;
+    int n = 0;
+    for (int i = 0; i < p->n_rts; i++) {
+        st__rt rt = p->rts[i];
+        if (rt.d.ts_us <= pdel.ts_us || purgeable(c, rt.d.ts_us, rt.d.ldt_s)) continue;
+        p->rts[n++] = rt;
+    }
+    p->n_rts = n;
+    if (p->stat && !purge_row(c, p->stat, pdel)) p->stat = NULL;
+    if (pdel.ts_us != INT64_MIN && purgeable(c, pdel.ts_us, pdel.ldt_s)) p->pdel = ST_NO_DELETION;
+    return p->pdel.ts_us != INT64_MIN || p->n_rts || p->n_rows || p->stat;
+}
+
+/* ---------------------------------------------------------------- run */
+
+typedef struct out_set { sst_reader **v; int n, cap; } out_set;
+
+static int out_push(out_set *o, sst_reader *r)
+{
+    if (o->n == o->cap) {
+        int nc = o->cap ? o->cap * 2 : 4;
+        sst_reader **n = cs_realloc(o->v, (size_t)nc * sizeof *n);
+        if (!n) return CS_ENOMEM;
+        o->v = n; o->cap = nc;
+    }
+    o->v[o->n++] = r;
+    return 0;
+}
+
+/* The smallest timestamp any source outside the inputs may hold. */
+static int64_t max_purgeable(st_table *t, sst_reader **in, int n)
+{
+    int64_t m = INT64_MAX;
+    pthread_mutex_lock(&t->mu);
+    for (int i = 0; i < t->n_ssts; i++) {
+        bool is_in = false;
+        for (int k = 0; k < n && !is_in; k++) is_in = in[k] == t->ssts[i];
+        if (!is_in && t->ssts[i]->st.min_ts < m) m = t->ssts[i]->st.min_ts;
+    }
+    if (t->mem->min_ts < m) m = t->mem->min_ts;
+    for (int i = 0; i < t->n_flushing; i++) if (t->flushing[i]->min_ts < m) m = t->flushing[i]->min_ts;
+    pthread_mutex_unlock(&t->mu);
+    return m;
+}
+
+/* Merge inputs into new sstables at `level`, then swap them in. */
+static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t target_bytes)
+{
+    purge_ctx pc;
+    pc.now = cs_now_s();
+    pc.gc_before = (int32_t)CS_MAX((int64_t)INT32_MIN, (int64_t)pc.now - t->opts.gc_grace_s);
+    pc.max_purgeable = max_purgeable(t, in, n);
+    uint64_t total = 0, epoch;
+    st_clog_pos cpos = { 0, 0 };
+    uint64_t *gens = cs_malloc(sizeof(uint64_t) * (size_t)n);
+    uint64_t *pos = cs_calloc((size_t)n, sizeof(uint64_t));
+    st__part **parts = cs_malloc(sizeof(st__part *) * (size_t)n);
+    if (!gens || !pos || !parts) { cs_free(gens); cs_free(pos); cs_free(parts); return CS_ENOMEM; }
+    uint64_t keys = 0;
+    for (int i = 0; i < n; i++) {
+        total += in[i]->logical;
+        keys += in[i]->n_idx;
+        gens[i] = in[i]->gen;
+        if (st__pos_cmp(in[i]->st.clog_pos, cpos) > 0) cpos = in[i]->st.clog_pos;
+    }
+    pthread_mutex_lock(&t->mu);
+    epoch = t->epoch;
+    t->compact_running = 1;
+    t->cmp_done = 0;
+    t->cmp_total = total;
+    pthread_mutex_unlock(&t->mu);
+    out_set out = { 0 };
+    sst_writer *w = NULL;
+    int rc = 0;
+    uint64_t done = 0;
+    for (;;) {
+        /* Smallest key among the inputs' cursors. */
+        int first = -1;
+        for (int i = 0; i < n; i++) {
+            if (pos[i] >= in[i]->n_idx) continue;
+            const sst_index_entry *e = &in[i]->idx[pos[i]];
+            if (first < 0 || st__key_cmp(e->token, e->pk, e->pk_len, in[first]->idx[pos[first]].token,
+                                         in[first]->idx[pos[first]].pk, in[first]->idx[pos[first]].pk_len) < 0)
+                first = i;
+        }
+        if (first < 0) break;
+        const sst_index_entry *key = &in[first]->idx[pos[first]];
+        int64_t tok = key->token;
+        const uint8_t *pk = key->pk;
+        uint32_t pkl = key->pk_len;
+        cs_arena a;
+        cs_arena_init(&a);
+        int np = 0;
+        for (int i = 0; i < n && !rc; i++) {
+            if (pos[i] >= in[i]->n_idx) continue;
+            const sst_index_entry *e = &in[i]->idx[pos[i]];
+            if (st__key_cmp(e->token, e->pk, e->pk_len, tok, pk, pkl) != 0) continue;
+            st__part *p = cs_arena_zalloc(&a, sizeof *p);
+            if (!p) { rc = CS_ENOMEM; break; }
+            int k = sst__read_entry(in[i], pos[i], NULL, 0, p, &a);
+            if (k < 0) rc = k;
+            else parts[np++] = p;
+            done += e->len;
+            pos[i]++;
+        }
+        st__part m;
+        if (!rc) rc = st__part_merge(parts, np, &m, &a);
+        if (!rc && purge_part(&pc, &m)) {
+            if (!w) {
+                pthread_mutex_lock(&t->mu);
+                uint64_t g = t->next_gen++;
+                pthread_mutex_unlock(&t->mu);
+                rc = sst_writer_open(t->dir, g, t->opts.bloom_fp_chance, keys, &w);
+                if (!rc) sst_writer_set_ancestors(w, gens, n);
+            }
+            if (!rc) rc = sst_writer_add(w, &m);
+            if (!rc && target_bytes && sst_writer_bytes(w) >= target_bytes) {
+                sst_reader *r;
+                rc = sst_writer_finish(w, cpos, level, &r);
+                w = NULL;
+                if (!rc && (rc = out_push(&out, r))) sst_reader_unref(r);
+            }
+        }
+        cs_arena_destroy(&a);
+        if (rc) break;
+        pthread_mutex_lock(&t->mu);
+        t->cmp_done = done;
+        bool stale = t->epoch != epoch || t->dropped;
+        pthread_mutex_unlock(&t->mu);
+        if (stale) { rc = CS_EAGAIN; break; }
+    }
+    if (w) {
+        if (rc) sst_writer_abort(w);
+        else {
+            sst_reader *r;
+            rc = sst_writer_finish(w, cpos, level, &r);
+            if (!rc && (rc = out_push(&out, r))) sst_reader_unref(r);
+        }
+    }
+    pthread_mutex_lock(&t->mu);
+    t->compact_running = 0;
+    if (!rc && t->epoch != epoch) rc = CS_EAGAIN;
+    if (!rc) {
+        /* Swap: remove inputs, add outputs. */
+        int j = 0;
+        for (int i = 0; i < t->n_ssts; i++) {
+            bool is_in = false;
+            for (int k = 0; k < n && !is_in; k++) is_in = in[k] == t->ssts[i];
+            if (!is_in) t->ssts[j++] = t->ssts[i];
+        }
+        t->n_ssts = j;
+        int need = t->n_ssts + out.n;
+        if (need > t->cap_ssts) {
+            sst_reader **nv = cs_realloc(t->ssts, sizeof *nv * (size_t)need);
+            if (nv) { t->ssts = nv; t->cap_ssts = need; }
+        }
+        if (need <= t->cap_ssts) {
+            for (int i = 0; i < out.n; i++) t->ssts[t->n_ssts++] = out.v[i];
+            out.n = 0;
+            for (int i = 0; i < n; i++) { sst__mark_obsolete(in[i]); sst_reader_unref(in[i]); }
+            t->bytes_compacted += total;
+            t->compactions_done++;
+        } else {
+            /* Could not grow: put inputs back (they are still referenced by in[]). */
+            for (int i = 0; i < n; i++) t->ssts[t->n_ssts++] = in[i];
+            rc = CS_ENOMEM;
+        }
+    }
+    pthread_mutex_unlock(&t->mu);
+    for (int i = 0; i < n; i++) atomic_store(&in[i]->compacting, false);
+    for (int i = 0; i < out.n; i++) { sst__mark_obsolete(out.v[i]); sst_reader_unref(out.v[i]); }
+    cs_free(out.v);
+    cs_free(gens); cs_free(pos); cs_free(parts);
+    if (rc && rc != CS_EAGAIN) CS_ERROR("storage: compaction of %s.%s failed: %s", t->ks, t->name, cs_strerror(rc));
+    return rc == CS_EAGAIN ? 0 : rc;
+}
+
+/* ---------------------------------------------------------------- strategies */
+
+typedef struct cand { sst_reader **v; int n; } cand;
+
+static int cmp_size(const void *a, const void *b)
+{
+    const sst_reader *x = *(sst_reader *const *)a, *y = *(sst_reader *const *)b;
+    return x->file_bytes < y->file_bytes ? -1 : x->file_bytes > y->file_bytes;
+}
+
+static int cmp_min_token(const void *a, const void *b)
+{
+    const sst_reader *x = *(sst_reader *const *)a, *y = *(sst_reader *const *)b;
+    return x->st.min_token < y->st.min_token ? -1 : x->st.min_token > y->st.min_token;
+}
+
+/* Size-tiered buckets over v (sorted by size): the first bucket with at
+ * least min_threshold members, capped at max_threshold.  Moves the pick to
+ * the front of v; returns its length (0 = none). */
+static int stcs_pick(sst_reader **v, int n, int min_t, int max_t)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_size);
+    int start = 0;
+    while (start < n) {
+        double sum = (double)v[start]->file_bytes;
+        int end = start + 1;
+        while (end < n) {
+            double avg = sum / (end - start);
+            double sz = (double)v[end]->file_bytes;
+            bool small = sz < 50.0 * 1048576 && avg < 50.0 * 1048576;
+            if (!small && (sz < avg * 0.5 || sz > avg * 1.5)) break;
+            sum += sz;
+            end++;
+        }
+        if (end - start >= min_t) {
+            int k = CS_MIN(end - start, max_t);
+            memmove(v, v + start, sizeof *v * (size_t)k);
+            return k;
+        }
+        start = end;
+    }
+    return 0;
+}
+
+static bool overlaps(const sst_reader *a, const sst_reader *b)
+{
+    return a->st.min_token <= b->st.max_token && b->st.min_token <= a->st.max_token;
+}
+
+/* Pick and run one compaction; returns 1 if one ran, 0 if nothing is due. */
+static int compact_once(st_table *t)
+{
+    pthread_mutex_lock(&t->mu);
+    st_table_opts o = t->opts;
+    int n = 0;
+    sst_reader **v = cs_malloc(sizeof *v * (size_t)(t->n_ssts + 1));
+    if (v) for (int i = 0; i < t->n_ssts; i++) if (!atomic_load(&t->ssts[i]->compacting)) v[n++] = t->ssts[i];
+    pthread_mutex_unlock(&t->mu);
+    if (!v) return 0;
+    if (!o.compaction_enabled || n == 0) { cs_free(v); return 0; }
+    int min_t = o.min_threshold > 1 ? o.min_threshold : 2;
+    int max_t = o.max_threshold >= min_t ? o.max_threshold : 32;
+    int k = 0, level = 0;
+    uint64_t target = 0;
+    int32_t now = cs_now_s();
+    if (o.compaction == ST_COMPACT_TWCS) {
+        /* Fully expired sstables are dropped whole. */
+        int64_t maxp = max_purgeable(t, v, n);
+        int32_t gc_before = (int32_t)CS_MAX((int64_t)INT32_MIN, (int64_t)now - o.gc_grace_s);
+        int dropped = 0;
+        pthread_mutex_lock(&t->mu);
+        for (int i = 0; i < n; i++) {
+            sst_reader *r = v[i];
+            if (r->st.max_ldt < gc_before && r->st.max_ts < maxp) {
+                for (int j = 0; j < t->n_ssts; j++)
+                    if (t->ssts[j] == r) { t->ssts[j] = t->ssts[--t->n_ssts]; sst__mark_obsolete(r); sst_reader_unref(r); dropped++; break; }
+                v[i] = NULL;
+            }
+        }
+        pthread_mutex_unlock(&t->mu);
+        int m = 0;
+        for (int i = 0; i < n; i++) if (v[i]) v[m++] = v[i];
+        n = m;
+        if (dropped) { cs_free(v); return 1; }
+        int64_t win = o.twcs_window_s > 0 ? o.twcs_window_s : 86400;
+        int64_t newest = INT64_MIN;
+        for (int i = 0; i < n; i++) { int64_t w = v[i]->st.max_ts / 1000000 / win; if (w > newest) newest = w; }
+        /* Older windows: everything in a window into one; the newest: size-tiered. */
+        for (int i = 0; i < n && k == 0; i++) {
+            int64_t w = v[i]->st.max_ts / 1000000 / win;
+            int cnt = 0;
+            sst_reader **g = cs_malloc(sizeof *g * (size_t)n);
+            if (!g) break;
+            for (int j = 0; j < n; j++) if (v[j]->st.max_ts / 1000000 / win == w) g[cnt++] = v[j];
+            if (w == newest) k = stcs_pick(g, cnt, min_t, max_t);
+            else if (cnt >= 2) k = CS_MIN(cnt, max_t);
+            if (k) memcpy(v, g, sizeof *v * (size_t)k);
+            cs_free(g);
+        }
+    } else if (o.compaction == ST_COMPACT_LCS) {
+        target = (uint64_t)(o.lcs_sstable_size_mb > 0 ? o.lcs_sstable_size_mb : 160) << 20;
+        sst_reader **l0 = cs_malloc(sizeof *l0 * (size_t)n);
+        if (!l0) { cs_free(v); return 0; }
+        int n0 = 0;
+        for (int i = 0; i < n; i++) if (v[i]->st.level == 0) l0[n0++] = v[i];
+        if (n0 >= 4) {
+            k = 0;
+            for (int i = 0; i < n0 && k < max_t; i++) v[k++] = l0[i];
+            int base = k;
+            for (int i = 0; i < n; i++) {
+                bool is0 = false;
+                for (int j = 0; j < n0 && !is0; j++) is0 = l0[j] == v[i];
+                (void)is0;
+            }
+            /* Add overlapping L1 sstables (from the snapshot list). */
+            pthread_mutex_lock(&t->mu);
+            for (int i = 0; i < t->n_ssts; i++) {
+                sst_reader *r = t->ssts[i];
+                if (r->st.level != 1 || atomic_load(&r->compacting)) continue;
+                for (int j = 0; j < base; j++) if (overlaps(r, v[j])) { v[k++] = r; break; }
+            }
+            pthread_mutex_unlock(&t->mu);
+            level = 1;
+        } else {
+            for (int L = 1; L < 7 && k == 0; L++) {
+                uint64_t bytes = 0, limit = target;
+                for (int p = 0; p < L; p++) limit *= 10;
+                int cnt = 0;
+                for (int i = 0; i < n; i++) if (v[i]->st.level == L) { bytes += v[i]->logical; l0[cnt++] = v[i]; }
+                if (bytes <= limit || cnt == 0) continue;
+                qsort(l0, (size_t)cnt, sizeof *l0, cmp_min_token);
+                sst_reader *pick = l0[0];
+                v[k++] = pick;
+                pthread_mutex_lock(&t->mu);
+                for (int i = 0; i < t->n_ssts; i++) {
+                    sst_reader *r = t->ssts[i];
+                    if (r->st.level == L + 1 && !atomic_load(&r->compacting) && overlaps(r, pick)) v[k++] = r;
+                }
+                pthread_mutex_unlock(&t->mu);
+                level = L + 1;
+            }
+        }
+        cs_free(l0);
+    } else {
+        k = stcs_pick(v, n, min_t, max_t);
+    }
+    if (k == 0) { cs_free(v); return 0; }
+    for (int i = 0; i < k; i++) atomic_store(&v[i]->compacting, true);
+    /* Keep the inputs alive across the swap. */
+    for (int i = 0; i < k; i++) sst_reader_ref(v[i]);
+    int rc = compact_run(t, v, k, level, target);
+    for (int i = 0; i < k; i++) sst_reader_unref(v[i]);
+    cs_free(v);
+    return rc ? 0 : 1;
+}
+
+void st__compact_background(st_table *t)
+{
+    for (int i = 0; i < 64; i++) {
+        pthread_mutex_lock(&t->mu);
+        bool stop = t->dropped || t->paused > 0 || t->e->closing;
+        pthread_mutex_unlock(&t->mu);
+        if (stop || compact_once(t) == 0) break;
+    }
+}
+
+/* Major compaction: everything into one sstable (LCS: into level 1, split). */
+int st_table_compact(st_table *t)
+{
+    if (!t) return CS_EINVAL;
+    pthread_mutex_lock(&t->mu);
+    while (t->compacting) pthread_cond_wait(&t->cv, &t->mu);
+    t->compacting = true;
+    int n = t->n_ssts;
+    sst_reader **v = cs_malloc(sizeof *v * (size_t)(n + 1));
+    if (v) for (int i = 0; i < n; i++) { v[i] = t->ssts[i]; sst_reader_ref(v[i]); atomic_store(&v[i]->compacting, true); }
+    bool lcs = t->opts.compaction == ST_COMPACT_LCS;
+    uint64_t target = lcs ? (uint64_t)(t->opts.lcs_sstable_size_mb > 0 ? t->opts.lcs_sstable_size_mb : 160) << 20 : 0;
+    pthread_mutex_unlock(&t->mu);
+    int rc = v ? 0 : CS_ENOMEM;
+    if (v && n > 0) rc = compact_run(t, v, n, lcs ? 1 : 0, target);
+    for (int i = 0; v && i < n; i++) sst_reader_unref(v[i]);
+    cs_free(v);
+    pthread_mutex_lock(&t->mu);
+    t->compacting = false;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+    return rc;
+}

@@ -1,0 +1,573 @@
+/*
+ * sstable_reader.c: opens and reads one sstable (docs/format/sstable.md).
+ *
+ * At open the Index, Filter and Statistics components are read whole and
+ * checked (magic, version, CRC); the Data file stays open and is read block
+ * by block, each block's CRC verified before decompression.  A reader is
+ * immutable after open and shared by reference count between the table's
+ * live set and in-flight scans; when marked obsolete (compacted away or
+ * truncated) its files are deleted at the last unref.
+ */
+#include "storage/sstable_int.h"
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/hash.h"
+#include "common/log.h"
+#include "common/vfs.h"
+
+#include <fcntl.h>
+#include <lz4.h>
+#include <string.h>
+
+#define IDX_FOOTER 36
+
+static int corrupt(sst_reader *r, const char *comp, const char *what, uint64_t off)
+{
+    char *p = sst__path(r->dir, r->gen, comp, false);
+    int rc = CS_CORRUPT(what, p ? p : comp, off);
+    cs_free(p);
+    return rc;
+}
+
+static int check_hdr(sst_reader *r, const char *comp, const uint8_t *b, size_t n, uint32_t magic, uint32_t *param)
+{
+    if (n < SST_FILE_HDR + 4) return corrupt(r, comp, "file too short", 0);
+    if (cs_be32(b) != magic) return corrupt(r, comp, "bad magic", 0);
+    if (cs_be32(b + 4) != SST_VERSION) return corrupt(r, comp, "unsupported version", 4);
+    if (param) *param = cs_be32(b + 8);
+    return 0;
+}
+
+static int check_crc(sst_reader *r, const char *comp, const uint8_t *b, size_t n)
+{
+    if (cs_be32(b + n - 4) != cs_crc32c(0, b, n - 4)) return corrupt(r, comp, "file checksum mismatch", n - 4);
+    return 0;
+}
+
+static int load_index(sst_reader *r)
+{
+    char *p = sst__path(r->dir, r->gen, "Index.db", false);
+    if (!p) return CS_ENOMEM;
+    int rc = vfs_read_all(p, &r->idx_buf, &r->idx_len);
+    cs_free(p);
+    if (rc) return rc;
+    uint8_t *b = r->idx_buf;
+    size_t n = r->idx_len;
+    if ((rc = check_hdr(r, "Index.db", b, n, SST_INDEX_MAGIC, &r->block_size))) return rc;
+    if (n < SST_FILE_HDR + IDX_FOOTER) return corrupt(r, "Index.db", "file too short", 0);
+    if ((rc = check_crc(r, "Index.db", b, n))) return rc;
+    const uint8_t *f = b + n - IDX_FOOTER;
+    uint64_t n_entries = cs_be64(f), chunks_off = cs_be64(f + 8), n_chunks = cs_be64(f + 16);
+    uint64_t logical = cs_be64(f + 24);
+    if (r->block_size == 0 || r->block_size > (64u << 20) || chunks_off < SST_FILE_HDR ||
+        chunks_off > n - IDX_FOOTER || (n - IDX_FOOTER - chunks_off) / 8 != n_chunks + 1 ||
+        n_entries > (n - IDX_FOOTER) || (n_chunks * r->block_size) < logical)
+        return corrupt(r, "Index.db", "bad footer", n - IDX_FOOTER);
+    r->n_chunks = n_chunks;
+    r->chunks = cs_malloc(sizeof(uint64_t) * (size_t)(n_chunks + 1));
+    r->idx = cs_calloc((size_t)(n_entries ? n_entries : 1), sizeof(sst_index_entry));
+    if (!r->chunks || !r->idx) return CS_ENOMEM;
+    for (uint64_t i = 0; i <= n_chunks; i++) {
+        r->chunks[i] = cs_be64(b + chunks_off + 8 * i);
+        if (i && r->chunks[i] < r->chunks[i - 1]) return corrupt(r, "Index.db", "chunk offsets not increasing", chunks_off + 8 * i);
+    }
+    cs_rd rd;
+    cs_rd_init(&rd, b + SST_FILE_HDR, chunks_off - SST_FILE_HDR);
+    for (uint64_t i = 0; i < n_entries; i++) {
+        sst_index_entry *e = &r->idx[i];
+        uint64_t at = SST_FILE_HDR + rd.pos;
+        uint64_t kl = cs_rd_uvarint(&rd);
+        if (kl > cs_rd_left(&rd)) return corrupt(r, "Index.db", "bad key length", at);
+        e->pk = cs_rd_take(&rd, (size_t)kl);
+        e->pk_len = (uint32_t)kl;
+        e->token = (int64_t)cs_rd_u64(&rd);
+        e->pos = cs_rd_uvarint(&rd);
+        e->len = cs_rd_uvarint(&rd);
+        uint64_t hdr = cs_rd_uvarint(&rd);
+        e->n_ri = (uint32_t)cs_rd_uvarint(&rd);
+        uint64_t rl = cs_rd_uvarint(&rd);
+        if (rd.err || rl > cs_rd_left(&rd)) return corrupt(r, "Index.db", "truncated entry", at);
+        e->ri = cs_rd_take(&rd, (size_t)rl);
+        e->ri_len = (uint32_t)rl;
+        e->hdr_len = hdr;
+        if (e->pos + e->len > logical || e->len == 0 || hdr > e->len)
+            return corrupt(r, "Index.db", "entry points outside data", at);
+        if (e->token != cs_murmur3_token(e->pk, e->pk_len)) return corrupt(r, "Index.db", "token does not match key", at);
+        if (i && st__key_cmp(r->idx[i - 1].token, r->idx[i - 1].pk, r->idx[i - 1].pk_len, e->token, e->pk, e->pk_len) >= 0)
+            return corrupt(r, "Index.db", "keys out of order", at);
+    }
+    if (rd.err || cs_rd_left(&rd) != 0) return corrupt(r, "Index.db", "trailing bytes in entries", chunks_off);
+    r->n_idx = n_entries;
+    r->logical = logical;
+    return 0;
+}
+
+static int load_filter(sst_reader *r)
+{
+    char *p = sst__path(r->dir, r->gen, "Filter.db", false);
+    if (!p) return CS_ENOMEM;
+    uint8_t *b; size_t n;
+    int rc = vfs_read_all(p, &b, &n);
+    cs_free(p);
+    if (rc) return rc;
+    uint32_t k;
+    if (!(rc = check_hdr(r, "Filter.db", b, n, SST_FILTER_MAGIC, &k)) && !(rc = check_crc(r, "Filter.db", b, n))) {
+        uint64_t bits = n >= SST_FILE_HDR + 12 ? cs_be64(b + SST_FILE_HDR) : 0;
+        if (k == 0 || k > 64 || bits == 0 || bits % 8 || SST_FILE_HDR + 8 + bits / 8 + 4 != n) {
+            rc = corrupt(r, "Filter.db", "bad filter size", SST_FILE_HDR);
+        } else {
+            r->bloom = cs_memdup(b + SST_FILE_HDR + 8, bits / 8);
+            r->bloom_bits = bits;
+            r->bloom_k = k;
+            if (!r->bloom) rc = CS_ENOMEM;
+        }
+    }
+    cs_free(b);
+    return rc;
+}
+
+static int load_stats(sst_reader *r)
+{
+    char *p = sst__path(r->dir, r->gen, "Statistics.db", false);
+    if (!p) return CS_ENOMEM;
+    uint8_t *b; size_t n;
+    int rc = vfs_read_all(p, &b, &n);
+    cs_free(p);
+    if (rc) return rc;
+    if ((rc = check_hdr(r, "Statistics.db", b, n, SST_STATS_MAGIC, NULL)) || (rc = check_crc(r, "Statistics.db", b, n))) {
+        cs_free(b);
+        return rc;
+    }
+    cs_rd rd;
+    cs_rd_init(&rd, b + SST_FILE_HDR, n - SST_FILE_HDR - 4);
+    sst_stats *s = &r->st;
+    s->min_ts = (int64_t)cs_rd_u64(&rd);
+    s->max_ts = (int64_t)cs_rd_u64(&rd);
+    s->max_ldt = (int32_t)cs_rd_u32(&rd);
+    s->partitions = cs_rd_u64(&rd);
+    s->rows = cs_rd_u64(&rd);
+    s->cells = cs_rd_u64(&rd);
+    s->tombstones = cs_rd_u64(&rd);
+    s->droppable = cs_rd_u64(&rd);
+    s->clog_pos.segment = cs_rd_u64(&rd);
+    s->clog_pos.offset = cs_rd_u64(&rd);
+    s->level = (int32_t)cs_rd_u32(&rd);
+    s->min_token = (int64_t)cs_rd_u64(&rd);
+    s->max_token = (int64_t)cs_rd_u64(&rd);
+    s->data_bytes = cs_rd_u64(&rd);
+    uint8_t f = cs_rd_u8(&rd);
+    s->ck_bounds = f & 1;
+    s->max_ck_truncated = (f & 2) != 0;
+    s->min_ck_len = cs_rd_u32(&rd);
+    if (s->min_ck_len > 256) rd.err = CS_ECORRUPT;
+    const uint8_t *q = cs_rd_take(&rd, s->min_ck_len);
+    if (q && s->min_ck_len) memcpy(s->min_ck, q, s->min_ck_len);
+    s->max_ck_len = cs_rd_u32(&rd);
+    if (s->max_ck_len > 256) rd.err = CS_ECORRUPT;
+    q = cs_rd_take(&rd, s->max_ck_len);
+    if (q && s->max_ck_len) memcpy(s->max_ck, q, s->max_ck_len);
+    for (int i = 0; i < 96; i++) s->size_hist[i] = cs_rd_uvarint(&rd);
+    for (int i = 0; i < 96; i++) s->cell_hist[i] = cs_rd_uvarint(&rd);
+    if (s->level < 0 || s->level > 8) rd.err = CS_ECORRUPT;
+    uint64_t ancestors = cs_rd_uvarint(&rd);
+    if (ancestors > 1024) rd.err = CS_ECORRUPT;
+    for (uint64_t i = 0; !rd.err && i < ancestors; i++) {
+        uint64_t g = cs_rd_uvarint(&rd);
+        if (s->n_ancestors < (int)(sizeof s->ancestors / sizeof s->ancestors[0])) s->ancestors[s->n_ancestors++] = g;
+    }
+    if (rd.err || cs_rd_left(&rd)) rc = corrupt(r, "Statistics.db", "bad statistics body", SST_FILE_HDR + rd.pos);
+    cs_free(b);
+    return rc;
+}
+
+int sst_reader_open(const char *dir, uint64_t gen, sst_reader **out)
+{
+    *out = NULL;
+    sst_reader *r = cs_calloc(1, sizeof *r);
+    if (!r) return CS_ENOMEM;
+    atomic_init(&r->refs, 1);
+    atomic_init(&r->obsolete, false);
+    atomic_init(&r->compacting, false);
+    r->gen = gen;
+    r->data_fd = -1;
+    r->dir = cs_strdup(dir);
+    if (!r->dir) { cs_free(r); return CS_ENOMEM; }
+    int rc = load_index(r);
+    if (!rc) rc = load_filter(r);
+    if (!rc) rc = load_stats(r);
+    if (!rc) {
+        char *p = sst__path(dir, gen, "Data.db", false);
+        r->data_fd = p ? vfs_open(p, O_RDONLY, 0) : CS_ENOMEM;
+        if (r->data_fd >= 0) {
+            int64_t sz = vfs_file_size(p);
+            uint8_t h[SST_FILE_HDR];
+            if (sz < SST_FILE_HDR || vfs_pread(r->data_fd, h, SST_FILE_HDR, 0) != SST_FILE_HDR)
+                rc = corrupt(r, "Data.db", "file too short", 0);
+            else if (cs_be32(h) != SST_DATA_MAGIC) rc = corrupt(r, "Data.db", "bad magic", 0);
+            else if (cs_be32(h + 4) != SST_VERSION) rc = corrupt(r, "Data.db", "unsupported version", 4);
+            else if (cs_be32(h + 8) != r->block_size) rc = corrupt(r, "Data.db", "block size differs from index", 8);
+            else if ((uint64_t)sz != r->chunks[r->n_chunks]) rc = corrupt(r, "Data.db", "size differs from index", (uint64_t)sz);
+            r->file_bytes = (uint64_t)(sz > 0 ? sz : 0) + r->idx_len + r->bloom_bits / 8;
+        } else {
+            rc = r->data_fd;
+        }
+        cs_free(p);
+    }
+    if (rc) {
+        atomic_store(&r->refs, 1);
+        sst_reader_unref(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+void sst_reader_ref(sst_reader *r) { if (r) atomic_fetch_add(&r->refs, 1); }
+
+void sst__mark_obsolete(sst_reader *r) { if (r) atomic_store(&r->obsolete, true); }
+
+void sst__delete_files(const char *dir, uint64_t gen)
+{
+    /* TOC first: without it the rest is garbage even if we crash midway. */
+    static const char *comps[] = { "TOC.txt", "Data.db", "Index.db", "Filter.db", "Statistics.db" };
+    for (int i = 0; i < 5; i++) {
+        char *p = sst__path(dir, gen, comps[i], false);
+        if (p) { vfs_unlink(p); cs_free(p); }
+    }
+}
+
+void sst_reader_unref(sst_reader *r)
+{
+    if (!r || atomic_fetch_sub(&r->refs, 1) != 1) return;
+    if (r->data_fd >= 0) vfs_close(r->data_fd);
+    if (atomic_load(&r->obsolete)) sst__delete_files(r->dir, r->gen);
+    cs_free(r->idx_buf);
+    cs_free(r->idx);
+    cs_free(r->chunks);
+    cs_free(r->bloom);
+    cs_free(r->dir);
+    cs_free(r);
+}
+
+/* ---------------------------------------------------------------- data */
+
+int sst__read_range(sst_reader *r, uint64_t pos, uint64_t len, cs_arena *a, const uint8_t **out)
+{
+    *out = NULL;
+    if (len == 0) { *out = (const uint8_t *)""; return 0; }
+    uint64_t bs = r->block_size;
+    if (pos + len > r->logical) return corrupt(r, "Data.db", "read past logical end", pos);
+    uint64_t b0 = pos / bs, b1 = (pos + len - 1) / bs;
+    if (b1 >= r->n_chunks) return corrupt(r, "Data.db", "block beyond chunk table", pos);
+    uint8_t *buf = cs_arena_alloc(a, (size_t)((b1 - b0 + 1) * bs));
+    if (!buf) return CS_ENOMEM;
+    uint8_t *cbuf = NULL;
+    size_t ccap = 0;
+    int rc = 0;
+    for (uint64_t b = b0; b <= b1 && !rc; b++) {
+        uint64_t off = r->chunks[b], clen_total = r->chunks[b + 1] - off;
+        if (clen_total < SST_BLOCK_HDR || clen_total > bs * 2 + 64 + SST_BLOCK_HDR) { rc = corrupt(r, "Data.db", "bad block length", off); break; }
+        if (clen_total > ccap) {
+            cs_free(cbuf);
+            cbuf = cs_malloc((size_t)clen_total);
+            ccap = (size_t)clen_total;
+            if (!cbuf) { rc = CS_ENOMEM; break; }
+        }
+        ssize_t got = vfs_pread(r->data_fd, cbuf, (size_t)clen_total, off);
+        if (got < 0) { rc = (int)got; break; }
+        if ((uint64_t)got != clen_total) { rc = corrupt(r, "Data.db", "truncated block", off); break; }
+        uint32_t clen = cs_be32(cbuf), raw = cs_be32(cbuf + 4), crc = cs_be32(cbuf + 8);
+        bool stored = clen & SST_RAW_FLAG;
+        clen &= ~SST_RAW_FLAG;
+        uint64_t want_raw = (b + 1) * bs <= r->logical ? bs : r->logical - b * bs;
+        if ((uint64_t)clen + SST_BLOCK_HDR != clen_total || raw != want_raw) { rc = corrupt(r, "Data.db", "bad block header", off); break; }
+        if (cs_crc32c(0, cbuf + SST_BLOCK_HDR, clen) != crc) { rc = corrupt(r, "Data.db", "block checksum mismatch", off); break; }
+        uint8_t *dst = buf + (b - b0) * bs;
+        if (stored) {
+            if (clen != raw) { rc = corrupt(r, "Data.db", "bad stored block", off); break; }
+            memcpy(dst, cbuf + SST_BLOCK_HDR, raw);
+        } else {
+            int d = LZ4_decompress_safe((const char *)cbuf + SST_BLOCK_HDR, (char *)dst, (int)clen, (int)raw);
+            if (d < 0 || (uint32_t)d != raw) { rc = corrupt(r, "Data.db", "lz4 decompression failed", off); break; }
+        }
+    }
+    cs_free(cbuf);
+    if (rc) return rc;
+    *out = buf + (pos - b0 * bs);
+    return 0;
+}
+
+static const uint8_t *rd_bytes(cs_rd *rd, uint32_t *n)
+{
+    uint64_t l = cs_rd_uvarint(rd);
+    if (rd->err || l > cs_rd_left(rd)) { rd->err = CS_ECORRUPT; *n = 0; return NULL; }
+    *n = (uint32_t)l;
+    return l ? cs_rd_take(rd, (size_t)l) : NULL;
+}
+
+static int32_t rd_i32(cs_rd *rd)
+{
+    int64_t v = cs_rd_svarint(rd);
+    if (v < INT32_MIN || v > INT32_MAX) rd->err = CS_ECORRUPT;
+    return (int32_t)v;
+}
+
+static st_deletion rd_del(cs_rd *rd)
+{
+    st_deletion d;
+    d.ts_us = cs_rd_svarint(rd);
+    d.ldt_s = rd_i32(rd);
+    return d;
+}
+
+int sst__decode_row(cs_rd *rd, uint8_t f, st__row *r, cs_arena *a)
+{
+    memset(r, 0, sizeof *r);
+    if (!(f & SST_ROW_PRESENT) || (f & ~15u)) return CS_ECORRUPT;
+    r->flags = (f & SST_ROW_IS_STATIC) ? ST_ROW_STATIC : 0;
+    r->ck = rd_bytes(rd, &r->ck_len);
+    r->lv.ts_us = INT64_MIN;
+    r->del = ST_NO_DELETION;
+    if (f & SST_ROW_HAS_LV) {
+        r->lv.ts_us = cs_rd_svarint(rd);
+        r->lv.ttl_s = rd_i32(rd);
+        r->lv.ldt_s = rd_i32(rd);
+    }
+    if (f & SST_ROW_HAS_DEL) r->del = rd_del(rd);
+    uint64_t nd = cs_rd_uvarint(rd);
+    if (rd->err || nd > cs_rd_left(rd)) return CS_ECORRUPT;
+    if (nd) {
+        r->cdels = cs_arena_alloc(a, sizeof(st__cdel) * (size_t)nd);
+        if (!r->cdels) return CS_ENOMEM;
+        for (uint64_t i = 0; i < nd; i++) {
+            uint64_t c = cs_rd_uvarint(rd);
+            if (c > UINT32_MAX) rd->err = CS_ECORRUPT;
+            r->cdels[i].col = (uint32_t)c;
+            r->cdels[i].d = rd_del(rd);
+        }
+        r->n_cdels = r->cap_cdels = (int)nd;
+    }
+    uint64_t nc = cs_rd_uvarint(rd);
+    if (rd->err || nc > cs_rd_left(rd)) return CS_ECORRUPT;
+    if (nc) {
+        r->cells = cs_arena_alloc(a, sizeof(st_cell) * (size_t)nc);
+        if (!r->cells) return CS_ENOMEM;
+        for (uint64_t i = 0; i < nc; i++) {
+            st_cell *c = &r->cells[i];
+            uint64_t col = cs_rd_uvarint(rd);
+            if (col > UINT32_MAX) rd->err = CS_ECORRUPT;
+            c->col = (uint32_t)col;
+            c->flags = cs_rd_u8(rd);
+            c->ts_us = cs_rd_svarint(rd);
+            c->ttl_s = rd_i32(rd);
+            c->ldt_s = rd_i32(rd);
+            c->path = rd_bytes(rd, &c->path_len);
+            c->val = rd_bytes(rd, &c->val_len);
+            if (i && !rd->err && st__cell_order(&r->cells[i - 1], c) >= 0) rd->err = CS_ECORRUPT;
+        }
+        r->n_cells = r->cap_cells = (int)nc;
+    }
+    return rd->err ? CS_ECORRUPT : 0;
+}
+
+int sst__decode_part_header(cs_rd *rd, st__part *p, cs_arena *a)
+{
+    memset(p, 0, sizeof *p);
+    p->pk = rd_bytes(rd, &p->pk_len);
+    uint8_t f = cs_rd_u8(rd);
+    if (f & ~3u) return CS_ECORRUPT;
+    p->pdel = ST_NO_DELETION;
+    if (f & SST_PART_HAS_DEL) p->pdel = rd_del(rd);
+    uint64_t nrt = cs_rd_uvarint(rd);
+    if (rd->err || nrt > cs_rd_left(rd)) return CS_ECORRUPT;
+    if (nrt) {
+        p->rts = cs_arena_alloc(a, sizeof(st__rt) * (size_t)nrt);
+        if (!p->rts) return CS_ENOMEM;
+        for (uint64_t i = 0; i < nrt; i++) {
+            st__rt *t = &p->rts[i];
+            uint8_t tf = cs_rd_u8(rd);
+            t->start_incl = tf & 1;
+            t->end_incl = (tf & 2) != 0;
+            t->start = rd_bytes(rd, &t->start_len);
+            t->end = rd_bytes(rd, &t->end_len);
+            t->d = rd_del(rd);
+        }
+        p->n_rts = p->cap_rts = (int)nrt;
+    }
+    if (f & SST_PART_HAS_STATIC) {
+        p->stat = cs_arena_alloc(a, sizeof(st__row));
+        if (!p->stat) return CS_ENOMEM;
+        uint8_t rf = cs_rd_u8(rd);
+        int rc = sst__decode_row(rd, rf, p->stat, a);
+        if (rc) return rc;
+        if (!(p->stat->flags & ST_ROW_STATIC)) return CS_ECORRUPT;
+    }
+    return rd->err ? CS_ECORRUPT : 0;
+}
+
+/* ---------------------------------------------------------------- lookups */
+
+/* First index entry >= (token, key) (> if strict); key NULL: first of token. */
+static uint64_t idx_lower(sst_reader *r, int64_t token, const uint8_t *key, uint32_t klen, bool strict)
+{
+    uint64_t lo = 0, hi = r->n_idx;
+    while (lo < hi) {
+        uint64_t mid = (lo + hi) / 2;
+        const sst_index_entry *e = &r->idx[mid];
+        int c;
+        if (!key) c = e->token < token ? -1 : 1;
+        else c = st__key_cmp(e->token, e->pk, e->pk_len, token, key, klen);
+        if (c < 0 || (strict && c == 0)) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+static bool in_slice(const st__row *r, const st_slice *s)
+{
+    return st__after_start(r->ck, r->ck_len, s->start.key, s->start.len, s->start.inclusive) &&
+           st__before_end(r->ck, r->ck_len, s->end.key, s->end.len, s->end.inclusive);
+}
+
+static bool in_slices(const st__row *r, const st_slice *s, int n)
+{
+    if (n == 0) return true;
+    for (int i = 0; i < n; i++) if (in_slice(r, &s[i])) return true;
+    return false;
+}
+
+/* Decode rows from rd until the end marker or the end of rd, keeping those
+ * in the slices; stop early past the last slice's end. */
+static int decode_rows(sst_reader *r, cs_rd *rd, const st_slice *slices, int n, st__part *p, cs_arena *a, uint64_t base)
+{
+    while (cs_rd_left(rd)) {
+        uint8_t f = cs_rd_u8(rd);
+        if (f == 0) break;
+        st__row *row = cs_arena_alloc(a, sizeof *row);
+        if (!row) return CS_ENOMEM;
+        int rc = sst__decode_row(rd, f, row, a);
+        if (rc == CS_ENOMEM) return rc;
+        if (rc) return corrupt(r, "Data.db", "bad row", base + rd->pos);
+        if (p->n_rows && st__bytes_cmp(p->rows[p->n_rows - 1]->ck, p->rows[p->n_rows - 1]->ck_len, row->ck, row->ck_len) >= 0)
+            return corrupt(r, "Data.db", "rows out of order", base + rd->pos);
+        if (n && !st__before_end(row->ck, row->ck_len, slices[n - 1].end.key, slices[n - 1].end.len, slices[n - 1].end.inclusive))
+            break;
+        if (!in_slices(row, slices, n)) continue;
+        if (st__part_add_row(p, row, a)) return CS_ENOMEM;
+    }
+    return 0;
+}
+
+typedef struct ri_entry { const uint8_t *first; uint32_t fl; const uint8_t *last; uint32_t ll; uint64_t off, len; } ri_entry;
+
+int sst_read_partition(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len,
+                       const st_slice *slices, int n_slices, st__part *p, cs_arena *a,
+                       bool *bloom_negative)
+{
+    *bloom_negative = false;
+    if (!sst__bloom_test(r->bloom, r->bloom_bits, r->bloom_k, sst__bloom_hash(pk, pk_len))) {
+        *bloom_negative = true;
+        return 0;
+    }
+    uint64_t i = idx_lower(r, token, pk, pk_len, false);
+    if (i >= r->n_idx || st__key_cmp(r->idx[i].token, r->idx[i].pk, r->idx[i].pk_len, token, pk, pk_len) != 0) {
+        atomic_fetch_add(&r->bloom_fp, 1);
+        return 0;
+    }
+    return sst__read_entry(r, i, slices, n_slices, p, a);
+}
+
+int sst__read_entry(sst_reader *r, uint64_t i, const st_slice *slices, int n_slices, st__part *p, cs_arena *a)
+{
+    const sst_index_entry *e = &r->idx[i];
+    const uint8_t *buf;
+    int rc;
+    if (n_slices == 0 || e->n_ri == 0) {
+        if ((rc = sst__read_range(r, e->pos, e->len, a, &buf))) return rc;
+        cs_rd rd;
+        cs_rd_init(&rd, buf, e->len);
+        rc = sst__decode_part_header(&rd, p, a);
+        if (rc == CS_ENOMEM) return rc;
+        if (rc || st__bytes_cmp(p->pk, p->pk_len, e->pk, e->pk_len) != 0)
+            return corrupt(r, "Data.db", "bad partition header", e->pos);
+        rc = decode_rows(r, &rd, slices, n_slices, p, a, e->pos);
+        p->token = e->token;
+        return rc ? rc : 1;
+    }
+    /* Wide partition: header, then only the row index blocks the slices touch. */
+    if ((rc = sst__read_range(r, e->pos, e->hdr_len, a, &buf))) return rc;
+    cs_rd rd;
+    cs_rd_init(&rd, buf, e->hdr_len);
+    rc = sst__decode_part_header(&rd, p, a);
+    if (rc == CS_ENOMEM) return rc;
+    if (rc || st__bytes_cmp(p->pk, p->pk_len, e->pk, e->pk_len) != 0)
+        return corrupt(r, "Data.db", "bad partition header", e->pos);
+    p->token = e->token;
+    ri_entry *ri = cs_arena_alloc(a, sizeof(ri_entry) * e->n_ri);
+    if (!ri) return CS_ENOMEM;
+    cs_rd x;
+    cs_rd_init(&x, e->ri, e->ri_len);
+    for (uint32_t k = 0; k < e->n_ri; k++) {
+        ri[k].first = rd_bytes(&x, &ri[k].fl);
+        ri[k].last = rd_bytes(&x, &ri[k].ll);
+        ri[k].off = cs_rd_uvarint(&x);
+        ri[k].len = cs_rd_uvarint(&x);
+        if (x.err || ri[k].off + ri[k].len > e->len) return corrupt(r, "Index.db", "bad row index", 0);
+    }
+    for (int s = 0; s < n_slices; s++) {
+        const st_slice *sl = &slices[s];
+        uint32_t lo = 0, hi = e->n_ri;   /* first block whose last ck is in or after the slice start */
+        while (lo < hi) {
+            uint32_t mid = (lo + hi) / 2;
+            if (st__after_start(ri[mid].last, ri[mid].ll, sl->start.key, sl->start.len, sl->start.inclusive)) hi = mid;
+            else lo = mid + 1;
+        }
+        if (lo >= e->n_ri) continue;
+        uint32_t end = lo;
+        while (end + 1 < e->n_ri && st__before_end(ri[end + 1].first, ri[end + 1].fl, sl->end.key, sl->end.len, sl->end.inclusive)) end++;
+        uint64_t from = ri[lo].off, to = ri[end].off + ri[end].len;
+        if ((rc = sst__read_range(r, e->pos + from, to - from, a, &buf))) return rc;
+        cs_rd_init(&rd, buf, to - from);
+        int before = p->n_rows;
+        /* Slices are disjoint and ordered: check order only within this run. */
+        st__part tmp = *p;
+        tmp.rows = NULL; tmp.n_rows = tmp.cap_rows = 0;
+        rc = decode_rows(r, &rd, sl, 1, &tmp, a, e->pos + from);
+        if (rc) return rc;
+        for (int k = 0; k < tmp.n_rows; k++)
+            if (st__part_add_row(p, tmp.rows[k], a)) return CS_ENOMEM;
+        (void)before;
+    }
+    return 1;
+}
+
+int sst_next_key(sst_reader *r, int64_t token, const uint8_t *key, uint32_t klen, bool incl,
+                 int64_t end_token, int64_t *out_token, const uint8_t **out_key, uint32_t *out_len,
+                 cs_arena *a)
+{
+    uint64_t i = idx_lower(r, token, key, klen, key ? !incl : false);
+    if (i >= r->n_idx || r->idx[i].token > end_token) return 0;
+    *out_token = r->idx[i].token;
+    *out_key = r->idx[i].pk;     /* lives as long as the reader, which the caller references */
+    *out_len = r->idx[i].pk_len;
+    (void)a;
+    return 1;
+}
+
+bool sst_may_contain_ck(sst_reader *r, const st_slice *slices, int n_slices)
+{
+    if (n_slices == 0) return true;
+    if (!r->st.ck_bounds) return false;
+    for (int i = 0; i < n_slices; i++) {
+        const st_slice *s = &slices[i];
+        /* Slice entirely before min? end bound vs min (min is a lower bound). */
+        bool before_min = s->end.len && st__bytes_cmp(s->end.key, s->end.len, r->st.min_ck, r->st.min_ck_len) < 0;
+        bool after_max = false;
+        if (s->start.len) {
+            uint32_t n = r->st.max_ck_truncated && s->start.len > r->st.max_ck_len ? r->st.max_ck_len : s->start.len;
+            int c = st__bytes_cmp(s->start.key, n, r->st.max_ck, r->st.max_ck_len);
+            after_max = r->st.max_ck_truncated ? c > 0 : (s->start.inclusive ? c > 0 : c >= 0);
+        }
+        if (!before_min && !after_max) return true;
+    }
+    return false;
+}

@@ -1,0 +1,513 @@
+/*
+ * sstable_writer.c: writes one sstable (docs/format/sstable.md).
+ *
+ * Partitions arrive in (token, key) order.  Each is serialized into a
+ * logical byte stream cut into SST_BLOCK_SIZE blocks, each lz4-compressed
+ * with a CRC32C.  The partition index (with a row index entry every ~64 KiB
+ * inside wide partitions), bloom filter and statistics are kept in memory
+ * and written at finish.  Every component is written under a tmp- name,
+ * fsynced, renamed; the TOC is written last, so an sstable without a TOC is
+ * an unfinished one and is deleted on load.
+ */
+#include "storage/sstable_int.h"
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/hash.h"
+#include "common/log.h"
+#include "common/vfs.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <lz4.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct sst_file_hdr { uint8_t b[SST_FILE_HDR]; } sst_file_hdr;
+_Static_assert(sizeof(sst_file_hdr) == 16, "sstable file header is 16 bytes");
+typedef struct sst_block_hdr { uint8_t b[SST_BLOCK_HDR]; } sst_block_hdr;
+_Static_assert(sizeof(sst_block_hdr) == 12, "sstable block header is 12 bytes");
+
+struct sst_writer {
+    char *dir;
+    uint64_t gen;
+    int fd;
+    uint64_t file_off;                   /* compressed bytes written */
+    cs_buf block;                        /* current uncompressed block */
+    uint64_t logical;                    /* logical bytes emitted so far */
+    cs_buf chunks;                       /* u64 BE compressed offsets */
+    uint64_t n_chunks;
+    cs_buf index;                        /* serialized index entries */
+    uint64_t n_entries;
+    cs_buf part;                         /* current partition bytes */
+    cs_buf ri;                           /* current partition's row index */
+    uint8_t *bloom; uint64_t bloom_bits; uint32_t bloom_k;
+    sst_stats st;
+    uint64_t hist_off[96];
+    int err;
+    bool first;
+    int64_t last_token; cs_buf last_key;
+};
+
+char *sst__path(const char *dir, uint64_t gen, const char *comp, bool tmp)
+{
+    char buf[4200];
+    snprintf(buf, sizeof buf, "%s/%scs-%" PRIu64 "-%s", dir, tmp ? "tmp-" : "", gen, comp);
+    return cs_strdup(buf);
+}
+
+void sst__hist_offsets(uint64_t off[96])
+{
+    uint64_t last = 1;
+    off[0] = 1;
+    for (int i = 1; i < 96; i++) {
+        uint64_t next = (uint64_t)llround((double)last * 1.2);
+        if (next == last) next++;
+        off[i] = next;
+        last = next;
+    }
+}
+
+void sst__hist_add(uint64_t counts[96], const uint64_t off[96], uint64_t v)
+{
+    int lo = 0, hi = 95;
+    while (lo < hi) { int mid = (lo + hi) / 2; if (off[mid] >= v) hi = mid; else lo = mid + 1; }
+    counts[lo]++;
+}
+
+uint64_t sst__bloom_hash(const uint8_t *pk, uint32_t n) { return cs_xxh64(pk, n, 0); }
+
+static uint64_t bloom_bit(uint64_t h, uint32_t i, uint64_t nbits)
+{
+    uint64_t h1 = h & 0xffffffffu, h2 = (h >> 32) | 1;
+    return (h1 + (uint64_t)i * h2) % nbits;
+}
+
+bool sst__bloom_test(const uint8_t *bits, uint64_t nbits, uint32_t k, uint64_t h)
+{
+    if (nbits == 0) return true;
+    for (uint32_t i = 0; i < k; i++) {
+        uint64_t b = bloom_bit(h, i, nbits);
+        if (!(bits[b >> 3] & (1u << (b & 7)))) return false;
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------- encoding */
+
+static void put_del(cs_buf *b, st_deletion d) { cs_buf_put_svarint(b, d.ts_us); cs_buf_put_svarint(b, d.ldt_s); }
+static void put_bytes(cs_buf *b, const uint8_t *p, uint32_t n) { cs_buf_put_uvarint(b, n); if (n) cs_buf_put(b, p, n); }
+
+void sst__encode_row(cs_buf *b, const st__row *r)
+{
+    uint8_t f = SST_ROW_PRESENT;
+    if (r->lv.ts_us != INT64_MIN) f |= SST_ROW_HAS_LV;
+    if (r->del.ts_us != INT64_MIN) f |= SST_ROW_HAS_DEL;
+    if (r->flags & ST_ROW_STATIC) f |= SST_ROW_IS_STATIC;
+    cs_buf_put_u8(b, f);
+    put_bytes(b, r->ck, r->ck_len);
+    if (f & SST_ROW_HAS_LV) {
+        cs_buf_put_svarint(b, r->lv.ts_us);
+        cs_buf_put_svarint(b, r->lv.ttl_s);
+        cs_buf_put_svarint(b, r->lv.ldt_s);
+    }
+    if (f & SST_ROW_HAS_DEL) put_del(b, r->del);
+    cs_buf_put_uvarint(b, (uint64_t)r->n_cdels);
+    for (int i = 0; i < r->n_cdels; i++) { cs_buf_put_uvarint(b, r->cdels[i].col); put_del(b, r->cdels[i].d); }
+    cs_buf_put_uvarint(b, (uint64_t)r->n_cells);
+    for (int i = 0; i < r->n_cells; i++) {
+        const st_cell *c = &r->cells[i];
+        cs_buf_put_uvarint(b, c->col);
+        cs_buf_put_u8(b, c->flags);
+        cs_buf_put_svarint(b, c->ts_us);
+        cs_buf_put_svarint(b, c->ttl_s);
+        cs_buf_put_svarint(b, c->ldt_s);
+        put_bytes(b, c->path, c->path_len);
+        put_bytes(b, c->val, c->val_len);
+    }
+}
+
+/* ---------------------------------------------------------------- writer */
+
+static int write_all(int fd, const void *p, size_t n, uint64_t *off)
+{
+    ssize_t w = vfs_pwrite(fd, p, n, *off);
+    if (w < 0) return (int)w;
+    *off += n;
+    return 0;
+}
+
+static void file_hdr(uint8_t h[SST_FILE_HDR], uint32_t magic, uint32_t param)
+{
+    cs_st32(h, magic);
+    cs_st32(h + 4, SST_VERSION);
+    cs_st32(h + 8, param);
+    cs_st32(h + 12, 0);
+}
+
+int sst_writer_open(const char *dir, uint64_t gen, double fp_chance, uint64_t expected_keys,
+                    sst_writer **out)
+{
+    *out = NULL;
+    sst_writer *w = cs_calloc(1, sizeof *w);
+    if (!w) return CS_ENOMEM;
+    w->dir = cs_strdup(dir);
+    w->gen = gen;
+    w->fd = -1;
+    cs_buf_init(&w->block); cs_buf_init(&w->chunks); cs_buf_init(&w->index);
+    cs_buf_init(&w->part); cs_buf_init(&w->ri); cs_buf_init(&w->last_key);
+    sst__hist_offsets(w->hist_off);
+    w->st.min_ts = INT64_MAX; w->st.max_ts = INT64_MIN;
+    w->st.max_ldt = INT32_MIN;
+    w->st.min_token = INT64_MAX; w->st.max_token = INT64_MIN;
+    w->first = true;
+    if (fp_chance <= 0 || fp_chance >= 1) fp_chance = 0.01;
+    if (expected_keys < 1) expected_keys = 1;
+    double bits = -(double)expected_keys * log(fp_chance) / (M_LN2 * M_LN2);
+    if (bits < 64) bits = 64;
+    if (bits > 8.0 * (1u << 30)) bits = 8.0 * (1u << 30);
+    w->bloom_bits = ((uint64_t)bits + 7) & ~7ull;
+    w->bloom_k = (uint32_t)llround(bits / (double)expected_keys * M_LN2);
+    if (w->bloom_k < 1) w->bloom_k = 1;
+    if (w->bloom_k > 20) w->bloom_k = 20;
+    w->bloom = cs_calloc(1, w->bloom_bits / 8);
+    char *p = sst__path(dir, gen, "Data.db", true);
+    if (!w->dir || !w->bloom || !p) { cs_free(p); sst_writer_abort(w); return CS_ENOMEM; }
+    w->fd = vfs_open(p, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    cs_free(p);
+    if (w->fd < 0) { int rc = w->fd; w->fd = -1; sst_writer_abort(w); return rc; }
+    uint8_t h[SST_FILE_HDR];
+    file_hdr(h, SST_DATA_MAGIC, SST_BLOCK_SIZE);
+    int rc = write_all(w->fd, h, sizeof h, &w->file_off);
+    if (rc) { sst_writer_abort(w); return rc; }
+    *out = w;
+    return 0;
+}
+
+/* Compress and write the current block. */
+static int flush_block(sst_writer *w)
+{
+    if (w->block.len == 0) return 0;
+    int bound = LZ4_compressBound((int)w->block.len);
+    uint8_t *c = cs_malloc((size_t)bound + SST_BLOCK_HDR);
+    if (!c) return CS_ENOMEM;
+    int n = LZ4_compress_default((const char *)w->block.p, (char *)c + SST_BLOCK_HDR, (int)w->block.len, bound);
+    uint32_t clen;
+    if (n <= 0 || (size_t)n >= w->block.len) {
+        memcpy(c + SST_BLOCK_HDR, w->block.p, w->block.len);
+        clen = (uint32_t)w->block.len | SST_RAW_FLAG;
+        n = (int)w->block.len;
+    } else {
+        clen = (uint32_t)n;
+    }
+    cs_st32(c, clen);
+    cs_st32(c + 4, (uint32_t)w->block.len);
+    cs_st32(c + 8, cs_crc32c(0, c + SST_BLOCK_HDR, (size_t)n));
+    cs_buf_put_u64(&w->chunks, w->file_off);
+    w->n_chunks++;
+    int rc = write_all(w->fd, c, (size_t)n + SST_BLOCK_HDR, &w->file_off);
+    cs_free(c);
+    cs_buf_reset(&w->block);
+    return rc;
+}
+
+/* Append logical bytes, cutting blocks at SST_BLOCK_SIZE. */
+static int emit(sst_writer *w, const uint8_t *p, size_t n)
+{
+    while (n) {
+        size_t room = SST_BLOCK_SIZE - w->block.len;
+        size_t k = n < room ? n : room;
+        cs_buf_put(&w->block, p, k);
+        if (w->block.err) return w->block.err;
+        p += k; n -= k;
+        w->logical += k;
+        if (w->block.len == SST_BLOCK_SIZE) {
+            int rc = flush_block(w);
+            if (rc) return rc;
+        }
+    }
+    return 0;
+}
+
+static void note_ts(sst_writer *w, int64_t ts)
+{
+    if (ts == INT64_MIN) return;
+    if (ts < w->st.min_ts) w->st.min_ts = ts;
+    if (ts > w->st.max_ts) w->st.max_ts = ts;
+}
+
+static void note_ldt(sst_writer *w, int32_t ldt)
+{
+    if (ldt > w->st.max_ldt) w->st.max_ldt = ldt;
+}
+
+static void note_row_stats(sst_writer *w, const st__row *r, uint64_t *cells)
+{
+    if (r->lv.ts_us != INT64_MIN) {
+        note_ts(w, r->lv.ts_us);
+        note_ldt(w, r->lv.ttl_s > 0 ? r->lv.ldt_s : INT32_MAX);
+    }
+    if (r->del.ts_us != INT64_MIN) { note_ts(w, r->del.ts_us); note_ldt(w, r->del.ldt_s); w->st.tombstones++; w->st.droppable++; }
+    for (int i = 0; i < r->n_cdels; i++) { note_ts(w, r->cdels[i].d.ts_us); note_ldt(w, r->cdels[i].d.ldt_s); w->st.tombstones++; }
+    for (int i = 0; i < r->n_cells; i++) {
+        const st_cell *c = &r->cells[i];
+        note_ts(w, c->ts_us);
+        if (c->flags & (ST_CELL_TOMBSTONE | ST_CELL_EXPIRING)) {
+            note_ldt(w, c->ldt_s);
+            w->st.tombstones += (c->flags & ST_CELL_TOMBSTONE) ? 1 : 0;
+            w->st.droppable++;
+        } else {
+            note_ldt(w, INT32_MAX);
+        }
+    }
+    *cells += (uint64_t)r->n_cells;
+}
+
+/* Clustering bounds: min is a (possibly truncated) lower bound; max is the
+ * largest clustering or, when truncated, a prefix of it. */
+static void note_ck(sst_writer *w, const st__row *r)
+{
+    uint32_t n = r->ck_len < 256 ? r->ck_len : 256;
+    if (!w->st.ck_bounds || st__bytes_cmp(r->ck, n, w->st.min_ck, w->st.min_ck_len) < 0) {
+        if (n) memcpy(w->st.min_ck, r->ck, n);
+        w->st.min_ck_len = n;
+    }
+    if (!w->st.ck_bounds || st__bytes_cmp(r->ck, r->ck_len, w->st.max_ck, w->st.max_ck_len) > 0) {
+        if (n) memcpy(w->st.max_ck, r->ck, n);
+        w->st.max_ck_len = n;
+        w->st.max_ck_truncated = r->ck_len > 256;
+    }
+    w->st.ck_bounds = true;
+}
+
+/* Serialize one partition and its index entry. */
+int sst_writer_add(sst_writer *w, const st__part *p)
+{
+    if (w->err) return w->err;
+    if (!w->first && st__key_cmp(p->token, p->pk, p->pk_len, w->last_token, w->last_key.p, (uint32_t)w->last_key.len) <= 0)
+        return w->err = CS_EINVAL;
+    w->first = false;
+    w->last_token = p->token;
+    cs_buf_reset(&w->last_key);
+    cs_buf_put(&w->last_key, p->pk, p->pk_len);
+    cs_buf *b = &w->part;
+    cs_buf_reset(b);
+    cs_buf_reset(&w->ri);
+    uint64_t cells = 0;
+    put_bytes(b, p->pk, p->pk_len);
+    uint8_t pf = 0;
+    if (p->pdel.ts_us != INT64_MIN) pf |= SST_PART_HAS_DEL;
+    if (p->stat) pf |= SST_PART_HAS_STATIC;
+    cs_buf_put_u8(b, pf);
+    if (pf & SST_PART_HAS_DEL) {
+        put_del(b, p->pdel);
+        note_ts(w, p->pdel.ts_us); note_ldt(w, p->pdel.ldt_s);
+        w->st.tombstones++; w->st.droppable++;
+    }
+    cs_buf_put_uvarint(b, (uint64_t)p->n_rts);
+    for (int i = 0; i < p->n_rts; i++) {
+        const st__rt *rt = &p->rts[i];
+        cs_buf_put_u8(b, (uint8_t)((rt->start_incl ? 1 : 0) | (rt->end_incl ? 2 : 0)));
+        put_bytes(b, rt->start, rt->start_len);
+        put_bytes(b, rt->end, rt->end_len);
+        put_del(b, rt->d);
+        note_ts(w, rt->d.ts_us); note_ldt(w, rt->d.ldt_s);
+        w->st.tombstones++; w->st.droppable++;
+    }
+    if (p->stat) { sst__encode_row(b, p->stat); note_row_stats(w, p->stat, &cells); }
+    uint64_t hdr_len = b->len;
+    /* Rows, with a row index entry every SST_ROW_INDEX_EVERY bytes. */
+    uint64_t n_ri = 0, blk_start = b->len;
+    const st__row *blk_first = NULL;
+    for (int i = 0; i < p->n_rows; i++) {
+        const st__row *r = p->rows[i];
+        if (!blk_first) { blk_first = r; blk_start = b->len; }
+        sst__encode_row(b, r);
+        note_row_stats(w, r, &cells);
+        note_ck(w, r);
+        if (b->len - blk_start >= SST_ROW_INDEX_EVERY || i == p->n_rows - 1) {
+            put_bytes(&w->ri, blk_first->ck, blk_first->ck_len);
+            put_bytes(&w->ri, r->ck, r->ck_len);
+            cs_buf_put_uvarint(&w->ri, blk_start);
+            cs_buf_put_uvarint(&w->ri, b->len - blk_start);
+            n_ri++;
+            blk_first = NULL;
+        }
+    }
+    cs_buf_put_u8(b, 0);   /* end of partition */
+    if (b->err || w->ri.err) return w->err = CS_ENOMEM;
+    uint64_t pos = w->logical;
+    int rc = emit(w, b->p, b->len);
+    if (rc) return w->err = rc;
+    /* Index entry. */
+    cs_buf *x = &w->index;
+    put_bytes(x, p->pk, p->pk_len);
+    cs_buf_put_u64(x, (uint64_t)p->token);
+    cs_buf_put_uvarint(x, pos);
+    cs_buf_put_uvarint(x, b->len);
+    cs_buf_put_uvarint(x, hdr_len);
+    /* Only wide partitions carry a row index. */
+    if (n_ri < 2) { cs_buf_reset(&w->ri); n_ri = 0; }
+    cs_buf_put_uvarint(x, n_ri);
+    put_bytes(x, w->ri.p, (uint32_t)w->ri.len);
+    if (x->err) return w->err = CS_ENOMEM;
+    w->n_entries++;
+    uint64_t h = sst__bloom_hash(p->pk, p->pk_len);
+    for (uint32_t i = 0; i < w->bloom_k; i++) {
+        uint64_t bit = bloom_bit(h, i, w->bloom_bits);
+        w->bloom[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+    }
+    w->st.partitions++;
+    w->st.rows += (uint64_t)p->n_rows + (p->stat ? 1 : 0);
+    w->st.cells += cells;
+    if (p->token < w->st.min_token) w->st.min_token = p->token;
+    if (p->token > w->st.max_token) w->st.max_token = p->token;
+    sst__hist_add(w->st.size_hist, w->hist_off, b->len);
+    sst__hist_add(w->st.cell_hist, w->hist_off, cells);
+    return 0;
+}
+
+uint64_t sst_writer_bytes(const sst_writer *w) { return w->file_off + w->index.len; }
+
+/* Write buf as component comp (tmp name), fsync. */
+static int write_component(sst_writer *w, const char *comp, const uint8_t *p, size_t n)
+{
+    char *path = sst__path(w->dir, w->gen, comp, true);
+    if (!path) return CS_ENOMEM;
+    int fd = vfs_open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    cs_free(path);
+    if (fd < 0) return fd;
+    uint64_t off = 0;
+    int rc = write_all(fd, p, n, &off);
+    if (!rc) rc = vfs_fsync(fd);
+    vfs_close(fd);
+    return rc;
+}
+
+static void put_stats(cs_buf *b, const sst_stats *s)
+{
+    cs_buf_put_u64(b, (uint64_t)s->min_ts);
+    cs_buf_put_u64(b, (uint64_t)s->max_ts);
+    cs_buf_put_u32(b, (uint32_t)s->max_ldt);
+    cs_buf_put_u64(b, s->partitions);
+    cs_buf_put_u64(b, s->rows);
+    cs_buf_put_u64(b, s->cells);
+    cs_buf_put_u64(b, s->tombstones);
+    cs_buf_put_u64(b, s->droppable);
+    cs_buf_put_u64(b, s->clog_pos.segment);
+    cs_buf_put_u64(b, s->clog_pos.offset);
+    cs_buf_put_u32(b, (uint32_t)s->level);
+    cs_buf_put_u64(b, (uint64_t)s->min_token);
+    cs_buf_put_u64(b, (uint64_t)s->max_token);
+    cs_buf_put_u64(b, s->data_bytes);
+    cs_buf_put_u8(b, (uint8_t)((s->ck_bounds ? 1 : 0) | (s->max_ck_truncated ? 2 : 0)));
+    cs_buf_put_u32(b, s->min_ck_len);
+    cs_buf_put(b, s->min_ck, s->min_ck_len);
+    cs_buf_put_u32(b, s->max_ck_len);
+    cs_buf_put(b, s->max_ck, s->max_ck_len);
+    for (int i = 0; i < 96; i++) cs_buf_put_uvarint(b, s->size_hist[i]);
+    for (int i = 0; i < 96; i++) cs_buf_put_uvarint(b, s->cell_hist[i]);
+    cs_buf_put_uvarint(b, (uint64_t)s->n_ancestors);
+    for (int i = 0; i < s->n_ancestors; i++) cs_buf_put_uvarint(b, s->ancestors[i]);
+}
+
+void sst_writer_set_ancestors(sst_writer *w, const uint64_t *gens, int n)
+{
+    int cap = (int)(sizeof w->st.ancestors / sizeof w->st.ancestors[0]);
+    w->st.n_ancestors = n < cap ? n : cap;
+    memcpy(w->st.ancestors, gens, sizeof(uint64_t) * (size_t)w->st.n_ancestors);
+}
+
+static int rename_comp(sst_writer *w, const char *comp)
+{
+    char *a = sst__path(w->dir, w->gen, comp, true);
+    char *b = sst__path(w->dir, w->gen, comp, false);
+    int rc = (a && b) ? vfs_rename(a, b) : CS_ENOMEM;
+    cs_free(a); cs_free(b);
+    return rc;
+}
+
+int sst_writer_finish(sst_writer *w, st_clog_pos clog_pos, int level, sst_reader **out)
+{
+    *out = NULL;
+    int rc = w->err ? w->err : flush_block(w);
+    if (!rc) rc = vfs_fsync(w->fd);
+    if (rc) { sst_writer_abort(w); return rc; }
+    vfs_close(w->fd);
+    w->fd = -1;
+    w->st.clog_pos = clog_pos;
+    w->st.level = level;
+    w->st.data_bytes = w->logical;
+    if (w->st.min_ts == INT64_MAX) { w->st.min_ts = INT64_MIN; w->st.max_ts = INT64_MIN; }
+    cs_buf_put_u64(&w->chunks, w->file_off);   /* end sentinel */
+    /* Index.db: header, entries, chunk offsets, footer. */
+    cs_buf f;
+    cs_buf_init(&f);
+    uint8_t h[SST_FILE_HDR];
+    file_hdr(h, SST_INDEX_MAGIC, SST_BLOCK_SIZE);
+    cs_buf_put(&f, h, sizeof h);
+    cs_buf_put(&f, w->index.p, w->index.len);
+    uint64_t chunks_off = f.len;
+    cs_buf_put(&f, w->chunks.p, w->chunks.len);
+    cs_buf_put_u64(&f, w->n_entries);
+    cs_buf_put_u64(&f, chunks_off);
+    cs_buf_put_u64(&f, w->n_chunks);
+    cs_buf_put_u64(&f, w->logical);
+    cs_buf_put_u32(&f, cs_crc32c(0, f.p, f.len));
+    rc = f.err ? f.err : write_component(w, "Index.db", f.p, f.len);
+    /* Filter.db */
+    cs_buf_reset(&f);
+    file_hdr(h, SST_FILTER_MAGIC, w->bloom_k);
+    cs_buf_put(&f, h, sizeof h);
+    cs_buf_put_u64(&f, w->bloom_bits);
+    cs_buf_put(&f, w->bloom, w->bloom_bits / 8);
+    cs_buf_put_u32(&f, cs_crc32c(0, f.p, f.len));
+    if (!rc) rc = f.err ? f.err : write_component(w, "Filter.db", f.p, f.len);
+    /* Statistics.db */
+    cs_buf_reset(&f);
+    file_hdr(h, SST_STATS_MAGIC, 0);
+    cs_buf_put(&f, h, sizeof h);
+    put_stats(&f, &w->st);
+    cs_buf_put_u32(&f, cs_crc32c(0, f.p, f.len));
+    if (!rc) rc = f.err ? f.err : write_component(w, "Statistics.db", f.p, f.len);
+    cs_buf_destroy(&f);
+    static const char *comps[] = { "Data.db", "Index.db", "Filter.db", "Statistics.db" };
+    for (int i = 0; !rc && i < 4; i++) rc = rename_comp(w, comps[i]);
+    if (!rc) {
+        const char toc[] = "Data.db\nIndex.db\nFilter.db\nStatistics.db\nTOC.txt\n";
+        rc = write_component(w, "TOC.txt", (const uint8_t *)toc, sizeof toc - 1);
+        if (!rc) rc = rename_comp(w, "TOC.txt");
+    }
+    if (!rc) rc = vfs_fsync_dir(w->dir);
+    if (rc) { sst_writer_abort(w); return rc; }
+    char *dir = cs_strdup(w->dir);
+    uint64_t gen = w->gen;
+    sst_writer_abort(w);   /* frees memory; files are complete (TOC present) so nothing is deleted */
+    if (!dir) return CS_ENOMEM;
+    rc = sst_reader_open(dir, gen, out);
+    cs_free(dir);
+    return rc;
+}
+
+void sst_writer_abort(sst_writer *w)
+{
+    if (!w) return;
+    if (w->fd >= 0) vfs_close(w->fd);
+    if (w->dir) {
+        static const char *comps[] = { "Data.db", "Index.db", "Filter.db", "Statistics.db", "TOC.txt" };
+        char *toc = sst__path(w->dir, w->gen, "TOC.txt", false);
+        bool done = toc && vfs_file_size(toc) >= 0;
+        cs_free(toc);
+        for (int i = 0; !done && i < 5; i++) {
+            char *p = sst__path(w->dir, w->gen, comps[i], true);
+            if (p) { if (vfs_file_size(p) >= 0) vfs_unlink(p); cs_free(p); }
+            p = sst__path(w->dir, w->gen, comps[i], false);
+            if (p) { if (vfs_file_size(p) >= 0) vfs_unlink(p); cs_free(p); }
+        }
+    }
+    cs_buf_destroy(&w->block); cs_buf_destroy(&w->chunks); cs_buf_destroy(&w->index);
+    cs_buf_destroy(&w->part); cs_buf_destroy(&w->ri); cs_buf_destroy(&w->last_key);
+    cs_free(w->bloom);
+    cs_free(w->dir);
+    cs_free(w);
+}
