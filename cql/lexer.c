@@ -45,8 +45,8 @@ static const char *const kw_names[KW__COUNT] = {
     "varint", "view", "where", "with", "writetime",
 };
 
-/* Cassandra's reserved keywords (ReservedKeywords / reserved_keywords.txt,
- * 4.1 era): these cannot be used as unquoted identifiers. */
+/* Cassandra's reserved keywords (ReservedKeywords.java, 4.0/4.1): these
+ * cannot be used as unquoted identifiers.  Sorted (binary search). */
 static const char *const reserved[] = {
     "add", "allow", "alter", "and", "apply", "asc", "authorize", "batch", "begin", "by",
     "columnfamily", "create", "delete", "desc", "describe", "drop", "entries", "execute",
@@ -57,8 +57,6 @@ static const char *const reserved[] = {
     "where", "with",
 };
 
-static bool kw_reserved_tab[KW__COUNT];
-static bool kw_reserved_init;
 
 int cql__kw_lookup(const char *s, size_t n)
 {
@@ -68,6 +66,8 @@ int cql__kw_lookup(const char *s, size_t n)
     for (size_t i = 0; i < n; i++)
         buf[i] = (char)tolower((unsigned char)s[i]);
     buf[n] = 0;
+    if (strcmp(buf, "columnfamilies") == 0)   /* Lexer.g: K_TABLES also matches this */
+        return KW_TABLES;
     int lo = 0, hi = KW__COUNT - 1;
     while (lo <= hi) {
         int mid = (lo + hi) / 2;
@@ -84,7 +84,7 @@ int cql__kw_lookup(const char *s, size_t n)
 
 const char *cql__kw_name(int kw)
 {
-    static char names[KW__COUNT][24];
+    static _Thread_local char names[KW__COUNT][24];
     if (kw < 0 || kw >= KW__COUNT)
         return "?";
     if (!names[kw][0]) {
@@ -96,25 +96,25 @@ const char *cql__kw_name(int kw)
     return names[kw];
 }
 
-bool cql__kw_reserved(int kw)
-{
-    if (!kw_reserved_init) {
-        for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
-            int k = cql__kw_lookup(reserved[i], strlen(reserved[i]));
-            if (k >= 0)
-                kw_reserved_tab[k] = true;
-        }
-        kw_reserved_init = true;
-    }
-    return kw >= 0 && kw < KW__COUNT && kw_reserved_tab[kw];
-}
-
 bool cql_is_reserved_keyword(const char *lowercased)
 {
-    for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
-        if (strcmp(reserved[i], lowercased) == 0)
+    int lo = 0, hi = (int)(sizeof(reserved) / sizeof(reserved[0])) - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        int c = strcmp(lowercased, reserved[mid]);
+        if (c == 0)
             return true;
+        if (c < 0)
+            hi = mid - 1;
+        else
+            lo = mid + 1;
+    }
     return false;
+}
+
+bool cql__kw_reserved(int kw)
+{
+    return kw >= 0 && kw < KW__COUNT && cql_is_reserved_keyword(kw_names[kw]);
 }
 
 /* Append name, double-quoted (with " doubled) unless it is a plain
@@ -141,7 +141,7 @@ void cql_quote_ident(const char *name, cs_buf *out)
 
 const char *cql__tok_name(cql__tok_type t, int kw)
 {
-    static char buf[40];
+    static _Thread_local char buf[40];
     switch (t) {
     case TK_EOF: return "EOF";
     case TK_WS: return "WS";
@@ -181,7 +181,8 @@ const char *cql__tok_name(cql__tok_type t, int kw)
     case TK_PLUS_EQ: return "'+='";
     case TK_MINUS_EQ: return "'-='";
     case TK_KEYWORD:
-        snprintf(buf, sizeof(buf), "K_%s", cql__kw_name(kw));
+        /* Lexer.g: TABLE is K_COLUMNFAMILY, TABLES is K_TABLES */
+        snprintf(buf, sizeof(buf), "K_%s", kw == KW_TABLE ? "COLUMNFAMILY" : cql__kw_name(kw));
         return buf;
     default: return "?";
     }
@@ -329,57 +330,79 @@ static size_t scan_duration(const lexer *L, size_t k)
     return groups ? k - start : 0;
 }
 
-/* ISO 8601 duration word (P1Y2M3DT4H5M6S or P2W), any case. */
-static bool iso_duration(const char *w, size_t n)
+/* Digits at w[i..): returns the index after them (== i if none). */
+static size_t digits(const char *w, size_t n, size_t i)
 {
-    if (n < 2 || (w[0] != 'P' && w[0] != 'p'))
-        return false;
-    size_t i = 1;
-    bool t = false, any = false;
-    const char *order = "ymd";
-    const char *torder = "hms";
+    while (i < n && is_digit((unsigned char)w[i]))
+        i++;
+    return i;
+}
+
+/* Designator sequence like "1Y2M3D" over the letters in `order` (each at
+ * most once, in order, at least one).  Case-sensitive as Lexer.g. */
+static bool designators(const char *w, size_t n, size_t i, const char *order, size_t *end)
+{
+    bool any = false;
     size_t oi = 0;
-    if (i < n && (w[i] == 'T' || w[i] == 't'))
-        goto time_part;
     while (i < n) {
-        size_t d = i;
-        while (d < n && is_digit((unsigned char)w[d]))
-            d++;
+        size_t d = digits(w, n, i);
         if (d == i || d == n)
-            return false;
-        int u = tolower((unsigned char)w[d]);
-        if (u == 'w')
-            return !any && d + 1 == n;
-        const char *pos = strchr(order + oi, u);
-        if (!pos || u == 0)
-            return false;
+            break;
+        const char *pos = strchr(order + oi, w[d]);
+        if (!pos || !w[d])
+            break;
         oi = (size_t)(pos - order) + 1;
         any = true;
         i = d + 1;
-        if (i < n && (w[i] == 'T' || w[i] == 't'))
-            goto time_part;
     }
+    *end = i;
     return any;
-time_part:
-    t = true;
-    i++;
-    oi = 0;
-    bool tany = false;
-    while (i < n) {
-        size_t d = i;
-        while (d < n && is_digit((unsigned char)w[d]))
-            d++;
-        if (d == i || d == n)
-            return false;
-        int u = tolower((unsigned char)w[d]);
-        const char *pos = strchr(torder + oi, u);
-        if (!pos || u == 0)
-            return false;
-        oi = (size_t)(pos - torder) + 1;
-        tany = true;
-        i = d + 1;
+}
+
+/* ISO 8601 duration starting with 'P' at w (after an optional '-'):
+ * P1Y2M3D, PT1H2M3S, P1DT2H, P2W, P0001-02-03T04:05:06.  Returns its
+ * length, or 0. */
+static size_t iso_duration(const char *w, size_t n)
+{
+    if (n < 3 || w[0] != 'P')
+        return 0;
+    size_t i = 1, e;
+    /* alternative format */
+    static const char alt[] = "dddd-dd-ddTdd:dd:dd";
+    if (n >= 20) {
+        size_t k;
+        for (k = 0; alt[k]; k++)
+            if (alt[k] == 'd' ? !is_digit((unsigned char)w[1 + k]) : w[1 + k] != alt[k])
+                break;
+        if (!alt[k])
+            return 20;
     }
-    return t && tany;
+    size_t d = digits(w, n, i);
+    if (d > i && d < n && w[d] == 'W')
+        return d + 1;
+    if (w[i] == 'T')
+        return designators(w, n, i + 1, "HMS", &e) ? e : 0;
+    if (!designators(w, n, i, "YMD", &e))
+        return 0;
+    if (e < n && w[e] == 'T') {
+        size_t e2;
+        if (designators(w, n, e + 1, "HMS", &e2))
+            return e2;
+    }
+    return e;
+}
+
+/* Length of an ISO 8601 duration token ([-]P...) at the current char, or 0
+ * (a longer identifier wins, as with ANTLR's longest match). */
+static size_t iso_at(const lexer *L)
+{
+    size_t off = ch(L, 0) == '-' ? 1 : 0;
+    if (L->i + off >= L->n)
+        return 0;
+    size_t len = iso_duration(L->s + L->i + off, L->n - L->i - off);
+    if (!len || is_word(ch(L, off + len)))
+        return 0;
+    return off + len;
 }
 
 static bool uuid_at(const lexer *L)
@@ -514,10 +537,6 @@ static void lex_word(lexer *L, size_t start, int line, int col)
         k++;
     const char *w = L->s + L->i;
     advn(L, k);
-    if (iso_duration(w, k)) {
-        emit(L, TK_DURATION, KW_NONE, start, line, col, k);
-        return;
-    }
     if ((k == 4 && strncasecmp(w, "true", 4) == 0) || (k == 5 && strncasecmp(w, "false", 5) == 0)) {
         emit(L, TK_BOOLEAN, KW_NONE, start, line, col, k);
         return;
@@ -636,6 +655,10 @@ int cql__lex(const char *text, size_t len, cs_arena *a, cql__lexed *out)
                 k++;
             advn(&L, k);
             emit(&L, TK_HEX, KW_NONE, start, line, col, k);
+        } else if ((c == 'P' || (c == '-' && c1 == 'P')) && iso_at(&L)) {
+            size_t k = iso_at(&L);
+            advn(&L, k);
+            emit(&L, TK_DURATION, KW_NONE, start, line, col, k);
         } else if (is_digit(c) || (c == '-' && is_digit(c1))) {
             lex_number(&L, start, line, col);
         } else if (is_letter(c)) {

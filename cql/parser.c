@@ -590,11 +590,13 @@ ast_term *cql__literal(cql__parser *p)
 {
     cql__tok *k = cql__peek(p, 1);
     lit_kind lk;
-    if (k->type == TK_MINUS && cql__is_kw_at(p, 2, KW_INFINITY)) {
+    if (k->type == TK_MINUS && (cql__is_kw_at(p, 2, KW_INFINITY) || cql__is_kw_at(p, 2, KW_NAN))) {
+        /* Lexer.g: K_NEGATIVE_INFINITY -> -Infinity, K_NEGATIVE_NAN -> NaN */
+        const char *txt = cql__is_kw_at(p, 2, KW_NAN) ? "NaN" : "-Infinity";
         ast_term *t = new_term(p, TERM_LITERAL);
         t->lit.kind = LIT_FLOAT;
-        t->lit.text = cql__strndup(p, "-Infinity", 9);
-        t->lit.len = 9;
+        t->lit.text = cql__strndup(p, txt, strlen(txt));
+        t->lit.len = strlen(txt);
         cql__next(p);
         cql__next(p);
         return t;

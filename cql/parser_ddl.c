@@ -406,7 +406,7 @@ void cql__parse_create(cql__parser *p, cql_stmt *st)
     cql__tok *t = cql__peek(p, 1);
     int kw = t->type == TK_KEYWORD ? t->kw : KW_NONE;
     switch (kw) {
-    case KW_KEYSPACE: keyspace_def(p, st, STMT_CREATE_KEYSPACE); return;
+    case KW_KEYSPACE: case KW_SCHEMA: keyspace_def(p, st, STMT_CREATE_KEYSPACE); return;
     case KW_TABLE: case KW_COLUMNFAMILY: create_table(p, st); return;
     case KW_TYPE: create_type(p, st); return;
     case KW_INDEX: create_index(p, st, false); return;
@@ -444,7 +444,7 @@ void cql__parse_alter(cql__parser *p, cql_stmt *st)
     cql__tok *t = cql__peek(p, 1);
     int kw = t->type == TK_KEYWORD ? t->kw : KW_NONE;
     switch (kw) {
-    case KW_KEYSPACE: keyspace_def(p, st, STMT_ALTER_KEYSPACE); return;
+    case KW_KEYSPACE: case KW_SCHEMA: keyspace_def(p, st, STMT_ALTER_KEYSPACE); return;
     case KW_TABLE: case KW_COLUMNFAMILY: alter_table(p, st); return;
     case KW_TYPE: alter_type(p, st); return;
     case KW_MATERIALIZED: {
@@ -476,7 +476,7 @@ void cql__parse_drop(cql__parser *p, cql_stmt *st)
     int kw = t->type == TK_KEYWORD ? t->kw : KW_NONE;
     ast_drop *d = &st->u.drop;
     switch (kw) {
-    case KW_KEYSPACE:
+    case KW_KEYSPACE: case KW_SCHEMA:
         keyspace_def(p, st, STMT_DROP_KEYSPACE);
         return;
     case KW_TABLE: case KW_COLUMNFAMILY: st->kind = STMT_DROP_TABLE; break;

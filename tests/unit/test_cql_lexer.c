@@ -195,3 +195,22 @@ Test(lexer, quote_ident)
     quoted("a\"b", "\"a\"\"b\"");
     quoted("with space", "\"with space\"");
 }
+
+Test(lexer, iso_durations_are_case_sensitive)
+{
+    cql__tok_type t[16];
+    int n = lex_types("P1Y2M3DT4H5M6S -P2W P0001-02-03T04:05:06 p1d P1Dx PT5M P1YT 1Y2mo -3h", t, 16);
+    cql__tok_type want[] = { TK_DURATION, TK_DURATION, TK_DURATION, TK_IDENT, TK_IDENT, TK_DURATION,
+                             TK_IDENT, TK_DURATION, TK_DURATION, TK_EOF };
+    cr_assert_eq(n, (int)(sizeof(want) / sizeof(want[0])));
+    for (int i = 0; i < n; i++)
+        cr_expect_eq(t[i], want[i], "token %d: %d", i, t[i]);
+    cr_expect_eq(on_tok(2)->len, 20);
+}
+
+Test(lexer, table_aliases)
+{
+    cr_expect_eq(cql__kw_lookup("ColumnFamilies", 14), KW_TABLES);
+    cr_expect_str_eq(cql__tok_name(TK_KEYWORD, KW_TABLE), "K_COLUMNFAMILY");
+    cr_expect_str_eq(cql__tok_name(TK_RPAREN, KW_NONE), "')'");
+}
