@@ -21,6 +21,8 @@ ctype *ddl_parse_type(sch_catalog *c, const char *text, const char *ks, cs_error
 /* Persist t's rows (replacing older ones) in one mutation. */
 int ddl_write_table(sch_catalog *c, sch_table *t, cs_error *e);
 
+/* ALTER ... WITH options on an existing table or view (validated first). */
+int ddl_alter_with(sch_catalog *c, sch_table *t, const ast_props *props, bool view, cs_error *e);
 int ddl_alter_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_error *e);
 int ddl_create_type(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_error *e);
 int ddl_alter_type(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_error *e);

@@ -189,7 +189,9 @@ static void build_types(sch_catalog *c, pending_types *pt)
                 if (!ft[j]) ok = false;
             }
             if (ok) {
+                /* ctype_new_udt takes the field type refs */
                 ctype *u = ctype_new_udt(p->ks, p->name, p->fnames, ft, p->n_fnames, false);
+                for (int j = 0; j < p->n_ftypes; j++) ft[j] = NULL;
                 if (u) sch__ks_add_type(k, u);
                 cs_free(p->name);
                 p->name = NULL;

@@ -1,0 +1,218 @@
+/*
+ * test_cql_describe.c: ALTER/TYPE/INDEX/VIEW DDL and DESCRIBE output
+ * (Cassandra 4.1's exact CREATE statement text) over a real engine.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cql/cql_int.h"
+#include "cql/schema_int.h"
+#include "common/alloc.h"
+
+typedef struct env {
+    char dir[256];
+    st_engine *eng;
+    cql_ctx *ctx;
+    cql_session sess;
+} env;
+
+static void env_open(env *v)
+{
+    st_config sc;
+    st_config_defaults(&sc);
+    char data[300], clog[300];
+    snprintf(data, sizeof data, "%s/data", v->dir);
+    snprintf(clog, sizeof clog, "%s/commitlog", v->dir);
+    sc.data_dir = data;
+    sc.commitlog_dir = clog;
+    cr_assert_eq(st_engine_open(&sc, &v->eng), 0);
+    cql_config cc;
+    cql_config_defaults(&cc);
+    cr_assert_eq(cql_ctx_new(v->eng, &cc, &v->ctx), 0);
+}
+
+static void env_close(env *v)
+{
+    cql_ctx_free(v->ctx);
+    st_engine_close(v->eng, true);
+}
+
+static void env_init(env *v)
+{
+    memset(v, 0, sizeof *v);
+    snprintf(v->dir, sizeof v->dir, "/tmp/cs_desc_XXXXXX");
+    cr_assert_not_null(mkdtemp(v->dir));
+    v->sess.protocol_version = 4;
+    env_open(v);
+}
+
+static void env_fini(env *v)
+{
+    env_close(v);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", v->dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static int run(env *v, const char *q, cs_error *e, cql_result *r)
+{
+    cs_error_init(e);
+    cql_stmt *st = cql_parse(q, strlen(q), e);
+    if (!st) return CS_EUSER;
+    int rc = st->kind == STMT_DESCRIBE ? cql_exec_describe(v->ctx, &v->sess, st, NULL, r, e)
+                                       : cql_exec_ddl(v->ctx, &v->sess, st, r, e);
+    cql_stmt_free(st);
+    return rc;
+}
+
+static void ok(env *v, const char *q)
+{
+    cs_error e;
+    cql_result r;
+    cql_result_init(&r);
+    cr_assert_eq(run(v, q, &e, &r), 0, "%s -> %s", q, e.msg);
+    cql_result_destroy(&r);
+}
+
+static void fails(env *v, const char *q, const char *msg)
+{
+    cs_error e;
+    cql_result r;
+    cql_result_init(&r);
+    cr_assert_neq(run(v, q, &e, &r), 0, "%s should fail", q);
+    if (msg) cr_assert_str_eq(e.msg, msg);
+    cql_result_destroy(&r);
+}
+
+/* DESCRIBE body contains `needle`. */
+static void describe_has(env *v, const char *q, const char *needle)
+{
+    cs_error e;
+    cql_result r;
+    cql_result_init(&r);
+    cr_assert_eq(run(v, q, &e, &r), 0, "%s -> %s", q, e.msg);
+    cr_assert_not_null(memmem(r.body.p, r.body.len, needle, strlen(needle)), "%s lacks:\n%s", q, needle);
+    cql_result_destroy(&r);
+}
+
+static const char *table_text =
+    "CREATE TABLE ks.t (\n"
+    "    a int,\n"
+    "    b text,\n"
+    "    c int,\n"
+    "    s int static,\n"
+    "    w text,\n"
+    "    v map<text, int>,\n"
+    "    PRIMARY KEY ((a, b), c)\n"
+    ") WITH CLUSTERING ORDER BY (c DESC)\n"
+    "    AND additional_write_policy = '99p'\n"
+    "    AND bloom_filter_fp_chance = 0.01\n"
+    "    AND caching = {'keys': 'ALL', 'rows_per_partition': 'NONE'}\n"
+    "    AND cdc = false\n"
+    "    AND comment = 'it''s'\n"
+    "    AND compaction = {'class': 'org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy', 'max_threshold': '32', 'min_threshold': '4'}\n"
+    "    AND compression = {'chunk_length_in_kb': '16', 'class': 'org.apache.cassandra.io.compress.LZ4Compressor'}\n"
+    "    AND memtable = 'default'\n"
+    "    AND crc_check_chance = 1.0\n"
+    "    AND default_time_to_live = 0\n"
+    "    AND extensions = {}\n"
+    "    AND gc_grace_seconds = 864000\n"
+    "    AND max_index_interval = 2048\n"
+    "    AND memtable_flush_period_in_ms = 0\n"
+    "    AND min_index_interval = 128\n"
+    "    AND read_repair = 'BLOCKING'\n"
+    "    AND speculative_retry = '99p';";
+
+Test(cql_describe, table_text_and_describe)
+{
+    env v;
+    env_init(&v);
+    ok(&v, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    ok(&v, "CREATE TABLE ks.t (a int, b text, c int, s int static, v map<text, int>, w text, PRIMARY KEY ((a, b), c)) "
+           "WITH CLUSTERING ORDER BY (c DESC) AND comment = 'it''s'");
+    sch_table *t = sch_table_find(cql_ctx_catalog(v.ctx), "ks", "t");
+    cs_buf b;
+    cs_buf_init(&b);
+    sch__cql_table(t, false, &b);
+    cr_assert_str_eq(sch__bufstr(&b), table_text);
+    cs_buf_reset(&b);
+    sch__cql_keyspace(t->ks, &b);
+    cr_assert_str_eq(sch__bufstr(&b),
+                     "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': '1'}  AND durable_writes = true;");
+    cs_buf_destroy(&b);
+    describe_has(&v, "DESCRIBE TABLE ks.t", table_text);
+    describe_has(&v, "DESCRIBE KEYSPACES", "system_virtual_schema");
+    describe_has(&v, "DESCRIBE KEYSPACE ks", "durable_writes = true;");
+    describe_has(&v, "DESCRIBE CLUSTER", "Murmur3Partitioner");
+    describe_has(&v, "DESCRIBE TABLE system.local", "VIRTUAL TABLE");
+    fails(&v, "DESCRIBE TABLE ks.nope", "Table 'nope' not found in keyspace 'ks'");
+    env_fini(&v);
+}
+
+Test(cql_describe, alter_type_index_view)
+{
+    env v;
+    env_init(&v);
+    sch_catalog *c = cql_ctx_catalog(v.ctx);
+    ok(&v, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    ok(&v, "USE ks");
+    ok(&v, "CREATE TYPE addr (street text, zip int)");
+    fails(&v, "CREATE TYPE addr (x int)", "A user type with name 'addr' already exists");
+    ok(&v, "CREATE TABLE p (id int PRIMARY KEY, home frozen<addr>, v int)");
+    ok(&v, "ALTER TYPE addr ADD city text");
+    cr_assert_eq(sch_type_find(c, "ks", "addr")->n_sub, 3);
+    cr_assert_eq(sch_column_find(sch_table_find(c, "ks", "p"), "home")->type->n_sub, 3);
+    fails(&v, "DROP TYPE addr", "Cannot drop user type 'ks.addr' as it is still used by tables [ks.p]");
+    ok(&v, "ALTER TABLE p ADD extra list<int>");
+    cr_assert_not_null(sch_column_find(sch_table_find(c, "ks", "p"), "extra"));
+    fails(&v, "ALTER TABLE p ADD v int", "Column with name 'v' already exists");
+    ok(&v, "ALTER TABLE p DROP v");
+    cr_assert_null(sch_column_find(sch_table_find(c, "ks", "p"), "v"));
+    cr_assert_eq(sch_table_find(c, "ks", "p")->n_dropped, 1);
+    fails(&v, "ALTER TABLE p DROP id", "Cannot drop PRIMARY KEY column id");
+    ok(&v, "ALTER TABLE p WITH gc_grace_seconds = 100 AND comment = 'x'");
+    cr_assert_eq(sch_table_find(c, "ks", "p")->gc_grace_s, 100);
+    ok(&v, "ALTER TABLE p RENAME id TO pid");
+    cr_assert_not_null(sch_column_find(sch_table_find(c, "ks", "p"), "pid"));
+    ok(&v, "CREATE TABLE q (k int, c int, x int, m map<int, int>, PRIMARY KEY (k, c))");
+    ok(&v, "CREATE INDEX ON q (x)");
+    ok(&v, "CREATE INDEX mi ON q (keys(m))");
+    sch_table *q = sch_table_find(c, "ks", "q");
+    cr_assert_eq(q->n_indexes, 2);
+    cr_assert_str_eq(q->indexes[0]->name, "q_x_idx");
+    cr_assert_str_eq(q->indexes[1]->target, "keys(m)");
+    describe_has(&v, "DESCRIBE TABLE q", "CREATE INDEX q_x_idx ON ks.q (x);");
+    fails(&v, "CREATE INDEX ON q (k)", NULL);
+    ok(&v, "CREATE MATERIALIZED VIEW qv AS SELECT * FROM q WHERE x IS NOT NULL AND k IS NOT NULL AND c IS NOT NULL "
+           "PRIMARY KEY (x, k, c)");
+    sch_table *qv = sch_table_find(c, "ks", "qv");
+    cr_assert(qv && qv->is_view);
+    cr_assert_eq(q->n_views, 1);
+    fails(&v, "DROP TABLE q", "Cannot drop a table when materialized views still depend on it (qv)");
+    describe_has(&v, "DESCRIBE KEYSPACE ks", "CREATE MATERIALIZED VIEW ks.qv AS");
+
+    /* persistence of all of it */
+    env_close(&v);
+    env_open(&v);
+    c = cql_ctx_catalog(v.ctx);
+    cr_assert_eq(sch_type_find(c, "ks", "addr")->n_sub, 3);
+    sch_table *p = sch_table_find(c, "ks", "p");
+    cr_assert_not_null(p);
+    cr_assert_eq(p->gc_grace_s, 100);
+    cr_assert_eq(p->n_dropped, 1);
+    cr_assert_not_null(sch_column_find(p, "pid"));
+    q = sch_table_find(c, "ks", "q");
+    cr_assert_eq(q->n_indexes, 2);
+    cr_assert_eq(q->n_views, 1);
+    cr_assert(sch_table_find(c, "ks", "qv")->view_base == q);
+    v.sess.keyspace[0] = 0;
+    ok(&v, "DROP MATERIALIZED VIEW ks.qv");
+    ok(&v, "DROP INDEX ks.mi");
+    ok(&v, "DROP TABLE ks.q");
+    ok(&v, "DROP TABLE ks.p");
+    ok(&v, "DROP TYPE ks.addr");
+    env_fini(&v);
+}
