@@ -240,12 +240,16 @@ int ctype__parse_date(const char *s, size_t n, uint32_t *out, cs_error *e)
     }
     scan c = { s, n, 0 };
     int sign = 1, cnt;
+    bool plus = false, minus = false;
     if (take(&c, '+'))
-        sign = 1;
+        plus = true;
     else if (take(&c, '-'))
+        minus = true;
+    if (minus)
         sign = -1;
     int64_t y = digits(&c, 4, 10, &cnt);
-    bool ok = y >= 0 && (c.i == 4 || c.i > 5 || sign == 1) && !(cnt > 4 && c.i == (size_t)cnt);
+    /* ISO_LOCAL_DATE year: 4 digits unsigned, more only with a sign; '+' only above 4 digits */
+    bool ok = y >= 0 && (cnt == 4 ? !plus : (plus || minus));
     int64_t mo = -1, d = -1;
     if (ok && take(&c, '-'))
         mo = digits(&c, 2, 2, NULL);

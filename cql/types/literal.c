@@ -184,7 +184,7 @@ int ctype_from_string(const ctype *t, const char *s, size_t n, cs_buf *out, cs_e
         for (size_t i = 0; i < n; i++)
             if ((uint8_t)s[i] & 0x80)
                 return cs_error_set(e, CS_ERR_INVALID,
-                                    "Invalid ASCII character in string literal: Input length = 1");
+                                    "Invalid ASCII character in string literal: java.nio.charset.UnmappableCharacterException: Input length = 1");
         cs_buf_put(out, s, n);
         return 0;
     case CT_VARCHAR:
@@ -302,7 +302,12 @@ int ctype_from_string(const ctype *t, const char *s, size_t n, cs_buf *out, cs_e
             return 0;
         }
         if (inet_pton(AF_INET6, buf, a) == 1) {
-            cs_buf_put(out, a, 16);
+            /* Java's InetAddress turns v4-mapped v6 addresses into v4 */
+            static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF };
+            if (memcmp(a, mapped, 12) == 0)
+                cs_buf_put(out, a + 12, 4);
+            else
+                cs_buf_put(out, a, 16);
             return 0;
         }
         if (strcmp(buf, "localhost") == 0) {

@@ -293,6 +293,16 @@ Test(types, literal_round_trips)
     cr_expect_str_eq(LF("date", LIT_STRING, "1969-12-31"), "'1969-12-31'");
     cr_expect_str_eq(LF("date", LIT_INTEGER, "2147483648"), "'1970-01-01'");
     cr_expect_str_eq(LF("date", LIT_INTEGER, "0"), "'-5877641-06-23'");
+    cr_expect_str_eq(LF("date", LIT_STRING, "-0001-01-01"), "'-0001-01-01'");
+    cr_expect_str_eq(LF("date", LIT_STRING, "+10000-01-01"), "'+10000-01-01'");
+    cr_expect_str_eq(LERR("date", LIT_STRING, "+2000-01-01"), "Unable to coerce '+2000-01-01' to a formatted date (long)");
+    cr_expect_str_eq(LERR("date", LIT_INTEGER, "-1"), "Unable to make unsigned int (for date) from: '-1'");
+    cr_expect_str_eq(LERR("date", LIT_INTEGER, "4294967296"), "Unable to make unsigned int (for date) from: '4294967296'");
+    cr_expect_str_eq(LF("date", LIT_INTEGER, "4294967295"), "'+5881580-07-11'");
+    cr_expect_str_eq(LF("inet", LIT_STRING, "::ffff:1.2.3.4"), "'1.2.3.4'");
+    cr_expect_str_eq(LF("timestamp", LIT_STRING, "2011-02-03T04:05:06.789123Z"), "'2011-02-03T04:05:06.789Z'");
+    cr_expect_str_eq(LF("timestamp", LIT_STRING, "1900-01-01 00:00:00+0000"), "'1900-01-01T00:00:00.000Z'");
+    cr_expect_str_eq(LF("timestamp", LIT_INTEGER, "-9223372036854775808"), "'-292275055-05-16T16:47:04.192Z'");
     cr_expect_str_eq(LF("time", LIT_STRING, "08:12:54.123456789"), "'08:12:54.123456789'");
     cr_expect_str_eq(LF("time", LIT_STRING, "08:12:54"), "'08:12:54.000000000'");
     cr_expect_str_eq(LF("time", LIT_INTEGER, "1000"), "'00:00:00.000001000'");
@@ -326,7 +336,7 @@ Test(types, literal_errors)
     cr_expect_str_eq(LERR("duration", LIT_DURATION, "1m1h"), "Invalid duration. The minutes should be after hours");
     cr_expect_str_eq(LERR("duration", LIT_DURATION, "1x"), "Unable to convert '1x' to a duration");
     cr_expect_str_eq(LERR("duration", LIT_INTEGER, "5"), "Unable to convert '5' to a duration");
-    cr_expect_str_eq(LERR("ascii", LIT_STRING, "h\xc3\xa9"), "Invalid ASCII character in string literal: Input length = 1");
+    cr_expect_str_eq(LERR("ascii", LIT_STRING, "h\xc3\xa9"), "Invalid ASCII character in string literal: java.nio.charset.UnmappableCharacterException: Input length = 1");
 }
 
 /* ------------------------------------------------ comparators and byte-comparable */
