@@ -313,7 +313,8 @@ static int collect_multi(an *a, const ast_relation *r)
         else if (c->position != first + i)
             return cs_error_set(a->e, CS_ERR_INVALID,
                                 "Clustering columns must appear in the PRIMARY KEY order in multi-column relations");
-        if (a->ck_used[c->position])
+        bool slice_again = is_slice(r->op) && a->ck_sl[first].n == n && a->ck_eq[c->position].k == 0;
+        if (a->ck_used[c->position] && !slice_again)
             return cs_error_set(a->e, CS_ERR_INVALID,
                                 "Column \"%s\" cannot be restricted by more than one relation if it includes an Equal",
                                 c->name);
