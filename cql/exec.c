@@ -335,3 +335,9 @@ int cql_batch(cql_ctx *ctx, cql_session *s, uint8_t type, const cql_batch_item *
     cs_arena_destroy(&a);
     return rc;
 }
+
+/* Called by cql_ctx_free (ctx.c): release the executor's caches. */
+void cql_exec_ctx_destroy(cql_ctx *ctx)
+{
+    cql_exec_caches_free(ctx);
+}

@@ -25,8 +25,11 @@ static cql_session g_sess;
 static cs_error g_err;
 static char g_warn[2048];
 
+static size_t g_alloc0;
+
 static void setup(void)
 {
+    g_alloc0 = cs_alloc_count();
     static char d[300], c[300];
     snprintf(g_dir, sizeof g_dir, "/tmp/cs_exec_select_%d", (int)getpid());
     vfs_rmtree(g_dir);
@@ -51,6 +54,7 @@ static void teardown(void)
     cql_ctx_free(g_ctx);
     st_engine_close(g_eng, false);
     vfs_rmtree(g_dir);
+    cr_expect_eq(cs_alloc_count(), g_alloc0, "leaked %zu allocations", cs_alloc_count() - g_alloc0);
 }
 
 /* Minimal value formatter (cqlsh-like) for the types these tests use. */
