@@ -14,8 +14,8 @@
  *   byte strings (ascii, text, blob, inet, custom): bytes with 00 -> 00 FF,
  *       then 00 00; E is just 00 00.  Shorter prefix sorts first.
  *   fixed-width: E = 00, else 01 + body:
- *       signed ints, timestamp, time, counter: big-endian, sign bit flipped;
- *       date: big-endian (unsigned); boolean: 01 false / 02 true (no body);
+ *       signed ints, timestamp, counter: big-endian, sign bit flipped;
+ *       date, time: big-endian (unsigned); boolean: 01 false / 02 true (no body);
  *       float/double: IEEE bits, sign bit flipped if positive, all bits
  *       inverted if negative, NaN canonical (Java's Float/Double.compare);
  *       timeuuid: timestamp-first msb (sign bit flipped), then the low 8 bytes
@@ -215,7 +215,7 @@ static int enc(const ctype *t, const uint8_t *v, size_t n, cs_buf *out, int dept
         cs_buf_put_u8(out, v[0] ? 0x02 : 0x01);
         return 0;
     case CT_TINYINT: case CT_SMALLINT: case CT_INT: case CT_BIGINT: case CT_COUNTER:
-    case CT_TIMESTAMP: case CT_TIME: {
+    case CT_TIMESTAMP: {
         size_t w = t->kind == CT_TINYINT ? 1 : t->kind == CT_SMALLINT ? 2 : t->kind == CT_INT ? 4 : 8;
         if (n != w)
             return CS_EINVAL;
@@ -224,11 +224,11 @@ static int enc(const ctype *t, const uint8_t *v, size_t n, cs_buf *out, int dept
         cs_buf_put(out, v + 1, n - 1);
         return 0;
     }
-    case CT_DATE:
-        if (n != 4)
+    case CT_DATE: case CT_TIME:
+        if (n != (t->kind == CT_DATE ? 4u : 8u))
             return CS_EINVAL;
         cs_buf_put_u8(out, 0x01);
-        cs_buf_put(out, v, 4);
+        cs_buf_put(out, v, n);
         return 0;
     case CT_FLOAT: {
         if (n != 4)
@@ -507,7 +507,7 @@ static int dec(const ctype *t, drd *d, cs_buf *out, int depth)
         cs_buf_put_u8(out, tag == 2 ? 1 : 0);
         return 0;
     case CT_TINYINT: case CT_SMALLINT: case CT_INT: case CT_BIGINT: case CT_COUNTER:
-    case CT_TIMESTAMP: case CT_TIME: {
+    case CT_TIMESTAMP: {
         size_t w = t->kind == CT_TINYINT ? 1 : t->kind == CT_SMALLINT ? 2 : t->kind == CT_INT ? 4 : 8;
         if (tag != 0x01)
             return CS_ECORRUPT;
@@ -519,10 +519,10 @@ static int dec(const ctype *t, drd *d, cs_buf *out, int depth)
             out->p[off] ^= 0x80;
         return 0;
     }
-    case CT_DATE:
+    case CT_DATE: case CT_TIME:
         if (tag != 0x01)
             return CS_ECORRUPT;
-        gput(d, 4, out);
+        gput(d, t->kind == CT_DATE ? 4 : 8, out);
         return d->r->err ? CS_ECORRUPT : 0;
     case CT_FLOAT: {
         if (tag != 0x01)

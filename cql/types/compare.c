@@ -4,7 +4,7 @@
  *
  *  - empty values sort first for every type;
  *  - ascii/text/blob/inet/custom/duration: unsigned bytes, shorter prefix first;
- *  - integers, timestamp, time, counter: signed; date: unsigned (2^31 epoch);
+ *  - integers, timestamp, counter: signed; date, time: unsigned bytes;
  *  - float/double: Java Float.compare/Double.compare (-0.0 < 0.0, NaN last);
  *  - boolean: false < true (any non-zero byte is true);
  *  - uuid: version, then timestamp for v1, then unsigned bytes;
@@ -179,12 +179,12 @@ int ctype_compare(const ctype *t, const uint8_t *a, size_t an, const uint8_t *b,
         if (an == 4 && bn == 4)
             return cmp_i64((int32_t)cs_be32(a), (int32_t)cs_be32(b));
         break;
-    case CT_BIGINT: case CT_COUNTER: case CT_TIMESTAMP: case CT_TIME:
+    case CT_BIGINT: case CT_COUNTER: case CT_TIMESTAMP:
         if (an == 8 && bn == 8)
             return cmp_i64((int64_t)cs_be64(a), (int64_t)cs_be64(b));
         break;
-    case CT_DATE:
-        break;   /* unsigned bytes */
+    case CT_DATE: case CT_TIME:
+        break;   /* unsigned bytes (no compareCustom override in Cassandra) */
     case CT_FLOAT:
         if (an == 4 && bn == 4)
             return cmp_i64(flt_key(cs_be32(a)), flt_key(cs_be32(b)));

@@ -367,7 +367,7 @@ static void gen(const ctype *t, cs_buf *out, int depth)
     case CT_SMALLINT: cs_buf_put_u16(out, (uint16_t)x); break;
     case CT_INT: case CT_DATE: cs_buf_put_u32(out, (uint32_t)x); break;
     case CT_BIGINT: case CT_COUNTER: case CT_TIMESTAMP: cs_buf_put_u64(out, x); break;
-    case CT_TIME: cs_buf_put_u64(out, x % 86400000000000ULL); break;
+    case CT_TIME: cs_buf_put_u64(out, r % 3 ? x % 86400000000000ULL : x); break;
     case CT_BOOLEAN: cs_buf_put_u8(out, (uint8_t)(x % 3)); break;
     case CT_FLOAT: {
         static const float fs[] = { 0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY, NAN, 1e-40f, -1e-40f, 3.4e38f };
