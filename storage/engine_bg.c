@@ -488,3 +488,31 @@ int st_compactions_list(st_engine *e, st_compaction_info *out, int max)
     pthread_mutex_unlock(&e->mu);
     return n;
 }
+
+/* ---------------------------------------------------------------- tools */
+
+const char *st_table_dir(const st_table *t) { return t ? t->dir : NULL; }
+
+int st_table_sstables(st_table *t, char ***paths, int *n)
+{
+    *paths = NULL; *n = 0;
+    if (!t) return CS_EINVAL;
+    pthread_mutex_lock(&t->mu);
+    int cnt = t->n_ssts;
+    char **v = cs_calloc((size_t)(cnt ? cnt : 1), sizeof *v);
+    int rc = v ? 0 : CS_ENOMEM;
+    for (int i = 0; v && i < cnt; i++) {
+        v[i] = sst__path(t->dir, t->ssts[i]->gen, "Data.db", false);
+        if (!v[i]) rc = CS_ENOMEM;
+    }
+    pthread_mutex_unlock(&t->mu);
+    if (rc) { st_paths_free(v, cnt); return rc; }
+    *paths = v; *n = cnt;
+    return 0;
+}
+
+void st_paths_free(char **paths, int n)
+{
+    for (int i = 0; paths && i < n; i++) cs_free(paths[i]);
+    cs_free(paths);
+}

@@ -283,6 +283,7 @@ int sst__read_range(sst_reader *r, uint64_t pos, uint64_t len, cs_arena *a, cons
         if ((uint64_t)clen + SST_BLOCK_HDR != clen_total || raw != want_raw) { rc = corrupt(r, "Data.db", "bad block header", off); break; }
         if (cs_crc32c(0, cbuf + SST_BLOCK_HDR, clen) != crc) { rc = corrupt(r, "Data.db", "block checksum mismatch", off); break; }
         uint8_t *dst = buf + (b - b0) * bs;
+        atomic_fetch_add(&r->blocks_read, 1);
         if (stored) {
             if (clen != raw) { rc = corrupt(r, "Data.db", "bad stored block", off); break; }
             memcpy(dst, cbuf + SST_BLOCK_HDR, raw);

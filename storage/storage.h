@@ -275,4 +275,15 @@ typedef struct st_compaction_info {
 } st_compaction_info;
 int st_compactions_list(st_engine *e, st_compaction_info *out, int max);
 
+/* ---------------------------------------------------------------- tools */
+
+/* The table's directory (<data>/<ks>/<table>-<idhex>), borrowed while the
+ * table is open. */
+const char *st_table_dir(const st_table *t);
+/* Paths of the table's live sstables' Data.db files (for sstable dump /
+ * verify, see storage/sstable.h): *paths is a cs_malloc'd array of cs_malloc'd
+ * strings; free with st_paths_free. */
+int st_table_sstables(st_table *t, char ***paths, int *n);
+void st_paths_free(char **paths, int n);
+
 #endif

@@ -45,6 +45,8 @@ static int g_cfgno, g_step;
 static char g_dir[256];
 static bool g_increasing;
 static int64_t g_ts;
+static uint32_t g_pad;               /* extra value bytes, to make wide partitions */
+static uint8_t g_vbuf[8192];
 
 static unsigned rnd(unsigned n) { return (unsigned)(rand_r(&g_seed) % n); }
 
@@ -165,6 +167,17 @@ static st_table_opts g_opts;
 static const uint8_t TID[16] = { 9, 9, 9, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
 static char g_ddir[300], g_cdir[300];
 
+static uint64_t g_compactions, g_flushed;
+
+static void eng_close(bool flush)
+{
+    st_table_stats ts;
+    st_table_stats_get(g_t, &ts);
+    g_compactions += ts.compactions_done;
+    g_flushed += ts.bytes_flushed;
+    st_engine_close(g_e, flush);
+}
+
 static void eng_open(void)
 {
     cr_assert_eq(st_engine_open(&g_cfg, &g_e), 0);
@@ -243,10 +256,12 @@ static void random_mutation(void)
                 if (f == 0) { o.flags = ST_CELL_TOMBSTONE; o.val = 0; }
                 else if (f <= 2) { o.flags = ST_CELL_EXPIRING; o.ttl = 10; o.ldt = NOW + (rnd(2) ? 5 : -5); }
                 else o.ldt = 0;
-                uint8_t v[4] = { (uint8_t)(o.val >> 24), (uint8_t)(o.val >> 16), (uint8_t)(o.val >> 8), (uint8_t)o.val };
+                uint8_t *v = g_vbuf;
+                v[0] = (uint8_t)(o.val >> 24); v[1] = (uint8_t)(o.val >> 16); v[2] = (uint8_t)(o.val >> 8); v[3] = (uint8_t)o.val;
+                memset(v + 4, (int)(o.val * 7 + 1), g_pad);
                 st_cell c = { .col = o.col, .flags = o.flags, .ts_us = o.ts, .ttl_s = o.ttl, .ldt_s = o.ldt,
                               .path = o.has_path ? &o.path : NULL, .path_len = o.has_path ? 1 : 0,
-                              .val = (o.flags & ST_CELL_TOMBSTONE) ? NULL : v, .val_len = (o.flags & ST_CELL_TOMBSTONE) ? 0 : 4 };
+                              .val = (o.flags & ST_CELL_TOMBSTONE) ? NULL : v, .val_len = (o.flags & ST_CELL_TOMBSTONE) ? 0 : 4 + g_pad };
                 st_mut_cell(m, &c);
             }
         }
@@ -274,7 +289,7 @@ static void check_row(const st_row_view *r, const xrow *x, int pk)
         if (x->cells[i].has_path) cr_assert_eq(c->path[0], x->cells[i].path, "seed %u cfg %d step %d", g_seed0, g_cfgno, g_step);
         cr_assert_eq(c->ts_us, x->cells[i].ts, "seed %u cfg %d step %d pk %d ck %d,%d col %u: ts %lld vs %lld", g_seed0, g_cfgno, g_step, pk,
                      x->ck[0], x->ck[1], c->col, (long long)c->ts_us, (long long)x->cells[i].ts);
-        cr_assert_eq(c->val_len, 4u, "seed %u cfg %d step %d", g_seed0, g_cfgno, g_step);
+        cr_assert_eq(c->val_len, 4u + g_pad, "seed %u cfg %d step %d", g_seed0, g_cfgno, g_step);
         uint32_t v = ((uint32_t)c->val[0] << 24) | ((uint32_t)c->val[1] << 16) | ((uint32_t)c->val[2] << 8) | c->val[3];
         cr_assert_eq(v, x->cells[i].val, "seed %u cfg %d step %d pk %d: value", g_seed0, g_cfgno, g_step, pk);
     }
@@ -375,8 +390,10 @@ static void verify_all(void)
     }
 }
 
+static uint32_t g_pad_next;
 static void run_config(int strategy, size_t memtable, size_t segment, bool increasing, int steps)
 {
+    g_pad = g_pad_next;
     snprintf(g_dir, sizeof g_dir, "/tmp/cs_st_model_%d", (int)getpid());
     vfs_rmtree(g_dir);
     snprintf(g_ddir, sizeof g_ddir, "%s/data", g_dir);
@@ -394,6 +411,7 @@ static void run_config(int strategy, size_t memtable, size_t segment, bool incre
     g_increasing = increasing;
     g_opts.gc_grace_s = increasing && !getenv("CS_NOGC") ? 0 : 864000;
     g_nops = 0;
+    g_compactions = g_flushed = 0;
     g_ts = 0;
     g_cfgno++;
     NOW = cs_now_s();
@@ -404,10 +422,15 @@ static void run_config(int strategy, size_t memtable, size_t segment, bool incre
         int r = rnd(100);
         if (r < 4) cr_assert_eq(st_table_flush(g_t), 0);
         else if (r < 6) cr_assert_eq(st_table_compact(g_t), 0);
-        else if (r < 8) { st_engine_close(g_e, rnd(2)); eng_open(); }
+        else if (r < 8) { eng_close(rnd(2)); eng_open(); }
         if (i % 25 == 24) verify_all();
     }
     verify_all();
+    st_table_stats ts;
+    cr_assert_eq(st_table_stats_get(g_t, &ts), 0);
+    fprintf(stderr, "  cfg %d: %d ops, %llu sstables, %llu compactions, %llu bytes flushed\n", g_cfgno, g_nops,
+            (unsigned long long)ts.sstable_count, (unsigned long long)(ts.compactions_done + g_compactions),
+            (unsigned long long)(ts.bytes_flushed + g_flushed));
     st_engine_close(g_e, true);
     eng_open();
     verify_all();
@@ -426,5 +449,8 @@ Test(storage_model, random_against_model, .timeout = 120)
     run_config(ST_COMPACT_TWCS, 16 << 10, 1 << 14, false, 300);
     run_config(ST_COMPACT_LCS, 8 << 10, 1 << 14, true, 300);
     run_config(ST_COMPACT_LCS, 1 << 20, 1 << 20, false, 300);
+    /* Wide partitions (row index, values across blocks): values of 3 KiB. */
+    g_pad_next = 3000;
+    run_config(ST_COMPACT_STCS, 4 << 20, 1 << 20, false, 400);
     cr_assert_eq(cs_alloc_count(), 0, "leak: %zu allocations", cs_alloc_count());
 }

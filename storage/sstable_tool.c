@@ -1,0 +1,148 @@
+/*
+ * sstable_tool.c: offline verification and dump of one sstable, for
+ * cassette-tool and tests (storage/sstable.h).
+ */
+#include "storage/sstable_int.h"
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/log.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Split ".../cs-<gen>-<Component>" into dir and gen. */
+static int parse_path(const char *path, char *dir, size_t dn, uint64_t *gen)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t dl = slash ? (size_t)(slash - path) : 1;
+    if (dl + 1 > dn) return CS_EINVAL;
+    if (slash) { memcpy(dir, path, dl); dir[dl] = 0; } else strcpy(dir, ".");
+    int c = 0;
+    if (sscanf(base, "cs-%" SCNu64 "-%n", gen, &c) != 1 || c == 0) return CS_EINVAL;
+    return 0;
+}
+
+int sst_verify(const char *path, FILE *out)
+{
+    char dir[4096];
+    uint64_t gen;
+    if (!path || parse_path(path, dir, sizeof dir, &gen)) return CS_EINVAL;
+    sst_reader *r;
+    int rc = sst_reader_open(dir, gen, &r);
+    if (rc) {
+        if (out) fprintf(out, "%s/cs-%" PRIu64 ": cannot open: %s\n", dir, gen, cs_strerror(rc));
+        return rc;
+    }
+    uint64_t expect = 0, rows = 0;
+    for (uint64_t i = 0; i < r->n_idx && !rc; i++) {
+        const sst_index_entry *e = &r->idx[i];
+        if (e->pos != expect) {
+            char *p = sst__path(dir, gen, "Index.db", false);
+            rc = CS_CORRUPT("partition does not follow the previous one", p ? p : "Index.db", e->pos);
+            cs_free(p);
+            break;
+        }
+        expect = e->pos + e->len;
+        if (!sst__bloom_test(r->bloom, r->bloom_bits, r->bloom_k, sst__bloom_hash(e->pk, e->pk_len))) {
+            char *p = sst__path(dir, gen, "Filter.db", false);
+            rc = CS_CORRUPT("bloom filter misses a key", p ? p : "Filter.db", i);
+            cs_free(p);
+            break;
+        }
+        cs_arena a;
+        cs_arena_init(&a);
+        st__part p;
+        int k = sst__read_entry(r, i, NULL, 0, &p, &a);
+        if (k < 0) rc = k;
+        else rows += (uint64_t)p.n_rows;
+        cs_arena_destroy(&a);
+    }
+    if (!rc && expect != r->logical) {
+        char *p = sst__path(dir, gen, "Data.db", false);
+        rc = CS_CORRUPT("data length differs from the index", p ? p : "Data.db", expect);
+        cs_free(p);
+    }
+    if (out) {
+        if (rc) fprintf(out, "%s/cs-%" PRIu64 ": CORRUPT (%s)\n", dir, gen, cs_strerror(rc));
+        else fprintf(out, "%s/cs-%" PRIu64 ": OK, %" PRIu64 " partitions, %" PRIu64 " rows, %" PRIu64
+                     " data bytes, level %d, clog position %" PRIu64 ":%" PRIu64 "\n",
+                     dir, gen, r->n_idx, rows, r->logical, r->st.level, r->st.clog_pos.segment, r->st.clog_pos.offset);
+    }
+    sst_reader_unref(r);
+    return rc;
+}
+
+static void hex(FILE *out, const uint8_t *p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) fprintf(out, "%02x", p[i]);
+}
+
+static void dump_del(FILE *out, const char *what, st_deletion d)
+{
+    fprintf(out, " %s(ts=%" PRId64 " ldt=%d)", what, d.ts_us, d.ldt_s);
+}
+
+static void dump_row(FILE *out, const st__row *r)
+{
+    fprintf(out, "  row %s", (r->flags & ST_ROW_STATIC) ? "STATIC" : "ck=");
+    hex(out, r->ck, r->ck_len);
+    if (r->lv.ts_us != INT64_MIN) fprintf(out, " marker(ts=%" PRId64 " ttl=%d ldt=%d)", r->lv.ts_us, r->lv.ttl_s, r->lv.ldt_s);
+    if (r->del.ts_us != INT64_MIN) dump_del(out, "deleted", r->del);
+    fputc('\n', out);
+    for (int i = 0; i < r->n_cdels; i++) {
+        fprintf(out, "    col %u", r->cdels[i].col);
+        dump_del(out, "complex-deleted", r->cdels[i].d);
+        fputc('\n', out);
+    }
+    for (int i = 0; i < r->n_cells; i++) {
+        const st_cell *c = &r->cells[i];
+        fprintf(out, "    col %u", c->col);
+        if (c->path_len) { fprintf(out, " path="); hex(out, c->path, c->path_len); }
+        fprintf(out, " ts=%" PRId64, c->ts_us);
+        if (c->flags & ST_CELL_TOMBSTONE) fprintf(out, " TOMBSTONE ldt=%d", c->ldt_s);
+        if (c->flags & ST_CELL_EXPIRING) fprintf(out, " ttl=%d expires=%d", c->ttl_s, c->ldt_s);
+        if (c->flags & ST_CELL_COUNTER) fprintf(out, " COUNTER");
+        fprintf(out, " value=");
+        hex(out, c->val, c->val_len);
+        fputc('\n', out);
+    }
+}
+
+int sst_dump(const char *path, FILE *out)
+{
+    char dir[4096];
+    uint64_t gen;
+    if (!path || !out || parse_path(path, dir, sizeof dir, &gen)) return CS_EINVAL;
+    sst_reader *r;
+    int rc = sst_reader_open(dir, gen, &r);
+    if (rc) return rc;
+    fprintf(out, "sstable %s/cs-%" PRIu64 ": %" PRIu64 " partitions, level %d, ts %" PRId64 "..%" PRId64 "\n",
+            dir, gen, r->n_idx, r->st.level, r->st.min_ts, r->st.max_ts);
+    for (uint64_t i = 0; i < r->n_idx && !rc; i++) {
+        cs_arena a;
+        cs_arena_init(&a);
+        st__part p;
+        int k = sst__read_entry(r, i, NULL, 0, &p, &a);
+        if (k < 0) { rc = k; cs_arena_destroy(&a); break; }
+        fprintf(out, "partition token=%" PRId64 " key=", p.token);
+        hex(out, p.pk, p.pk_len);
+        if (p.pdel.ts_us != INT64_MIN) dump_del(out, "deleted", p.pdel);
+        fputc('\n', out);
+        for (int j = 0; j < p.n_rts; j++) {
+            fprintf(out, "  range %s", p.rts[j].start_incl ? "[" : "(");
+            hex(out, p.rts[j].start, p.rts[j].start_len);
+            fprintf(out, ", ");
+            hex(out, p.rts[j].end, p.rts[j].end_len);
+            fprintf(out, "%s", p.rts[j].end_incl ? "]" : ")");
+            dump_del(out, "deleted", p.rts[j].d);
+            fputc('\n', out);
+        }
+        if (p.stat) dump_row(out, p.stat);
+        for (int j = 0; j < p.n_rows; j++) dump_row(out, p.rows[j]);
+        cs_arena_destroy(&a);
+    }
+    sst_reader_unref(r);
+    return rc;
+}
