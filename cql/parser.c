@@ -760,6 +760,22 @@ ast_term *cql__term(cql__parser *p)
     default:
         break;
     }
+    if (k->type == TK_KEYWORD && k->kw == KW_CAST && cql__peek(p, 2)->type == TK_LPAREN) {
+        /* CAST(term AS native_type): Cassandra's cast functions, system.castas<type> */
+        t = new_term(p, TERM_FUNC);
+        cql__next(p);
+        cql__next(p);
+        push_term(p, t, cql__term(p));
+        cql__expect_kw(p, KW_AS);
+        cql__tok *ty = cql__peek(p, 1);
+        if (ty->type != TK_KEYWORD || !is_native_type_kw(ty->kw))
+            cql__fail_noviable(p, 1, 1);
+        t->func.ks = cql__strndup(p, "system", 6);
+        t->func.name = arena_printf(p, "castas%s", lower(p, ty));
+        cql__next(p);
+        cql__expect(p, TK_RPAREN);
+        return t;
+    }
     if (cql__at_function(p, 1)) {
         t = new_term(p, TERM_FUNC);
         t->func = cql__func_name(p);
@@ -777,6 +793,7 @@ ast_term *cql__term(cql__parser *p)
 
 /* ---------------------------------------------------------------- properties */
 
+/* propertyValue: a constant (raw text) or an unreserved keyword. */
 static void prop_value_text(cql__parser *p, ast_prop *pr, bool *ok)
 {
     cql__tok *k = cql__peek(p, 1);
@@ -789,7 +806,7 @@ static void prop_value_text(cql__parser *p, ast_prop *pr, bool *ok)
         pr->value = t->lit.text;
         return;
     }
-    if (k->type == TK_IDENT || (k->type == TK_KEYWORD && !cql__kw_reserved(k->kw))) {
+    if (k->type == TK_KEYWORD && !cql__kw_reserved(k->kw)) {
         pr->kind = PROP_IDENT;
         pr->value = lower(p, k);
         cql__next(p);
@@ -798,14 +815,14 @@ static void prop_value_text(cql__parser *p, ast_prop *pr, bool *ok)
     *ok = false;
 }
 
-/* Text of a constant term inside a property map. */
-static char *const_text(cql__parser *p, ast_term *t, const char *prop)
+/* A term inside a property map and its source text; constants only
+ * (Parser.g convertPropertyMap). */
+static ast_term *prop_term(cql__parser *p, char **src)
 {
-    if (t->kind == TERM_LITERAL)
-        return t->lit.text;
-    if (t->kind == TERM_NEG && t->n_elems == 1 && t->elems[0]->kind == TERM_LITERAL)
-        return arena_printf(p, "-%s", t->elems[0]->lit.text);
-    cql__fail_msg(p, "Invalid value for property: %s", prop);
+    int start = cql__peek_index(p, 1);
+    ast_term *t = cql__term(p);
+    *src = cql__src_text(p, start, cql__last_index(p));
+    return t;
 }
 
 void cql__prop(cql__parser *p, ast_props *props)
@@ -821,9 +838,17 @@ void cql__prop(cql__parser *p, ast_props *props)
         int nv = 0;
         if (!cql__accept(p, TK_RBRACE)) {
             do {
-                char *k = const_text(p, cql__term(p), pr.name);
+                char *ks, *vs;
+                ast_term *kt = prop_term(p, &ks);
                 cql__expect(p, TK_COLON);
-                char *v = const_text(p, cql__term(p), pr.name);
+                ast_term *vt = prop_term(p, &vs);
+                if (kt->kind != TERM_LITERAL)
+                    cql__fail_msg(p, "Invalid property name: %s%s", ks,
+                                  kt->kind == TERM_BIND ? " (bind variables are not supported in DDL queries)" : "");
+                if (vt->kind != TERM_LITERAL)
+                    cql__fail_msg(p, "Invalid property value: %s for property: %s%s", vs, ks,
+                                  vt->kind == TERM_BIND ? " (bind variables are not supported in DDL queries)" : "");
+                char *k = kt->lit.text, *v = vt->lit.text;
                 for (int i = 0; i < pr.n_map; i++)
                     if (strcmp(pr.map_keys[i], k) == 0)
                         cql__fail_msg(p, "Multiple definition for property %s", k);

@@ -346,7 +346,7 @@ static void create_view(cql__parser *p, cql_stmt *st)
         bool compact = false;
         table_props(p, &v->props, &v->clustering_order, &v->n_clustering_order, &compact);
         if (compact)
-            cql__fail_msg(p, "Cannot use 'COMPACT STORAGE' when defining a materialized view");
+            cql__fail_msg(p, "COMPACT STORAGE tables are not allowed starting with version 4.0");
     }
 }
 

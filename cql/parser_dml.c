@@ -481,7 +481,9 @@ void cql__parse_insert(cql__parser *p, cql_stmt *st)
                 cql__fail_noviable(p, 1, 1);
         }
     } else {
-        cql__expect(p, TK_LPAREN);
+        if (!cql__is(p, TK_LPAREN))
+            cql__fail_noviable(p, 1, 1);
+        cql__next(p);
         do {
             char *c = cql__ident(p);
             cql__push(p, &in->columns, &in->n_columns, sizeof(char *), &c);

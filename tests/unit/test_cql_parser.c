@@ -223,6 +223,22 @@ Test(parser, terms)
     cql_stmt_free(s);
 }
 
+Test(parser, cast_function_term)
+{
+    cql_stmt *s = ok("INSERT INTO t (a) VALUES (CAST(1 AS text))");
+    ast_term *v = s->u.insert.values[0];
+    cr_expect_eq(v->kind, TERM_FUNC);
+    cr_expect_str_eq(v->func.ks, "system");
+    cr_expect_str_eq(v->func.name, "castastext");
+    cr_expect_eq(v->n_elems, 1);
+    cql_stmt_free(s);
+    s = ok("CREATE TABLE t (k int PRIMARY KEY) WITH compaction = {'class': 'X', 'enabled': false} "
+           "AND caching = {'keys': 'ALL'} AND speculative_retry = ALL");
+    cr_expect_str_eq(s->u.create_table.props.items[0].map_values[1], "false");
+    cr_expect_eq(s->u.create_table.props.items[2].kind, PROP_IDENT);
+    cql_stmt_free(s);
+}
+
 Test(parser, casts_and_negation)
 {
     cql_stmt *s = ok("INSERT INTO t (a, b, c, d) VALUES ((bigint) 1, (frozen<list<int>>) ?, -(int) 3, "
@@ -726,6 +742,13 @@ Test(parser, misc_errors)
     bad("SELECT * FROM t WHERE a = \"\"");
     bad("USE ?");
     bad("CREATE TABLE t (a int PRIMARY KEY) WITH CLUSTERING ORDER BY (a)");
+    err("INSERT INTO t VALUES (1)", "line 1:14 no viable alternative at input 'VALUES' (INSERT INTO t [VALUES]...)");
+    err("CREATE TABLE t (a int PRIMARY KEY) WITH caching = keys_only", NULL);
+    err("CREATE KEYSPACE k WITH replication = {'a': ?}",
+        "Invalid property value: ? for property: 'a' (bind variables are not supported in DDL queries)");
+    err("CREATE KEYSPACE k WITH replication = {'a': 1, 'a': 2}", "Multiple definition for property a");
+    err("CREATE MATERIALIZED VIEW v AS SELECT * FROM t WHERE k IS NOT NULL PRIMARY KEY (k) WITH COMPACT STORAGE",
+        "COMPACT STORAGE tables are not allowed starting with version 4.0");
     err("CREATE TABLE t (a int PRIMARY KEY) WITH comment = 'a' AND comment = 'b'",
         "Multiple definition for property comment");
     err("SELECT * FROM t\nWHERE a = 1\n  GARBAGE",
