@@ -99,7 +99,13 @@ typedef struct cql__parser {
     jmp_buf jb;
     cql_stmt *st;                      /* top statement */
     char **bind_names; int n_binds, cap_binds;
+    int depth;                         /* nesting of terms/types/selectors/relations */
 } cql__parser;
+
+/* Nesting limit: deeper input is refused instead of exhausting the stack. */
+#define CQL__MAX_DEPTH 256
+void cql__enter(cql__parser *p);
+static inline void cql__leave(cql__parser *p) { p->depth--; }
 
 /* Token access.  cql__peek(p, 1) is the current token. */
 cql__tok *cql__peek(cql__parser *p, int k);

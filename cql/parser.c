@@ -311,6 +311,17 @@ _Noreturn void cql__fail_mismatch(cql__parser *p, const char *expecting)
     longjmp(p->jb, 1);
 }
 
+/* Refuse pathological nesting, as Cassandra fails such statements (its
+ * parser runs out of stack) rather than crash. */
+void cql__enter(cql__parser *p)
+{
+    if (++p->depth > CQL__MAX_DEPTH) {
+        cql__tok *t = cql__peek(p, 1);
+        cql__fail_msg(p, "line %d:%d statement is too deeply nested (more than %d levels)",
+                      t->line, t->col, CQL__MAX_DEPTH);
+    }
+}
+
 _Noreturn void cql__fail_msg(cql__parser *p, const char *fmt, ...)
 {
     char msg[1024];
@@ -459,7 +470,7 @@ static char *quoted_name(cql__parser *p, const char *name)
 /* comparatorType: native | list<T> | set<T> | map<K, V> | tuple<...> |
  * frozen<T> | vector<T, n> | [ks.]udt | 'custom.Class'.  Returns normalized
  * text ("map<text, frozen<list<int>>>"). */
-char *cql__type(cql__parser *p)
+static char *type_inner(cql__parser *p)
 {
     cql__tok *t = cql__peek(p, 1);
     if (t->type == TK_STRING) {
@@ -716,7 +727,7 @@ static bool at_cast(cql__parser *p)
 
 /* term: constant | collection | UDT literal | tuple | null | bind marker |
  * function call | (type) term | -term. */
-ast_term *cql__term(cql__parser *p)
+static ast_term *term_inner(cql__parser *p)
 {
     cql__tok *k = cql__peek(p, 1);
     ast_term *t = cql__literal(p);
@@ -789,6 +800,22 @@ ast_term *cql__term(cql__parser *p)
         return t;
     }
     cql__fail_noviable(p, 1, 1);
+}
+
+char *cql__type(cql__parser *p)
+{
+    cql__enter(p);
+    char *r = type_inner(p);
+    cql__leave(p);
+    return r;
+}
+
+ast_term *cql__term(cql__parser *p)
+{
+    cql__enter(p);
+    ast_term *t = term_inner(p);
+    cql__leave(p);
+    return t;
 }
 
 /* ---------------------------------------------------------------- properties */

@@ -126,7 +126,7 @@ static ast_selector *simple_selector(cql__parser *p)
 }
 
 /* simple selector followed by .field / [key] / [from..to] */
-static ast_selector *unaliased_selector(cql__parser *p)
+static ast_selector *unaliased_inner(cql__parser *p)
 {
     int start = cql__peek_index(p, 1);
     ast_selector *s = simple_selector(p);
@@ -158,6 +158,14 @@ static ast_selector *unaliased_selector(cql__parser *p)
         }
         s->text = cql__src_text(p, start, cql__last_index(p));
     }
+    return s;
+}
+
+static ast_selector *unaliased_selector(cql__parser *p)
+{
+    cql__enter(p);
+    ast_selector *s = unaliased_inner(p);
+    cql__leave(p);
     return s;
 }
 
@@ -243,7 +251,7 @@ static ast_relation *multi_relation(cql__parser *p)
     return r;
 }
 
-static ast_relation *relation(cql__parser *p)
+static ast_relation *relation_inner(cql__parser *p)
 {
     if (cql__is(p, TK_LPAREN)) {
         if (cql__is_ident_tok(p, 2) &&
@@ -298,6 +306,14 @@ static ast_relation *relation(cql__parser *p)
     } else {
         cql__fail_noviable(p, 1, 1);
     }
+    return r;
+}
+
+static ast_relation *relation(cql__parser *p)
+{
+    cql__enter(p);
+    ast_relation *r = relation_inner(p);
+    cql__leave(p);
     return r;
 }
 

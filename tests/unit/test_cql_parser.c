@@ -810,6 +810,33 @@ static void try_parse(const char *q, size_t n)
         cr_assert(e.code == CS_ERR_SYNTAX || e.code == CS_ERR_SERVER, "no error set for %.*s", (int)n, q);
 }
 
+Test(parser, deep_nesting_is_refused)
+{
+    size_t n = 200000;
+    char *q = malloc(n + 64);
+    strcpy(q, "SELECT * FROM t WHERE a = ");
+    size_t o = strlen(q);
+    for (size_t i = 0; i < n; i++)
+        q[o++] = "([{"[i % 3];
+    q[o] = 0;
+    cs_error e;
+    cs_error_init(&e);
+    cql_stmt *s = cql_parse(q, o, &e);
+    cr_expect_null(s);
+    cr_expect_eq(e.code, CS_ERR_SYNTAX);
+    cr_expect(strstr(e.msg, "too deeply nested") != NULL, "%s", e.msg);
+    strcpy(q, "SELECT * FROM t WHERE ");
+    o = strlen(q);
+    for (size_t i = 0; i < 1000; i++)
+        q[o++] = '(';
+    q[o] = 0;
+    cs_error_init(&e);
+    cr_expect_null(cql_parse(q, o, &e));
+    free(q);
+    /* a reasonable depth still parses */
+    cql_stmt_free(ok("INSERT INTO t (a) VALUES ([[[[[[[[[[1]]]]]]]]]])"));
+}
+
 Test(parser, corpus_parses)
 {
     for (size_t i = 0; i < sizeof(corpus) / sizeof(corpus[0]); i++)
