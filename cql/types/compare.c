@@ -80,33 +80,10 @@ static int cmp_timeuuid(const uint8_t *a, const uint8_t *b)
                    (int64_t)(cs_be64(b + 8) ^ 0x0080808080808080ULL));
 }
 
-/* Numeric compare of varints/decimals through their normal forms. */
+/* Numeric compare of varints/decimals. */
 static int cmp_number(const uint8_t *a, size_t an, int64_t sa, const uint8_t *b, size_t bn, int64_t sb)
 {
-    cs_buf da, db;
-    cs_buf_init(&da);
-    cs_buf_init(&db);
-    int signa, signb;
-    int64_t ea, eb;
-    int c;
-    if (ctype__num_normal(a, an, sa, &signa, &da, &ea) || ctype__num_normal(b, bn, sb, &signb, &db, &eb)) {
-        c = cmp_bytes(a, an, b, bn);
-        goto out;
-    }
-    if (signa != signb) {
-        c = signa < signb ? -1 : 1;
-        goto out;
-    }
-    if (signa == 0) {
-        c = 0;
-        goto out;
-    }
-    c = ea != eb ? (ea < eb ? -1 : 1) : cmp_bytes(da.p, da.len, db.p, db.len);
-    c *= signa;
-out:
-    cs_buf_destroy(&da);
-    cs_buf_destroy(&db);
-    return c;
+    return ctype__num_cmp(a, an, sa, b, bn, sb);
 }
 
 static int cmp_collection(const ctype *t, const uint8_t *a, size_t an, const uint8_t *b, size_t bn)

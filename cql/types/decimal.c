@@ -14,28 +14,57 @@
 
 #include "cql/types/types_int.h"
 
+#define BN_INL 16   /* limbs held inline: numbers up to 512 bits need no allocation */
+
 typedef struct bn {
     bool neg;
-    uint32_t *d;      /* little-endian limbs, cs_malloc'd */
+    uint32_t *d;      /* little-endian limbs: inl, or cs_malloc'd when larger */
     size_t n, cap;
     int err;
+    uint32_t inl[BN_INL];
 } bn;
 
-static void bn_init(bn *a) { memset(a, 0, sizeof(*a)); }
-static void bn_free(bn *a) { cs_free(a->d); bn_init(a); }
+static void bn_init(bn *a)
+{
+    a->neg = false;
+    a->d = a->inl;
+    a->n = 0;
+    a->cap = BN_INL;
+    a->err = 0;
+}
+
+static void bn_free(bn *a)
+{
+    if (a->d != a->inl)
+        cs_free(a->d);
+    bn_init(a);
+}
+
+/* Move src into dst (dst must be freed or fresh). */
+static void bn_move(bn *dst, bn *src)
+{
+    *dst = *src;
+    if (src->d == src->inl)
+        dst->d = dst->inl;
+    bn_init(src);
+}
 
 static void bn_reserve(bn *a, size_t n)
 {
     if (a->err || n <= a->cap)
         return;
-    size_t cap = a->cap ? a->cap * 2 : 4;
+    size_t cap = a->cap * 2;
     while (cap < n)
         cap *= 2;
-    uint32_t *d = cs_realloc(a->d, cap * sizeof(uint32_t));
+    uint32_t *d = cs_malloc(cap * sizeof(uint32_t));
     if (!d) {
         a->err = CS_ENOMEM;
         return;
     }
+    if (a->n)
+        memcpy(d, a->d, a->n * sizeof(uint32_t));
+    if (a->d != a->inl)
+        cs_free(a->d);
     a->d = d;
     a->cap = cap;
 }
@@ -87,7 +116,7 @@ static void bn_from_twos(bn *a, const uint8_t *v, size_t n)
     bn_reserve(a, n / 4 + 1);
     if (a->err)
         return;
-    a->n = n / 4 + 1;
+    a->n = n / 4 + 1;   /* fits: reserved above */
     memset(a->d, 0, a->n * sizeof(uint32_t));
     /* magnitude of a negative number = ~v + 1 */
     uint32_t carry = a->neg ? 1 : 0;
@@ -185,46 +214,56 @@ static void bn_add(bn *r, const bn *a, const bn *b)
     bn_trim(r);
 }
 
-/* Decimal digits of |a| (most significant first); "0" for zero. */
-static void bn_to_digits(const bn *a, cs_buf *out)
+/* Decimal digits of |a| (most significant first, "0" for zero) into out,
+ * which must hold a->n * 10 + 10 bytes.  Returns the count, or -1 when the
+ * scratch copy cannot be allocated. */
+static long bn_digits_into(const bn *a, char *out)
 {
     if (a->n == 0) {
-        cs_buf_put_u8(out, '0');
-        return;
+        out[0] = '0';
+        return 1;
     }
     bn t;
     bn_init(&t);
     bn_reserve(&t, a->n);
-    if (t.err) {
-        out->err = CS_ENOMEM;
-        return;
-    }
+    if (t.err)
+        return -1;
     memcpy(t.d, a->d, a->n * sizeof(uint32_t));
     t.n = a->n;
-    size_t start = out->len;
+    size_t len = 0;
     while (t.n > 0) {
         uint32_t r = bn_div_small(&t, 1000000000u);
         for (int k = 0; k < 9; k++) {
-            cs_buf_put_u8(out, (uint8_t)('0' + r % 10));
+            out[len++] = (char)('0' + r % 10);
             r /= 10;
         }
     }
     bn_free(&t);
-    if (out->err)
-        return;
-    /* reverse and strip leading zeros */
-    uint8_t *p = out->p + start;
-    size_t len = out->len - start;
+    while (len > 1 && out[len - 1] == '0')
+        len--;
     for (size_t i = 0; i < len / 2; i++) {
-        uint8_t x = p[i];
-        p[i] = p[len - 1 - i];
-        p[len - 1 - i] = x;
+        char x = out[i];
+        out[i] = out[len - 1 - i];
+        out[len - 1 - i] = x;
     }
-    size_t z = 0;
-    while (z + 1 < len && p[z] == '0')
-        z++;
-    memmove(p, p + z, len - z);
-    out->len -= z;
+    return (long)len;
+}
+
+static void bn_to_digits(const bn *a, cs_buf *out)
+{
+    char small[BN_INL * 10 + 10];
+    char *tmp = a->n <= BN_INL ? small : cs_malloc(a->n * 10 + 10);
+    if (!tmp) {
+        out->err = CS_ENOMEM;
+        return;
+    }
+    long len = bn_digits_into(a, tmp);
+    if (len < 0)
+        out->err = CS_ENOMEM;
+    else
+        cs_buf_put(out, tmp, (size_t)len);
+    if (tmp != small)
+        cs_free(tmp);
 }
 
 /* Digits (already validated) to a magnitude. */
@@ -239,13 +278,8 @@ static void bn_from_digits(bn *a, const char *s, size_t n)
             mul *= 10;
         }
         bn_mul_small(a, mul, chunk);
-        if (a->n == 0 && chunk) {
-            bn_reserve(a, 1);
-            if (a->err)
-                return;
-            a->d[0] = chunk;
-            a->n = 1;
-        }
+        if (a->err)
+            return;
     }
     bn_trim(a);
 }
@@ -333,9 +367,13 @@ int ctype__decimal_from_text(const char *s, size_t n, cs_buf *out)
     int64_t scale = frac - exp;
     if (!rc && (scale > INT32_MAX || scale < INT32_MIN))
         rc = CS_EINVAL;
+    if (!rc && dg.err)
+        rc = CS_ENOMEM;
     if (!rc) {
         bn a;
         bn_from_digits(&a, (const char *)dg.p, dg.len);
+        if (a.err)
+            out->err = a.err;
         a.neg = neg && a.n > 0;
         cs_buf_put_u32(out, (uint32_t)(int32_t)scale);
         bn_to_twos(&a, out);
@@ -419,6 +457,61 @@ int ctype__num_normal(const uint8_t *unscaled, size_t n, int64_t scale, int *sig
         digits->len--;
     *exp10 = nd - scale;
     return 0;
+}
+
+/* Numeric comparison of two (unscaled, scale) numbers without heap
+ * allocation for numbers up to BN_INL limbs.  Falls back to byte order only
+ * if a scratch allocation for a huge number fails. */
+int ctype__num_cmp(const uint8_t *a, size_t an, int64_t sa, const uint8_t *b, size_t bn_, int64_t sb)
+{
+    bn x, y;
+    bn_from_twos(&x, a, an);
+    bn_from_twos(&y, b, bn_);
+    int c = 0;
+    char sx[BN_INL * 10 + 10], sy[BN_INL * 10 + 10];
+    char *dx = sx, *dy = sy;
+    if (x.err || y.err)
+        goto fallback;
+    int gx = x.n == 0 ? 0 : x.neg ? -1 : 1, gy = y.n == 0 ? 0 : y.neg ? -1 : 1;
+    if (gx != gy || gx == 0) {
+        c = gx < gy ? -1 : gx > gy;
+        goto out;
+    }
+    if (x.n > BN_INL)
+        dx = cs_malloc(x.n * 10 + 10);
+    if (y.n > BN_INL)
+        dy = cs_malloc(y.n * 10 + 10);
+    long nx = dx ? bn_digits_into(&x, dx) : -1, ny = dy ? bn_digits_into(&y, dy) : -1;
+    if (nx < 0 || ny < 0)
+        goto fallback;
+    int64_t ex = nx - sa, ey = ny - sb;
+    while (nx > 1 && dx[nx - 1] == '0')
+        nx--;
+    while (ny > 1 && dy[ny - 1] == '0')
+        ny--;
+    if (ex != ey) {
+        c = ex < ey ? -1 : 1;
+    } else {
+        long m = nx < ny ? nx : ny;
+        int k = memcmp(dx, dy, (size_t)m);
+        c = k ? (k < 0 ? -1 : 1) : (nx < ny ? -1 : nx > ny);
+    }
+    c *= gx;
+    goto out;
+fallback:
+    {
+        size_t m = an < bn_ ? an : bn_;
+        int k = m ? memcmp(a, b, m) : 0;
+        c = k ? (k < 0 ? -1 : 1) : (an < bn_ ? -1 : an > bn_);
+    }
+out:
+    if (dx != sx)
+        cs_free(dx);
+    if (dy != sy)
+        cs_free(dy);
+    bn_free(&x);
+    bn_free(&y);
+    return c;
 }
 
 /* ------------------------------------------------ numeric helpers (types.h) */
@@ -648,7 +741,7 @@ int ctype_num_div_int(const ctype *t, const uint8_t *v, size_t n, int64_t count,
                     bn r2;
                     bn_add(&r2, &x, &one);
                     bn_free(&x);
-                    x = r2;
+                    bn_move(&x, &r2);
                 }
                 bn_free(&one);
             }

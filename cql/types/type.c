@@ -726,10 +726,10 @@ static ctype *parse_type(tparser *p, bool in_frozen)
     }
     const ctype *u = p->lookup && kp ? p->lookup(p->arg, kp, id) : NULL;
     if (!u) {
-        if (kp && kp != p->ks)
+        if (kp)
             cs_error_set(p->e, CS_ERR_INVALID, "Unknown type %s.%s", kp, id);
         else
-            cs_error_set(p->e, CS_ERR_INVALID, "Unknown type %s.%s", kp ? kp : "", id);
+            cs_error_set(p->e, CS_ERR_INVALID, "Unknown type %s", id);
         return NULL;
     }
     if (in_frozen)

@@ -50,6 +50,9 @@ void ctype__decimal_to_text(const uint8_t *v, size_t n, cs_buf *out);
  * value = 0.d1d2... x 10^E.  For varints pass scale 0. */
 int ctype__num_normal(const uint8_t *unscaled, size_t n, int64_t scale, int *sign,
                       cs_buf *digits, int64_t *exp10);
+/* Numeric order of unscaled x 10^-scale numbers (varint: scale 0); no heap
+ * use for numbers up to 512 bits. */
+int ctype__num_cmp(const uint8_t *a, size_t an, int64_t sa, const uint8_t *b, size_t bn, int64_t sb);
 /* Minimal length of a two's complement integer (strip redundant sign bytes). */
 size_t ctype__varint_minimal(const uint8_t *v, size_t n, size_t *skip);
 

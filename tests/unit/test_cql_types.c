@@ -776,3 +776,75 @@ Test(types, numeric_casts)
     cr_expect_str_eq(CAST("int", LIT_INTEGER, "7", "decimal"), "7");
     cr_expect_str_eq(CAST("bigint", LIT_INTEGER, "16777217", "float"), "1.6777216E7");
 }
+
+/* ------------------------------------------------ allocation failures */
+
+static const ctype *oom_lookup(void *arg, const char *ks, const char *name)
+{
+    return strcmp(name, "addr") == 0 ? arg : NULL;
+}
+
+/* One run of a mix of operations; returns 0 if all succeeded. */
+static int oom_run(const ctype *udt)
+{
+    int fails = 0;
+    cs_error e;
+    cs_error_init(&e);
+    ctype *t = ctype_parse("map<frozen<tuple<int, frozen<addr>>>, frozen<list<decimal>>>", "ks", oom_lookup,
+                           (void *)udt, &e);
+    if (!t)
+        return 1;
+    const char *js = "{\"[1, {\\\"street\\\": \\\"x\\\", \\\"\\\\\\\"Zip\\\\\\\"\\\": 5}]\": [1.5, -2e3, 0.25]}";
+    cs_buf v, enc, dec, f;
+    cs_buf_init(&v);
+    cs_buf_init(&enc);
+    cs_buf_init(&dec);
+    cs_buf_init(&f);
+    cs_error_init(&e);
+    if (ctype_from_json(t, js, strlen(js), &v, &e) != 0 || v.err)
+        fails++;
+    if (!fails) {
+        ctype *ft = ctype_freeze(t);
+        if (!ft)
+            fails++;
+        else {
+            if (ctype_bc_encode(ft, v.p, v.len, true, &enc) != 0)
+                fails++;
+            else {
+                cs_rd r;
+                cs_rd_init(&r, enc.p, enc.len);
+                if (ctype_bc_decode(ft, &r, true, &dec) != 0)
+                    fails++;
+                else if (ctype_compare(ft, v.p, v.len, dec.p, dec.len) != 0)
+                    cr_assert_fail("decode after OOM retry differs");
+            }
+            ctype_unref(ft);
+        }
+    }
+    if (!fails && (ctype_format_json(t, v.p, v.len, &f) != 0 || ctype_format_cql(t, v.p, v.len, &f) != 0))
+        fails++;
+    cs_buf_destroy(&v);
+    cs_buf_destroy(&enc);
+    cs_buf_destroy(&dec);
+    cs_buf_destroy(&f);
+    ctype_unref(t);
+    return fails;
+}
+
+Test(types, alloc_failures)
+{
+    char *names[] = { "street", "Zip" };
+    ctype *ft[] = { (ctype *)ctype_scalar(CT_VARCHAR), (ctype *)ctype_scalar(CT_INT) };
+    ctype *u = ctype_new_udt("ks", "addr", names, ft, 2, false);
+    cr_assert_eq(oom_run(u), 0, "clean run");
+    size_t base = cs_alloc_count();
+    for (long n = 1; n < 400; n++) {
+        cs_alloc_fail_nth(n);
+        int rc = oom_run(u);
+        cs_alloc_fail_nth(0);
+        cr_assert_eq(cs_alloc_count(), base, "leak with failure at allocation %ld", n);
+        if (rc == 0 && n > 200)
+            break;
+    }
+    ctype_unref(u);
+}
