@@ -405,6 +405,16 @@ static size_t iso_at(const lexer *L)
     return off + len;
 }
 
+/* "-NaN" or "-Infinity" (any case) as a whole word at the current char. */
+static bool neg_special(const lexer *L)
+{
+    size_t k = 1;
+    while (is_word(ch(L, k)))
+        k++;
+    int kw = cql__kw_lookup(L->s + L->i + 1, k - 1);
+    return kw == KW_NAN || kw == KW_INFINITY;
+}
+
 static bool uuid_at(const lexer *L)
 {
     static const int groups[] = { 8, 4, 4, 4, 12 };
@@ -659,6 +669,14 @@ int cql__lex(const char *text, size_t len, cs_arena *a, cql__lexed *out)
             size_t k = iso_at(&L);
             advn(&L, k);
             emit(&L, TK_DURATION, KW_NONE, start, line, col, k);
+        } else if (c == '-' && is_letter(c1) && neg_special(&L)) {
+            /* Lexer.g: K_NEGATIVE_NAN / K_NEGATIVE_INFINITY are single tokens */
+            size_t k = 1;
+            while (is_word(ch(&L, k)))
+                k++;
+            int kw = cql__kw_lookup(text + L.i + 1, k - 1);
+            advn(&L, k);
+            emit(&L, TK_KEYWORD, kw, start, line, col, k);
         } else if (is_digit(c) || (c == '-' && is_digit(c1))) {
             lex_number(&L, start, line, col);
         } else if (is_letter(c)) {

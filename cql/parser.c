@@ -601,17 +601,6 @@ ast_term *cql__literal(cql__parser *p)
 {
     cql__tok *k = cql__peek(p, 1);
     lit_kind lk;
-    if (k->type == TK_MINUS && (cql__is_kw_at(p, 2, KW_INFINITY) || cql__is_kw_at(p, 2, KW_NAN))) {
-        /* Lexer.g: K_NEGATIVE_INFINITY -> -Infinity, K_NEGATIVE_NAN -> NaN */
-        const char *txt = cql__is_kw_at(p, 2, KW_NAN) ? "NaN" : "-Infinity";
-        ast_term *t = new_term(p, TERM_LITERAL);
-        t->lit.kind = LIT_FLOAT;
-        t->lit.text = cql__strndup(p, txt, strlen(txt));
-        t->lit.len = strlen(txt);
-        cql__next(p);
-        cql__next(p);
-        return t;
-    }
     if (!literal_kind(k, &lk))
         return NULL;
     ast_term *t = new_term(p, TERM_LITERAL);
@@ -619,7 +608,8 @@ ast_term *cql__literal(cql__parser *p)
     if (k->type == TK_STRING) {
         t->lit.text = unquote(p, k, &t->lit.len);
     } else if (k->type == TK_KEYWORD) {
-        const char *s = k->kw == KW_NAN ? "NaN" : "Infinity";
+        /* -NaN is NaN; -Infinity keeps its sign (Parser.g constant) */
+        const char *s = k->kw == KW_NAN ? "NaN" : k->start[0] == '-' ? "-Infinity" : "Infinity";
         t->lit.text = cql__strndup(p, s, strlen(s));
         t->lit.len = strlen(s);
     } else {

@@ -878,3 +878,13 @@ Test(parser, fuzz)
         try_parse(buf, n);
     }
 }
+
+Test(parser, negative_specials)
+{
+    cql_stmt *s = ok("INSERT INTO t (a, b, c) VALUES (-NaN, -infinity, - 1)");
+    ast_term **v = s->u.insert.values;
+    cr_expect_str_eq(v[0]->lit.text, "NaN");
+    cr_expect_str_eq(v[1]->lit.text, "-Infinity");
+    cr_expect_eq(v[2]->kind, TERM_NEG);
+    cql_stmt_free(s);
+}
