@@ -56,6 +56,30 @@ int ctype__num_cmp(const uint8_t *a, size_t an, int64_t sa, const uint8_t *b, si
 /* Minimal length of a two's complement integer (strip redundant sign bytes). */
 size_t ctype__varint_minimal(const uint8_t *v, size_t n, size_t *skip);
 
+/* ------------------------------------------------ bignum.c */
+#define CTYPE_BN_INL 16   /* limbs held inline */
+typedef struct ctype__bn {
+    bool neg;
+    uint32_t *d;      /* little-endian limbs: inl, or cs_malloc'd when larger */
+    size_t n, cap;
+    int err;          /* sticky: 0 or CS_ENOMEM */
+    uint32_t inl[CTYPE_BN_INL];
+} ctype__bn;
+void ctype__bn_init(ctype__bn *a);
+void ctype__bn_free(ctype__bn *a);
+void ctype__bn_move(ctype__bn *dst, ctype__bn *src);        /* dst must be free */
+void ctype__bn_reserve(ctype__bn *a, size_t n);
+void ctype__bn_trim(ctype__bn *a);
+void ctype__bn_mul_small(ctype__bn *a, uint32_t m, uint32_t add);  /* a = a*m + add */
+uint32_t ctype__bn_div_small(ctype__bn *a, uint32_t d);           /* a /= d, remainder */
+void ctype__bn_from_twos(ctype__bn *a, const uint8_t *v, size_t n);
+void ctype__bn_to_twos(const ctype__bn *a, cs_buf *out);
+int ctype__bn_cmp_mag(const ctype__bn *a, const ctype__bn *b);
+void ctype__bn_add(ctype__bn *r, const ctype__bn *a, const ctype__bn *b);   /* r fresh */
+long ctype__bn_digits_into(const ctype__bn *a, char *out);   /* out: n*10+10 bytes */
+void ctype__bn_to_digits(const ctype__bn *a, cs_buf *out);
+void ctype__bn_from_digits(ctype__bn *a, const char *s, size_t n);
+
 /* ------------------------------------------------ misc */
 void ctype__quote_ident(const char *name, cs_buf *out);
 int ctype__utf8_valid(const uint8_t *p, size_t n);
