@@ -107,7 +107,7 @@ void st_engine_close(st_engine *e, bool flush_all)
         pthread_mutex_lock(&e->mu);
         int n = e->n_tables;
         st_table **v = cs_malloc(sizeof *v * (size_t)(n ? n : 1));
-        if (v) memcpy(v, e->tables, sizeof *v * (size_t)n);
+        if (v && n) memcpy(v, e->tables, sizeof *v * (size_t)n);
         pthread_mutex_unlock(&e->mu);
         for (int i = 0; v && i < n; i++) {
             int rc = st__flush_table(v[i], true);

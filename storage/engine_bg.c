@@ -113,7 +113,7 @@ int st__table_load_sstables(st_table *t)
         t->ssts[j++] = t->ssts[i];
     }
     t->n_ssts = j;
-    qsort(t->ssts, (size_t)t->n_ssts, sizeof *t->ssts, cmp_reader_gen);
+    if (t->n_ssts > 1) qsort(t->ssts, (size_t)t->n_ssts, sizeof *t->ssts, cmp_reader_gen);
     for (int i = 0; i < t->n_ssts; i++)
         if (st__pos_cmp(t->ssts[i]->st.clog_pos, t->replay_pos) > 0) t->replay_pos = t->ssts[i]->st.clog_pos;
     t->next_gen = maxgen + 1;

@@ -237,7 +237,7 @@ int mt_read_partition(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t
     mt_partition *mp = st__btree_get(&m->parts, &probe);
     if (!mp) { rc = 0; goto out; }
     memset(p, 0, sizeof *p);
-    p->pk = cs_arena_memdup(a, mp->pk, mp->pk_len ? mp->pk_len : 1);
+    p->pk = mp->pk_len ? cs_arena_memdup(a, mp->pk, mp->pk_len) : cs_arena_alloc(a, 1);
     p->pk_len = mp->pk_len;
     p->token = mp->token;
     p->pdel = mp->pdel;
@@ -271,7 +271,7 @@ int mt_next_key(mt_memtable *m, int64_t token, const uint8_t *key, uint32_t klen
     mt_partition *mp = st__biter_get(&it);
     if (mp && mp->token <= end_token) {
         *out_token = mp->token;
-        *out_key = cs_arena_memdup(a, mp->pk, mp->pk_len ? mp->pk_len : 1);
+        *out_key = mp->pk_len ? cs_arena_memdup(a, mp->pk, mp->pk_len) : cs_arena_alloc(a, 1);
         *out_len = mp->pk_len;
         rc = *out_key ? 1 : CS_ENOMEM;
     }

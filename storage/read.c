@@ -212,22 +212,22 @@ int st_scan_open(st_table *t, const st_read_spec *spec, st_scan **out)
         s->slices = cs_arena_alloc(&s->keep, sizeof(st_slice) * (size_t)spec->n_slices);
         for (int i = 0; s->slices && i < spec->n_slices; i++) {
             s->slices[i] = spec->slices[i];
-            s->slices[i].start.key = cs_arena_memdup(&s->keep, spec->slices[i].start.key, spec->slices[i].start.len + 1u);
-            s->slices[i].end.key = cs_arena_memdup(&s->keep, spec->slices[i].end.key, spec->slices[i].end.len + 1u);
-            if (!spec->slices[i].start.len) s->slices[i].start.key = NULL;
-            if (!spec->slices[i].end.len) s->slices[i].end.key = NULL;
+            const st_slice *in = &spec->slices[i];
+            if ((in->start.len && !in->start.key) || (in->end.len && !in->end.key)) { st_scan_close(s); return CS_EINVAL; }
+            s->slices[i].start.key = in->start.len ? cs_arena_memdup(&s->keep, in->start.key, in->start.len) : NULL;
+            s->slices[i].end.key = in->end.len ? cs_arena_memdup(&s->keep, in->end.key, in->end.len) : NULL;
         }
         s->spec.slices = s->slices;
     }
     s->single = spec->pk != NULL;
     if (s->single) {
-        s->spec.pk = cs_arena_memdup(&s->keep, spec->pk, spec->pk_len ? spec->pk_len : 1);
+        s->spec.pk = spec->pk_len ? cs_arena_memdup(&s->keep, spec->pk, spec->pk_len) : cs_arena_alloc(&s->keep, 1);
     } else {
         s->cur_token = spec->start_token;
         s->cur_has_key = spec->start_key != NULL;
         s->cur_incl = spec->start_key ? spec->start_inclusive : true;
         if (spec->start_key) {
-            s->cur_key = cs_memdup(spec->start_key, spec->start_key_len ? spec->start_key_len : 1);
+            s->cur_key = spec->start_key_len ? cs_memdup(spec->start_key, spec->start_key_len) : cs_malloc(1);
             if (!s->cur_key) { st_scan_close(s); return CS_ENOMEM; }
             s->cur_len = spec->start_key_len;
         }
