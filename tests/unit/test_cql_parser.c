@@ -879,6 +879,41 @@ Test(parser, fuzz)
     }
 }
 
+/* Token soup: random sequences of CQL words and symbols reach deep into the
+ * grammar (every statement prefix, odd keyword combinations). */
+Test(parser, token_soup)
+{
+    static const char *vocab[] = {
+        "SELECT", "INSERT", "UPDATE", "DELETE", "BEGIN", "BATCH", "APPLY", "UNLOGGED", "COUNTER",
+        "CREATE", "ALTER", "DROP", "TRUNCATE", "USE", "DESCRIBE", "DESC", "GRANT", "REVOKE", "LIST",
+        "KEYSPACE", "TABLE", "TYPE", "INDEX", "CUSTOM", "MATERIALIZED", "VIEW", "FUNCTION",
+        "AGGREGATE", "ROLE", "USER", "ROLES", "FROM", "WHERE", "AND", "IN", "CONTAINS", "KEY", "IS",
+        "NOT", "NULL", "IF", "EXISTS", "SET", "VALUES", "INTO", "USING", "TTL", "TIMESTAMP", "WITH",
+        "PRIMARY", "STATIC", "CLUSTERING", "ORDER", "BY", "ASC", "DESC", "LIMIT", "PER", "PARTITION",
+        "GROUP", "ALLOW", "FILTERING", "JSON", "DISTINCT", "AS", "CAST", "TOKEN", "COUNT",
+        "WRITETIME", "ON", "TO", "RENAME", "ADD", "OR", "REPLACE", "KEYS", "ENTRIES", "FULL", "FROZEN",
+        "map", "list", "tuple", "int", "text", "SCHEMA", "ONLY", "INTERNALS", "CLUSTER",
+        "a", "b", "ks", "t", "\"Q\"", "'s'", "1", "-2", "1.5", "0xff", "true", "1h", "?", ":n", "NaN",
+        "(", ")", "[", "]", "{", "}", "<", ">", ",", ";", ".", "..", "=", "!=", "<=", "+", "-", "*",
+        "+=", "-=", ":",
+    };
+    char buf[1024];
+    for (int iter = 0; iter < 100000; iter++) {
+        size_t o = 0;
+        int n = 1 + (int)(rnd() % 24);
+        for (int i = 0; i < n; i++) {
+            const char *w = vocab[rnd() % (sizeof(vocab) / sizeof(vocab[0]))];
+            size_t l = strlen(w);
+            if (o + l + 2 >= sizeof(buf))
+                break;
+            memcpy(buf + o, w, l);
+            o += l;
+            buf[o++] = ' ';
+        }
+        try_parse(buf, o);
+    }
+}
+
 Test(parser, negative_specials)
 {
     cql_stmt *s = ok("INSERT INTO t (a, b, c) VALUES (-NaN, -infinity, - 1)");
