@@ -43,6 +43,10 @@
  *     the struct outlives its handle until the last callback has run.
  *  8. The connection struct is freed only when its handle's close callback
  *     has run and no pending record references it.
+ *  9. Back-pressure: a client that sends requests without reading replies
+ *     cannot grow the server's memory without bound.  When unsent output
+ *     (in flight + queued) exceeds MAX_PENDING_OUT, frame processing and
+ *     reading stop; both resume when the write completes (on_write -> pump).
  */
 #include "server/conn.h"
 
@@ -63,6 +67,7 @@ enum { C_NEW, C_UNINIT, C_AUTH, C_READY, C_CLOSING };
 
 #define READ_MIN_SPARE (16 * 1024)      /* free space offered to each read */
 #define IDLE_BUF_KEEP (64 * 1024)       /* keep at most this much buffer when idle */
+#define MAX_PENDING_OUT (16u << 20)     /* stop reading above this much unsent output */
 #define SUPPORTED_TEXT "3/v3, 4/v4, 5/v5, 6/v6-beta"
 #define PASSWORD_AUTHENTICATOR "org.apache.cassandra.auth.PasswordAuthenticator"
 
@@ -77,6 +82,8 @@ struct conn {
     bool handle_closed;              /* close callback ran */
     bool close_after_flush;          /* close once `out` is written */
     bool writing;                    /* a uv_write is in flight */
+    bool read_paused;                /* back-pressure: reading stopped (invariant 9) */
+    size_t inflight;                 /* bytes of the uv_write in flight */
     int events;                      /* MSG_EV_* registered */
     int refs;                        /* pending sync replies */
     cs_buf in;                       /* unparsed input */
@@ -149,6 +156,10 @@ conn *conn__next(conn *c)
 
 /* ------------------------------------------------------------ output */
 
+static void pump(conn *c);
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
+static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf);
+
 static void on_write(uv_write_t *req, int status)
 {
     write_req *w = (write_req *)req;
@@ -156,10 +167,13 @@ static void on_write(uv_write_t *req, int status)
     cs_free(w->data);
     cs_free(w);
     c->writing = false;
+    c->inflight = 0;
     if (status < 0) {
         conn__close(c, false);
     } else if (!c->closed) {
         flush(c);
+        if (c->read_paused)
+            pump(c);
     }
     conn_unref(c);
 }
@@ -214,6 +228,7 @@ static void flush(conn *c)
             }
             c->s->stats.bytes_out += len;
             c->writing = true;
+            c->inflight = len;
             c->refs++;
             return;
         }
@@ -623,7 +638,8 @@ static void process_input(conn *c)
 {
     size_t off = 0;
     const size_t max = c->s->cfg->max_frame_size;
-    while (c->state != C_CLOSING && c->in.len - off >= 1) {
+    while (c->state != C_CLOSING && c->in.len - off >= 1 &&
+           c->out.len + c->inflight <= MAX_PENDING_OUT) {
         const uint8_t *p = c->in.p + off;
         size_t avail = c->in.len - off;
         uint8_t v = p[0] & 0x7f;
@@ -681,6 +697,43 @@ static void process_input(conn *c)
     cs_arena_init(&c->arena);
 }
 
+/*
+ * Handle buffered input and write the replies; apply back-pressure
+ * (invariant 9): stop reading while unsent output is over MAX_PENDING_OUT,
+ * and resume (re-processing input already buffered) once it drains.
+ */
+static void pump(conn *c)
+{
+    c->refs++;                       /* a sync callback may not free us mid-loop */
+    for (;;) {
+        size_t before = c->in.len;
+        process_input(c);
+        flush(c);
+        if (c->closed || c->state == C_CLOSING)
+            break;
+        bool over = c->out.len + c->inflight > MAX_PENDING_OUT;
+        if (over) {
+            if (!c->read_paused) {
+                c->read_paused = true;
+                uv_read_stop((uv_stream_t *)&c->tcp);
+            }
+            break;
+        }
+        if (c->read_paused) {
+            c->read_paused = false;
+            if (uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) != 0) {
+                conn__close(c, false);
+                break;
+            }
+        }
+        /* Stopped early for back-pressure but the output drained at once:
+         * go on with the frames already buffered; stop when no progress. */
+        if (c->in.len == 0 || c->in.len == before)
+            break;
+    }
+    conn_unref(c);
+}
+
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     conn *c = (conn *)h;
@@ -704,10 +757,7 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
         return;
     c->in.len += (size_t)nread;
     c->s->stats.bytes_in += (uint64_t)nread;
-    c->refs++;                       /* a sync callback may not free us mid-loop */
-    process_input(c);
-    flush(c);
-    conn_unref(c);
+    pump(c);
 }
 
 /* ------------------------------------------------------------ accept / events */

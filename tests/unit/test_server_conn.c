@@ -57,6 +57,13 @@ W int cql_query(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen, const 
         r->need_sync = true;
         r->sync_pos.offset = 1;
     }
+    if (qlen == 3 && memcmp(q, "big", 3) == 0) {
+        cs_buf_put_u32(&r->body, RESULT_VOID);
+        uint8_t *p = cs_buf_extend(&r->body, 1 << 20);   /* 1 MiB of padding */
+        if (p)
+            memset(p, 'x', 1 << 20);
+        return 0;
+    }
     if (qlen == 4 && memcmp(q, "warn", 4) == 0) {
         r->warnings = cs_malloc(sizeof(char *));
         r->warnings[0] = cs_strdup("careful");
@@ -719,4 +726,36 @@ Test(server_conn, badinput_corpus)
     closedir(d);
     cr_assert_gt(n, 10);
     close(good);
+}
+
+/* Invariant 9: a client that never reads cannot make the server buffer
+ * unbounded output; once it reads, every reply arrives. */
+Test(server_conn, backpressure_on_unread_replies)
+{
+    int fd = ready_conn();
+    int rcv = 64 * 1024;
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
+    cs_buf all;
+    cs_buf_init(&all);
+    for (int i = 0; i < 100; i++) {
+        cql_params p;
+        msg_params_init(&p);
+        frame_writer w;
+        frame_begin(&w, &all, 4, false, (int16_t)i, OP_QUERY, 0, false, NULL, NULL, 0);
+        msg_put_query(&all, 4, "big", 3, &p);
+        frame_end(&w);
+    }
+    send_all(fd, all.p, all.len);
+    cs_buf_destroy(&all);
+    usleep(300 * 1000);
+    size_t used = cs_alloc_used();
+    cr_assert_lt(used, 48u << 20, "server buffered %zu bytes of replies", used);
+    for (int i = 0; i < 100; i++) {
+        reply r;
+        cr_assert(recv_reply(fd, &r), "reply %d missing", i);
+        cr_assert_eq(r.h.stream, i);
+        cr_assert_eq(r.body.len, 4 + (1u << 20));
+        reply_done(&r);
+    }
+    close(fd);
 }
