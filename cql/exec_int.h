@@ -172,6 +172,9 @@ int cql__where_analyze(cql_eval *ev, const sch_table *t, ast_relation **rels, in
 /* Does the (non-null) value v of column f->col satisfy the filter?  For
  * collections, v is the serialized collection (or len -1 for null/empty). */
 bool cql__filter_match(const cql_filter *f, const uint8_t *v, int32_t len);
+/* Same on a whole row (vals indexed like t->cols); handles multi-column
+ * tuple comparisons (multi_n > 0). */
+bool cql__filter_match_row(const cql_filter *f, const sch_table *t, const cql_value *vals);
 
 /* ================================================================ functions (functions.c) */
 

@@ -193,9 +193,7 @@ static int build_row(sx *x, const uint8_t *ck, uint32_t ck_len, const st_cell *c
 static bool filters_pass(sx *x, const xrow *row)
 {
     for (int i = 0; i < x->w.n_filters; i++) {
-        const cql_filter *f = &x->w.filters[i];
-        const cql_value *v = &row->vals[f->col - x->t->cols];
-        if (!cql__filter_match(f, v->p, v->len))
+        if (!cql__filter_match_row(&x->w.filters[i], x->t, row->vals))
             return false;
     }
     return true;

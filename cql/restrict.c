@@ -674,6 +674,34 @@ static int slice_cmp(const void *x, const void *y)
     return bytes_cmp(a->start.key, a->start.len, b->start.key, b->start.len);
 }
 
+/* A multi-column slice over columns of mixed clustering order. */
+static bool slicer_mixed(const sch_table *t, const slicer *sl)
+{
+    for (int i = 1; i < sl->n; i++)
+        if (t->ck[sl->first + i]->desc != t->ck[sl->first]->desc)
+            return true;
+    return false;
+}
+
+/* Row filters doing the exact tuple comparison of a mixed-order slice. */
+static int mixed_filters(an *a, const slicer *sl)
+{
+    for (int side = 0; side < 2; side++) {
+        bool set = side == 0 ? sl->lo_set : sl->hi_set;
+        if (!set)
+            continue;
+        bool incl = side == 0 ? sl->lo_incl : sl->hi_incl;
+        ast_op op = side == 0 ? (incl ? OP_GTE : OP_GT) : (incl ? OP_LTE : OP_LT);
+        cql_filter *f = new_filter(a, a->t->ck[sl->first], op);
+        if (!f)
+            return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+        f->multi_first = sl->first;
+        f->multi_n = sl->n;
+        f->multi_vals = side == 0 ? sl->lo : sl->hi;
+    }
+    return 0;
+}
+
 /* The slice for prefix P (m values) and the optional slicer. */
 static int make_slice(an *a, cql_value *vals, int m, const slicer *sl, st_slice *out, bool *empty)
 {
@@ -691,10 +719,15 @@ static int make_slice(an *a, cql_value *vals, int m, const slicer *sl, st_slice 
         return ck_key(a, vals, m, true, &out->end, false);
     }
     bool desc = a->t->ck[sl->first]->desc;
-    for (int i = 1; i < sl->n; i++)
-        if (a->t->ck[sl->first + i]->desc != desc)
-            return cs_error_set(a->e, CS_ERR_INVALID,
-                                "Multi-column slices over columns of mixed clustering order are not supported");
+    slicer coarse;
+    if (slicer_mixed(a->t, sl)) {
+        /* bound on the first column only (inclusive); the exact tuple
+         * comparison is a row filter added by build_ck */
+        coarse = *sl;
+        coarse.n = 1;
+        coarse.lo_incl = coarse.hi_incl = true;
+        sl = &coarse;
+    }
     st_bound lo, hi;        /* value-space bounds as byte keys */
     bool lo_have = sl->lo_set, hi_have = sl->hi_set;
     if (lo_have) {
@@ -828,6 +861,11 @@ static int build_ck(an *a)
     w->ck_eq_prefix = m;
     if (m == 0 && !sl)
         return 0;
+    if (sl && slicer_mixed(t, sl)) {
+        int rc = mixed_filters(a, sl);
+        if (rc)
+            return rc;
+    }
     long total = 1;
     for (int i = 0; i < ng; i++) {
         total *= groups[i]->k;
@@ -950,6 +988,24 @@ static bool op_holds(ast_op op, int c)
     case OP_GTE: return c >= 0;
     default: return false;
     }
+}
+
+bool cql__filter_match_row(const cql_filter *f, const sch_table *t, const cql_value *vals)
+{
+    if (f->multi_n == 0) {
+        const cql_value *v = &vals[f->col - t->cols];
+        return cql__filter_match(f, v->p, v->len);
+    }
+    int c = 0;
+    for (int i = 0; i < f->multi_n && c == 0; i++) {
+        const sch_column *col = t->ck[f->multi_first + i];
+        const cql_value *v = &vals[col - t->cols];
+        if (v->len < 0)
+            return false;
+        c = ctype_compare(col->type, v->p, (size_t)v->len, f->multi_vals[i].p,
+                          (size_t)f->multi_vals[i].len);
+    }
+    return op_holds(f->op, c);
 }
 
 bool cql__filter_match(const cql_filter *f, const uint8_t *v, int32_t len)

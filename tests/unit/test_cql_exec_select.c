@@ -373,6 +373,17 @@ Test(exec_select, clustering_multi_and_desc)
             ok(q);
         }
     rows("SELECT v FROM m2 WHERE k = 0 AND (a, b) > (1, 1)", "12\n20\n21\n22\n");
+    /* mixed clustering order: tuple comparison by value, clustering order */
+    ok("CREATE TABLE mx (p int, c1 int, c2 text, v int, PRIMARY KEY (p, c1, c2)) WITH CLUSTERING ORDER BY (c1 ASC, c2 DESC)");
+    for (int a = 0; a < 3; a++)
+        for (const char *b = "abc"; *b; b++) {
+            char q[200];
+            snprintf(q, sizeof q, "INSERT INTO mx (p, c1, c2, v) VALUES (0, %d, '%c', 1)", a, *b);
+            ok(q);
+        }
+    rows("SELECT c1, c2 FROM mx WHERE p = 0 AND (c1, c2) > (1, 'b')", "1|'c'\n2|'c'\n2|'b'\n2|'a'\n");
+    rows("SELECT c1, c2 FROM mx WHERE p = 0 AND (c1, c2) >= (1, 'b') AND (c1, c2) < (2, 'b')", "1|'c'\n1|'b'\n2|'a'\n");
+    cr_assert_eq(paged_equals("SELECT c1, c2 FROM mx WHERE p = 0 AND (c1, c2) > (0, 'b')", 2), 4);
     rows("SELECT v FROM m2 WHERE k = 0 AND (a, b) >= (1, 1) AND (a, b) < (2, 1)", "11\n12\n20\n");
 }
 
