@@ -235,3 +235,87 @@ Test(cql_schema, partition_key_encoding)
     cs_buf_destroy(&b);
     env_fini(&v);
 }
+
+Test(cql_schema, clustering_key_encoding)
+{
+    env v;
+    env_init(&v);
+    ok(&v, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    ok(&v, "CREATE TABLE ks.t (k int, c1 int, c2 text, v int, PRIMARY KEY (k, c1, c2)) WITH CLUSTERING ORDER BY (c1 ASC, c2 DESC)");
+    sch_table *t = sch_table_find(cql_ctx_catalog(v.ctx), "ks", "t");
+    uint8_t one[4] = { 0, 0, 0, 1 }, two[4] = { 0, 0, 0, 2 };
+    cql_value a[2] = { { one, 4 }, { (const uint8_t *)"b", 1 } };
+    cql_value b[2] = { { two, 4 }, { (const uint8_t *)"a", 1 } };
+    cql_value c[2] = { { one, 4 }, { (const uint8_t *)"c", 1 } };
+    cs_buf ka, kb, kc;
+    cs_buf_init(&ka); cs_buf_init(&kb); cs_buf_init(&kc);
+    cr_assert_eq(sch_clustering_key(t, a, 2, &ka), 0);
+    cr_assert_eq(sch_clustering_key(t, b, 2, &kb), 0);
+    cr_assert_eq(sch_clustering_key(t, c, 2, &kc), 0);
+    cr_assert_eq(ka.p[0], CK_COMPONENT);
+    /* c1 ascending: (1, *) < (2, *); c2 descending: (1,'c') < (1,'b') */
+    size_t n = ka.len < kb.len ? ka.len : kb.len;
+    cr_assert_lt(memcmp(ka.p, kb.p, n), 0);
+    n = ka.len < kc.len ? ka.len : kc.len;
+    cr_assert_gt(memcmp(ka.p, kc.p, n), 0);
+    /* decode back */
+    cs_buf store;
+    cs_buf_init(&store);
+    size_t off[2];
+    int32_t len[2];
+    cr_assert_eq(sch_clustering_decode(t, ka.p, ka.len, &store, off, len), 0);
+    cr_assert_eq(len[0], 4);
+    cr_assert_eq(memcmp(store.p + off[0], one, 4), 0);
+    cr_assert_eq(len[1], 1);
+    cr_assert_eq(store.p[off[1]], 'b');
+    /* a prefix decodes the missing components as null */
+    cs_buf_reset(&store);
+    cs_buf pre;
+    cs_buf_init(&pre);
+    cr_assert_eq(sch_clustering_key(t, a, 1, &pre), 0);
+    cr_assert_eq(sch_clustering_decode(t, pre.p, pre.len, &store, off, len), 0);
+    cr_assert_eq(len[1], -1);
+    cs_buf_destroy(&pre); cs_buf_destroy(&store);
+    cs_buf_destroy(&ka); cs_buf_destroy(&kb); cs_buf_destroy(&kc);
+    env_fini(&v);
+}
+
+Test(cql_schema, truncate_alter_keyspace_and_no_leaks)
+{
+    size_t before = cs_alloc_count();
+    env v;
+    env_init(&v);
+    sch_catalog *c = cql_ctx_catalog(v.ctx);
+    uint8_t ver0[16], ver1[16];
+    sch_version(c, ver0);
+    ok(&v, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    sch_version(c, ver1);
+    cr_assert_neq(memcmp(ver0, ver1, 16), 0, "schema version changes with DDL");
+    ok(&v, "ALTER KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 2} AND durable_writes = false");
+    sch_keyspace *k = sch_keyspace_find(c, "ks");
+    cr_assert_str_eq(sch__kv_get(k->repl_k, k->repl_v, k->n_repl, "datacenter1"), "2");
+    cr_assert(!k->durable_writes);
+    fails(&v, "ALTER KEYSPACE system WITH durable_writes = false", CS_ERR_INVALID,
+          "System keyspace 'system' is not user-modifiable");
+    fails(&v, "ALTER KEYSPACE nope WITH durable_writes = false", CS_ERR_INVALID, "Keyspace 'nope' doesn't exist");
+    ok(&v, "CREATE TABLE ks.t (k int PRIMARY KEY, v int) WITH compaction = {'class': 'TimeWindowCompactionStrategy', "
+           "'compaction_window_unit': 'HOURS', 'compaction_window_size': 2}");
+    st_table_opts o;
+    sch__table_st_opts(sch_table_find(c, "ks", "t"), &o);
+    cr_assert_eq(o.compaction, ST_COMPACT_TWCS);
+    cr_assert_eq(o.twcs_window_s, 7200);
+    ok(&v, "TRUNCATE ks.t");
+    ok(&v, "TRUNCATE TABLE ks.t");
+    fails(&v, "TRUNCATE ks.nope", CS_ERR_INVALID, "table nope does not exist");
+    fails(&v, "CREATE TABLE ks.u (k int PRIMARY KEY) WITH compaction = {'class': 'Nope'}", CS_ERR_CONFIG,
+          "Unable to find compaction strategy class 'org.apache.cassandra.db.compaction.Nope'");
+    fails(&v, "CREATE TABLE ks.u (k int, c int, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (k DESC)", CS_ERR_INVALID,
+          "Only clustering key columns can be defined in CLUSTERING ORDER directive: [k] are not clustering columns");
+    fails(&v, "CREATE TABLE ks.u (k int, v int)", CS_ERR_INVALID,
+          "No PRIMARY KEY specifed for table 'u' (exactly one required)");
+    fails(&v, "CREATE TABLE ks.u (k list<int> PRIMARY KEY)", CS_ERR_INVALID,
+          "Invalid non-frozen collection type list<int> for PRIMARY KEY column 'k'");
+    ok(&v, "DROP KEYSPACE ks");
+    env_fini(&v);
+    cr_assert_eq(cs_alloc_count(), before, "leaked %zu allocations", cs_alloc_count() - before);
+}
