@@ -562,7 +562,12 @@ int cql__wplan_prepare(cql_eval *ev, cql_stmt *st, int64_t batch_ts, int32_t now
     pl->t = t;
     if (t->is_view)
         return cs_error_set(e, CS_ERR_INVALID, "Cannot directly modify a materialized view");
-    if (t->is_system || t->is_virtual || !t->st)
+    if (t->is_virtual || !t->st)   /* AbstractVirtualTable.apply */
+        return cs_error_set(e, CS_ERR_INVALID, "Modification is not supported by table %s.%s",
+                            t->ks->name, t->name);
+    /* Cassandra lets a superuser write system tables; here the catalog owns
+     * them (their rows are the schema), so refuse like its DDL guard. */
+    if (t->is_system)
         return cs_error_set(e, CS_ERR_UNAUTHORIZED, "%s keyspace is not user-modifiable.", t->ks->name);
     pl->is_counter = t->is_counter;
     ev->ks = t->ks->name;
