@@ -586,8 +586,8 @@ static void on_frame(conn *c, const frame_header *h, const uint8_t *body)
     if (rc != 0) {
         frame_body_destroy(&fb);
         if (rc == CS_ETOOBIG)
-            reply_protocol_error(c, h->stream, "Request is too big: uncompressed length exceeds "
-                                 "maximum allowed length %zu.", s->cfg->max_frame_size);
+            reply_protocol_error(c, h->stream, "Request is too big: length %u exceeds maximum "
+                                 "allowed length %zu.", cs_be32(body), s->cfg->max_frame_size);
         else
             reply_protocol_error(c, h->stream, "Invalid frame body: %s", cs_strerror(rc));
         return;
