@@ -146,6 +146,7 @@ typedef struct cql_where {
     bool needs_filtering;              /* query requires ALLOW FILTERING (granted) */
     bool empty;                        /* provably empty: IN (), contradicting slices, ... */
     bool has_in_pk, has_in_ck;         /* IN on a partition / clustering column */
+    bool uses_index;                   /* the one filter is served by a secondary index */
 } cql_where;
 
 /*

@@ -929,6 +929,52 @@ static int build_ck(an *a)
 
 /* ---------------------------------------------------------------- entry point */
 
+/* Is there a secondary index able to answer filter f (Cassandra: EQ on a
+ * regular/static column, CONTAINS on values(c), CONTAINS KEY on keys(c),
+ * c[k] = v on entries(c))? */
+static bool index_serves(const sch_table *t, const cql_filter *f)
+{
+    const char *want = NULL;
+    if (f->multi_n)
+        return false;
+    if (f->element && f->op == OP_EQ)
+        want = "entries";
+    else if (f->op == OP_CONTAINS)
+        want = "values";
+    else if (f->op == OP_CONTAINS_KEY)
+        want = "keys";
+    else if (f->op != OP_EQ)
+        return false;
+    const char *name = f->col->name;
+    size_t nl = strlen(name);
+    for (int i = 0; i < t->n_indexes; i++) {
+        const char *tg = t->indexes[i]->target;
+        if (!tg)
+            continue;
+        if (tg[0] == '"') {                 /* quoted column name */
+            tg++;
+        }
+        const char *open = strchr(tg, '(');
+        if (!open) {
+            if (!strncmp(tg, name, nl) && (tg[nl] == 0 || tg[nl] == '"'))
+                return !want || (want && !strcmp(want, "values") && !ctype_is_multicell(f->col->type)) ||
+                       (want && !strcmp(want, "values") && f->col->type->kind != CT_MAP);
+            continue;
+        }
+        size_t kl = (size_t)(open - tg);
+        const char *arg = open + 1;
+        if (*arg == '"')
+            arg++;
+        if (strncmp(arg, name, nl) || (arg[nl] != ')' && arg[nl] != '"'))
+            continue;
+        if (want && strlen(want) == kl && !strncmp(tg, want, kl))
+            return true;
+        if (!want && kl == 4 && !strncmp(tg, "full", 4))
+            return true;
+    }
+    return false;
+}
+
 int cql__where_analyze(cql_eval *ev, const sch_table *t, ast_relation **rels, int n_rels,
                        cql_where_kind kind, int flags, cql_where *out, cs_error *e)
 {
@@ -963,10 +1009,14 @@ int cql__where_analyze(cql_eval *ev, const sch_table *t, ast_relation **rels, in
             out->empty = true;
     }
     if (kind == CQL_WHERE_SELECT && !(flags & CQL_WHERE_ALLOW_FILTERING)) {
-        /* a range query with clustering or row restrictions filters */
+        /* a range query with clustering or row restrictions filters, unless
+         * one restriction is served by a secondary index (then the index
+         * implementation is a scan with that filter) */
         bool range = !out->pk_all;
-        if (out->needs_filtering || (range && out->ck_restricted))
+        bool indexed = a.n_filters == 1 && index_serves(t, &a.filters[0]);
+        if (!indexed && (out->needs_filtering || (range && out->ck_restricted)))
             return cs_error_set(e, CS_ERR_INVALID, "%s", ALLOW_FILTERING_MSG);
+        out->uses_index = indexed;
     }
     if (kind == CQL_WHERE_SELECT && !out->pk_all && out->ck_restricted)
         out->needs_filtering = true;

@@ -701,3 +701,20 @@ Test(exec_select, tombstone_thresholds)
     cr_assert_eq(g_err.numfailures, 1);
     cr_assert_eq(g_err.blockfor, 1);
 }
+
+Test(exec_select, secondary_index_restrictions)
+{
+    mkks();
+    ok("CREATE TABLE ix (k int, c int, v int, w int, s set<int>, PRIMARY KEY (k, c))");
+    ok("CREATE INDEX ON ix (v)");
+    ok("CREATE INDEX ON ix (values(s))");
+    ok("INSERT INTO ix (k, c, v, w, s) VALUES (1, 1, 5, 1, {1, 2})");
+    ok("INSERT INTO ix (k, c, v, w, s) VALUES (2, 1, 5, 2, {3})");
+    ok("INSERT INTO ix (k, c, v, w) VALUES (2, 2, 6, 2)");
+    rows("SELECT k, c FROM ix WHERE v = 5", "1|1\n2|1\n");
+    rows("SELECT k, c FROM ix WHERE k = 2 AND v = 5", "2|1\n");
+    rows("SELECT k, c FROM ix WHERE s CONTAINS 3", "2|1\n");
+    fails("SELECT k, c FROM ix WHERE v = 5 AND w = 1", "ALLOW FILTERING");
+    fails("SELECT k, c FROM ix WHERE v > 5", "ALLOW FILTERING");
+    fails("SELECT k, c FROM ix WHERE w = 1", "ALLOW FILTERING");
+}
