@@ -446,6 +446,9 @@ void ctype_to_cql(const ctype *t, cs_buf *out)
         if (t->frozen)
             cs_buf_put_u8(out, '>');
         return;
+    case CT_EMPTY:
+        ctype__puts(out, "'org.apache.cassandra.db.marshal.EmptyType'");
+        return;
     case CT_CUSTOM:
         cs_buf_put_u8(out, '\'');
         ctype__puts(out, t->custom_class ? t->custom_class : "");

@@ -848,3 +848,33 @@ Test(types, alloc_failures)
     }
     ctype_unref(u);
 }
+
+static const char *OPT(const char *type, int version)
+{
+    static char buf[4][512];
+    static int k;
+    ctype *t = P(type);
+    cs_buf b;
+    cs_buf_init(&b);
+    ctype_encode_option_v(t, version, &b);
+    char *o = buf[k++ % 4];
+    for (size_t i = 0; i < b.len && i < 250; i++)
+        snprintf(o + 2 * i, 3, "%02x", b.p[i]);
+    o[2 * (b.len < 250 ? b.len : 250)] = 0;
+    cs_buf_destroy(&b);
+    ctype_unref(t);
+    return o;
+}
+
+Test(types, option_bytes)
+{
+    cr_expect_str_eq(OPT("int", 4), "0009");
+    cr_expect_str_eq(OPT("map<text, int>", 4), "0021000d0009");
+    cr_expect_str_eq(OPT("frozen<tuple<int, blob>>", 4), "0031000200090003");
+    cr_expect_str_eq(OPT("set<frozen<list<uuid>>>", 4), "00220020000c");
+    cr_expect_str_eq(OPT("duration", 5), "0015");
+    /* duration before v5: CUSTOM 'org.apache.cassandra.db.marshal.DurationType' */
+    cr_expect_str_eq(OPT("duration", 4), "0000002d6f72672e6170616368652e63617373616e6472612e64622e6d61727368616c2e4475726174696f6e54797065");
+    cr_expect_str_eq(OPT("date", 3), "0000002e6f72672e6170616368652e63617373616e6472612e64622e6d61727368616c2e53696d706c654461746554797065");
+    cr_expect_str_eq(OPT("'a.B'", 4), "00000003612e42");
+}
