@@ -874,7 +874,7 @@ Test(types, option_bytes)
     cr_expect_str_eq(OPT("set<frozen<list<uuid>>>", 4), "00220020000c");
     cr_expect_str_eq(OPT("duration", 5), "0015");
     /* duration before v5: CUSTOM 'org.apache.cassandra.db.marshal.DurationType' */
-    cr_expect_str_eq(OPT("duration", 4), "0000002d6f72672e6170616368652e63617373616e6472612e64622e6d61727368616c2e4475726174696f6e54797065");
+    cr_expect_str_eq(OPT("duration", 4), "0000002c6f72672e6170616368652e63617373616e6472612e64622e6d61727368616c2e4475726174696f6e54797065");
     cr_expect_str_eq(OPT("date", 3), "0000002e6f72672e6170616368652e63617373616e6472612e64622e6d61727368616c2e53696d706c654461746554797065");
     cr_expect_str_eq(OPT("'a.B'", 4), "00000003612e42");
 }
