@@ -78,7 +78,7 @@ ctype *ctype_decode_option(cs_rd *r);
 int ctype_validate(const ctype *t, const uint8_t *v, size_t n, cs_error *e);
 
 /* Total order, Cassandra's comparator for the type (timeuuid by time then bytes,
- * uuid by version then time/bytes, inet by length then bytes, decimal/varint
+ * uuid by version then time/bytes, inet by unsigned bytes, decimal/varint
  * numerically, text by bytes ...).  Empty values sort first. */
 int ctype_compare(const ctype *t, const uint8_t *a, size_t an, const uint8_t *b, size_t bn);
 

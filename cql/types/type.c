@@ -727,6 +727,12 @@ static ctype *parse_type(tparser *p, bool in_frozen)
             return NULL;
         }
     }
+    if (kp && p->ks && strcmp(kp, p->ks) != 0) {
+        cs_error_set(p->e, CS_ERR_INVALID,
+                     "Statement on keyspace %s cannot refer to a user type in keyspace %s; "
+                     "user types can only be used in the keyspace they are defined in", p->ks, kp);
+        return NULL;
+    }
     const ctype *u = p->lookup && kp ? p->lookup(p->arg, kp, id) : NULL;
     if (!u) {
         if (kp)
