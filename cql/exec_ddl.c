@@ -328,7 +328,7 @@ static int build_columns(sch_catalog *c, const ast_create_table *ct, const char 
     if (rc == 0 && has_counter && t->default_ttl_s > 0)
         rc = cs_error_set(e, CS_ERR_INVALID, "Cannot set default_time_to_live on a table with counters");
     if (rc == 0 && ct->compact_storage)
-        rc = cs_error_set(e, CS_ERR_INVALID, "COMPACT STORAGE tables are not supported by this server");
+        rc = cs_error_set(e, CS_ERR_INVALID, "Guardrail compact_tables violated: Creation of new COMPACT STORAGE tables is not allowed");
     /* add */
     for (int i = 0; rc == 0 && i < ct->n_cols; i++) {
         const char *name = ct->cols[i].name;
