@@ -39,8 +39,9 @@ typedef struct frame_header {
     uint32_t length;         /* body length as on the wire */
 } frame_header;
 
-/* Parse a header from 9 bytes.  Returns 0, or CS_ECORRUPT for a length over
- * max_len (caller answers with a protocol error). Version checks are the caller's. */
+/* Parse a header from 9 bytes.  Returns 0, or CS_ECORRUPT for a negative
+ * [int] length.  Version, direction and max frame size checks are the
+ * caller's (server/conn.c answers them with a protocol error). */
 int frame_header_parse(const uint8_t *p, frame_header *h);
 
 /* Decoded frame body: the message bytes (decompressed if needed) plus the

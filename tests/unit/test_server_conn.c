@@ -134,8 +134,11 @@ static void *run(void *arg)
     return NULL;
 }
 
+static size_t allocs_at_start;
+
 static void start_server(int auth, size_t max_frame)
 {
+    allocs_at_start = cs_alloc_count();
     memset(&cfg, 0, sizeof cfg);
     cfg.max_frame_size = max_frame;
     cfg.max_connections = -1;
@@ -154,6 +157,9 @@ static void stop_server(void)
     pthread_join(thread, NULL);
     cr_assert_eq(uv_loop_close(&loop), 0);
     cr_assert_eq(server.n_conns, 0);
+    /* Every connection, buffer, pending reply and write request was freed. */
+    cr_assert_eq(cs_alloc_count(), allocs_at_start, "%zu allocations leaked",
+                 cs_alloc_count() - allocs_at_start);
 }
 
 static void setup(void) { start_server(CONFIG_AUTH_ALLOW_ALL, 1 << 20); }
