@@ -1,9 +1,8 @@
 /*
  * parser_ddl.c: schema statements (owner: parser): CREATE/ALTER/DROP of
  * KEYSPACE, TABLE, TYPE, INDEX, MATERIALIZED VIEW, FUNCTION, AGGREGATE;
- * DESCRIBE in all its forms; and the auth statements (CREATE/ALTER/DROP
- * ROLE|USER, GRANT, REVOKE, LIST ...), which become STMT_AUTH with the verb
- * in auth_text.  Grammar as Cassandra 4.1's Parser.g.
+ * and DESCRIBE in all its forms (auth statements: parser_auth.c).  Grammar
+ * as Cassandra 4.1's Parser.g.
  *
  * CREATE FUNCTION / AGGREGATE and DROP FUNCTION / AGGREGATE have no AST
  * of their own: the name goes in u.drop.name (the executor refuses them).
@@ -601,62 +600,4 @@ void cql__parse_describe(cql__parser *p, cql_stmt *st)
         cql__expect_kw(p, KW_INTERNALS);
         d->with_internals = true;
     }
-}
-
-/* ---------------------------------------------------------------- auth */
-
-/* CREATE/ALTER/DROP ROLE|USER, GRANT, REVOKE, LIST ROLES|USERS|PERMISSIONS:
- * STMT_AUTH with the verb ("CREATE ROLE", "GRANT", "LIST ROLES"...); the
- * rest of the statement is only checked to be well-formed tokens. */
-void cql__parse_auth(cql__parser *p, cql_stmt *st)
-{
-    st->kind = STMT_AUTH;
-    cql__tok *t = cql__peek(p, 1);
-    const char *verb = NULL;
-    if (cql__is_kw(p, KW_CREATE) || cql__is_kw(p, KW_ALTER) || cql__is_kw(p, KW_DROP)) {
-        const char *v = cql__is_kw(p, KW_CREATE) ? "CREATE" : cql__is_kw(p, KW_ALTER) ? "ALTER" : "DROP";
-        cql__next(p);
-        bool role = cql__is_kw(p, KW_ROLE);
-        if (!role && !cql__is_kw(p, KW_USER))
-            cql__fail_noviable(p, 1, 1);
-        cql__next(p);
-        st->u.auth_text = cql__alloc(p, 16);
-        strcpy(st->u.auth_text, v);
-        strcat(st->u.auth_text, role ? " ROLE" : " USER");
-    } else if (t->type == TK_KEYWORD && t->kw == KW_GRANT) {
-        verb = "GRANT";
-        cql__next(p);
-    } else if (t->type == TK_KEYWORD && t->kw == KW_REVOKE) {
-        verb = "REVOKE";
-        cql__next(p);
-    } else if (t->type == TK_KEYWORD && t->kw == KW_LIST) {
-        cql__next(p);
-        if (cql__accept_kw(p, KW_ROLES))
-            verb = "LIST ROLES";
-        else if (cql__accept_kw(p, KW_USERS))
-            verb = "LIST USERS";
-        else
-            verb = "LIST PERMISSIONS";
-    } else {
-        cql__fail_noviable(p, 1, 1);
-    }
-    if (verb)
-        st->u.auth_text = cql__strndup(p, verb, strlen(verb));
-    /* Skip the remainder up to ';' or EOF, keeping brackets balanced. */
-    int depth = 0;
-    for (;;) {
-        cql__tok *k = cql__peek(p, 1);
-        if (k->type == TK_EOF || (k->type == TK_SEMI && depth == 0))
-            break;
-        if (k->type == TK_LBRACE || k->type == TK_LPAREN || k->type == TK_LBRACKET)
-            depth++;
-        if (k->type == TK_RBRACE || k->type == TK_RPAREN || k->type == TK_RBRACKET) {
-            if (depth == 0)
-                cql__fail_noviable(p, 1, 1);
-            depth--;
-        }
-        cql__next(p);
-    }
-    if (depth)
-        cql__fail_noviable(p, 1, 1);
 }

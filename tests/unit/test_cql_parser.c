@@ -669,6 +669,17 @@ Test(parser, describe)
     desc("DESCRIBE keyspaces.t", DESC_GENERIC, "keyspaces", "t", false, false);
 }
 
+Test(parser, auth_errors)
+{
+    err("GRANT", "line 0:-1 no viable alternative at input '<EOF>'");
+    err("GRANT SELECT ON ks.t", "line 0:-1 mismatched input '<EOF>' expecting K_TO");
+    err("CREATE ROLE ? WITH LOGIN = true", "Bind variables cannot be used for role names");
+    err("CREATE USER \"Bob\"", "Quoted strings are are not supported for user names and USER is deprecated, please use ROLE");
+    err("CREATE ROLE r WITH LOGIN = 1", "line 1:27 mismatched input '1' expecting BOOLEAN (...ROLE r WITH LOGIN = [1])");
+    err("LIST FOO", NULL);
+    err("CREATE ROLE r WITH PASSWORD 'x'", NULL);
+}
+
 Test(parser, auth)
 {
     struct { const char *q, *verb; } cases[] = {
@@ -685,6 +696,17 @@ Test(parser, auth)
         { "LIST USERS", "LIST USERS" },
         { "LIST ALL PERMISSIONS OF bob", "LIST PERMISSIONS" },
         { "LIST SELECT ON TABLE ks.t", "LIST PERMISSIONS" },
+        { "LIST ROLES OF bob NORECURSIVE", "LIST ROLES" },
+        { "GRANT ALL PERMISSIONS ON ALL TABLES IN KEYSPACE ks TO 'bob'", "GRANT" },
+        { "GRANT EXECUTE ON FUNCTION ks.f(int, text) TO r", "GRANT" },
+        { "GRANT SELECT PERMISSION, MODIFY ON ks.t TO r", "GRANT" },
+        { "REVOKE ALL ON ALL FUNCTIONS IN KEYSPACE ks FROM r", "REVOKE" },
+        { "GRANT DESCRIBE ON ALL MBEANS TO r", "GRANT" },
+        { "GRANT SELECT ON MBEAN 'org.apache.cassandra.db:type=Tables' TO r", "GRANT" },
+        { "REVOKE admin FROM bob", "REVOKE" },
+        { "CREATE ROLE r WITH OPTIONS = {'a': 'b'} AND ACCESS TO DATACENTERS {'dc1', 'dc2'}", "CREATE ROLE" },
+        { "ALTER ROLE r WITH HASHED PASSWORD = 'x' AND ACCESS TO ALL DATACENTERS", "ALTER ROLE" },
+        { "CREATE USER IF NOT EXISTS 'u' WITH HASHED PASSWORD 'h' SUPERUSER", "CREATE USER" },
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         cql_stmt *s = ok(cases[i].q);
