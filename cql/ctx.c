@@ -134,6 +134,7 @@ void sch_catalog_free(sch_catalog *c)
     if (!c) return;
     for (int i = 0; i < c->n_ks; i++) sch__keyspace_free(c->ks[i]);
     cs_free(c->ks);
+    cs_free(c->sessions);
     cs_free(c);
 }
 
@@ -172,3 +173,31 @@ void cql_ctx_free(cql_ctx *ctx)
 
 struct sch_catalog *cql_ctx_catalog(cql_ctx *ctx) { return ctx ? ctx->cat : NULL; }
 st_engine *cql_ctx_engine(cql_ctx *ctx) { return ctx ? ctx->eng : NULL; }
+
+/* ---------------------------------------------------------------- client registry */
+
+void cql_session_opened(cql_ctx *ctx, cql_session *s)
+{
+    sch_catalog *c = ctx ? ctx->cat : NULL;
+    if (!c || !s) return;
+    if (c->n_sessions == c->cap_sessions) {
+        int nc = c->cap_sessions ? c->cap_sessions * 2 : 16;
+        cql_session **ns = cs_realloc(c->sessions, sizeof(*ns) * (size_t)nc);
+        if (!ns) return;
+        c->sessions = ns;
+        c->cap_sessions = nc;
+    }
+    c->sessions[c->n_sessions++] = s;
+}
+
+void cql_session_closed(cql_ctx *ctx, cql_session *s)
+{
+    sch_catalog *c = ctx ? ctx->cat : NULL;
+    if (!c) return;
+    for (int i = 0; i < c->n_sessions; i++) {
+        if (c->sessions[i] == s) {
+            c->sessions[i] = c->sessions[--c->n_sessions];
+            return;
+        }
+    }
+}

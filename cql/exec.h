@@ -53,6 +53,12 @@ typedef struct cql_session {
     void *server_conn;                 /* opaque back-pointer for the server */
 } cql_session;
 
+/* Optional (server): report connections for system_views.clients.  The
+ * session pointer must stay valid until cql_session_closed.  Owner: catalog
+ * (ctx.c); without these calls the table reads empty. */
+void cql_session_opened(cql_ctx *ctx, cql_session *s);
+void cql_session_closed(cql_ctx *ctx, cql_session *s);
+
 /* One bound value: len >= 0 bytes; -1 null; -2 unset (v4+). */
 typedef struct cql_value { const uint8_t *p; int32_t len; } cql_value;
 #define CQL_NULL (-1)

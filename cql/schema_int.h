@@ -33,6 +33,7 @@ struct sch_catalog {
     sch_table *ss[SS_COUNT];               /* system_schema.* */
     st_table *local_state;                 /* hidden table: host id, tokens, system schema gen */
     int replay_phase;                      /* 0: system tables, 1: user tables */
+    cql_session **sessions; int n_sessions, cap_sessions;   /* system_views.clients */
 };
 
 /* ---------------------------------------------------------------- schema.c */

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <arpa/inet.h>
 
 #include "cql/schema_int.h"
@@ -156,6 +157,38 @@ static int rows_settings(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
     return rc;
 }
 
+/* clients: one row per registered connection (cql_session_opened). */
+static int rows_clients(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
+{
+    sch_catalog *c = ctx->cat;
+    vrow r;
+    cs_buf_init(&r.store);
+    int rc = 0;
+    for (int i = 0; i < c->n_sessions && rc == 0; i++) {
+        const cql_session *s = c->sessions[i];
+        char ip[64];
+        int port = 0;
+        snprintf(ip, sizeof ip, "%s", s->client_addr);
+        char *colon = strrchr(ip, ':');
+        if (colon) { *colon = 0; port = atoi(colon + 1); }
+        if (ip[0] == '[') { memmove(ip, ip + 1, strlen(ip)); char *b = strchr(ip, ']'); if (b) *b = 0; }
+        vrow_begin(&r, t);
+        vset_inet(&r, "address", ip);
+        vset_int(&r, "port", port);
+        vset_text(&r, "connection_stage", "ready");
+        if (s->driver_name[0]) vset_text(&r, "driver_name", s->driver_name);
+        if (s->driver_version[0]) vset_text(&r, "driver_version", s->driver_version);
+        vset_text(&r, "hostname", ip);
+        vset_int(&r, "protocol_version", s->protocol_version);
+        uint8_t f = 0;
+        vset(&r, "ssl_enabled", &f, 1);
+        vset_text(&r, "username", "anonymous");
+        rc = vemit(&r, emit, arg);
+    }
+    cs_buf_destroy(&r.store);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- system_virtual_schema */
 
 static int rows_vkeyspaces(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
@@ -243,6 +276,7 @@ void sch__vtables_attach(sch_catalog *c)
     static const struct { const char *ks, *name; sch_vtable_rows_cb cb; } map[] = {
         { "system", "local", rows_local },
         { "system_views", "settings", rows_settings },
+        { "system_views", "clients", rows_clients },
         { "system_virtual_schema", "keyspaces", rows_vkeyspaces },
         { "system_virtual_schema", "tables", rows_vtables },
         { "system_virtual_schema", "columns", rows_vcolumns },
