@@ -429,8 +429,10 @@ static int process_partition(sx *x, st_scan *sc, const st_partition_view *pv, in
         return 0;
     if (x->distinct && (had_rows || x->n_scells > 0))
         return on_row(x, NULL, 0, NULL, 0, true);
-    if (!had_rows && x->n_scells > 0 && !x->w.ck_restricted && !x->regular_filter &&
-        (x->sel.selects_static || x->sel.has_agg))
+    /* Cassandra's returnStaticContentOnPartitionWithNoRows: full-partition
+     * queries (no clustering or regular-column restriction) return the
+     * static content of a partition without rows, nulls elsewhere. */
+    if (!had_rows && x->n_scells > 0 && !x->w.ck_restricted && !x->regular_filter)
         return on_row(x, NULL, 0, NULL, 0, true);
     return 0;
 }
@@ -898,6 +900,7 @@ int cql__select_metadata(cql_ctx *ctx, cql_session *s, cql_stmt *st, cs_buf *out
 {
     sx x;
     int rc = sx_init(&x, ctx, s, st, NULL, e);
+    int ver = s->protocol_version ? s->protocol_version : 4;
     if (rc == 0) {
         int n = x.sel.json ? 1 : x.sel.n;
         cs_buf_put_u32(out, 0x0001);
@@ -906,11 +909,11 @@ int cql__select_metadata(cql_ctx *ctx, cql_session *s, cql_stmt *st, cs_buf *out
         cs_buf_put_string(out, x.t->name);
         if (x.sel.json) {
             cs_buf_put_string(out, "[json]");
-            ctype_encode_option(ctype_scalar(CT_VARCHAR), out);
+            ctype_encode_option_v(ctype_scalar(CT_VARCHAR), ver, out);
         } else
             for (int i = 0; i < x.sel.n; i++) {
                 cs_buf_put_string(out, x.sel.sels[i]->name);
-                ctype_encode_option(x.sel.sels[i]->type, out);
+                ctype_encode_option_v(x.sel.sels[i]->type, ver, out);
             }
     }
     sx_destroy(&x);

@@ -198,7 +198,7 @@ static void put_bind_metadata(cs_buf *b, const cql_bind_info *bi, int version)
             cs_buf_put_string(b, bi->specs[i].table);
         }
         cs_buf_put_string(b, bi->specs[i].name);
-        ctype_encode_option(bi->specs[i].type, b);
+        ctype_encode_option_v(bi->specs[i].type, version, b);
     }
 }
 

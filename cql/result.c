@@ -147,7 +147,7 @@ void cql_rows_col(cql_rows *w, const char *name, const ctype *type)
     w->cols_added++;
     if (!w->no_metadata) {
         cs_buf_put_string(&w->r->body, name);
-        ctype_encode_option(type, &w->r->body);
+        ctype_encode_option_v(type, w->version, &w->r->body);
     }
     if (w->cols_added == w->n_cols && !w->count_off) {
         w->count_off = w->r->body.len;

@@ -448,8 +448,10 @@ Test(exec_select, statics_and_distinct)
     rows("SELECT * FROM s WHERE k = 2", "2|1|6|10\n2|2|6|20\n");
     rows("SELECT * FROM s WHERE k = 1 AND c = 1", "");
     rows("SELECT DISTINCT k, st FROM s", "1|5\n2|6\n");
-    /* static-only partitions show up only when a static column is selected */
-    rows("SELECT k, c FROM s", "2|1\n2|2\n");
+    /* static-only partitions show up in full-partition queries */
+    rows("SELECT k, c FROM s", "1|null\n2|1\n2|2\n");
+    rows("SELECT k, c FROM s WHERE c > 0 ALLOW FILTERING", "2|1\n2|2\n");
+    rows("SELECT count(*) FROM s", "3\n");
     rows("SELECT k, c, st FROM s", "1|null|5\n2|1|6\n2|2|6\n");
     rows("SELECT count(*) FROM s WHERE k = 2", "2\n");
 }
