@@ -220,3 +220,26 @@ Test(server_frame, string_multimap)
     cr_assert_eq(cs_rd_left(&r), 0);
     cs_buf_destroy(&b);
 }
+
+/* Random bodies with every flag combination never crash the body decoder. */
+Test(server_frame, fuzz_body_decoder)
+{
+    srand(4242);
+    for (int iter = 0; iter < 100000; iter++) {
+        size_t n = (size_t)(rand() % 96);
+        uint8_t *body = cs_malloc(n ? n : 1);
+        for (size_t i = 0; i < n; i++)
+            body[i] = (uint8_t)(rand() % 4 == 0 ? 0 : rand());
+        if (n >= 4 && rand() % 2)
+            cs_st32(body, (uint32_t)(rand() % 200));   /* plausible uncompressed length */
+        frame_header h = { .version = 4, .response = rand() % 2, .flags = (uint8_t)(rand() & 0x0f),
+                           .opcode = OP_RESULT, .length = (uint32_t)n };
+        frame_body fb;
+        int rc = frame_body_decode(&h, body, n, 1 << 16, &fb);
+        cr_assert(rc == 0 || rc == CS_ECORRUPT || rc == CS_ETOOBIG || rc == CS_ENOMEM);
+        if (rc == 0)
+            cr_assert(fb.msg_len <= (h.flags & FRAME_FLAG_COMPRESSION ? (size_t)1 << 16 : n));
+        frame_body_destroy(&fb);
+        cs_free(body);
+    }
+}
