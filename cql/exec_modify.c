@@ -656,8 +656,6 @@ int cql__wplan_prepare(cql_eval *ev, cql_stmt *st, int64_t batch_ts, int32_t now
                 if (pl->conds[i].col->kind != COL_STATIC)
                     return cs_error_set(e, CS_ERR_INVALID, "DELETE statements must restrict all PRIMARY KEY columns "
                                         "with equality relations in order to use IF condition on non static columns");
-            if (pl->n_ops == 0)
-                return cs_error_set(e, CS_ERR_INVALID, "DELETE statements must restrict all PRIMARY KEY columns with equality relations");
         }
     }
     (void)now_s;

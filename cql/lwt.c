@@ -22,6 +22,7 @@
 typedef struct lwt_rows {
     cql_rowcopy reg, stat;
     bool has_ck;                      /* a clustering row is addressed */
+    bool part_exists;                 /* partition-level DELETE: any live row */
     const uint8_t *ck; uint32_t ck_len;
 } lwt_rows;
 
@@ -166,13 +167,17 @@ static int read_rows(const cql_wplan *pl, int32_t now_s, lwt_rows *lr)
         rc = cql__read_row(t, pk->p, (uint32_t)pk->len, NULL, 0, true, now_s, &lr->stat);
     else
         cs_buf_init(&lr->stat.store);
+    if (rc >= 0 && !lr->has_ck && pl->st->kind == STMT_DELETE && pl->n_ops == 0) {
+        rc = cql__partition_exists(t, pk->p, (uint32_t)pk->len, now_s);
+        lr->part_exists = rc == 1;
+    }
     return rc < 0 ? rc : 0;
 }
 
 /* Does plan pl apply on the rows it read? */
 static bool plan_applies(const cql_wplan *pl, const lwt_rows *lr)
 {
-    bool exists = lr->has_ck ? lr->reg.exists : lr->stat.exists;
+    bool exists = lr->has_ck ? lr->reg.exists : lr->stat.exists || lr->part_exists;
     if (pl->if_not_exists && exists)
         return false;
     if (pl->if_exists && !exists)
@@ -267,9 +272,46 @@ static void emit_row(cql_rows *w, const cql_wplan *pl, const lwt_rows *lr, const
     cs_buf_destroy(&val);
 }
 
+/* CQL3CasRequest.addExist/addNotExist/addConditions: the condition kinds
+ * of the statements of a batch that address the same row must agree. */
+static int check_mix(cql_wplan *const *plans, int n, cs_error *e)
+{
+    for (int i = 0; i < n; i++) {
+        const cql_wplan *a = plans[i];
+        if (!cql__wplan_is_lwt(a))
+            continue;
+        bool a_static = a->w.n_cks == 0 && a->t->n_ck > 0;
+        int ka = a->if_exists ? 1 : a->if_not_exists ? 2 : 3;
+        for (int j = 0; j < i; j++) {
+            const cql_wplan *b = plans[j];
+            if (!cql__wplan_is_lwt(b))
+                continue;
+            bool b_static = b->w.n_cks == 0 && b->t->n_ck > 0;
+            if (a_static != b_static)
+                continue;
+            if (!a_static && a->w.n_cks == 1 && b->w.n_cks == 1 &&
+                (a->w.cks[0].len != b->w.cks[0].len ||
+                 memcmp(a->w.cks[0].p, b->w.cks[0].p, (size_t)a->w.cks[0].len) != 0))
+                continue;
+            int kb = b->if_exists ? 1 : b->if_not_exists ? 2 : 3;
+            if (ka == kb)
+                continue;
+            if (ka == 3)
+                return cs_error_set(e, CS_ERR_INVALID, "Cannot mix IF conditions and IF NOT EXISTS for the same row");
+            if (kb != 3)
+                return cs_error_set(e, CS_ERR_INVALID, "Cannot mix IF EXISTS and IF NOT EXISTS conditions for the same row");
+            return cs_error_set(e, CS_ERR_INVALID, "Cannot mix IF conditions and IF %sEXISTS for the same row",
+                                ka == 2 ? "NOT " : "");
+        }
+    }
+    return 0;
+}
+
 int cql__lwt_check(cql_wplan *const *plans, int n, bool is_batch, int32_t now_s, int version,
                    cql_result *r, bool *applied, cs_error *e)
 {
+    if (check_mix(plans, n, e) < 0)
+        return CS_EUSER;
     const sch_table *t = plans[0]->t;
     lwt_rows *rows = cs_calloc((size_t)n, sizeof *rows);
     const sch_column **cols = cs_calloc((size_t)t->n_cols + 1, sizeof *cols);

@@ -114,6 +114,8 @@ int cql__read_row_ex(const sch_table *t, const uint8_t *pk, uint32_t pk_len,
                      const uint8_t *ck, uint32_t ck_len, bool is_static, int32_t now_s,
                      bool tombstones, cql_rowcopy *out);
 void cql__rowcopy_free(cql_rowcopy *rc);
+/* 1 if partition pk has any live row (static included), 0 if not, <0 error. */
+int cql__partition_exists(const sch_table *t, const uint8_t *pk, uint32_t pk_len, int32_t now_s);
 /* Value of column c assembled from the row's cells in protocol form (a
  * collection rebuilt from its cells).  Returns 1 with out filled, 0 if null. */
 int cql__rowcopy_value(const cql_rowcopy *rc, const sch_column *c, cs_buf *out);

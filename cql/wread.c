@@ -191,3 +191,27 @@ int cql__rowcopy_value(const cql_rowcopy *rc, const sch_column *c, cs_buf *out)
     }
     return out->err ? out->err : 1;
 }
+
+int cql__partition_exists(const sch_table *t, const uint8_t *pk, uint32_t pk_len, int32_t now_s)
+{
+    if (!t->st)
+        return 0;
+    st_read_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.pk = pk;
+    spec.pk_len = pk_len;
+    spec.include_static = true;
+    spec.now_s = now_s;
+    st_scan *s = NULL;
+    int rc = st_scan_open(t->st, &spec, &s);
+    if (rc < 0)
+        return rc;
+    st_partition_view pv;
+    rc = st_scan_next_partition(s, &pv);
+    if (rc == 1) {
+        st_row_view rv;
+        rc = st_scan_next_row(s, &rv);
+    }
+    st_scan_close(s);
+    return rc < 0 ? rc : rc == 1;
+}

@@ -445,6 +445,19 @@ Test(exec_modify, lwt)
     fails("BEGIN BATCH INSERT INTO t (k, c, v) VALUES (1, 5, 5) IF NOT EXISTS; "
           "INSERT INTO t (k, c, v) VALUES (2, 5, 5); APPLY BATCH",
           "Batch with conditions cannot span multiple partitions");
+    fails("BEGIN BATCH INSERT INTO t (k, c, v) VALUES (1, 5, 5) IF NOT EXISTS; "
+          "UPDATE t SET v = 1 WHERE k = 1 AND c = 5 IF EXISTS; APPLY BATCH",
+          "Cannot mix IF EXISTS and IF NOT EXISTS conditions for the same row");
+    fails("BEGIN BATCH INSERT INTO t (k, c, v) VALUES (1, 5, 5) IF NOT EXISTS; "
+          "UPDATE t SET v = 1 WHERE k = 1 AND c = 5 IF v = 1; APPLY BATCH",
+          "Cannot mix IF conditions and IF NOT EXISTS for the same row");
+    /* A batch's not-applied result carries the primary key columns. */
+    result("BEGIN BATCH UPDATE t SET v = 9 WHERE k = 1 AND c = 5 IF v = 4; "
+           "UPDATE t SET v = 9 WHERE k = 1 AND c = 6 IF v = 6; APPLY BATCH",
+           "[applied]|k|c|v\nfalse|1|5|5\nfalse|1|6|6\n");
+    /* Only the static row exists: shown for IF EXISTS (wildcard). */
+    ok("INSERT INTO t (k, s) VALUES (3, 3)");
+    result("UPDATE t SET v = 1 WHERE k = 3 AND c = 1 IF EXISTS", "[applied]|k|c|s|m|v\nfalse|3|null|3|null|null\n");
 }
 
 Test(exec_modify, insert_json)
