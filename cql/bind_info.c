@@ -158,8 +158,11 @@ static void walk_relations(walker *w, ast_relation **rels, int n)
             size_t off = (size_t)snprintf(nb, sizeof(nb), "(");
             for (int j = 0; j < m; j++) {
                 const sch_column *c = need_col(w, r->columns[j]);
-                if (!c)
+                if (!c) {
+                    while (j-- > 0)
+                        ctype_unref(sub[j]);
                     return;
+                }
                 sub[j] = ctype_ref(c->type);
                 off += (size_t)snprintf(nb + off, sizeof(nb) - off, "%s%s", j ? "," : "", c->name);
             }

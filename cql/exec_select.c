@@ -712,12 +712,14 @@ static int scan_virtual(sx *x, const cql_pstate *ps)
         xrow row;
         memset(&row, 0, sizeof(row));
         row.vals = r->vals;
-        int64_t wt[256];
-        int32_t ttl[256];
-        for (int k = 0; k < x->t->n_cols && k < 256; k++) {
-            wt[k] = INT64_MIN;
-            ttl[k] = 0;
+        int64_t *wt = cs_arena_alloc(&x->arena, sizeof(int64_t) * (size_t)(x->t->n_cols + 1));
+        int32_t *ttl = cs_arena_zalloc(&x->arena, sizeof(int32_t) * (size_t)(x->t->n_cols + 1));
+        if (!wt || !ttl) {
+            rc = cs_error_set(x->e, CS_ERR_SERVER, "out of memory");
+            break;
         }
+        for (int k = 0; k < x->t->n_cols; k++)
+            wt[k] = INT64_MIN;
         row.wt = wt;
         row.ttl = ttl;
         row.pk = r->pk;
@@ -955,6 +957,10 @@ static int run_select(sx *x, cql_result *r)
     for (int i = 0; i < x->w.n_filters; i++)
         if (x->w.filters[i].col->kind == COL_REGULAR)
             x->regular_filter = true;
+    if (p && (p->consistency == 0x0008 || p->consistency == 0x0009) &&
+        (!x->w.pk_all || x->w.n_pks != 1) && !x->t->is_virtual)
+        return cs_error_set(x->e, CS_ERR_INVALID,
+                            "SERIAL/LOCAL_SERIAL consistency may only be requested for one partition at a time");
     if ((rc = eval_limit(x, x->as->limit, "[limit]", "limit", &x->limit)) ||
         (rc = eval_limit(x, x->as->per_partition_limit, "[per_partition_limit]", "per partition limit",
                          &x->pp_limit)) ||
