@@ -56,9 +56,11 @@ static int64_t digits(scan *c, int min, int max, int *count)
     int64_t v = 0;
     int k = 0;
     while (c->i < c->n && k < max && isdigit((unsigned char)c->s[c->i])) {
-        if (v > (INT64_MAX - 9) / 10)
+        int d = c->s[c->i] - '0';
+        if (v > (INT64_MAX - d) / 10)
             return -1;
-        v = v * 10 + (c->s[c->i++] - '0');
+        v = v * 10 + d;
+        c->i++;
         k++;
     }
     if (count)

@@ -312,6 +312,10 @@ Test(types, literal_round_trips)
     cr_expect_str_eq(LF("duration", LIT_DURATION, "P2W"), "14d");
     cr_expect_str_eq(LF("duration", LIT_DURATION, "P0001-02-03T04:05:06"), "1y2mo3d4h5m6s");
     cr_expect_str_eq(LF("duration", LIT_DURATION, "1ms2us3ns"), "1ms2us3ns");
+    cr_expect_str_eq(LF("duration", LIT_DURATION, "2147483647mo2147483647d9223372036854775807ns"),
+                     "178956970y7mo2147483647d2562047h47m16s854ms775us807ns");
+    cr_expect_str_eq(LF("duration", LIT_DURATION, "-2147483647mo2147483647d9223372036854775807ns"),
+                     "-178956970y7mo2147483647d2562047h47m16s854ms775us807ns");
 }
 
 Test(types, literal_errors)
