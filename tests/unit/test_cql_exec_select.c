@@ -720,3 +720,18 @@ Test(exec_select, secondary_index_restrictions)
     fails("SELECT k, c FROM ix WHERE v > 5", "ALLOW FILTERING");
     fails("SELECT k, c FROM ix WHERE w = 1", "ALLOW FILTERING");
 }
+
+Test(exec_select, virtual_tables)
+{
+    mkks();
+    fill_kcv();
+    rows("SELECT key, cluster_name FROM system.local WHERE key = 'local'", "'local'|'Test Cluster'\n");
+    rows("SELECT key FROM system.local WHERE key = 'nope'", "");
+    rows("SELECT column_name, kind FROM system_virtual_schema.columns WHERE keyspace_name = 'system_views' AND table_name = 'clients' AND column_name < 'd'",
+         "'address'|'partition_key'\n'client_options'|'regular'\n'connection_stage'|'regular'\n");
+    rows("SELECT column_name FROM system_virtual_schema.columns WHERE keyspace_name = 'system_views' AND table_name = 'clients' AND column_name IN ('port', 'hostname')",
+         "'hostname'\n'port'\n");
+    paged_equals("SELECT * FROM system_virtual_schema.columns", 7);
+    paged_equals("SELECT keyspace_name, table_name FROM system_virtual_schema.tables", 3);
+    rows("SELECT count(*) FROM system_virtual_schema.columns WHERE keyspace_name = 'system_views' AND table_name = 'clients'", "13\n");
+}
