@@ -69,6 +69,7 @@ static int scan_all(sch_catalog *c, sch_table *t, row_cb cb, void *arg)
 static char *row_ck(srow *row, int i)
 {
     if (row->len[i] < 0) return NULL;
+    if (row->len[i] == 0) return cs_strdup("");
     return cs_strndup((const char *)row->store.p + row->off[i], (size_t)row->len[i]);
 }
 
@@ -83,7 +84,8 @@ static const st_cell *row_cell(srow *row, const char *col)
 static char *row_text(srow *row, const char *col)
 {
     const st_cell *ce = row_cell(row, col);
-    return ce ? cs_strndup((const char *)ce->val, ce->val_len) : NULL;
+    if (!ce) return NULL;
+    return ce->val_len ? cs_strndup((const char *)ce->val, ce->val_len) : cs_strdup("");
 }
 
 static int row_int(srow *row, const char *col, int dflt)

@@ -49,6 +49,8 @@ void sch__put_text_list(cs_buf *b, char **items, int n)
 static char *get_item(cs_rd *r)
 {
     uint32_t l = cs_rd_u32(r);
+    if (r->err) return NULL;
+    if (l == 0) return cs_strdup("");
     const uint8_t *p = cs_rd_take(r, l);
     if (!p) return NULL;
     return cs_strndup((const char *)p, l);
