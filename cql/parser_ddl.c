@@ -54,17 +54,16 @@ static void keyspace_def(cql__parser *p, cql_stmt *st, cql_stmt_kind kind)
 /* ---------------------------------------------------------------- TABLE */
 
 /* WITH cfamProperty (AND cfamProperty)*: properties, CLUSTERING ORDER BY,
- * COMPACT STORAGE. */
+ * COMPACT STORAGE.  With co/compact NULL (ALTER ... WITH) only properties,
+ * as in Parser.g. */
 static void table_props(cql__parser *p, ast_props *props, ast_order **co, int *n_co, bool *compact)
 {
     do {
-        if (cql__is_kw(p, KW_COMPACT) && cql__is_kw_at(p, 2, KW_STORAGE)) {
+        if (compact && cql__is_kw(p, KW_COMPACT) && cql__is_kw_at(p, 2, KW_STORAGE)) {
             cql__next(p);
             cql__next(p);
-            if (!compact)
-                cql__fail_msg(p, "COMPACT STORAGE is not supported here");
             *compact = true;
-        } else if (cql__is_kw(p, KW_CLUSTERING) && cql__is_kw_at(p, 2, KW_ORDER)) {
+        } else if (co && cql__is_kw(p, KW_CLUSTERING) && cql__is_kw_at(p, 2, KW_ORDER)) {
             cql__next(p);
             cql__next(p);
             cql__expect_kw(p, KW_BY);

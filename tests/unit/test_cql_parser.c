@@ -763,6 +763,10 @@ Test(parser, misc_errors)
     bad("BEGIN BATCH INSERT INTO t (a) VALUES (1)");
     bad("SELECT * FROM t WHERE a = \"\"");
     bad("USE ?");
+    err("ALTER TABLE t WITH CLUSTERING ORDER BY (c DESC)",
+        "line 1:30 mismatched input 'ORDER' expecting '=' (ALTER TABLE t WITH CLUSTERING [ORDER]...)");
+    bad("ALTER TABLE t WITH COMPACT STORAGE");
+    bad("ALTER MATERIALIZED VIEW v WITH CLUSTERING ORDER BY (c DESC)");
     bad("CREATE TABLE t (a int PRIMARY KEY) WITH CLUSTERING ORDER BY (a)");
     err("INSERT INTO t VALUES (1)", "line 1:14 no viable alternative at input 'VALUES' (INSERT INTO t [VALUES]...)");
     err("CREATE TABLE t (a int PRIMARY KEY) WITH caching = keys_only", NULL);
@@ -810,6 +814,23 @@ static const char *corpus[] = {
     "SELECT * FROM t WHERE token(k) > -9223372036854775808 AND d = 1h30m AND u = 01234567-89ab-cdef-0123-456789abcdef",
     "INSERT INTO t (a) VALUES ($$dollar$$) -- c\n",
     "SELECT \"Quoted\"\"Name\" FROM \"Ks\".\"T\" /* block */ WHERE x = 0xff",
+    "ALTER TABLE ks.t WITH comment = 'x' AND compaction = {'class': 'LeveledCompactionStrategy'}",
+    "ALTER TABLE t ADD IF NOT EXISTS (a int, b frozen<list<text>>)",
+    "ALTER TABLE t RENAME a TO b AND c TO d",
+    "ALTER TYPE ks.ty ADD f map<int, text>",
+    "ALTER MATERIALIZED VIEW ks.v WITH comment = 'c'",
+    "CREATE TYPE ks.ty (a int, b text)",
+    "CREATE KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3} AND durable_writes = true",
+    "CREATE OR REPLACE FUNCTION ks.f (a int) RETURNS NULL ON NULL INPUT RETURNS int LANGUAGE java AS 'return a;'",
+    "CREATE AGGREGATE ks.a (int) SFUNC f STYPE int FINALFUNC g INITCOND (0, 1)",
+    "GRANT SELECT ON ALL TABLES IN KEYSPACE ks TO r",
+    "CREATE ROLE r WITH PASSWORD = 'p' AND LOGIN = true AND OPTIONS = {'a': 1}",
+    "LIST ALL PERMISSIONS ON KEYSPACE ks OF r NORECURSIVE",
+    "UPDATE ks.t USING TTL ? SET s = s + {1}, l[0] = 'x' WHERE (a, b) = (1, 2) AND k IN ?",
+    "SELECT JSON DISTINCT k, CAST(v AS text) AS c, m['a'..'b'] FROM t WHERE k = 1 GROUP BY k ORDER BY c DESC PER PARTITION LIMIT 1",
+    "DROP INDEX IF EXISTS ks.i",
+    "TRUNCATE TABLE ks.t",
+    "DESCRIBE MATERIALIZED VIEW ks.v",
 };
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ULL;
@@ -898,6 +919,68 @@ Test(parser, fuzz)
         for (size_t k = 0; k < n; k++)
             buf[k] = (char)(rnd() & 0xff);
         try_parse(buf, n);
+    }
+}
+
+/* Token-level mutations of the corpus: replace, insert or drop whole
+ * words, which keeps most of a statement valid and reaches every clause. */
+Test(parser, token_mutations)
+{
+    static const char *vocab[] = {
+        "WITH", "CLUSTERING", "ORDER", "BY", "COMPACT", "STORAGE", "AND", "IF", "NOT", "EXISTS",
+        "(", ")", "[", "]", "{", "}", ",", ";", ".", ":", "?", "=", "+", "-", "..", "'x'", "1", "a",
+        "KEY", "PRIMARY", "STATIC", "AS", "FROM", "WHERE", "IN", "TOKEN", "NULL", "frozen", "<", ">",
+        "USING", "TTL", "TIMESTAMP", "SET", "ALL", "ON", "TO", "OF", "FUNCTION", "KEYSPACE", "TABLE",
+    };
+    char words[64][96];
+    char buf[2048];
+    size_t ncorpus = sizeof(corpus) / sizeof(corpus[0]);
+    for (int iter = 0; iter < 60000; iter++) {
+        const char *src = corpus[rnd() % ncorpus];
+        int nw = 0;
+        const char *c = src;
+        while (*c && nw < 64) {
+            while (*c == ' ')
+                c++;
+            size_t l = strcspn(c, " ");
+            if (!l)
+                break;
+            if (l >= sizeof(words[0]))
+                l = sizeof(words[0]) - 1;
+            memcpy(words[nw], c, l);
+            words[nw][l] = 0;
+            nw++;
+            c += strcspn(c, " ");
+        }
+        int muts = 1 + (int)(rnd() % 3);
+        for (int m = 0; m < muts && nw > 0; m++) {
+            int at = (int)(rnd() % (uint64_t)nw);
+            const char *w = vocab[rnd() % (sizeof(vocab) / sizeof(vocab[0]))];
+            switch (rnd() % 3) {
+            case 0:
+                strcpy(words[at], w);
+                break;
+            case 1:
+                if (nw < 64) {
+                    memmove(words[at + 1], words[at], sizeof(words[0]) * (size_t)(nw - at));
+                    strcpy(words[at], w);
+                    nw++;
+                }
+                break;
+            case 2:
+                memmove(words[at], words[at + 1], sizeof(words[0]) * (size_t)(nw - at - 1));
+                nw--;
+                break;
+            }
+        }
+        size_t o = 0;
+        for (int i = 0; i < nw; i++) {
+            size_t l = strlen(words[i]);
+            memcpy(buf + o, words[i], l);
+            o += l;
+            buf[o++] = ' ';
+        }
+        try_parse(buf, o);
     }
 }
 
