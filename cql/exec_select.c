@@ -279,6 +279,14 @@ static int flush_group(sx *x)
 static int emit(sx *x, const xrow *row)
 {
     int rc;
+    if ((x->n_group || x->sel.has_agg) && x->pp_limit != INT32_MAX) {
+        /* PER PARTITION LIMIT applies to the rows fed to aggregation */
+        if (x->part_emitted >= x->pp_limit) {
+            x->part_skip = true;
+            return 0;
+        }
+        x->part_emitted++;
+    }
     if (x->n_group) {
         cs_buf key;
         cs_buf_init(&key);

@@ -24,6 +24,7 @@
 #include <string.h>
 #include "cql/exec_int.h"
 #include "common/alloc.h"
+#include "common/hash.h"
 
 #define MAX_KEYS 65536
 
@@ -258,8 +259,32 @@ static int collect_token(an *a, const ast_relation *r)
                             "The token function arguments must be in the partition key order: %s", lst);
     }
     cql_value v;
-    int rc = eval_nn(a, r->value, ctype_scalar(CT_BIGINT), "partition key token", &v);
-    if (rc)
+    int rc;
+    if (r->value && r->value->kind == TERM_FUNC &&
+        (!strcmp(r->value->func.name, "token") || !strcmp(r->value->func.name, "system.token"))) {
+        /* token(k) > token(5): the token of the given partition key */
+        const ast_term *ft = r->value;
+        if (ft->n_elems != t->n_pk)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Invalid number of arguments in call to function system.token: %d required but %d provided",
+                                t->n_pk, ft->n_elems);
+        cql_value kv[16];
+        for (int i = 0; i < t->n_pk; i++)
+            if ((rc = eval_nn(a, ft->elems[i], t->pk[i]->type, t->pk[i]->name, &kv[i])))
+                return rc;
+        cs_buf kb;
+        cs_buf_init(&kb);
+        sch_partition_key(t, kv, &kb);
+        uint8_t *tb = cs_arena_alloc(a->ev->arena, 8);
+        if (!tb || kb.err) {
+            cs_buf_destroy(&kb);
+            return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+        }
+        cs_st64(tb, (uint64_t)cs_murmur3_token(kb.p ? kb.p : (const uint8_t *)"", kb.len));
+        cs_buf_destroy(&kb);
+        v.p = tb;
+        v.len = 8;
+    } else if ((rc = eval_nn(a, r->value, ctype_scalar(CT_BIGINT), "partition key token", &v)))
         return rc;
     if (v.len != 8)
         return cs_error_set(a->e, CS_ERR_INVALID, "Invalid token value");

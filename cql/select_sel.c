@@ -624,16 +624,24 @@ int cql__sel_json_row(const xselection *x, const cql_value *vals, cs_buf *out)
     for (int i = 0; i < x->n; i++) {
         if (i)
             cs_buf_put(out, ", ", 2);
-        /* Cassandra quotes names that are not lower-case identifiers */
-        cs_buf nm;
-        cs_buf_init(&nm);
-        cql_quote_ident(x->sels[i]->name, &nm);
-        cs_buf_put_u8(&nm, 0);
-        const char *name = (const char *)nm.p;
-        if (x->sels[i]->kind != SEL_COLUMN)
-            name = x->sels[i]->name;
-        json_string(out, name ? name : "");
-        cs_buf_destroy(&nm);
+        /* Cassandra (Selection.rowToJson) double-quotes names with upper case */
+        const char *name = x->sels[i]->name ? x->sels[i]->name : "";
+        bool upper = false;
+        for (const char *c = name; *c; c++)
+            upper |= (*c >= 'A' && *c <= 'Z');
+        if (upper) {
+            size_t nl = strlen(name);
+            char *q = cs_malloc(nl + 3);
+            if (!q)
+                return CS_ENOMEM;
+            q[0] = '"';
+            memcpy(q + 1, name, nl);
+            q[nl + 1] = '"';
+            q[nl + 2] = 0;
+            json_string(out, q);
+            cs_free(q);
+        } else
+            json_string(out, name);
         cs_buf_put(out, ": ", 2);
         if (vals[i].len < 0)
             cs_buf_put(out, "null", 4);

@@ -344,6 +344,12 @@ Test(exec_select, range_scans_and_tokens)
     rows("SELECT k FROM t WHERE token(k) > -4069959284402364209 PER PARTITION LIMIT 1", "0\n2\n3\n");
     rows("SELECT k FROM t WHERE token(k) >= -4069959284402364209 AND token(k) <= -4069959284402364209 PER PARTITION LIMIT 1", "1\n");
     rows("SELECT count(*) FROM t", "20\n");
+    rows("SELECT k FROM t WHERE token(k) > token(1) PER PARTITION LIMIT 1", "0\n2\n3\n");
+    rows("SELECT k FROM t WHERE token(k) <= token(1) PER PARTITION LIMIT 1", "1\n");
+    rows("SELECT k, c FROM t WHERE k IN (1, 2) AND c IN (1, 3) ORDER BY c DESC", "1|3\n2|3\n1|1\n2|1\n");
+    rows("SELECT c FROM t WHERE k = 1 AND c IN (1, 3) ORDER BY c DESC", "3\n1\n");
+    rows("SELECT k, count(*) FROM t PER PARTITION LIMIT 2", "1|8\n");
+    rows("SELECT k, count(*) FROM t GROUP BY k PER PARTITION LIMIT 2", "1|2\n0|2\n2|2\n3|2\n");
 }
 
 Test(exec_select, clustering_multi_and_desc)
@@ -488,6 +494,7 @@ Test(exec_select, functions_writetime_ttl_json)
     cr_assert(ttl > 990 && ttl <= 1000, "ttl %d", ttl);
     rows("SELECT toJson(t), toJson(v) FROM fn WHERE k = 1", "'\"hi\"'|'5'\n");
     result("SELECT JSON k, t FROM fn WHERE k = 1", "[json]\n'{\"k\": 1, \"t\": \"hi\"}'\n");
+    rows("SELECT JSON k AS \"Key\", count(*) FROM fn WHERE k = 1", "'{\"\\\"Key\\\"\": 1, \"count\": 1}'\n");
     rows("SELECT toUnixTimestamp(ts) FROM fn WHERE k = 1", "1609556645000\n");
     rows("SELECT CAST(v AS text), CAST(v AS double) FROM fn WHERE k = 1", "'5'|5.0\n");
     rows("SELECT blobAsInt(intAsBlob(v)) FROM fn WHERE k = 1", "5\n");
