@@ -98,7 +98,7 @@ int cql__read_row_ex(const sch_table *t, const uint8_t *pk, uint32_t pk_len,
         bool st_row = (rv.flags & ST_ROW_STATIC) != 0;
         if (st_row != is_static)
             continue;
-        if (!is_static && (rv.ck_len != ck_len || memcmp(rv.ck, ck, ck_len) != 0))
+        if (!is_static && (rv.ck_len != ck_len || (ck_len && memcmp(rv.ck, ck, ck_len) != 0)))
             continue;
         out->liveness = rv.liveness;
         rc = copy_row(out, &rv);
