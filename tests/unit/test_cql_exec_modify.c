@@ -49,6 +49,8 @@ static void teardown(void)
     cql_ctx_free(g_ctx);
     st_engine_close(g_eng, false);
     vfs_rmtree(g_dir);
+    /* Every allocation of the test (engine, catalog, executor) is returned. */
+    cr_expect_eq(cs_alloc_used(), 0, "leak: %zu bytes in %zu blocks", cs_alloc_used(), cs_alloc_count());
 }
 
 /* Minimal value formatter (cqlsh-like) for the types these tests use. */
