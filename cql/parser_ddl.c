@@ -543,15 +543,10 @@ void cql__parse_describe(cql__parser *p, cql_stmt *st)
         d->kind = DESC_FULL_SCHEMA;
         break;
     case KW_ONLY:
-        if (!cql__is_kw_at(p, 2, KW_KEYSPACE) && alone)
-            goto generic;
+        if (!cql__is_kw_at(p, 2, KW_KEYSPACE))
+            goto generic;   /* ONLY as a name; ONLY is for KEYSPACE alone */
         cql__next(p);
         d->only = true;
-        if (!cql__is_kw(p, KW_KEYSPACE)) {
-            d->kind = DESC_GENERIC;
-            d->name = cql__qname(p);
-            break;
-        }
         /* fall through */
     case KW_KEYSPACE:
         cql__next(p);

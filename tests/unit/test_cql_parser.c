@@ -667,6 +667,8 @@ Test(parser, describe)
     desc("DESCRIBE ks", DESC_GENERIC, NULL, "ks", false, false);
     desc("DESC ks.t WITH INTERNALS", DESC_GENERIC, "ks", "t", false, true);
     desc("DESCRIBE keyspaces.t", DESC_GENERIC, "keyspaces", "t", false, false);
+    desc("DESCRIBE only", DESC_GENERIC, NULL, "only", false, false);
+    err("DESCRIBE ONLY ks", "line 1:14 mismatched input 'ks' expecting EOF (DESCRIBE ONLY [ks])");
 }
 
 Test(parser, auth_errors)
