@@ -478,11 +478,10 @@ int ddl_drop_type(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_
     cs_buf_init(&users);
     for (int i = 0; i < k->n_types; i++) {
         if (i == idx || !uses_udt(k->types[i], ks, d->name.name)) continue;
-        sch__puts(&users, users.len ? ", " : "[");
-        sch__printf(&users, "%s.%s", ks, k->types[i]->udt_name);
+        if (users.len) sch__puts(&users, ", ");
+        sch__puts(&users, k->types[i]->udt_name);
     }
     if (users.len) {
-        sch__puts(&users, "]");
         int rc = cs_error_set(e, CS_ERR_INVALID, "Cannot drop user type '%s.%s' as it is still used by user types %s",
                               ks, d->name.name, sch__bufstr(&users) ? (char *)users.p : "");
         cs_buf_destroy(&users);
@@ -493,11 +492,10 @@ int ddl_drop_type(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_
         bool hit = false;
         for (int ci = 0; ci < t->n_cols; ci++) if (uses_udt(t->cols[ci].type, ks, d->name.name)) hit = true;
         if (!hit) continue;
-        sch__puts(&users, users.len ? ", " : "[");
-        sch__printf(&users, "%s.%s", ks, t->name);
+        if (users.len) sch__puts(&users, ", ");
+        sch__puts(&users, t->name);
     }
     if (users.len) {
-        sch__puts(&users, "]");
         int rc = cs_error_set(e, CS_ERR_INVALID, "Cannot drop user type '%s.%s' as it is still used by tables %s",
                               ks, d->name.name, sch__bufstr(&users) ? (char *)users.p : "");
         cs_buf_destroy(&users);

@@ -233,20 +233,49 @@ int ddl_create_view(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, c
     for (int i = 0; i < base->n_pk + base->n_ck; i++) {
         const char *n = i < base->n_pk ? base->pk[i]->name : base->ck[i - base->n_pk]->name;
         if (!str_in(cv->pk, cv->n_pk, n) && !str_in(cv->ck, cv->n_ck, n)) {
-            sch__puts(&miss, miss.len ? ", " : "[");
+            if (miss.len) sch__puts(&miss, ", ");
             sch__puts(&miss, n);
         }
     }
     if (miss.len) {
-        sch__puts(&miss, "]");
         int rc = cs_error_set(e, CS_ERR_INVALID, "Cannot create materialized view '%s' without primary key columns %s from base table '%s'",
                               cv->view.name, sch__bufstr(&miss) ? (char *)miss.p : "", base->name);
         cs_buf_destroy(&miss);
         return rc;
     }
     if (non_pk > 1) {
+        for (int i = 0; i < nk; i++) {
+            const char *n = i < cv->n_pk ? cv->pk[i] : cv->ck[i - cv->n_pk];
+            if (sch_column_find(base, n)->kind != COL_REGULAR) continue;
+            if (miss.len) sch__puts(&miss, ", ");
+            sch__puts(&miss, n);
+        }
+        int rc = cs_error_set(e, CS_ERR_INVALID, "Cannot include more than one non-primary key column in materialized view primary key (got %s)",
+                              sch__bufstr(&miss) ? (char *)miss.p : "");
         cs_buf_destroy(&miss);
-        return cs_error_set(e, CS_ERR_INVALID, "Cannot include more than one non-primary key column in materialized view primary key (got %d)", non_pk);
+        return rc;
+    }
+    for (int i = 0; i < sel->n_where; i++) {
+        if (sel->where[i]->kind == REL_TOKEN) {
+            cs_buf_destroy(&miss);
+            return cs_error_set(e, CS_ERR_INVALID, "Cannot use token relation when defining a materialized view");
+        }
+    }
+    for (int i = 0; i < sel->n_where; i++) {
+        const ast_relation *rel = sel->where[i];
+        for (int j = 0; j < rel->n_columns; j++) {
+            const char *n = rel->columns[j];
+            if (str_in(cv->pk, cv->n_pk, n) || str_in(cv->ck, cv->n_ck, n)) continue;
+            if (rel->op == OP_IS_NOT_NULL) continue;
+            if (miss.len) sch__puts(&miss, ",");
+            sch__printf(&miss, "%s", n);
+        }
+    }
+    if (miss.len) {
+        int rc = cs_error_set(e, CS_ERR_INVALID, "Non-primary key columns can only be restricted with 'IS NOT NULL' (got: %s restricted illegally)",
+                              sch__bufstr(&miss) ? (char *)miss.p : "");
+        cs_buf_destroy(&miss);
+        return rc;
     }
     for (int i = 0; i < nk; i++) {
         const char *n = i < cv->n_pk ? cv->pk[i] : cv->ck[i - cv->n_pk];
