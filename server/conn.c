@@ -85,6 +85,7 @@ struct conn {
     bool read_paused;                /* back-pressure: reading stopped (invariant 9) */
     size_t inflight;                 /* bytes of the uv_write in flight */
     int events;                      /* MSG_EV_* registered */
+    bool listed;                     /* in system_views.clients (cql_session_opened) */
     int refs;                        /* pending sync replies */
     cs_buf in;                       /* unparsed input */
     cs_buf out;                      /* replies not yet handed to the kernel */
@@ -121,6 +122,8 @@ static void on_close(uv_handle_t *h)
 {
     conn *c = (conn *)h;
     srv *s = c->s;
+    if (c->listed)
+        cql_session_closed(s->cql, &c->session);
     if (c->prev)
         c->prev->next = c->next;
     else
@@ -267,6 +270,16 @@ static void reply_frame(conn *c, int16_t stream, uint8_t opcode, const uint8_t *
 
 /* ------------------------------------------------------------ handshake */
 
+/* The handshake is complete: list the connection in system_views.clients. */
+static void become_ready(conn *c)
+{
+    c->state = C_READY;
+    if (!c->listed) {
+        c->listed = true;
+        cql_session_opened(c->s->cql, &c->session);
+    }
+}
+
 /*
  * Refuse an unsupported protocol version on the first frame (invariant 2).
  * v1/v2 frames have an 8-byte header with a 1-byte stream id.
@@ -372,7 +385,7 @@ static void on_startup(conn *c, int16_t stream, const msg_request *m)
         c->state = C_AUTH;
     } else {
         reply_frame(c, stream, OP_READY, NULL, 0);
-        c->state = C_READY;
+        become_ready(c);
     }
     c->compress = lz4;    /* invariant 4: after the reply above */
 }
@@ -426,7 +439,7 @@ static void on_auth_response(conn *c, int16_t stream, const msg_request *m)
     msg_put_auth_token(&body, NULL, -1);
     reply_frame(c, stream, OP_AUTH_SUCCESS, body.p, body.len);
     cs_buf_destroy(&body);
-    c->state = C_READY;
+    become_ready(c);
 }
 
 /* ------------------------------------------------------------ requests */

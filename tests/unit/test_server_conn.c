@@ -36,6 +36,10 @@ W void cql_result_destroy(cql_result *r)
     cs_free(r->warnings);
 }
 
+static int listed_sessions;
+W void cql_session_opened(cql_ctx *ctx, cql_session *s) { listed_sessions++; }
+W void cql_session_closed(cql_ctx *ctx, cql_session *s) { listed_sessions--; }
+
 /* "fail" -> SyntaxException; "ddl" -> schema change; "sync" -> need_sync;
  * "warn" -> one warning; anything else -> RESULT Void. */
 W int cql_query(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen, const cql_params *p,
@@ -157,6 +161,7 @@ static void stop_server(void)
     pthread_join(thread, NULL);
     cr_assert_eq(uv_loop_close(&loop), 0);
     cr_assert_eq(server.n_conns, 0);
+    cr_assert_eq(listed_sessions, 0, "system_views.clients registrations left");
     /* Every connection, buffer, pending reply and write request was freed. */
     cr_assert_eq(cs_alloc_count(), allocs_at_start, "%zu allocations leaked",
                  cs_alloc_count() - allocs_at_start);
