@@ -15,6 +15,7 @@
 #include <string.h>
 #include <stdio.h>
 #include <ctype.h>
+#include <stdlib.h>
 
 #include "cql/ddl_int.h"
 #include "common/alloc.h"
@@ -118,6 +119,25 @@ int cql_exec_use(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_e
 
 /* ---------------------------------------------------------------- keyspaces */
 
+/* Client warnings for a replication factor above the node count (one node
+ * in datacenter1), as SimpleStrategy/NetworkTopologyStrategy.maybeWarnOnOptions. */
+static void warn_rf(cql_result *r, const sch_keyspace *k)
+{
+    const char *cls = sch__kv_get(k->repl_k, k->repl_v, k->n_repl, "class");
+    bool nts = cls && strstr(cls, "NetworkTopologyStrategy");
+    for (int i = 0; i < k->n_repl; i++) {
+        if (strcmp(k->repl_k[i], "class") == 0) continue;
+        int rf = atoi(k->repl_v[i]);
+        if (nts && strcmp(k->repl_k[i], "datacenter1") != 0) continue;   /* unknown DC: 0 nodes, no warning */
+        if (rf <= 1) continue;
+        if (nts)
+            cql_result_warn(r, "Your replication factor %d for keyspace %s is higher than the number of nodes 1 for datacenter %s",
+                            rf, k->name, k->repl_k[i]);
+        else
+            cql_result_warn(r, "Your replication factor %d for keyspace %s is higher than the number of nodes 1", rf, k->name);
+    }
+}
+
 static int create_keyspace(cql_ctx *ctx, cql_stmt *st, cql_result *r, cs_error *e)
 {
     sch_catalog *c = ctx->cat;
@@ -144,6 +164,7 @@ static int create_keyspace(cql_ctx *ctx, cql_stmt *st, cql_result *r, cs_error *
     sch__keyspace_add(c, k);
     sch__new_version(c);
     ddl_schema_change(r, "CREATED", "KEYSPACE", d->name, NULL);
+    warn_rf(r, k);
     return 0;
 }
 
@@ -180,6 +201,7 @@ static int alter_keyspace(cql_ctx *ctx, cql_stmt *st, cql_result *r, cs_error *e
     k->durable_writes = tmp.durable_writes;
     sch__new_version(c);
     ddl_schema_change(r, "UPDATED", "KEYSPACE", d->name, NULL);
+    if (!k->is_system) warn_rf(r, k);
     return 0;
 }
 
