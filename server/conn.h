@@ -41,13 +41,15 @@ typedef struct srv {
     conn *conns;                     /* doubly linked list of live connections */
     int n_conns;
     int port;                        /* bound port after srv_listen */
+    char addr[64];                   /* bound numeric address after srv_listen */
     srv_stats stats;
 } srv;
 
 /* Prepare s (no handles opened yet). */
 void srv_init(srv *s, uv_loop_t *loop, const config *cfg, st_engine *eng, cql_ctx *cql);
-/* Bind and listen on addr:port (port 0 picks a free port; s->port receives
- * it).  Returns 0 or a negative libuv error. */
+/* Bind and listen on addr:port (a numeric address or a host name; port 0
+ * picks a free port).  s->addr and s->port receive the bound address.
+ * Returns 0 or a negative libuv error. */
 int srv_listen(srv *s, const char *addr, int port);
 /* Stop accepting and close every connection.  Handles close asynchronously:
  * run the loop afterwards until it has no more handles of ours. */

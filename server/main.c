@@ -153,11 +153,11 @@ int main(int argc, char **argv)
     uv_signal_start(&a.sigint, on_signal, SIGINT);
     uv_signal_start(&a.sigterm, on_signal, SIGTERM);
 
-    printf("cassette listening on %s:%d\n", cfg.rpc_address, a.server.port);
+    printf("cassette listening on %s:%d\n", a.server.addr, a.server.port);
     if (a.adm.listening)
         printf("cassette admin on 127.0.0.1:%d\n", a.adm.port);
     fflush(stdout);
-    CS_INFO("cassette listening on %s:%d (data %s, commit log %s)", cfg.rpc_address,
+    CS_INFO("cassette listening on %s:%d (data %s, commit log %s)", a.server.addr,
             a.server.port, cfg.st.data_dir, cfg.st.commitlog_dir);
 
     /* Run until a signal has closed our handles.  The engine may keep its
