@@ -7,7 +7,8 @@
  *      and a decoder finds the end without outside length, so components can
  *      be concatenated (clustering keys, nested collections);
  *   3. decode(enc(a)) compares equal to a (bytes may be normalized: boolean
- *      true becomes 01, varints become minimal, decimals lose trailing zeros);
+ *      true becomes 01, varints become minimal, decimals come back with the
+ *      smallest non-negative scale: 1.50 -> 1.5, 1E+2 -> 100);
  *   4. desc = every byte of the component's encoding inverted.
  *
  * Layout per type (asc; "E" = empty value):
@@ -407,7 +408,14 @@ static int dec_decimal(drd *d, uint8_t tag, cs_buf *out)
         cs_buf_put_u8(&txt, (uint8_t)('0' + b - 1));
         nd++;
     }
-    ctype__printf(&txt, "E%lld", (long long)(e10 - nd));
+    /* Prefer a non-negative scale (100, not 1E+2): integers come back as
+     * written; only trailing fraction zeros are lost (1.50 -> 1.5). */
+    if (e10 >= nd && e10 - nd <= 4096) {
+        for (int64_t k = nd; k < e10; k++)
+            cs_buf_put_u8(&txt, '0');
+    } else {
+        ctype__printf(&txt, "E%lld", (long long)(e10 - nd));
+    }
     int rc = txt.err ? CS_ENOMEM : ctype__decimal_from_text((const char *)txt.p, txt.len, out);
     cs_buf_destroy(&txt);
     return rc ? CS_ECORRUPT : 0;

@@ -882,3 +882,28 @@ Test(types, option_bytes)
     cr_expect_str_eq(OPT("date", 3), "0000002e6f72672e6170616368652e63617373616e6472612e64622e6d61727368616c2e53696d706c654461746554797065");
     cr_expect_str_eq(OPT("'a.B'", 4), "00000003612e42");
 }
+
+Test(types, bc_decimal_decodes_with_natural_scale)
+{
+    static const char *const c[][2] = { { "100", "100" }, { "1.50", "1.5" }, { "1e2", "100" }, { "-0.001", "-0.001" },
+                                        { "0.00", "0" }, { "12345678901234567890.5", "12345678901234567890.5" } };
+    ctype *t = P("decimal");
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        cs_buf v, b, d;
+        cs_error e;
+        cs_buf_init(&v);
+        cs_buf_init(&b);
+        cs_buf_init(&d);
+        cs_error_init(&e);
+        cr_assert_eq(ctype_from_literal(t, LIT_FLOAT, c[i][0], strlen(c[i][0]), "k", &v, &e), 0);
+        cr_assert_eq(ctype_bc_encode(t, v.p, v.len, false, &b), 0);
+        cs_rd r;
+        cs_rd_init(&r, b.p, b.len);
+        cr_assert_eq(ctype_bc_decode(t, &r, false, &d), 0);
+        cr_expect_str_eq(fmt("decimal", d.p, d.len, false), c[i][1]);
+        cs_buf_destroy(&v);
+        cs_buf_destroy(&b);
+        cs_buf_destroy(&d);
+    }
+    ctype_unref(t);
+}
