@@ -238,7 +238,18 @@ int cql__w_set_value(cql_wrow *w, const sch_column *c, cql_value v, cs_error *e)
     if (!ctype_is_multicell(c->type)) {
         if (v.len < 0)
             put_tomb(w, c->id, NULL, 0);
-        else
+        else if (c->type->kind == CT_SET || c->type->kind == CT_MAP) {
+            /* A bound frozen set/map may come unsorted: store it the way
+             * Cassandra re-serializes it (sorted, deduplicated). */
+            cs_buf nb;
+            cs_buf_init(&nb);
+            int rc = ctype_coll_normalize(c->type, v.p, (size_t)v.len, &nb);
+            if (rc == 0)
+                put_cell(w, c->id, NULL, 0, nb.p, (uint32_t)nb.len);
+            cs_buf_destroy(&nb);
+            if (rc < 0)
+                return cs_error_set(e, CS_ERR_INVALID, "Invalid value for column %s", c->name);
+        } else
             put_cell(w, c->id, NULL, 0, v.p, (uint32_t)v.len);
         return 0;
     }

@@ -91,6 +91,23 @@ static bool is_empty_coll(const ctype *t, cql_value v)
     return v.len >= 4 && ctype_is_multicell(t) && t->kind != CT_UDT && cs_be32(v.p) == 0;
 }
 
+/* ctype_compare after normalizing a set/map operand (bound values may be
+ * unsorted; values rebuilt from cells are sorted). */
+static int cmp_norm(const ctype *t, cql_value cur, cql_value x)
+{
+    if ((t->kind != CT_SET && t->kind != CT_MAP) || x.len <= 0)
+        return ctype_compare(t, cur.p, (size_t)cur.len, x.p, (size_t)x.len);
+    cs_buf nb;
+    cs_buf_init(&nb);
+    int r;
+    if (ctype_coll_normalize(t, x.p, (size_t)x.len, &nb) == 0)
+        r = ctype_compare(t, cur.p, (size_t)cur.len, nb.p, nb.len);
+    else
+        r = ctype_compare(t, cur.p, (size_t)cur.len, x.p, (size_t)x.len);
+    cs_buf_destroy(&nb);
+    return r;
+}
+
 /* Does condition c hold on the row copy rc? */
 static bool cond_holds(const cql_rowcopy *rc, const cql_wcond *c)
 {
@@ -114,7 +131,7 @@ static bool cond_holds(const cql_rowcopy *rc, const cql_wcond *c)
             if (x.len < 0 || v.len < 0)
                 ok = x.len < 0 && v.len < 0;
             else
-                ok = ctype_compare(vt, v.p, (size_t)v.len, x.p, (size_t)x.len) == 0;
+                ok = cmp_norm(vt, v, x) == 0;
         }
         break;
     case OP_CONTAINS:
@@ -131,7 +148,7 @@ static bool cond_holds(const cql_rowcopy *rc, const cql_wcond *c)
             ok = c->op == OP_EQ ? both : c->op == OP_NEQ ? !both : false;
             break;
         }
-        int cmp = ctype_compare(vt, v.p, (size_t)v.len, x.p, (size_t)x.len);
+        int cmp = cmp_norm(vt, v, x);
         switch (c->op) {
         case OP_EQ: ok = cmp == 0; break;
         case OP_NEQ: ok = cmp != 0; break;
