@@ -6,7 +6,9 @@
  */
 #include "server/config.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
+#include <netdb.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -497,8 +499,39 @@ void config_defaults(config *c)
     cs_buf_init(&c->settings);
 }
 
+/* Replace a host name ("localhost") by its numeric address, IPv4 first, so
+ * system.local's inet columns get an address.  Unresolvable names are kept
+ * (the listener reports the error). */
+static void numeric_address(char *addr, size_t cap)
+{
+    struct in_addr a4;
+    struct in6_addr a6;
+    if (inet_pton(AF_INET, addr, &a4) == 1 || inet_pton(AF_INET6, addr, &a6) == 1)
+        return;
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(addr, NULL, &hints, &res) != 0 || !res)
+        return;
+    const struct addrinfo *pick = res;
+    for (const struct addrinfo *ai = res; ai; ai = ai->ai_next)
+        if (ai->ai_family == AF_INET) {
+            pick = ai;
+            break;
+        }
+    char buf[INET6_ADDRSTRLEN];
+    const void *src = pick->ai_family == AF_INET
+        ? (const void *)&((const struct sockaddr_in *)pick->ai_addr)->sin_addr
+        : (const void *)&((const struct sockaddr_in6 *)pick->ai_addr)->sin6_addr;
+    if (inet_ntop(pick->ai_family, src, buf, sizeof buf) && strlen(buf) < cap)
+        strcpy(addr, buf);
+    freeaddrinfo(res);
+}
+
 void config_finish(config *c, const char *base)
 {
+    numeric_address(c->listen_address, sizeof c->listen_address);
     if (!base)
         base = ".";
     if (c->data_dir[0] == '\0')

@@ -124,6 +124,7 @@ Test(server_config, cassandra_41_style)
     cr_assert(c.st.snapshot_on_truncate);
     cr_assert_eq(c.warnings, 1);   /* some_future_option */
     config_finish(&c, "/base");
+    cr_assert_str_eq(c.listen_address, "127.0.0.1");   /* resolved for system.local */
     cr_assert_str_eq(c.st.data_dir, "/var/lib/cassette/data");
     cr_assert_str_eq(c.cql.cluster_name, "My Cluster");
     cr_assert(strstr(c.cql.config_text, "cluster_name\tMy Cluster\n") != NULL);
