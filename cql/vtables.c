@@ -123,8 +123,8 @@ static int rows_local(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
 
 /* ---------------------------------------------------------------- system_views */
 
-/* settings: one row per "name: value" or "name=value" line of config_text,
- * sorted by name (the executor orders by partition token anyway). */
+/* settings: one row per "name<TAB>value" (or "name: value", "name=value")
+ * line of the server's config_text. */
 static int rows_settings(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
 {
     const char *p = ctx->cfg.config_text;
@@ -135,7 +135,8 @@ static int rows_settings(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
     while (p && *p && rc == 0) {
         const char *eol = strchr(p, '\n');
         size_t n = eol ? (size_t)(eol - p) : strlen(p);
-        const char *sep = memchr(p, ':', n);
+        const char *sep = memchr(p, '\t', n);      /* server/config.c: "name\tvalue\n" */
+        if (!sep) sep = memchr(p, ':', n);
         if (!sep) sep = memchr(p, '=', n);
         if (sep && p[0] != '#') {
             size_t kl = (size_t)(sep - p), vl = n - kl - 1;
