@@ -14,9 +14,139 @@
  * in IF order (plus the primary key columns in a batch), one row per
  * existing CQL row read; no extra columns when nothing exists.
  */
+#include <stdio.h>
 #include <string.h>
 #include "cql/modify_int.h"
 #include "common/alloc.h"
+
+static int field_index(const ctype *t, const char *name)
+{
+    for (int i = 0; i < t->n_sub; i++)
+        if (strcmp(t->field_names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* ---------------------------------------------------------------- conditions */
+
+/* Evaluate the IF conditions of a statement into pl->conds (Cassandra
+ * ColumnCondition.prepare/bind rules and messages). */
+int cql__wplan_conds(cql_eval *ev, const ast_condition *conds, int n, cql_wplan *pl, cs_error *e)
+{
+    if (n == 0)
+        return 0;
+    pl->conds = cs_arena_zalloc(ev->arena, sizeof *pl->conds * (size_t)n);
+    if (!pl->conds)
+        return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    for (int i = 0; i < n; i++) {
+        const ast_condition *ac = &conds[i];
+        cql_wcond *wc = &pl->conds[i];
+        const sch_column *c = sch_column_find(pl->t, ac->column);
+        if (!c)
+            return cs_error_set(e, CS_ERR_INVALID, "Undefined column name %s", ac->column);
+        if (c->kind == COL_PARTITION_KEY || c->kind == COL_CLUSTERING)
+            return cs_error_set(e, CS_ERR_INVALID, "PRIMARY KEY column '%s' cannot have IF conditions", c->name);
+        if (c->type->kind == CT_COUNTER)
+            return cs_error_set(e, CS_ERR_INVALID, "Conditions on counters are not supported");
+        wc->col = c;
+        wc->op = ac->op;
+        const ctype *ty = c->type;
+        wc->vtype = ty;
+        char name[300];
+        snprintf(name, sizeof name, "%s", c->name);
+        if (ac->elem) {
+            if (!ctype_is_collection(ty) || ty->kind == CT_SET)
+                return cs_error_set(e, CS_ERR_INVALID, "Invalid element access syntax for non-list and non-map type %s", c->name);
+            const ctype *kt = ty->kind == CT_LIST ? ctype_scalar(CT_INT) : ty->sub[0];
+            if (cql__term_eval(ev, ac->elem, kt, name, &wc->key, e) < 0)
+                return CS_EUSER;
+            if (wc->key.len == CQL_NULL)
+                return cs_error_set(e, CS_ERR_INVALID, "Invalid null value for %s element access",
+                                    ty->kind == CT_MAP ? "map" : "list");
+            if (wc->key.len == CQL_UNSET)
+                return cs_error_set(e, CS_ERR_INVALID, "Invalid 'unset' value in condition");
+            wc->access = 1;
+            wc->vtype = ty->kind == CT_LIST ? ty->sub[0] : ty->sub[1];
+        } else if (ac->field) {
+            if (ty->kind != CT_UDT)
+                return cs_error_set(e, CS_ERR_INVALID, "Invalid field selection: %s of type %s is not a user type",
+                                    c->name, "non-UDT");
+            wc->field = field_index(ty, ac->field);
+            if (wc->field < 0)
+                return cs_error_set(e, CS_ERR_INVALID, "Unknown field %s for column %s", ac->field, c->name);
+            wc->access = 2;
+            wc->vtype = ty->sub[wc->field];
+        }
+        const ctype *vt = wc->vtype;
+        if (ac->op == OP_CONTAINS || ac->op == OP_CONTAINS_KEY) {
+            if (ac->op == OP_CONTAINS_KEY && ty->kind != CT_MAP)
+                return cs_error_set(e, CS_ERR_INVALID, "Cannot use CONTAINS KEY on non-map column %s", c->name);
+            if (ac->op == OP_CONTAINS && !ctype_is_collection(ty))
+                return cs_error_set(e, CS_ERR_INVALID, "Cannot use CONTAINS on non-collection column %s", c->name);
+            vt = ac->op == OP_CONTAINS_KEY ? ty->sub[0] : ty->kind == CT_MAP ? ty->sub[1] : ty->sub[0];
+        }
+        if (ac->op == OP_IN && !ac->in_marker) {
+            wc->n_vals = ac->n_in;
+            wc->vals = cs_arena_zalloc(ev->arena, sizeof *wc->vals * (size_t)(ac->n_in ? ac->n_in : 1));
+            if (!wc->vals)
+                return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+            int k = 0;
+            for (int j = 0; j < ac->n_in; j++) {
+                if (cql__term_eval(ev, ac->in[j], vt, name, &wc->vals[k], e) < 0)
+                    return CS_EUSER;
+                if (wc->vals[k].len != CQL_UNSET)   /* unset IN values are ignored */
+                    k++;
+            }
+            wc->n_vals = k;
+        } else if (ac->op == OP_IN) {
+            ctype *lt = ctype_new_collection(CT_LIST, ctype_ref(vt), NULL, false);
+            cql_value lv;
+            int rc = cql__term_eval(ev, ac->value, lt, name, &lv, e);
+            ctype_unref(lt);
+            if (rc < 0)
+                return CS_EUSER;
+            if (lv.len == CQL_NULL)
+                return cs_error_set(e, CS_ERR_INVALID, "Invalid null list in IN condition");
+            if (lv.len == CQL_UNSET)
+                return cs_error_set(e, CS_ERR_INVALID, "Invalid 'unset' value in condition");
+            cs_rd r;
+            cs_rd_init(&r, lv.p, (size_t)lv.len);
+            int32_t cnt = (int32_t)cs_rd_u32(&r);
+            if (r.err || cnt < 0 || cnt > 65535)
+                return cs_error_set(e, CS_ERR_INVALID, "Invalid IN list");
+            wc->vals = cs_arena_zalloc(ev->arena, sizeof *wc->vals * (size_t)(cnt ? cnt : 1));
+            if (!wc->vals)
+                return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+            for (int j = 0; j < cnt; j++) {
+                const uint8_t *p = NULL;
+                int32_t len = cs_rd_bytes(&r, &p);
+                if (r.err)
+                    return cs_error_set(e, CS_ERR_INVALID, "Invalid IN list");
+                wc->vals[j].p = p;
+                wc->vals[j].len = len < 0 ? CQL_NULL : len;
+            }
+            wc->n_vals = cnt;
+        } else {
+            wc->vals = cs_arena_zalloc(ev->arena, sizeof *wc->vals);
+            if (!wc->vals)
+                return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+            if (cql__term_eval(ev, ac->value, vt, name, &wc->vals[0], e) < 0)
+                return CS_EUSER;
+            if (wc->vals[0].len == CQL_UNSET)
+                return cs_error_set(e, CS_ERR_INVALID, "Invalid 'unset' value in condition");
+            wc->n_vals = 1;
+            static const char *opname[] = { [OP_LT] = "<", [OP_LTE] = "<=", [OP_GT] = ">", [OP_GTE] = ">=" };
+            if (wc->vals[0].len == CQL_NULL && (ac->op == OP_LT || ac->op == OP_LTE ||
+                                               ac->op == OP_GT || ac->op == OP_GTE))
+                return cs_error_set(e, CS_ERR_INVALID, "Invalid comparison with null for operator \"%s\"",
+                                    opname[ac->op]);
+        }
+        pl->n_conds++;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- evaluation */
 
 /* The rows a plan's conditions look at. */
 typedef struct lwt_rows {

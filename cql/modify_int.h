@@ -187,6 +187,8 @@ int cql__exec_writes(cql_ctx *ctx, cql_session *s, int kind, const ast_using *us
 
 /* ---- lwt.c */
 
+int cql__wplan_conds(cql_eval *ev, const ast_condition *conds, int n, cql_wplan *pl, cs_error *e);
+
 /* Check the conditions of plans (one partition of one table), build the
  * [applied] result into r; *applied says whether to apply the mutations. */
 int cql__lwt_check(cql_wplan *const *plans, int n, bool is_batch, int32_t now_s, int version,
