@@ -954,6 +954,11 @@ static void fix_batch_binds(cql__parser *p, cql_stmt *st)
 
 cql_stmt *cql_parse(const char *text, size_t len, cs_error *e)
 {
+    cs_error dummy;
+    if (!e) {
+        cs_error_init(&dummy);
+        e = &dummy;
+    }
     cql_stmt *st = cs_calloc(1, sizeof(*st));
     if (!st) {
         cs_error_set(e, CS_ERR_SERVER, "java.lang.OutOfMemoryError: parser out of memory");
