@@ -138,6 +138,18 @@ static void warn_rf(cql_result *r, const sch_keyspace *k)
     }
 }
 
+/* Tables, views and keyspaces outside the virtual keyspaces. */
+static void count_schema(sch_catalog *c, int *tables, int *keyspaces)
+{
+    *tables = *keyspaces = 0;
+    for (int i = 0; i < sch_keyspace_count(c); i++) {
+        sch_keyspace *k = sch_keyspace_at(c, i);
+        if (k->is_virtual) continue;
+        (*keyspaces)++;
+        *tables += k->n_tables;
+    }
+}
+
 static int create_keyspace(cql_ctx *ctx, cql_stmt *st, cql_result *r, cs_error *e)
 {
     sch_catalog *c = ctx->cat;
@@ -165,6 +177,10 @@ static int create_keyspace(cql_ctx *ctx, cql_stmt *st, cql_result *r, cs_error *
     sch__new_version(c);
     ddl_schema_change(r, "CREATED", "KEYSPACE", d->name, NULL);
     warn_rf(r, k);
+    int nt, nk;
+    count_schema(c, &nt, &nk);
+    if (nk > 40)   /* keyspace_count_warn_threshold */
+        cql_result_warn(r, "Cluster already contains %d keyspaces. Having a large number of keyspaces will significantly slow down schema dependent cluster operations.", nk);
     return 0;
 }
 
@@ -409,6 +425,10 @@ static int create_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *
     sch__ks_add_table(k, t);
     sch__new_version(c);
     ddl_schema_change(r, "CREATED", "TABLE", ks, t->name);
+    int nt, nk;
+    count_schema(c, &nt, &nk);
+    if (nt > 150)   /* table_count_warn_threshold */
+        cql_result_warn(r, "Cluster already contains %d tables in %d keyspaces. Having a large number of tables will significantly slow down schema dependent cluster operations.", nt, nk);
     return 0;
 }
 

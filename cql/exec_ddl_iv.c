@@ -341,6 +341,7 @@ int ddl_create_view(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, c
     sch__ks_add_table(k, v);
     sch__new_version(c);
     ddl_schema_change(r, "CREATED", "TABLE", ks, v->name);
+    cql_result_warn(r, "Materialized views are experimental and are not recommended for production use.");
     return 0;
 }
 
