@@ -36,43 +36,72 @@ int32_t ctype_coll_count(const uint8_t *v, size_t n)
     return c < 0 ? -1 : c;
 }
 
-/* Strict UTF-8 (no overlongs, no surrogates, max U+10FFFF).  1 if valid. */
+/* UTF-8 as Cassandra's UTF8Serializer.UTF8Validator accepts it (1 if valid).
+ * Deliberately the same state machine, quirks included: the modified-UTF-8
+ * null C0 80 and encoded surrogates pass, lead bytes F0-F7 are accepted, and
+ * after E0 / F0 only the second byte's range is checked. */
 int ctype__utf8_valid(const uint8_t *p, size_t n)
 {
-    size_t i = 0;
-    while (i < n) {
-        uint8_t c = p[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t k;
-        uint32_t cp;
-        if ((c & 0xE0) == 0xC0) {
-            k = 1;
-            cp = c & 0x1F;
-        } else if ((c & 0xF0) == 0xE0) {
-            k = 2;
-            cp = c & 0x0F;
-        } else if ((c & 0xF8) == 0xF0) {
-            k = 3;
-            cp = c & 0x07;
-        } else {
-            return 0;
-        }
-        if (n - i <= k)
-            return 0;
-        for (size_t j = 1; j <= k; j++) {
-            if ((p[i + j] & 0xC0) != 0x80)
+    enum { START, TWO, TWO_80, THREE_A0BF, THREE_1, THREE_2, FOUR_90BF, FOUR_3 } st = START;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t b = p[i];
+        switch (st) {
+        case START:
+            if (b < 0x80)
+                break;
+            if ((b & 0xE0) == 0xC0) {
+                if (b == 0xC0)
+                    st = TWO_80;
+                else if ((b & 0x1E) == 0)
+                    return 0;
+                else
+                    st = TWO;
+            } else if ((b & 0xF0) == 0xE0) {
+                st = b == 0xE0 ? THREE_A0BF : THREE_2;
+            } else if ((b & 0xF8) == 0xF0) {
+                st = b == 0xF0 ? FOUR_90BF : FOUR_3;
+            } else {
                 return 0;
-            cp = (cp << 6) | (p[i + j] & 0x3F);
+            }
+            break;
+        case TWO:
+            if ((b & 0xC0) != 0x80)
+                return 0;
+            st = START;
+            break;
+        case TWO_80:
+            if (b != 0x80)
+                return 0;
+            st = START;
+            break;
+        case THREE_A0BF:
+            if ((b & 0xE0) == 0x80)
+                return 0;
+            st = THREE_1;
+            break;
+        case THREE_1:
+            if ((b & 0xC0) != 0x80)
+                return 0;
+            st = START;
+            break;
+        case THREE_2:
+            if ((b & 0xC0) != 0x80)
+                return 0;
+            st = THREE_1;
+            break;
+        case FOUR_90BF:
+            if ((b & 0x30) == 0)
+                return 0;
+            st = THREE_2;
+            break;
+        case FOUR_3:
+            if ((b & 0xC0) != 0x80)
+                return 0;
+            st = THREE_2;
+            break;
         }
-        if ((k == 1 && cp < 0x80) || (k == 2 && cp < 0x800) || (k == 3 && cp < 0x10000) ||
-            cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return 0;
-        i += k + 1;
     }
-    return 1;
+    return st == START;
 }
 
 /* ------------------------------------------------ per type */

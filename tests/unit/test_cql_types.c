@@ -243,6 +243,15 @@ Test(types, validate_messages)
     cs_error_init(&e);
     cr_expect_eq(ctype_validate(ctype_scalar(CT_INT), NULL, 0, &e), 0);
     cr_expect_eq(ctype_validate(ctype_scalar(CT_VARCHAR), (const uint8_t *)"h\xc3\xa9", 3, &e), 0);
+    /* Cassandra's validator: modified-UTF-8 null and surrogates pass, truncation and C1 fail */
+    static const char *const ok[] = { "\xc0\x80", "\xed\xa0\x80", "\xf0\x9f\x98\x80", "\xe2\x82\xac" };
+    static const char *const bad[] = { "\xc1\x81", "\xe2\x82", "\xf0\x80\x80\x80", "\xe0\x80\x80", "\xff", "\x80" };
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+        cr_expect_eq(ctype_validate(ctype_scalar(CT_VARCHAR), (const uint8_t *)ok[i], strlen(ok[i]), &e), 0, "ok %zu", i);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cs_error_init(&e);
+        cr_expect_eq(ctype_validate(ctype_scalar(CT_VARCHAR), (const uint8_t *)bad[i], strlen(bad[i]), &e), CS_EUSER, "bad %zu", i);
+    }
 }
 
 /* ------------------------------------------------ literals */
