@@ -22,40 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cql/exec_int.h"
+#include "cql/restrict_int.h"
 #include "common/alloc.h"
 #include "common/hash.h"
-
-#define MAX_KEYS 65536
-
-static const char *ALLOW_FILTERING_MSG =
-    "Cannot execute this query as it might involve data filtering and thus may have "
-    "unpredictable performance. If you want to execute this query despite the performance "
-    "unpredictability, use ALLOW FILTERING";
-
-/* An = / IN restriction fixing columns [first, first+n) to one of k tuples. */
-typedef struct eqgroup { int first, n, k; cql_value *tuples; bool in; } eqgroup;
-/* A slice over columns [first, first+n). */
-typedef struct slicer {
-    int first, n;
-    cql_value *lo, *hi;
-    bool lo_set, hi_set, lo_incl, hi_incl;
-} slicer;
-
-typedef struct an {
-    cql_eval *ev;
-    const sch_table *t;
-    cql_where *w;
-    cql_where_kind kind;
-    int flags;
-    cs_error *e;
-    eqgroup pk_eq[16]; bool pk_has[16];
-    bool pk_slice;                       /* a pk column restricted by < > */
-    eqgroup *ck_eq; slicer *ck_sl;       /* indexed by ck position (group starts) */
-    bool *ck_used;                       /* column restricted by anything */
-    cql_filter *filters; int n_filters, cap_filters;
-    bool token_seen;
-} an;
 
 static const char *op_text(ast_op op)
 {
@@ -81,7 +50,7 @@ static bool is_slice(ast_op op)
 }
 
 /* Evaluate a relation operand; refuses null and unset like Cassandra. */
-static int eval_nn(an *a, const ast_term *t, const ctype *ty, const char *name, cql_value *out)
+static int eval_nn(cql_wan *a, const ast_term *t, const ctype *ty, const char *name, cql_value *out)
 {
     int rc = cql__term_eval(a->ev, t, ty, name, out, a->e);
     if (rc)
@@ -94,12 +63,12 @@ static int eval_nn(an *a, const ast_term *t, const ctype *ty, const char *name, 
 }
 
 /* Split a serialized list (IN ? value) into elements. */
-static int split_list(an *a, const cql_value *lv, cql_value **out, int *n, const char *name)
+static int split_list(cql_wan *a, const cql_value *lv, cql_value **out, int *n, const char *name)
 {
     cs_rd r;
     cs_rd_init(&r, lv->p, (size_t)lv->len);
     int32_t cnt = (int32_t)cs_rd_u32(&r);
-    if (r.err || cnt < 0 || cnt > MAX_KEYS)
+    if (r.err || cnt < 0 || cnt > CQL__MAX_KEYS)
         return cs_error_set(a->e, CS_ERR_INVALID, "Invalid list value for %s", name);
     cql_value *v = cs_arena_zalloc(a->ev->arena, sizeof(cql_value) * (size_t)(cnt + 1));
     if (!v)
@@ -118,7 +87,7 @@ static int split_list(an *a, const cql_value *lv, cql_value **out, int *n, const
 }
 
 /* Evaluate the right side of an IN (list of terms, or one list marker). */
-static int eval_in(an *a, const ast_relation *r, const ctype *ty, const char *name,
+static int eval_in(cql_wan *a, const ast_relation *r, const ctype *ty, const char *name,
                    cql_value **out, int *n)
 {
     if (r->in_marker) {
@@ -166,7 +135,7 @@ static int sort_dedup(const ctype *t, cql_value *v, int n)
     return m;
 }
 
-static cql_filter *new_filter(an *a, const sch_column *c, ast_op op)
+cql_filter *cql__wan_new_filter(cql_wan *a, const sch_column *c, ast_op op)
 {
     if (a->n_filters == a->cap_filters) {
         int nc = a->cap_filters ? a->cap_filters * 2 : 8;
@@ -188,9 +157,9 @@ static cql_filter *new_filter(an *a, const sch_column *c, ast_op op)
 }
 
 /* A relation kept as a row filter (any column). */
-static int add_filter(an *a, const sch_column *c, const ast_relation *r)
+static int add_filter(cql_wan *a, const sch_column *c, const ast_relation *r)
 {
-    cql_filter *f = new_filter(a, c, r->op);
+    cql_filter *f = cql__wan_new_filter(a, c, r->op);
     if (!f)
         return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
     const ctype *ty = c->type;
@@ -233,7 +202,7 @@ static int add_filter(an *a, const sch_column *c, const ast_relation *r)
 
 /* ---------------------------------------------------------------- collect */
 
-static int collect_token(an *a, const ast_relation *r)
+static int collect_token(cql_wan *a, const ast_relation *r)
 {
     const sch_table *t = a->t;
     if (a->kind != CQL_WHERE_SELECT)
@@ -317,7 +286,7 @@ static int collect_token(an *a, const ast_relation *r)
     return 0;
 }
 
-static int collect_multi(an *a, const ast_relation *r)
+static int collect_multi(cql_wan *a, const ast_relation *r)
 {
     const sch_table *t = a->t;
     int first = -1;
@@ -382,7 +351,7 @@ static int collect_multi(an *a, const ast_relation *r)
         }
     }
     if (r->op == OP_EQ || r->op == OP_IN) {
-        eqgroup *g = &a->ck_eq[first];
+        cql_eqgroup *g = &a->ck_eq[first];
         g->first = first;
         g->n = n;
         g->k = k;
@@ -396,7 +365,7 @@ static int collect_multi(an *a, const ast_relation *r)
     }
     if (!is_slice(r->op))
         return cs_error_set(a->e, CS_ERR_INVALID, "Unsupported \"%s\" relation", op_text(r->op));
-    slicer *s = &a->ck_sl[first];
+    cql_slicer *s = &a->ck_sl[first];
     if (s->n && s->n != n)
         return cs_error_set(a->e, CS_ERR_INVALID,
                             "Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality",
@@ -424,12 +393,12 @@ static int collect_multi(an *a, const ast_relation *r)
 }
 
 /* pk or ck column restricted by a single-column relation. */
-static int collect_key_col(an *a, const sch_column *c, const ast_relation *r)
+static int collect_key_col(cql_wan *a, const sch_column *c, const ast_relation *r)
 {
     bool pk = c->kind == COL_PARTITION_KEY;
     int pos = c->position;
     if (r->op == OP_EQ || r->op == OP_IN) {
-        eqgroup *g = pk ? &a->pk_eq[pos] : &a->ck_eq[pos];
+        cql_eqgroup *g = pk ? &a->pk_eq[pos] : &a->ck_eq[pos];
         if ((pk && a->pk_has[pos]) || (!pk && (a->ck_used[pos])))
             return cs_error_set(a->e, CS_ERR_INVALID,
                                 "%s cannot be restricted by more than one relation if it includes an Equal",
@@ -483,7 +452,7 @@ static int collect_key_col(an *a, const sch_column *c, const ast_relation *r)
             return cs_error_set(a->e, CS_ERR_INVALID,
                                 "%s cannot be restricted by more than one relation if it includes an Equal",
                                 c->name);
-        slicer *s = &a->ck_sl[pos];
+        cql_slicer *s = &a->ck_sl[pos];
         if (s->n > 1)
             return cs_error_set(a->e, CS_ERR_INVALID,
                                 "Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality",
@@ -527,7 +496,7 @@ static int collect_key_col(an *a, const sch_column *c, const ast_relation *r)
     return add_filter(a, c, r);
 }
 
-static int collect(an *a, ast_relation **rels, int n)
+static int collect(cql_wan *a, ast_relation **rels, int n)
 {
     const sch_table *t = a->t;
     for (int i = 0; i < n; i++) {
@@ -564,447 +533,13 @@ static int collect(an *a, ast_relation **rels, int n)
     return 0;
 }
 
-/* ---------------------------------------------------------------- partition keys */
-
-/* Turn a pk/ck = / IN group into an equivalent row filter. */
-static int group_to_filter(an *a, const sch_column *c, const eqgroup *g)
-{
-    cql_filter *f = new_filter(a, c, g->k == 1 ? OP_EQ : OP_IN);
-    if (!f)
-        return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
-    if (g->k == 1)
-        f->val = g->tuples[0];
-    else {
-        f->in = g->tuples;
-        f->n_in = g->k;
-    }
-    return 0;
-}
-
-static int build_pks(an *a)
-{
-    const sch_table *t = a->t;
-    cql_where *w = a->w;
-    bool all = true, any = false;
-    for (int i = 0; i < t->n_pk; i++) {
-        all &= a->pk_has[i];
-        any |= a->pk_has[i];
-    }
-    if (a->token_seen && any) {
-        for (int i = 0; i < t->n_pk; i++)
-            if (a->pk_has[i])
-                return cs_error_set(a->e, CS_ERR_INVALID,
-                                    "Columns \"%s\" cannot be restricted by both a normal relation and a token relation",
-                                    t->pk[i]->name);
-    }
-    if (!all) {
-        if (a->kind != CQL_WHERE_SELECT) {
-            char lst[600];
-            size_t off = 0;
-            lst[0] = 0;
-            for (int i = 0; i < t->n_pk; i++)
-                if (!a->pk_has[i])
-                    off += (size_t)snprintf(lst + off, sizeof(lst) - off, "%s%s", off ? ", " : "",
-                                            t->pk[i]->name);
-            return cs_error_set(a->e, CS_ERR_INVALID, "Some partition key parts are missing: %s", lst);
-        }
-        if (any || a->pk_slice) {
-            if (!(a->flags & CQL_WHERE_ALLOW_FILTERING))
-                return cs_error_set(a->e, CS_ERR_INVALID, "%s", ALLOW_FILTERING_MSG);
-            w->needs_filtering = true;
-            for (int i = 0; i < t->n_pk; i++)
-                if (a->pk_has[i]) {
-                    int rc = group_to_filter(a, t->pk[i], &a->pk_eq[i]);
-                    if (rc)
-                        return rc;
-                }
-        }
-        return 0;
-    }
-    if (a->pk_slice) {   /* = on every component plus a slice: just filter */
-        w->needs_filtering = true;
-    }
-    w->pk_all = true;
-    long total = 1;
-    for (int i = 0; i < t->n_pk; i++) {
-        total *= a->pk_eq[i].k;
-        if (total > MAX_KEYS)
-            return cs_error_set(a->e, CS_ERR_INVALID,
-                                "Select query cannot be completed because it selects too many partitions keys (more than %d)",
-                                MAX_KEYS);
-    }
-    w->pks = cs_arena_zalloc(a->ev->arena, sizeof(cql_value) * (size_t)(total + 1));
-    if (!w->pks)
-        return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
-    cql_value vals[16];
-    int idx[16] = {0};
-    cs_buf b;
-    cs_buf_init(&b);
-    for (long n = 0; n < total; n++) {
-        for (int i = 0; i < t->n_pk; i++)
-            vals[i] = a->pk_eq[i].tuples[idx[i]];
-        cs_buf_reset(&b);
-        if (sch_partition_key(t, vals, &b) != 0 || b.err) {
-            cs_buf_destroy(&b);
-            return cs_error_set(a->e, CS_ERR_INVALID, "Invalid partition key value");
-        }
-        w->pks[w->n_pks].len = (int32_t)b.len;
-        w->pks[w->n_pks].p = cs_arena_memdup(a->ev->arena, b.p ? b.p : (const uint8_t *)"", b.len ? b.len : 1);
-        w->n_pks++;
-        for (int i = t->n_pk - 1; i >= 0; i--) {   /* odometer */
-            if (++idx[i] < a->pk_eq[i].k)
-                break;
-            idx[i] = 0;
-        }
-    }
-    cs_buf_destroy(&b);
-    if (total == 0)
-        w->empty = true;
-    return 0;
-}
-
-/* ---------------------------------------------------------------- clustering */
-
-static int bytes_cmp(const uint8_t *a, size_t an_, const uint8_t *b, size_t bn)
-{
-    int c = memcmp(a, b, an_ < bn ? an_ : bn);
-    if (c)
-        return c;
-    return an_ < bn ? -1 : an_ > bn ? 1 : 0;
-}
-
-/* Arena copy of a clustering key for vals[0..n), optionally ++ 0xFF. */
-static int ck_key(an *a, const cql_value *vals, int n, bool after, st_bound *out, bool start)
-{
-    cs_buf b;
-    cs_buf_init(&b);
-    if (sch_clustering_key(a->t, vals, n, &b) != 0 || b.err) {
-        cs_buf_destroy(&b);
-        return cs_error_set(a->e, CS_ERR_INVALID, "Invalid clustering key value");
-    }
-    if (after)
-        cs_buf_put_u8(&b, CK_AFTER);
-    out->len = (uint32_t)b.len;
-    out->key = cs_arena_memdup(a->ev->arena, b.p ? b.p : (const uint8_t *)"", b.len ? b.len : 1);
-    out->inclusive = start;
-    cs_buf_destroy(&b);
-    if (n == 0 && !after)
-        out->inclusive = true;   /* empty prefix = unbounded */
-    return out->key ? 0 : cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
-}
-
-static int slice_cmp(const void *x, const void *y)
-{
-    const st_slice *a = x, *b = y;
-    return bytes_cmp(a->start.key, a->start.len, b->start.key, b->start.len);
-}
-
-/* A multi-column slice over columns of mixed clustering order. */
-static bool slicer_mixed(const sch_table *t, const slicer *sl)
-{
-    for (int i = 1; i < sl->n; i++)
-        if (t->ck[sl->first + i]->desc != t->ck[sl->first]->desc)
-            return true;
-    return false;
-}
-
-/* Row filters doing the exact tuple comparison of a mixed-order slice. */
-static int mixed_filters(an *a, const slicer *sl)
-{
-    for (int side = 0; side < 2; side++) {
-        bool set = side == 0 ? sl->lo_set : sl->hi_set;
-        if (!set)
-            continue;
-        bool incl = side == 0 ? sl->lo_incl : sl->hi_incl;
-        ast_op op = side == 0 ? (incl ? OP_GTE : OP_GT) : (incl ? OP_LTE : OP_LT);
-        cql_filter *f = new_filter(a, a->t->ck[sl->first], op);
-        if (!f)
-            return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
-        f->multi_first = sl->first;
-        f->multi_n = sl->n;
-        f->multi_vals = side == 0 ? sl->lo : sl->hi;
-    }
-    return 0;
-}
-
-/* The slice for prefix P (m values) and the optional slicer. */
-static int make_slice(an *a, cql_value *vals, int m, const slicer *sl, st_slice *out, bool *empty)
-{
-    *empty = false;
-    st_bound unb = { (const uint8_t *)"", 0, true };
-    int rc;
-    if (!sl) {
-        if (m == 0) {
-            out->start = unb;
-            out->end = unb;
-            return 0;
-        }
-        if ((rc = ck_key(a, vals, m, false, &out->start, true)))
-            return rc;
-        return ck_key(a, vals, m, true, &out->end, false);
-    }
-    bool desc = a->t->ck[sl->first]->desc;
-    slicer coarse;
-    if (slicer_mixed(a->t, sl)) {
-        /* bound on the first column only (inclusive); the exact tuple
-         * comparison is a row filter added by build_ck */
-        coarse = *sl;
-        coarse.n = 1;
-        coarse.lo_incl = coarse.hi_incl = true;
-        sl = &coarse;
-    }
-    st_bound lo, hi;        /* value-space bounds as byte keys */
-    bool lo_have = sl->lo_set, hi_have = sl->hi_set;
-    if (lo_have) {
-        memcpy(vals + m, sl->lo, sizeof(cql_value) * (size_t)sl->n);
-        /* byte-space: ASC lower -> start; DESC lower -> end */
-        if (!desc)
-            rc = ck_key(a, vals, m + sl->n, !sl->lo_incl, &lo, true);
-        else
-            rc = ck_key(a, vals, m + sl->n, sl->lo_incl, &lo, false);
-        if (rc)
-            return rc;
-    }
-    if (hi_have) {
-        memcpy(vals + m, sl->hi, sizeof(cql_value) * (size_t)sl->n);
-        if (!desc)
-            rc = ck_key(a, vals, m + sl->n, sl->hi_incl, &hi, false);
-        else
-            rc = ck_key(a, vals, m + sl->n, !sl->hi_incl, &hi, true);
-        if (rc)
-            return rc;
-    }
-    st_bound pstart = unb, pend = unb;
-    if (m > 0) {
-        if ((rc = ck_key(a, vals, m, false, &pstart, true)))
-            return rc;
-        if ((rc = ck_key(a, vals, m, true, &pend, false)))
-            return rc;
-    }
-    if (!desc) {
-        out->start = lo_have ? lo : pstart;
-        out->end = hi_have ? hi : pend;
-    } else {
-        out->start = hi_have ? hi : pstart;
-        out->end = lo_have ? lo : pend;
-    }
-    if (out->start.len && out->end.len &&
-        bytes_cmp(out->start.key, out->start.len, out->end.key, out->end.len) >= 0)
-        *empty = true;
-    return 0;
-}
-
-static int ck_filter_from(an *a, int j)
-{
-    const sch_column *c = a->t->ck[j];
-    if (a->ck_eq[j].k) {
-        if (a->ck_eq[j].n != 1)
-            return cs_error_set(a->e, CS_ERR_INVALID,
-                                "Multi-column relations cannot be used with filtering");
-        return group_to_filter(a, c, &a->ck_eq[j]);
-    }
-    const slicer *s = &a->ck_sl[j];
-    if (s->n > 1)
-        return cs_error_set(a->e, CS_ERR_INVALID, "Multi-column relations cannot be used with filtering");
-    if (s->lo_set) {
-        cql_filter *f = new_filter(a, c, s->lo_incl ? OP_GTE : OP_GT);
-        if (!f)
-            return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
-        f->val = s->lo[0];
-    }
-    if (s->hi_set) {
-        cql_filter *f = new_filter(a, c, s->hi_incl ? OP_LTE : OP_LT);
-        if (!f)
-            return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
-        f->val = s->hi[0];
-    }
-    return 0;
-}
-
-static int build_ck(an *a)
-{
-    const sch_table *t = a->t;
-    cql_where *w = a->w;
-    int n_ck = t->n_ck;
-    bool any = false;
-    for (int i = 0; i < n_ck; i++)
-        any |= a->ck_used[i];
-    w->ck_restricted = any;
-    const char *verb = a->kind == CQL_WHERE_UPDATE ? "UPDATE" : "DELETE";
-    if (a->flags & CQL_WHERE_STATIC_ONLY) {
-        if (any)
-            return cs_error_set(a->e, CS_ERR_INVALID,
-                                "Invalid restrictions on clustering columns since the %s statement modifies only static columns",
-                                verb);
-        return 0;
-    }
-    if (a->kind == CQL_WHERE_UPDATE) {
-        char lst[600];
-        size_t off = 0;
-        lst[0] = 0;
-        for (int i = 0; i < n_ck; i++)
-            if (!a->ck_used[i])
-                off += (size_t)snprintf(lst + off, sizeof(lst) - off, "%s%s", off ? ", " : "", t->ck[i]->name);
-        if (off)
-            return cs_error_set(a->e, CS_ERR_INVALID, "Some clustering keys are missing: %s", lst);
-    }
-    int pos = 0;
-    eqgroup *groups[64];
-    int ng = 0;
-    while (pos < n_ck && a->ck_eq[pos].k && ng < 64) {
-        groups[ng++] = &a->ck_eq[pos];
-        pos += a->ck_eq[pos].n;
-    }
-    int m = pos;
-    const slicer *sl = NULL;
-    if (pos < n_ck && a->ck_sl[pos].n) {
-        sl = &a->ck_sl[pos];
-        pos += sl->n;
-    }
-    for (int j = pos; j < n_ck; j++) {
-        if (!a->ck_used[j])
-            continue;
-        if (a->kind == CQL_WHERE_SELECT && (a->flags & CQL_WHERE_ALLOW_FILTERING)) {
-            w->needs_filtering = true;
-            int rc = ck_filter_from(a, j);
-            if (rc)
-                return rc;
-            continue;
-        }
-        if (sl)
-            return cs_error_set(a->e, CS_ERR_INVALID,
-                                "Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)",
-                                t->ck[j]->name, t->ck[sl->first]->name);
-        if (a->kind == CQL_WHERE_SELECT)
-            return cs_error_set(a->e, CS_ERR_INVALID,
-                                "PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted",
-                                t->ck[j]->name, t->ck[pos]->name);
-        return cs_error_set(a->e, CS_ERR_INVALID,
-                            "Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is not restricted)",
-                            t->ck[j]->name, t->ck[pos]->name);
-    }
-    w->ck_eq_prefix = m;
-    if (m == 0 && !sl)
-        return 0;
-    if (sl && slicer_mixed(t, sl)) {
-        int rc = mixed_filters(a, sl);
-        if (rc)
-            return rc;
-    }
-    long total = 1;
-    for (int i = 0; i < ng; i++) {
-        total *= groups[i]->k;
-        if (total > MAX_KEYS)
-            return cs_error_set(a->e, CS_ERR_INVALID,
-                                "Cartesian product of clustering columns values exceeds the maximum of %d", MAX_KEYS);
-    }
-    bool full = m == n_ck && !sl;
-    w->ck_all = full;
-    if (full && a->kind != CQL_WHERE_SELECT) {
-        w->cks = cs_arena_zalloc(a->ev->arena, sizeof(cql_value) * (size_t)(total + 1));
-        if (!w->cks)
-            return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
-    } else {
-        w->slices = cs_arena_zalloc(a->ev->arena, sizeof(st_slice) * (size_t)(total + 1));
-        if (!w->slices)
-            return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
-    }
-    cql_value *vals = cs_arena_zalloc(a->ev->arena, sizeof(cql_value) * (size_t)(n_ck + 1));
-    int idx[64] = {0};
-    if (!vals)
-        return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
-    for (long n = 0; n < total; n++) {
-        for (int g = 0; g < ng; g++)
-            memcpy(vals + groups[g]->first, groups[g]->tuples + (size_t)idx[g] * (size_t)groups[g]->n,
-                   sizeof(cql_value) * (size_t)groups[g]->n);
-        if (w->cks) {
-            st_bound k;
-            int rc = ck_key(a, vals, m, false, &k, true);
-            if (rc)
-                return rc;
-            w->cks[w->n_cks].p = k.key;
-            w->cks[w->n_cks].len = (int32_t)k.len;
-            w->n_cks++;
-        } else {
-            bool empty;
-            int rc = make_slice(a, vals, m, sl, &w->slices[w->n_slices], &empty);
-            if (rc)
-                return rc;
-            if (!empty)
-                w->n_slices++;
-        }
-        for (int g = ng - 1; g >= 0; g--) {
-            if (++idx[g] < groups[g]->k)
-                break;
-            idx[g] = 0;
-        }
-    }
-    if (w->cks) {
-        g_cmp_type = ctype_scalar(CT_BLOB);
-        qsort(w->cks, (size_t)w->n_cks, sizeof(cql_value), val_cmp);
-        if (w->n_cks == 0)
-            w->empty = true;
-    } else {
-        qsort(w->slices, (size_t)w->n_slices, sizeof(st_slice), slice_cmp);
-        if (w->n_slices == 0)
-            w->empty = true;
-    }
-    return 0;
-}
-
 /* ---------------------------------------------------------------- entry point */
-
-/* Is there a secondary index able to answer filter f (Cassandra: EQ on a
- * regular/static column, CONTAINS on values(c), CONTAINS KEY on keys(c),
- * c[k] = v on entries(c))? */
-static bool index_serves(const sch_table *t, const cql_filter *f)
-{
-    const char *want = NULL;
-    if (f->multi_n)
-        return false;
-    if (f->element && f->op == OP_EQ)
-        want = "entries";
-    else if (f->op == OP_CONTAINS)
-        want = "values";
-    else if (f->op == OP_CONTAINS_KEY)
-        want = "keys";
-    else if (f->op != OP_EQ)
-        return false;
-    const char *name = f->col->name;
-    size_t nl = strlen(name);
-    for (int i = 0; i < t->n_indexes; i++) {
-        const char *tg = t->indexes[i]->target;
-        if (!tg)
-            continue;
-        if (tg[0] == '"') {                 /* quoted column name */
-            tg++;
-        }
-        const char *open = strchr(tg, '(');
-        if (!open) {
-            if (!strncmp(tg, name, nl) && (tg[nl] == 0 || tg[nl] == '"'))
-                return !want || (want && !strcmp(want, "values") && !ctype_is_multicell(f->col->type)) ||
-                       (want && !strcmp(want, "values") && f->col->type->kind != CT_MAP);
-            continue;
-        }
-        size_t kl = (size_t)(open - tg);
-        const char *arg = open + 1;
-        if (*arg == '"')
-            arg++;
-        if (strncmp(arg, name, nl) || (arg[nl] != ')' && arg[nl] != '"'))
-            continue;
-        if (want && strlen(want) == kl && !strncmp(tg, want, kl))
-            return true;
-        if (!want && kl == 4 && !strncmp(tg, "full", 4))
-            return true;
-    }
-    return false;
-}
 
 int cql__where_analyze(cql_eval *ev, const sch_table *t, ast_relation **rels, int n_rels,
                        cql_where_kind kind, int flags, cql_where *out, cs_error *e)
 {
     memset(out, 0, sizeof(*out));
-    an a;
+    cql_wan a;
     memset(&a, 0, sizeof(a));
     a.ev = ev;
     a.t = t;
@@ -1015,16 +550,16 @@ int cql__where_analyze(cql_eval *ev, const sch_table *t, ast_relation **rels, in
     if (t->n_pk > 16)
         return cs_error_set(e, CS_ERR_INVALID, "Too many partition key columns");
     int nck = t->n_ck > 0 ? t->n_ck : 1;
-    a.ck_eq = cs_arena_zalloc(ev->arena, sizeof(eqgroup) * (size_t)nck);
-    a.ck_sl = cs_arena_zalloc(ev->arena, sizeof(slicer) * (size_t)nck);
+    a.ck_eq = cs_arena_zalloc(ev->arena, sizeof(cql_eqgroup) * (size_t)nck);
+    a.ck_sl = cs_arena_zalloc(ev->arena, sizeof(cql_slicer) * (size_t)nck);
     a.ck_used = cs_arena_zalloc(ev->arena, sizeof(bool) * (size_t)nck);
     if (!a.ck_eq || !a.ck_sl || !a.ck_used)
         return cs_error_set(e, CS_ERR_SERVER, "out of memory");
     int rc = collect(&a, rels, n_rels);
     if (rc == 0)
-        rc = build_pks(&a);
+        rc = cql__wan_build_pks(&a);
     if (rc == 0)
-        rc = build_ck(&a);
+        rc = cql__wan_build_ck(&a);
     if (rc)
         return rc;
     if (a.token_seen) {
@@ -1038,9 +573,9 @@ int cql__where_analyze(cql_eval *ev, const sch_table *t, ast_relation **rels, in
          * one restriction is served by a secondary index (then the index
          * implementation is a scan with that filter) */
         bool range = !out->pk_all;
-        bool indexed = a.n_filters == 1 && index_serves(t, &a.filters[0]);
+        bool indexed = a.n_filters == 1 && cql__index_serves(t, &a.filters[0]);
         if (!indexed && (out->needs_filtering || (range && out->ck_restricted)))
-            return cs_error_set(e, CS_ERR_INVALID, "%s", ALLOW_FILTERING_MSG);
+            return cs_error_set(e, CS_ERR_INVALID, "%s", CQL__ALLOW_FILTERING_MSG);
         out->uses_index = indexed;
     }
     if (kind == CQL_WHERE_SELECT && !out->pk_all && out->ck_restricted)
@@ -1050,90 +585,3 @@ int cql__where_analyze(cql_eval *ev, const sch_table *t, ast_relation **rels, in
     return 0;
 }
 
-/* ---------------------------------------------------------------- filter evaluation */
-
-static bool op_holds(ast_op op, int c)
-{
-    switch (op) {
-    case OP_EQ: return c == 0;
-    case OP_NEQ: return c != 0;
-    case OP_LT: return c < 0;
-    case OP_LTE: return c <= 0;
-    case OP_GT: return c > 0;
-    case OP_GTE: return c >= 0;
-    default: return false;
-    }
-}
-
-bool cql__filter_match_row(const cql_filter *f, const sch_table *t, const cql_value *vals)
-{
-    if (f->multi_n == 0) {
-        const cql_value *v = &vals[f->col - t->cols];
-        return cql__filter_match(f, v->p, v->len);
-    }
-    int c = 0;
-    for (int i = 0; i < f->multi_n && c == 0; i++) {
-        const sch_column *col = t->ck[f->multi_first + i];
-        const cql_value *v = &vals[col - t->cols];
-        if (v->len < 0)
-            return false;
-        c = ctype_compare(col->type, v->p, (size_t)v->len, f->multi_vals[i].p,
-                          (size_t)f->multi_vals[i].len);
-    }
-    return op_holds(f->op, c);
-}
-
-bool cql__filter_match(const cql_filter *f, const uint8_t *v, int32_t len)
-{
-    const ctype *t = f->col->type;
-    if (f->op == OP_IS_NOT_NULL)
-        return len >= 0;
-    if (len < 0)
-        return false;
-    if (f->element || f->op == OP_CONTAINS || f->op == OP_CONTAINS_KEY) {
-        if (!ctype_is_collection(t))
-            return false;
-        cs_rd r;
-        cs_rd_init(&r, v, (size_t)len);
-        int32_t n = (int32_t)cs_rd_u32(&r);
-        bool is_map = t->kind == CT_MAP;
-        for (int32_t i = 0; i < n && !r.err; i++) {
-            const uint8_t *kp = NULL, *vp = NULL;
-            int32_t kl = cs_rd_bytes(&r, &kp), vl = -1;
-            if (is_map)
-                vl = cs_rd_bytes(&r, &vp);
-            if (r.err)
-                return false;
-            if (f->element) {
-                if (is_map) {
-                    if (ctype_compare(t->sub[0], kp, (size_t)kl, f->key.p, (size_t)f->key.len) == 0)
-                        return vl >= 0 && op_holds(f->op == OP_IN ? OP_EQ : f->op,
-                                                   ctype_compare(t->sub[1], vp, (size_t)vl, f->val.p,
-                                                                 (size_t)f->val.len));
-                } else if (t->kind == CT_LIST && f->key.len == 4 && (int32_t)cs_be32(f->key.p) == i) {
-                    return op_holds(f->op, ctype_compare(t->sub[0], kp, (size_t)kl, f->val.p,
-                                                         (size_t)f->val.len));
-                }
-                continue;
-            }
-            if (f->op == OP_CONTAINS_KEY) {
-                if (is_map && ctype_compare(t->sub[0], kp, (size_t)kl, f->val.p, (size_t)f->val.len) == 0)
-                    return true;
-            } else {
-                const ctype *et = is_map ? t->sub[1] : t->sub[0];
-                const uint8_t *ep = is_map ? vp : kp;
-                int32_t el = is_map ? vl : kl;
-                if (el >= 0 && ctype_compare(et, ep, (size_t)el, f->val.p, (size_t)f->val.len) == 0)
-                    return true;
-            }
-        }
-        return false;
-    }
-    if (f->op == OP_IN) {
-        for (int i = 0; i < f->n_in; i++)
-            if (ctype_compare(t, v, (size_t)len, f->in[i].p, (size_t)f->in[i].len) == 0)
-                return true;
-        return false;
-    }
-    return op_holds(f->op, ctype_compare(t, v, (size_t)len, f->val.p, (size_t)f->val.len));
-}

@@ -90,4 +90,44 @@ int cql__pstate_decode(const uint8_t *p, int32_t len, cql_pstate *ps, cs_error *
 int cql__slices_after(cs_arena *a, const st_slice *in, int n_in, const uint8_t *ck, uint32_t ck_len,
                       bool reversed, st_slice **out, int *n, bool *empty);
 
+/* ---------------------------------------------------------------- one execution */
+
+typedef struct cql_brow { uint8_t *ck; uint32_t ck_len; uint8_t *vals; size_t vals_len; size_t seq; } cql_brow;
+
+/* One SELECT execution (exec_select.c owns the lifecycle). */
+typedef struct cql_sx {
+    cql_ctx *ctx; cql_session *s; const sch_table *t; const ast_select *as; const cql_stmt *st;
+    const cql_params *p; cs_error *e;
+    cs_arena arena;                    /* request lifetime */
+    cql_eval ev;
+    cql_where w;
+    xselection sel;
+    cql_result *r; cql_rows out;
+    bool reversed, distinct, regular_filter;
+    int32_t limit, pp_limit, page_size;
+    int32_t emitted, page_emitted, part_emitted;
+    bool page_full, stop, more, part_skip;
+    /* current partition */
+    cs_arena part_arena;
+    const uint8_t *pk; uint32_t pk_len; int64_t token;
+    cql_value *pkvals;
+    st_cell *scells; int n_scells;
+    /* last returned row */
+    cs_buf last_pk, last_ck; bool last_has_ck, last_part_done; int32_t last_part_emitted;
+    /* GROUP BY */
+    int group_cols[64]; int n_group;
+    cs_buf group_key; bool group_open;
+    /* ORDER BY with IN over several partitions: sort in memory */
+    bool buffer; cql_brow *brows; size_t n_brows, cap_brows;
+    uint64_t tombstones, live_rows;
+} cql_sx;
+
+
+/* exec_select.c: a row that passed the filters -> selection/aggregation. */
+int cql__select_emit(cql_sx *x, const xrow *row);
+/* select_scan.c: the three read paths. */
+int cql__scan_keys(cql_sx *x, const cql_pstate *ps);
+int cql__scan_range(cql_sx *x, const cql_pstate *ps);
+int cql__scan_virtual(cql_sx *x, const cql_pstate *ps);
+
 #endif

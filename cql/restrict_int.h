@@ -1,0 +1,50 @@
+/*
+ * restrict_int.h: shared by the WHERE analysis files only (restrict.c,
+ * restrict_keys.c, filter.c; owner exec-read).  The public entry points
+ * (cql__where_analyze, cql__filter_match*) are in exec_int.h.
+ */
+#ifndef CS_CQL_RESTRICT_INT_H
+#define CS_CQL_RESTRICT_INT_H
+
+#include "cql/exec_int.h"
+
+#define CQL__MAX_KEYS 65536
+
+#define CQL__ALLOW_FILTERING_MSG \
+    "Cannot execute this query as it might involve data filtering and thus may have " \
+    "unpredictable performance. If you want to execute this query despite the performance " \
+    "unpredictability, use ALLOW FILTERING"
+
+/* An = / IN restriction fixing columns [first, first+n) to one of k tuples. */
+typedef struct cql_eqgroup { int first, n, k; cql_value *tuples; bool in; } cql_eqgroup;
+/* A slice over columns [first, first+n). */
+typedef struct cql_slicer {
+    int first, n;
+    cql_value *lo, *hi;
+    bool lo_set, hi_set, lo_incl, hi_incl;
+} cql_slicer;
+
+typedef struct cql_wan {
+    cql_eval *ev;
+    const sch_table *t;
+    cql_where *w;
+    cql_where_kind kind;
+    int flags;
+    cs_error *e;
+    cql_eqgroup pk_eq[16]; bool pk_has[16];
+    bool pk_slice;                       /* a pk column restricted by < > */
+    cql_eqgroup *ck_eq; cql_slicer *ck_sl;       /* indexed by ck position (group starts) */
+    bool *ck_used;                       /* column restricted by anything */
+    cql_filter *filters; int n_filters, cap_filters;
+    bool token_seen;
+} cql_wan;
+
+/* restrict.c */
+cql_filter *cql__wan_new_filter(cql_wan *a, const sch_column *c, ast_op op);
+/* restrict_keys.c: partition keys / clustering slices from the collected restrictions. */
+int cql__wan_build_pks(cql_wan *a);
+int cql__wan_build_ck(cql_wan *a);
+/* filter.c */
+bool cql__index_serves(const sch_table *t, const cql_filter *f);
+
+#endif

@@ -1,0 +1,407 @@
+/*
+ * restrict_keys.c: from collected restrictions to what storage reads:
+ * serialized partition keys (cartesian product of = / IN per component) and
+ * byte-comparable clustering slices (prefix groups x optional slice, DESC
+ * columns inverted, mixed-order multi-column slices as a coarse slice plus a
+ * tuple filter).  Owner: exec-read.  Caller: restrict.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cql/restrict_int.h"
+#include "common/alloc.h"
+#include "common/hash.h"
+
+/* ---------------------------------------------------------------- partition keys */
+
+/* Turn a pk/ck = / IN group into an equivalent row filter. */
+static int group_to_filter(cql_wan *a, const sch_column *c, const cql_eqgroup *g)
+{
+    cql_filter *f = cql__wan_new_filter(a, c, g->k == 1 ? OP_EQ : OP_IN);
+    if (!f)
+        return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+    if (g->k == 1)
+        f->val = g->tuples[0];
+    else {
+        f->in = g->tuples;
+        f->n_in = g->k;
+    }
+    return 0;
+}
+
+int cql__wan_build_pks(cql_wan *a)
+{
+    const sch_table *t = a->t;
+    cql_where *w = a->w;
+    bool all = true, any = false;
+    for (int i = 0; i < t->n_pk; i++) {
+        all &= a->pk_has[i];
+        any |= a->pk_has[i];
+    }
+    if (a->token_seen && any) {
+        for (int i = 0; i < t->n_pk; i++)
+            if (a->pk_has[i])
+                return cs_error_set(a->e, CS_ERR_INVALID,
+                                    "Columns \"%s\" cannot be restricted by both a normal relation and a token relation",
+                                    t->pk[i]->name);
+    }
+    if (!all) {
+        if (a->kind != CQL_WHERE_SELECT) {
+            char lst[600];
+            size_t off = 0;
+            lst[0] = 0;
+            for (int i = 0; i < t->n_pk; i++)
+                if (!a->pk_has[i])
+                    off += (size_t)snprintf(lst + off, sizeof(lst) - off, "%s%s", off ? ", " : "",
+                                            t->pk[i]->name);
+            return cs_error_set(a->e, CS_ERR_INVALID, "Some partition key parts are missing: %s", lst);
+        }
+        if (any || a->pk_slice) {
+            if (!(a->flags & CQL_WHERE_ALLOW_FILTERING))
+                return cs_error_set(a->e, CS_ERR_INVALID, "%s", CQL__ALLOW_FILTERING_MSG);
+            w->needs_filtering = true;
+            for (int i = 0; i < t->n_pk; i++)
+                if (a->pk_has[i]) {
+                    int rc = group_to_filter(a, t->pk[i], &a->pk_eq[i]);
+                    if (rc)
+                        return rc;
+                }
+        }
+        return 0;
+    }
+    if (a->pk_slice) {   /* = on every component plus a slice: just filter */
+        w->needs_filtering = true;
+    }
+    w->pk_all = true;
+    long total = 1;
+    for (int i = 0; i < t->n_pk; i++) {
+        total *= a->pk_eq[i].k;
+        if (total > CQL__MAX_KEYS)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Select query cannot be completed because it selects too many partitions keys (more than %d)",
+                                CQL__MAX_KEYS);
+    }
+    w->pks = cs_arena_zalloc(a->ev->arena, sizeof(cql_value) * (size_t)(total + 1));
+    if (!w->pks)
+        return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+    cql_value vals[16];
+    int idx[16] = {0};
+    cs_buf b;
+    cs_buf_init(&b);
+    for (long n = 0; n < total; n++) {
+        for (int i = 0; i < t->n_pk; i++)
+            vals[i] = a->pk_eq[i].tuples[idx[i]];
+        cs_buf_reset(&b);
+        if (sch_partition_key(t, vals, &b) != 0 || b.err) {
+            cs_buf_destroy(&b);
+            return cs_error_set(a->e, CS_ERR_INVALID, "Invalid partition key value");
+        }
+        w->pks[w->n_pks].len = (int32_t)b.len;
+        w->pks[w->n_pks].p = cs_arena_memdup(a->ev->arena, b.p ? b.p : (const uint8_t *)"", b.len ? b.len : 1);
+        w->n_pks++;
+        for (int i = t->n_pk - 1; i >= 0; i--) {   /* odometer */
+            if (++idx[i] < a->pk_eq[i].k)
+                break;
+            idx[i] = 0;
+        }
+    }
+    cs_buf_destroy(&b);
+    if (total == 0)
+        w->empty = true;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- clustering */
+
+static int bytes_cmp(const uint8_t *a, size_t an_, const uint8_t *b, size_t bn)
+{
+    int c = memcmp(a, b, an_ < bn ? an_ : bn);
+    if (c)
+        return c;
+    return an_ < bn ? -1 : an_ > bn ? 1 : 0;
+}
+
+/* Arena copy of a clustering key for vals[0..n), optionally ++ 0xFF. */
+static int ck_key(cql_wan *a, const cql_value *vals, int n, bool after, st_bound *out, bool start)
+{
+    cs_buf b;
+    cs_buf_init(&b);
+    if (sch_clustering_key(a->t, vals, n, &b) != 0 || b.err) {
+        cs_buf_destroy(&b);
+        return cs_error_set(a->e, CS_ERR_INVALID, "Invalid clustering key value");
+    }
+    if (after)
+        cs_buf_put_u8(&b, CK_AFTER);
+    out->len = (uint32_t)b.len;
+    out->key = cs_arena_memdup(a->ev->arena, b.p ? b.p : (const uint8_t *)"", b.len ? b.len : 1);
+    out->inclusive = start;
+    cs_buf_destroy(&b);
+    if (n == 0 && !after)
+        out->inclusive = true;   /* empty prefix = unbounded */
+    return out->key ? 0 : cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+}
+
+static int key_cmp(const void *x, const void *y)
+{
+    const cql_value *a = x, *b = y;
+    return bytes_cmp(a->p, (size_t)a->len, b->p, (size_t)b->len);
+}
+
+static int slice_cmp(const void *x, const void *y)
+{
+    const st_slice *a = x, *b = y;
+    return bytes_cmp(a->start.key, a->start.len, b->start.key, b->start.len);
+}
+
+/* A multi-column slice over columns of mixed clustering order. */
+static bool slicer_mixed(const sch_table *t, const cql_slicer *sl)
+{
+    for (int i = 1; i < sl->n; i++)
+        if (t->ck[sl->first + i]->desc != t->ck[sl->first]->desc)
+            return true;
+    return false;
+}
+
+/* Row filters doing the exact tuple comparison of a mixed-order slice. */
+static int mixed_filters(cql_wan *a, const cql_slicer *sl)
+{
+    for (int side = 0; side < 2; side++) {
+        bool set = side == 0 ? sl->lo_set : sl->hi_set;
+        if (!set)
+            continue;
+        bool incl = side == 0 ? sl->lo_incl : sl->hi_incl;
+        ast_op op = side == 0 ? (incl ? OP_GTE : OP_GT) : (incl ? OP_LTE : OP_LT);
+        cql_filter *f = cql__wan_new_filter(a, a->t->ck[sl->first], op);
+        if (!f)
+            return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+        f->multi_first = sl->first;
+        f->multi_n = sl->n;
+        f->multi_vals = side == 0 ? sl->lo : sl->hi;
+    }
+    return 0;
+}
+
+/* The slice for prefix P (m values) and the optional slicer. */
+static int make_slice(cql_wan *a, cql_value *vals, int m, const cql_slicer *sl, st_slice *out, bool *empty)
+{
+    *empty = false;
+    st_bound unb = { (const uint8_t *)"", 0, true };
+    int rc;
+    if (!sl) {
+        if (m == 0) {
+            out->start = unb;
+            out->end = unb;
+            return 0;
+        }
+        if ((rc = ck_key(a, vals, m, false, &out->start, true)))
+            return rc;
+        return ck_key(a, vals, m, true, &out->end, false);
+    }
+    bool desc = a->t->ck[sl->first]->desc;
+    cql_slicer coarse;
+    if (slicer_mixed(a->t, sl)) {
+        /* bound on the first column only (inclusive); the exact tuple
+         * comparison is a row filter added by build_ck */
+        coarse = *sl;
+        coarse.n = 1;
+        coarse.lo_incl = coarse.hi_incl = true;
+        sl = &coarse;
+    }
+    st_bound lo, hi;        /* value-space bounds as byte keys */
+    bool lo_have = sl->lo_set, hi_have = sl->hi_set;
+    if (lo_have) {
+        memcpy(vals + m, sl->lo, sizeof(cql_value) * (size_t)sl->n);
+        /* byte-space: ASC lower -> start; DESC lower -> end */
+        if (!desc)
+            rc = ck_key(a, vals, m + sl->n, !sl->lo_incl, &lo, true);
+        else
+            rc = ck_key(a, vals, m + sl->n, sl->lo_incl, &lo, false);
+        if (rc)
+            return rc;
+    }
+    if (hi_have) {
+        memcpy(vals + m, sl->hi, sizeof(cql_value) * (size_t)sl->n);
+        if (!desc)
+            rc = ck_key(a, vals, m + sl->n, sl->hi_incl, &hi, false);
+        else
+            rc = ck_key(a, vals, m + sl->n, !sl->hi_incl, &hi, true);
+        if (rc)
+            return rc;
+    }
+    st_bound pstart = unb, pend = unb;
+    if (m > 0) {
+        if ((rc = ck_key(a, vals, m, false, &pstart, true)))
+            return rc;
+        if ((rc = ck_key(a, vals, m, true, &pend, false)))
+            return rc;
+    }
+    if (!desc) {
+        out->start = lo_have ? lo : pstart;
+        out->end = hi_have ? hi : pend;
+    } else {
+        out->start = hi_have ? hi : pstart;
+        out->end = lo_have ? lo : pend;
+    }
+    if (out->start.len && out->end.len &&
+        bytes_cmp(out->start.key, out->start.len, out->end.key, out->end.len) >= 0)
+        *empty = true;
+    return 0;
+}
+
+static int ck_filter_from(cql_wan *a, int j)
+{
+    const sch_column *c = a->t->ck[j];
+    if (a->ck_eq[j].k) {
+        if (a->ck_eq[j].n != 1)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Multi-column relations cannot be used with filtering");
+        return group_to_filter(a, c, &a->ck_eq[j]);
+    }
+    const cql_slicer *s = &a->ck_sl[j];
+    if (s->n > 1)
+        return cs_error_set(a->e, CS_ERR_INVALID, "Multi-column relations cannot be used with filtering");
+    if (s->lo_set) {
+        cql_filter *f = cql__wan_new_filter(a, c, s->lo_incl ? OP_GTE : OP_GT);
+        if (!f)
+            return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+        f->val = s->lo[0];
+    }
+    if (s->hi_set) {
+        cql_filter *f = cql__wan_new_filter(a, c, s->hi_incl ? OP_LTE : OP_LT);
+        if (!f)
+            return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+        f->val = s->hi[0];
+    }
+    return 0;
+}
+
+int cql__wan_build_ck(cql_wan *a)
+{
+    const sch_table *t = a->t;
+    cql_where *w = a->w;
+    int n_ck = t->n_ck;
+    bool any = false;
+    for (int i = 0; i < n_ck; i++)
+        any |= a->ck_used[i];
+    w->ck_restricted = any;
+    const char *verb = a->kind == CQL_WHERE_UPDATE ? "UPDATE" : "DELETE";
+    if (a->flags & CQL_WHERE_STATIC_ONLY) {
+        if (any)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Invalid restrictions on clustering columns since the %s statement modifies only static columns",
+                                verb);
+        return 0;
+    }
+    if (a->kind == CQL_WHERE_UPDATE) {
+        char lst[600];
+        size_t off = 0;
+        lst[0] = 0;
+        for (int i = 0; i < n_ck; i++)
+            if (!a->ck_used[i])
+                off += (size_t)snprintf(lst + off, sizeof(lst) - off, "%s%s", off ? ", " : "", t->ck[i]->name);
+        if (off)
+            return cs_error_set(a->e, CS_ERR_INVALID, "Some clustering keys are missing: %s", lst);
+    }
+    int pos = 0;
+    cql_eqgroup *groups[64];
+    int ng = 0;
+    while (pos < n_ck && a->ck_eq[pos].k && ng < 64) {
+        groups[ng++] = &a->ck_eq[pos];
+        pos += a->ck_eq[pos].n;
+    }
+    int m = pos;
+    const cql_slicer *sl = NULL;
+    if (pos < n_ck && a->ck_sl[pos].n) {
+        sl = &a->ck_sl[pos];
+        pos += sl->n;
+    }
+    for (int j = pos; j < n_ck; j++) {
+        if (!a->ck_used[j])
+            continue;
+        if (a->kind == CQL_WHERE_SELECT && (a->flags & CQL_WHERE_ALLOW_FILTERING)) {
+            w->needs_filtering = true;
+            int rc = ck_filter_from(a, j);
+            if (rc)
+                return rc;
+            continue;
+        }
+        if (sl)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)",
+                                t->ck[j]->name, t->ck[sl->first]->name);
+        if (a->kind == CQL_WHERE_SELECT)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted",
+                                t->ck[j]->name, t->ck[pos]->name);
+        return cs_error_set(a->e, CS_ERR_INVALID,
+                            "Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is not restricted)",
+                            t->ck[j]->name, t->ck[pos]->name);
+    }
+    w->ck_eq_prefix = m;
+    if (m == 0 && !sl)
+        return 0;
+    if (sl && slicer_mixed(t, sl)) {
+        int rc = mixed_filters(a, sl);
+        if (rc)
+            return rc;
+    }
+    long total = 1;
+    for (int i = 0; i < ng; i++) {
+        total *= groups[i]->k;
+        if (total > CQL__MAX_KEYS)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Cartesian product of clustering columns values exceeds the maximum of %d", CQL__MAX_KEYS);
+    }
+    bool full = m == n_ck && !sl;
+    w->ck_all = full;
+    if (full && a->kind != CQL_WHERE_SELECT) {
+        w->cks = cs_arena_zalloc(a->ev->arena, sizeof(cql_value) * (size_t)(total + 1));
+        if (!w->cks)
+            return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+    } else {
+        w->slices = cs_arena_zalloc(a->ev->arena, sizeof(st_slice) * (size_t)(total + 1));
+        if (!w->slices)
+            return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+    }
+    cql_value *vals = cs_arena_zalloc(a->ev->arena, sizeof(cql_value) * (size_t)(n_ck + 1));
+    int idx[64] = {0};
+    if (!vals)
+        return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+    for (long n = 0; n < total; n++) {
+        for (int g = 0; g < ng; g++)
+            memcpy(vals + groups[g]->first, groups[g]->tuples + (size_t)idx[g] * (size_t)groups[g]->n,
+                   sizeof(cql_value) * (size_t)groups[g]->n);
+        if (w->cks) {
+            st_bound k;
+            int rc = ck_key(a, vals, m, false, &k, true);
+            if (rc)
+                return rc;
+            w->cks[w->n_cks].p = k.key;
+            w->cks[w->n_cks].len = (int32_t)k.len;
+            w->n_cks++;
+        } else {
+            bool empty;
+            int rc = make_slice(a, vals, m, sl, &w->slices[w->n_slices], &empty);
+            if (rc)
+                return rc;
+            if (!empty)
+                w->n_slices++;
+        }
+        for (int g = ng - 1; g >= 0; g--) {
+            if (++idx[g] < groups[g]->k)
+                break;
+            idx[g] = 0;
+        }
+    }
+    if (w->cks) {
+        qsort(w->cks, (size_t)w->n_cks, sizeof(cql_value), key_cmp);
+        if (w->n_cks == 0)
+            w->empty = true;
+    } else {
+        qsort(w->slices, (size_t)w->n_slices, sizeof(st_slice), slice_cmp);
+        if (w->n_slices == 0)
+            w->empty = true;
+    }
+    return 0;
+}
+

@@ -1,0 +1,558 @@
+/*
+ * select_scan.c: the storage side of SELECT.  Owner: exec-read.
+ * Caller: exec_select.c.
+ *
+ * Reads partitions through st_scan_* (a list of partition keys, or a token
+ * range in ring order), virtual tables through sch_table.vtable_rows, and
+ * turns each storage row into an xrow: partition key components, decoded
+ * clustering values, simple cells (value, write time, TTL) and non-frozen
+ * collections / UDTs rebuilt from their complex cells (path conventions in
+ * collections.c).  Rows passing the WHERE filters go to cql__select_emit.
+ * Tombstones counted by the scans feed the warn / fail thresholds.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cql/select_int.h"
+#include "common/alloc.h"
+#include "common/hash.h"
+#include "common/util.h"
+
+/* ---------------------------------------------------------------- row materialization */
+
+static int col_by_id(const sch_table *t, uint32_t id)
+{
+    for (int i = 0; i < t->n_cols; i++)
+        if (t->cols[i].id == id)
+            return i;
+    return -1;
+}
+
+/* Serialize the complex cells [c, c+n) of multi-cell column col. */
+static int complex_value(const sch_column *col, const st_cell *c, int n, cs_arena *a, cql_value *out)
+{
+    const ctype *t = col->type;
+    cs_buf b;
+    cs_buf_init(&b);
+    if (t->kind == CT_UDT) {
+        for (int f = 0; f < t->n_sub; f++) {
+            const st_cell *found = NULL;
+            for (int i = 0; i < n; i++)
+                if (c[i].path_len == 2 && cs_be16(c[i].path) == f)
+                    found = &c[i];
+            if (found) {
+                cs_buf_put_u32(&b, found->val_len);
+                cs_buf_put(&b, found->val, found->val_len);
+            } else
+                cs_buf_put_u32(&b, 0xFFFFFFFFu);
+        }
+    } else {
+        cs_buf_put_u32(&b, (uint32_t)n);
+        for (int i = 0; i < n; i++) {
+            if (t->kind == CT_SET || t->kind == CT_MAP) {
+                cs_buf key;
+                cs_buf_init(&key);
+                cs_rd r;
+                cs_rd_init(&r, c[i].path, c[i].path_len);
+                if (ctype_bc_decode(t->sub[0], &r, false, &key) != 0) {
+                    cs_buf_destroy(&key);
+                    cs_buf_destroy(&b);
+                    return CS_ECORRUPT;
+                }
+                cs_buf_put_u32(&b, (uint32_t)key.len);
+                cs_buf_put(&b, key.p, key.len);
+                cs_buf_destroy(&key);
+            }
+            if (t->kind != CT_SET) {
+                cs_buf_put_u32(&b, c[i].val_len);
+                cs_buf_put(&b, c[i].val, c[i].val_len);
+            }
+        }
+    }
+    if (b.err) {
+        cs_buf_destroy(&b);
+        return CS_ENOMEM;
+    }
+    out->len = (int32_t)b.len;
+    out->p = cs_arena_memdup(a, b.p ? b.p : (const uint8_t *)"", b.len ? b.len : 1);
+    cs_buf_destroy(&b);
+    return out->p ? 0 : CS_ENOMEM;
+}
+
+static int cells_to_row(cql_sx *x, const st_cell *cells, int n, xrow *row, cs_arena *a)
+{
+    const sch_table *t = x->t;
+    int32_t now = cs_now_s();
+    for (int i = 0; i < n;) {
+        int j = i + 1;
+        while (j < n && cells[j].col == cells[i].col)
+            j++;
+        int ci = col_by_id(t, cells[i].col);
+        if (ci >= 0) {
+            const sch_column *col = &t->cols[ci];
+            if (ctype_is_multicell(col->type)) {
+                int rc = complex_value(col, &cells[i], j - i, a, &row->vals[ci]);
+                if (rc)
+                    return rc;
+            } else {
+                const st_cell *c = &cells[j - 1];
+                row->vals[ci].p = c->val ? c->val : (const uint8_t *)"";
+                row->vals[ci].len = (int32_t)c->val_len;
+                row->wt[ci] = c->ts_us;
+                row->ttl[ci] = (c->flags & ST_CELL_EXPIRING) && c->ldt_s > now ? c->ldt_s - now : 0;
+            }
+        }
+        i = j;
+    }
+    return 0;
+}
+
+static int build_row(cql_sx *x, const uint8_t *ck, uint32_t ck_len, const st_cell *cells, int n_cells,
+                     xrow *row, cs_arena *a)
+{
+    const sch_table *t = x->t;
+    int nc = t->n_cols;
+    memset(row, 0, sizeof(*row));
+    row->vals = cs_arena_alloc(a, sizeof(cql_value) * (size_t)nc);
+    row->wt = cs_arena_alloc(a, sizeof(int64_t) * (size_t)nc);
+    row->ttl = cs_arena_zalloc(a, sizeof(int32_t) * (size_t)nc);
+    if (!row->vals || !row->wt || !row->ttl)
+        return CS_ENOMEM;
+    for (int i = 0; i < nc; i++) {
+        row->vals[i].p = NULL;
+        row->vals[i].len = CQL_NULL;
+        row->wt[i] = INT64_MIN;
+    }
+    for (int i = 0; i < t->n_pk; i++)
+        row->vals[t->pk[i] - t->cols] = x->pkvals[i];
+    row->pk = x->pk;
+    row->pk_len = x->pk_len;
+    row->token = x->token;
+    row->ck = ck;
+    row->ck_len = ck_len;
+    if (ck_len > 0 && t->n_ck > 0) {
+        cs_buf store;
+        cs_buf_init(&store);
+        size_t off[64];
+        int32_t len[64];
+        if (t->n_ck > 64 || sch_clustering_decode(t, ck, ck_len, &store, off, len) != 0) {
+            cs_buf_destroy(&store);
+            return CS_ECORRUPT;
+        }
+        uint8_t *copy = cs_arena_memdup(a, store.p ? store.p : (const uint8_t *)"", store.len ? store.len : 1);
+        cs_buf_destroy(&store);
+        if (!copy)
+            return CS_ENOMEM;
+        for (int i = 0; i < t->n_ck; i++) {
+            row->vals[t->ck[i] - t->cols].p = copy + off[i];
+            row->vals[t->ck[i] - t->cols].len = len[i];
+        }
+    }
+    int rc = cells_to_row(x, x->scells, x->n_scells, row, a);
+    if (rc == 0 && cells)
+        rc = cells_to_row(x, cells, n_cells, row, a);
+    return rc;
+}
+
+static bool filters_pass(cql_sx *x, const xrow *row)
+{
+    for (int i = 0; i < x->w.n_filters; i++) {
+        if (!cql__filter_match_row(&x->w.filters[i], x->t, row->vals))
+            return false;
+    }
+    return true;
+}
+
+/* One storage row (or static-only content when ck is NULL). */
+static int on_row(cql_sx *x, const uint8_t *ck, uint32_t ck_len, const st_cell *cells, int n,
+                  bool static_only)
+{
+    cs_arena ra;
+    cs_arena_init(&ra);
+    cs_arena *saved = x->ev.arena;
+    x->ev.arena = &ra;
+    xrow row;
+    int rc = build_row(x, ck, ck_len, cells, n, &row, &ra);
+    if (rc)
+        rc = cs_error_set(x->e, CS_ERR_SERVER, "Failed to read row (%s)", cs_strerror(rc));
+    row.is_static_only = static_only;
+    if (rc == 0 && filters_pass(x, &row))
+        rc = cql__select_emit(x, &row);
+    x->ev.arena = saved;
+    cs_arena_destroy(&ra);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- scanning */
+
+static int check_tombstones(cql_sx *x, const st_scan *sc)
+{
+    const st_scan_stats *stt = st_scan_stats_get(sc);
+    uint64_t tomb = x->tombstones + (stt ? stt->tombstones : 0);
+    int fail = x->ctx->cfg.tombstone_failure_threshold;
+    if (fail > 0 && tomb > (uint64_t)fail) {
+        int rc = cs_error_set(x->e, CS_ERR_READ_FAILURE,
+                              "Operation failed - received 0 responses and 1 failures: "
+                              "READ_TOO_MANY_TOMBSTONES from localhost/127.0.0.1:7000");
+        x->e->cl = x->p ? x->p->consistency : 1;
+        x->e->received = 0;
+        x->e->blockfor = 1;
+        x->e->numfailures = 1;
+        x->e->data_present = 0;
+        return rc;
+    }
+    return 0;
+}
+
+static int process_partition(cql_sx *x, st_scan *sc, const st_partition_view *pv, int32_t part_emitted)
+{
+    cs_arena_destroy(&x->part_arena);
+    cs_arena_init(&x->part_arena);
+    x->pk = cs_arena_memdup(&x->part_arena, pv->pk_len ? pv->pk : (const uint8_t *)"", pv->pk_len + 1);
+    x->pk_len = pv->pk_len;
+    x->token = pv->token;
+    x->pkvals = cs_arena_zalloc(&x->part_arena, sizeof(cql_value) * (size_t)(x->t->n_pk + 1));
+    if (!x->pk || !x->pkvals)
+        return cs_error_set(x->e, CS_ERR_SERVER, "out of memory");
+    if (sch_partition_key_split(x->t, x->pk, x->pk_len, x->pkvals) != 0)
+        return cs_error_set(x->e, CS_ERR_SERVER, "Corrupt partition key");
+    x->n_scells = 0;
+    x->scells = NULL;
+    x->part_emitted = part_emitted;
+    x->part_skip = x->part_emitted >= x->pp_limit;
+    bool had_rows = false;
+    st_row_view rv;
+    int rc = 0, n = 0;
+    while (!x->stop && !x->part_skip && (rc = st_scan_next_row(sc, &rv)) == 1) {
+        if (rv.flags & ST_ROW_STATIC) {
+            x->scells = cs_arena_alloc(&x->part_arena, sizeof(st_cell) * (size_t)(rv.n_cells + 1));
+            if (!x->scells)
+                return cs_error_set(x->e, CS_ERR_SERVER, "out of memory");
+            for (int i = 0; i < rv.n_cells; i++) {
+                x->scells[i] = rv.cells[i];
+                x->scells[i].path = cs_arena_memdup(&x->part_arena, rv.cells[i].path_len ? rv.cells[i].path : (const uint8_t *)"", rv.cells[i].path_len + 1);
+                x->scells[i].val = cs_arena_memdup(&x->part_arena, rv.cells[i].val_len ? rv.cells[i].val : (const uint8_t *)"", rv.cells[i].val_len + 1);
+            }
+            x->n_scells = rv.n_cells;
+            continue;
+        }
+        had_rows = true;
+        x->live_rows++;
+        if (x->distinct)
+            break;
+        if ((rc = on_row(x, rv.ck, rv.ck_len, rv.cells, rv.n_cells, false)))
+            return rc;
+        if ((++n & 1023) == 0 && (rc = check_tombstones(x, sc)))
+            return rc;
+    }
+    if (rc < 0)
+        return cs_error_set(x->e, CS_ERR_SERVER, "Read failed: %s", cs_strerror(rc));
+    if (x->stop || x->part_skip)
+        return 0;
+    if (x->distinct && (had_rows || x->n_scells > 0))
+        return on_row(x, NULL, 0, NULL, 0, true);
+    /* Cassandra's returnStaticContentOnPartitionWithNoRows: full-partition
+     * queries (no clustering or regular-column restriction) return the
+     * static content of a partition without rows, nulls elsewhere. */
+    if (!had_rows && x->n_scells > 0 && !x->w.ck_restricted && !x->regular_filter)
+        return on_row(x, NULL, 0, NULL, 0, true);
+    return 0;
+}
+
+static int run_scan(cql_sx *x, st_read_spec *spec, int32_t first_part_emitted)
+{
+    if (!x->t->st)
+        return cs_error_set(x->e, CS_ERR_SERVER, "Table %s.%s has no storage", x->t->ks->name, x->t->name);
+    st_scan *sc = NULL;
+    int rc = st_scan_open(x->t->st, spec, &sc);
+    if (rc)
+        return cs_error_set(x->e, CS_ERR_SERVER, "Cannot open scan: %s", cs_strerror(rc));
+    st_partition_view pv;
+    int32_t pe = first_part_emitted;
+    while (!x->stop && (rc = st_scan_next_partition(sc, &pv)) == 1) {
+        rc = process_partition(x, sc, &pv, pe);
+        pe = 0;
+        if (rc == 0)
+            rc = check_tombstones(x, sc);
+        if (rc)
+            break;
+    }
+    if (rc < 0 && rc != CS_EUSER)
+        rc = cs_error_set(x->e, CS_ERR_SERVER, "Read failed: %s", cs_strerror(rc));
+    const st_scan_stats *stt = st_scan_stats_get(sc);
+    if (stt)
+        x->tombstones += stt->tombstones;
+    st_scan_close(sc);
+    return rc > 0 ? 0 : rc;
+}
+
+static void base_spec(cql_sx *x, st_read_spec *sp, const st_slice *sl, int n)
+{
+    memset(sp, 0, sizeof(*sp));
+    sp->slices = sl;
+    sp->n_slices = n;
+    sp->reversed = x->reversed;
+    sp->include_static = true;
+}
+
+/* Partition keys from = / IN, optionally resuming inside one of them. */
+int cql__scan_keys(cql_sx *x, const cql_pstate *ps)
+{
+    int start = 0;
+    if (ps) {
+        start = -1;
+        for (int i = 0; i < x->w.n_pks; i++)
+            if ((uint32_t)x->w.pks[i].len == ps->pk_len && !memcmp(x->w.pks[i].p, ps->pk, ps->pk_len))
+                start = i;
+        if (start < 0)
+            return 0;                   /* state from another query: nothing left */
+    }
+    for (int i = start; i < x->w.n_pks && !x->stop; i++) {
+        st_read_spec sp;
+        const st_slice *sl = x->w.slices;
+        int n = x->w.n_slices;
+        int32_t pe = 0;
+        if (ps && i == start) {
+            if (ps->part_done)
+                continue;
+            st_slice *ns;
+            int nn;
+            bool empty;
+            if (cql__slices_after(&x->arena, sl, n, ps->ck, ps->ck_len, x->reversed, &ns, &nn, &empty))
+                return cs_error_set(x->e, CS_ERR_SERVER, "out of memory");
+            if (empty)
+                continue;
+            sl = ns;
+            n = nn;
+            pe = ps->part_emitted;
+        }
+        base_spec(x, &sp, sl, n);
+        sp.pk = x->w.pks[i].p;
+        sp.pk_len = (uint32_t)x->w.pks[i].len;
+        int rc = run_scan(x, &sp, pe);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Token-ordered scan (full ring or token range), optionally resuming. */
+int cql__scan_range(cql_sx *x, const cql_pstate *ps)
+{
+    int64_t lo = INT64_MIN, hi = INT64_MAX;
+    if (x->w.token_range) {
+        lo = x->w.tok_start;
+        hi = x->w.tok_end;
+        if (!x->w.tok_start_incl) {
+            if (lo == INT64_MAX)
+                return 0;
+            lo++;
+        }
+        if (!x->w.tok_end_incl) {
+            if (hi == INT64_MIN)
+                return 0;
+            hi--;
+        }
+        if (lo > hi)
+            return 0;
+    }
+    st_read_spec sp;
+    if (ps) {
+        int64_t tok = cs_murmur3_token(ps->pk, ps->pk_len);
+        if (!ps->part_done) {
+            st_slice *ns;
+            int nn;
+            bool empty;
+            if (cql__slices_after(&x->arena, x->w.slices, x->w.n_slices, ps->ck, ps->ck_len,
+                                  x->reversed, &ns, &nn, &empty))
+                return cs_error_set(x->e, CS_ERR_SERVER, "out of memory");
+            if (!empty) {
+                base_spec(x, &sp, ns, nn);
+                sp.pk = ps->pk;
+                sp.pk_len = ps->pk_len;
+                int rc = run_scan(x, &sp, ps->part_emitted);
+                if (rc || x->stop)
+                    return rc;
+            }
+        }
+        base_spec(x, &sp, x->w.slices, x->w.n_slices);
+        sp.start_token = tok;
+        sp.start_key = ps->pk;
+        sp.start_key_len = ps->pk_len;
+        sp.start_inclusive = false;
+        sp.end_token = hi;
+        return run_scan(x, &sp, 0);
+    }
+    base_spec(x, &sp, x->w.slices, x->w.n_slices);
+    sp.start_token = lo;
+    sp.start_key = NULL;
+    sp.start_inclusive = true;
+    sp.end_token = hi;
+    return run_scan(x, &sp, 0);
+}
+
+/* ---------------------------------------------------------------- virtual tables */
+
+typedef struct vrow { cql_value *vals; uint8_t *pk; uint32_t pk_len; uint8_t *ck; uint32_t ck_len; } vrow;
+typedef struct vcollect { cql_sx *x; vrow *rows; size_t n, cap; int err; } vcollect;
+
+static int vt_emit(void *arg, const uint8_t **vals, const int32_t *lens)
+{
+    vcollect *vc = arg;
+    cql_sx *x = vc->x;
+    const sch_table *t = x->t;
+    if (vc->n == vc->cap) {
+        size_t nc = vc->cap ? vc->cap * 2 : 32;
+        vrow *nr = cs_realloc(vc->rows, sizeof(vrow) * nc);
+        if (!nr)
+            return vc->err = CS_ENOMEM;
+        vc->rows = nr;
+        vc->cap = nc;
+    }
+    vrow *r = &vc->rows[vc->n];
+    r->vals = cs_arena_zalloc(&x->arena, sizeof(cql_value) * (size_t)(t->n_cols + 1));
+    if (!r->vals)
+        return vc->err = CS_ENOMEM;
+    for (int i = 0; i < t->n_cols; i++) {
+        r->vals[i].len = lens[i] < 0 ? CQL_NULL : lens[i];
+        r->vals[i].p = lens[i] >= 0 ? cs_arena_memdup(&x->arena, lens[i] ? vals[i] : (const uint8_t *)"", (size_t)lens[i] + 1) : NULL;
+    }
+    cql_value kv[64];
+    cs_buf b;
+    cs_buf_init(&b);
+    for (int i = 0; i < t->n_pk && i < 64; i++)
+        kv[i] = r->vals[t->pk[i] - t->cols];
+    sch_partition_key(t, kv, &b);
+    r->pk_len = (uint32_t)b.len;
+    r->pk = cs_arena_memdup(&x->arena, b.p ? b.p : (const uint8_t *)"", b.len + 1);
+    cs_buf_reset(&b);
+    for (int i = 0; i < t->n_ck && i < 64; i++)
+        kv[i] = r->vals[t->ck[i] - t->cols];
+    sch_clustering_key(t, kv, t->n_ck, &b);
+    r->ck_len = (uint32_t)b.len;
+    r->ck = cs_arena_memdup(&x->arena, b.p ? b.p : (const uint8_t *)"", b.len + 1);
+    cs_buf_destroy(&b);
+    vc->n++;
+    return 0;
+}
+
+static _Thread_local const sch_table *g_vt;
+static int vrow_cmp(const void *a, const void *b)
+{
+    const vrow *x = a, *y = b;
+    for (int i = 0; i < g_vt->n_pk; i++) {
+        int ci = (int)(g_vt->pk[i] - g_vt->cols);
+        const cql_value *u = &x->vals[ci], *v = &y->vals[ci];
+        int c = ctype_compare(g_vt->cols[ci].type, u->p, u->len < 0 ? 0 : (size_t)u->len, v->p,
+                              v->len < 0 ? 0 : (size_t)v->len);
+        if (c)
+            return c;
+    }
+    size_t n = x->ck_len < y->ck_len ? x->ck_len : y->ck_len;
+    int c = memcmp(x->ck, y->ck, n);
+    return c ? c : (x->ck_len < y->ck_len ? -1 : x->ck_len > y->ck_len);
+}
+
+static bool in_slices(const cql_where *w, const uint8_t *ck, uint32_t n)
+{
+    if (w->n_slices == 0)
+        return !w->empty;
+    for (int i = 0; i < w->n_slices; i++) {
+        const st_slice *s = &w->slices[i];
+        size_t m;
+        if (s->start.len) {
+            m = s->start.len < n ? s->start.len : n;
+            int c = memcmp(ck, s->start.key, m);
+            if (c < 0 || (c == 0 && n < s->start.len))
+                continue;
+        }
+        if (s->end.len) {
+            m = s->end.len < n ? s->end.len : n;
+            int c = memcmp(ck, s->end.key, m);
+            if (c > 0 || (c == 0 && n >= s->end.len))
+                continue;
+        }
+        return true;
+    }
+    return false;
+}
+
+int cql__scan_virtual(cql_sx *x, const cql_pstate *ps)
+{
+    vcollect vc;
+    memset(&vc, 0, sizeof(vc));
+    vc.x = x;
+    int rc = x->t->vtable_rows ? x->t->vtable_rows(x->ctx, (sch_table *)x->t, vt_emit, &vc) : 0;
+    if (rc == 0 && vc.err)
+        rc = vc.err;
+    if (rc) {
+        cs_free(vc.rows);
+        return cs_error_isset(x->e) ? CS_EUSER : cs_error_set(x->e, CS_ERR_SERVER, "virtual table read failed");
+    }
+    g_vt = x->t;
+    qsort(vc.rows, vc.n, sizeof(vrow), vrow_cmp);
+    if (x->reversed) {
+        for (size_t i = 0, j = vc.n ? vc.n - 1 : 0; i < j; i++, j--) {
+            vrow tmp = vc.rows[i];
+            vc.rows[i] = vc.rows[j];
+            vc.rows[j] = tmp;
+        }
+    }
+    size_t start = 0;
+    if (ps) {
+        for (size_t i = 0; i < vc.n; i++)
+            if (vc.rows[i].pk_len == ps->pk_len && !memcmp(vc.rows[i].pk, ps->pk, ps->pk_len) &&
+                (!ps->ck || (vc.rows[i].ck_len == ps->ck_len && !memcmp(vc.rows[i].ck, ps->ck, ps->ck_len))))
+                start = i + 1;
+    }
+    const uint8_t *cur_pk = NULL;
+    uint32_t cur_len = 0;
+    for (size_t i = start; i < vc.n && !x->stop && rc == 0; i++) {
+        vrow *r = &vc.rows[i];
+        if (x->w.pk_all) {
+            bool found = false;
+            for (int k = 0; k < x->w.n_pks && !found; k++)
+                found = (uint32_t)x->w.pks[k].len == r->pk_len && !memcmp(x->w.pks[k].p, r->pk, r->pk_len);
+            if (!found)
+                continue;
+        }
+        int64_t tok = cs_murmur3_token(r->pk, r->pk_len);
+        if (x->w.token_range &&
+            (tok < x->w.tok_start || (tok == x->w.tok_start && !x->w.tok_start_incl) ||
+             tok > x->w.tok_end || (tok == x->w.tok_end && !x->w.tok_end_incl)))
+            continue;
+        if (x->t->n_ck && !in_slices(&x->w, r->ck, r->ck_len))
+            continue;
+        if (!cur_pk || cur_len != r->pk_len || memcmp(cur_pk, r->pk, cur_len)) {
+            cur_pk = r->pk;
+            cur_len = r->pk_len;
+            x->part_emitted = 0;
+            x->part_skip = false;
+        }
+        if (x->part_skip)
+            continue;
+        xrow row;
+        memset(&row, 0, sizeof(row));
+        row.vals = r->vals;
+        int64_t *wt = cs_arena_alloc(&x->arena, sizeof(int64_t) * (size_t)(x->t->n_cols + 1));
+        int32_t *ttl = cs_arena_zalloc(&x->arena, sizeof(int32_t) * (size_t)(x->t->n_cols + 1));
+        if (!wt || !ttl) {
+            rc = cs_error_set(x->e, CS_ERR_SERVER, "out of memory");
+            break;
+        }
+        for (int k = 0; k < x->t->n_cols; k++)
+            wt[k] = INT64_MIN;
+        row.wt = wt;
+        row.ttl = ttl;
+        row.pk = r->pk;
+        row.pk_len = r->pk_len;
+        row.ck = r->ck;
+        row.ck_len = r->ck_len;
+        row.token = tok;
+        if (filters_pass(x, &row))
+            rc = cql__select_emit(x, &row);
+    }
+    cs_free(vc.rows);
+    return rc;
+}
+
