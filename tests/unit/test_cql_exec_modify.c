@@ -558,3 +558,96 @@ Test(exec_modify, need_sync_in_batch_mode)
     cr_assert(r.sync_pos.offset > 0 || r.sync_pos.segment > 0);
     cql_result_destroy(&r);
 }
+
+/* Range tombstones on a DESC clustering column, and TTLs on collection
+ * elements added by UPDATE. */
+Test(exec_modify, desc_ranges_and_element_ttl)
+{
+    mkks();
+    ok("CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)");
+    for (int i = 0; i < 6; i++) {
+        char q[200];
+        snprintf(q, sizeof q, "INSERT INTO t (k, c, v) VALUES (1, %d, %d)", i, i);
+        ok(q);
+    }
+    ok("DELETE FROM t WHERE k = 1 AND c >= 2 AND c < 4");
+    rows("SELECT c FROM t WHERE k = 1", "5\n4\n1\n0\n");
+    ok("DELETE FROM t WHERE k = 1 AND c > 4");
+    rows("SELECT c FROM t WHERE k = 1", "4\n1\n0\n");
+    ok("CREATE TABLE l (k int PRIMARY KEY, s set<int>)");
+    ok("UPDATE l USING TTL 100 SET s = s + {1, 2} WHERE k = 1");
+    ok("UPDATE l SET s = s + {3} WHERE k = 1");
+    sch_table *t = sch_table_find(g_ctx->cat, "ks", "l");
+    cr_assert_not_null(t);
+    uint8_t pk[4] = { 0, 0, 0, 1 };
+    st_read_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.pk = pk;
+    spec.pk_len = 4;
+    st_scan *s;
+    cr_assert_eq(st_scan_open(t->st, &spec, &s), 0);
+    st_partition_view pv;
+    cr_assert_eq(st_scan_next_partition(s, &pv), 1);
+    st_row_view rv;
+    cr_assert_eq(st_scan_next_row(s, &rv), 1);
+    cr_assert_eq(rv.n_cells, 3);
+    cr_assert_eq(rv.cells[0].ttl_s, 100);
+    cr_assert_eq(rv.cells[1].ttl_s, 100);
+    cr_assert_eq(rv.cells[2].ttl_s, 0);
+    cr_assert_eq(rv.liveness.ts_us, INT64_MIN, "UPDATE writes no row marker");
+    st_scan_close(s);
+    rows("SELECT s FROM l WHERE k = 1", "{1, 2, 3}\n");
+}
+
+/* Tombstones are real cells: a null write shadows older data and is visible
+ * to a tombstone-aware scan. */
+Test(exec_modify, null_writes_tombstones)
+{
+    mkks();
+    ok("CREATE TABLE t (k int PRIMARY KEY, v int, l list<int>)");
+    ok("INSERT INTO t (k, v, l) VALUES (1, 1, [1]) USING TIMESTAMP 10");
+    ok("INSERT INTO t (k, v, l) VALUES (1, null, null) USING TIMESTAMP 20");
+    rows("SELECT v, l FROM t WHERE k = 1", "null|null\n");
+    ok("INSERT INTO t (k, v) VALUES (1, 5) USING TIMESTAMP 15");
+    rows("SELECT v FROM t WHERE k = 1", "null\n");
+    sch_table *t = sch_table_find(g_ctx->cat, "ks", "t");
+    uint8_t pk[4] = { 0, 0, 0, 1 };
+    st_read_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.pk = pk;
+    spec.pk_len = 4;
+    spec.with_tombstones = true;
+    st_scan *s;
+    cr_assert_eq(st_scan_open(t->st, &spec, &s), 0);
+    st_partition_view pv;
+    cr_assert_eq(st_scan_next_partition(s, &pv), 1);
+    st_row_view rv;
+    cr_assert_eq(st_scan_next_row(s, &rv), 1);
+    bool tomb = false;
+    for (int i = 0; i < rv.n_cells; i++)
+        if ((rv.cells[i].flags & ST_CELL_TOMBSTONE) && rv.cells[i].ts_us == 20)
+            tomb = true;
+    cr_assert(tomb, "tombstone cell at ts 20");
+    st_scan_close(s);
+    /* Appending then discarding the only element leaves the list null. */
+    ok("INSERT INTO t (k, v) VALUES (2, 7)");
+    ok("UPDATE t SET l = l + [1] WHERE k = 2");
+    ok("UPDATE t SET l = l - [1] WHERE k = 2");
+    rows("SELECT v, l FROM t WHERE k = 2", "7|null\n");
+}
+
+/* LWT on list elements, UDT fields and statics together. */
+Test(exec_modify, lwt_elements)
+{
+    mkks();
+    ok("CREATE TYPE u (a int, b text)");
+    ok("CREATE TABLE t (k int, c int, s int STATIC, l list<int>, x u, PRIMARY KEY (k, c))");
+    ok("INSERT INTO t (k, c, s, l, x) VALUES (1, 1, 5, [10, 20], {a: 1, b: 'z'})");
+    result("UPDATE t SET l[0] = 11 WHERE k = 1 AND c = 1 IF l[1] = 20 AND x.a = 1 AND s >= 5", "[applied]\ntrue\n");
+    result("UPDATE t SET l[0] = 12 WHERE k = 1 AND c = 1 IF l[0] = 10", "[applied]|l\nfalse|[11, 20]\n");
+    result("UPDATE t SET l[0] = 12 WHERE k = 1 AND c = 1 IF l[5] = null", "[applied]\ntrue\n");
+    result("UPDATE t SET s = 6 WHERE k = 1 IF s IN (1, 2)", "[applied]|s\nfalse|5\n");
+    result("UPDATE t SET s = 6 WHERE k = 1 IF s != 5", "[applied]|s\nfalse|5\n");
+    rows("SELECT s, l, x FROM t WHERE k = 1", "5|[12, 20]|{a: 1, b: 'z'}\n");
+    fails("UPDATE t SET s = 6 WHERE k = 1 IF k = 1", "PRIMARY KEY column 'k' cannot have IF conditions");
+}
