@@ -385,8 +385,8 @@ static void emit_row(cql_rows *w, const cql_wplan *pl, const lwt_rows *lr, const
     int32_t ck_len[64];
     cs_buf_init(&store);
     cs_buf_init(&val);
-    int npk = t->n_pk <= 16 ? t->n_pk : 16;
-    if (sch_partition_key_split(t, pl->w.pks[0].p, (size_t)pl->w.pks[0].len, pkv) < 0)
+    int npk = t->n_pk <= 16 ? t->n_pk : 0;   /* wider keys: shown as null */
+    if (npk && sch_partition_key_split(t, pl->w.pks[0].p, (size_t)pl->w.pks[0].len, pkv) < 0)
         for (int i = 0; i < npk; i++) pkv[i].len = CQL_NULL;
     bool have_ck = lr->ck_len > 0 && lr->reg.exists && t->n_ck <= 64 &&
                    sch_clustering_decode(t, lr->ck, lr->ck_len, &store, ck_off, ck_len) == 0;
