@@ -916,3 +916,117 @@ Test(types, bc_decimal_decodes_with_natural_scale)
     }
     ctype_unref(t);
 }
+
+/* ------------------------------------------------ fuzz: bad bytes never crash */
+
+static ctype *rand_type(int depth)
+{
+    static const ctype_kind sc[] = { CT_ASCII, CT_BIGINT, CT_BLOB, CT_BOOLEAN, CT_COUNTER, CT_DECIMAL, CT_DOUBLE,
+                                     CT_FLOAT, CT_INT, CT_TIMESTAMP, CT_UUID, CT_VARCHAR, CT_VARINT, CT_TIMEUUID,
+                                     CT_INET, CT_DATE, CT_TIME, CT_SMALLINT, CT_TINYINT, CT_DURATION };
+    uint64_t r = rnd() % 10;
+    if (depth > 2 || r < 6)
+        return (ctype *)ctype_scalar(sc[rnd() % (sizeof(sc) / sizeof(sc[0]))]);
+    if (r < 9) {
+        ctype_kind k = r == 6 ? CT_LIST : r == 7 ? CT_SET : CT_MAP;
+        return ctype_new_collection(k, rand_type(depth + 1), k == CT_MAP ? rand_type(depth + 1) : NULL, true);
+    }
+    ctype *el[3];
+    int n = 1 + (int)(rnd() % 3);
+    for (int i = 0; i < n; i++)
+        el[i] = rand_type(depth + 1);
+    return ctype_new_tuple(el, n);
+}
+
+Test(types, fuzz_no_crash)
+{
+    for (int it = 0; it < 3000; it++) {
+        ctype *t = rand_type(0);
+        cs_buf v, o;
+        cs_buf_init(&v);
+        cs_buf_init(&o);
+        gen(t, &v, 0);
+        /* mutate: flip, truncate or extend */
+        if (v.len && rnd() % 2)
+            v.p[rnd() % v.len] ^= (uint8_t)(1u << (rnd() % 8));
+        if (v.len && rnd() % 3 == 0)
+            v.len = rnd() % v.len;
+        if (rnd() % 5 == 0)
+            cs_buf_put_u8(&v, (uint8_t)rnd());
+        cs_error e;
+        cs_error_init(&e);
+        int valid = ctype_validate(t, v.p, v.len, &e) == 0;
+        ctype_format_cql(t, v.p, v.len, &o);
+        ctype_format_json(t, v.p, v.len, &o);
+        (void)ctype_compare(t, v.p, v.len, v.p, v.len);
+        cs_buf_reset(&o);
+        int rc = ctype_bc_encode(t, v.p, v.len, rnd() % 2, &o);
+        if (valid && t->kind != CT_DURATION && rc != 0) {
+            /* only duration (anywhere inside) may refuse */
+            cs_buf tt;
+            cs_buf_init(&tt);
+            ctype_to_cql(t, &tt);
+            cs_buf_put_u8(&tt, 0);
+            cr_assert(strstr((const char *)tt.p, "duration"), "bc refused a valid %s", tt.p);
+            cs_buf_destroy(&tt);
+        }
+        /* decode random bytes */
+        cs_buf d;
+        cs_buf_init(&d);
+        cs_rd r;
+        cs_rd_init(&r, v.p, v.len);
+        (void)ctype_bc_decode(t, &r, rnd() % 2, &d);
+        cs_buf_destroy(&d);
+        /* JSON from junk text */
+        cs_buf_reset(&o);
+        cs_error_init(&e);
+        (void)ctype_from_json(t, (const char *)v.p, v.len, &o, &e);
+        cs_buf_destroy(&v);
+        cs_buf_destroy(&o);
+        ctype_unref(t);
+    }
+}
+
+Test(types, fuzz_type_text_and_option)
+{
+    static const char *const toks[] = { "list", "set", "map", "frozen", "tuple", "<", ">", ",", "int", "text", "'x.Y'",
+                                        "\"Q\"", "counter", "duration", " ", "addr", ".", "ks", "" };
+    for (int it = 0; it < 5000; it++) {
+        char s[256] = "";
+        int n = 1 + (int)(rnd() % 12);
+        for (int i = 0; i < n; i++)
+            strncat(s, toks[rnd() % (sizeof(toks) / sizeof(toks[0]))], sizeof(s) - strlen(s) - 1);
+        cs_error e;
+        cs_error_init(&e);
+        ctype *t = ctype_parse(s, "ks", NULL, NULL, &e);
+        if (t) {
+            /* printed text parses back to the same type */
+            cs_buf b;
+            cs_buf_init(&b);
+            ctype_to_cql(t, &b);
+            cs_buf_put_u8(&b, 0);
+            cs_error_init(&e);
+            ctype *t2 = ctype_parse((const char *)b.p, "ks", NULL, NULL, &e);
+            cr_assert(t2 && ctype_equal(t, t2), "%s -> %s: %s", s, b.p, e.msg);
+            ctype_unref(t2);
+            /* option round trip keeps kinds */
+            cs_buf_reset(&b);
+            ctype_encode_option(t, &b);
+            cs_rd r;
+            cs_rd_init(&r, b.p, b.len);
+            ctype *t3 = ctype_decode_option(&r);
+            cr_assert(t3 && t3->kind == t->kind);
+            ctype_unref(t3);
+            /* truncated options fail cleanly */
+            for (size_t k = 0; k < b.len; k++) {
+                cs_rd_init(&r, b.p, k);
+                ctype *t4 = ctype_decode_option(&r);
+                cr_assert_null(t4, "truncated option decoded");
+            }
+            cs_buf_destroy(&b);
+            ctype_unref(t);
+        } else {
+            cr_assert(cs_error_isset(&e), "no error for %s", s);
+        }
+    }
+}
