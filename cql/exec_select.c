@@ -453,9 +453,9 @@ static int run_select(cql_sx *x, cql_result *r)
                             (int)x->st->text_len, x->st->text,
                             (long long)cs_murmur3_token(x->w.pks[0].p, (size_t)x->w.pks[0].len));
         else
-            cql_result_warn(r, "Read %llu live rows and %llu tombstone cells for query %.*s (see tombstone_warn_threshold)",
+            cql_result_warn(r, "Read %llu live rows and %llu tombstone cells for query %.*s; token %lld (see tombstone_warn_threshold)",
                             (unsigned long long)x->live_rows, (unsigned long long)x->tombstones,
-                            (int)x->st->text_len, x->st->text);
+                            (int)x->st->text_len, x->st->text, (long long)x->token);
     }
     if (x->more) {
         cql_pstate np;

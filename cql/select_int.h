@@ -39,7 +39,7 @@ struct xsel {
     int agg;                   /* AGG_* */
     bool is_token;
     bool contains_agg;
-    cql_value term;            /* SEL_TERM value */
+    const ast_term *elem_from, *elem_to;   /* SEL_TERM term; SEL_ELEMENT key / SEL_SLICE bounds */
     int field;                 /* SEL_FIELD index */
     /* aggregate state (per group) */
     int64_t count;

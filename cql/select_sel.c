@@ -190,8 +190,7 @@ static xsel *compile(cql_eval *ev, const sch_table *t, const ast_selector *as, b
         break;
     }
     case SEL_TERM: {
-        if (cql__term_eval(ev, as->term, NULL, "selector", &x->term, e))
-            return NULL;
+        x->elem_from = as->term;         /* evaluated at execution (may be a marker) */
         x->type = ctype_scalar(as->term->kind == TERM_LITERAL && as->term->lit.kind == LIT_INTEGER
                                ? CT_INT
                                : as->term->kind == TERM_LITERAL && as->term->lit.kind == LIT_FLOAT
@@ -222,6 +221,26 @@ static xsel *compile(cql_eval *ev, const sch_table *t, const ast_selector *as, b
         x->type = ut->sub[x->field];
         snprintf(nb, sizeof(nb), "%s.%s", an, as->field);
         x->name = adup(ev, nb);
+        break;
+    }
+    case SEL_ELEMENT:
+    case SEL_SLICE: {
+        char an[512];
+        if (compile_args(ev, t, x, as, an, sizeof(an), e))
+            return NULL;
+        const ctype *ct = x->args[0]->type;
+        if (ct->kind != CT_MAP && ct->kind != CT_SET) {
+            char tb[128];
+            cs_error_set(e, CS_ERR_INVALID,
+                         "%s selection is only allowed on sets and maps, but %s is a %s",
+                         as->kind == SEL_ELEMENT ? "Element" : "Slice", an,
+                         ct->kind == CT_LIST ? "list" : type_name(ct, tb, sizeof(tb)));
+            return NULL;
+        }
+        x->elem_from = as->term;
+        x->elem_to = as->term2;
+        x->type = as->kind == SEL_SLICE ? ct : (ct->kind == CT_MAP ? ct->sub[1] : ct->sub[0]);
+        x->name = adup(ev, as->text ? as->text : an);
         break;
     }
     default:
@@ -385,6 +404,66 @@ static int cast_value(cql_eval *ev, const ctype *from, const ctype *to, const cq
     return rc;
 }
 
+/* m[k], s[k], m[a..b], s[a..b] on a serialized map/set (C* 4.0 selectors). */
+static int elem_select(cql_eval *ev, xsel *s, const cql_value *c, cql_value *out, cs_error *e)
+{
+    const ctype *ct = s->args[0]->type;
+    const ctype *kt = ct->sub[0];
+    bool is_map = ct->kind == CT_MAP;
+    cql_value from = { NULL, CQL_NULL }, to = { NULL, CQL_NULL };
+    int rc;
+    if (s->elem_from && (rc = cql__term_eval(ev, s->elem_from, kt, "key", &from, e)))
+        return rc;
+    if (s->elem_to && (rc = cql__term_eval(ev, s->elem_to, kt, "key", &to, e)))
+        return rc;
+    if (s->kind == SEL_ELEMENT && from.len < 0)
+        return 0;
+    cs_rd r;
+    cs_rd_init(&r, c->p, (size_t)c->len);
+    int32_t n = (int32_t)cs_rd_u32(&r);
+    cs_buf b;
+    cs_buf_init(&b);
+    int32_t kept = 0;
+    cs_buf_put_u32(&b, 0);
+    for (int32_t i = 0; i < n && !r.err; i++) {
+        const uint8_t *kp = NULL, *vp = NULL;
+        int32_t kl = cs_rd_bytes(&r, &kp), vl = -1;
+        if (is_map)
+            vl = cs_rd_bytes(&r, &vp);
+        if (r.err || kl < 0)
+            break;
+        if (s->kind == SEL_ELEMENT) {
+            if (ctype_compare(kt, kp, (size_t)kl, from.p, (size_t)from.len) == 0) {
+                cs_buf_destroy(&b);
+                out->p = is_map ? vp : kp;
+                out->len = is_map ? vl : kl;
+                return 0;
+            }
+            continue;
+        }
+        if (from.len >= 0 && ctype_compare(kt, kp, (size_t)kl, from.p, (size_t)from.len) < 0)
+            continue;
+        if (to.len >= 0 && ctype_compare(kt, kp, (size_t)kl, to.p, (size_t)to.len) > 0)
+            continue;
+        kept++;
+        cs_buf_put_bytes(&b, kp, kl);
+        if (is_map)
+            cs_buf_put_bytes(&b, vp, vl);
+    }
+    if (s->kind == SEL_ELEMENT) {
+        cs_buf_destroy(&b);
+        return 0;
+    }
+    if (b.err) {
+        cs_buf_destroy(&b);
+        return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    }
+    cs_st32(b.p, (uint32_t)kept);
+    rc = put(ev, b.p, b.len, out, e);
+    cs_buf_destroy(&b);
+    return rc;
+}
+
 int cql__sel_eval(cql_eval *ev, const sch_table *t, xsel *s, const xrow *row, cql_value *out,
                   cs_error *e)
 {
@@ -409,8 +488,15 @@ int cql__sel_eval(cql_eval *ev, const sch_table *t, xsel *s, const xrow *row, cq
         }
         return 0;
     case SEL_TERM:
-        *out = s->term;
-        return 0;
+        return cql__term_eval(ev, s->elem_from, s->type, "selector", out, e);
+    case SEL_ELEMENT:
+    case SEL_SLICE: {
+        cql_value c;
+        int rc = cql__sel_eval(ev, t, s->args[0], row, &c, e);
+        if (rc || c.len < 0)
+            return rc;
+        return elem_select(ev, s, &c, out, e);
+    }
     case SEL_FUNC:
     case SEL_CAST:
     case SEL_FIELD: {

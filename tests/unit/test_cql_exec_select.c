@@ -441,6 +441,10 @@ Test(exec_select, filtering)
     rows("SELECT k, c FROM f WHERE c = 2 ALLOW FILTERING", "1|2\n");
     rows("SELECT k, c FROM f WHERE v IN (20, 30) ALLOW FILTERING", "1|2\n");
     rows("SELECT l, m FROM f WHERE k = 1 AND c = 1", "[1, 2]|{'a': 1}\n");
+    result("SELECT m['a'], m['z'] FROM f WHERE k = 1 AND c = 1", "m['a']|m['z']\n1|null\n");
+    ok("INSERT INTO f (k, c, m) VALUES (3, 1, {'a': 1, 'b': 2, 'c': 3, 'd': 4})");
+    rows("SELECT m['b'..'c'], m[..'a'], m['c'..] FROM f WHERE k = 3 AND c = 1", "{'b': 2, 'c': 3}|{'a': 1}|{'c': 3, 'd': 4}\n");
+    fails("SELECT l[0] FROM f", "Element selection is only allowed on sets and maps, but l is a list");
     fails("SELECT * FROM f WHERE v != 1 ALLOW FILTERING", "Unsupported \"!=\" relation");
 }
 
