@@ -11,6 +11,11 @@ bin=${1:-build/cassette}
 case "$bin" in /*) ;; *) bin="$(pwd)/$bin" ;; esac
 export CASSETTE_BIN="$bin"
 PY=${PYTHON:-/usr/bin/python3}
+if [ -z "${CASSETTE_CONTACT:-}" ] && [ ! -x "$bin" ]; then
+    echo "crash: server binary $bin missing (build failed?)"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
 TMO=${CRASH_TIMEOUT:-600}
 passed=0
 failed=0

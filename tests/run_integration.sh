@@ -16,6 +16,11 @@ bin=${1:-build/cassette}
 case "$bin" in /*) ;; *) bin="$(pwd)/$bin" ;; esac
 export CASSETTE_BIN="$bin"
 PY=${PYTHON:-/usr/bin/python3}
+if [ -z "${CASSETTE_CONTACT:-}" ] && [ ! -x "$bin" ]; then
+    echo "integration: server binary $bin missing (build failed?)"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
 TMO=${INTEGRATION_TIMEOUT:-900}
 passed=0
 failed=0
