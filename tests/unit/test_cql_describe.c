@@ -128,6 +128,7 @@ static const char *table_text =
 
 Test(cql_describe, table_text_and_describe)
 {
+    size_t before = cs_alloc_count();
     env v;
     env_init(&v);
     ok(&v, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
@@ -149,7 +150,9 @@ Test(cql_describe, table_text_and_describe)
     describe_has(&v, "DESCRIBE CLUSTER", "Murmur3Partitioner");
     describe_has(&v, "DESCRIBE TABLE system.local", "VIRTUAL TABLE");
     fails(&v, "DESCRIBE TABLE ks.nope", "Table 'nope' not found in keyspace 'ks'");
+    describe_has(&v, "DESCRIBE FULL SCHEMA", "CREATE TABLE system_schema.columns (");
     env_fini(&v);
+    cr_assert_eq(cs_alloc_count(), before, "leaked %zu allocations", cs_alloc_count() - before);
 }
 
 Test(cql_describe, alter_type_index_view)
