@@ -31,6 +31,7 @@ struct cql_ctx {
     int64_t *tokens; int n_tokens;    /* this node's tokens, sorted (catalog) */
     int64_t started_ms;
     uint64_t requests;                /* counters for system_views / metrics */
+    void *metrics;                    /* per-table metrics (metrics.c), lazily created */
 };
 
 /* ------------------------------------------------ Rows result builder (executor: result.c)

@@ -1,0 +1,60 @@
+/*
+ * metrics.h: per-table request metrics for nodetool (tablestats,
+ * tablehistograms, toppartitions), system_views and /metrics.
+ * Owner: cql/metrics.c.  Thread: the request loop (like all of cql/); the
+ * admin endpoint reads them on the same loop.
+ *
+ * Latencies use Cassandra's EstimatedHistogram bucket offsets (each bucket
+ * ~1.2x the previous, in microseconds), so tablehistograms prints the same
+ * bucket boundaries nodetool does.
+ */
+#ifndef CS_CQL_METRICS_H
+#define CS_CQL_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct cql_ctx cql_ctx;
+typedef struct sch_table sch_table;
+
+#define CQL_LAT_BUCKETS 90
+
+typedef struct cql_latency {
+    uint64_t count;
+    uint64_t total_us;
+    uint64_t max_us;
+    uint64_t buckets[CQL_LAT_BUCKETS];
+} cql_latency;
+
+typedef struct cql_table_metrics {
+    uint8_t id[16];
+    cql_latency reads, writes, scans;
+    uint64_t tombstones_scanned, rows_read;
+} cql_table_metrics;
+
+/* Bucket upper bounds in microseconds (Cassandra's EstimatedHistogram). */
+const uint64_t *cql_latency_offsets(void);
+/* Value at percentile p (0..100) of a latency histogram, in microseconds. */
+double cql_latency_pct(const cql_latency *l, double p);
+
+/* Record one request on a table.  kind: 0 read, 1 write, 2 range scan.
+ * pk/pk_len: the partition touched (for toppartitions), may be NULL. */
+void cql_metrics_record(cql_ctx *ctx, const sch_table *t, int kind, uint64_t micros,
+                        const uint8_t *pk, size_t pk_len);
+void cql_metrics_record_read_stats(cql_ctx *ctx, const sch_table *t, uint64_t rows, uint64_t tombstones);
+/* Metrics of a table; NULL if it has seen no request. */
+const cql_table_metrics *cql_metrics_get(cql_ctx *ctx, const uint8_t id[16]);
+
+/* toppartitions: sample partitions touched on one table for a while. */
+typedef struct cql_top_entry { uint8_t *pk; size_t pk_len; uint64_t count; } cql_top_entry;
+int cql_toppartitions_start(cql_ctx *ctx, const sch_table *t);
+/* Stop sampling and take the counts (sorted, most first; caller frees with
+ * cql_toppartitions_free). */
+void cql_toppartitions_stop(cql_ctx *ctx, cql_top_entry **reads, int *n_reads, cql_top_entry **writes,
+                            int *n_writes);
+void cql_toppartitions_free(cql_top_entry *e, int n);
+
+void cql_metrics_free(cql_ctx *ctx);
+
+#endif
