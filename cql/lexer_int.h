@@ -139,7 +139,10 @@ char *cql__ks_name(cql__parser *p);
 char *cql__tok_text(cql__parser *p, const cql__tok *t);   /* raw source copy */
 char *cql__type(cql__parser *p);                  /* comparatorType -> normalized text */
 bool cql__at_type_start(cql__parser *p, int k);
-ast_term *cql__term(cql__parser *p);
+ast_term *cql__term(cql__parser *p);              /* with arithmetic (operator functions) */
+ast_term *cql__simple_term(cql__parser *p);       /* simpleTerm: no operators */
+bool cql__at_simple_term(cql__parser *p, int k);
+const char *cql__operator_function(cql__tok_type op);   /* "_add", "_substract", ... */
 ast_term *cql__bind(cql__parser *p);              /* ? or :name */
 bool cql__at_bind(cql__parser *p);
 ast_term *cql__literal(cql__parser *p);           /* a constant, consumed; NULL if none */

@@ -717,7 +717,7 @@ static bool at_cast(cql__parser *p)
 
 /* term: constant | collection | UDT literal | tuple | null | bind marker |
  * function call | (type) term | -term. */
-static ast_term *term_inner(cql__parser *p)
+static ast_term *simple_inner(cql__parser *p)
 {
     cql__tok *k = cql__peek(p, 1);
     ast_term *t = cql__literal(p);
@@ -736,7 +736,7 @@ static ast_term *term_inner(cql__parser *p)
             cql__next(p);
             t->cast_type = cql__type(p);
             cql__expect(p, TK_RPAREN);
-            push_term(p, t, cql__term(p));
+            push_term(p, t, cql__simple_term(p));
             return t;
         }
         t = new_term(p, TERM_TUPLE);
@@ -745,11 +745,6 @@ static ast_term *term_inner(cql__parser *p)
             push_term(p, t, cql__term(p));
         while (cql__accept(p, TK_COMMA));
         cql__expect(p, TK_RPAREN);
-        return t;
-    case TK_MINUS:
-        t = new_term(p, TERM_NEG);
-        cql__next(p);
-        push_term(p, t, cql__term(p));
         return t;
     case TK_KEYWORD:
         if (k->kw == KW_NULL) {
@@ -766,7 +761,7 @@ static ast_term *term_inner(cql__parser *p)
         t = new_term(p, TERM_FUNC);
         cql__next(p);
         cql__next(p);
-        push_term(p, t, cql__term(p));
+        push_term(p, t, cql__simple_term(p));
         cql__expect_kw(p, KW_AS);
         cql__tok *ty = cql__peek(p, 1);
         if (ty->type != TK_KEYWORD || !is_native_type_kw(ty->kw))
@@ -800,12 +795,108 @@ char *cql__type(cql__parser *p)
     return r;
 }
 
+ast_term *cql__simple_term(cql__parser *p)
+{
+    cql__enter(p);
+    ast_term *t = simple_inner(p);
+    cql__leave(p);
+    return t;
+}
+
+/* Can a simpleTerm start at token k?  (Decides whether an operator after a
+ * term continues an arithmetic expression, as ANTLR's lookahead does: in
+ * `SET l = [1] + l` the '+' is the prepend form, not an addition.) */
+bool cql__at_simple_term(cql__parser *p, int k)
+{
+    cql__tok *t = cql__peek(p, k);
+    lit_kind lk;
+    if (literal_kind(t, &lk))
+        return true;
+    switch (t->type) {
+    case TK_QMARK: case TK_COLON: case TK_LBRACKET: case TK_LBRACE: case TK_LPAREN:
+        return true;
+    case TK_KEYWORD:
+        if (t->kw == KW_NULL)
+            return true;
+        if (t->kw == KW_CAST && cql__peek(p, k + 1)->type == TK_LPAREN)
+            return true;
+        break;
+    default:
+        break;
+    }
+    return cql__at_function(p, k);
+}
+
+/* An operator function call, as Cassandra represents arithmetic
+ * (OperationFcts: system._add, _substract, _multiply, _divide, _modulo). */
+static ast_term *operation(cql__parser *p, cql__tok_type op, ast_term *l, ast_term *r)
+{
+    ast_term *t = cql__alloc(p, sizeof(*t));
+    t->kind = TERM_FUNC;
+    t->pos = l->pos;
+    t->func.ks = cql__strndup(p, "system", 6);
+    const char *n = cql__operator_function(op);
+    t->func.name = cql__strndup(p, n, strlen(n));
+    push_term(p, t, l);
+    push_term(p, t, r);
+    return t;
+}
+
+const char *cql__operator_function(cql__tok_type op)
+{
+    switch (op) {
+    case TK_PLUS: return "_add";
+    case TK_MINUS: return "_substract";
+    case TK_STAR: return "_multiply";
+    case TK_SLASH: return "_divide";
+    default: return "_modulo";
+    }
+}
+
+/* termGroup: '-' simpleTerm (TERM_NEG) | simpleTerm */
+static ast_term *term_group(cql__parser *p)
+{
+    if (cql__is(p, TK_MINUS)) {
+        ast_term *t = new_term(p, TERM_NEG);
+        cql__next(p);
+        push_term(p, t, cql__simple_term(p));
+        return t;
+    }
+    return cql__simple_term(p);
+}
+
+/* Does an operator at token 1 continue the expression? */
+static bool continues(cql__parser *p)
+{
+    return cql__at_simple_term(p, 2) || (cql__peek(p, 2)->type == TK_MINUS && cql__at_simple_term(p, 3));
+}
+
+static ast_term *term_mult(cql__parser *p)
+{
+    ast_term *l = term_group(p);
+    for (;;) {
+        cql__tok_type op = cql__peek(p, 1)->type;
+        if ((op != TK_STAR && op != TK_SLASH && op != TK_PERCENT) || !continues(p))
+            return l;
+        cql__next(p);
+        l = operation(p, op, l, term_group(p));
+    }
+}
+
+/* term: termMultiplication (('+' | '-') termMultiplication)* */
 ast_term *cql__term(cql__parser *p)
 {
     cql__enter(p);
-    ast_term *t = term_inner(p);
+    ast_term *l = term_mult(p);
+    for (;;) {
+        cql__tok_type op = cql__peek(p, 1)->type;
+        if ((op != TK_PLUS && op != TK_MINUS) || !continues(p))
+            break;
+        cql__next(p);
+        l = operation(p, op, l, term_mult(p));
+    }
     cql__leave(p);
-    return t;
+    return l;
 }
 
 /* ---------------------------------------------------------------- properties */

@@ -43,7 +43,7 @@ static bool at_term_start(cql__parser *p)
     switch (t->type) {
     case TK_STRING: case TK_INTEGER: case TK_FLOAT: case TK_BOOLEAN: case TK_DURATION:
     case TK_UUID: case TK_HEX: case TK_QMARK: case TK_COLON: case TK_LBRACKET:
-    case TK_LBRACE: case TK_LPAREN: case TK_MINUS:
+    case TK_LBRACE: case TK_LPAREN:
         return true;
     case TK_KEYWORD:
         return t->kw == KW_NULL || t->kw == KW_NAN || t->kw == KW_INFINITY;
@@ -119,7 +119,7 @@ static ast_selector *simple_selector(cql__parser *p)
     }
     if (at_term_start(p)) {
         s = new_sel(p, SEL_TERM);
-        s->term = cql__term(p);
+        s->term = cql__simple_term(p);
         return s;
     }
     cql__fail_noviable(p, 1, 1);
@@ -161,12 +161,69 @@ static ast_selector *unaliased_inner(cql__parser *p)
     return s;
 }
 
+/* Arithmetic on selectors becomes Cassandra's operator functions
+ * (system._add ...), negation system._negate (Selectable.WithFunction). */
+static ast_selector *sel_operation(cql__parser *p, const char *fn, int start, ast_selector *l, ast_selector *r)
+{
+    ast_selector *s = cql__alloc(p, sizeof(*s));
+    s->kind = SEL_FUNC;
+    s->pos = l->pos;
+    s->func.ks = cql__strndup(p, "system", 6);
+    s->func.name = cql__strndup(p, fn, strlen(fn));
+    push_arg(p, s, l);
+    if (r)
+        push_arg(p, s, r);
+    s->text = cql__src_text(p, start, cql__last_index(p));
+    return s;
+}
+
+/* selectionGroup: '-' selectionGroup | selector with field/element modifiers */
+static ast_selector *sel_group(cql__parser *p)
+{
+    if (cql__is(p, TK_MINUS)) {
+        int start = cql__peek_index(p, 1);
+        ast_pos pos = cql__pos(p);
+        cql__next(p);
+        cql__enter(p);
+        ast_selector *g = sel_group(p);
+        cql__leave(p);
+        ast_selector *s = sel_operation(p, "_negate", start, g, NULL);
+        s->pos = pos;
+        return s;
+    }
+    return unaliased_inner(p);
+}
+
+static ast_selector *sel_mult(cql__parser *p)
+{
+    int start = cql__peek_index(p, 1);
+    ast_selector *l = sel_group(p);
+    for (;;) {
+        cql__tok_type op = cql__peek(p, 1)->type;
+        if (op != TK_STAR && op != TK_SLASH && op != TK_PERCENT)
+            return l;
+        cql__next(p);
+        ast_selector *r = sel_group(p);
+        l = sel_operation(p, cql__operator_function(op), start, l, r);
+    }
+}
+
+/* selectionAddition: selectionMultiplication (('+' | '-') ...)* */
 static ast_selector *unaliased_selector(cql__parser *p)
 {
     cql__enter(p);
-    ast_selector *s = unaliased_inner(p);
+    int start = cql__peek_index(p, 1);
+    ast_selector *l = sel_mult(p);
+    for (;;) {
+        cql__tok_type op = cql__peek(p, 1)->type;
+        if (op != TK_PLUS && op != TK_MINUS)
+            break;
+        cql__next(p);
+        ast_selector *r = sel_mult(p);
+        l = sel_operation(p, cql__operator_function(op), start, l, r);
+    }
     cql__leave(p);
-    return s;
+    return l;
 }
 
 static ast_selector *selector(cql__parser *p)

@@ -1021,6 +1021,43 @@ Test(parser, token_soup)
     }
 }
 
+Test(parser, arithmetic)
+{
+    cql_stmt *s = ok("SELECT a + b * 2, -c, (int) 1 - d AS x FROM t WHERE k = 1 + 2 * ? AND c = -(1)");
+    ast_select *q = &s->u.select;
+    cr_assert_eq(q->n_sels, 3);
+    ast_selector *s0 = q->sels[0];
+    cr_expect(s0->kind == SEL_FUNC && s0->n_args == 2);
+    cr_expect_str_eq(s0->func.ks, "system");
+    cr_expect_str_eq(s0->func.name, "_add");
+    cr_expect_str_eq(s0->args[1]->func.name, "_multiply");
+    cr_expect_str_eq(s0->text, "a + b * 2");
+    cr_expect_str_eq(q->sels[1]->func.name, "_negate");
+    cr_expect_eq(q->sels[1]->n_args, 1);
+    cr_expect_str_eq(q->sels[2]->func.name, "_substract");
+    cr_expect_eq(q->sels[2]->args[0]->kind, SEL_TERM);
+    cr_expect_eq(q->sels[2]->args[0]->term->kind, TERM_CAST);
+    cr_expect_str_eq(q->sels[2]->alias, "x");
+    ast_term *v = q->where[0]->value;
+    cr_expect(v->kind == TERM_FUNC && v->n_elems == 2);
+    cr_expect_str_eq(v->func.name, "_add");
+    cr_expect_str_eq(v->elems[1]->func.name, "_multiply");
+    cr_expect_eq(v->elems[1]->elems[1]->kind, TERM_BIND);
+    cr_expect_eq(q->where[1]->value->kind, TERM_NEG);
+    cql_stmt_free(s);
+    /* '+' before a column is the prepend form, not an addition */
+    s = ok("UPDATE t SET l = [1] + l, v = 1 + 2 - 3, c = c + 1 WHERE k = 1");
+    cr_expect_eq(s->u.update.sets[0].kind, SET_PREPEND);
+    cr_expect_eq(s->u.update.sets[1].kind, SET_ASSIGN);
+    cr_expect_str_eq(s->u.update.sets[1].value->func.name, "_substract");
+    cr_expect_eq(s->u.update.sets[2].kind, SET_ADD);
+    cql_stmt_free(s);
+    s = ok("SELECT a % 2, b / c FROM t");
+    cr_expect_str_eq(s->u.select.sels[0]->func.name, "_modulo");
+    cr_expect_str_eq(s->u.select.sels[1]->func.name, "_divide");
+    cql_stmt_free(s);
+}
+
 Test(parser, negative_specials)
 {
     cql_stmt *s = ok("INSERT INTO t (a, b, c) VALUES (-NaN, -infinity, - 1)");
