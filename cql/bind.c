@@ -347,6 +347,16 @@ int cql__term_eval(cql_eval *ev, const ast_term *t, const ctype *recv, const cha
             int rc = ctype_validate(vt, out->p, (size_t)out->len, e);
             if (rc)
                 return rc;
+            if ((recv->kind == CT_SET || recv->kind == CT_MAP) && out->len > 0) {
+                /* Cassandra re-serializes bound sets/maps: sorted, deduplicated */
+                cs_buf b;
+                cs_buf_init(&b);
+                if (ctype_coll_normalize(recv, out->p, (size_t)out->len, &b) == 0)
+                    rc = buf_to_value(ev, &b, out, e);
+                cs_buf_destroy(&b);
+                if (rc)
+                    return rc;
+            }
         } else if (out->len != CQL_UNSET)
             out->len = CQL_NULL;
         return 0;

@@ -671,6 +671,25 @@ Test(exec_select, prepared_statements)
     cr_assert_str_eq(meta, "pk: binds:in(k):list<int>,partition key token:bigint, result:1/3");
     prepare("SELECT * FROM t WHERE k = :key AND c = :cc", id2, meta, sizeof meta);
     cr_assert_str_eq(meta, "pk:0, binds:key:int,cc:int, result:1/3");
+    /* bound frozen sets are normalized before keying */
+    ok("CREATE TABLE fz (k frozen<set<int>> PRIMARY KEY, v int)");
+    ok("INSERT INTO fz (k, v) VALUES ({1, 2, 3}, 7)");
+    prepare("SELECT v FROM fz WHERE k = ?", id2, meta, sizeof meta);
+    uint8_t setv[4 + 3 * 8];
+    cs_st32(setv, 3);
+    int order[3] = { 3, 1, 2 };
+    for (int i = 0; i < 3; i++) {
+        cs_st32(setv + 4 + 8 * i, 4);
+        cs_st32(setv + 8 + 8 * i, (uint32_t)order[i]);
+    }
+    cql_value sv = { setv, (int32_t)sizeof setv };
+    memset(&o, 0, sizeof o);
+    o.id = id2;
+    o.vals = &sv;
+    o.n_vals = 1;
+    cr_assert_eq(run(NULL, &o, out, sizeof out), 0, "%s", g_err.msg);
+    cr_assert_str_eq(body_of(out), "7\n");
+    prepare("SELECT * FROM t WHERE k = :key AND c = :cc", id2, meta, sizeof meta);
     /* named values */
     const char *names[2] = { "cc", "key" };
     size_t nlens[2] = { 2, 3 };
