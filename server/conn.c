@@ -86,7 +86,7 @@ struct conn {
     size_t inflight;                 /* bytes of the uv_write in flight */
     int events;                      /* MSG_EV_* registered */
     bool listed;                     /* in system_views.clients (cql_session_opened) */
-    int refs;                        /* pending sync replies */
+    int refs;                        /* pending sync replies, write in flight, pump on the stack */
     cs_buf in;                       /* unparsed input */
     cs_buf out;                      /* replies not yet handed to the kernel */
     cs_arena arena;                  /* decoded requests of the current read */
