@@ -131,9 +131,144 @@ const ctype *cql__fn_param_type(const char *name, int i, int n_args, const ctype
     return NULL;
 }
 
+/* ---------------------------------------------------------------- arithmetic operators */
+
+/* Rank of a numeric kind for operator result types (OperationFcts). */
+static int num_rank(ctype_kind k)
+{
+    switch (k) {
+    case CT_TINYINT: return 1;
+    case CT_SMALLINT: return 2;
+    case CT_INT: return 3;
+    case CT_BIGINT: case CT_COUNTER: return 4;
+    case CT_VARINT: return 5;
+    case CT_FLOAT: return 6;
+    case CT_DOUBLE: return 7;
+    case CT_DECIMAL: return 8;
+    default: return 0;
+    }
+}
+
+static bool is_operator(const char *n)
+{
+    return !strcmp(n, "_add") || !strcmp(n, "_substract") || !strcmp(n, "_multiply") ||
+           !strcmp(n, "_divide") || !strcmp(n, "_modulo") || !strcmp(n, "_negate");
+}
+
+/* Result type of a binary numeric operator: the wider operand type, with
+ * integer/floating mixes widened (varint with floating -> decimal). */
+static const ctype *op_type(const ctype *a, const ctype *b)
+{
+    if (!a || !b)
+        return NULL;
+    int ra = num_rank(a->kind), rb = num_rank(b->kind);
+    if (!ra || !rb)
+        return NULL;
+    int hi = ra > rb ? ra : rb, lo = ra > rb ? rb : ra;
+    if (hi == 8 || (lo == 5 && hi >= 6))
+        return ctype_scalar(CT_DECIMAL);
+    if (hi == 6 && lo == 4)
+        return ctype_scalar(CT_DOUBLE);
+    const ctype *w = ra >= rb ? a : b;
+    return w->kind == CT_COUNTER ? ctype_scalar(CT_BIGINT) : ctype_scalar(w->kind);
+}
+
+static int64_t as_i64(const cql_value *v)
+{
+    switch (v->len) {
+    case 1: return (int8_t)v->p[0];
+    case 2: return (int16_t)cs_be16(v->p);
+    case 4: return (int32_t)cs_be32(v->p);
+    case 8: return (int64_t)cs_be64(v->p);
+    default: return 0;
+    }
+}
+
+static int arith(cql_eval *ev, const char *name, const ctype *const *at, const cql_value *args, int n,
+                 const ctype *rt, cql_value *out, cs_error *e)
+{
+    char ta[64] = "", tb[64] = "";
+    const char *sym = !strcmp(name, "_add") ? "+" : !strcmp(name, "_substract") ? "-"
+                    : !strcmp(name, "_multiply") ? "*" : !strcmp(name, "_divide") ? "/"
+                    : !strcmp(name, "_modulo") ? "%" : "-";
+    for (int i = 0; i < n; i++)
+        if (args[i].len <= 0)
+            return 0;                       /* null (or empty) operand: null */
+    if (at[0] && ctype_kind_name(at[0]->kind))
+        snprintf(ta, sizeof(ta), "%s", ctype_kind_name(at[0]->kind));
+    if (n > 1 && at[1] && ctype_kind_name(at[1]->kind))
+        snprintf(tb, sizeof(tb), "%s", ctype_kind_name(at[1]->kind));
+    cs_buf b;
+    cs_buf_init(&b);
+    int rc = 0;
+    ctype_kind k = rt->kind;
+    if (k == CT_FLOAT || k == CT_DOUBLE) {
+        double x = ctype_num_to_double(at[0], args[0].p, (size_t)args[0].len);
+        double y = n > 1 ? ctype_num_to_double(at[1], args[1].p, (size_t)args[1].len) : 0;
+        double r = n == 1 ? -x : sym[0] == '+' ? x + y : sym[0] == '-' ? x - y : sym[0] == '*' ? x * y
+                 : sym[0] == '/' ? x / y : (y == 0 ? 0.0 / 0.0 : x - y * (double)(int64_t)(x / y));
+        uint8_t buf[8];
+        if (k == CT_FLOAT) {
+            float f = (float)r;
+            uint32_t u;
+            memcpy(&u, &f, 4);
+            cs_st32(buf, u);
+            rc = put_val(ev, buf, 4, out, e);
+        } else {
+            uint64_t u;
+            memcpy(&u, &r, 8);
+            cs_st64(buf, u);
+            rc = put_val(ev, buf, 8, out, e);
+        }
+        cs_buf_destroy(&b);
+        return rc;
+    }
+    if (k == CT_VARINT || k == CT_DECIMAL) {
+        if (n == 2 && sym[0] == '+' && at[0]->kind == k && at[1]->kind == k)
+            rc = ctype_num_add(rt, args[0].p, (size_t)args[0].len, args[1].p, (size_t)args[1].len, &b);
+        else
+            rc = CS_EINVAL;
+        if (rc == 0)
+            rc = put_val(ev, b.p, b.len, out, e);
+        else
+            rc = cs_error_set(e, CS_ERR_INVALID, "the operation '%s %s %s' is not supported", ta, sym, tb);
+        cs_buf_destroy(&b);
+        return rc;
+    }
+    int64_t x = as_i64(&args[0]), y = n > 1 ? as_i64(&args[1]) : 0, r;
+    if ((sym[0] == '/' || sym[0] == '%') && n > 1 && y == 0) {
+        cs_buf_destroy(&b);
+        return cs_error_set(e, CS_ERR_INVALID, "the operation '%s %s %s' failed: / by zero", ta, sym, tb);
+    }
+    if (n == 1)
+        r = (int64_t)(0 - (uint64_t)x);
+    else if (sym[0] == '+')
+        r = (int64_t)((uint64_t)x + (uint64_t)y);
+    else if (sym[0] == '-')
+        r = (int64_t)((uint64_t)x - (uint64_t)y);
+    else if (sym[0] == '*')
+        r = (int64_t)((uint64_t)x * (uint64_t)y);
+    else if (x == INT64_MIN && y == -1)
+        r = sym[0] == '/' ? x : 0;
+    else
+        r = sym[0] == '/' ? x / y : x % y;
+    rc = ctype_num_from_int64(rt, r, &b);      /* narrower types wrap like Java */
+    if (rc == 0)
+        rc = put_val(ev, b.p, b.len, out, e);
+    else
+        rc = cs_error_set(e, CS_ERR_INVALID, "the operation '%s %s %s' failed", ta, sym, tb);
+    cs_buf_destroy(&b);
+    return rc;
+}
+
 const ctype *cql__fn_return_type(const char *name, const ctype *const *at, int n, const ctype *recv)
 {
     name = base_name(name);
+    if (is_operator(name)) {
+        if (!strcmp(name, "_negate"))
+            return n == 1 && at[0] && num_rank(at[0]->kind) ? op_type(at[0], at[0]) : NULL;
+        return n == 2 ? op_type(at[0], at[1]) : NULL;
+    }
     if (!strcmp(name, "now") || !strcmp(name, "currenttimeuuid") || !strcmp(name, "mintimeuuid") ||
         !strcmp(name, "maxtimeuuid"))
         return ctype_scalar(CT_TIMEUUID);
@@ -184,6 +319,11 @@ int cql__fn_call(cql_eval *ev, const char *fullname, const ctype *const *at, con
         return cs_error_set(e, CS_ERR_INVALID, "Unknown function '%s'", fullname);
     *ret = rt;
     int rc;
+    if (is_operator(name)) {
+        if ((rc = arity(shown, !strcmp(name, "_negate") ? 1 : 2, n, e)))
+            return rc;
+        return arith(ev, name, at, args, n, rt, out, e);
+    }
     if (!strcmp(name, "now") || !strcmp(name, "currenttimeuuid")) {
         if ((rc = arity(shown, 0, n, e)))
             return rc;
@@ -267,8 +407,6 @@ int cql__fn_call(cql_eval *ev, const char *fullname, const ctype *const *at, con
         cs_buf b;
         cs_buf_init(&b);
         rc = ctype_from_json(recv, (const char *)args[0].p, (size_t)args[0].len, &b, e);
-        if (rc == 0 && b.len == 4 && !memcmp(b.p, "null", 4) && 0)
-            rc = 0;
         if (rc == 0)
             rc = put_val(ev, b.p, b.len, out, e);
         cs_buf_destroy(&b);

@@ -117,6 +117,14 @@ static int compile_func(cql_eval *ev, const sch_table *t, xsel *x, const ast_sel
     for (int i = 0; i < x->n_args && i < 32; i++)
         at[i] = x->args[i]->type;
     x->type = cql__fn_return_type(fn, at, x->n_args, NULL);
+    if (fn[0] == '_' && as->text)
+        x->name = adup(ev, as->text);    /* operators keep their source text: "v + 1" */
+    if (!x->type && fn[0] == '_') {
+        char ta[64], tb2[64];
+        return cs_error_set(e, CS_ERR_INVALID, "the '%s' operation is not supported between %s and %s",
+                            fn, x->n_args > 0 ? type_name(at[0], ta, sizeof(ta)) : "?",
+                            x->n_args > 1 ? type_name(at[1], tb2, sizeof(tb2)) : "?");
+    }
     if (!x->type)
         return cs_error_set(e, CS_ERR_INVALID, "Unknown function '%s'", as->func.name);
     return 0;

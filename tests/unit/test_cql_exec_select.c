@@ -503,6 +503,10 @@ Test(exec_select, functions_writetime_ttl_json)
     rows("SELECT toUnixTimestamp(ts) FROM fn WHERE k = 1", "1609556645000\n");
     rows("SELECT CAST(v AS text), CAST(v AS double) FROM fn WHERE k = 1", "'5'|5.0\n");
     rows("SELECT blobAsInt(intAsBlob(v)) FROM fn WHERE k = 1", "5\n");
+    result("SELECT v + 1, v * 2, v - 10, v / 2, v % 3, -v FROM fn WHERE k = 1",
+           "v + 1|v * 2|v - 10|v / 2|v % 3|-v\n6|10|-5|2|2|-5\n");
+    rows("SELECT v + 1.5 FROM fn WHERE k = 1", "6.5\n");
+    fails("SELECT v / 0 FROM fn WHERE k = 1", "/ by zero");
     rows("SELECT k FROM fn WHERE k = 1 AND u < now() ALLOW FILTERING", "1\n");
     rows("SELECT k FROM fn WHERE k = 1 AND u > maxTimeuuid('2030-01-01 00:00+0000') ALLOW FILTERING", "");
 }
