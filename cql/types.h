@@ -181,6 +181,30 @@ double ctype_num_to_double(const ctype *t, const uint8_t *v, size_t n);
  * 0, CS_EINVAL (non-numeric, NaN/Infinity to decimal) or CS_ENOMEM. */
 int ctype_num_cast(const ctype *from, const ctype *to, const uint8_t *v, size_t n, cs_buf *out);
 
+/* sum() / avg() state, computing exactly what Cassandra's AggregateFcts does
+ * for numeric type t (see cql/types/agg.c): integer sums wrap in the type's
+ * width, integer avg sums in 64 bits (BigInteger past overflow) and
+ * truncates, float/double use Kahan summation, varint/decimal are exact and
+ * decimal avg is Cassandra's running HALF_EVEN average.  Usage:
+ *   ctype_agg a; ctype_agg_init(&a, t, is_avg);
+ *   ctype_agg_add(&a, v, n) per non-null value (empty values are skipped);
+ *   ctype_agg_result(&a, out) (0 of type t when no values); ctype_agg_destroy(&a).
+ * add/result return 0, CS_EINVAL (not numeric) or CS_ENOMEM. */
+typedef struct ctype_agg {
+    const ctype *t;        /* borrowed; counter works like bigint */
+    bool avg;
+    int64_t count;         /* values added */
+    int64_t isum;          /* integer kinds */
+    bool ioverflow;        /* avg: integer sum moved to `big` (varint) */
+    double fsum, fcomp, fsimple;   /* float/double: Kahan sum, compensation, plain sum */
+    bool foverflow;        /* avg: float sum moved to `big` (decimal) */
+    cs_buf big;            /* varint/decimal accumulator, serialized */
+} ctype_agg;
+void ctype_agg_init(ctype_agg *a, const ctype *t, bool avg);
+int ctype_agg_add(ctype_agg *a, const uint8_t *v, size_t n);
+int ctype_agg_result(const ctype_agg *a, cs_buf *out);
+void ctype_agg_destroy(ctype_agg *a);
+
 /* Java's Double.toString / Float.toString text of d ("1.0", "1.0E-4", "NaN"). */
 void ctype_format_java_double(double d, bool is_float, cs_buf *out);
 /* A JSON string literal of UTF-8 bytes (Cassandra's Json.quoteAsJsonString). */

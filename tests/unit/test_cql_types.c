@@ -1030,3 +1030,61 @@ Test(types, fuzz_type_text_and_option)
         }
     }
 }
+
+/* ------------------------------------------------ aggregates */
+
+static const char *AGG(const char *type, bool avg, const char *const *lits, int n)
+{
+    static char buf[4][256];
+    static int idx;
+    ctype *t = P(type);
+    ctype_agg a;
+    ctype_agg_init(&a, t, avg);
+    for (int i = 0; i < n; i++) {
+        cs_buf v;
+        cs_error e;
+        cs_buf_init(&v);
+        cs_error_init(&e);
+        lit_kind k = strpbrk(lits[i], ".eEN") ? LIT_FLOAT : LIT_INTEGER;
+        cr_assert_eq(ctype_from_literal(t, k, lits[i], strlen(lits[i]), "k", &v, &e), 0, "%s", e.msg);
+        cr_assert_eq(ctype_agg_add(&a, v.p, v.len), 0);
+        cs_buf_destroy(&v);
+    }
+    cs_buf r;
+    cs_buf_init(&r);
+    cr_assert_eq(ctype_agg_result(&a, &r), 0);
+    char *o = buf[idx++ % 4];
+    snprintf(o, 256, "%s", fmt(type, r.p, r.len, false));
+    cs_buf_destroy(&r);
+    ctype_agg_destroy(&a);
+    ctype_unref(t);
+    return o;
+}
+
+Test(types, aggregates_like_cassandra)
+{
+    const char *big[] = { "2000000000", "2000000000" };
+    cr_expect_str_eq(AGG("int", false, big, 2), "-294967296");       /* int sum wraps */
+    cr_expect_str_eq(AGG("int", true, big, 2), "2000000000");        /* avg sums in long */
+    const char *l[] = { "9223372036854775807", "9223372036854775807", "1" };
+    cr_expect_str_eq(AGG("bigint", true, l, 3), "6148914691236517205"); /* BigInteger after overflow */
+    const char *t8[] = { "100", "100" };
+    cr_expect_str_eq(AGG("tinyint", false, t8, 2), "-56");
+    cr_expect_str_eq(AGG("tinyint", true, t8, 2), "100");
+    const char *d12[] = { "1", "2" };
+    cr_expect_str_eq(AGG("decimal", true, d12, 2), "1");              /* running avg, HALF_EVEN at scale 0 */
+    const char *d3[] = { "1.0", "2.0", "4.5" };
+    cr_expect_str_eq(AGG("decimal", false, d3, 3), "7.5");
+    cr_expect_str_eq(AGG("decimal", true, d3, 3), "2.5");
+    const char *v[] = { "-7", "2" };
+    cr_expect_str_eq(AGG("varint", true, v, 2), "-2");
+    cr_expect_str_eq(AGG("varint", false, v, 2), "-5");
+    const char *f[] = { "0.1", "0.2", "0.3" };
+    cr_expect_str_eq(AGG("double", false, f, 3), "0.6");              /* Kahan: not 0.6000000000000001 */
+    const char *inf[] = { "Infinity", "Infinity" };
+    cr_expect_str_eq(AGG("double", false, inf, 2), "Infinity");
+    const char *ov[] = { "1.7e308", "1.7e308" };
+    cr_expect_str_eq(AGG("double", true, ov, 2), "1.7E308");          /* BigDecimal after overflow */
+    cr_expect_str_eq(AGG("float", true, NULL, 0), "0.0");
+    cr_expect_str_eq(AGG("decimal", false, NULL, 0), "0");
+}
