@@ -3,8 +3,10 @@
  * connection: read until the blank line (at most 8 KiB), answer, close.
  */
 #include "server/admin.h"
+#include "server/msg.h"
 #include "server/nodetool.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -114,28 +116,67 @@ static void do_flush_compact(admin_conn *ac, bool compact, const char *query)
     respond_text(ac, cs_error_isset(&e) && e.code == CS_ERR_INVALID ? 400 : 500, msg);
 }
 
+static void metric(cs_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void metric(cs_buf *b, const char *fmt, ...)
+{
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        cs_buf_put(b, line, (size_t)CS_MIN(n, (int)sizeof line - 1));
+}
+
+/* Prometheus text exposition format 0.0.4. */
 static void do_metrics(admin_conn *ac)
 {
     const srv *s = ac->a->server;
     const srv_stats *st = &s->stats;
-    char body[2048];
-    int n = snprintf(body, sizeof body,
-        "# TYPE cassette_connections gauge\ncassette_connections %d\n"
-        "# TYPE cassette_connections_total counter\ncassette_connections_total %llu\n"
-        "# TYPE cassette_connections_rejected_total counter\ncassette_connections_rejected_total %llu\n"
-        "# TYPE cassette_requests_total counter\ncassette_requests_total %llu\n"
-        "# TYPE cassette_errors_total counter\ncassette_errors_total %llu\n"
-        "# TYPE cassette_protocol_errors_total counter\ncassette_protocol_errors_total %llu\n"
-        "# TYPE cassette_bytes_in_total counter\ncassette_bytes_in_total %llu\n"
-        "# TYPE cassette_bytes_out_total counter\ncassette_bytes_out_total %llu\n"
-        "# TYPE cassette_memory_allocated_bytes gauge\ncassette_memory_allocated_bytes %zu\n"
-        "# TYPE cassette_uptime_seconds gauge\ncassette_uptime_seconds %.3f\n",
-        s->n_conns, (unsigned long long)st->connections_total,
-        (unsigned long long)st->connections_rejected, (unsigned long long)st->requests,
-        (unsigned long long)st->errors, (unsigned long long)st->protocol_errors,
-        (unsigned long long)st->bytes_in, (unsigned long long)st->bytes_out, cs_alloc_used(),
-        (double)((uint64_t)cs_now_ms() - ac->a->started_ms) / 1000.0);
-    respond(ac, 200, "text/plain; version=0.0.4", body, (size_t)n);
+    cs_buf b;
+    cs_buf_init(&b);
+    metric(&b, "# TYPE cassette_connections gauge\ncassette_connections %d\n", s->n_conns);
+    metric(&b, "# TYPE cassette_connections_total counter\ncassette_connections_total %llu\n",
+           (unsigned long long)st->connections_total);
+    metric(&b, "# TYPE cassette_connections_rejected_total counter\n"
+           "cassette_connections_rejected_total %llu\n", (unsigned long long)st->connections_rejected);
+    metric(&b, "# TYPE cassette_requests_total counter\ncassette_requests_total %llu\n",
+           (unsigned long long)st->requests);
+    metric(&b, "# TYPE cassette_requests_by_opcode_total counter\n");
+    for (size_t i = 0; i < CS_ARRAY_LEN(st->by_opcode); i++)
+        if (st->by_opcode[i])
+            metric(&b, "cassette_requests_by_opcode_total{opcode=\"%s\"} %llu\n",
+                   msg_opcode_name((uint8_t)i), (unsigned long long)st->by_opcode[i]);
+    metric(&b, "# TYPE cassette_errors_total counter\ncassette_errors_total %llu\n",
+           (unsigned long long)st->errors);
+    metric(&b, "# TYPE cassette_protocol_errors_total counter\ncassette_protocol_errors_total %llu\n",
+           (unsigned long long)st->protocol_errors);
+    metric(&b, "# TYPE cassette_request_latency_seconds histogram\n");
+    uint64_t cum = 0;
+    for (int i = 0; i < SRV_LAT_BUCKETS; i++) {
+        cum += st->lat_buckets[i];
+        if (i < SRV_LAT_BUCKETS - 1)
+            metric(&b, "cassette_request_latency_seconds_bucket{le=\"%g\"} %llu\n",
+                   srv_lat_bounds_us[i] / 1e6, (unsigned long long)cum);
+        else
+            metric(&b, "cassette_request_latency_seconds_bucket{le=\"+Inf\"} %llu\n",
+                   (unsigned long long)cum);
+    }
+    metric(&b, "cassette_request_latency_seconds_sum %.6f\n", st->lat_sum_us / 1e6);
+    metric(&b, "cassette_request_latency_seconds_count %llu\n", (unsigned long long)st->lat_count);
+    metric(&b, "# TYPE cassette_bytes_in_total counter\ncassette_bytes_in_total %llu\n",
+           (unsigned long long)st->bytes_in);
+    metric(&b, "# TYPE cassette_bytes_out_total counter\ncassette_bytes_out_total %llu\n",
+           (unsigned long long)st->bytes_out);
+    metric(&b, "# TYPE cassette_memory_allocated_bytes gauge\ncassette_memory_allocated_bytes %zu\n",
+           cs_alloc_used());
+    metric(&b, "# TYPE cassette_uptime_seconds gauge\ncassette_uptime_seconds %.3f\n",
+           (double)((uint64_t)cs_now_ms() - ac->a->started_ms) / 1000.0);
+    if (b.err)
+        respond_text(ac, 500, "out of memory\n");
+    else
+        respond(ac, 200, "text/plain; version=0.0.4", (const char *)b.p, b.len);
+    cs_buf_destroy(&b);
 }
 
 static void do_status(admin_conn *ac)

@@ -102,7 +102,24 @@ typedef struct write_req {
 typedef struct pending_reply {
     conn *c;                         /* holds a reference (refs) */
     cs_buf frame;                    /* the complete encoded reply */
+    uint64_t start_ns;               /* request start, for the latency histogram */
 } pending_reply;
+
+const uint32_t srv_lat_bounds_us[SRV_LAT_BUCKETS - 1] = {
+    50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 1000000,
+};
+
+/* Count one CQL request's latency (from its frame to its queued reply). */
+static void record_latency(srv *s, uint64_t start_ns)
+{
+    uint64_t us = (cs_mono_ns() - start_ns) / 1000;
+    int i = 0;
+    while (i < SRV_LAT_BUCKETS - 1 && us > srv_lat_bounds_us[i])
+        i++;
+    s->stats.lat_buckets[i]++;
+    s->stats.lat_sum_us += us;
+    s->stats.lat_count++;
+}
 
 static void flush(conn *c);
 
@@ -448,6 +465,7 @@ static void on_sync_done(void *arg)
 {
     pending_reply *p = arg;
     conn *c = p->c;
+    record_latency(c->s, p->start_ns);
     if (!c->closed) {
         cs_buf_put(&c->out, p->frame.p, p->frame.len);
         flush(c);
@@ -472,11 +490,13 @@ static void encode_result(conn *c, cs_buf *dst, int16_t stream, const cql_result
 
 /* Reply to a finished CQL call: error, immediate RESULT, or a RESULT held
  * until the commit log is durable (invariant 7); then push schema events. */
-static void finish_cql(conn *c, int16_t stream, int rc, cql_result *r, cs_error *e)
+static void finish_cql(conn *c, int16_t stream, int rc, cql_result *r, cs_error *e,
+                       uint64_t start_ns)
 {
     srv *s = c->s;
     if (rc == CS_EUSER || (rc != 0 && cs_error_isset(e))) {
         reply_error(c, stream, e);
+        record_latency(s, start_ns);
         return;
     }
     if (rc != 0) {
@@ -490,6 +510,7 @@ static void finish_cql(conn *c, int16_t stream, int rc, cql_result *r, cs_error 
         pending_reply *p = cs_malloc(sizeof *p);
         if (p) {
             p->c = c;
+            p->start_ns = start_ns;
             cs_buf_init(&p->frame);
             encode_result(c, &p->frame, stream, r);
             c->refs++;
@@ -506,6 +527,7 @@ static void finish_cql(conn *c, int16_t stream, int rc, cql_result *r, cs_error 
         return;
     }
     encode_result(c, &c->out, stream, r);
+    record_latency(s, start_ns);
 events:
     if (r->schema_changed)
         srv_push_schema_change(s, &r->change);
@@ -514,6 +536,7 @@ events:
 static void on_cql_request(conn *c, int16_t stream, msg_request *m)
 {
     srv *s = c->s;
+    uint64_t start_ns = cs_mono_ns();
     cql_result r;
     cs_error e;
     cql_result_init(&r);
@@ -534,7 +557,7 @@ static void on_cql_request(conn *c, int16_t stream, msg_request *m)
                        &e);
         break;
     }
-    finish_cql(c, stream, rc, &r, &e);
+    finish_cql(c, stream, rc, &r, &e, start_ns);
     cql_result_destroy(&r);
 }
 
@@ -575,6 +598,8 @@ static void on_frame(conn *c, const frame_header *h, const uint8_t *body)
 {
     srv *s = c->s;
     s->stats.requests++;
+    if (h->opcode < CS_ARRAY_LEN(s->stats.by_opcode))
+        s->stats.by_opcode[h->opcode]++;
     if (h->version != c->version) {
         /* Cassandra PreV5Handlers.ProtocolDecoder; the framing is the same
          * 9-byte header, so the connection stays usable. */

@@ -19,8 +19,16 @@
 
 typedef struct conn conn;
 
+/* Latency histogram bucket bounds (µs) for CQL requests, Prometheus-style
+ * cumulative on output; the last bucket is +Inf. */
+#define SRV_LAT_BUCKETS 14
+extern const uint32_t srv_lat_bounds_us[SRV_LAT_BUCKETS - 1];
+
 /* Counters for the admin endpoint / metrics. */
 typedef struct srv_stats {
+    uint64_t by_opcode[17];          /* requests per opcode (index = opcode) */
+    uint64_t lat_buckets[SRV_LAT_BUCKETS];   /* QUERY/PREPARE/EXECUTE/BATCH, until the reply is queued */
+    uint64_t lat_sum_us, lat_count;
     uint64_t connections_total;      /* accepted since start */
     uint64_t connections_rejected;   /* over max_connections */
     uint64_t requests;               /* frames answered */
