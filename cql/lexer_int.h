@@ -131,6 +131,11 @@ char *cql__strndup(cql__parser *p, const char *s, size_t n);
 /* Append one pointer-sized element to a growing arena array. */
 void cql__push(cql__parser *p, void *arrp, int *n, size_t elem_size, const void *elem);
 
+/* Token values. */
+char *cql__printf(cql__parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *cql__unquote(cql__parser *p, const cql__tok *t, size_t *outlen);   /* 'str', $$str$$, "name" */
+char *cql__lower(cql__parser *p, const cql__tok *t);                      /* lower-cased token text */
+
 /* Names and values. */
 bool cql__is_ident_tok(cql__parser *p, int k);    /* IDENT, QUOTED_NAME or unreserved keyword */
 char *cql__ident(cql__parser *p);                 /* folded identifier or no viable alternative */
