@@ -99,6 +99,7 @@ typedef struct cql_sx {
     cql_ctx *ctx; cql_session *s; const sch_table *t; const ast_select *as; const cql_stmt *st;
     const cql_params *p; cs_error *e;
     cs_arena arena;                    /* request lifetime */
+    cs_arena row_arena;                /* per-row scratch (xrow, selector values) */
     cql_eval ev;
     cql_where w;
     xselection sel;

@@ -167,19 +167,21 @@ static bool filters_pass(cql_sx *x, const xrow *row)
 static int on_row(cql_sx *x, const uint8_t *ck, uint32_t ck_len, const st_cell *cells, int n,
                   bool static_only)
 {
-    cs_arena ra;
-    cs_arena_init(&ra);
+    cs_arena *ra = &x->row_arena;       /* per-row scratch, recycled in bulk */
     cs_arena *saved = x->ev.arena;
-    x->ev.arena = &ra;
+    x->ev.arena = ra;
     xrow row;
-    int rc = build_row(x, ck, ck_len, cells, n, &row, &ra);
+    int rc = build_row(x, ck, ck_len, cells, n, &row, ra);
     if (rc)
         rc = cs_error_set(x->e, CS_ERR_SERVER, "Failed to read row (%s)", cs_strerror(rc));
     row.is_static_only = static_only;
     if (rc == 0 && filters_pass(x, &row))
         rc = cql__select_emit(x, &row);
     x->ev.arena = saved;
-    cs_arena_destroy(&ra);
+    if (ra->used > 256 * 1024) {
+        cs_arena_destroy(ra);
+        cs_arena_init(ra);
+    }
     return rc;
 }
 
