@@ -339,10 +339,24 @@ Test(server_stack, admin_flush_compact_metrics)
     http("GET /metrics HTTP/1.0\r\n\r\n", buf, sizeof buf);
     cr_assert(strstr(buf, "\ncassette_connections 1\n") != NULL, "%s", buf);
     cr_assert(strstr(buf, "cassette_requests_total") != NULL);
+    cr_assert(strstr(buf, "cassette_requests_by_opcode_total{opcode=\"QUERY\"}") != NULL, "%s", buf);
+    cr_assert(strstr(buf, "cassette_request_latency_seconds_bucket{le=\"+Inf\"}") != NULL, "%s", buf);
     http("GET /status HTTP/1.0\r\n\r\n", buf, sizeof buf);
     cr_assert(strstr(buf, "\"status\":\"UN\"") != NULL, "%s", buf);
     http("GET /nothing HTTP/1.0\r\n\r\n", buf, sizeof buf);
     cr_assert(strncmp(buf, "HTTP/1.0 404", 12) == 0, "%s", buf);
+    /* This connection is listed in system_views.clients with its port. */
+    cs_buf cl;
+    cs_buf_init(&cl);
+    cr_assert_eq(query(fd, 6, "SELECT address, port, protocol_version FROM system_views.clients", &cl),
+                 OP_RESULT);
+    struct sockaddr_in me;
+    socklen_t ml = sizeof me;
+    getsockname(fd, (struct sockaddr *)&me, &ml);
+    uint8_t port_be[4];
+    cs_st32(port_be, ntohs(me.sin_port));
+    cr_assert(memmem(cl.p, cl.len, port_be, 4) != NULL, "own port not in system_views.clients");
+    cs_buf_destroy(&cl);
     /* Data still readable after flush + compaction. */
     cs_buf body;
     cs_buf_init(&body);
