@@ -50,9 +50,13 @@ static sch_table *find_table(sch_catalog *c, const char *ks, const char *name, b
 static int alter_add(sch_catalog *c, sch_table *t, const ast_alter_table *a, cs_error *e)
 {
     ctype **types = cs_calloc((size_t)a->n_cols + 1, sizeof(ctype *));
-    if (!types) return cs_error_set(e, CS_ERR_SERVER, "out of memory");
-    int rc = 0;
     bool *skip = cs_calloc((size_t)a->n_cols + 1, sizeof(bool));
+    if (!types || !skip) {
+        cs_free(types);
+        cs_free(skip);
+        return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    }
+    int rc = 0;
     for (int i = 0; rc == 0 && i < a->n_cols; i++) {
         const ast_coldef *cd = &a->cols[i];
         if (sch_column_find(t, cd->name)) {
@@ -139,6 +143,7 @@ static int alter_drop(sch_catalog *c, sch_table *t, const ast_alter_table *a, cs
             if (!nd) return cs_error_set(e, CS_ERR_SERVER, "out of memory");
             t->dropped = nd;
             nd[d].name = cs_strdup(col->name);
+            if (!nd[d].name) return cs_error_set(e, CS_ERR_SERVER, "out of memory");
             nd[d].type = NULL;
             t->n_dropped++;
         }

@@ -119,6 +119,12 @@ int ddl_create_index(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, 
     ix->target = cs_strdup(target);
     ix->table = t;
     sch__kv_set(&ix->opt_keys, &ix->opt_values, &ix->n_opts, "target", target);
+    if (!ix->name || !ix->kind || !ix->target || ix->n_opts != 1) {
+        cs_free(ix->name); cs_free(ix->kind); cs_free(ix->target);
+        sch__kv_free(ix->opt_keys, ix->opt_values, ix->n_opts);
+        cs_free(ix);
+        return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    }
     t->indexes[t->n_indexes++] = ix;
     int rc = ddl_write_table(c, t, e);
     if (rc) return rc;

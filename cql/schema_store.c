@@ -111,6 +111,7 @@ typedef struct rw {
  * values ck[0..n). */
 static void row_begin(rw *w, const sch_table *t, const char *ks, const char **ck, int n)
 {
+    if (!w->m) return;
     cql_value v[4];
     for (int i = 0; i < n; i++) v[i] = (cql_value){ (const uint8_t *)ck[i], (int32_t)strlen(ck[i]) };
     cs_buf_reset(&w->tmp);
@@ -122,6 +123,7 @@ static void row_begin(rw *w, const sch_table *t, const char *ks, const char **ck
 
 static void cell(rw *w, const char *col, const void *p, size_t n)
 {
+    if (!w->m) return;
     st_cell c;
     memset(&c, 0, sizeof c);
     c.col = sch__col_id(col);
@@ -155,6 +157,7 @@ static void cell_map(rw *w, const char *col, char **k, char **v, int n)
 static void del_rows(rw *w, const sch_table *t, const char *ks, const char **ck, int n, bool prefix,
                      int64_t ts)
 {
+    if (!w->m) return;
     cql_value v[4];
     for (int i = 0; i < n; i++) v[i] = (cql_value){ (const uint8_t *)ck[i], (int32_t)strlen(ck[i]) };
     cs_buf_reset(&w->tmp);
@@ -191,6 +194,7 @@ void sch__rows_keyspace(sch_catalog *c, st_mutation *m, const sch_keyspace *k, i
 /* Partition deletions of `ks` in every system_schema table. */
 void sch__rows_keyspace_drop(sch_catalog *c, st_mutation *m, const char *ks, int64_t ts)
 {
+    if (!m) return;
     for (int i = 0; i < SS_COUNT; i++) {
         st_mut_partition(m, c->ss[i]->st, (const uint8_t *)ks, (uint32_t)strlen(ks));
         st_mut_partition_delete(m, (st_deletion){ ts, cs_now_s() });
@@ -352,7 +356,7 @@ void sch__rows_type_drop(sch_catalog *c, st_mutation *m, const char *ks, const c
 
 int sch__commit(sch_catalog *c, st_mutation *m, cs_error *e)
 {
-    int rc = st_write(c->eng, m, NULL);
+    int rc = m ? st_write(c->eng, m, NULL) : CS_ENOMEM;
     if (rc) {
         CS_ERROR("schema write failed: %s", cs_strerror(rc));
         if (e) cs_error_set(e, CS_ERR_SERVER, "Failed to persist schema change: %s", cs_strerror(rc));

@@ -319,3 +319,47 @@ Test(cql_schema, truncate_alter_keyspace_and_no_leaks)
     env_fini(&v);
     cr_assert_eq(cs_alloc_count(), before, "leaked %zu allocations", cs_alloc_count() - before);
 }
+
+/* Fail the Nth allocation of a DDL statement for N = 1, 2, ...: every run
+ * must either succeed or report an error, never crash. */
+Test(cql_schema, ddl_under_allocation_failures)
+{
+    env v;
+    env_init(&v);
+    ok(&v, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    ok(&v, "CREATE TYPE ks.u (a int, b text)");
+    static const char *const stmts[] = {
+        "CREATE TABLE ks.t%d (a int, b text, c int, s int static, m map<text, int>, x frozen<u>, PRIMARY KEY ((a, b), c)) "
+        "WITH CLUSTERING ORDER BY (c DESC) AND comment = 'c'",
+        "ALTER TABLE ks.base ADD n%d int",
+        "CREATE INDEX i%d ON ks.base (v)",
+        "DESCRIBE KEYSPACE ks",
+    };
+    ok(&v, "CREATE TABLE ks.base (k int PRIMARY KEY, v int)");
+    int id = 0;
+    for (size_t s = 0; s < CS_ARRAY_LEN(stmts); s++) {
+        for (int n = 1; n < 400; n++) {
+            char q[512];
+            snprintf(q, sizeof q, stmts[s], ++id);
+            cs_error e;
+            cs_error_init(&e);
+            cql_stmt *st = cql_parse(q, strlen(q), &e);
+            cr_assert_not_null(st, "%s: %s", q, e.msg);
+            cql_result r;
+            cql_result_init(&r);
+            cs_alloc_fail_nth(n);
+            int rc = st->kind == STMT_DESCRIBE ? cql_exec_describe(v.ctx, &v.sess, st, NULL, &r, &e)
+                                               : cql_exec_ddl(v.ctx, &v.sess, st, &r, &e);
+            cs_alloc_fail_nth(0);
+            cql_result_destroy(&r);
+            cql_stmt_free(st);
+            (void)rc;
+        }
+    }
+    /* the catalog still works and persists */
+    ok(&v, "CREATE TABLE ks.after (k int PRIMARY KEY)");
+    env_close(&v);
+    env_open(&v);
+    cr_assert_not_null(sch_table_find(cql_ctx_catalog(v.ctx), "ks", "after"));
+    env_fini(&v);
+}
