@@ -322,6 +322,7 @@ static int sx_init(cql_sx *x, cql_ctx *ctx, cql_session *s, cql_stmt *st, const 
     cs_arena_init(&x->arena);
     cs_arena_init(&x->part_arena);
     cs_arena_init(&x->row_arena);
+    cs_buf_init(&x->ck_store);
     cs_buf_init(&x->last_pk);
     cs_buf_init(&x->last_ck);
     cs_buf_init(&x->group_key);
@@ -341,6 +342,7 @@ static void sx_destroy(cql_sx *x)
     cs_buf_destroy(&x->group_key);
     cs_arena_destroy(&x->part_arena);
     cs_arena_destroy(&x->row_arena);
+    cs_buf_destroy(&x->ck_store);
     cs_arena_destroy(&x->arena);
 }
 

@@ -100,6 +100,8 @@ typedef struct cql_sx {
     const cql_params *p; cs_error *e;
     cs_arena arena;                    /* request lifetime */
     cs_arena row_arena;                /* per-row scratch (xrow, selector values) */
+    cs_buf ck_store;                   /* clustering decode scratch */
+    uint32_t *idmap;                   /* sorted (column id, index) pairs */
     cql_eval ev;
     cql_where w;
     xselection sel;

@@ -20,11 +20,41 @@
 
 /* ---------------------------------------------------------------- row materialization */
 
-static int col_by_id(const sch_table *t, uint32_t id)
+static int idmap_cmp(const void *a, const void *b)
 {
-    for (int i = 0; i < t->n_cols; i++)
-        if (t->cols[i].id == id)
-            return i;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Column index of storage column id (sorted id map built on first use). */
+static int col_by_id(cql_sx *x, uint32_t id)
+{
+    const sch_table *t = x->t;
+    if (!x->idmap) {
+        x->idmap = cs_arena_alloc(&x->arena, sizeof(uint32_t) * 2 * (size_t)(t->n_cols + 1));
+        if (!x->idmap) {
+            for (int i = 0; i < t->n_cols; i++)
+                if (t->cols[i].id == id)
+                    return i;
+            return -1;
+        }
+        for (int i = 0; i < t->n_cols; i++) {
+            x->idmap[2 * i] = t->cols[i].id;
+            x->idmap[2 * i + 1] = (uint32_t)i;
+        }
+        qsort(x->idmap, (size_t)t->n_cols, 2 * sizeof(uint32_t), idmap_cmp);
+    }
+    int lo = 0, hi = t->n_cols - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        uint32_t v = x->idmap[2 * mid];
+        if (v == id)
+            return (int)x->idmap[2 * mid + 1];
+        if (v < id)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
     return -1;
 }
 
@@ -87,7 +117,7 @@ static int cells_to_row(cql_sx *x, const st_cell *cells, int n, xrow *row, cs_ar
         int j = i + 1;
         while (j < n && cells[j].col == cells[i].col)
             j++;
-        int ci = col_by_id(t, cells[i].col);
+        int ci = col_by_id(x, cells[i].col);
         if (ci >= 0) {
             const sch_column *col = &t->cols[ci];
             if (ctype_is_multicell(col->type)) {
@@ -131,16 +161,13 @@ static int build_row(cql_sx *x, const uint8_t *ck, uint32_t ck_len, const st_cel
     row->ck = ck;
     row->ck_len = ck_len;
     if (ck_len > 0 && t->n_ck > 0) {
-        cs_buf store;
-        cs_buf_init(&store);
+        cs_buf *store = &x->ck_store;
+        cs_buf_reset(store);
         size_t off[64];
         int32_t len[64];
-        if (t->n_ck > 64 || sch_clustering_decode(t, ck, ck_len, &store, off, len) != 0) {
-            cs_buf_destroy(&store);
+        if (t->n_ck > 64 || sch_clustering_decode(t, ck, ck_len, store, off, len) != 0)
             return CS_ECORRUPT;
-        }
-        uint8_t *copy = cs_arena_memdup(a, store.p ? store.p : (const uint8_t *)"", store.len ? store.len : 1);
-        cs_buf_destroy(&store);
+        uint8_t *copy = cs_arena_memdup(a, store->p ? store->p : (const uint8_t *)"", store->len ? store->len : 1);
         if (!copy)
             return CS_ENOMEM;
         for (int i = 0; i < t->n_ck; i++) {
