@@ -20,6 +20,8 @@
 #include "common/log.h"
 #include "common/util.h"
 
+#include <inttypes.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,6 +138,7 @@ static int64_t max_purgeable(st_table *t, sst_reader **in, int n)
 static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t target_bytes)
 {
     purge_ctx pc;
+    uint64_t t0 = cs_mono_ns();
     pc.now = cs_now_s();
     pc.gc_before = (int32_t)CS_MAX((int64_t)INT32_MIN, (int64_t)pc.now - t->opts.gc_grace_s);
     pc.max_purgeable = max_purgeable(t, in, n);
@@ -214,7 +217,7 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
         if (rc) break;
         pthread_mutex_lock(&t->mu);
         t->cmp_done = done;
-        bool stale = t->epoch != epoch || t->dropped;
+        bool stale = t->epoch != epoch || t->dropped || t->e->closing;
         pthread_mutex_unlock(&t->mu);
         if (stale) { rc = CS_EAGAIN; break; }
     }
@@ -226,6 +229,7 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
             if (!rc && (rc = out_push(&out, r))) sst_reader_unref(r);
         }
     }
+    int n_out = out.n;
     pthread_mutex_lock(&t->mu);
     t->compact_running = 0;
     if (!rc && t->epoch != epoch) rc = CS_EAGAIN;
@@ -260,6 +264,8 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
     for (int i = 0; i < out.n; i++) { sst__mark_obsolete(out.v[i]); sst_reader_unref(out.v[i]); }
     cs_free(out.v);
     cs_free(gens); cs_free(pos); cs_free(parts);
+    CS_DEBUG("storage: compacted %d sstables of %s.%s (%" PRIu64 " bytes) into %d at level %d in %.1f ms", n, t->ks,
+             t->name, total, n_out, level, (double)(cs_mono_ns() - t0) / 1e6);
     if (rc && rc != CS_EAGAIN) CS_ERROR("storage: compaction of %s.%s failed: %s", t->ks, t->name, cs_strerror(rc));
     return rc == CS_EAGAIN ? 0 : rc;
 }
@@ -373,11 +379,6 @@ static int compact_once(st_table *t)
             k = 0;
             for (int i = 0; i < n0 && k < max_t; i++) v[k++] = l0[i];
             int base = k;
-            for (int i = 0; i < n; i++) {
-                bool is0 = false;
-                for (int j = 0; j < n0 && !is0; j++) is0 = l0[j] == v[i];
-                (void)is0;
-            }
             /* Add overlapping L1 sstables (from the snapshot list). */
             pthread_mutex_lock(&t->mu);
             for (int i = 0; i < t->n_ssts; i++) {

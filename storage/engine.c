@@ -333,11 +333,10 @@ int st__apply(st_engine *e, const uint8_t *p, size_t n, bool replay, st_clog_pos
             pthread_mutex_unlock(&t->mu);
         }
         if (m) {
-            size_t before = atomic_load(&m->mem);
+            size_t added = 0;
             int64_t token = cs_murmur3_token(op.pk, op.pk_len);
-            rc = mt_apply(m, token, op.pk, op.pk_len, &r);
-            size_t after = atomic_load(&m->mem);
-            if (after > before) atomic_fetch_add(&e->mem_total, after - before);
+            rc = mt_apply(m, token, op.pk, op.pk_len, &r, &added);
+            atomic_fetch_add(&e->mem_total, added);
             mt_unref(m);
             if (replay) clog_replay_mark(e->log, pos.segment, t->id);
             if (rc) break;

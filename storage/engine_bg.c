@@ -151,6 +151,7 @@ static void run_flush(st_engine *e, st__job *j)
 {
     st_table *t = j->t;
     mt_memtable *m = j->mt;
+    uint64_t t0 = cs_mono_ns();
     sst_writer *w;
     int rc = sst_writer_open(t->dir, j->gen, t->opts.bloom_fp_chance, m->parts.count, &w);
     sst_reader *r = NULL;
@@ -161,6 +162,8 @@ static void run_flush(st_engine *e, st__job *j)
         else rc = sst_writer_finish(w, m->flush_pos, 0, &r);
     }
     size_t bytes = atomic_load(&m->mem);
+    CS_DEBUG("storage: flushed %s.%s generation %" PRIu64 " (%zu memtable bytes) in %.1f ms", t->ks, t->name,
+             j->gen, bytes, (double)(cs_mono_ns() - t0) / 1e6);
     pthread_mutex_lock(&t->mu);
     if (rc) {
         CS_ERROR("storage: flush of %s.%s failed: %s (memtable kept, will replay)", t->ks, t->name, cs_strerror(rc));
@@ -423,6 +426,7 @@ int st_table_stats_get(st_table *t, st_table_stats *out)
         parts += r->st.partitions;
         out->droppable_tombstones += r->st.droppable;
         out->bloom_false_positives += atomic_load(&r->bloom_fp);
+        out->bloom_checks += atomic_load(&r->bloom_checks);
         if (r->st.level >= 0 && r->st.level < 8) out->sstables_per_level[r->st.level]++;
         for (int k = 0; k < 96; k++) {
             if (!r->st.size_hist[k]) continue;
@@ -442,8 +446,7 @@ int st_table_stats_get(st_table *t, st_table_stats *out)
     out->max_partition_bytes = maxb;
     out->min_partition_bytes = nb ? minb : 0;
     out->mean_partition_bytes = nb ? sumb / nb : 0;
-    out->bloom_checks = t->bloom_checks;
-    out->bloom_fp_ratio = t->bloom_checks ? (double)out->bloom_false_positives / (double)t->bloom_checks : 0.0;
+    out->bloom_fp_ratio = out->bloom_checks ? (double)out->bloom_false_positives / (double)out->bloom_checks : 0.0;
     pthread_mutex_unlock(&t->mu);
     return 0;
 }

@@ -110,7 +110,7 @@ static void note_ts(mt_memtable *m, int64_t ts)
 
 /* Apply the ops of one partition update.  The stream r is positioned just
  * after the PARTITION op; stops before the next PARTITION op. */
-int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_rd *r)
+int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_rd *r, size_t *added)
 {
     size_t mem = 0;
     int rc = 0;
@@ -196,18 +196,8 @@ int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, 
 out:
     pthread_rwlock_unlock(&m->lock);
     atomic_fetch_add(&m->mem, mem);
+    *added = mem;
     return rc;
-}
-
-/* Does the row's clustering fall in any slice? */
-static bool in_slices(const st__row *r, const st_slice *s, int n)
-{
-    if (n == 0) return true;
-    for (int i = 0; i < n; i++)
-        if (st__after_start(r->ck, r->ck_len, s[i].start.key, s[i].start.len, s[i].start.inclusive) &&
-            st__before_end(r->ck, r->ck_len, s[i].end.key, s[i].end.len, s[i].end.inclusive))
-            return true;
-    return false;
 }
 
 /* Copy rows of one slice (start..end) into p. */
@@ -253,7 +243,6 @@ int mt_read_partition(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t
         for (int i = 0; i < n_slices && rc == 1; i++)
             if (copy_slice(mp, &slices[i], p, a)) rc = CS_ENOMEM;
     }
-    (void)in_slices;
 out:
     pthread_rwlock_unlock(&m->lock);
     return rc;

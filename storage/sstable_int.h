@@ -49,7 +49,8 @@ struct sst_reader {
     uint32_t block_size;
     uint64_t logical;                    /* uncompressed data length */
     atomic_uint_least64_t bloom_fp;      /* bloom false positives observed */
-    atomic_uint_least64_t blocks_read;   /* data blocks decompressed (tests, stats) */
+    atomic_uint_least64_t blocks_read;   /* data blocks decompressed (tests) */
+    atomic_uint_least64_t bloom_checks;  /* bloom filter lookups */
     uint8_t *bloom; uint64_t bloom_bits; uint32_t bloom_k;
     sst_stats st;
     uint64_t file_bytes;                 /* all components */

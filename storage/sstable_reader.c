@@ -465,6 +465,7 @@ int sst_read_partition(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t
                        bool *bloom_negative)
 {
     *bloom_negative = false;
+    atomic_fetch_add(&r->bloom_checks, 1);
     if (!sst__bloom_test(r->bloom, r->bloom_bits, r->bloom_k, sst__bloom_hash(pk, pk_len))) {
         *bloom_negative = true;
         return 0;
