@@ -136,7 +136,7 @@ static void table_options(cs_buf *b, const sch_table *t, bool internals)
         }
         sch__puts(b, ")\n" IND "AND ");
     }
-    if (t->is_virtual) {
+    if (t->ks->is_virtual) {
         sch__puts(b, "comment = ");
         squote(b, t->comment ? t->comment : "");
         sch__puts(b, ";");
@@ -175,7 +175,8 @@ void sch__cql_table(const sch_table *t, bool internals, cs_buf *out)
 {
     if (t->is_view) { sch__cql_view(t, internals, out); return; }
     const char *kw = "CREATE";
-    if (t->is_virtual) {
+    bool virt = t->ks->is_virtual;   /* system.local & co. are computed here but real tables in Cassandra */
+    if (virt) {
         sch__puts(out, "/*\nWarning: Table ");
         table_name(out, t);
         sch__puts(out, " is a virtual table and cannot be recreated with CQL.\nStructure, for reference:\n");
@@ -202,7 +203,7 @@ void sch__cql_table(const sch_table *t, bool internals, cs_buf *out)
     }
     sch__puts(out, ") WITH ");
     table_options(out, t, internals);
-    if (t->is_virtual) sch__puts(out, "\n*/");
+    if (virt) sch__puts(out, "\n*/");
 }
 
 void sch__cql_view(const sch_table *v, bool internals, cs_buf *out)

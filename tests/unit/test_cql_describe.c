@@ -148,7 +148,11 @@ Test(cql_describe, table_text_and_describe)
     describe_has(&v, "DESCRIBE KEYSPACES", "system_virtual_schema");
     describe_has(&v, "DESCRIBE KEYSPACE ks", "durable_writes = true;");
     describe_has(&v, "DESCRIBE CLUSTER", "Murmur3Partitioner");
-    describe_has(&v, "DESCRIBE TABLE system.local", "VIRTUAL TABLE");
+    describe_has(&v, "DESCRIBE TABLE system_views.settings",
+                 "/*\nWarning: Table system_views.settings is a virtual table and cannot be recreated with CQL.\n"
+                 "Structure, for reference:\nVIRTUAL TABLE system_views.settings (\n    name text PRIMARY KEY,\n"
+                 "    value text\n) WITH comment = 'current settings';\n*/");
+    describe_has(&v, "DESCRIBE TABLE system.local", "CREATE TABLE system.local (\n    key text PRIMARY KEY,");
     fails(&v, "DESCRIBE TABLE ks.nope", "Table 'nope' not found in keyspace 'ks'");
     describe_has(&v, "DESCRIBE FULL SCHEMA", "CREATE TABLE system_schema.columns (");
     env_fini(&v);
