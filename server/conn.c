@@ -60,6 +60,7 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "server/auth.h"
 #include "server/frame.h"
 #include "server/msg.h"
 
@@ -69,7 +70,6 @@ enum { C_NEW, C_UNINIT, C_AUTH, C_READY, C_CLOSING };
 #define IDLE_BUF_KEEP (64 * 1024)       /* keep at most this much buffer when idle */
 #define MAX_PENDING_OUT (16u << 20)     /* stop reading above this much unsent output */
 #define SUPPORTED_TEXT "3/v3, 4/v4, 5/v5, 6/v6-beta"
-#define PASSWORD_AUTHENTICATOR "org.apache.cassandra.auth.PasswordAuthenticator"
 
 struct conn {
     uv_tcp_t tcp;                    /* embedded handle; first member */
@@ -396,7 +396,7 @@ static void on_startup(conn *c, int16_t stream, const msg_request *m)
     if (c->s->cfg->authenticator == CONFIG_AUTH_PASSWORD) {
         cs_buf body;
         cs_buf_init(&body);
-        msg_put_authenticate(&body, PASSWORD_AUTHENTICATOR);
+        msg_put_authenticate(&body, AUTH_PASSWORD_AUTHENTICATOR);
         reply_frame(c, stream, OP_AUTHENTICATE, body.p, body.len);
         cs_buf_destroy(&body);
         c->state = C_AUTH;
@@ -407,47 +407,12 @@ static void on_startup(conn *c, int16_t stream, const msg_request *m)
     c->compress = lz4;    /* invariant 4: after the reply above */
 }
 
-/*
- * SASL PLAIN (RFC 4616): [authzid] NUL authcid NUL passwd, parsed from the
- * end like Cassandra's PlainTextSaslAuthenticator.  Only the default
- * superuser cassandra/cassandra exists.
- */
+/* AUTH_RESPONSE: SASL PLAIN checked by server/auth.c. */
 static void on_auth_response(conn *c, int16_t stream, const msg_request *m)
 {
-    const char *t = (const char *)m->token;
-    int32_t n = m->token_len < 0 ? 0 : m->token_len;
-    int32_t end = n, i = n - 1;
-    const char *user = NULL, *pass = NULL;
-    int32_t ulen = 0, plen = 0;
-    for (; i >= 0; i--) {
-        if (t[i] != '\0')
-            continue;
-        if (!pass) {
-            pass = t + i + 1;
-            plen = end - i - 1;
-        } else {
-            user = t + i + 1;
-            ulen = end - i - 1;
-            break;
-        }
-        end = i;
-    }
-    if (pass && !user) {            /* "user\0pass" without authzid */
-        user = t;
-        ulen = end;
-    }
     cs_error e;
     cs_error_init(&e);
-    if (!user || ulen == 0) {
-        cs_error_set(&e, CS_ERR_BAD_CREDENTIALS, "Authentication ID must not be null");
-    } else if (!pass || plen == 0) {
-        cs_error_set(&e, CS_ERR_BAD_CREDENTIALS, "Password must not be null");
-    } else if (ulen != 9 || memcmp(user, "cassandra", 9) != 0 || plen != 9 ||
-               memcmp(pass, "cassandra", 9) != 0) {
-        cs_error_set(&e, CS_ERR_BAD_CREDENTIALS, "Provided username %.*s and/or password are incorrect",
-                     (int)CS_MIN(ulen, 128), user);
-    }
-    if (cs_error_isset(&e)) {
+    if (auth_plain_check(m->token, m->token_len, &e) != 0) {
         reply_error(c, stream, &e);
         return;
     }
