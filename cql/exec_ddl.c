@@ -480,9 +480,9 @@ static int truncate_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result
     if (!t) return CS_EUSER;
     if (t->is_view)
         return cs_error_set(e, CS_ERR_INVALID, "Cannot TRUNCATE materialized view directly; must truncate base table instead");
-    if (t->is_virtual)
-        return cs_error_set(e, CS_ERR_INVALID, "Error during truncate: Cannot truncate virtual tables");
-    if (t->ks->is_system && (strcmp(t->ks->name, "system") == 0 || strcmp(t->ks->name, "system_schema") == 0))
+    if (t->ks->is_virtual)   /* AbstractVirtualTable.truncate */
+        return cs_error_set(e, CS_ERR_INVALID, "Truncation is not supported by table %s.%s", t->ks->name, t->name);
+    if (strcmp(t->ks->name, "system_schema") == 0)
         return cs_error_set(e, CS_ERR_INVALID, "System keyspace '%s' is not user-modifiable", t->ks->name);
     int rc = t->st ? st_table_truncate(t->st) : 0;
     for (int i = 0; rc == 0 && i < t->n_views; i++)
