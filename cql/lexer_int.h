@@ -147,6 +147,7 @@ bool cql__at_type_start(cql__parser *p, int k);
 ast_term *cql__term(cql__parser *p);              /* with arithmetic (operator functions) */
 ast_term *cql__simple_term(cql__parser *p);       /* simpleTerm: no operators */
 bool cql__at_simple_term(cql__parser *p, int k);
+bool cql__at_cast(cql__parser *p);                 /* '(' type ')' at token 1 */
 const char *cql__operator_function(cql__tok_type op);   /* "_add", "_substract", ... */
 ast_term *cql__bind(cql__parser *p);              /* ? or :name */
 bool cql__at_bind(cql__parser *p);

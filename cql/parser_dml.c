@@ -52,6 +52,36 @@ static bool at_term_start(cql__parser *p)
     }
 }
 
+/* '(' selector (',' selector)* ')' (selectionTupleOrNestedSelector): one
+ * selector in parentheses is that selector; a tuple of terms is a tuple
+ * literal; a tuple of other selectors has no AST node and is refused. */
+static ast_selector *paren_selector(cql__parser *p)
+{
+    ast_pos pos = cql__pos(p);
+    cql__next(p);
+    ast_selector *first = unaliased_selector(p);
+    if (cql__accept(p, TK_RPAREN))
+        return first;
+    ast_term *tuple = cql__alloc(p, sizeof(*tuple));
+    tuple->kind = TERM_TUPLE;
+    tuple->pos = pos;
+    ast_selector *e = first;
+    for (;;) {
+        if (e->kind != SEL_TERM)
+            cql__fail_msg(p, "line %d:%d tuples of selectors are not supported", e->pos.line, e->pos.col - 1);
+        cql__push(p, &tuple->elems, &tuple->n_elems, sizeof(ast_term *), &e->term);
+        if (!cql__accept(p, TK_COMMA))
+            break;
+        e = unaliased_selector(p);
+    }
+    cql__expect(p, TK_RPAREN);
+    ast_selector *s = cql__alloc(p, sizeof(*s));
+    s->kind = SEL_TERM;
+    s->pos = pos;
+    s->term = tuple;
+    return s;
+}
+
 static ast_selector *simple_selector(cql__parser *p)
 {
     ast_selector *s;
@@ -117,6 +147,8 @@ static ast_selector *simple_selector(cql__parser *p)
         s->column = cql__ident(p);
         return s;
     }
+    if (cql__is(p, TK_LPAREN) && !cql__at_cast(p))
+        return paren_selector(p);
     if (at_term_start(p)) {
         s = new_sel(p, SEL_TERM);
         s->term = cql__simple_term(p);

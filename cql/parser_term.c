@@ -287,20 +287,22 @@ static ast_term *collection(cql__parser *p)
 }
 
 /* '(' starts a cast when a type follows and is closed by ')'. */
-static bool at_cast(cql__parser *p)
+bool cql__at_cast(cql__parser *p)
 {
     cql__tok *t = cql__peek(p, 2);
+    int close = 0;
     if (t->type == TK_KEYWORD && is_native_type_kw(t->kw))
-        return cql__peek(p, 3)->type == TK_RPAREN;
-    if (cql__at_type_start(p, 2) && t->type != TK_STRING)
+        close = 3;
+    else if (cql__at_type_start(p, 2) && t->type != TK_STRING)
         return true;
-    if (t->type == TK_IDENT || t->type == TK_QUOTED_NAME) {
-        if (cql__peek(p, 3)->type == TK_RPAREN)
-            return true;
-        return cql__peek(p, 3)->type == TK_DOT && cql__is_ident_tok(p, 4) &&
-               cql__peek(p, 5)->type == TK_RPAREN;
-    }
-    return false;
+    else if ((t->type == TK_IDENT || t->type == TK_QUOTED_NAME || t->type == TK_KEYWORD) &&
+             cql__is_ident_tok(p, 2))
+        close = cql__peek(p, 3)->type == TK_DOT && cql__is_ident_tok(p, 4) ? 5 : 3;
+    if (!close || cql__peek(p, close)->type != TK_RPAREN)
+        return false;
+    /* Like ANTLR's syntactic predicate: a type hint only if something it can
+     * apply to follows, else "(name)" is a parenthesized selector. */
+    return cql__at_simple_term(p, close + 1);
 }
 
 /* term: constant | collection | UDT literal | tuple | null | bind marker |
@@ -319,7 +321,7 @@ static ast_term *simple_inner(cql__parser *p)
     case TK_LBRACE:
         return collection(p);
     case TK_LPAREN:
-        if (at_cast(p)) {
+        if (cql__at_cast(p)) {
             t = new_term(p, TERM_CAST);
             cql__next(p);
             t->cast_type = cql__type(p);
