@@ -183,15 +183,19 @@ static void table_names(const cql_wbatch *b, char *out, size_t n, int *count)
         snprintf(out + len, n - len, "]");
 }
 
-/* Distinct partition keys (by bytes, across tables: Cassandra's keySet). */
-static int distinct_keys(const cql_wbatch *b)
+/* Distinct partition keys by bytes: across tables (Cassandra's keySet of
+ * decorated keys, same_ks false) or per keyspace (its IMutations, one per
+ * keyspace and key, same_ks true). */
+static int distinct_keys(const cql_wbatch *b, bool same_ks)
 {
     int n = 0;
     for (int i = 0; i < b->n_parts; i++) {
         bool seen = false;
         for (int j = 0; j < i && !seen; j++)
             seen = b->parts[j].pk_len == b->parts[i].pk_len &&
-                   memcmp(b->parts[j].pk, b->parts[i].pk, b->parts[i].pk_len) == 0;
+                   (!same_ks || b->parts[j].t->ks == b->parts[i].t->ks) &&
+                   (b->parts[i].pk_len == 0 ||
+                    memcmp(b->parts[j].pk, b->parts[i].pk, b->parts[i].pk_len) == 0);
         if (!seen)
             n++;
     }
@@ -201,7 +205,7 @@ static int distinct_keys(const cql_wbatch *b)
 /* verifyBatchSize + verifyBatchType: warnings, or "Batch too large". */
 static int batch_thresholds(cql_ctx *ctx, int kind, const cql_wbatch *b, cql_result *r, cs_error *e)
 {
-    if (b->n_parts <= 1)
+    if (distinct_keys(b, true) <= 1)   /* "only warn for batches spanning mutations" */
         return 0;
     char names[1024];
     int n_tables;
@@ -215,7 +219,7 @@ static int batch_thresholds(cql_ctx *ctx, int kind, const cql_wbatch *b, cql_res
         cql_result_warn(r, "Batch for %s is of size %ld, exceeding specified threshold of %ld by %ld.",
                         names, size, warn, size - warn);
     }
-    int keys = distinct_keys(b);
+    int keys = distinct_keys(b, false);
     int thr = ctx->cfg.unlogged_batch_across_partitions_warn_threshold;
     if (kind != BATCH_LOGGED && keys > thr)
         cql_result_warn(r, "Unlogged batch covering %d partitions detected against table%s %s. "
