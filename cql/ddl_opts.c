@@ -347,41 +347,77 @@ int ddl_apply_keyspace_props(sch_keyspace *k, const ast_props *props, bool creat
                             "The keyspace strategy should be switch to NetworkTopologyStrategy");
     if (!simple && !nts)
         return cs_error_set(e, CS_ERR_CONFIG, "Unable to find replication strategy class '%s'", full);
-    char **nk = NULL, **nv = NULL;
-    int nn = 0;
-    sch__kv_set(&nk, &nv, &nn, "class", full);
-    bool has_rf = false;
-    for (int i = 0; i < repl->n_map; i++) {
-        const char *key = repl->map_keys[i], *val = repl->map_values[i];
-        if (strcmp(key, "class") == 0) continue;
-        if (simple && strcmp(key, "replication_factor") != 0) {
-            sch__kv_free(nk, nv, nn);
-            return cs_error_set(e, CS_ERR_CONFIG, "Unrecognized strategy option {%s} passed to SimpleStrategy for keyspace %s",
-                                key, k->name);
+    /* options without 'class'; prev = the current ones when altering */
+    char **ok_ = NULL, **ov = NULL;
+    int on = 0;
+    for (int i = 0; i < repl->n_map; i++)
+        if (strcmp(repl->map_keys[i], "class") != 0)
+            sch__kv_set(&ok_, &ov, &on, repl->map_keys[i], repl->map_values[i]);
+    const char *prev_rf = creating ? NULL : sch__kv_get(k->repl_k, k->repl_v, k->n_repl, "replication_factor");
+    int rc = 0;
+    if (simple) {
+        /* SimpleStrategy.prepareOptions: default to the previous or default_keyspace_rf (1) */
+        if (!sch__kv_get(ok_, ov, on, "replication_factor"))
+            sch__kv_set(&ok_, &ov, &on, "replication_factor", prev_rf ? prev_rf : "1");
+        for (int i = 0; rc == 0 && i < on; i++)
+            if (strcmp(ok_[i], "replication_factor") != 0)
+                rc = cs_error_set(e, CS_ERR_CONFIG, "Unrecognized strategy option {%s} passed to SimpleStrategy for keyspace %s",
+                                  ok_[i], k->name);
+    } else {
+        /* NetworkTopologyStrategy.prepareOptions (CASSANDRA-14303 auto-expansion) */
+        if (on == 0) sch__kv_set(&ok_, &ov, &on, "replication_factor", prev_rf ? prev_rf : "1");
+        char *rep = NULL;
+        const char *r0 = sch__kv_get(ok_, ov, on, "replication_factor");
+        if (r0) {
+            rep = cs_strdup(r0);
+            char **tk = NULL, **tv = NULL;
+            int tn = 0;
+            for (int i = 0; i < on; i++)
+                if (strcmp(ok_[i], "replication_factor") != 0) sch__kv_set(&tk, &tv, &tn, ok_[i], ov[i]);
+            sch__kv_free(ok_, ov, on);
+            ok_ = tk; ov = tv; on = tn;
         }
+        if (!rep && on == 0 && prev_rf) {
+            rep = cs_strdup(prev_rf);
+        } else if (rep && !creating) {
+            for (int i = 0; i < k->n_repl; i++)
+                if (strcmp(k->repl_k[i], "class") && strcmp(k->repl_k[i], "replication_factor")
+                    && !sch__kv_get(ok_, ov, on, k->repl_k[i]))
+                    sch__kv_set(&ok_, &ov, &on, k->repl_k[i], k->repl_v[i]);
+        }
+        if (rep && !sch__kv_get(ok_, ov, on, "datacenter1")) sch__kv_set(&ok_, &ov, &on, "datacenter1", rep);
+        cs_free(rep);
+        /* drop DCs with replication 0 */
+        char **tk = NULL, **tv = NULL;
+        int tn = 0;
+        for (int i = 0; i < on; i++) if (strcmp(ov[i], "0") != 0) sch__kv_set(&tk, &tv, &tn, ok_[i], ov[i]);
+        sch__kv_free(ok_, ov, on);
+        ok_ = tk; ov = tv; on = tn;
+        if (on == 0) rc = cs_error_set(e, CS_ERR_CONFIG, "Configuration for at least one datacenter must be present");
+        for (int i = 0; rc == 0 && i < on; i++)
+            if (strcmp(ok_[i], "datacenter1") != 0)
+                rc = cs_error_set(e, CS_ERR_CONFIG, "Unrecognized strategy option {%s} passed to NetworkTopologyStrategy for keyspace %s",
+                                  ok_[i], k->name);
+    }
+    for (int i = 0; rc == 0 && i < on; i++) {
+        const char *val = ov[i];
         char *end;
         long rf = strtol(val, &end, 10);
-        if (*end == '/') { strtol(end + 1, &end, 10); }
-        if (!*val || *end) {
-            sch__kv_free(nk, nv, nn);
-            return cs_error_set(e, CS_ERR_CONFIG, "For input string: \"%s\"", val);
-        }
-        if (rf < 0) {
-            sch__kv_free(nk, nv, nn);
-            return cs_error_set(e, CS_ERR_CONFIG, "Replication factor must be non-negative, found %ld", rf);
-        }
-        if (strcmp(key, "replication_factor") == 0) has_rf = true;
-        /* NTS: replication_factor expands to every datacenter (just ours) */
-        sch__kv_set(&nk, &nv, &nn, nts && strcmp(key, "replication_factor") == 0 ? "datacenter1" : key, val);
+        if (*end == '/')
+            rc = cs_error_set(e, CS_ERR_CONFIG, "Transient replication is disabled. Enable in cassandra.yaml to use.");
+        else if (!*val || *end)
+            rc = cs_error_set(e, CS_ERR_CONFIG, "For input string: \"%s\"", val);
+        else if (rf < 0)
+            rc = cs_error_set(e, CS_ERR_CONFIG, "Replication factor must be non-negative, found %ld", rf);
     }
-    if (simple && !has_rf) {
-        sch__kv_free(nk, nv, nn);
-        return cs_error_set(e, CS_ERR_CONFIG, "SimpleStrategy requires a replication_factor strategy option.");
+    char **nk = NULL, **nv = NULL;
+    int nn = 0;
+    if (rc == 0) {
+        sch__kv_set(&nk, &nv, &nn, "class", full);
+        for (int i = 0; i < on; i++) sch__kv_set(&nk, &nv, &nn, ok_[i], ov[i]);
     }
-    if (nts && nn == 1 && creating) {
-        sch__kv_free(nk, nv, nn);
-        return cs_error_set(e, CS_ERR_CONFIG, "Configuration for at least one datacenter must be present");
-    }
+    sch__kv_free(ok_, ov, on);
+    if (rc) return CS_EUSER;
     sch__kv_free(k->repl_k, k->repl_v, k->n_repl);
     k->repl_k = nk;
     k->repl_v = nv;

@@ -135,8 +135,17 @@ Test(cql_schema, keyspace_table_lifecycle)
     fails(&v, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
           CS_ERR_ALREADY_EXISTS, "Cannot add existing keyspace \"ks\"");
     ok(&v, "CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
-    fails(&v, "CREATE KEYSPACE k2 WITH replication = {'class': 'SimpleStrategy'}", CS_ERR_CONFIG,
-          "SimpleStrategy requires a replication_factor strategy option.");
+    ok(&v, "CREATE KEYSPACE k2 WITH replication = {'class': 'SimpleStrategy'}");   /* default_keyspace_rf */
+    k = sch_keyspace_find(c, "k2");
+    cr_assert_str_eq(sch__kv_get(k->repl_k, k->repl_v, k->n_repl, "replication_factor"), "1");
+    fails(&v, "CREATE KEYSPACE k4 WITH replication = {'class': 'NetworkTopologyStrategy', 'dc9': 1}", CS_ERR_CONFIG,
+          "Unrecognized strategy option {dc9} passed to NetworkTopologyStrategy for keyspace k4");
+    fails(&v, "CREATE KEYSPACE k4 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 'x'}", CS_ERR_CONFIG,
+          "For input string: \"x\"");
+    ok(&v, "ALTER KEYSPACE k2 WITH replication = {'class': 'NetworkTopologyStrategy'}");
+    k = sch_keyspace_find(c, "k2");
+    cr_assert_str_eq(sch__kv_get(k->repl_k, k->repl_v, k->n_repl, "datacenter1"), "1");
+    cr_assert_eq(k->n_repl, 2);
     ok(&v, "CREATE KEYSPACE k3 WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 3} AND durable_writes = false");
     k = sch_keyspace_find(c, "k3");
     cr_assert_str_eq(sch__kv_get(k->repl_k, k->repl_v, k->n_repl, "datacenter1"), "3");
