@@ -7,8 +7,8 @@
  *      and a decoder finds the end without outside length, so components can
  *      be concatenated (clustering keys, nested collections);
  *   3. decode(enc(a)) compares equal to a (bytes may be normalized: boolean
- *      true becomes 01, varints become minimal, decimals come back with the
- *      smallest non-negative scale: 1.50 -> 1.5, 1E+2 -> 100);
+ *      true becomes 01, varints become minimal; decimals come back exactly,
+ *      scale included);
  *   4. desc = every byte of the component's encoding inverted.
  *
  * Layout per type (asc; "E" = empty value):
@@ -28,8 +28,10 @@
  *       Negative: inverted length, then the minimal two's complement bytes.
  *   decimal: E = 00, negative 01, zero 02, positive 03; then the exponent E10
  *       (value = 0.d1d2.. x 10^E10) as 8 bytes with the sign bit flipped, then
- *       each digit + 1, then 00; for negatives everything after the tag is
- *       inverted.
+ *       each digit + 1, then 00; for negatives these bytes are inverted.  Then
+ *       the original scale (4 bytes, sign bit flipped) so decoding is exact.
+ *       Known difference: numerically equal decimals with different scales
+ *       (1.5, 1.50) are distinct keys here; Cassandra merges them.
  *   list/set/map: E = 00, else 01, then per element 02 + enc (map: key then
  *       value), then 01.
  *   tuple/UDT: per component 02 (null) or 03 + enc, then 01.
@@ -128,6 +130,8 @@ static int enc_decimal(const uint8_t *v, size_t n, cs_buf *out)
             cs_buf_put_u8(out, (uint8_t)((dg.p[i] - '0' + 1) ^ x));
         cs_buf_put_u8(out, x);
     }
+    /* the original scale, so keys come back exactly as written (-1E+20, 1.50) */
+    cs_buf_put_u32(out, cs_be32(v) ^ 0x80000000u);
     int rc = dg.err ? CS_ENOMEM : 0;
     cs_buf_destroy(&dg);
     return rc;
@@ -381,10 +385,21 @@ static int dec_varint(drd *d, uint8_t tag, cs_buf *out)
     return d->r->err ? CS_ECORRUPT : 0;
 }
 
+static uint32_t g32(drd *d)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++)
+        v = (v << 8) | g8(d);
+    return v;
+}
+
 static int dec_decimal(drd *d, uint8_t tag, cs_buf *out)
 {
     if (tag == 0x02) {
-        cs_buf_put_u32(out, 0);
+        uint32_t scale = g32(d) ^ 0x80000000u;
+        if (d->r->err)
+            return CS_ECORRUPT;
+        cs_buf_put_u32(out, scale);
         cs_buf_put_u8(out, 0);
         return 0;
     }
@@ -408,14 +423,16 @@ static int dec_decimal(drd *d, uint8_t tag, cs_buf *out)
         cs_buf_put_u8(&txt, (uint8_t)('0' + b - 1));
         nd++;
     }
-    /* Prefer a non-negative scale (100, not 1E+2): integers come back as
-     * written; only trailing fraction zeros are lost (1.50 -> 1.5). */
-    if (e10 >= nd && e10 - nd <= 4096) {
-        for (int64_t k = nd; k < e10; k++)
-            cs_buf_put_u8(&txt, '0');
-    } else {
-        ctype__printf(&txt, "E%lld", (long long)(e10 - nd));
+    int64_t scale = (int32_t)(g32(d) ^ 0x80000000u);
+    /* unscaled = digits x 10^(e10 - nd + scale); the zeros were stripped */
+    int64_t zeros = e10 - nd + scale;
+    if (d->r->err || zeros < 0 || zeros > 1000000) {
+        cs_buf_destroy(&txt);
+        return CS_ECORRUPT;
     }
+    for (int64_t k = 0; k < zeros; k++)
+        cs_buf_put_u8(&txt, '0');
+    ctype__printf(&txt, "E%lld", (long long)-scale);
     int rc = txt.err ? CS_ENOMEM : ctype__decimal_from_text((const char *)txt.p, txt.len, out);
     cs_buf_destroy(&txt);
     return rc ? CS_ECORRUPT : 0;

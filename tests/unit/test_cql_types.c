@@ -500,7 +500,9 @@ static void check_type_bc(const char *tt, int iters)
         cr_assert_eq(ctype_bc_encode(t, a.p, a.len, desc, &ea), 0, "%s encode", tt);
         cr_assert_eq(ctype_bc_encode(t, b.p, b.len, desc, &eb), 0);
         int m = memcmp_len(ea.p, ea.len, eb.p, eb.len);
-        cr_assert_eq(m, desc ? -sgn(c) : sgn(c), "%s: compare %d memcmp %d (desc %d) it %d", tt, c, m, desc, it);
+        /* decimals keep their scale: equal values may encode differently (1.5, 1.50) */
+        if (!(c == 0 && strstr(tt, "decimal")))
+            cr_assert_eq(m, desc ? -sgn(c) : sgn(c), "%s: compare %d memcmp %d (desc %d) it %d", tt, c, m, desc, it);
         /* decode: self-delimiting with trailing garbage, value compares equal */
         cs_buf_put_u8(&ea, 0x40);
         cs_rd r;
@@ -892,10 +894,11 @@ Test(types, option_bytes)
     cr_expect_str_eq(OPT("'a.B'", 4), "00000003612e42");
 }
 
-Test(types, bc_decimal_decodes_with_natural_scale)
+Test(types, bc_decimal_decodes_exactly)
 {
-    static const char *const c[][2] = { { "100", "100" }, { "1.50", "1.5" }, { "1e2", "100" }, { "-0.001", "-0.001" },
-                                        { "0.00", "0" }, { "12345678901234567890.5", "12345678901234567890.5" } };
+    static const char *const c[][2] = { { "100", "100" }, { "1.50", "1.50" }, { "1e2", "1E+2" }, { "-0.001", "-0.001" },
+                                        { "0.00", "0.00" }, { "-1E+20", "-1E+20" }, { "0E-3", "0.000" },
+                                        { "12345678901234567890.5", "12345678901234567890.5" } };
     ctype *t = P("decimal");
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
         cs_buf v, b, d;
