@@ -1,0 +1,328 @@
+/*
+ * test_storage_read.c: read semantics through storage.h: tombstone kinds,
+ * TTL, static rows, collections, token-range scans with start keys, tombstone
+ * counting, with_tombstones, and that flushing never changes a result.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "storage/storage.h"
+#include "common/alloc.h"
+#include "common/hash.h"
+#include "common/util.h"
+#include "common/vfs.h"
+
+static char g_dir[256], g_d[300], g_c[300];
+static st_engine *E;
+static st_table *T;
+static const uint8_t TID[16] = { 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3 };
+static int32_t NOW;
+
+static void setup(void)
+{
+    snprintf(g_dir, sizeof g_dir, "/tmp/cs_st_read_%d", (int)getpid());
+    NOW = cs_now_s();
+    vfs_rmtree(g_dir);
+    snprintf(g_d, sizeof g_d, "%s/data", g_dir);
+    snprintf(g_c, sizeof g_c, "%s/cl", g_dir);
+    st_config cfg;
+    st_config_defaults(&cfg);
+    cfg.data_dir = g_d; cfg.commitlog_dir = g_c;
+    cr_assert_eq(st_engine_open(&cfg, &E), 0);
+    cr_assert_eq(st_table_open(E, TID, "ks", "r", NULL, &T), 0);
+}
+
+static void teardown(void)
+{
+    st_engine_close(E, false);
+    vfs_rmtree(g_dir);
+    cr_assert_eq(cs_alloc_count(), 0, "leak %zu", cs_alloc_count());
+}
+
+static const uint8_t PK[] = { 'k' };
+
+static st_mutation *mut(void)
+{
+    st_mutation *m = st_mutation_new();
+    st_mut_partition(m, T, PK, 1);
+    return m;
+}
+
+static void commit(st_mutation *m)
+{
+    cr_assert_eq(st_write(E, m, NULL), 0);
+    st_mutation_free(m);
+}
+
+static void cell(st_mutation *m, uint32_t col, int64_t ts, const char *v)
+{
+    st_cell c = { .col = col, .ts_us = ts, .val = (const uint8_t *)v, .val_len = (uint32_t)strlen(v) };
+    st_mut_cell(m, &c);
+}
+
+/* Rows of partition PK as "ck:col=v,col=v;" text. */
+static void dump(char *out, size_t n, bool stat, bool rev, st_scan_stats *stats)
+{
+    st_read_spec rs = { .pk = PK, .pk_len = 1, .include_static = stat, .reversed = rev, .now_s = NOW };
+    st_scan *s;
+    cr_assert_eq(st_scan_open(T, &rs, &s), 0);
+    st_partition_view p;
+    size_t len = 0;
+    out[0] = 0;
+    if (st_scan_next_partition(s, &p) == 1) {
+        st_row_view r;
+        while (st_scan_next_row(s, &r) == 1) {
+            len += (size_t)snprintf(out + len, n - len, "%s%.*s:", (r.flags & ST_ROW_STATIC) ? "S" : "",
+                                    (int)r.ck_len, (const char *)r.ck);
+            if (r.liveness.ts_us != INT64_MIN) len += (size_t)snprintf(out + len, n - len, "m,");
+            for (int i = 0; i < r.n_cells; i++)
+                len += (size_t)snprintf(out + len, n - len, "%u%s%.*s=%.*s,", r.cells[i].col,
+                                        r.cells[i].path_len ? "/" : "", (int)r.cells[i].path_len,
+                                        (const char *)r.cells[i].path, (int)r.cells[i].val_len,
+                                        (const char *)r.cells[i].val);
+            len += (size_t)snprintf(out + len, n - len, ";");
+        }
+    }
+    if (stats) *stats = *st_scan_stats_get(s);
+    st_scan_close(s);
+}
+
+/* Same result before and after a flush and after a major compaction. */
+static void expect(const char *want, bool stat, bool rev)
+{
+    char got[2048];
+    dump(got, sizeof got, stat, rev, NULL);
+    cr_assert_str_eq(got, want, "memtable");
+    cr_assert_eq(st_table_flush(T), 0);
+    dump(got, sizeof got, stat, rev, NULL);
+    cr_assert_str_eq(got, want, "after flush");
+    cr_assert_eq(st_table_compact(T), 0);
+    dump(got, sizeof got, stat, rev, NULL);
+    cr_assert_str_eq(got, want, "after compaction");
+}
+
+TestSuite(storage_read, .init = setup, .fini = teardown);
+
+Test(storage_read, row_and_range_deletes)
+{
+    st_mutation *m = mut();
+    const char *cks[] = { "a", "b", "ba", "bz", "c", "d" };
+    for (int i = 0; i < 6; i++) {
+        st_mut_row(m, (const uint8_t *)cks[i], (uint32_t)strlen(cks[i]), 0);
+        st_mut_row_liveness(m, (st_liveness){ 10, 0, 0 });
+        cell(m, 1, 10, cks[i]);
+    }
+    commit(m);
+    m = mut();
+    /* Delete prefix "b" inclusive (end bound b ++ 0xFF), and row d. */
+    const uint8_t bff[] = { 'b', 0xFF };
+    st_mut_range_delete(m, (st_bound){ (const uint8_t *)"b", 1, true }, (st_bound){ bff, 2, true }, (st_deletion){ 20, NOW });
+    st_mut_row(m, (const uint8_t *)"d", 1, 0);
+    st_mut_row_delete(m, (st_deletion){ 20, NOW });
+    commit(m);
+    /* A later write into the deleted range survives. */
+    m = mut();
+    st_mut_row(m, (const uint8_t *)"ba", 2, 0);
+    cell(m, 2, 30, "new");
+    commit(m);
+    expect("a:m,1=a,;ba:2=new,;c:m,1=c,;", false, false);
+    expect("c:m,1=c,;ba:2=new,;a:m,1=a,;", false, true);
+    st_scan_stats st;
+    char got[512];
+    dump(got, sizeof got, false, false, &st);
+    cr_assert_geq(st.tombstones, 2);   /* the range tombstone and the row deletion */
+    cr_assert_eq(st.rows, 3);
+}
+
+Test(storage_read, partition_delete_static_and_ties)
+{
+    st_mutation *m = mut();
+    st_mut_row(m, NULL, 0, ST_ROW_STATIC);
+    cell(m, 9, 10, "s1");
+    st_mut_row(m, (const uint8_t *)"x", 1, 0);
+    cell(m, 1, 10, "v1");
+    commit(m);
+    expect("S:9=s1,;x:1=v1,;", true, false);
+    expect("x:1=v1,;", false, false);
+    /* Same timestamp: greater value wins; tombstone beats both. */
+    m = mut();
+    st_mut_row(m, (const uint8_t *)"x", 1, 0);
+    cell(m, 1, 10, "v2");
+    commit(m);
+    expect("x:1=v2,;", false, false);
+    m = mut();
+    st_mut_row(m, (const uint8_t *)"x", 1, 0);
+    st_cell tomb = { .col = 1, .flags = ST_CELL_TOMBSTONE, .ts_us = 10, .ldt_s = NOW };
+    st_mut_cell(m, &tomb);
+    commit(m);
+    expect("S:9=s1,;", true, false);
+    /* Partition deletion at 15 removes the static row too; later data stays. */
+    m = mut();
+    st_mut_partition_delete(m, (st_deletion){ 15, NOW });
+    st_mut_row(m, (const uint8_t *)"y", 1, 0);
+    cell(m, 1, 16, "after");
+    commit(m);
+    expect("y:1=after,;", true, false);
+}
+
+Test(storage_read, ttl_and_collections)
+{
+    st_mutation *m = mut();
+    st_mut_row(m, (const uint8_t *)"r", 1, 0);
+    st_mut_row_liveness(m, (st_liveness){ 10, 100, NOW - 1 });   /* expired marker */
+    st_cell live = { .col = 1, .flags = ST_CELL_EXPIRING, .ts_us = 10, .ttl_s = 100, .ldt_s = NOW + 50,
+                     .val = (const uint8_t *)"L", .val_len = 1 };
+    st_cell dead = { .col = 2, .flags = ST_CELL_EXPIRING, .ts_us = 10, .ttl_s = 100, .ldt_s = NOW,
+                     .val = (const uint8_t *)"D", .val_len = 1 };
+    st_mut_cell(m, &live);
+    st_mut_cell(m, &dead);
+    /* Map column 3: elements a, b, c. */
+    const char *keys[] = { "a", "b", "c" };
+    for (int i = 0; i < 3; i++) {
+        st_cell e = { .col = 3, .ts_us = 10, .path = (const uint8_t *)keys[i], .path_len = 1,
+                      .val = (const uint8_t *)keys[i], .val_len = 1 };
+        st_mut_cell(m, &e);
+    }
+    commit(m);
+    expect("r:1=L,3/a=a,3/b=b,3/c=c,;", false, false);
+    /* Overwrite the collection: complex deletion at 19, new element at 20. */
+    m = mut();
+    st_mut_row(m, (const uint8_t *)"r", 1, 0);
+    st_mut_complex_delete(m, 3, (st_deletion){ 19, NOW });
+    st_cell e = { .col = 3, .ts_us = 20, .path = (const uint8_t *)"z", .path_len = 1, .val = (const uint8_t *)"z", .val_len = 1 };
+    st_mut_cell(m, &e);
+    commit(m);
+    expect("r:1=L,3/z=z,;", false, false);
+}
+
+/* Token-range scans: start key inclusive/exclusive, end token. */
+Test(storage_read, token_ranges)
+{
+    int64_t tok[20];
+    uint8_t keys[20][2];
+    for (int i = 0; i < 20; i++) {
+        keys[i][0] = 'p'; keys[i][1] = (uint8_t)i;
+        tok[i] = cs_murmur3_token(keys[i], 2);
+        st_mutation *m = st_mutation_new();
+        st_mut_partition(m, T, keys[i], 2);
+        st_mut_row(m, (const uint8_t *)"c", 1, 0);
+        st_mut_row_liveness(m, (st_liveness){ 1, 0, 0 });
+        commit(m);
+        if (i == 10) cr_assert_eq(st_table_flush(T), 0);   /* half in an sstable */
+    }
+    /* Sort indexes by token. */
+    int ord[20];
+    for (int i = 0; i < 20; i++) ord[i] = i;
+    for (int i = 0; i < 20; i++)
+        for (int j = i + 1; j < 20; j++)
+            if (tok[ord[j]] < tok[ord[i]]) { int x = ord[i]; ord[i] = ord[j]; ord[j] = x; }
+    for (int start = 0; start < 20; start += 3) {
+        for (int incl = 0; incl < 2; incl++) {
+            int endi = (start + 7) % 20;
+            st_read_spec rs = { .start_token = tok[ord[start]], .start_key = keys[ord[start]], .start_key_len = 2,
+                                .start_inclusive = incl, .end_token = tok[ord[endi]], .now_s = NOW };
+            if (endi < start) rs.end_token = INT64_MAX;
+            st_scan *s;
+            cr_assert_eq(st_scan_open(T, &rs, &s), 0);
+            st_partition_view p;
+            int k = incl ? start : start + 1;
+            while (st_scan_next_partition(s, &p) == 1) {
+                cr_assert_lt(k, 20);
+                cr_assert(!memcmp(p.pk, keys[ord[k]], 2), "start %d incl %d: wrong partition at %d", start, incl, k);
+                k++;
+            }
+            int last = endi < start ? 19 : endi;
+            cr_assert_eq(k, last + 1, "start %d incl %d: ended at %d, want %d", start, incl, k, last + 1);
+            st_scan_close(s);
+        }
+    }
+    /* start_key NULL: from the first key of start_token. */
+    st_read_spec rs = { .start_token = tok[ord[5]], .end_token = tok[ord[5]], .now_s = NOW };
+    st_scan *s;
+    cr_assert_eq(st_scan_open(T, &rs, &s), 0);
+    st_partition_view p;
+    cr_assert_eq(st_scan_next_partition(s, &p), 1);
+    cr_assert(!memcmp(p.pk, keys[ord[5]], 2));
+    cr_assert_eq(st_scan_next_partition(s, &p), 0);
+    st_scan_close(s);
+}
+
+Test(storage_read, with_tombstones_and_truncate)
+{
+    st_mutation *m = mut();
+    st_mut_row(m, (const uint8_t *)"a", 1, 0);
+    st_mut_row_delete(m, (st_deletion){ 5, 5 });
+    commit(m);
+    st_read_spec rs = { .pk = PK, .pk_len = 1, .now_s = NOW };
+    st_scan *s;
+    st_partition_view p;
+    cr_assert_eq(st_scan_open(T, &rs, &s), 0);
+    cr_assert_eq(st_scan_next_partition(s, &p), 0);
+    st_scan_close(s);
+    rs.with_tombstones = true;
+    cr_assert_eq(st_scan_open(T, &rs, &s), 0);
+    cr_assert_eq(st_scan_next_partition(s, &p), 1);
+    st_row_view r;
+    cr_assert_eq(st_scan_next_row(s, &r), 1);
+    cr_assert_eq(r.ck_len, 1);
+    st_scan_close(s);
+    /* Truncate drops everything; a reopen does not bring it back. */
+    m = mut();
+    st_mut_row(m, (const uint8_t *)"b", 1, 0);
+    cell(m, 1, 10, "x");
+    commit(m);
+    cr_assert_eq(st_table_flush(T), 0);
+    m = mut();
+    st_mut_row(m, (const uint8_t *)"c", 1, 0);
+    cell(m, 1, 10, "y");
+    commit(m);
+    cr_assert_eq(st_table_truncate(T), 0);
+    char got[256];
+    dump(got, sizeof got, false, false, NULL);
+    cr_assert_str_eq(got, "");
+    m = mut();
+    st_mut_row(m, (const uint8_t *)"d", 1, 0);
+    cell(m, 1, 10, "z");
+    commit(m);
+    st_engine_close(E, false);
+    st_config cfg;
+    st_config_defaults(&cfg);
+    cfg.data_dir = g_d; cfg.commitlog_dir = g_c;
+    cr_assert_eq(st_engine_open(&cfg, &E), 0);
+    cr_assert_eq(st_table_open(E, TID, "ks", "r", NULL, &T), 0);
+    cr_assert_eq(st_engine_replay(E, NULL, NULL), 0);
+    cr_assert_eq(st_engine_replay_done(E), 0);
+    dump(got, sizeof got, false, false, NULL);
+    cr_assert_str_eq(got, "d:1=z,;");
+}
+
+Test(storage_read, stats_and_histograms)
+{
+    for (int i = 0; i < 50; i++) {
+        uint8_t k[2] = { 'h', (uint8_t)i };
+        st_mutation *m = st_mutation_new();
+        st_mut_partition(m, T, k, 2);
+        st_mut_row(m, (const uint8_t *)"c", 1, 0);
+        cell(m, 1, 10, "value");
+        commit(m);
+    }
+    st_table_stats ts;
+    cr_assert_eq(st_table_stats_get(T, &ts), 0);
+    cr_assert_eq(ts.memtable_partitions, 50);
+    cr_assert_gt(ts.memtable_bytes, 0);
+    cr_assert_eq(st_table_flush(T), 0);
+    cr_assert_eq(st_table_stats_get(T, &ts), 0);
+    cr_assert_eq(ts.sstable_count, 1);
+    cr_assert_eq(ts.memtable_partitions, 0);
+    cr_assert_geq(ts.partitions_estimate, 50);
+    cr_assert_gt(ts.mean_partition_bytes, 0);
+    st_histogram hb, hc;
+    cr_assert_eq(st_table_partition_histograms(T, &hb, &hc), 0);
+    uint64_t total = 0;
+    for (int i = 0; i < hb.n; i++) total += hb.counts[i];
+    cr_assert_eq(total, 50);
+    cr_assert_eq(hb.offsets[0], 1);
+    cr_assert_eq(hb.offsets[1], 2);
+}
