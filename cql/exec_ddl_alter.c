@@ -110,7 +110,7 @@ static int alter_drop(sch_catalog *c, sch_table *t, const ast_alter_table *a, cs
         sch_column *col = sch_column_find(t, n);
         if (!col) {
             if (a->if_col_exists) continue;
-            return cs_error_set(e, CS_ERR_INVALID, "Column %s was not found in table '%s'", n, t->name);
+            return cs_error_set(e, CS_ERR_INVALID, "Column %s was not found in table '%s.%s'", n, t->ks->name, t->name);
         }
         if (col->kind == COL_PARTITION_KEY || col->kind == COL_CLUSTERING)
             return cs_error_set(e, CS_ERR_INVALID, "Cannot drop PRIMARY KEY column %s", n);
@@ -163,29 +163,35 @@ static int alter_rename(sch_catalog *c, sch_table *t, const ast_alter_table *a, 
     for (int i = 0; i < a->n_renames; i++) {
         const char *from = a->rename_from[i], *to = a->rename_to[i];
         sch_column *col = sch_column_find(t, from);
-        if (!col) return cs_error_set(e, CS_ERR_INVALID, "Column %s was not found in table %s", from, t->name);
+        if (!col) return cs_error_set(e, CS_ERR_INVALID, "Column %s was not found in table %s.%s", from, t->ks->name, t->name);
         if (col->kind != COL_PARTITION_KEY && col->kind != COL_CLUSTERING)
             return cs_error_set(e, CS_ERR_INVALID, "Cannot rename non PRIMARY KEY column %s", from);
         if (sch_column_find(t, to))
-            return cs_error_set(e, CS_ERR_INVALID, "Cannot rename column %s to %s in table '%s'; another column with that name already exists",
-                                from, to, t->name);
+            return cs_error_set(e, CS_ERR_INVALID, "Cannot rename column %s to %s in table '%s.%s'; another column with that name already exists",
+                                from, to, t->ks->name, t->name);
         for (int x = 0; x < t->n_indexes; x++)
             if (strstr(t->indexes[x]->target, from))
                 return cs_error_set(e, CS_ERR_INVALID, "Can't rename column %s because it has dependent secondary indexes (%s)",
                                     from, t->indexes[x]->name);
-        if (t->n_views > 0)
-            return cs_error_set(e, CS_ERR_INVALID, "Cannot rename column %s in base table %s because it has dependent materialized views",
-                                from, t->name);
     }
-    for (int i = 0; i < a->n_renames; i++) {
-        sch_column *col = sch_column_find(t, a->rename_from[i]);
-        char *nn = cs_strdup(a->rename_to[i]);
-        if (!nn) return cs_error_set(e, CS_ERR_SERVER, "out of memory");
-        cs_free(col->name);
-        col->name = nn;
-        col->id = sch__col_id(nn);
+    /* rename in the table and in the views that include the column */
+    for (int v = -1; v < t->n_views; v++) {
+        sch_table *x = v < 0 ? t : t->views[v];
+        bool hit = false;
+        for (int i = 0; i < a->n_renames; i++) {
+            sch_column *col = sch_column_find(x, a->rename_from[i]);
+            if (!col) continue;
+            char *nn = cs_strdup(a->rename_to[i]);
+            if (!nn) return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+            cs_free(col->name);
+            col->name = nn;
+            col->id = sch__col_id(nn);
+            hit = true;
+        }
+        if (sch__table_finish(x, e)) return CS_EUSER;
+        if (v >= 0 && hit && ddl_write_table(c, x, e)) return CS_EUSER;
     }
-    return sch__table_finish(t, e) ? CS_EUSER : 0;
+    return 0;
 }
 
 int ddl_alter_with(sch_catalog *c, sch_table *t, const ast_props *props, bool view, cs_error *e)
