@@ -110,6 +110,9 @@ int ddl_create_index(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, 
         snprintf(name, sizeof name, "%s", base);
         for (int i = 1; index_name_taken(k, name, NULL); i++) snprintf(name, sizeof name, "%s_%d", base, i);
     }
+    for (const char *p = name; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_')
+            return cs_error_set(e, CS_ERR_CONFIG, "Illegal index name %s", name);
     sch_index *ix = cs_calloc(1, sizeof *ix);
     sch_index **ni = ix ? cs_realloc(t->indexes, sizeof(*ni) * (size_t)(t->n_indexes + 1)) : NULL;
     if (!ni) { cs_free(ix); return cs_error_set(e, CS_ERR_SERVER, "out of memory"); }
