@@ -174,10 +174,6 @@ int cql__insert_json(cql_eval *ev, cql_stmt *st, cql_wplan *pl, ast_relation ***
     for (int i = 0; i < n_kv; i++) {
         if (!sch_column_find(t, kv[i].key))
             return cs_error_set(e, CS_ERR_INVALID, "JSON values map contains unrecognized column: %s", kv[i].key);
-        for (int j = 0; j < i; j++)
-            if (strcmp(kv[i].key, kv[j].key) == 0)
-                return cs_error_set(e, CS_ERR_INVALID, "Could not decode JSON string as a map: duplicate key %s",
-                                    kv[i].key);
     }
     int nkeys = t->n_pk + t->n_ck;
     cql_value *vals = cs_arena_zalloc(ev->arena, sizeof *vals * (size_t)(ev->n_vals + nkeys + 1));
@@ -191,7 +187,7 @@ int cql__insert_json(cql_eval *ev, cql_stmt *st, cql_wplan *pl, ast_relation ***
     for (int ci = 0; ci < t->n_cols; ci++) {
         const sch_column *c = &t->cols[ci];
         const jkv *hit = NULL;
-        for (int i = 0; i < n_kv && !hit; i++)
+        for (int i = n_kv - 1; i >= 0 && !hit; i--)   /* duplicate keys: last wins (Jackson) */
             if (strcmp(kv[i].key, c->name) == 0)
                 hit = &kv[i];
         cql_value v = { NULL, in->json_default_unset ? CQL_UNSET : CQL_NULL };
