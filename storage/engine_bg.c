@@ -146,14 +146,13 @@ static void remove_flushing(st_table *t, mt_memtable *m)
         }
 }
 
-/* Write the memtable of job j to an sstable and publish it. */
-static void run_flush(st_engine *e, st__job *j)
+/* Write memtable m as sstable `gen` and publish it (invariants 2, 3).
+ * Returns 0, or an error with m left in flushing[] marked failed. */
+static int flush_one(st_engine *e, st_table *t, mt_memtable *m, uint64_t gen, uint64_t epoch)
 {
-    st_table *t = j->t;
-    mt_memtable *m = j->mt;
     uint64_t t0 = cs_mono_ns();
     sst_writer *w;
-    int rc = sst_writer_open(t->dir, j->gen, t->opts.bloom_fp_chance, m->parts.count, &w);
+    int rc = sst_writer_open(t->dir, gen, t->opts.bloom_fp_chance, m->parts.count, &w);
     sst_reader *r = NULL;
     if (!rc) {
         flush_ctx c = { w, 0 };
@@ -163,20 +162,21 @@ static void run_flush(st_engine *e, st__job *j)
     }
     size_t bytes = atomic_load(&m->mem);
     CS_DEBUG("storage: flushed %s.%s generation %" PRIu64 " (%zu memtable bytes) in %.1f ms", t->ks, t->name,
-             j->gen, bytes, (double)(cs_mono_ns() - t0) / 1e6);
+             gen, bytes, (double)(cs_mono_ns() - t0) / 1e6);
     pthread_mutex_lock(&t->mu);
     if (rc) {
-        CS_ERROR("storage: flush of %s.%s failed: %s (memtable kept, will replay)", t->ks, t->name, cs_strerror(rc));
+        m->flush_failed = true;
+        CS_ERROR("storage: flush of %s.%s failed: %s (memtable kept; retried on the next flush, replayed on restart)",
+                 t->ks, t->name, cs_strerror(rc));
     } else {
-        if (j->epoch != t->epoch) { sst__mark_obsolete(r); sst_reader_unref(r); r = NULL; }
-        else if ((rc = push_sst(t, r))) { sst__mark_obsolete(r); sst_reader_unref(r); r = NULL; }
+        if (epoch != t->epoch) { sst__mark_obsolete(r); sst_reader_unref(r); r = NULL; }
+        else if ((rc = push_sst(t, r))) { sst__mark_obsolete(r); sst_reader_unref(r); r = NULL; m->flush_failed = true; }
         if (!rc) {
             remove_flushing(t, m);
             t->bytes_flushed += r ? r->file_bytes : 0;
             t->want_compact = true;
         }
     }
-    t->flush_jobs--;
     pthread_mutex_unlock(&t->mu);
     if (!rc) {
         atomic_fetch_sub(&e->mem_total, bytes);
@@ -184,7 +184,34 @@ static void run_flush(st_engine *e, st__job *j)
         mt_unref(m);
         st__recycle(e);
     }
+    return rc;
+}
+
+/* Flush job: first retry older memtables of the table whose flush failed
+ * (publishing a newer sstable first would move the table's replay position
+ * past their records), then the job's own memtable. */
+static void run_flush(st_engine *e, st__job *j)
+{
+    st_table *t = j->t;
+    int rc = 0;
+    for (;;) {
+        mt_memtable *older = NULL;
+        uint64_t gen = 0;
+        pthread_mutex_lock(&t->mu);
+        for (int i = 0; i < t->n_flushing && t->flushing[i] != j->mt; i++)
+            if (t->flushing[i]->flush_failed) { older = t->flushing[i]; gen = t->next_gen++; break; }
+        pthread_mutex_unlock(&t->mu);
+        if (!older) break;
+        if ((rc = flush_one(e, t, older, gen, j->epoch))) break;
+    }
+    if (!rc) rc = flush_one(e, t, j->mt, j->gen, j->epoch);
+    else {
+        pthread_mutex_lock(&t->mu);
+        j->mt->flush_failed = true;
+        pthread_mutex_unlock(&t->mu);
+    }
     pthread_mutex_lock(&t->mu);
+    t->flush_jobs--;
     j->rc = rc;
     j->done = true;
     pthread_cond_broadcast(&t->cv);
@@ -201,7 +228,8 @@ int st__flush_table(st_table *t, bool wait)
     pthread_rwlock_wrlock(&e->barrier);
     pthread_mutex_lock(&t->mu);
     st__job *j = NULL;
-    if (t->mem->parts.count > 0 && !t->dropped && t->paused == 0) {
+    bool retry = t->n_flushing > 0 && t->flushing[0]->flush_failed;
+    if ((t->mem->parts.count > 0 || retry) && !t->dropped && t->paused == 0) {
         mt_memtable *fresh = mt_new();
         j = cs_calloc(1, sizeof *j);
         if (!fresh || !j) {

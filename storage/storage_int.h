@@ -156,6 +156,7 @@ typedef struct mt_memtable {
     int64_t min_ts;                      /* smallest timestamp written (for purge) */
     st_clog_pos first_pos;               /* first commit log record applied */
     st_clog_pos flush_pos;               /* switch position: records < this are inside */
+    bool flush_failed;                   /* set under the table lock; retried before newer flushes */
 } mt_memtable;
 
 mt_memtable *mt_new(void);

@@ -1,0 +1,277 @@
+/*
+ * test_storage_commitlog.c: commit log edges and faults, B+tree checks.
+ *  - records filling a segment to the byte, the next one opening a new segment
+ *  - a corrupt record in a middle segment: that segment's tail dropped, later
+ *    segments still replayed
+ *  - oversized mutation -> CS_ETOOBIG; empty mutation; sticky builder errors
+ *  - EIO on append -> st_write fails, nothing applied
+ *  - EIO during flush -> error, data still readable and replayable
+ *  - segments recycled after flush
+ *  - B+tree: ordered inserts, random inserts, seeks both ways
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "storage/storage.h"
+#include "storage/storage_int.h"
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/vfs.h"
+
+static char g_dir[256], g_d[300], g_c[300];
+static const uint8_t TID[16] = { 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4 };
+
+static void setup(void)
+{
+    snprintf(g_dir, sizeof g_dir, "/tmp/cs_st_clog_%d", (int)getpid());
+    vfs_rmtree(g_dir);
+    snprintf(g_d, sizeof g_d, "%s/data", g_dir);
+    snprintf(g_c, sizeof g_c, "%s/cl", g_dir);
+}
+static void teardown(void) { vfs_set_fault(NULL, NULL); vfs_rmtree(g_dir); }
+
+static st_engine *eopen(size_t seg, st_table **t)
+{
+    st_config cfg;
+    st_config_defaults(&cfg);
+    cfg.data_dir = g_d; cfg.commitlog_dir = g_c;
+    cfg.segment_size = seg;
+    st_engine *e;
+    cr_assert_eq(st_engine_open(&cfg, &e), 0);
+    cr_assert_eq(st_table_open(e, TID, "ks", "cl", NULL, t), 0);
+    return e;
+}
+
+/* Write a row whose value makes the whole record exactly rec_bytes long. */
+static st_clog_pos g_pos;
+static int put(st_engine *e, st_table *t, uint32_t i, uint32_t vlen)
+{
+    static uint8_t v[70000];
+    uint8_t ck[4] = { (uint8_t)(i >> 24), (uint8_t)(i >> 16), (uint8_t)(i >> 8), (uint8_t)i };
+    st_mutation *m = st_mutation_new();
+    st_mut_partition(m, t, (const uint8_t *)"pk", 2);
+    st_mut_row(m, ck, 4, 0);
+    st_cell c = { .col = 1, .ts_us = 5, .val = v, .val_len = vlen };
+    st_mut_cell(m, &c);
+    int rc = st_write(e, m, &g_pos);
+    st_mutation_free(m);
+    return rc;
+}
+
+static int rows(st_table *t)
+{
+    st_read_spec rs = { .pk = (const uint8_t *)"pk", .pk_len = 2 };
+    st_scan *s;
+    cr_assert_eq(st_scan_open(t, &rs, &s), 0);
+    st_partition_view p;
+    st_row_view r;
+    int n = 0;
+    if (st_scan_next_partition(s, &p) == 1) while (st_scan_next_row(s, &r) == 1) n++;
+    st_scan_close(s);
+    return n;
+}
+
+static int n_segments(void)
+{
+    char **names; int n;
+    if (vfs_list(g_c, &names, &n)) return -1;
+    vfs_list_free(names, n);
+    return n;
+}
+
+static void reopen_replay(st_engine **e, st_table **t, size_t seg)
+{
+    st_engine_close(*e, false);
+    *e = eopen(seg, t);
+    cr_assert_eq(st_engine_replay(*e, NULL, NULL), 0);
+    cr_assert_eq(st_engine_replay_done(*e), 0);
+}
+
+TestSuite(storage_commitlog, .init = setup, .fini = teardown);
+
+Test(storage_commitlog, exact_segment_fill)
+{
+    st_table *t;
+    st_engine *e = eopen(4096, &t);
+    /* Record overhead: 12 bytes framing; payload = ops.  Find payload size of a
+     * 0-byte value, then size values so two records fill 4096 - 20 exactly. */
+    st_clog_pos a, b;
+    st_mutation *m = st_mutation_new();
+    st_mut_partition(m, t, (const uint8_t *)"pk", 2);
+    st_mut_row(m, (const uint8_t *)"\0\0\0\0", 4, 0);
+    st_cell c = { .col = 1, .ts_us = 5, .val = NULL, .val_len = 0 };
+    st_mut_cell(m, &c);
+    cr_assert_eq(st_write(e, m, &a), 0);
+    st_mutation_free(m);
+    cr_assert_eq(put(e, t, 1, 0), 0);
+    (void)b;
+    /* Fill the rest of segment 1 exactly: medium records, then one sized to the byte. */
+    uint64_t rec0 = a.offset - 20;                      /* a record with a 0-byte value */
+    uint32_t i = 2;
+    while (4096 - g_pos.offset > 2000) cr_assert_eq(put(e, t, i++, 1000), 0);
+    uint64_t left = 4096 - g_pos.offset;
+    /* A value of L >= 128 bytes adds L bytes plus one more length byte. */
+    uint32_t vlen = (uint32_t)(left - rec0 - 1);
+    cr_assert_eq(put(e, t, i++, vlen), 0);
+    cr_assert_eq(g_pos.offset, 4096);
+    cr_assert_eq(g_pos.segment, 1);
+    cr_assert_eq(n_segments(), 1, "exactly full segment should not roll");
+    cr_assert_eq(put(e, t, i++, 0), 0);
+    cr_assert_eq(n_segments(), 2);
+    cr_assert_eq(g_pos.segment, 2);
+    reopen_replay(&e, &t, 4096);
+    cr_assert_eq(rows(t), (int)i);
+    /* Oversized record (> segment/2). */
+    cr_assert_eq(put(e, t, 4, 3000), CS_ETOOBIG);
+    st_engine_close(e, false);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+Test(storage_commitlog, corrupt_middle_segment)
+{
+    st_table *t;
+    st_engine *e = eopen(4096, &t);
+    for (uint32_t i = 0; i < 100; i++) cr_assert_eq(put(e, t, i, 100), 0);
+    st_engine_close(e, false);
+    /* Corrupt one byte in the middle of segment 2. */
+    char p[400];
+    snprintf(p, sizeof p, "%s/CommitLog-1-2.log", g_c);
+    int fd = open(p, O_RDWR);
+    cr_assert_geq(fd, 0);
+    uint8_t x;
+    cr_assert_eq(pread(fd, &x, 1, 2000), 1);
+    x ^= 0xff;
+    cr_assert_eq(pwrite(fd, &x, 1, 2000), 1);
+    close(fd);
+    e = eopen(4096, &t);
+    cr_assert_eq(st_engine_replay(e, NULL, NULL), 0);
+    st_engine_replay_done(e);
+    int n = rows(t);
+    cr_assert_lt(n, 100);
+    cr_assert_gt(n, 80, "only segment 2's tail may be lost, got %d", n);
+    st_engine_close(e, false);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+Test(storage_commitlog, builder_errors)
+{
+    st_table *t;
+    st_engine *e = eopen(1 << 20, &t);
+    st_mutation *m = st_mutation_new();
+    cr_assert(st_mutation_empty(m));
+    cr_assert_eq(st_write(e, m, NULL), 0);
+    st_mut_row(m, (const uint8_t *)"x", 1, 0);   /* row before partition: sticky error */
+    st_mut_partition(m, t, (const uint8_t *)"pk", 2);
+    cr_assert_eq(st_write(e, m, NULL), CS_EINVAL);
+    st_mutation_free(m);
+    m = st_mutation_new();
+    st_mut_partition(m, t, (const uint8_t *)"pk", 2);
+    st_mut_row(m, (const uint8_t *)"x", 1, ST_ROW_STATIC);   /* static row with a clustering */
+    cr_assert_eq(st_write(e, m, NULL), CS_EINVAL);
+    st_mutation_free(m);
+    cr_assert_eq(rows(t), 0);
+    st_engine_close(e, false);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+static int g_fail_op;
+static int fail_cb(int op, const char *path, void *arg)
+{
+    (void)path; (void)arg;
+    return op == g_fail_op ? EIO : 0;
+}
+
+Test(storage_commitlog, io_errors)
+{
+    st_table *t;
+    st_engine *e = eopen(1 << 20, &t);
+    cr_assert_eq(put(e, t, 1, 10), 0);
+    g_fail_op = VFS_OP_WRITE;
+    vfs_set_fault(fail_cb, NULL);
+    cr_assert_eq(put(e, t, 2, 10), CS_EIO);
+    vfs_set_fault(NULL, NULL);
+    cr_assert_eq(rows(t), 1, "a failed append must not be applied");
+    cr_assert_eq(put(e, t, 3, 10), 0);
+    /* Flush fails: data stays readable, error reported, replay recovers. */
+    g_fail_op = VFS_OP_SYNC;
+    vfs_set_fault(fail_cb, NULL);
+    cr_assert_eq(st_table_flush(t), CS_EIO);
+    vfs_set_fault(NULL, NULL);
+    cr_assert_eq(rows(t), 2);
+    /* The next flush publishes the failed memtable first, then the new one. */
+    cr_assert_eq(put(e, t, 4, 10), 0);
+    cr_assert_eq(st_table_flush(t), 0);
+    st_table_stats ts;
+    cr_assert_eq(st_table_stats_get(t, &ts), 0);
+    cr_assert_eq(ts.sstable_count, 2);
+    cr_assert_eq(ts.pending_flushes, 0);
+    cr_assert_eq(rows(t), 3);
+    reopen_replay(&e, &t, 1 << 20);
+    cr_assert_eq(rows(t), 3);
+    /* Flush fails, then a restart without a successful flush: replay recovers. */
+    cr_assert_eq(put(e, t, 5, 10), 0);
+    vfs_set_fault(fail_cb, NULL);
+    cr_assert_eq(st_table_flush(t), CS_EIO);
+    vfs_set_fault(NULL, NULL);
+    reopen_replay(&e, &t, 1 << 20);
+    cr_assert_eq(rows(t), 4);
+    st_engine_close(e, false);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+Test(storage_commitlog, segments_recycled_after_flush)
+{
+    st_table *t;
+    st_engine *e = eopen(4096, &t);
+    for (uint32_t i = 0; i < 200; i++) cr_assert_eq(put(e, t, i, 100), 0);
+    cr_assert_gt(n_segments(), 5);
+    cr_assert_eq(st_table_flush(t), 0);
+    cr_assert_eq(n_segments(), 1, "all but the active segment recycled");
+    reopen_replay(&e, &t, 4096);
+    cr_assert_eq(rows(t), 200);
+    st_engine_close(e, true);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+static int icmp(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x < y ? -1 : x > y;
+}
+
+Test(storage_commitlog, btree_order_and_seek)
+{
+    for (int mode = 0; mode < 3; mode++) {
+        st__btree t;
+        st__btree_init(&t, icmp);
+        int n = 5000;
+        for (int i = 0; i < n; i++) {
+            uintptr_t v = mode == 0 ? (uintptr_t)(i + 1) * 2 : mode == 1 ? (uintptr_t)(n - i) * 2
+                                                                           : (uintptr_t)((i * 7919) % n + 1) * 2;
+            cr_assert_eq(st__btree_insert(&t, (void *)v), 0);
+        }
+        cr_assert_eq(st__btree_check(&t), 0);
+        cr_assert_eq(t.count, (size_t)n);
+        for (int k = 1; k <= 2 * n + 2; k += 7) {
+            st__biter it;
+            st__btree_seek(&t, (void *)(uintptr_t)k, false, &it);
+            uintptr_t want = k < 2 ? 2 : (uintptr_t)((k + 1) / 2 * 2);
+            void *got = st__biter_get(&it);
+            if (want > (uintptr_t)2 * n) cr_assert_null(got);
+            else cr_assert_eq((uintptr_t)got, want, "seek %d", k);
+            st__btree_seek_rev(&t, (void *)(uintptr_t)k, true, &it);
+            got = st__biter_get(&it);
+            uintptr_t wr = (uintptr_t)((k - 1) / 2 * 2);
+            if (k <= 2) cr_assert_null(got);
+            else if (wr > (uintptr_t)2 * n) cr_assert_eq((uintptr_t)got, (uintptr_t)2 * n);
+            else cr_assert_eq((uintptr_t)got, wr, "seek_rev %d", k);
+        }
+        st__btree_destroy(&t, NULL);
+    }
+    cr_assert_eq(cs_alloc_count(), 0);
+}
