@@ -32,7 +32,9 @@
  *  5. A frame whose length exceeds native_transport_max_frame_size, or whose
  *     header is corrupt, is answered with a ProtocolException and the
  *     connection is closed after the error is written: the byte stream can
- *     no longer be trusted.  Other connections are never affected.
+ *     no longer be trusted.  The close lingers (FIN, then input discarded
+ *     until the peer closes or LINGER_MS) so the error is not lost to a
+ *     RST.  Other connections are never affected.
  *  6. Replies of one read callback are gathered in `out` and written with one
  *     uv_try_write (uv_write for what is left), so pipelined requests cost one
  *     syscall.  Output order within a connection is the order replies are
@@ -69,6 +71,7 @@ enum { C_NEW, C_UNINIT, C_AUTH, C_READY, C_CLOSING };
 #define READ_MIN_SPARE (16 * 1024)      /* free space offered to each read */
 #define IDLE_BUF_KEEP (64 * 1024)       /* keep at most this much buffer when idle */
 #define MAX_PENDING_OUT (16u << 20)     /* stop reading above this much unsent output */
+#define LINGER_MS 2000                  /* max wait for the peer's FIN after an error close */
 #define SUPPORTED_TEXT "3/v3, 4/v4, 5/v5, 6/v6-beta"
 
 struct conn {
@@ -81,6 +84,10 @@ struct conn {
     bool closed;                     /* uv_close called */
     bool handle_closed;              /* close callback ran */
     bool close_after_flush;          /* close once `out` is written */
+    bool lingering;                  /* FIN sent, draining input (begin_linger) */
+    bool timer_open;                 /* `linger` initialized and not yet closed */
+    uv_timer_t linger;               /* bounds the lingering close */
+    uv_shutdown_t shut;              /* the FIN of a lingering close */
     bool writing;                    /* a uv_write is in flight */
     bool read_paused;                /* back-pressure: reading stopped (invariant 9) */
     size_t inflight;                 /* bytes of the uv_write in flight */
@@ -122,6 +129,9 @@ static void record_latency(srv *s, uint64_t start_ns)
 }
 
 static void flush(conn *c);
+static void pump(conn *c);
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
+static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf);
 
 /* ------------------------------------------------------------ lifecycle */
 
@@ -153,20 +163,71 @@ static void on_close(uv_handle_t *h)
     conn_unref(c);
 }
 
+static void on_linger_closed(uv_handle_t *h)
+{
+    conn_unref(h->data);
+}
+
+static void on_linger_timeout(uv_timer_t *t)
+{
+    conn__close(t->data, false);
+}
+
+static void on_shutdown(uv_shutdown_t *req, int status)
+{
+    conn *c = req->data;
+    if (status < 0)
+        conn__close(c, false);
+    conn_unref(c);
+}
+
+/*
+ * Lingering close (invariant 5): the error reply is written, so send FIN and
+ * keep reading (and discarding) until the peer closes or LINGER_MS passes.
+ * Closing at once with unread input would make the kernel send RST, which
+ * can destroy the error reply before the client reads it.
+ */
+static void begin_linger(conn *c)
+{
+    if (c->lingering || c->closed)
+        return;
+    c->lingering = true;
+    uv_timer_init(c->s->loop, &c->linger);
+    c->linger.data = c;
+    c->timer_open = true;
+    c->refs++;
+    uv_timer_start(&c->linger, on_linger_timeout, LINGER_MS, 0);
+    c->shut.data = c;
+    if (uv_shutdown(&c->shut, (uv_stream_t *)&c->tcp, on_shutdown) != 0) {
+        conn__close(c, false);
+        return;
+    }
+    c->refs++;
+    if (c->read_paused) {
+        c->read_paused = false;
+        uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+    }
+}
+
 void conn__close(conn *c, bool after_flush)
 {
     if (c->closed)
         return;
-    if (after_flush && (c->out.len > 0 || c->writing)) {
+    if (after_flush) {
         c->close_after_flush = true;
         c->state = C_CLOSING;
-        uv_read_stop((uv_stream_t *)&c->tcp);
+        if (c->out.len == 0 && !c->writing)
+            begin_linger(c);
         return;
     }
     c->closed = true;
     c->state = C_CLOSING;
     uv_read_stop((uv_stream_t *)&c->tcp);
     uv_close((uv_handle_t *)&c->tcp, on_close);
+    if (c->timer_open) {
+        c->timer_open = false;
+        uv_close((uv_handle_t *)&c->linger, on_linger_closed);
+    }
 }
 
 conn *conn__next(conn *c)
@@ -176,9 +237,6 @@ conn *conn__next(conn *c)
 
 /* ------------------------------------------------------------ output */
 
-static void pump(conn *c);
-static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
-static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf);
 
 static void on_write(uv_write_t *req, int status)
 {
@@ -254,7 +312,7 @@ static void flush(conn *c)
         }
     }
     if (c->close_after_flush)
-        conn__close(c, false);
+        begin_linger(c);
 }
 
 /* Append an ERROR frame for e on `stream`. */
@@ -647,10 +705,11 @@ static void process_input(conn *c)
         size_t avail = c->in.len - off;
         uint8_t v = p[0] & 0x7f;
         if (c->state == C_NEW) {
-            if (avail < FRAME_HEADER_LEN)
-                break;
+            /* An unsupported version is refused as soon as its stream id has
+             * arrived: a v1/v2 client's header is only 8 bytes long. */
             if (v != 3 && v != 4) {
-                refuse_version(c, p);
+                if (avail >= 4)
+                    refuse_version(c, p);
                 break;
             }
             c->version = v;
@@ -758,8 +817,10 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
     }
     if (nread == 0)
         return;
-    c->in.len += (size_t)nread;
     c->s->stats.bytes_in += (uint64_t)nread;
+    if (c->state == C_CLOSING)
+        return;                      /* lingering: input is discarded */
+    c->in.len += (size_t)nread;
     pump(c);
 }
 

@@ -336,10 +336,10 @@ Test(server_conn, refuse_versions)
         expect_eof(fd);
         close(fd);
     }
-    /* v1/v2: answered in their own version. */
+    /* v1/v2: answered in their own version, after the 8 bytes of their header. */
     for (uint8_t v = 1; v <= 2; v++) {
         int fd = dial();
-        uint8_t hdr[9] = { v, 0, 0, 9, OP_STARTUP, 0, 0, 0, 0 };
+        uint8_t hdr[8] = { v, 0, 0, 9, OP_STARTUP, 0, 0, 0 };
         send_all(fd, hdr, sizeof hdr);
         reply r;
         cr_assert(recv_reply(fd, &r));
@@ -524,6 +524,24 @@ Test(server_conn, schema_change_event_pushed)
     reply_done(&r);
     close(a);
     close(b);
+}
+
+/* The client keeps sending the oversize body after the header: the lingering
+ * close drains it, so the error still reaches the client (no RST). */
+Test(server_conn, oversize_frame_with_body_still_gets_error)
+{
+    int fd = ready_conn();
+    size_t n = 3u << 20;
+    uint8_t *frame = cs_calloc(1, FRAME_HEADER_LEN + n);
+    frame[0] = 4;
+    frame[3] = 43;
+    frame[4] = OP_QUERY;
+    cs_st32(frame + 5, (uint32_t)n);
+    send_all(fd, frame, FRAME_HEADER_LEN + n);
+    cs_free(frame);
+    expect_error(fd, 43, CS_ERR_PROTOCOL, "Request is too big");
+    expect_eof(fd);
+    close(fd);
 }
 
 Test(server_conn, oversize_frame_closes_connection)
