@@ -494,7 +494,21 @@ static int truncate_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result
 
 /* ---------------------------------------------------------------- dispatch */
 
+static int exec_ddl(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_error *e);
+
+/* Run a schema statement; in batch/group commit modes the reply waits for
+ * the schema write to be durable (r->need_sync). */
 int cql_exec_ddl(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_error *e)
+{
+    int rc = exec_ddl(ctx, s, st, r, e);
+    if (rc == 0 && r->schema_changed && st_sync_needed(ctx->eng)) {
+        r->need_sync = true;
+        r->sync_pos = ctx->cat->last_pos;
+    }
+    return rc;
+}
+
+static int exec_ddl(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_error *e)
 {
     switch (st->kind) {
     case STMT_USE: return cql_exec_use(ctx, s, st, r, e);

@@ -34,6 +34,7 @@ struct sch_catalog {
     st_table *local_state;                 /* hidden table: host id, tokens, system schema gen */
     int replay_phase;                      /* 0: system tables, 1: user tables */
     cql_session **sessions; int n_sessions, cap_sessions;   /* system_views.clients */
+    st_clog_pos last_pos;                  /* commit log position of the last schema write */
 };
 
 /* ---------------------------------------------------------------- schema.c */

@@ -356,7 +356,7 @@ void sch__rows_type_drop(sch_catalog *c, st_mutation *m, const char *ks, const c
 
 int sch__commit(sch_catalog *c, st_mutation *m, cs_error *e)
 {
-    int rc = m ? st_write(c->eng, m, NULL) : CS_ENOMEM;
+    int rc = m ? st_write(c->eng, m, &c->last_pos) : CS_ENOMEM;
     if (rc) {
         CS_ERROR("schema write failed: %s", cs_strerror(rc));
         if (e) cs_error_set(e, CS_ERR_SERVER, "Failed to persist schema change: %s", cs_strerror(rc));
