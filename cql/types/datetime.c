@@ -215,7 +215,8 @@ void ctype__fmt_timestamp(int64_t ms, bool json, cs_buf *out)
     int64_t y;
     int m, d;
     ctype__civil_from_days(days, &y, &m, &d);
-    put_year(out, y, true);
+    /* Java's "yyyy" is the year of era: 1 BC is 0001, no sign below year 1 */
+    put_year(out, y <= 0 ? 1 - y : y, true);
     ctype__printf(out, "-%02d-%02d%c%02d:%02d:%02d.%03dZ", m, d, json ? ' ' : 'T',
                   (int)(rem / 3600000), (int)(rem / 60000 % 60), (int)(rem / 1000 % 60), (int)(rem % 1000));
 }

@@ -311,7 +311,10 @@ Test(types, literal_round_trips)
     cr_expect_str_eq(LF("inet", LIT_STRING, "::ffff:1.2.3.4"), "'1.2.3.4'");
     cr_expect_str_eq(LF("timestamp", LIT_STRING, "2011-02-03T04:05:06.789123Z"), "'2011-02-03T04:05:06.789Z'");
     cr_expect_str_eq(LF("timestamp", LIT_STRING, "1900-01-01 00:00:00+0000"), "'1900-01-01T00:00:00.000Z'");
-    cr_expect_str_eq(LF("timestamp", LIT_INTEGER, "-9223372036854775808"), "'-292275055-05-16T16:47:04.192Z'");
+    cr_expect_str_eq(LF("timestamp", LIT_INTEGER, "-9223372036854775808"), "'+292275056-05-16T16:47:04.192Z'");
+    cr_expect_str_eq(LF("timestamp", LIT_INTEGER, "9223372036854775807"), "'+292278994-08-17T07:12:55.807Z'");
+    cr_expect_str_eq(LF("timestamp", LIT_INTEGER, "-62135596800000"), "'0001-01-01T00:00:00.000Z'");
+    cr_expect_str_eq(LF("timestamp", LIT_INTEGER, "-62135596800001"), "'0001-12-31T23:59:59.999Z'");
     cr_expect_str_eq(LF("time", LIT_STRING, "08:12:54.123456789"), "'08:12:54.123456789'");
     cr_expect_str_eq(LF("time", LIT_STRING, "08:12:54"), "'08:12:54.000000000'");
     cr_expect_str_eq(LF("time", LIT_INTEGER, "1000"), "'00:00:00.000001000'");
