@@ -310,8 +310,20 @@ static int eval_typed(cql_eval *ev, const ast_term *t, const ctype *recv, const 
 
 /* ---------------------------------------------------------------- entry point */
 
+static int term_eval(cql_eval *ev, const ast_term *t, const ctype *recv, const char *recv_name,
+                     cql_value *out, cs_error *e);
+
 int cql__term_eval(cql_eval *ev, const ast_term *t, const ctype *recv, const char *recv_name,
                    cql_value *out, cs_error *e)
+{
+    int rc = term_eval(ev, t, recv, recv_name, out, e);
+    if (rc < 0 && !cs_error_isset(e))   /* an internal failure (ENOMEM ...) below us */
+        rc = cs_error_set(e, CS_ERR_SERVER, "%s", cs_strerror(rc));
+    return rc < 0 ? CS_EUSER : rc;
+}
+
+static int term_eval(cql_eval *ev, const ast_term *t, const ctype *recv, const char *recv_name,
+                     cql_value *out, cs_error *e)
 {
     char tb[256];
     out->p = NULL;

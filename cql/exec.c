@@ -178,7 +178,9 @@ int cql__run(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p, cq
         rc = dispatch(ctx, s, st, &pp, r, e);
     }
     cs_arena_destroy(&a);
-    return rc;
+    if (rc < 0 && !cs_error_isset(e))   /* internal failure without a message */
+        cs_error_set(e, CS_ERR_SERVER, "%s", cs_strerror(rc));
+    return rc < 0 ? CS_EUSER : rc;
 }
 
 /* A session copy using keyspace ks (v5 per-query keyspace, prepared keyspace). */

@@ -92,9 +92,12 @@ int cql__wan_build_pks(cql_wan *a)
         for (int i = 0; i < t->n_pk; i++)
             vals[i] = a->pk_eq[i].tuples[idx[i]];
         cs_buf_reset(&b);
-        if (sch_partition_key(t, vals, &b) != 0 || b.err) {
+        int krc = sch_partition_key(t, vals, &b);
+        if (krc != 0 || b.err) {
+            bool oom = b.err || krc == CS_ENOMEM;
             cs_buf_destroy(&b);
-            return cs_error_set(a->e, CS_ERR_INVALID, "Invalid partition key value");
+            return oom ? cs_error_set(a->e, CS_ERR_SERVER, "out of memory")
+                       : cs_error_set(a->e, CS_ERR_INVALID, "Invalid partition key value");
         }
         w->pks[w->n_pks].len = (int32_t)b.len;
         w->pks[w->n_pks].p = cs_arena_memdup(a->ev->arena, b.p ? b.p : (const uint8_t *)"", b.len ? b.len : 1);
@@ -126,9 +129,12 @@ static int ck_key(cql_wan *a, const cql_value *vals, int n, bool after, st_bound
 {
     cs_buf b;
     cs_buf_init(&b);
-    if (sch_clustering_key(a->t, vals, n, &b) != 0 || b.err) {
+    int krc = sch_clustering_key(a->t, vals, n, &b);
+    if (krc != 0 || b.err) {
+        bool oom = b.err || krc == CS_ENOMEM;
         cs_buf_destroy(&b);
-        return cs_error_set(a->e, CS_ERR_INVALID, "Invalid clustering key value");
+        return oom ? cs_error_set(a->e, CS_ERR_SERVER, "out of memory")
+                   : cs_error_set(a->e, CS_ERR_INVALID, "Invalid clustering key value");
     }
     if (after)
         cs_buf_put_u8(&b, CK_AFTER);

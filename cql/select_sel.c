@@ -327,6 +327,8 @@ void cql__sel_destroy(xselection *x)
 
 static int put(cql_eval *ev, const void *p, size_t n, cql_value *out, cs_error *e)
 {
+    if (n && !p)
+        return cs_error_set(e, CS_ERR_SERVER, "out of memory");
     out->len = (int32_t)n;
     out->p = cs_arena_memdup(ev->arena, n ? p : "", n ? n : 1);
     return out->p ? 0 : cs_error_set(e, CS_ERR_SERVER, "out of memory");
@@ -627,6 +629,8 @@ int cql__sel_agg_add(cql_eval *ev, const sch_table *t, xselection *x, const xrow
         int rc = agg_add_one(ev, t, x->sels[i], row, e);
         if (rc)
             return rc;
+        if (x->sels[i]->acc.err || x->sels[i]->first.err)
+            return cs_error_set(e, CS_ERR_SERVER, "out of memory");
     }
     return 0;
 }

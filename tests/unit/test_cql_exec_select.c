@@ -210,6 +210,7 @@ static int run(const char *q, const ropts *o, char *out, size_t outn)
     }
     int rc = (o && o->id) ? cql_execute(g_ctx, &g_sess, o->id, 16, &p, &r, &g_err)
                           : cql_query(g_ctx, &g_sess, q, strlen(q), &p, &r, &g_err);
+    cs_alloc_fail_nth(0);   /* injected failures are for the server side only */
     g_warn[0] = 0;
     for (int i = 0; i < r.n_warnings; i++)
         snprintf(g_warn + strlen(g_warn), sizeof g_warn - strlen(g_warn), "%s\n", r.warnings[i]);
@@ -883,5 +884,89 @@ Test(exec_select, random_queries_against_model)
         cr_assert_eq(rc, 0, "seed %u: %s -> %s", seed, q, g_err.msg);
         cr_assert_str_eq(body_of(got), want, "seed %u: %s\ngot:\n%swant:\n%s", seed, q, body_of(got), want);
         paged_equals(q, 1 + rand() % 4);
+    }
+}
+
+/* Fail the Nth allocation of a SELECT for N = 1, 2, ...: every run either
+ * succeeds or reports an error; nothing crashes or leaks. */
+Test(exec_select, allocation_failures)
+{
+    mkks();
+    ok("CREATE TABLE o (k int, c int, v text, m map<text, int>, s int static, PRIMARY KEY (k, c))");
+    ok("INSERT INTO o (k, c, v, m, s) VALUES (1, 1, 'a', {'x': 1}, 3)");
+    ok("INSERT INTO o (k, c, v, m) VALUES (1, 2, 'b', {'y': 2})");
+    ok("INSERT INTO o (k, c, v) VALUES (2, 1, 'c')");
+    const char *qs[] = {
+        "SELECT * FROM o WHERE k IN (1, 2) AND c > 0",
+        "SELECT k, count(*), max(v) FROM o GROUP BY k",
+        "SELECT JSON * FROM o",
+        "SELECT k, c, writetime(v), m['x'] FROM o WHERE v = 'b' ALLOW FILTERING",
+        "SELECT DISTINCT k, s FROM o",
+        "SELECT * FROM system_virtual_schema.columns WHERE keyspace_name = 'system_views'",
+        "SELECT c, toJson(m), CAST(c AS text), c + 1 FROM o WHERE k = 1 AND c IN (1, 2)",
+    };
+    static char out[8192];
+    for (size_t q = 0; q < sizeof qs / sizeof qs[0]; q++) {
+        /* warm the statement cache so the parse is not what fails */
+        cr_assert_eq(run(qs[q], NULL, out, sizeof out), 0, "%s", g_err.msg);
+        int successes = 0;
+        for (long n = 1; n < 400 && successes < 3; n++) {
+            ropts o;
+            memset(&o, 0, sizeof o);
+            o.page_size = 1;
+            cs_alloc_fail_nth(n);
+            int rc = run(qs[q], &o, out, sizeof out);
+            cs_alloc_fail_nth(0);
+            if (rc == 0)
+                successes++;
+            else
+                cr_assert(g_err.code >= 0, "%s: n=%ld rc=%d: error without a message", qs[q], n, rc);
+        }
+        cr_assert(successes > 0, "%s never succeeded", qs[q]);
+    }
+    /* PREPARE and EXECUTE with a paging state */
+    const char *pq = "SELECT c, v FROM o WHERE k = ? AND c >= ?";
+    int successes = 0;
+    for (long n = 1; n < 400 && successes < 3; n++) {
+        cql_result r;
+        cql_result_init(&r);
+        cs_error_init(&g_err);
+        cs_alloc_fail_nth(n);
+        int rc = cql_prepare(g_ctx, &g_sess, pq, strlen(pq), NULL, &r, &g_err);
+        cs_alloc_fail_nth(0);
+        if (rc == 0)
+            successes++;
+        else
+            cr_assert(g_err.code >= 0, "prepare n=%ld: no message", n);
+        cql_result_destroy(&r);
+    }
+    uint8_t id[16];
+    char meta[512];
+    prepare(pq, id, meta, sizeof meta);
+    uint8_t b1[4], b2[4];
+    cql_value vals[2] = { ival(b1, 1), ival(b2, 0) };
+    ropts o;
+    memset(&o, 0, sizeof o);
+    o.id = id;
+    o.vals = vals;
+    o.n_vals = 2;
+    o.page_size = 1;
+    cr_assert_eq(run(NULL, &o, out, sizeof out), 0, "%s", g_err.msg);
+    uint8_t st[256];
+    int32_t sl = g_ps_len;
+    cr_assert(sl > 0 && sl < (int32_t)sizeof st);
+    memcpy(st, g_ps, (size_t)sl);
+    o.ps = st;
+    o.ps_len = sl;
+    successes = 0;
+    for (long n = 1; n < 400 && successes < 3; n++) {
+        cs_alloc_fail_nth(n);
+        int rc = run(NULL, &o, out, sizeof out);
+        cs_alloc_fail_nth(0);
+        if (rc == 0) {
+            successes++;
+            cr_assert_str_eq(body_of(out), "2|'b'\n", "n=%ld full=[%s]", n, out);
+        } else
+            cr_assert(g_err.code >= 0, "execute n=%ld: no message", n);
     }
 }
