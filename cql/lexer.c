@@ -193,7 +193,6 @@ const char *cql__tok_name(cql__tok_type t, int kw)
 typedef struct lexer {
     const char *s; size_t n, i;
     int line, col;
-    cs_arena *a;
     cql__lexed *out;
     int cap;
     int err;                            /* CS_ENOMEM */
@@ -237,13 +236,11 @@ static void emit(lexer *L, cql__tok_type t, int kw, size_t start, int line, int 
         return;
     if (o->n == L->cap) {
         int nc = L->cap ? L->cap * 2 : 64;
-        cql__tok *nt = cs_arena_alloc(L->a, sizeof(*nt) * (size_t)nc);
+        cql__tok *nt = cs_realloc(o->toks, sizeof(*nt) * (size_t)nc);
         if (!nt) {
             L->err = CS_ENOMEM;
             return;
         }
-        if (o->n)
-            memcpy(nt, o->toks, sizeof(*nt) * (size_t)o->n);
         o->toks = nt;
         L->cap = nc;
     }
@@ -633,9 +630,16 @@ static void lex_comment(lexer *L, size_t start, int line, int col)
     emit(L, TK_COMMENT, KW_NONE, start, line, col, cp_count(L->s + start, L->i - start));
 }
 
-int cql__lex(const char *text, size_t len, cs_arena *a, cql__lexed *out)
+void cql__lexed_free(cql__lexed *l)
 {
-    lexer L = { .s = text, .n = len, .i = 0, .line = 1, .col = 0, .a = a, .out = out };
+    cs_free(l->toks);
+    l->toks = NULL;
+    l->n = 0;
+}
+
+int cql__lex(const char *text, size_t len, cql__lexed *out)
+{
+    lexer L = { .s = text, .n = len, .i = 0, .line = 1, .col = 0, .out = out };
     out->toks = NULL;
     out->n = 0;
     out->err_tok = -1;

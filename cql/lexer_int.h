@@ -76,8 +76,11 @@ typedef struct cql__lexed {
     char err_msg[256];                 /* "line L:C mismatched character ..." */
 } cql__lexed;
 
-/* Lex text into l (tokens allocated in arena a).  Returns 0 or CS_ENOMEM. */
-int cql__lex(const char *text, size_t len, cs_arena *a, cql__lexed *l);
+/* Lex text into l.  The token array is cs_malloc'd (it only lives while
+ * parsing): free it with cql__lexed_free, also after an error.  Returns 0
+ * or CS_ENOMEM. */
+int cql__lex(const char *text, size_t len, cql__lexed *l);
+void cql__lexed_free(cql__lexed *l);
 /* Keyword id of a word (any case), or KW_NONE. */
 int cql__kw_lookup(const char *s, size_t n);
 /* Upper-case keyword name without the K_ prefix ("SELECT"). */

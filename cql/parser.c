@@ -482,6 +482,36 @@ static void fix_batch_binds(cql__parser *p, cql_stmt *st)
     }
 }
 
+/* Lex and parse into p->st.  The only function that calls setjmp: the
+ * parser state lives in the caller's frame, so it is well defined after a
+ * longjmp (C11 7.13.2.1).  Returns 0, or -1 with p->e set. */
+static int run(cql__parser *p)
+{
+    if (setjmp(p->jb))
+        return -1;
+    if (cql__lex(p->src, p->len, &p->lx) != 0)
+        cql__fail_oom(p);
+    p->on = cs_malloc(sizeof(int) * (size_t)p->lx.n);
+    if (!p->on)
+        cql__fail_oom(p);
+    for (int i = 0; i < p->lx.n; i++)
+        if (p->lx.toks[i].type != TK_WS && p->lx.toks[i].type != TK_COMMENT)
+            p->on[p->n_on++] = i;
+    (void)cql__peek(p, 1);
+    cql_stmt *st = p->st;
+    statement(p, st);
+    while (cql__accept(p, TK_SEMI))
+        ;
+    if (!cql__is(p, TK_EOF))
+        cql__fail_mismatch(p, "EOF");
+    st->text = cql__strndup(p, p->src, p->len);
+    st->text_len = p->len;
+    st->n_binds = p->n_binds;
+    st->bind_names = p->bind_names;
+    fix_batch_binds(p, st);
+    return 0;
+}
+
 cql_stmt *cql_parse(const char *text, size_t len, cs_error *e)
 {
     cs_error dummy;
@@ -497,34 +527,19 @@ cql_stmt *cql_parse(const char *text, size_t len, cs_error *e)
     cs_arena_init(&st->arena);
     cql__parser P;
     memset(&P, 0, sizeof(P));
-    cql__parser *p = &P;
-    p->src = text ? text : "";
-    p->len = text ? len : 0;
-    p->a = &st->arena;
-    p->e = e;
-    p->st = st;
-    p->fetched = 0;
-    if (setjmp(p->jb)) {
+    P.src = text ? text : "";
+    P.len = text ? len : 0;
+    P.a = &st->arena;
+    P.e = e;
+    P.st = st;
+    int rc = run(&P);
+    /* tokens only live while parsing */
+    cql__lexed_free(&P.lx);
+    cs_free(P.on);
+    if (rc != 0) {
         cql_stmt_free(st);
         return NULL;
     }
-    if (cql__lex(p->src, p->len, p->a, &p->lx) != 0)
-        cql__fail_oom(p);
-    p->on = cql__alloc(p, sizeof(int) * (size_t)p->lx.n);
-    for (int i = 0; i < p->lx.n; i++)
-        if (p->lx.toks[i].type != TK_WS && p->lx.toks[i].type != TK_COMMENT)
-            p->on[p->n_on++] = i;
-    (void)cql__peek(p, 1);
-    statement(p, st);
-    while (cql__accept(p, TK_SEMI))
-        ;
-    if (!cql__is(p, TK_EOF))
-        cql__fail_mismatch(p, "EOF");
-    st->text = cql__strndup(p, p->src, p->len);
-    st->text_len = p->len;
-    st->n_binds = p->n_binds;
-    st->bind_names = p->bind_names;
-    fix_batch_binds(p, st);
     return st;
 }
 

@@ -20,6 +20,7 @@ static void setup(void)
 
 static void teardown(void)
 {
+    cql__lexed_free(&L);
     cs_arena_destroy(&A);
     cr_expect_eq(cs_alloc_count(), alloc_base, "leaked %zu allocations", cs_alloc_count() - alloc_base);
 }
@@ -29,7 +30,8 @@ TestSuite(lexer, .init = setup, .fini = teardown);
 /* Lex s and return the on-channel token types in out (ends with TK_EOF). */
 static int lex_types(const char *s, cql__tok_type *out, int max)
 {
-    cr_assert_eq(cql__lex(s, strlen(s), &A, &L), 0);
+    cql__lexed_free(&L);
+    cr_assert_eq(cql__lex(s, strlen(s), &L), 0);
     int n = 0;
     for (int i = 0; i < L.n && n < max; i++)
         if (L.toks[i].type != TK_WS && L.toks[i].type != TK_COMMENT)
