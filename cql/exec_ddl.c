@@ -158,14 +158,23 @@ static int create_keyspace(cql_ctx *ctx, cql_stmt *st, cql_result *r, cs_error *
     if (!valid_name(d->name))
         return cs_error_set(e, CS_ERR_INVALID, "Keyspace name must not be empty, more than 48 characters long, "
                             "or contain non-alphanumeric-underscore characters (got '%s')", d->name);
-    sch_keyspace *k = sch__keyspace_new(d->name);
-    if (!k) return cs_error_set(e, CS_ERR_SERVER, "out of memory");
-    if (ddl_apply_keyspace_props(k, &d->props, true, e)) { sch__keyspace_free(k); return CS_EUSER; }
+    /* CreateKeyspaceStatement.apply order: property names, mandatory
+     * replication, existence, then the strategy and its options */
+    bool has_repl = false;
+    for (int i = 0; i < d->props.n; i++) {
+        const char *pn = d->props.items[i].name;
+        if (strcmp(pn, "replication") && strcmp(pn, "durable_writes"))
+            return cs_error_set(e, CS_ERR_SYNTAX, "Unknown property '%s'", pn);
+        if (strcmp(pn, "replication") == 0) has_repl = true;
+    }
+    if (!has_repl) return cs_error_set(e, CS_ERR_INVALID, "Missing mandatory option 'replication'");
     if (sch_keyspace_find(c, d->name)) {
-        sch__keyspace_free(k);
         if (d->if_not_exists) { cql_result_void(r); return 0; }
         return already_exists(e, d->name, NULL);
     }
+    sch_keyspace *k = sch__keyspace_new(d->name);
+    if (!k) return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    if (ddl_apply_keyspace_props(k, &d->props, true, e)) { sch__keyspace_free(k); return CS_EUSER; }
     st_mutation *m = st_mutation_new();
     int64_t ts_del = cs_write_ts_us();
     sch__rows_keyspace_drop(c, m, k->name, ts_del);   /* clear leftovers of an older incarnation */
