@@ -94,6 +94,8 @@ int cql__peek_index(cql__parser *p, int k)
     int i = p->pos + k - 1;
     if (i >= p->n_on)
         i = p->n_on - 1;
+    if (i < 0)
+        i = 0;
     return p->on[i];
 }
 
