@@ -82,6 +82,19 @@ void ctype_format_java_double(double d, bool is_float, cs_buf *out)
         }
         return;
     }
+    if (nd == 1) {
+        /* Java writes two significant digits here and picks the pair nearest
+         * the exact value (Double.MIN_VALUE is 4.9E-324, not 5.0E-324). */
+        char two[32];
+        snprintf(two, sizeof(two), "%.1e", d);
+        bool ok = is_float ? (strtof(two, NULL) == (float)d) : (strtod(two, NULL) == d);
+        if (ok && two[2] != '0') {
+            digs[0] = two[0];
+            digs[1] = two[2];
+            nd = 2;
+            e = atoi(strchr(two, 'e') + 1) + 1;
+        }
+    }
     cs_buf_put_u8(out, (uint8_t)digs[0]);
     cs_buf_put_u8(out, '.');
     if (nd > 1)

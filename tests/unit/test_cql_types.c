@@ -282,6 +282,13 @@ Test(types, literal_round_trips)
     cr_expect_str_eq(LF("double", LIT_FLOAT, "0.001"), "0.001");
     cr_expect_str_eq(LF("double", LIT_FLOAT, "0.0001"), "1.0E-4");
     cr_expect_str_eq(LF("float", LIT_FLOAT, "1.1"), "1.1");
+    cr_expect_str_eq(LF("double", LIT_FLOAT, "4.9E-324"), "4.9E-324");
+    cr_expect_str_eq(LF("float", LIT_FLOAT, "1.4E-45"), "1.4E-45");
+    cr_expect_str_eq(LF("double", LIT_FLOAT, "1.7976931348623157E308"), "1.7976931348623157E308");
+    cr_expect_str_eq(LF("double", LIT_FLOAT, "-0.0"), "-0.0");
+    cr_expect_str_eq(LF("double", LIT_FLOAT, "1234567.0"), "1234567.0");
+    cr_expect_str_eq(LF("double", LIT_FLOAT, "12345678.0"), "1.2345678E7");
+    cr_expect_str_eq(LF("float", LIT_FLOAT, "3.4028235E38"), "3.4028235E38");
     cr_expect_str_eq(LF("boolean", LIT_BOOLEAN, "TRUE"), "true");
     cr_expect_str_eq(LF("text", LIT_STRING, "it's"), "'it''s'");
     cr_expect_str_eq(LF("ascii", LIT_STRING, "abc"), "'abc'");
