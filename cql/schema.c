@@ -463,6 +463,15 @@ sch_column *sch_column_find(const sch_table *t, const char *name)
     return NULL;
 }
 
+int64_t sch_dropped_us(const sch_table *t, uint32_t col_id)
+{
+    int64_t best = INT64_MIN;
+    for (int i = 0; t && i < t->n_dropped; i++)
+        if (t->dropped[i].name && sch__col_id(t->dropped[i].name) == col_id && t->dropped[i].dropped_us > best)
+            best = t->dropped[i].dropped_us;
+    return best;
+}
+
 const ctype *sch_type_find(sch_catalog *c, const char *ks, const char *name)
 {
     sch_keyspace *k = sch_keyspace_find(c, ks);

@@ -108,6 +108,10 @@ const ctype *sch_type_find(sch_catalog *c, const char *ks, const char *name);
 /* Iterate keyspaces in name order (system ones included). */
 int sch_keyspace_count(sch_catalog *c);
 sch_keyspace *sch_keyspace_at(sch_catalog *c, int i);
+/* Drop time (µs) of a dropped column with this storage id, or INT64_MIN.
+ * Readers skip cells with ts_us <= it: a re-added column must not show
+ * data written before the drop (Cassandra's DroppedColumn semantics). */
+int64_t sch_dropped_us(const sch_table *t, uint32_t col_id);
 /* Current schema version (changes with every DDL); see system.local. */
 void sch_version(sch_catalog *c, uint8_t out[16]);
 
