@@ -280,6 +280,7 @@ int cql_batch(cql_ctx *ctx, cql_session *s, uint8_t type, const cql_batch_item *
                 break;
             }
             st = ps->stmt;
+            ents[i].keyspace = ps->keyspace;
         } else {
             bool cached = false;
             st = cql__stmt_cache_get(ctx, it->query, it->query_len, &cached, e);

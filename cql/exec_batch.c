@@ -308,7 +308,19 @@ int cql__exec_writes(cql_ctx *ctx, cql_session *s, int kind, const ast_using *us
             goto out;
         }
         cql_eval ev;
-        cql__eval_init(&ev, ctx, s, NULL, items[i].values, items[i].n_values, &arena);
+        cql_session *is = s;
+        if (items[i].keyspace && *items[i].keyspace && strcmp(items[i].keyspace, s->keyspace)) {
+            /* a prepared statement keeps the keyspace it was prepared under */
+            cql_session *copy = cs_arena_alloc(&arena, sizeof(*copy));
+            if (!copy) {
+                cs_error_set(e, CS_ERR_SERVER, "out of memory");
+                goto out;
+            }
+            *copy = *s;
+            snprintf(copy->keyspace, sizeof(copy->keyspace), "%s", items[i].keyspace);
+            is = copy;
+        }
+        cql__eval_init(&ev, ctx, is, NULL, items[i].values, items[i].n_values, &arena);
         if (cql__wplan_prepare(&ev, st, batch_ts, now_s, &plans[i], e) < 0)
             goto out;
         pptr[i] = &plans[i];

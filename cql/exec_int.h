@@ -230,6 +230,8 @@ int cql_exec_modify(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params
 typedef struct cql_batch_entry {
     cql_stmt *stmt;                    /* INSERT/UPDATE/DELETE (parsed or prepared; borrowed) */
     const cql_value *values; int n_values;   /* positional by the stmt's marker index */
+    const char *keyspace;              /* keyspace a prepared item was prepared under (Cassandra
+                                          binds it at PREPARE); NULL = the session's */
 } cql_batch_entry;
 
 /*
