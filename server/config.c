@@ -8,6 +8,7 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <stdarg.h>
 #include <netdb.h>
 #include <errno.h>
 #include <stdio.h>
@@ -300,6 +301,8 @@ int config_set(config *c, const char *key, const char *v)
     const key_def *k = find_key(key, &legacy_unit);
     if (!k)
         return CS_ENOTFOUND;
+    if (strcmp(k->name, "admin_port") == 0)
+        c->admin_port_set = true;
     long long n;
     bool b;
     int iv;
@@ -358,14 +361,6 @@ static char *clean_value(char *s)
     return s;
 }
 
-static void note_setting(config *c, const char *k, const char *v)
-{
-    cs_buf_put(&c->settings, k, strlen(k));
-    cs_buf_put_u8(&c->settings, '\t');
-    cs_buf_put(&c->settings, v, strlen(v));
-    cs_buf_put_u8(&c->settings, '\n');
-}
-
 /* Apply one key/value, warning on unknown keys; CS_EINVAL on a bad value. */
 static int apply(config *c, const char *k, const char *v, int line, char *err, size_t errlen)
 {
@@ -379,7 +374,6 @@ static int apply(config *c, const char *k, const char *v, int line, char *err, s
         snprintf(err, errlen, "config line %d: invalid value '%s' for %s", line, v, k);
         return CS_EINVAL;
     }
-    note_setting(c, k, v);
     return 0;
 }
 
@@ -529,6 +523,79 @@ static void numeric_address(char *addr, size_t cap)
     freeaddrinfo(res);
 }
 
+/* Sizes as Cassandra 4.1 prints them: the largest exact unit. */
+static void fmt_size(char *out, size_t cap, unsigned long long b)
+{
+    if (b && b % (1024ull * 1024 * 1024) == 0)
+        snprintf(out, cap, "%lluGiB", b >> 30);
+    else if (b && b % (1024ull * 1024) == 0)
+        snprintf(out, cap, "%lluMiB", b >> 20);
+    else if (b && b % 1024 == 0)
+        snprintf(out, cap, "%lluKiB", b >> 10);
+    else
+        snprintf(out, cap, "%lluB", b);
+}
+
+static void setting(cs_buf *b, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void setting(cs_buf *b, const char *name, const char *fmt, ...)
+{
+    char val[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(val, sizeof val, fmt, ap);
+    va_end(ap);
+    cs_buf_put(b, name, strlen(name));
+    cs_buf_put_u8(b, '\t');
+    cs_buf_put(b, val, strlen(val));
+    cs_buf_put_u8(b, '\n');
+}
+
+/* The effective settings for system_views.settings, sorted by name. */
+static void build_settings(config *c)
+{
+    static const char *const sync[] = { "periodic", "batch", "group" };
+    char sz[32];
+    cs_buf *b = &c->settings;
+    cs_buf_reset(b);
+    setting(b, "admin_port", "%d", c->admin_port);
+    setting(b, "authenticator", "%s", c->authenticator == CONFIG_AUTH_PASSWORD
+            ? "PasswordAuthenticator" : "AllowAllAuthenticator");
+    setting(b, "auto_snapshot", "%s", c->st.snapshot_on_truncate ? "true" : "false");
+    setting(b, "batch_size_fail_threshold", "%dKiB", c->cql.batch_size_fail_kb);
+    setting(b, "batch_size_warn_threshold", "%dKiB", c->cql.batch_size_warn_kb);
+    setting(b, "cluster_name", "%s", c->cluster_name);
+    setting(b, "commitlog_directory", "%s", c->commitlog_dir);
+    fmt_size(sz, sizeof sz, c->st.segment_size);
+    setting(b, "commitlog_segment_size", "%s", sz);
+    setting(b, "commitlog_sync", "%s", sync[c->st.sync_mode >= 0 && c->st.sync_mode <= 2
+                                           ? c->st.sync_mode : 0]);
+    setting(b, "commitlog_sync_group_window", "%dms", c->st.sync_group_window_ms);
+    setting(b, "commitlog_sync_period", "%dms", c->st.sync_period_ms);
+    fmt_size(sz, sizeof sz, c->st.commitlog_total_space);
+    setting(b, "commitlog_total_space", "%s", sz);
+    setting(b, "concurrent_compactors", "%d", c->st.compaction_threads);
+    setting(b, "data_file_directories", "[%s]", c->data_dir);
+    setting(b, "listen_address", "%s", c->listen_address);
+    setting(b, "materialized_views_enabled", "%s",
+            c->cql.materialized_views_enabled ? "true" : "false");
+    fmt_size(sz, sizeof sz, c->st.memtable_space);
+    setting(b, "memtable_heap_space", "%s", sz);
+    setting(b, "native_transport_max_concurrent_connections", "%d", c->max_connections);
+    fmt_size(sz, sizeof sz, c->max_frame_size);
+    setting(b, "native_transport_max_frame_size", "%s", sz);
+    setting(b, "native_transport_port", "%d", c->native_port);
+    setting(b, "num_tokens", "%d", c->cql.num_tokens);
+    setting(b, "rpc_address", "%s", c->rpc_address);
+    setting(b, "tombstone_failure_threshold", "%d", c->cql.tombstone_failure_threshold);
+    setting(b, "tombstone_warn_threshold", "%d", c->cql.tombstone_warn_threshold);
+    setting(b, "unlogged_batch_across_partitions_warn_threshold", "%d",
+            c->cql.unlogged_batch_across_partitions_warn_threshold);
+    setting(b, "user_defined_functions_enabled", "%s",
+            c->cql.user_defined_functions_enabled ? "true" : "false");
+    cs_buf_put_u8(b, '\0');
+}
+
 void config_finish(config *c, const char *base)
 {
     numeric_address(c->listen_address, sizeof c->listen_address);
@@ -543,7 +610,7 @@ void config_finish(config *c, const char *base)
     c->cql.cluster_name = c->cluster_name;
     c->cql.listen_address = c->listen_address;
     c->cql.native_port = c->native_port;
-    cs_buf_put_u8(&c->settings, '\0');
+    build_settings(c);
     c->cql.config_text = c->settings.err ? NULL : (const char *)c->settings.p;
 }
 

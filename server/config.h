@@ -35,7 +35,9 @@ typedef struct config {
     int admin_port;                   /* cassette: HTTP admin on 127.0.0.1 (7199; 0 disables) */
     char data_dir[1024];              /* first of data_file_directories ("" = not set) */
     char commitlog_dir[1024];         /* commitlog_directory ("" = not set) */
-    cs_buf settings;                  /* "name\tvalue\n" lines, NUL-terminated: cql.config_text */
+    bool admin_port_set;              /* admin_port given explicitly */
+    cs_buf settings;                  /* "name\tvalue\n" lines (effective values, sorted),
+                                         NUL-terminated: cql.config_text */
     int warnings;                     /* unknown keys / bad values seen */
 } config;
 

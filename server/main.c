@@ -39,13 +39,6 @@ static void usage(FILE *f)
                "  --data-dir DIR   data under DIR/data, commit log under DIR/commitlog\n");
 }
 
-/* True if the config text set admin_port (config_finish records settings). */
-static bool admin_port_configured(const config *c)
-{
-    const char *t = c->cql.config_text;
-    return t && (strncmp(t, "admin_port\t", 11) == 0 || strstr(t, "\nadmin_port\t") != NULL);
-}
-
 static void on_signal(uv_signal_t *h, int signum)
 {
     app *a = h->data;
@@ -141,7 +134,7 @@ int main(int argc, char **argv)
     admin_init(&a.adm, loop, &a.server);
     if (cfg.admin_port > 0) {
         /* --port 0 (tests): a free admin port too, unless one was configured. */
-        int aport = (port == 0 && !admin_port_configured(&cfg)) ? 0 : cfg.admin_port;
+        int aport = (port == 0 && !cfg.admin_port_set) ? 0 : cfg.admin_port;
         rc = admin_listen(&a.adm, "127.0.0.1", aport);
         if (rc != 0)
             CS_WARN("admin endpoint: cannot listen on 127.0.0.1:%d: %s", aport, uv_strerror(rc));

@@ -4,6 +4,7 @@
  * quoting, comments, unknown keys (warned, not fatal), bad values.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/alloc.h"
@@ -128,6 +129,23 @@ Test(server_config, cassandra_41_style)
     cr_assert_str_eq(c.st.data_dir, "/var/lib/cassette/data");
     cr_assert_str_eq(c.cql.cluster_name, "My Cluster");
     cr_assert(strstr(c.cql.config_text, "cluster_name\tMy Cluster\n") != NULL);
+    cr_assert(strstr(c.cql.config_text, "commitlog_segment_size\t64MiB\n") != NULL);
+    cr_assert(strstr(c.cql.config_text, "memtable_heap_space\t2GiB\n") != NULL);
+    cr_assert(strstr(c.cql.config_text, "data_file_directories\t[/var/lib/cassette/data]\n") != NULL);
+    cr_assert(strstr(c.cql.config_text, "native_transport_max_frame_size\t16MiB\n") != NULL);
+    cr_assert(strstr(c.cql.config_text, "batch_size_warn_threshold\t10KiB\n") != NULL);
+    cr_assert(!c.admin_port_set);
+    /* Sorted by name, one line per setting (system_views.settings order). */
+    char prev[128] = "";
+    for (const char *p = c.cql.config_text; *p;) {
+        const char *tab = strchr(p, '\t'), *nl = strchr(p, '\n');
+        cr_assert(tab && nl && tab < nl);
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)(tab - p), p);
+        cr_assert_gt(strcmp(name, prev), 0, "%s after %s", name, prev);
+        strcpy(prev, name);
+        p = nl + 1;
+    }
     config_destroy(&c);
 }
 
