@@ -676,6 +676,6 @@ int cql__wplan_apply(cql_wbatch *b, const cql_wplan *pl, cs_error *e)
 int cql_exec_modify(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p,
                     cql_result *r, cs_error *e)
 {
-    cql_batch_entry ent = { st, p->values, p->n_values };
+    cql_batch_entry ent = { st, p->values, p->n_values, NULL };
     return cql__exec_writes(ctx, s, -1, NULL, &ent, 1, p, r, e);
 }
