@@ -78,6 +78,7 @@ int st_engine_open(const st_config *cfg, st_engine **out)
     pthread_mutex_init(&e->mu, NULL);
     pthread_cond_init(&e->cv, NULL);
     atomic_init(&e->mem_total, 0);
+    st__cache_retain();
     int rc = (!e->data_dir || !e->clog_dir) ? CS_ENOMEM : vfs_mkdirs(e->data_dir);
     if (!rc) rc = clog_open(&e->cfg, &e->log);
     if (!rc) rc = st__bg_start(e);
@@ -128,6 +129,7 @@ void st_engine_close(st_engine *e, bool flush_all)
     cs_free(e->data_dir);
     cs_free(e->clog_dir);
     cs_free(e);
+    st__cache_release();
 }
 
 /* ---------------------------------------------------------------- tables */

@@ -50,6 +50,7 @@ struct sst_reader {
     uint64_t logical;                    /* uncompressed data length */
     atomic_uint_least64_t bloom_fp;      /* bloom false positives observed */
     atomic_uint_least64_t blocks_read;   /* data blocks decompressed (tests) */
+    uint64_t cache_id;                   /* block cache key, unique per open */
     atomic_uint_least64_t bloom_checks;  /* bloom filter lookups */
     uint8_t *bloom; uint64_t bloom_bits; uint32_t bloom_k;
     sst_stats st;
@@ -85,6 +86,13 @@ int sst_writer_finish(sst_writer *w, st_clog_pos clog_pos, int level, sst_reader
 void sst_writer_set_ancestors(sst_writer *w, const uint64_t *gens, int n);
 void sst_writer_abort(sst_writer *w);
 uint64_t sst_writer_bytes(const sst_writer *w);
+
+/* Block cache (block_cache.c). */
+uint64_t sst__cache_new_id(void);
+void st__cache_retain(void);
+void st__cache_release(void);
+bool sst__cache_get(uint64_t rid, uint64_t blk, uint8_t *dst, uint32_t len);
+void sst__cache_put(uint64_t rid, uint64_t blk, const uint8_t *src, uint32_t len);
 
 /* Engine glue (engine_bg.c). */
 int st__table_load_sstables(st_table *t);

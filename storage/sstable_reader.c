@@ -189,6 +189,7 @@ int sst_reader_open(const char *dir, uint64_t gen, sst_reader **out)
     atomic_init(&r->obsolete, false);
     atomic_init(&r->compacting, false);
     r->gen = gen;
+    r->cache_id = sst__cache_new_id();
     r->data_fd = -1;
     r->dir = cs_strdup(dir);
     if (!r->dir) { cs_free(r); return CS_ENOMEM; }
@@ -265,6 +266,8 @@ int sst__read_range(sst_reader *r, uint64_t pos, uint64_t len, cs_arena *a, cons
     size_t ccap = 0;
     int rc = 0;
     for (uint64_t b = b0; b <= b1 && !rc; b++) {
+        uint64_t want_len = (b + 1) * bs <= r->logical ? bs : r->logical - b * bs;
+        if (sst__cache_get(r->cache_id, b, buf + (b - b0) * bs, (uint32_t)want_len)) continue;
         uint64_t off = r->chunks[b], clen_total = r->chunks[b + 1] - off;
         if (clen_total < SST_BLOCK_HDR || clen_total > bs * 2 + 64 + SST_BLOCK_HDR) { rc = corrupt(r, "Data.db", "bad block length", off); break; }
         if (clen_total > ccap) {
@@ -291,6 +294,7 @@ int sst__read_range(sst_reader *r, uint64_t pos, uint64_t len, cs_arena *a, cons
             int d = LZ4_decompress_safe((const char *)cbuf + SST_BLOCK_HDR, (char *)dst, (int)clen, (int)raw);
             if (d < 0 || (uint32_t)d != raw) { rc = corrupt(r, "Data.db", "lz4 decompression failed", off); break; }
         }
+        sst__cache_put(r->cache_id, b, dst, raw);
     }
     cs_free(cbuf);
     if (rc) return rc;
