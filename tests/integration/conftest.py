@@ -58,8 +58,11 @@ def _server_survives(request):
 
 
 @pytest.fixture(scope="session")
-def _driver(contact):
-    c, sess = H.connect(*contact)
+def _driver(server, contact):
+    try:
+        c, sess = H.connect(*contact)
+    except Exception as e:
+        raise H.ServerError("driver could not connect: %r\n%s" % (e, server.log_tail())) from None
     yield c, sess
     c.shutdown()
 
