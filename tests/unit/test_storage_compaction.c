@@ -1,0 +1,209 @@
+/*
+ * test_storage_compaction.c: strategy behaviour through storage.h.
+ *  - STCS: min_threshold similar-sized flushes become one sstable
+ *  - compaction disabled: nothing happens
+ *  - LCS: L0 flushes move to L1 in files of sstable_size_in_mb
+ *  - TWCS: fully expired sstables are dropped whole; old windows merged
+ *  - gc_grace: tombstones kept before it, purged after
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "storage/storage.h"
+#include "common/alloc.h"
+#include "common/util.h"
+#include "common/vfs.h"
+
+static char g_dir[256], g_d[300], g_c[300];
+static st_engine *E;
+static const uint8_t TID[16] = { 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6 };
+
+static void setup(void)
+{
+    snprintf(g_dir, sizeof g_dir, "/tmp/cs_st_cmp_%d", (int)getpid());
+    vfs_rmtree(g_dir);
+    snprintf(g_d, sizeof g_d, "%s/data", g_dir);
+    snprintf(g_c, sizeof g_c, "%s/cl", g_dir);
+    st_config cfg;
+    st_config_defaults(&cfg);
+    cfg.data_dir = g_d; cfg.commitlog_dir = g_c;
+    cr_assert_eq(st_engine_open(&cfg, &E), 0);
+}
+
+static void teardown(void)
+{
+    st_engine_close(E, false);
+    vfs_rmtree(g_dir);
+    cr_assert_eq(cs_alloc_count(), 0, "leak %zu", cs_alloc_count());
+}
+
+TestSuite(storage_compaction, .init = setup, .fini = teardown);
+
+/* n partitions starting at base, value vsz, timestamp ts, optional TTL expiry. */
+static void fill(st_table *t, int base, int n, uint32_t vsz, int64_t ts, int32_t expiry)
+{
+    static uint8_t v[4096];
+    for (int i = base; i < base + n; i++) {
+        uint8_t pk[4] = { (uint8_t)(i >> 24), (uint8_t)(i >> 16), (uint8_t)(i >> 8), (uint8_t)i };
+        memset(v, i, vsz);
+        st_mutation *m = st_mutation_new();
+        st_mut_partition(m, t, pk, 4);
+        st_mut_row(m, (const uint8_t *)"c", 1, 0);
+        st_cell c = { .col = 1, .ts_us = ts, .val = v, .val_len = vsz };
+        if (expiry) { c.flags = ST_CELL_EXPIRING; c.ttl_s = 1; c.ldt_s = expiry; }
+        st_mut_cell(m, &c);
+        cr_assert_eq(st_write(E, m, NULL), 0);
+        st_mutation_free(m);
+    }
+    cr_assert_eq(st_table_flush(t), 0);
+}
+
+/* Wait (bounded) until the background compactor settles on `want` sstables. */
+static uint64_t settle(st_table *t, uint64_t want)
+{
+    st_table_stats s;
+    for (int i = 0; i < 400; i++) {
+        st_table_stats_get(t, &s);
+        if (s.sstable_count == want && s.pending_compactions == 0) break;
+        usleep(10000);
+    }
+    usleep(20000);
+    st_table_stats_get(t, &s);
+    return s.sstable_count;
+}
+
+static int count_live(st_table *t)
+{
+    st_read_spec rs = { .start_token = INT64_MIN, .end_token = INT64_MAX };
+    st_scan *s;
+    cr_assert_eq(st_scan_open(t, &rs, &s), 0);
+    st_partition_view p;
+    int n = 0;
+    while (st_scan_next_partition(s, &p) == 1) n++;
+    st_scan_close(s);
+    return n;
+}
+
+Test(storage_compaction, stcs_merges_similar)
+{
+    st_table_opts o;
+    st_table_opts_defaults(&o);
+    st_table *t;
+    cr_assert_eq(st_table_open(E, TID, "ks", "stcs", &o, &t), 0);
+    for (int k = 0; k < 4; k++) fill(t, k * 100, 100, 100, 10, 0);
+    cr_assert_eq(settle(t, 1), 1);
+    cr_assert_eq(count_live(t), 400);
+    st_table_stats s;
+    st_table_stats_get(t, &s);
+    cr_assert_geq(s.compactions_done, 1);
+}
+
+Test(storage_compaction, disabled)
+{
+    st_table_opts o;
+    st_table_opts_defaults(&o);
+    o.compaction_enabled = false;
+    st_table *t;
+    cr_assert_eq(st_table_open(E, TID, "ks", "off", &o, &t), 0);
+    for (int k = 0; k < 5; k++) fill(t, k * 10, 10, 10, 10, 0);
+    usleep(100000);
+    st_table_stats s;
+    st_table_stats_get(t, &s);
+    cr_assert_eq(s.sstable_count, 5);
+    /* Major compaction still works on demand. */
+    cr_assert_eq(st_table_compact(t), 0);
+    st_table_stats_get(t, &s);
+    cr_assert_eq(s.sstable_count, 1);
+    cr_assert_eq(count_live(t), 50);
+}
+
+Test(storage_compaction, lcs_levels)
+{
+    st_table_opts o;
+    st_table_opts_defaults(&o);
+    o.compaction = ST_COMPACT_LCS;
+    o.lcs_sstable_size_mb = 1;
+    st_table *t;
+    cr_assert_eq(st_table_open(E, TID, "ks", "lcs", &o, &t), 0);
+    /* 4 flushes of ~1.2 MiB of incompressible-ish data each. */
+    for (int k = 0; k < 4; k++) {
+        static uint8_t v[3000];
+        for (int i = 0; i < 400; i++) {
+            int key = k * 400 + i;
+            uint8_t pk[4] = { (uint8_t)(key >> 24), (uint8_t)(key >> 16), (uint8_t)(key >> 8), (uint8_t)key };
+            for (unsigned j = 0; j < sizeof v; j++) v[j] = (uint8_t)(j * 31 + key * 17 + (j >> 3) * key);
+            st_mutation *m = st_mutation_new();
+            st_mut_partition(m, t, pk, 4);
+            st_mut_row(m, (const uint8_t *)"c", 1, 0);
+            st_cell c = { .col = 1, .ts_us = 10, .val = v, .val_len = sizeof v };
+            st_mut_cell(m, &c);
+            cr_assert_eq(st_write(E, m, NULL), 0);
+            st_mutation_free(m);
+        }
+        cr_assert_eq(st_table_flush(t), 0);
+    }
+    st_table_stats s;
+    for (int i = 0; i < 400; i++) {
+        st_table_stats_get(t, &s);
+        if (s.sstables_per_level[0] == 0 && s.sstables_per_level[1] > 1) break;
+        usleep(10000);
+    }
+    cr_assert_eq(s.sstables_per_level[0], 0, "L0 not compacted");
+    cr_assert_gt(s.sstables_per_level[1], 1, "L1 should be split by size");
+    cr_assert_eq(count_live(t), 1600);
+}
+
+Test(storage_compaction, twcs_drops_expired)
+{
+    st_table_opts o;
+    st_table_opts_defaults(&o);
+    o.compaction = ST_COMPACT_TWCS;
+    o.gc_grace_s = 0;
+    o.twcs_window_s = 3600;
+    st_table *t;
+    cr_assert_eq(st_table_open(E, TID, "ks", "twcs", &o, &t), 0);
+    int32_t now = cs_now_s();
+    int64_t ts = cs_now_us();
+    fill(t, 0, 50, 10, ts - 10, now - 100);   /* already expired */
+    fill(t, 50, 50, 10, ts - 5, now - 50);    /* already expired */
+    fill(t, 100, 50, 10, ts, 0);              /* live */
+    cr_assert_eq(count_live(t), 50);
+    cr_assert_eq(settle(t, 1), 1, "expired sstables dropped whole");
+    cr_assert_eq(count_live(t), 50);
+}
+
+Test(storage_compaction, gc_grace_purge)
+{
+    for (int grace = 0; grace < 2; grace++) {
+        st_table_opts o;
+        st_table_opts_defaults(&o);
+        o.gc_grace_s = grace ? 864000 : 0;
+        uint8_t id[16];
+        memcpy(id, TID, 16);
+        id[0] = (uint8_t)(50 + grace);
+        st_table *t;
+        cr_assert_eq(st_table_open(E, id, "ks", grace ? "keep" : "purge", &o, &t), 0);
+        fill(t, 0, 10, 10, 10, 0);
+        st_mutation *m = st_mutation_new();
+        for (int i = 0; i < 10; i++) {
+            uint8_t pk[4] = { 0, 0, 0, (uint8_t)i };
+            st_mut_partition(m, t, pk, 4);
+            st_mut_partition_delete(m, (st_deletion){ 20, cs_now_s() - 10 });
+        }
+        cr_assert_eq(st_write(E, m, NULL), 0);
+        st_mutation_free(m);
+        cr_assert_eq(st_table_flush(t), 0);
+        cr_assert_eq(st_table_compact(t), 0);
+        st_table_stats s;
+        st_table_stats_get(t, &s);
+        if (grace) {
+            cr_assert_eq(s.sstable_count, 1);
+            cr_assert_eq(s.partitions_estimate, 10, "tombstones kept within gc_grace");
+        } else {
+            cr_assert_eq(s.sstable_count, 0, "everything purged");
+        }
+        cr_assert_eq(count_live(t), 0);
+    }
+}
