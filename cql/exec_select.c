@@ -414,6 +414,16 @@ static int run_select(cql_sx *x, cql_result *r)
                          &x->pp_limit)) ||
         (rc = check_group_by(x)) || (rc = check_distinct(x)) || (rc = check_order(x)))
         return rc;
+    if (x->sel.has_agg || x->n_group) {
+        /* Cassandra's client warnings for aggregates (SelectStatement) */
+        bool pk_restricted = x->w.pk_all || x->w.token_range;
+        for (int i = 0; i < x->w.n_filters; i++)
+            pk_restricted |= x->w.filters[i].col->kind == COL_PARTITION_KEY;
+        if (!pk_restricted)
+            cql_result_warn(r, "Aggregation query used without partition key");
+        else if (x->w.has_in_pk)
+            cql_result_warn(r, "Aggregation query used on multiple partition keys (IN restriction)");
+    }
     bool single_page = x->sel.has_agg || x->n_group || x->buffer;
     x->page_size = (!single_page && p && p->page_size > 0) ? p->page_size : INT32_MAX;
     cql_pstate ps, *pps = NULL;

@@ -481,7 +481,11 @@ Test(exec_select, aggregates_and_group_by)
     rows("SELECT sum(b), avg(b), sum(d), avg(d), min(t), max(t) FROM a WHERE k = 1", "60|20|7.0|2.3333333333333335|'a'|'y'\n");
     rows("SELECT sum(vi), avg(de) FROM a WHERE k = 1", "300|2.0\n");
     rows("SELECT count(*), min(i), sum(i) FROM a WHERE k = 3", "0|null|0\n");
+    cr_assert_str_eq(g_warn, "");
     rows("SELECT k, count(*) FROM a GROUP BY k", "1|3\n2|1\n");
+    cr_assert_str_eq(g_warn, "Aggregation query used without partition key\n");
+    rows("SELECT count(*) FROM a WHERE k IN (1, 2)", "4\n");
+    cr_assert_str_eq(g_warn, "Aggregation query used on multiple partition keys (IN restriction)\n");
     rows("SELECT k, c, max(i) FROM a WHERE k = 1 GROUP BY k, c LIMIT 2", "1|1|1\n1|2|2\n");
     fails("SELECT sum(t) FROM a", "Invalid call to function sum");
     fails("SELECT k, count(*) FROM a GROUP BY c", "Group by currently only support groups of columns following their declared order in the PRIMARY KEY");
