@@ -102,6 +102,8 @@ typedef struct cql_sx {
     cs_arena row_arena;                /* per-row scratch (xrow, selector values) */
     cs_buf ck_store;                   /* clustering decode scratch */
     uint32_t *idmap;                   /* sorted (column id, index) pairs */
+    int64_t *drop_us;                  /* per column: dropped-before time (re-added columns) */
+    int32_t now_s;                     /* read time for TTLs */
     cql_eval ev;
     cql_where w;
     xselection sel;

@@ -109,16 +109,63 @@ static int complex_value(const sch_column *col, const st_cell *c, int n, cs_aren
     return out->p ? 0 : CS_ENOMEM;
 }
 
+/* Write time at or before which cells of column ci were dropped (ALTER
+ * TABLE DROP then ADD of the same name): those cells stay invisible, as in
+ * Cassandra.  INT64_MIN when the column was never dropped. */
+static int64_t dropped_before(cql_sx *x, int ci)
+{
+    const sch_table *t = x->t;
+    if (t->n_dropped == 0)
+        return INT64_MIN;
+    if (!x->drop_us) {
+        x->drop_us = cs_arena_alloc(&x->arena, sizeof(int64_t) * (size_t)(t->n_cols + 1));
+        if (!x->drop_us)
+            return INT64_MIN;
+        for (int i = 0; i < t->n_cols; i++) {
+            x->drop_us[i] = INT64_MIN;
+            for (int d = 0; d < t->n_dropped; d++)
+                if (!strcmp(t->dropped[d].name, t->cols[i].name) && t->dropped[d].dropped_us > x->drop_us[i])
+                    x->drop_us[i] = t->dropped[d].dropped_us;
+        }
+    }
+    return x->drop_us[ci];
+}
+
 static int cells_to_row(cql_sx *x, const st_cell *cells, int n, xrow *row, cs_arena *a)
 {
     const sch_table *t = x->t;
-    int32_t now = cs_now_s();
+    if (!x->now_s)
+        x->now_s = cs_now_s();
+    int32_t now = x->now_s;
     for (int i = 0; i < n;) {
         int j = i + 1;
         while (j < n && cells[j].col == cells[i].col)
             j++;
         int ci = col_by_id(x, cells[i].col);
-        if (ci >= 0) {
+        int64_t drop = ci >= 0 ? dropped_before(x, ci) : INT64_MIN;
+        if (ci >= 0 && drop != INT64_MIN) {
+            /* keep only cells written after the drop */
+            int k = i;
+            st_cell *kept = cs_arena_alloc(a, sizeof(st_cell) * (size_t)(j - i));
+            if (!kept)
+                return CS_ENOMEM;
+            int m = 0;
+            for (k = i; k < j; k++)
+                if (cells[k].ts_us > drop)
+                    kept[m++] = cells[k];
+            const sch_column *col = &t->cols[ci];
+            if (m > 0 && ctype_is_multicell(col->type)) {
+                int rc = complex_value(col, kept, m, a, &row->vals[ci]);
+                if (rc)
+                    return rc;
+            } else if (m > 0) {
+                const st_cell *c = &kept[m - 1];
+                row->vals[ci].p = c->val ? c->val : (const uint8_t *)"";
+                row->vals[ci].len = (int32_t)c->val_len;
+                row->wt[ci] = c->ts_us;
+                row->ttl[ci] = (c->flags & ST_CELL_EXPIRING) && c->ldt_s > now ? c->ldt_s - now : 0;
+            }
+        } else if (ci >= 0) {
             const sch_column *col = &t->cols[ci];
             if (ctype_is_multicell(col->type)) {
                 int rc = complex_value(col, &cells[i], j - i, a, &row->vals[ci]);

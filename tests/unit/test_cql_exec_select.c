@@ -352,6 +352,12 @@ Test(exec_select, range_scans_and_tokens)
     rows("SELECT c FROM t WHERE k = 1 AND c IN (1, 3) ORDER BY c DESC", "3\n1\n");
     rows("SELECT k, count(*) FROM t PER PARTITION LIMIT 2", "1|8\n");
     rows("SELECT k, count(*) FROM t GROUP BY k PER PARTITION LIMIT 2", "1|2\n0|2\n2|2\n3|2\n");
+    /* a dropped then re-added column does not resurrect old cells */
+    ok("ALTER TABLE t DROP v");
+    ok("ALTER TABLE t ADD v int");
+    rows("SELECT c, v FROM t WHERE k = 1 AND c < 2", "0|null\n1|null\n");
+    ok("UPDATE t SET v = 5 WHERE k = 1 AND c = 1");
+    rows("SELECT c, v FROM t WHERE k = 1 AND c < 2", "0|null\n1|5\n");
 }
 
 Test(exec_select, clustering_multi_and_desc)
