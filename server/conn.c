@@ -237,7 +237,6 @@ conn *conn__next(conn *c)
 
 /* ------------------------------------------------------------ output */
 
-
 static void on_write(uv_write_t *req, int status)
 {
     write_req *w = (write_req *)req;
@@ -357,7 +356,9 @@ static void become_ready(conn *c)
 
 /*
  * Refuse an unsupported protocol version on the first frame (invariant 2).
- * v1/v2 frames have an 8-byte header with a 1-byte stream id.
+ * The stream id is read from bytes 2-3 as in a v3+ header (what Cassandra's
+ * decoder and the shared bad-input corpus expect), also for v1/v2 whose
+ * 8-byte header has a 1-byte stream.
  */
 static void refuse_version(conn *c, const uint8_t *hdr)
 {
@@ -390,7 +391,8 @@ static int cql_version_check(const char *v, size_t n)
             return 1;
         int x = 0;
         for (; i < n && v[i] >= '0' && v[i] <= '9'; i++)
-            x = x * 10 + (v[i] - '0') % 1000000;
+            if (x < 100000000)
+                x = x * 10 + (v[i] - '0');
         parts[np++] = x;
         if (i < n && v[i] == '.' && np < 3) {
             i++;
