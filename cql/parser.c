@@ -236,8 +236,8 @@ static void append_snippet(cql__parser *p, int index, char *out, size_t outn)
         size_t ln = lines[li].n;
         if (li == to->line - 1 && to_last < cp_len(ls, ln))
             ln = cp_off(ls, ln, to_last);
-        char buf[2048];
-        size_t bn = ln < sizeof(buf) - 3 ? ln : sizeof(buf) - 3;
+        char *buf = cql__alloc(p, ln + 3);
+        size_t bn = ln;
         memcpy(buf, ls, bn);
         if (li == off->line - 1) {
             size_t b1 = cp_off(buf, bn, (size_t)off->col);

@@ -752,6 +752,19 @@ Test(parser, reserved_keyword_as_identifier)
     cql_stmt_free(s);
 }
 
+Test(parser, long_line_snippet)
+{
+    static char q[12000];
+    strcpy(q, "SELECT * FROM t WHERE k IN (");
+    for (int i = 0; i < 2000; i++)
+        strcat(q, i ? ",1" : "1");
+    strcat(q, ") FORM");
+    cs_error e;
+    cs_error_init(&e);
+    cr_assert_null(cql_parse(q, strlen(q), &e));
+    cr_expect_str_eq(e.msg, "line 1:4029 mismatched input 'FORM' expecting EOF (...,1,1,1,1) [FORM])");
+}
+
 Test(parser, misc_errors)
 {
     bad("SELECT * FROM t LIMIT");
