@@ -788,3 +788,25 @@ Test(server_conn, backpressure_on_unread_replies)
     }
     close(fd);
 }
+
+Test(server_conn, cql_version_forms)
+{
+    static const struct { const char *v; int ok; } cases[] = {
+        { "3.0.0", 1 }, { "3.4.6", 1 }, { "3.4", 1 }, { "4.0.0-beta1", 1 },
+        { "99999999999999999999.0.0", 1 }, { "2.99.9", 0 }, { "3", 0 }, { "3.x", 0 }, { "", 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int fd = dial();
+        msg_kv kv = { "CQL_VERSION", 11, cases[i].v, strlen(cases[i].v) };
+        cs_buf body;
+        cs_buf_init(&body);
+        msg_put_startup(&body, &kv, 1);
+        send_req(fd, 4, 1, OP_STARTUP, false, &body);
+        cs_buf_destroy(&body);
+        reply r;
+        cr_assert(recv_reply(fd, &r));
+        cr_assert_eq(r.h.opcode, cases[i].ok ? OP_READY : OP_ERROR, "%s: %s", cases[i].v, r.err.msg);
+        reply_done(&r);
+        close(fd);
+    }
+}
