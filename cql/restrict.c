@@ -399,10 +399,14 @@ static int collect_key_col(cql_wan *a, const sch_column *c, const ast_relation *
     int pos = c->position;
     if (r->op == OP_EQ || r->op == OP_IN) {
         cql_eqgroup *g = pk ? &a->pk_eq[pos] : &a->ck_eq[pos];
+        if (!pk && a->ck_sl[pos].n && !a->ck_eq[pos].k)   /* SliceRestriction.mergeWith */
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Column \"%s\" cannot be restricted by both an equality and an inequality relation",
+                                c->name);
         if ((pk && a->pk_has[pos]) || (!pk && (a->ck_used[pos])))
             return cs_error_set(a->e, CS_ERR_INVALID,
-                                "%s cannot be restricted by more than one relation if it includes an Equal",
-                                c->name);
+                                "%s cannot be restricted by more than one relation if it includes %s",
+                                c->name, g->in ? "a IN" : "an Equal");
         int k = 1;
         cql_value *v;
         if (r->op == OP_IN) {
@@ -450,8 +454,8 @@ static int collect_key_col(cql_wan *a, const sch_column *c, const ast_relation *
                                 "Slice restrictions are not supported on the clustering columns in UPDATE statements");
         if (a->ck_eq[pos].k)
             return cs_error_set(a->e, CS_ERR_INVALID,
-                                "%s cannot be restricted by more than one relation if it includes an Equal",
-                                c->name);
+                                "%s cannot be restricted by more than one relation if it includes %s",
+                                c->name, a->ck_eq[pos].in ? "a IN" : "an Equal");
         cql_slicer *s = &a->ck_sl[pos];
         if (s->n > 1)
             return cs_error_set(a->e, CS_ERR_INVALID,

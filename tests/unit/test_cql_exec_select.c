@@ -421,7 +421,10 @@ Test(exec_select, refusals)
     fails("SELECT * FROM p WHERE k1 = 1 AND k2 = 1 ORDER BY c1 DESC, c2 ASC", "Unsupported order by relation");
     fails("SELECT * FROM p WHERE k1 = 1 AND k2 = 1 LIMIT 0", "LIMIT must be strictly positive");
     fails("SELECT * FROM p WHERE k1 = 'a' AND k2 = 1", "Invalid STRING constant (a) for \"k1\" of type int");
-    fails("SELECT c1 FROM p WHERE k1 = 1 AND k2 = 1 AND c1 = 1 AND c1 = 2", "cannot be restricted by more than one relation if it includes an Equal");
+    fails("SELECT c1 FROM p WHERE k1 = 1 AND k2 = 1 AND c1 = 1 AND c1 = 2", "c1 cannot be restricted by more than one relation if it includes an Equal");
+    fails("SELECT c1 FROM p WHERE k1 = 1 AND k2 = 1 AND c1 IN (1) AND c1 > 2", "c1 cannot be restricted by more than one relation if it includes a IN");
+    fails("SELECT c1 FROM p WHERE k1 = 1 AND k2 = 1 AND c1 > 1 AND c1 = 2", "Column \"c1\" cannot be restricted by both an equality and an inequality relation");
+    fails("SELECT c1 FROM p WHERE k1 = 1 AND k2 = 1 AND c1 > 1 AND c1 > 2", "More than one restriction was found for the start bound on c1");
     fails("SELECT DISTINCT c1 FROM p", "SELECT DISTINCT queries must only request partition key columns and/or static columns (not c1)");
     fails("SELECT DISTINCT k1 FROM p", "SELECT DISTINCT queries must request all the partition key columns (missing k2)");
     fails("SELECT * FROM p WHERE token(k2, k1) > 0", "The token function arguments must be in the partition key order: k1, k2");
