@@ -47,8 +47,13 @@ def test_create_keyspace_strategies(cluster, session):
 def test_keyspace_errors(session):
     with pytest.raises(Exception):   # ConfigurationException (0x2300) in Cassandra
         session.execute("CREATE KEYSPACE ks_bad WITH replication = {'class': 'NoSuchStrategy'}")
-    with pytest.raises(Exception):
-        session.execute("CREATE KEYSPACE ks_bad2 WITH replication = {'class': 'SimpleStrategy'}")
+    # Cassandra 4.1 (CASSANDRA-14303) takes default_keyspace_rf (1) when
+    # SimpleStrategy has no replication_factor.
+    session.execute("CREATE KEYSPACE ks_rf_default WITH replication = {'class': 'SimpleStrategy'}")
+    row = session.execute("SELECT replication FROM system_schema.keyspaces "
+                          "WHERE keyspace_name = 'ks_rf_default'").one()
+    assert row.replication["replication_factor"] == "1"
+    session.execute("DROP KEYSPACE ks_rf_default")
     with pytest.raises(InvalidRequest):
         session.execute("CREATE TABLE no_such_ks.t (k int PRIMARY KEY)")
 
