@@ -261,6 +261,22 @@ static void append_snippet(cql__parser *p, int index, char *out, size_t outn)
 }
 
 /* 'text' as ANTLR's getTokenErrorDisplay (newlines etc. escaped). */
+/* Drop a UTF-8 sequence cut short at the end of s (messages are bounded;
+ * a driver must still be able to decode them). */
+static void utf8_trim(char *s)
+{
+    size_t n = strlen(s);
+    size_t i = n;
+    while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80)
+        i--;
+    if (i == 0)
+        return;
+    unsigned char lead = (unsigned char)s[i - 1];
+    size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    if (n - (i - 1) < need)
+        s[i - 1] = 0;
+}
+
 static void token_display(cql__parser *p, const cql__tok *t, char *buf, size_t bn)
 {
     if (t->type == TK_EOF) {
@@ -270,12 +286,15 @@ static void token_display(cql__parser *p, const cql__tok *t, char *buf, size_t b
     char *txt = antlr_text(p, t);
     size_t o = 0;
     buf[o++] = '\'';
-    for (const char *c = txt; *c && o + 4 < bn; c++) {
+    for (const char *c = txt; *c && o + 6 < bn; c++) {
         if (*c == '\n') { buf[o++] = '\\'; buf[o++] = 'n'; }
         else if (*c == '\r') { buf[o++] = '\\'; buf[o++] = 'r'; }
         else if (*c == '\t') { buf[o++] = '\\'; buf[o++] = 't'; }
         else buf[o++] = *c;
     }
+    buf[o] = 0;
+    utf8_trim(buf + 1);
+    o = strlen(buf);
     buf[o++] = '\'';
     buf[o] = 0;
 }
@@ -296,6 +315,7 @@ _Noreturn void cql__fail_noviable(cql__parser *p, int k, int snippet_k)
     token_display(p, t, disp, sizeof(disp));
     snprintf(msg + n, sizeof(msg) - (size_t)n, "no viable alternative at input %s", disp);
     append_snippet(p, sidx, msg, sizeof(msg));
+    utf8_trim(msg);
     cs_error_set(p->e, CS_ERR_SYNTAX, "%s", msg);
     longjmp(p->jb, 1);
 }
@@ -308,6 +328,7 @@ _Noreturn void cql__fail_mismatch(cql__parser *p, const char *expecting)
     token_display(p, t, disp, sizeof(disp));
     snprintf(msg + n, sizeof(msg) - (size_t)n, "mismatched input %s expecting %s", disp, expecting);
     append_snippet(p, cql__peek_index(p, 1), msg, sizeof(msg));
+    utf8_trim(msg);
     cs_error_set(p->e, CS_ERR_SYNTAX, "%s", msg);
     longjmp(p->jb, 1);
 }
@@ -330,6 +351,7 @@ _Noreturn void cql__fail_msg(cql__parser *p, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    utf8_trim(msg);
     cs_error_set(p->e, CS_ERR_SYNTAX, "%s", msg);
     longjmp(p->jb, 1);
 }

@@ -765,6 +765,33 @@ Test(parser, long_line_snippet)
     cr_expect_str_eq(e.msg, "line 1:4029 mismatched input 'FORM' expecting EOF (...,1,1,1,1) [FORM])");
 }
 
+/* Messages are bounded; a cut must not split a UTF-8 sequence. */
+Test(parser, long_message_stays_utf8)
+{
+    static char q[8000];
+    for (int shift = 0; shift < 3; shift++) {
+        strcpy(q, "SELECT * FROM t WHERE k = '");
+        for (int i = 0; i < shift; i++)
+            strcat(q, "a");
+        for (int i = 0; i < 1500; i++)
+            strcat(q, "\xc3\xa9");
+        strcat(q, "' FORM");
+        cs_error e;
+        cs_error_init(&e);
+        cr_assert_null(cql_parse(q, strlen(q), &e));
+        size_t n = strlen(e.msg);
+        cr_assert_gt(n, 100);
+        /* valid UTF-8: every lead byte has its continuation bytes */
+        for (size_t i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)e.msg[i];
+            if (c == 0xC3) {
+                cr_assert_lt(i + 1, n, "cut sequence at the end");
+                cr_assert_eq((unsigned char)e.msg[i + 1], 0xA9);
+            }
+        }
+    }
+}
+
 Test(parser, misc_errors)
 {
     bad("SELECT * FROM t LIMIT");
