@@ -91,16 +91,32 @@ static int alter_add(sch_catalog *c, sch_table *t, const ast_alter_table *a, cs_
         else if (!counter && t->is_counter)
             rc = cs_error_set(e, CS_ERR_CONFIG, "Cannot have a non counter column (\"%s\") in a counter table", cd->name);
     }
+    int n_before = t->n_cols;
     for (int i = 0; rc == 0 && i < a->n_cols; i++) {
         if (skip[i]) continue;
         rc = sch__table_add_col(t, a->cols[i].name, types[i], a->cols[i].is_static ? COL_STATIC : COL_REGULAR, -1, false);
         types[i] = NULL;
+        if (rc) rc = cs_error_set(e, CS_ERR_SERVER, "out of memory");
     }
     for (int i = 0; i < a->n_cols; i++) if (types[i]) ctype_unref(types[i]);
     cs_free(types);
+    if (rc == 0 && sch__table_finish(t, e) == 0) { cs_free(skip); return 0; }
+    /* roll back: the new columns were appended after the existing ones,
+     * but finish may have sorted them in; remove them by name */
+    for (int i = 0; i < a->n_cols; i++) {
+        if (skip[i]) continue;
+        for (int j = 0; j < t->n_cols && t->n_cols > n_before; j++) {
+            if (strcmp(t->cols[j].name, a->cols[i].name) != 0) continue;
+            cs_free(t->cols[j].name);
+            if (t->cols[j].type) ctype_unref(t->cols[j].type);
+            memmove(&t->cols[j], &t->cols[j + 1], sizeof(*t->cols) * (size_t)(t->n_cols - j - 1));
+            t->n_cols--;
+            break;
+        }
+    }
     cs_free(skip);
-    if (rc) return CS_EUSER;
-    return sch__table_finish(t, e) ? CS_EUSER : 0;
+    sch__table_finish(t, NULL);
+    return CS_EUSER;
 }
 
 static int alter_drop(sch_catalog *c, sch_table *t, const ast_alter_table *a, cs_error *e)

@@ -324,6 +324,14 @@ Test(cql_schema, truncate_alter_keyspace_and_no_leaks)
           "No PRIMARY KEY specifed for table 'u' (exactly one required)");
     fails(&v, "CREATE TABLE ks.u (k list<int> PRIMARY KEY)", CS_ERR_INVALID,
           "Invalid non-frozen collection type list<int> for PRIMARY KEY column 'k'");
+    /* column ids are 32-bit name hashes: a collision is refused, and ALTER rolls back */
+    fails(&v, "CREATE TABLE ks.coll (k int PRIMARY KEY, c102101 int, c333857 int)", CS_ERR_INVALID,
+          "Column names 'c102101' and 'c333857' collide in this implementation's column id space; rename one");
+    ok(&v, "CREATE TABLE ks.coll (k int PRIMARY KEY, c102101 int)");
+    fails(&v, "ALTER TABLE ks.coll ADD c333857 int", CS_ERR_INVALID, NULL);
+    cr_assert_eq(sch_table_find(c, "ks", "coll")->n_cols, 2);
+    ok(&v, "ALTER TABLE ks.coll ADD other int");
+    cr_assert_eq(sch_table_find(c, "ks", "coll")->n_cols, 3);
     ok(&v, "DROP KEYSPACE ks");
     env_fini(&v);
     cr_assert_eq(cs_alloc_count(), before, "leaked %zu allocations", cs_alloc_count() - before);
