@@ -983,3 +983,40 @@ Test(exec_select, allocation_failures)
             cr_assert(g_err.code >= 0, "execute n=%ld: no message", n);
     }
 }
+
+/* Paging resumes by key, not by position: rows inserted behind the cursor
+ * are not seen, rows inserted ahead are, and deleting the last returned row
+ * or partition does not lose the place (the seed article's scenario). */
+Test(exec_select, paging_while_writing)
+{
+    mkks();
+    fill_kcv();
+    static char page[8192];
+    ropts o;
+    memset(&o, 0, sizeof o);
+    o.page_size = 3;
+    uint8_t st[512];
+    /* single partition */
+    cr_assert_eq(run("SELECT c FROM t WHERE k = 1", &o, page, sizeof page), 0);
+    cr_assert_str_eq(body_of(page), "0\n1\n2\n");
+    memcpy(st, g_ps, (size_t)g_ps_len);
+    o.ps = st;
+    o.ps_len = g_ps_len;
+    ok("INSERT INTO t (k, c, v) VALUES (1, -1, 0)");   /* behind the cursor */
+    ok("INSERT INTO t (k, c, v) VALUES (1, 7, 0)");    /* ahead */
+    ok("DELETE FROM t WHERE k = 1 AND c = 2");          /* the last returned row */
+    cr_assert_eq(run("SELECT c FROM t WHERE k = 1", &o, page, sizeof page), 0);
+    cr_assert_str_eq(body_of(page), "3\n4\n7\n");
+    cr_assert_eq(g_ps_len, -1);
+    /* range scan: delete the partition of the last returned row */
+    memset(&o, 0, sizeof o);
+    o.page_size = 2;
+    cr_assert_eq(run("SELECT k, c FROM t", &o, page, sizeof page), 0);
+    cr_assert_str_eq(body_of(page), "1|-1\n1|0\n");
+    memcpy(st, g_ps, (size_t)g_ps_len);
+    o.ps = st;
+    o.ps_len = g_ps_len;
+    ok("DELETE FROM t WHERE k = 1");
+    cr_assert_eq(run("SELECT k, c FROM t", &o, page, sizeof page), 0);
+    cr_assert_str_eq(body_of(page), "0|0\n0|1\n");
+}
