@@ -204,7 +204,12 @@ static bool is_digit(int c) { return c >= '0' && c <= '9'; }
 static bool is_hex(int c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 static bool is_word(int c) { return is_letter(c) || is_digit(c) || c == '_'; }
 
-/* Advance one byte, keeping ANTLR's line/column (columns count code points). */
+/* Java chars (UTF-16 units) a UTF-8 byte starts: 0 for continuation bytes,
+ * 2 for a 4-byte sequence (a surrogate pair in Java), else 1.  ANTLR's
+ * columns and token lengths count Java chars. */
+static int units(unsigned char c) { return (c & 0xC0) == 0x80 ? 0 : c >= 0xF0 ? 2 : 1; }
+
+/* Advance one byte, keeping ANTLR's line/column. */
 static void adv(lexer *L)
 {
     if (L->i >= L->n)
@@ -213,8 +218,8 @@ static void adv(lexer *L)
     if (c == '\n') {
         L->line++;
         L->col = 0;
-    } else if ((c & 0xC0) != 0x80) {
-        L->col++;
+    } else {
+        L->col += units(c);
     }
 }
 
@@ -224,8 +229,7 @@ static size_t cp_count(const char *s, size_t n)
 {
     size_t c = 0;
     for (size_t i = 0; i < n; i++)
-        if (((unsigned char)s[i] & 0xC0) != 0x80)
-            c++;
+        c += (size_t)units((unsigned char)s[i]);
     return c;
 }
 
@@ -484,8 +488,7 @@ static void lex_string(lexer *L, size_t start, int line, int col)
             adv(L);
             break;
         }
-        if ((c & 0xC0) != 0x80)
-            chars++;
+        chars += (size_t)units((unsigned char)c);
         adv(L);
     }
     emit(L, TK_STRING, KW_NONE, start, line, col, chars);
@@ -530,8 +533,7 @@ static void lex_quoted(lexer *L, size_t start, int line, int col)
             adv(L);
             break;
         }
-        if ((c & 0xC0) != 0x80)
-            chars++;
+        chars += (size_t)units((unsigned char)c);
         adv(L);
     }
     emit(L, TK_QUOTED_NAME, KW_NONE, start, line, col, chars);

@@ -165,15 +165,19 @@ char *cql__tok_text(cql__parser *p, const cql__tok *t) { return cql__strndup(p, 
 /* ANTLR's token text: strings and quoted names hold their unescaped content. */
 static char *antlr_text(cql__parser *p, const cql__tok *t);
 
-/* Byte offset of code point cp within s[0..n) (clamped to n). */
+/* Java chars (UTF-16 units) a UTF-8 byte starts (see lexer.c). */
+static int units(unsigned char c) { return (c & 0xC0) == 0x80 ? 0 : c >= 0xF0 ? 2 : 1; }
+
+/* Byte offset of Java char position cp within s[0..n) (clamped to n). */
 static size_t cp_off(const char *s, size_t n, size_t cp)
 {
     size_t i = 0;
     while (i < n && cp > 0) {
+        size_t u = (size_t)units((unsigned char)s[i]);
         i++;
         while (i < n && ((unsigned char)s[i] & 0xC0) == 0x80)
             i++;
-        cp--;
+        cp = cp > u ? cp - u : 0;
     }
     return i;
 }
@@ -182,8 +186,7 @@ static size_t cp_len(const char *s, size_t n)
 {
     size_t c = 0;
     for (size_t i = 0; i < n; i++)
-        if (((unsigned char)s[i] & 0xC0) != 0x80)
-            c++;
+        c += (size_t)units((unsigned char)s[i]);
     return c;
 }
 

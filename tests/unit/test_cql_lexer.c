@@ -142,6 +142,10 @@ Test(lexer, positions)
     /* columns count code points, not bytes */
     lex_types("'\xc3\xa9t\xc3\xa9' x", t, 8);
     cr_expect_eq(on_tok(1)->col, 6);
+    /* ... as Java chars: a 4-byte sequence is a surrogate pair */
+    lex_types("'\xf0\x9f\x98\x80' x", t, 8);
+    cr_expect_eq(on_tok(0)->text_chars, 2);
+    cr_expect_eq(on_tok(1)->col, 5);
 }
 
 Test(lexer, errors)
