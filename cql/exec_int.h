@@ -110,7 +110,8 @@ enum {
     CQL_WHERE_ALLOW_FILTERING = 1,     /* SELECT ... ALLOW FILTERING */
     CQL_WHERE_STATIC_ONLY = 2,         /* UPDATE/DELETE touching only static columns:
                                           clustering may (must) be absent */
-    CQL_WHERE_LWT = 4,                 /* conditional statement: single partition, no IN on ck */
+    CQL_WHERE_LWT = 4,                 /* conditional statement (accepted; its single-partition
+                                          and no-IN rules are checked by lwt.c) */
 };
 
 /* A predicate applied to each row after the storage read (filtering), or
@@ -162,9 +163,10 @@ typedef struct cql_where {
  *     performance unpredictability, use ALLOW FILTERING
  *   Undefined column name x
  *   Invalid null value in condition for column k
- * Cartesian products of IN values are capped (Cassandra's
- * max_clustering/partition key combinations, 100 for partition keys by default
- * warning-free; we refuse past 65535 keys).
+ * Cartesian products of IN values are refused past 65536 keys.  A single
+ * EQ/CONTAINS restriction on a secondary-indexed column needs no ALLOW
+ * FILTERING (uses_index; answered by scan + filter).  Multi-column slices
+ * over mixed clustering orders become a coarse slice plus a tuple filter.
  * Returns 0 with *out filled (arrays in ev->arena), or CS_EUSER.
  */
 int cql__where_analyze(cql_eval *ev, const sch_table *t, ast_relation **rels, int n_rels,
@@ -186,8 +188,9 @@ bool cql__filter_match_row(const cql_filter *f, const sch_table *t, const cql_va
  * unixtimestampof, token-less conversions, blobas<type>, <type>asblob,
  * tojson, fromjson (with recv), cast helpers.  arg_types[i] may be NULL for
  * an untyped literal argument already converted by the caller.
- * Returns 0 with *out (in arena) and *ret_type (borrowed singleton or
- * arena-lived ref the caller must ctype_unref when non-scalar), or CS_EUSER
+ * Also the arithmetic operators _add/_substract/_multiply/_divide/_modulo/
+ * _negate on numeric types.
+ * Returns 0 with *out (in arena) and *ret_type (borrowed), or CS_EUSER
  * ("Unknown function 'x'", "Invalid number of arguments in call to function x: 1 required but 2 provided").
  */
 int cql__fn_call(cql_eval *ev, const char *name, const ctype *const *arg_types,
