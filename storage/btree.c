@@ -42,6 +42,8 @@ static void node_free(st__bnode *n, void (*free_item)(void *))
 
 void st__btree_destroy(st__btree *t, void (*free_item)(void *))
 {
+    for (int i = 0; i < t->n_spare; i++) cs_free(t->spare[i]);
+    t->n_spare = 0;
     node_free(t->root, free_item);
     t->root = NULL;
     t->count = 0;
@@ -86,13 +88,29 @@ void *st__btree_get(const st__btree *t, const void *key)
     return i < n->n && t->cmp(n->keys[i], key) == 0 ? n->keys[i] : NULL;
 }
 
+/* Nodes come from the spare pool filled before each insert, so a split
+ * can never fail after the tree has started to change. */
 static st__bnode *node_new(st__btree *t, bool leaf)
 {
-    st__bnode *n = cs_calloc(1, sizeof *n);
-    if (!n) return NULL;
+    if (t->n_spare == 0) return NULL;
+    st__bnode *n = t->spare[--t->n_spare];
+    memset(n, 0, sizeof *n);
     n->leaf = leaf;
     t->mem += sizeof *n;
     return n;
+}
+
+/* An insert splits at most one node per level plus a new root. */
+static int reserve(st__btree *t)
+{
+    int need = t->height + 2;
+    if (need > (int)(sizeof t->spare / sizeof t->spare[0])) return CS_ENOMEM;
+    while (t->n_spare < need) {
+        st__bnode *n = cs_malloc(sizeof *n);
+        if (!n) return CS_ENOMEM;
+        t->spare[t->n_spare++] = n;
+    }
+    return 0;
 }
 
 /* Recursive insert; on split returns the new right sibling in *split. */
@@ -144,7 +162,7 @@ static int ins(st__btree *t, st__bnode *n, void *item, st__bnode **split)
         return 0;
     }
     st__bnode *r = node_new(t, false);
-    if (!r) return CS_ENOMEM;   /* the child split is kept; tree stays valid but the new node is lost */
+    if (!r) return CS_ENOMEM;   /* cannot happen: reserve() ran first */
     void *tk[BT_MAX + 1];
     st__bnode *tc[BT_MAX + 1];
     memcpy(tk, n->keys, (size_t)(ci + 1) * sizeof(void *));
@@ -166,9 +184,10 @@ static int ins(st__btree *t, st__bnode *n, void *item, st__bnode **split)
 
 int st__btree_insert(st__btree *t, void *item)
 {
+    if (reserve(t)) return CS_ENOMEM;
     if (!t->root) {
         t->root = node_new(t, true);
-        if (!t->root) return CS_ENOMEM;
+        t->height = 1;
     }
     st__bnode *split;
     int rc = ins(t, t->root, item, &split);
@@ -183,6 +202,7 @@ int st__btree_insert(st__btree *t, void *item)
         nr->keys[1] = f->keys[0];
         nr->n = 2;
         t->root = nr;
+        t->height++;
     }
     t->count++;
     return 0;

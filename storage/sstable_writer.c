@@ -205,6 +205,7 @@ static int flush_block(sst_writer *w)
     cs_st32(c + 8, cs_crc32c(0, c + SST_BLOCK_HDR, (size_t)n));
     cs_buf_put_u64(&w->chunks, w->file_off);
     w->n_chunks++;
+    if (w->chunks.err) { cs_free(c); return w->chunks.err; }
     int rc = write_all(w->fd, c, (size_t)n + SST_BLOCK_HDR, &w->file_off);
     cs_free(c);
     cs_buf_reset(&w->block);
@@ -290,6 +291,7 @@ int sst_writer_add(sst_writer *w, const st__part *p)
     w->last_token = p->token;
     cs_buf_reset(&w->last_key);
     cs_buf_put(&w->last_key, p->pk, p->pk_len);
+    if (w->last_key.err) return w->err = CS_ENOMEM;
     cs_buf *b = &w->part;
     cs_buf_reset(b);
     cs_buf_reset(&w->ri);
@@ -440,6 +442,7 @@ int sst_writer_finish(sst_writer *w, st_clog_pos clog_pos, int level, sst_reader
     w->st.data_bytes = w->logical;
     if (w->st.min_ts == INT64_MAX) { w->st.min_ts = INT64_MIN; w->st.max_ts = INT64_MIN; }
     cs_buf_put_u64(&w->chunks, w->file_off);   /* end sentinel */
+    if (w->chunks.err) { sst_writer_abort(w); return CS_ENOMEM; }
     /* Index.db: header, entries, chunk offsets, footer. */
     cs_buf f;
     cs_buf_init(&f);
@@ -485,6 +488,7 @@ int sst_writer_finish(sst_writer *w, st_clog_pos clog_pos, int level, sst_reader
     sst_writer_abort(w);   /* frees memory; files are complete (TOC present) so nothing is deleted */
     if (!dir) return CS_ENOMEM;
     rc = sst_reader_open(dir, gen, out);
+    if (rc) sst__delete_files(dir, gen);   /* never leave an unreadable sstable behind */
     cs_free(dir);
     return rc;
 }

@@ -175,6 +175,29 @@ void st_mut_complex_delete(st_mutation *m, uint32_t col, st_deletion d);
 void st_mut_cell(st_mutation *m, const st_cell *c);
 bool st_mutation_empty(const st_mutation *m);
 
+/* Reading a mutation back (additive, for index/view maintenance in
+ * cql/index_maint.c; implemented in storage/mutation_iter.c).  Ops come in
+ * the order they were added.  *pos starts at 0; `end` bounds the walk (pass
+ * st_mutation_len(m) taken before appending more).  Returns 1 with *op
+ * filled (pointers borrowed from m: valid until m is modified), 0 at end,
+ * <0 on error. */
+enum { ST_MOP_PARTITION = 1, ST_MOP_PDEL, ST_MOP_RT, ST_MOP_ROW, ST_MOP_LIVENESS,
+       ST_MOP_ROWDEL, ST_MOP_CDEL, ST_MOP_CELL };
+typedef struct st_mut_op {
+    int kind;                                  /* ST_MOP_* */
+    const uint8_t *table_id;                   /* PARTITION */
+    const uint8_t *pk; uint32_t pk_len;        /* PARTITION */
+    st_deletion d;                             /* PDEL, RT, ROWDEL, CDEL */
+    st_bound start, end;                       /* RT */
+    const uint8_t *ck; uint32_t ck_len;        /* ROW */
+    uint8_t row_flags;                         /* ROW */
+    st_liveness lv;                            /* LIVENESS */
+    uint32_t col;                              /* CDEL */
+    st_cell cell;                              /* CELL */
+} st_mut_op;
+size_t st_mutation_len(const st_mutation *m);
+int st_mutation_next_op(const st_mutation *m, size_t *pos, size_t end, st_mut_op *op);
+
 typedef struct st_clog_pos { uint64_t segment; uint64_t offset; } st_clog_pos;
 
 /* Append to the commit log and apply.  May block briefly for back-pressure

@@ -118,6 +118,9 @@ typedef struct st__btree {
     st__btree_cmp cmp;
     size_t count;
     size_t mem;            /* bytes of nodes */
+    int height;            /* levels (0 = empty) */
+    st__bnode *spare[16];  /* preallocated so an insert never fails halfway */
+    int n_spare;
 } st__btree;
 typedef struct st__biter { st__bnode *leaf; int idx; } st__biter;
 
