@@ -270,6 +270,9 @@ static void char_display(const lexer *L, char *buf, size_t bn)
         snprintf(buf, bn, "'\\r'");
     else if (c == '\t')
         snprintf(buf, bn, "'\\t'");
+    else if (c >= 0xF0)
+        /* Java sees half a surrogate pair, which goes out on the wire as '?' */
+        snprintf(buf, bn, "'?'");
     else {
         size_t k = 1;
         while (k < 4 && L->i + k < L->n && ((unsigned char)L->s[L->i + k] & 0xC0) == 0x80)

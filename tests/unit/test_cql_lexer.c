@@ -160,6 +160,10 @@ Test(lexer, errors)
     lex_types("a\n @ b", t, 8);
     cr_expect_str_eq(L.err_msg, "line 2:1 no viable alternative at character '@'");
     cr_expect_eq(t[1], TK_IDENT);   /* recovered: b still lexed */
+    lex_types("\xf0\x9f\x98\x80", t, 8);
+    cr_expect_str_eq(L.err_msg, "line 1:0 no viable alternative at character '?'");
+    lex_types("x \xc3\xa9", t, 8);
+    cr_expect_str_eq(L.err_msg, "line 1:2 no viable alternative at character '\xc3\xa9'");
     lex_types("a ! b", t, 8);
     cr_expect_str_eq(L.err_msg, "line 1:3 mismatched character ' ' expecting '='");
     lex_types("a -- no newline", t, 8);
