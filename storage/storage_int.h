@@ -15,6 +15,7 @@
 #include "storage/storage.h"
 #include "common/arena.h"
 #include "common/buf.h"
+#include "common/err.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
