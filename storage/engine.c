@@ -359,6 +359,7 @@ int st_write(st_engine *e, const st_mutation *m, st_clog_pos *pos)
 {
     if (!e || !m) return CS_EINVAL;
     if (m->err) return m->err;
+    if (m->ops.err) return CS_ENOMEM;   /* the builder's buffer failed to grow */
     if (m->n_ops == 0) {
         if (pos) *pos = clog_current(e->log);
         return 0;
