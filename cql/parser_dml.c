@@ -393,7 +393,9 @@ static ast_relation *relation_inner(cql__parser *p)
     } else if (rel_op(p, &r->op)) {
         r->value = cql__term(p);
     } else {
-        cql__fail_noviable(p, 1, 1);
+        /* ANTLR predicts the relation form from the column on: the snippet
+         * marks the column, the message names the token that failed */
+        cql__fail_noviable(p, 1, 0);
     }
     return r;
 }
@@ -637,7 +639,8 @@ static void column_operation(cql__parser *p, ast_set_op *op)
         op->value = cql__term(p);
         return;
     }
-    cql__expect(p, TK_EQ);
+    if (!cql__accept(p, TK_EQ))
+        cql__fail_noviable(p, 1, 1);   /* columnOperationDifferentiator */
     /* col = col + v | col = col - v | col = col -1 */
     if (cql__is_ident_tok(p, 1) && !cql__at_function(p, 1)) {
         char *c = cql__ident(p);

@@ -805,6 +805,9 @@ Test(parser, misc_errors)
     bad("BEGIN BATCH INSERT INTO t (a) VALUES (1)");
     bad("SELECT * FROM t WHERE a = \"\"");
     bad("USE ?");
+    err("SELECT * FROM t WHERE a = 1 AND b c",
+        "line 1:34 no viable alternative at input 'c' (...WHERE a = 1 AND [b] c)");
+    err("UPDATE t SET a b WHERE k = 1", "line 1:15 no viable alternative at input 'b' (UPDATE t SET a [b]...)");
     err("ALTER TABLE t WITH CLUSTERING ORDER BY (c DESC)",
         "line 1:30 mismatched input 'ORDER' expecting '=' (ALTER TABLE t WITH CLUSTERING [ORDER]...)");
     bad("ALTER TABLE t WITH COMPACT STORAGE");
