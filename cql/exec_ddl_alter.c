@@ -11,6 +11,7 @@
  */
 #include <string.h>
 #include <stdio.h>
+#include <ctype.h>
 
 #include "cql/ddl_int.h"
 #include "common/alloc.h"
@@ -174,6 +175,52 @@ static int alter_drop(sch_catalog *c, sch_table *t, const ast_alter_table *a, cs
     return sch__table_finish(t, e) ? CS_EUSER : 0;
 }
 
+/* A view's WHERE text with identifier `from` renamed to `to` (string
+ * literals untouched; quoted and unquoted identifiers compared case-folded
+ * as the parser does).  Returns a new string or NULL on OOM. */
+static char *rename_in_where(const char *w, const char *from, const char *to)
+{
+    cs_buf b;
+    cs_buf_init(&b);
+    const char *p = w;
+    while (*p) {
+        if (*p == '\'') {                      /* string literal */
+            const char *q = p + 1;
+            while (*q && !(*q == '\'' && q[1] != '\'')) q += (*q == '\'' ? 2 : 1);
+            if (*q) q++;
+            cs_buf_put(&b, p, (size_t)(q - p));
+            p = q;
+        } else if (*p == '"' || isalpha((unsigned char)*p) || *p == '_') {
+            char id[256];
+            size_t n = 0;
+            const char *q = p;
+            if (*p == '"') {
+                q++;
+                while (*q && !(*q == '"' && q[1] != '"')) {
+                    if (*q == '"') q++;
+                    if (n + 1 < sizeof id) id[n++] = *q;
+                    q++;
+                }
+                if (*q) q++;
+            } else {
+                while (isalnum((unsigned char)*q) || *q == '_') {
+                    if (n + 1 < sizeof id) id[n++] = (char)tolower((unsigned char)*q);
+                    q++;
+                }
+            }
+            id[n] = 0;
+            if (strcmp(id, from) == 0) cql_quote_ident(to, &b);
+            else cs_buf_put(&b, p, (size_t)(q - p));
+            p = q;
+        } else {
+            cs_buf_put_u8(&b, (uint8_t)*p++);
+        }
+    }
+    char *out = sch__bufstr(&b) ? cs_strdup((char *)b.p) : NULL;
+    cs_buf_destroy(&b);
+    return out;
+}
+
 static int alter_rename(sch_catalog *c, sch_table *t, const ast_alter_table *a, cs_error *e)
 {
     for (int i = 0; i < a->n_renames; i++) {
@@ -203,6 +250,10 @@ static int alter_rename(sch_catalog *c, sch_table *t, const ast_alter_table *a, 
             col->name = nn;
             col->id = sch__col_id(nn);
             hit = true;
+            if (x->is_view && x->view_where) {
+                char *nw = rename_in_where(x->view_where, a->rename_from[i], a->rename_to[i]);
+                if (nw) { cs_free(x->view_where); x->view_where = nw; }
+            }
         }
         if (sch__table_finish(x, e)) return CS_EUSER;
         if (v >= 0 && hit && ddl_write_table(c, x, e)) return CS_EUSER;

@@ -226,6 +226,9 @@ Test(cql_describe, alter_type_index_view)
     cr_assert_eq(q->n_views, 1);
     cr_assert(sch_table_find(c, "ks", "qv")->view_base == q);
     v.sess.keyspace[0] = 0;
+    ok(&v, "ALTER TABLE ks.q RENAME c TO cc");
+    cr_assert_str_eq(sch_table_find(c, "ks", "qv")->view_where, "x IS NOT NULL AND k IS NOT NULL AND cc IS NOT NULL");
+    cr_assert_not_null(sch_column_find(sch_table_find(c, "ks", "qv"), "cc"));
     ok(&v, "DROP MATERIALIZED VIEW ks.qv");
     ok(&v, "DROP INDEX ks.mi");
     ok(&v, "DROP TABLE ks.q");
