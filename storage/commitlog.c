@@ -502,6 +502,37 @@ int clog_sync_wait(clog *l, struct uv_loop_s *loop, st_clog_pos pos, void (*cb)(
     return 0;
 }
 
+/* Close the notifier of `loop` (on that loop's thread): fsync, complete
+ * its waiters, and uv_close its handle (its close callback runs the
+ * remaining callbacks and frees it on the next loop iteration). */
+int clog_detach_loop(clog *l, struct uv_loop_s *loop)
+{
+    int rc = clog_sync_now(l);
+    pthread_mutex_lock(&l->smu);
+    clog_notifier **pp = &l->notifiers, *n = NULL;
+    while (*pp && (*pp)->loop != loop) pp = &(*pp)->next;
+    if (*pp) { n = *pp; *pp = n->next; }
+    if (n) {
+        /* Every waiter of this loop completes now (durable unless the fsync failed). */
+        clog_waiter **wp = &l->waiters;
+        while (*wp) {
+            clog_waiter *w = *wp;
+            if (w->n == n) {
+                *wp = w->next;
+                pthread_mutex_lock(&n->mu);
+                w->next = n->ready;
+                n->ready = w;
+                pthread_mutex_unlock(&n->mu);
+            } else {
+                wp = &w->next;
+            }
+        }
+    }
+    pthread_mutex_unlock(&l->smu);
+    if (n) uv_close((uv_handle_t *)&n->async, notifier_close_cb);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- recycle */
 
 void clog_recycle(clog *l, st_clog_pos (*clean)(const uint8_t id[16], void *arg), void *arg)

@@ -393,6 +393,12 @@ int st_sync_wait(st_engine *e, struct uv_loop_s *loop, st_clog_pos pos, void (*c
     return clog_sync_wait(e->log, loop, pos, cb, arg);
 }
 
+int st_engine_detach_loop(st_engine *e, struct uv_loop_s *loop)
+{
+    if (!e || !loop) return CS_EINVAL;
+    return clog_detach_loop(e->log, loop);
+}
+
 /* ---------------------------------------------------------------- replay */
 
 typedef struct replay_ctx {

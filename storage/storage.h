@@ -211,6 +211,16 @@ bool st_sync_needed(st_engine *e);
 int st_sync_wait(st_engine *e, struct uv_loop_s *loop, st_clog_pos pos,
                  void (*cb)(void *arg), void *arg);
 
+/* Release the engine's notification handle on `loop` (one uv_async_t per
+ * loop that ever called st_sync_wait): fsyncs the log, runs that loop's
+ * pending st_sync_wait callbacks, and uv_closes the handle so the loop can
+ * be closed.  Call on loop's thread before leaving the loop (e.g. at
+ * shutdown, then run the loop once more for the close callback).  Without
+ * it, st_engine_close closes the handle from the closing thread, which is
+ * only safe once the loop no longer runs, and frees it only if the loop
+ * runs again.  Returns 0 or the fsync error. */
+int st_engine_detach_loop(st_engine *e, struct uv_loop_s *loop);
+
 /* ---------------------------------------------------------------- reads */
 
 /* Which rows of a partition to read. */

@@ -194,6 +194,7 @@ st_clog_pos clog_current(clog *l);
 bool clog_sync_needed(clog *l);
 int clog_sync_wait(clog *l, struct uv_loop_s *loop, st_clog_pos pos, void (*cb)(void *), void *arg);
 int clog_sync_now(clog *l);
+int clog_detach_loop(clog *l, struct uv_loop_s *loop);
 /* Recycle segments all of whose dirty tables report clean past the segment.
  * clean(id, arg) returns the table's flushed position (records < it are durable elsewhere);
  * unknown tables: return {UINT64_MAX,..} to mean "forget". */

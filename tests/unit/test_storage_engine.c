@@ -163,9 +163,20 @@ Test(storage_engine, group_sync_wait)
         }
         while (g_cb_count < 10) uv_run(&loop, UV_RUN_ONCE);
         cr_assert_eq(g_cb_count, 10);
-        st_engine_close(e, false);
+        /* A waiter still pending at detach completes through the close callback. */
+        st_mutation *m = st_mutation_new();
+        uint8_t k[4] = { 1, 1, 1, 1 };
+        st_mut_partition(m, t, k, 4);
+        st_mut_partition_delete(m, (st_deletion){ 5, 5 });
+        st_clog_pos pos;
+        cr_assert_eq(st_write(e, m, &pos), 0);
+        st_mutation_free(m);
+        st_sync_wait(e, &loop, pos, on_sync, NULL);
+        cr_assert_eq(st_engine_detach_loop(e, &loop), 0);
         uv_run(&loop, UV_RUN_NOWAIT);
+        cr_assert_eq(g_cb_count, 11);
         cr_assert_eq(uv_loop_close(&loop), 0);
+        st_engine_close(e, false);
         vfs_rmtree(g_dir);
     }
     cr_assert_eq(cs_alloc_count(), 0);
