@@ -332,6 +332,16 @@ Test(exec_select, single_partition_slices)
     rows("SELECT k, c FROM t WHERE k IN (2, 0) AND c > 2 PER PARTITION LIMIT 1", "0|3\n2|3\n");
     rows("SELECT c AS x, v FROM t WHERE k = 3 AND c = 0", "0|30\n");
     result("SELECT c AS x FROM t WHERE k = 3 AND c = 0", "x\n0\n");
+    ok("CREATE TABLE cp (a int, b text, c int, PRIMARY KEY ((a, b), c))");
+    ok("INSERT INTO cp (a, b, c) VALUES (1, 'x', 1)");
+    ok("INSERT INTO cp (a, b, c) VALUES (1, 'y', 2)");
+    ok("INSERT INTO cp (a, b, c) VALUES (2, 'x', 3)");
+    ok("INSERT INTO cp (a, b, c) VALUES (2, 'y', 4)");
+    rows("SELECT a, b, c FROM cp WHERE a IN (2, 1) AND b IN ('y', 'x')", "1|'x'|1\n1|'y'|2\n2|'x'|3\n2|'y'|4\n");
+    rows("SELECT c FROM cp WHERE a = 2 AND b = 'y'", "4\n");
+    fails("SELECT c FROM cp WHERE a = 2", "Cannot execute this query as it might involve data filtering");
+    rows("SELECT c FROM cp WHERE a = 2 ALLOW FILTERING", "3\n4\n");
+    rows("SELECT c FROM cp WHERE b = 'x' ALLOW FILTERING", "3\n1\n");   /* token order */
 }
 
 Test(exec_select, range_scans_and_tokens)
