@@ -189,20 +189,50 @@ void sch__cql_table(const sch_table *t, bool internals, cs_buf *out)
     const sch_column **cols = cs_calloc((size_t)t->n_cols + 1, sizeof(*cols));
     if (!cols) { out->err = CS_ENOMEM; return; }
     int n = create_order(t, cols);
+    /* WITH INTERNALS: dropped columns are declared, then dropped (and
+     * re-added) by ALTER statements (TableMetadata.appendCqlTo) */
+    bool drops = internals && t->n_dropped > 0;
     for (int i = 0; i < n; i++) {
+        bool readded = false;
+        for (int d = 0; drops && d < t->n_dropped; d++)
+            if (strcmp(t->dropped[d].name, cols[i]->name) == 0) readded = true;
+        if (readded) continue;
         sch__puts(out, IND);
         column_def(out, cols[i]);
         if (single && cols[i]->kind == COL_PARTITION_KEY) sch__puts(out, " PRIMARY KEY");
-        if (!single || i + 1 < n) sch__puts(out, ",");
+        if (!single || drops || i + 1 < n) sch__puts(out, ",");
         sch__puts(out, "\n");
     }
     cs_free(cols);
+    for (int d = 0; drops && d < t->n_dropped; d++) {
+        sch__puts(out, IND);
+        qid(out, t->dropped[d].name);
+        sch__puts(out, " ");
+        ctype_to_cql(t->dropped[d].type, out);
+        if (!single) sch__puts(out, ",");
+        sch__puts(out, "\n");
+    }
     if (!single) {
         sch__puts(out, IND);
         primary_key(out, t);
     }
     sch__puts(out, ") WITH ");
     table_options(out, t, internals);
+    for (int d = 0; drops && d < t->n_dropped; d++) {
+        sch__puts(out, "\nALTER TABLE ");
+        table_name(out, t);
+        sch__puts(out, " DROP ");
+        qid(out, t->dropped[d].name);
+        sch__printf(out, " USING TIMESTAMP %lld;", (long long)t->dropped[d].dropped_us);
+        const sch_column *now = sch_column_find(t, t->dropped[d].name);
+        if (now) {
+            sch__puts(out, "\nALTER TABLE ");
+            table_name(out, t);
+            sch__puts(out, " ADD ");
+            column_def(out, now);
+            sch__puts(out, ";");
+        }
+    }
     if (virt) sch__puts(out, "\n*/");
 }
 

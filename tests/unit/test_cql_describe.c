@@ -182,6 +182,8 @@ Test(cql_describe, alter_type_index_view)
     fails(&v, "ALTER TABLE p DROP id", "Cannot drop PRIMARY KEY column id");
     ok(&v, "ALTER TABLE p WITH gc_grace_seconds = 100 AND comment = 'x'");
     cr_assert_eq(sch_table_find(c, "ks", "p")->gc_grace_s, 100);
+    describe_has(&v, "DESCRIBE TABLE p WITH INTERNALS", "    v int\n) WITH ID = ");
+    describe_has(&v, "DESCRIBE TABLE p WITH INTERNALS", "\nALTER TABLE ks.p DROP v USING TIMESTAMP ");
     ok(&v, "ALTER TABLE p RENAME id TO pid");
     cr_assert_not_null(sch_column_find(sch_table_find(c, "ks", "p"), "pid"));
     ok(&v, "CREATE TABLE q (k int, c int, x int, m map<int, int>, PRIMARY KEY (k, c))");
