@@ -128,6 +128,15 @@ typedef struct cql_sx {
 } cql_sx;
 
 
+/* Rows materialized in memory (virtual tables, views). */
+typedef struct cql_vrow { cql_value *vals; uint8_t *pk; uint32_t pk_len; uint8_t *ck; uint32_t ck_len; } cql_vrow;
+typedef struct cql_vcollect { cql_sx *x; cql_vrow *rows; size_t n, cap; int err; } cql_vcollect;
+/* vtable_rows-style emit callback: one value per column of x->t (arg = cql_vcollect). */
+int cql__vrow_add(void *arg, const uint8_t **vals, const int32_t *lens);
+/* Sort, restrict, filter and emit collected rows; frees vc->rows. */
+int cql__emit_vrows(cql_sx *x, cql_vcollect *vc, const cql_pstate *ps, bool token_order);
+bool cql__in_slices(const cql_where *w, const uint8_t *ck, uint32_t n);
+
 /* exec_select.c: a row that passed the filters -> selection/aggregation. */
 int cql__select_emit(cql_sx *x, const xrow *row);
 /* select_scan.c: the three read paths. */

@@ -469,10 +469,10 @@ int cql__scan_range(cql_sx *x, const cql_pstate *ps)
 
 /* ---------------------------------------------------------------- virtual tables */
 
-typedef struct vrow { cql_value *vals; uint8_t *pk; uint32_t pk_len; uint8_t *ck; uint32_t ck_len; } vrow;
-typedef struct vcollect { cql_sx *x; vrow *rows; size_t n, cap; int err; } vcollect;
+typedef cql_vrow vrow;
+typedef cql_vcollect vcollect;
 
-static int vt_emit(void *arg, const uint8_t **vals, const int32_t *lens)
+int cql__vrow_add(void *arg, const uint8_t **vals, const int32_t *lens)
 {
     vcollect *vc = arg;
     cql_sx *x = vc->x;
@@ -529,7 +529,7 @@ static int vrow_cmp(const void *a, const void *b)
     return c ? c : (x->ck_len < y->ck_len ? -1 : x->ck_len > y->ck_len);
 }
 
-static bool in_slices(const cql_where *w, const uint8_t *ck, uint32_t n)
+bool cql__in_slices(const cql_where *w, const uint8_t *ck, uint32_t n)
 {
     if (w->n_slices == 0)
         return !w->empty;
@@ -553,20 +553,48 @@ static bool in_slices(const cql_where *w, const uint8_t *ck, uint32_t n)
     return false;
 }
 
+static int vrow_token_cmp(const void *a, const void *b)
+{
+    const vrow *x = a, *y = b;
+    int64_t tx = cs_murmur3_token(x->pk, x->pk_len), ty = cs_murmur3_token(y->pk, y->pk_len);
+    if (tx != ty)
+        return tx < ty ? -1 : 1;
+    size_t n = x->pk_len < y->pk_len ? x->pk_len : y->pk_len;
+    int c = memcmp(x->pk, y->pk, n);
+    if (c || x->pk_len != y->pk_len)
+        return c ? c : (x->pk_len < y->pk_len ? -1 : 1);
+    n = x->ck_len < y->ck_len ? x->ck_len : y->ck_len;
+    c = memcmp(x->ck, y->ck, n);
+    return c ? c : (x->ck_len < y->ck_len ? -1 : x->ck_len > y->ck_len);
+}
+
 int cql__scan_virtual(cql_sx *x, const cql_pstate *ps)
 {
     vcollect vc;
     memset(&vc, 0, sizeof(vc));
     vc.x = x;
-    int rc = x->t->vtable_rows ? x->t->vtable_rows(x->ctx, (sch_table *)x->t, vt_emit, &vc) : 0;
+    int rc = x->t->vtable_rows ? x->t->vtable_rows(x->ctx, (sch_table *)x->t, cql__vrow_add, &vc) : 0;
     if (rc == 0 && vc.err)
         rc = vc.err;
     if (rc) {
         cs_free(vc.rows);
         return cs_error_isset(x->e) ? CS_EUSER : cs_error_set(x->e, CS_ERR_SERVER, "virtual table read failed");
     }
+    return cql__emit_vrows(x, &vc, ps, false);
+}
+
+/*
+ * Apply the query to rows materialized in memory (virtual tables, views):
+ * sort (by key value for virtual tables, Cassandra's LocalPartitioner; in
+ * ring order otherwise), skip to the paging position, check the partition
+ * / token / clustering restrictions and filters, emit.  Frees vc->rows.
+ */
+int cql__emit_vrows(cql_sx *x, cql_vcollect *pvc, const cql_pstate *ps, bool token_order)
+{
+    vcollect vc = *pvc;
+    int rc = 0;
     g_vt = x->t;
-    qsort(vc.rows, vc.n, sizeof(vrow), vrow_cmp);
+    qsort(vc.rows, vc.n, sizeof(vrow), token_order ? vrow_token_cmp : vrow_cmp);
     if (x->reversed) {
         for (size_t i = 0, j = vc.n ? vc.n - 1 : 0; i < j; i++, j--) {
             vrow tmp = vc.rows[i];
@@ -597,7 +625,7 @@ int cql__scan_virtual(cql_sx *x, const cql_pstate *ps)
             (tok < x->w.tok_start || (tok == x->w.tok_start && !x->w.tok_start_incl) ||
              tok > x->w.tok_end || (tok == x->w.tok_end && !x->w.tok_end_incl)))
             continue;
-        if (x->t->n_ck && !in_slices(&x->w, r->ck, r->ck_len))
+        if (x->t->n_ck && !cql__in_slices(&x->w, r->ck, r->ck_len))
             continue;
         if (!cur_pk || cur_len != r->pk_len || memcmp(cur_pk, r->pk, cur_len)) {
             cur_pk = r->pk;
