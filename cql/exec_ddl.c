@@ -17,6 +17,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 
+#include "cql/index.h"   /* index hook (issue 5) */
 #include "cql/ddl_int.h"
 #include "common/alloc.h"
 #include "common/log.h"
@@ -72,9 +73,28 @@ static bool valid_name(const char *n)
     return true;
 }
 
+typedef struct udt_scope { sch_catalog *c; const char *ks; const char *other; } udt_scope;
+
+/* UDT lookup limited to the statement's keyspace (CQL3Type.Raw.RawUT). */
+static const ctype *scoped_lookup(void *arg, const char *ks, const char *name)
+{
+    udt_scope *u = arg;
+    if (ks && strcmp(ks, u->ks) != 0) { u->other = ks; return NULL; }
+    return sch_type_find(u->c, u->ks, name);
+}
+
 ctype *ddl_parse_type(sch_catalog *c, const char *text, const char *ks, cs_error *e)
 {
-    return ctype_parse(text, ks, sch__udt_lookup_cb, c, e);
+    udt_scope u = { c, ks, NULL };
+    ctype *t = ctype_parse(text, ks, scoped_lookup, &u, e);
+    if (!t && u.other) {
+        char other[256];
+        snprintf(other, sizeof other, "%s", u.other);
+        cs_error_init(e);
+        cs_error_set(e, CS_ERR_INVALID, "Statement on keyspace %s cannot refer to a user type in keyspace %s; "
+                     "user types can only be used in the keyspace they are defined in", ks, other);
+    }
+    return t;
 }
 
 int ddl_write_table(sch_catalog *c, sch_table *t, cs_error *e)
@@ -246,6 +266,7 @@ static int drop_keyspace(cql_ctx *ctx, cql_stmt *st, cql_result *r, cs_error *e)
     st_mutation_free(m);
     if (rc) return rc;
     for (int i = 0; i < k->n_tables; i++) {
+        cql_index_drop_table(ctx, k->tables[i]);   /* index hook (issue 5) */
         if (k->tables[i]->st) st_table_drop(k->tables[i]->st);
         k->tables[i]->st = NULL;
     }
@@ -471,6 +492,7 @@ static int drop_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r,
     int rc = sch__commit(c, m, e);
     st_mutation_free(m);
     if (rc) return rc;
+    cql_index_drop_table(ctx, t);   /* index hook (issue 5): hidden index tables */
     if (t->st) st_table_drop(t->st);
     t->st = NULL;
     char name[256];
@@ -496,6 +518,7 @@ static int truncate_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result
     int rc = t->st ? st_table_truncate(t->st) : 0;
     for (int i = 0; rc == 0 && i < t->n_views; i++)
         if (t->views[i]->st) rc = st_table_truncate(t->views[i]->st);
+    if (rc == 0) rc = cql_index_truncate_table(ctx, t);   /* index hook (issue 5) */
     if (rc) return cs_error_set(e, CS_ERR_TRUNCATE, "Error during truncate: %s", cs_strerror(rc));
     cql_result_void(r);
     return 0;

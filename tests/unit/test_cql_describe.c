@@ -169,6 +169,9 @@ Test(cql_describe, alter_type_index_view)
     ok(&v, "CREATE TYPE addr (street text, zip int)");
     fails(&v, "CREATE TYPE addr (x int)", "A user type with name 'addr' already exists");
     ok(&v, "CREATE TABLE p (id int PRIMARY KEY, home frozen<addr>, v int)");
+    ok(&v, "CREATE KEYSPACE k2 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    fails(&v, "CREATE TABLE k2.x (id int PRIMARY KEY, a frozen<ks.addr>)",
+          "Statement on keyspace k2 cannot refer to a user type in keyspace ks; user types can only be used in the keyspace they are defined in");
     ok(&v, "ALTER TYPE addr ADD city text");
     cr_assert_eq(sch_type_find(c, "ks", "addr")->n_sub, 3);
     cr_assert_eq(sch_column_find(sch_table_find(c, "ks", "p"), "home")->type->n_sub, 3);
