@@ -527,6 +527,12 @@ Test(exec_select, functions_writetime_ttl_json)
     rows("SELECT toUnixTimestamp(ts) FROM fn WHERE k = 1", "1609556645000\n");
     rows("SELECT CAST(v AS text), CAST(v AS double) FROM fn WHERE k = 1", "'5'|5.0\n");
     rows("SELECT blobAsInt(intAsBlob(v)) FROM fn WHERE k = 1", "5\n");
+    ok("INSERT INTO fn (k, v, t, ts) VALUES (2, fromJson('7'), fromJson('\"x\"'), toTimestamp(now()))");
+    rows("SELECT v, t FROM fn WHERE k = 2", "7|'x'\n");
+    rows("SELECT k FROM fn WHERE k = 2 AND ts <= currentTimestamp() AND ts > '2020-01-01' ALLOW FILTERING", "2\n");
+    fails("INSERT INTO fn (k, v) VALUES (3, fromJson('\"x\"'))", "");
+    fails("SELECT nosuchfn(v) FROM fn", "Unknown function 'nosuchfn'");
+    fails("SELECT toTimestamp(v, v) FROM fn", "Invalid number of arguments in call to function system.totimestamp: 1 required but 2 provided");
     result("SELECT v + 1, v * 2, v - 10, v / 2, v % 3, -v FROM fn WHERE k = 1",
            "v + 1|v * 2|v - 10|v / 2|v % 3|-v\n6|10|-5|2|2|-5\n");
     rows("SELECT v + 1.5 FROM fn WHERE k = 1", "6.5\n");
