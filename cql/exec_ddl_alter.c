@@ -482,8 +482,8 @@ int ddl_alter_type(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs
         for (int i = 0; rc == 0 && i < d->n_fields; i++) {
             for (int j = 0; j < n + i; j++)
                 if (strcmp(names[j], d->field_names[i]) == 0)
-                    rc = cs_error_set(e, CS_ERR_INVALID, "Cannot add field %s to type %s: a field with name %s already exists",
-                                      d->field_names[i], d->name.name, d->field_names[i]);
+                    rc = cs_error_set(e, CS_ERR_INVALID, "Cannot add field %s to type %s.%s: a field with name %s already exists",
+                                      d->field_names[i], ks, d->name.name, d->field_names[i]);
             if (rc) break;
             names[n + i] = d->field_names[i];
             types[n + i] = ddl_parse_type(c, d->field_types[i], ks, e);
@@ -491,21 +491,39 @@ int ddl_alter_type(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs
             if ((rc = check_field_type(types[n + i], e))) break;
             if (uses_udt(types[n + i], ks, d->name.name)) {
                 char tt[128];
-                rc = cs_error_set(e, CS_ERR_INVALID, "Cannot add new field %s of type %s to user type %s as it would create a circular reference",
-                                  d->field_names[i], tstr(types[n + i], tt, sizeof tt), d->name.name);
+                rc = cs_error_set(e, CS_ERR_INVALID, "Cannot add new field %s of type %s to user type %s.%s as it would create a circular reference",
+                                  d->field_names[i], tstr(types[n + i], tt, sizeof tt), ks, d->name.name);
+                break;
             }
+            cs_buf pk_users;
+            cs_buf_init(&pk_users);
+            for (int j = 0; j < k->n_tables; j++)
+                for (int p = 0; p < k->tables[j]->n_pk; p++)
+                    if (uses_udt(k->tables[j]->pk[p]->type, ks, d->name.name)) {
+                        if (pk_users.len) sch__puts(&pk_users, ", ");
+                        sch__printf(&pk_users, "%s.%s", ks, k->tables[j]->name);
+                        break;
+                    }
+            if (pk_users.len) {
+                char tt[128];
+                rc = cs_error_set(e, CS_ERR_INVALID, "Cannot add new field %s of type %s to user type %s.%s as the type is being used "
+                                  "in partition key by the following tables: %s", d->field_names[i],
+                                  tstr(types[n + i], tt, sizeof tt), ks, d->name.name,
+                                  sch__bufstr(&pk_users) ? (char *)pk_users.p : "");
+            }
+            cs_buf_destroy(&pk_users);
         }
     } else if (d->alter_rename) {
         for (int i = 0; rc == 0 && i < d->n_renames; i++) {
             int f = -1;
             for (int j = 0; j < n; j++) if (strcmp(names[j], d->rename_from[i]) == 0) f = j;
-            if (f < 0) { rc = cs_error_set(e, CS_ERR_INVALID, "Unkown field %s in user type %s", d->rename_from[i], d->name.name); break; }
+            if (f < 0) { rc = cs_error_set(e, CS_ERR_INVALID, "Unkown field %s in user type %s.%s", d->rename_from[i], ks, d->name.name); break; }
             names[f] = d->rename_to[i];
         }
         for (int i = 0; rc == 0 && i < n; i++)
             for (int j = 0; j < i; j++)
                 if (strcmp(names[i], names[j]) == 0)
-                    rc = cs_error_set(e, CS_ERR_INVALID, "Duplicate field name %s in type %s", names[i], d->name.name);
+                    rc = cs_error_set(e, CS_ERR_INVALID, "Duplicate field name %s in type %s", names[i], ks);  /* sic: Cassandra formats the keyspace */
     } else {
         rc = cs_error_set(e, CS_ERR_INVALID, "Altering field types is no longer supported");
     }
