@@ -108,7 +108,7 @@ static int flush_group(cql_sx *x)
 int cql__select_emit(cql_sx *x, const xrow *row)
 {
     int rc;
-    if ((x->n_group || x->sel.has_agg) && x->pp_limit != INT32_MAX) {
+    if (!x->n_group && x->sel.has_agg && x->pp_limit != INT32_MAX) {
         /* PER PARTITION LIMIT applies to the rows fed to aggregation */
         if (x->part_emitted >= x->pp_limit) {
             x->part_skip = true;
@@ -124,6 +124,13 @@ int cql__select_emit(cql_sx *x, const xrow *row)
         bool same = x->group_open && key.len == x->group_key.len &&
                     !memcmp(key.p, x->group_key.p, key.len);
         if (!same) {
+            /* with GROUP BY, PER PARTITION LIMIT counts groups (DataLimits.groupByLimits) */
+            if (x->part_emitted >= x->pp_limit) {
+                x->part_skip = true;
+                cs_buf_destroy(&key);
+                return 0;
+            }
+            x->part_emitted++;
             if ((rc = flush_group(x))) {
                 cs_buf_destroy(&key);
                 return rc;
