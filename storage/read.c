@@ -25,8 +25,16 @@ struct st_scan {
     cs_arena keep;                      /* spec copies */
     mt_memtable **mts; int n_mts;
     sst_reader **ssts; int n_ssts;
-    cs_arena pa;                        /* per-partition arena */
+    cs_arena pa;                        /* per-window arena (rows handed out) */
+    cs_arena parena;                    /* per-partition arena (window bounds) */
     bool single, done;
+    /* Current partition, read window by window (see load_partition). */
+    int64_t ptoken; uint8_t *pkey; uint32_t pkey_len, pkey_cap;
+    const uint8_t **wb; uint32_t *wbl; int n_wb;   /* window boundaries (row index first keys) */
+    int next_win, n_win;                /* windows are 0..n_win-1 in output order */
+    bool first_win;                     /* next window is the partition's first */
+    bool static_done;                   /* static row handled (emitted or absent) */
+    bool ssts_counted;                  /* sstables_read/skipped counted for this partition */
     int64_t cur_token; uint8_t *cur_key; uint32_t cur_len; bool cur_incl, cur_has_key;
     st_row_view *out; int n_out, next_out;
     st_scan_stats stats;
@@ -136,64 +144,178 @@ static bool row_live(st_scan *s, const st__part *p, const st__row *r, st_row_vie
     return live;
 }
 
-/* Materialize partition (token, key) from all sources and compute its rows.
- * Returns 1 if it has rows to return, 0 if not, <0 on error. */
-static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t pk_len)
+/* ---------------------------------------------------------------- windows */
+
+/* Start bound a more restrictive than b? (empty key = unbounded) */
+static bool start_tighter(st_bound a, st_bound b)
 {
+    if (!a.len) return false;
+    if (!b.len) return true;
+    int c = st__bytes_cmp(a.key, a.len, b.key, b.len);
+    return c > 0 || (c == 0 && !a.inclusive && b.inclusive);
+}
+
+static bool end_tighter(st_bound a, st_bound b)
+{
+    if (!a.len) return false;
+    if (!b.len) return true;
+    int c = st__bytes_cmp(a.key, a.len, b.key, b.len);
+    return c < 0 || (c == 0 && !a.inclusive && b.inclusive);
+}
+
+static bool slice_empty(const st_slice *x)
+{
+    if (!x->start.len || !x->end.len) return false;
+    int c = st__bytes_cmp(x->start.key, x->start.len, x->end.key, x->end.len);
+    return c > 0 || (c == 0 && !(x->start.inclusive && x->end.inclusive));
+}
+
+/* The slices of window k (in output order): the user's slices intersected
+ * with [boundary k-1, boundary k).  Returns the count (maybe 0). */
+static int window_slices(st_scan *s, int k, st_slice *out)
+{
+    int w = s->spec.reversed ? s->n_win - 1 - k : k;
+    st_slice win;
+    win.start = w == 0 ? (st_bound){ NULL, 0, true } : (st_bound){ s->wb[w - 1], s->wbl[w - 1], true };
+    win.end = w == s->n_win - 1 ? (st_bound){ NULL, 0, true } : (st_bound){ s->wb[w], s->wbl[w], false };
+    if (s->spec.n_slices == 0) { out[0] = win; return 1; }
+    int n = 0;
+    for (int i = 0; i < s->spec.n_slices; i++) {
+        st_slice x = s->spec.slices[i];
+        if (start_tighter(win.start, x.start)) x.start = win.start;
+        if (end_tighter(win.end, x.end)) x.end = win.end;
+        if (!slice_empty(&x)) out[n++] = x;
+    }
+    return n;
+}
+
+/* Materialize window k of the current partition into s->out (arena pa).
+ * The first window also yields the static row and counts partition-level
+ * tombstones and sstables consulted.  Returns 0 or <0. */
+static int load_window(st_scan *s, int k, bool *exists)
+{
+    cs_arena_destroy(&s->pa);
+    cs_arena_init(&s->pa);
     cs_arena *a = &s->pa;
+    s->out = NULL; s->n_out = s->next_out = 0;
+    s->first_win = false;
+    bool want_static = s->spec.include_static && !s->static_done;
+    int nsl_cap = s->spec.n_slices ? s->spec.n_slices : 1;
+    st_slice *sl = cs_arena_alloc(a, sizeof(st_slice) * (size_t)nsl_cap);
+    if (!sl) return CS_ENOMEM;
+    bool windowed = s->n_win > 1;
+    int nsl = windowed ? window_slices(s, k, sl) : s->spec.n_slices;
+    if (!windowed && nsl) memcpy(sl, s->spec.slices, sizeof(st_slice) * (size_t)nsl);
+    if (windowed && nsl == 0) {
+        if (!want_static) return 0;
+        /* Only the static row is wanted from this window: a slice matching no row. */
+        static const uint8_t none[1] = { 0 };
+        sl[0] = (st_slice){ { none, 1, false }, { none, 1, false } };
+        nsl = 1;
+    }
+    int64_t token = s->ptoken;
+    const uint8_t *pk = s->pkey;
+    uint32_t pk_len = s->pkey_len;
     int n_src = s->n_mts + s->n_ssts;
     st__part **parts = cs_arena_alloc(a, sizeof(st__part *) * (size_t)(n_src ? n_src : 1));
     if (!parts) return CS_ENOMEM;
     int np = 0;
+    bool first = !s->ssts_counted;
+    s->ssts_counted = true;
     for (int i = 0; i < s->n_mts; i++) {
         st__part *p = cs_arena_zalloc(a, sizeof *p);
         if (!p) return CS_ENOMEM;
-        int rc = mt_read_partition(s->mts[i], token, pk, pk_len, s->spec.slices, s->spec.n_slices, p, a);
+        int rc = mt_read_partition(s->mts[i], token, pk, pk_len, sl, nsl, p, a);
         if (rc < 0) return rc;
         if (rc) parts[np++] = p;
     }
     for (int i = 0; i < s->n_ssts; i++) {
         sst_reader *r = s->ssts[i];
-        if (s->spec.n_slices && !sst_may_contain_ck(r, s->spec.slices, s->spec.n_slices) &&
-            r->st.tombstones == 0) {
-            /* No row in range and no tombstones; static rows may still matter. */
-            if (!s->spec.include_static) { s->stats.sstables_skipped++; continue; }
+        if (nsl && !sst_may_contain_ck(r, sl, nsl) && r->st.tombstones == 0 && !want_static) {
+            if (first) s->stats.sstables_skipped++;
+            continue;
         }
         st__part *p = cs_arena_zalloc(a, sizeof *p);
         if (!p) return CS_ENOMEM;
         bool neg = false;
-        int rc = sst_read_partition(r, token, pk, pk_len, s->spec.slices, s->spec.n_slices, p, a, &neg);
+        int rc = sst_read_partition(r, token, pk, pk_len, sl, nsl, p, a, &neg);
         if (rc < 0) return rc;
-        if (neg) s->stats.sstables_skipped++;
-        else s->stats.sstables_read++;
+        if (first) { if (neg) s->stats.sstables_skipped++; else s->stats.sstables_read++; }
         if (rc) parts[np++] = p;
     }
     if (np == 0) return 0;
+    *exists = true;
     st__part m;
     int rc = st__part_merge(parts, np, &m, a);
     if (rc) return rc;
-    s->pdel = m.pdel;
-    if (m.pdel.ts_us != INT64_MIN) s->stats.tombstones++;
-    s->stats.tombstones += (uint64_t)m.n_rts;
-    int cap = m.n_rows + 1;
-    s->out = cs_arena_alloc(a, sizeof(st_row_view) * (size_t)cap);
+    s->pdel = st__del_max(s->pdel, m.pdel);
+    if (!s->static_done || !windowed) {   /* partition-level tombstones: count once */
+        if (m.pdel.ts_us != INT64_MIN) s->stats.tombstones++;
+        s->stats.tombstones += (uint64_t)m.n_rts;
+    }
+    s->out = cs_arena_alloc(a, sizeof(st_row_view) * (size_t)(m.n_rows + 1));
     if (!s->out) return CS_ENOMEM;
-    s->n_out = 0; s->next_out = 0;
-    bool any = false;
-    if (m.stat) {
+    if (want_static && m.stat) {
         st_row_view v;
         bool live = row_live(s, &m, m.stat, &v, a);
-        if (s->spec.include_static && (live || s->spec.with_tombstones)) { s->out[s->n_out++] = v; any = true; }
+        if (live || s->spec.with_tombstones) s->out[s->n_out++] = v;
     }
-    for (int k = 0; k < m.n_rows; k++) {
-        int i = s->spec.reversed ? m.n_rows - 1 - k : k;
+    s->static_done = true;
+    for (int j = 0; j < m.n_rows; j++) {
+        int i = s->spec.reversed ? m.n_rows - 1 - j : j;
         st_row_view v;
         bool live = row_live(s, &m, m.rows[i], &v, a);
-        if (live || s->spec.with_tombstones) { s->out[s->n_out++] = v; any = true; }
+        if (live || s->spec.with_tombstones) s->out[s->n_out++] = v;
     }
-    if (!any && s->spec.with_tombstones) any = true;
-    if (a->err) return CS_ENOMEM;
-    return any ? 1 : 0;
+    return a->err ? CS_ENOMEM : 0;
+}
+
+/* Load windows until one yields rows.  Returns 1 if rows are ready, 0 if
+ * the partition has no more, <0 on error. */
+static int fill_rows(st_scan *s, bool *exists)
+{
+    while (s->next_out >= s->n_out) {
+        if (s->next_win >= s->n_win) return 0;
+        int rc = load_window(s, s->next_win++, exists);
+        if (rc) return rc;
+    }
+    return 1;
+}
+
+/* Set up partition (token, key): its windows are the row-index runs of the
+ * sstable holding most of it, so a huge partition is read ~64 KiB at a time
+ * instead of whole.  Returns 1 if it has rows to return, 0 if not, <0. */
+static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t pk_len)
+{
+    if (pk_len + 1 > s->pkey_cap) {
+        uint8_t *n = cs_realloc(s->pkey, pk_len + 1);
+        if (!n) return CS_ENOMEM;
+        s->pkey = n; s->pkey_cap = pk_len + 1;
+    }
+    if (pk_len) memcpy(s->pkey, pk, pk_len);
+    s->pkey_len = pk_len;
+    s->ptoken = token;
+    cs_arena_destroy(&s->parena);
+    cs_arena_init(&s->parena);
+    s->n_wb = 0; s->wb = NULL; s->wbl = NULL;
+    for (int i = 0; i < s->n_ssts; i++) {
+        const uint8_t **k; uint32_t *l; int n;
+        int rc = sst_partition_bounds(s->ssts[i], token, pk, pk_len, &s->parena, &k, &l, &n);
+        if (rc < 0) return rc;
+        if (n > s->n_wb) { s->wb = k; s->wbl = l; s->n_wb = n; }
+    }
+    s->n_win = s->n_wb + 1;
+    s->next_win = 0;
+    s->first_win = true;
+    s->static_done = false;
+    s->ssts_counted = false;
+    s->pdel = ST_NO_DELETION;
+    s->out = NULL; s->n_out = s->next_out = 0;
+    bool exists = false;
+    int rc = fill_rows(s, &exists);
+    if (rc < 0) return rc;
+    if (rc == 0 && s->spec.with_tombstones && exists) return 1;
+    return rc;
 }
 
 /* ---------------------------------------------------------------- scan api */
@@ -208,6 +330,7 @@ int st_scan_open(st_table *t, const st_read_spec *spec, st_scan **out)
     s->spec = *spec;
     cs_arena_init(&s->keep);
     cs_arena_init(&s->pa);
+    cs_arena_init(&s->parena);
     if (spec->n_slices) {
         s->slices = cs_arena_alloc(&s->keep, sizeof(st_slice) * (size_t)spec->n_slices);
         for (int i = 0; s->slices && i < spec->n_slices; i++) {
@@ -292,7 +415,7 @@ int st_scan_next_partition(st_scan *s, st_partition_view *p)
         int rc = load_partition(s, tok, key, len);
         if (rc < 0) return rc;
         if (rc == 0) continue;
-        p->pk = key; p->pk_len = len; p->token = tok;
+        p->pk = s->pkey; p->pk_len = s->pkey_len; p->token = tok;
         p->deletion = s->pdel;
         return 1;
     }
@@ -301,7 +424,9 @@ int st_scan_next_partition(st_scan *s, st_partition_view *p)
 int st_scan_next_row(st_scan *s, st_row_view *r)
 {
     if (!s || !r) return CS_EINVAL;
-    if (s->next_out >= s->n_out) return 0;
+    bool exists = false;
+    int rc = fill_rows(s, &exists);
+    if (rc <= 0) return rc;
     *r = s->out[s->next_out++];
     if (r->liveness.ts_us != INT64_MIN || r->n_cells) s->stats.rows++;
     return 1;
@@ -317,7 +442,9 @@ void st_scan_close(st_scan *s)
     cs_free(s->mts);
     cs_free(s->ssts);
     cs_arena_destroy(&s->pa);
+    cs_arena_destroy(&s->parena);
     cs_arena_destroy(&s->keep);
+    cs_free(s->pkey);
     cs_free(s->cur_key);
     cs_free(s);
 }

@@ -75,6 +75,8 @@ int sst_next_key(sst_reader *r, int64_t token, const uint8_t *key, uint32_t klen
                  int64_t end_token, int64_t *out_token, const uint8_t **out_key, uint32_t *out_len,
                  cs_arena *a);
 bool sst_may_contain_ck(sst_reader *r, const st_slice *slices, int n_slices);
+int sst_partition_bounds(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_arena *a,
+                         const uint8_t ***keys, uint32_t **lens, int *n);
 
 /* Writer: partitions must be added in (token, key) order. */
 typedef struct sst_writer sst_writer;

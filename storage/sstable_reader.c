@@ -577,3 +577,37 @@ bool sst_may_contain_ck(sst_reader *r, const st_slice *slices, int n_slices)
     }
     return false;
 }
+
+/* The row-index run boundaries of partition (token, pk): the first
+ * clustering of every run but the first, borrowed from the index (valid
+ * while r is referenced).  *n = 0 if absent or not wide.  0 or <0. */
+int sst_partition_bounds(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_arena *a,
+                         const uint8_t ***keys, uint32_t **lens, int *n)
+{
+    *keys = NULL; *lens = NULL; *n = 0;
+    if (!sst__bloom_test(r->bloom, r->bloom_bits, r->bloom_k, sst__bloom_hash(pk, pk_len))) return 0;
+    uint64_t i = idx_lower(r, token, pk, pk_len, false);
+    if (i >= r->n_idx || st__key_cmp(r->idx[i].token, r->idx[i].pk, r->idx[i].pk_len, token, pk, pk_len) != 0)
+        return 0;
+    const sst_index_entry *e = &r->idx[i];
+    if (e->n_ri < 2) return 0;
+    const uint8_t **k = cs_arena_alloc(a, sizeof(*k) * e->n_ri);
+    uint32_t *l = cs_arena_alloc(a, sizeof(*l) * e->n_ri);
+    if (!k || !l) return CS_ENOMEM;
+    cs_rd x;
+    cs_rd_init(&x, e->ri, e->ri_len);
+    int m = 0;
+    for (uint32_t j = 0; j < e->n_ri; j++) {
+        uint32_t fl, ll;
+        const uint8_t *f = rd_bytes(&x, &fl);
+        rd_bytes(&x, &ll);
+        cs_rd_uvarint(&x);
+        cs_rd_uvarint(&x);
+        if (x.err) return corrupt(r, "Index.db", "bad row index", 0);
+        if (j == 0) continue;
+        if (m && st__bytes_cmp(k[m - 1], l[m - 1], f, fl) >= 0) return corrupt(r, "Index.db", "row index out of order", 0);
+        k[m] = f; l[m] = fl; m++;
+    }
+    *keys = k; *lens = l; *n = m;
+    return 0;
+}
