@@ -308,6 +308,10 @@ static int collect_multi(cql_wan *a, const ast_relation *r)
             return cs_error_set(a->e, CS_ERR_INVALID,
                                 "Clustering columns must appear in the PRIMARY KEY order in multi-column relations");
         bool slice_again = is_slice(r->op) && a->ck_sl[first].n == n && a->ck_eq[c->position].k == 0;
+        if (is_slice(r->op) && a->ck_sl[c->position].n == 1 && n > 1)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality",
+                                c->name);
         if (a->ck_used[c->position] && !slice_again)
             return cs_error_set(a->e, CS_ERR_INVALID,
                                 "Column \"%s\" cannot be restricted by more than one relation if it includes an Equal",

@@ -410,6 +410,11 @@ Test(exec_select, clustering_multi_and_desc)
     rows("SELECT c1, c2 FROM mx WHERE p = 0 AND (c1, c2) >= (1, 'b') AND (c1, c2) < (2, 'b')", "1|'c'\n1|'b'\n2|'a'\n");
     cr_assert_eq(paged_equals("SELECT c1, c2 FROM mx WHERE p = 0 AND (c1, c2) > (0, 'b')", 2), 4);
     rows("SELECT v FROM m2 WHERE k = 0 AND (a, b) >= (1, 1) AND (a, b) < (2, 1)", "11\n12\n20\n");
+    fails("SELECT v FROM m2 WHERE k = 0 AND (a, b) > (1, 1) AND a < 2", "Column \"a\" cannot be restricted by both a tuple notation inequality and a single column inequality");
+    fails("SELECT v FROM m2 WHERE k = 0 AND a < 2 AND (a, b) > (1, 1)", "Column \"a\" cannot be restricted by both a tuple notation inequality and a single column inequality");
+    rows("SELECT v FROM m2 WHERE k = 0 AND a = 1 AND (b) > (0)", "11\n12\n");
+    fails("SELECT v FROM m2 WHERE k = 0 AND (b, a) > (0, 1)", "Clustering columns must appear in the PRIMARY KEY order in multi-column relations");
+    fails("SELECT v FROM m2 WHERE k = 0 AND (k, a) > (0, 1)", "Multi-column relations can only be applied to clustering columns but was applied to: k");
 }
 
 Test(exec_select, refusals)
