@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "cql/schema_int.h"
+#include "cql/index.h"   /* index hook (issue 5) */
 #include "common/alloc.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -47,7 +48,8 @@ void cql_config_defaults(cql_config *c)
 static bool want_user_table(const uint8_t id[16], void *arg)
 {
     sch_table *t = sch_table_by_id((sch_catalog *)arg, id);
-    return t && !t->ks->is_system;
+    if (!t) return cql_index_owns_id((sch_catalog *)arg, id);   /* index hook (issue 5) */
+    return !t->ks->is_system;
 }
 
 static int cmp_i64(const void *a, const void *b)

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cql/modify_int.h"
+#include "cql/index.h"   /* index hook (issue 5) */
 #include "common/alloc.h"
 #include "common/util.h"
 
@@ -96,6 +97,10 @@ int cql__wbatch_commit(cql_wbatch *b, cql_result *r, cs_error *e)
         return CS_EUSER;
     if (st_mutation_empty(b->m))
         return 0;
+    /* index hook (issue 5, cql/index_maint.c): index entries and view rows
+     * join the same mutation, so base, indexes and views commit together */
+    if (cql_index_maintain(b->ctx, b->m, b->now_s, e) < 0)
+        return CS_EUSER;
     st_clog_pos pos = { 0, 0 };
     int rc = st_write(b->ctx->eng, b->m, &pos);
     if (rc == CS_ETOOBIG)

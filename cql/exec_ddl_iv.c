@@ -13,6 +13,7 @@
 #include <ctype.h>
 
 #include "cql/ddl_int.h"
+#include "cql/index.h"   /* index hook (issue 5) */
 #include "common/alloc.h"
 
 static bool index_name_taken(sch_keyspace *k, const char *name, sch_index **found)
@@ -129,7 +130,18 @@ int ddl_create_index(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, 
         return cs_error_set(e, CS_ERR_SERVER, "out of memory");
     }
     t->indexes[t->n_indexes++] = ix;
-    int rc = ddl_write_table(c, t, e);
+    /* index hook (issue 5): storage and synchronous build of the existing
+     * rows BEFORE the schema row is written (a crash mid-build leaves no index) */
+    int rc = cql_index_create(ctx, ix, e);
+    if (rc) {
+        cql_index_drop(ctx, ix);
+        t->n_indexes--;
+        cs_free(ix->name); cs_free(ix->kind); cs_free(ix->target);
+        sch__kv_free(ix->opt_keys, ix->opt_values, ix->n_opts);
+        cs_free(ix);
+        return CS_EUSER;
+    }
+    rc = ddl_write_table(c, t, e);
     if (rc) return rc;
     sch__new_version(c);
     ddl_schema_change(r, "UPDATED", "TABLE", ks, t->name);
@@ -156,6 +168,7 @@ int ddl_drop_index(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs
         t->n_indexes--;
         break;
     }
+    cql_index_drop(ctx, ix);   /* index hook (issue 5): drop the hidden index table */
     cs_free(ix->name); cs_free(ix->kind); cs_free(ix->target); cs_free(ix->class_name);
     sch__kv_free(ix->opt_keys, ix->opt_values, ix->n_opts);
     cs_free(ix);
@@ -338,13 +351,17 @@ int ddl_create_view(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, c
         if (!nv) rc = cs_error_set(e, CS_ERR_SERVER, "out of memory");
         else base->views = nv;
     }
-    if (rc == 0) rc = ddl_write_table(c, v, e);
+    /* index hook (issue 5): open the view's storage and build it from the
+     * base rows BEFORE its schema row is written (crash mid-build: no view) */
     if (rc == 0) {
         st_table_opts o;
         sch__table_st_opts(v, &o);
         if (st_table_open(c->eng, v->id, ks, v->name, &o, &v->st))
             rc = cs_error_set(e, CS_ERR_SERVER, "Cannot create view storage");
     }
+    if (rc == 0 && cql_view_build(ctx, v, e)) rc = CS_EUSER;
+    if (rc == 0) rc = ddl_write_table(c, v, e);
+    if (rc && v->st) { st_table_drop(v->st); v->st = NULL; }
     if (rc) { sch__table_free(v); return CS_EUSER; }
     base->views[base->n_views++] = v;
     sch__ks_add_table(k, v);

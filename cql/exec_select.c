@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cql/select_int.h"
+#include "cql/index.h"   /* index hook (issue 5) */
 #include "common/alloc.h"
 #include "common/hash.h"
 #include "common/util.h"
@@ -447,10 +448,13 @@ static int run_select(cql_sx *x, cql_result *r)
                    x->t->name, n_cols, p ? p->skip_metadata : false);
     cql__sel_columns(&x->sel, &x->out);
     if (!x->w.empty && !x->stop) {
+        bool by_index = false;   /* index hook (issue 5) */
         if (x->t->is_virtual)
             rc = cql__scan_virtual(x, pps);
         else if (x->w.pk_all)
             rc = cql__scan_keys(x, pps);
+        else if ((rc = cql_index_select(x, pps, &by_index)) != 0 || by_index)
+            ;   /* index hook (issue 5, cql/index_query.c): served by a secondary index */
         else
             rc = cql__scan_range(x, pps);
     }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "cql/schema_int.h"
+#include "cql/index.h"   /* index hook (issue 5) */
 #include "common/alloc.h"
 #include "common/log.h"
 
@@ -380,6 +381,7 @@ static int finish_tables(sch_catalog *c)
             st_table_opts o;
             sch__table_st_opts(t, &o);
             int rc = st_table_open(c->eng, t->id, k->name, t->name, &o, &t->st);
+            if (rc == 0) rc = cql_index_open_table(c->eng, t);   /* index hook (issue 5): before replay */
             if (rc) {
                 CS_ERROR("cannot open storage of %s.%s: %s", k->name, t->name, cs_strerror(rc));
                 return rc;

@@ -1,0 +1,81 @@
+/*
+ * index.h: secondary indexes and materialized views (issue 5; owner: index).
+ * Files: index_maint.c (entries and view rows derived from each write
+ * group, added to the SAME st_mutation), index_store.c (hidden index
+ * tables, ids, open/drop/truncate, initial builds of indexes and views),
+ * index_query.c (SELECT through an index).  Design: docs/indexes.md.
+ *
+ * Thread: the CQL request loop thread only (like the whole executor).
+ *
+ * Hooks called from other owners' files (each one line, commented there):
+ *   exec_batch.c   cql__wbatch_commit -> cql_index_maintain before st_write
+ *   exec_select.c  run_select         -> cql_index_select for indexed queries
+ *   exec_ddl_iv.c  CREATE/DROP INDEX, CREATE MATERIALIZED VIEW -> create/drop/build
+ *   exec_ddl.c     DROP TABLE / KEYSPACE, TRUNCATE -> drop / truncate index storage
+ *   schema_load.c  finish_tables      -> cql_index_open_table (before replay)
+ *   ctx.c          want_user_table    -> cql_index_owns_id (replay filter)
+ */
+#ifndef CS_CQL_INDEX_H
+#define CS_CQL_INDEX_H
+
+#include "cql/cql_int.h"
+
+/* What an index target names: kind and column (NULL if the column is gone). */
+enum { IDX_SIMPLE = 0, IDX_VALUES, IDX_KEYS, IDX_ENTRIES, IDX_FULL };
+typedef struct cql_index_target {
+    int kind;                          /* IDX_* */
+    const sch_column *col;
+} cql_index_target;
+int cql_index_target_parse(const sch_index *ix, cql_index_target *out);
+
+/* ---- index_store.c */
+
+/* The hidden storage table of an index (directory <table>.<index>); its id
+ * is derived from the base table id and the index name. */
+void cql_index_table_id(const sch_index *ix, uint8_t out[16]);
+/* Open the storage of every index of t (startup: before commit log replay). */
+int cql_index_open_table(st_engine *eng, sch_table *t);
+/* The index's storage (opened on demand), or NULL. */
+st_table *cql_index_storage(st_engine *eng, sch_index *ix);
+/* Is id the storage of some index of the catalog?  (replay filter) */
+bool cql_index_owns_id(sch_catalog *c, const uint8_t id[16]);
+/* CREATE INDEX: open the storage and index the existing rows (synchronous,
+ * before the schema row is written: a crash in the middle leaves no index). */
+int cql_index_create(cql_ctx *ctx, sch_index *ix, cs_error *e);
+/* DROP INDEX (before the sch_index is freed) and DROP TABLE / KEYSPACE. */
+void cql_index_drop(cql_ctx *ctx, sch_index *ix);
+void cql_index_drop_table(cql_ctx *ctx, sch_table *t);
+/* TRUNCATE of the base table. */
+int cql_index_truncate_table(cql_ctx *ctx, sch_table *t);
+/* CREATE MATERIALIZED VIEW: fill the view from the base table's rows. */
+int cql_view_build(cql_ctx *ctx, sch_table *v, cs_error *e);
+
+/* ---- index_maint.c */
+
+/* Add to m the index entries and view rows that the base table writes
+ * already in m imply (read-before-write of the affected rows).  0 or
+ * CS_EUSER with e set. */
+int cql_index_maintain(cql_ctx *ctx, st_mutation *m, int32_t now_s, cs_error *e);
+
+/* Index entry layout (index_maint.c):
+ *   partition key = u8 bucket (top 4 bits of the base token) + index value
+ *   clustering    = token (8 bytes, sign-flipped big endian) + escaped base
+ *                   partition key (0x00 -> 0x00 0xff, end 0x00 0x00) + base
+ *                   clustering (empty for partition-level entries) */
+#define CQL_INDEX_BUCKETS 16
+int cql_index_bucket(int64_t token);
+/* Index value of a serialized value of type ty (byte-comparable form). */
+int cql_index_value(const ctype *ty, const uint8_t *v, int32_t n, cs_buf *out);
+void cql_index_entry_ck(int64_t token, const uint8_t *pk, uint32_t pk_len,
+                        const uint8_t *ck, uint32_t ck_len, cs_buf *out);
+
+/* ---- index_query.c */
+struct cql_sx;
+struct cql_pstate;
+/* SELECT with a restriction an index serves and no full partition key:
+ * reads the candidate partitions from the index and runs them through the
+ * normal single-partition path (filters re-check every row, so stale
+ * entries never show).  *handled false: not applicable, scan as before. */
+int cql_index_select(struct cql_sx *x, const struct cql_pstate *ps, bool *handled);
+
+#endif

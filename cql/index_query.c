@@ -1,0 +1,170 @@
+/*
+ * index_query.c: SELECT through a secondary index (owner: index).
+ * Hook: exec_select.c run_select calls cql_index_select when the partition
+ * key is not fully restricted.
+ *
+ * The restriction an index serves (v = x, CONTAINS, CONTAINS KEY, m[k] = v,
+ * full(f) = x) gives the index value; its entries are read bucket by bucket
+ * (buckets follow token order, entries inside are ordered by token, key,
+ * clustering), so the candidate partitions come in ring order, exactly the
+ * order of a range scan.  Each candidate partition is then read through the
+ * executor's own single-partition path (cql__scan_keys) with every WHERE
+ * filter applied, so an entry that is stale (value since changed, row
+ * deleted, written with an older timestamp) never produces a row, and paging
+ * state is the same as for a range scan.
+ */
+#include <string.h>
+#include "cql/index.h"
+#include "cql/select_int.h"
+#include "common/alloc.h"
+#include "common/hash.h"
+
+/* Index value that filter f looks up in index ix, if ix serves f. */
+static bool serves(const sch_index *ix, const cql_filter *f, cs_buf *out)
+{
+    cql_index_target tg;
+    if (ix->class_name || cql_index_target_parse(ix, &tg) || tg.col != f->col || f->multi_n)
+        return false;
+    const ctype *ty = f->col->type;
+    cs_buf_reset(out);
+    if (f->val.len < 0)
+        return false;
+    switch (tg.kind) {
+    case IDX_SIMPLE:
+    case IDX_FULL:
+        if (f->op != OP_EQ || f->element)
+            return false;
+        return cql_index_value(ty, f->val.p, f->val.len, out) == 0;
+    case IDX_VALUES:
+        if (f->op != OP_CONTAINS)
+            return false;
+        return cql_index_value(ty->kind == CT_MAP ? ty->sub[1] : ty->sub[0], f->val.p, f->val.len, out) == 0;
+    case IDX_KEYS:
+        if (f->op != OP_CONTAINS_KEY || ty->kind != CT_MAP)
+            return false;
+        return cql_index_value(ty->sub[0], f->val.p, f->val.len, out) == 0;
+    case IDX_ENTRIES:
+        if (f->op != OP_EQ || !f->element || f->key.len < 0 || ty->kind != CT_MAP)
+            return false;
+        return cql_index_value(ty->sub[0], f->key.p, f->key.len, out) == 0 &&
+               cql_index_value(ty->sub[1], f->val.p, f->val.len, out) == 0;
+    }
+    return false;
+}
+
+/* Partition key of an entry's clustering (token, escaped key, base ck). */
+static int entry_pk(const uint8_t *ck, uint32_t n, cs_buf *pk)
+{
+    cs_buf_reset(pk);
+    if (n < 8)
+        return CS_ECORRUPT;
+    for (uint32_t i = 8; i < n; i++) {
+        if (ck[i] != 0) {
+            cs_buf_put_u8(pk, ck[i]);
+            continue;
+        }
+        if (i + 1 >= n)
+            return CS_ECORRUPT;
+        if (ck[i + 1] == 0)
+            return pk->err ? CS_ENOMEM : 0;
+        cs_buf_put_u8(pk, 0);
+        i++;
+    }
+    return CS_ECORRUPT;
+}
+
+int cql_index_select(cql_sx *x, const cql_pstate *ps, bool *handled)
+{
+    *handled = false;
+    if (x->w.pk_all || x->w.token_range || x->t->is_virtual || x->t->n_indexes == 0)
+        return 0;
+    cs_buf iv, pk, last, sck;
+    cs_buf_init(&iv);
+    sch_index *ix = NULL;
+    for (int i = 0; i < x->w.n_filters && !ix; i++)
+        for (int j = 0; j < x->t->n_indexes && !ix; j++)
+            if (serves(x->t->indexes[j], &x->w.filters[i], &iv))
+                ix = x->t->indexes[j];
+    st_table *ist = ix ? cql_index_storage(x->ctx->eng, ix) : NULL;
+    if (!ist) {
+        cs_buf_destroy(&iv);
+        return 0;
+    }
+    *handled = true;
+    cs_buf_init(&pk);
+    cs_buf_init(&last);
+    cs_buf_init(&sck);
+    cql_value *saved = x->w.pks;
+    int saved_n = x->w.n_pks;
+    cql_value one;
+    int b0 = 0;
+    if (ps) {
+        int64_t tok = cs_murmur3_token(ps->pk, ps->pk_len);
+        b0 = cql_index_bucket(tok);
+        cql_index_entry_ck(tok, ps->pk, ps->pk_len, NULL, 0, &sck);
+        sck.len -= 2;          /* prefix: the key without its terminator */
+    }
+    int rc = 0;
+    bool resumed = false, have_last = false;
+    for (int b = b0; b < CQL_INDEX_BUCKETS && !x->stop && rc == 0; b++) {
+        cs_buf ipk;
+        cs_buf_init(&ipk);
+        cs_buf_put_u8(&ipk, (uint8_t)b);
+        cs_buf_put(&ipk, iv.p, iv.len);
+        st_read_spec sp;
+        memset(&sp, 0, sizeof sp);
+        sp.pk = ipk.p;
+        sp.pk_len = (uint32_t)ipk.len;
+        st_slice sl;
+        if (ps && b == b0) {
+            sl.start = (st_bound){ sck.p, (uint32_t)sck.len, true };
+            sl.end = (st_bound){ NULL, 0, true };
+            sp.slices = &sl;
+            sp.n_slices = 1;
+        }
+        st_scan *sc = NULL;
+        rc = ipk.err ? CS_ENOMEM : st_scan_open(ist, &sp, &sc);
+        st_partition_view pv;
+        if (rc == 0 && st_scan_next_partition(sc, &pv) == 1) {
+            st_row_view rv;
+            while (!x->stop && (rc = st_scan_next_row(sc, &rv)) == 1) {
+                rc = 0;
+                if (entry_pk(rv.ck, rv.ck_len, &pk))
+                    continue;      /* not ours: skip */
+                if (have_last && last.len == pk.len && (pk.len == 0 || !memcmp(last.p, pk.p, pk.len)))
+                    continue;
+                cs_buf_reset(&last);
+                if (pk.len)
+                    cs_buf_put(&last, pk.p, pk.len);
+                have_last = true;
+                one.p = cs_arena_memdup(&x->arena, pk.len ? pk.p : (const uint8_t *)"", pk.len + 1);
+                one.len = (int32_t)pk.len;
+                if (!one.p) {
+                    rc = CS_ENOMEM;
+                    break;
+                }
+                x->w.pks = &one;
+                x->w.n_pks = 1;
+                bool here = ps && !resumed && pk.len == ps->pk_len && !memcmp(pk.p, ps->pk, pk.len);
+                resumed = resumed || here;
+                rc = cql__scan_keys(x, here ? ps : NULL);
+                if (rc)
+                    break;
+            }
+            if (rc == 0 || rc == 1)
+                rc = 0;
+        }
+        if (sc)
+            st_scan_close(sc);
+        cs_buf_destroy(&ipk);
+    }
+    x->w.pks = saved;
+    x->w.n_pks = saved_n;
+    cs_buf_destroy(&iv);
+    cs_buf_destroy(&pk);
+    cs_buf_destroy(&last);
+    cs_buf_destroy(&sck);
+    if (rc < 0 && rc != CS_EUSER)
+        rc = cs_error_set(x->e, CS_ERR_SERVER, "Index read failed: %s", cs_strerror(rc));
+    return rc;
+}
