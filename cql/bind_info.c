@@ -168,10 +168,26 @@ static void walk_relations(walker *w, ast_relation **rels, int n)
             }
             snprintf(nb + off, sizeof(nb) - off, ")");
             ctype *tt = ctype_new_tuple(sub, m);
-            if (r->op == OP_IN)
+            /* a tuple literal's elements take the columns' own receivers */
+            const ast_term *one[1] = { r->value };
+            const ast_term *const *lits = r->op == OP_IN && !r->in_marker ? (const ast_term *const *)r->in : one;
+            int nl = r->op == OP_IN && !r->in_marker ? r->n_in : 1;
+            bool done = false;
+            if (r->op != OP_IN || !r->in_marker) {
+                done = true;
+                for (int k = 0; k < nl; k++) {
+                    const ast_term *lt = lits[k];
+                    if (lt && lt->kind == TERM_TUPLE) {
+                        for (int j = 0; j < lt->n_elems && j < m; j++) {
+                            const sch_column *c = sch_column_find(w->t, r->columns[j]);
+                            walk_term(w, lt->elems[j], c ? c->name : nb, c ? c->type : NULL);
+                        }
+                    } else
+                        walk_term(w, lt, nb, tt);
+                }
+            }
+            if (!done)
                 walk_in(w, nb, tt, r->value, r->in, r->n_in, r->in_marker);
-            else
-                walk_term(w, r->value, nb, tt);
             if (tt)
                 ctype_unref(tt);
             continue;

@@ -742,6 +742,25 @@ Test(exec_select, prepared_statements)
     o.name_lens = nlens;
     cr_assert_eq(run(NULL, &o, out, sizeof out), 0, "%s", g_err.msg);
     cr_assert_str_eq(body_of(out), "3|4|34\n");
+    /* receivers of DML markers */
+    ok("CREATE TABLE col (k int, c int, l list<int>, s set<text>, m map<text, int>, PRIMARY KEY (k, c))");
+    prepare("UPDATE col USING TTL ? AND TIMESTAMP ? SET m[?] = ?, l[?] = ?, s = s + ? WHERE k = ? AND c IN ?", id2, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk:7, binds:[ttl]:int,[timestamp]:bigint,key(m):text,value(m):int,idx(l):int,value(l):int,s:set<text>,k:int,in(c):list<int>, result:4/0");
+    prepare("UPDATE col SET m = m - ? WHERE k = ? AND c = ? IF l = ?", id2, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk:1, binds:m:set<text>,k:int,c:int,l:list<int>, result:4/0");
+    prepare("DELETE m[?] FROM col WHERE k = ? AND c = ?", id2, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk:1, binds:key(m):text,k:int,c:int, result:4/0");
+    prepare("SELECT k FROM col WHERE m CONTAINS ? AND m CONTAINS KEY ? AND l CONTAINS ? AND m[?] = ? ALLOW FILTERING", id2, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk: binds:value(m):int,key(m):text,value(l):int,key(m):text,value(m):int, result:1/1");
+    ok("CREATE TABLE m2 (k int, a int, b int, PRIMARY KEY (k, a, b))");
+    prepare("SELECT k FROM m2 WHERE k = 0 AND (a, b) > ? AND (a, b) < (?, ?)", id2, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk: binds:(a,b):frozen<tuple<int, int>>,a:int,b:int, result:1/1");
+    prepare("SELECT k FROM m2 WHERE k = 0 AND (a, b) IN ((?, ?), (1, ?))", id2, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk: binds:a:int,b:int,b:int, result:1/1");
+    prepare("SELECT k FROM m2 WHERE k = 0 AND (a, b) IN ?", id2, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk: binds:in((a,b)):list<frozen<tuple<int, int>>>, result:1/1");
+    prepare("BEGIN BATCH INSERT INTO col (k, c) VALUES (?, ?); DELETE FROM col WHERE k = ? AND c = ? APPLY BATCH", id2, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk: binds:k:int,c:int,k:int,c:int, result:4/0");
     /* prepare refusals */
     cql_result r;
     cql_result_init(&r);
