@@ -21,7 +21,9 @@
 #include "common/util.h"
 #include "common/vfs.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -245,10 +247,37 @@ int st_table_set_opts(st_table *t, const st_table_opts *opts)
 
 /* Replace memtables with a fresh one and drop all sstables; records up to
  * the current commit log position will not be replayed. */
+/* auto_snapshot: flush, then hard-link every live sstable component into
+ * <table dir>/snapshots/<ms>-<label>/ (Cassandra's truncate/drop snapshots). */
+static int snapshot(st_table *t, const char *label)
+{
+    int rc = st__flush_table(t, true);
+    if (rc) return rc;
+    char dir[4400];
+    snprintf(dir, sizeof dir, "%s/snapshots/%lld-%s", t->dir, (long long)cs_now_ms(), label);
+    if ((rc = vfs_mkdirs(dir))) return rc;
+    static const char *comps[] = { "Data.db", "Index.db", "Filter.db", "Statistics.db", "TOC.txt" };
+    pthread_mutex_lock(&t->mu);
+    for (int i = 0; i < t->n_ssts && !rc; i++)
+        for (int c = 0; c < 5 && !rc; c++) {
+            char from[4400], to[4500];
+            snprintf(from, sizeof from, "%s/cs-%" PRIu64 "-%s", t->dir, sst__reader_gen(t->ssts[i]), comps[c]);
+            snprintf(to, sizeof to, "%s/cs-%" PRIu64 "-%s", dir, sst__reader_gen(t->ssts[i]), comps[c]);
+            if (link(from, to) != 0) { cs_last_errno = errno; rc = CS_EIO; }
+        }
+    pthread_mutex_unlock(&t->mu);
+    if (rc) CS_ERROR("storage: snapshot of %s.%s into %s failed: %s", t->ks, t->name, dir, cs_strerror(rc));
+    return rc;
+}
+
 int st_table_truncate(st_table *t)
 {
     if (!t) return CS_EINVAL;
     st_engine *e = t->e;
+    if (e->cfg.snapshot_on_truncate && !t->dropped) {
+        int rc = snapshot(t, "truncated");
+        if (rc) return rc;
+    }
     st__wait_idle(t);
     pthread_rwlock_wrlock(&e->barrier);
     st_clog_pos pos = clog_current(e->log);
@@ -289,9 +318,13 @@ int st_table_drop(st_table *t)
 {
     if (!t) return CS_EINVAL;
     st_engine *e = t->e;
+    bool keep = e->cfg.snapshot_on_truncate;
+    if (keep && snapshot(t, "dropped")) keep = false;
+    pthread_mutex_lock(&t->mu);
+    t->dropped = true;     /* no second snapshot from truncate */
+    pthread_mutex_unlock(&t->mu);
     int rc = st_table_truncate(t);
     pthread_mutex_lock(&t->mu);
-    t->dropped = true;
     pthread_mutex_unlock(&t->mu);
     st__wait_idle(t);
     pthread_mutex_lock(&e->mu);
@@ -300,7 +333,21 @@ int st_table_drop(st_table *t)
     pthread_mutex_unlock(&e->mu);
     size_t m = atomic_load(&t->mem->mem);
     atomic_fetch_sub(&e->mem_total, m);
-    vfs_rmtree(t->dir);
+    if (keep) {
+        /* Keep the snapshots: remove everything else in the directory. */
+        char **names; int n;
+        if (vfs_list(t->dir, &names, &n) == 0) {
+            for (int i = 0; i < n; i++) {
+                if (!strcmp(names[i], "snapshots")) continue;
+                char p[4400];
+                snprintf(p, sizeof p, "%s/%s", t->dir, names[i]);
+                vfs_unlink(p);
+            }
+            vfs_list_free(names, n);
+        }
+    } else {
+        vfs_rmtree(t->dir);
+    }
     table_free(t);
     st__recycle(e);
     return rc;

@@ -62,6 +62,7 @@ struct sst_reader {
 /* Open the sstable with prefix base (".../<gen>-"). */
 int sst_reader_open(const char *dir, uint64_t gen, sst_reader **out);
 void sst_reader_ref(sst_reader *r);
+static inline uint64_t sst__reader_gen(const sst_reader *r) { return r->gen; }
 void sst_reader_unref(sst_reader *r);
 void sst__mark_obsolete(sst_reader *r);
 void sst__delete_files(const char *dir, uint64_t gen);

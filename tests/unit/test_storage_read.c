@@ -326,3 +326,42 @@ Test(storage_read, stats_and_histograms)
     cr_assert_eq(hb.offsets[0], 1);
     cr_assert_eq(hb.offsets[1], 2);
 }
+
+Test(storage_read, auto_snapshot_on_truncate_and_drop)
+{
+    st_engine_close(E, false);
+    st_config cfg;
+    st_config_defaults(&cfg);
+    cfg.data_dir = g_d; cfg.commitlog_dir = g_c;
+    cfg.snapshot_on_truncate = true;
+    cr_assert_eq(st_engine_open(&cfg, &E), 0);
+    cr_assert_eq(st_table_open(E, TID, "ks", "r", NULL, &T), 0);
+    st_mutation *m = mut();
+    st_mut_row(m, (const uint8_t *)"a", 1, 0);
+    cell(m, 1, 10, "x");
+    commit(m);
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s", st_table_dir(T));
+    cr_assert_eq(st_table_truncate(T), 0);
+    char snaps[700];
+    snprintf(snaps, sizeof snaps, "%s/snapshots", dir);
+    char **names; int n;
+    cr_assert_eq(vfs_list(snaps, &names, &n), 0);
+    cr_assert_eq(n, 1);
+    char p[1000];
+    snprintf(p, sizeof p, "%s/%s/cs-1-TOC.txt", snaps, names[0]);
+    vfs_list_free(names, n);
+    cr_assert_geq(vfs_file_size(p), 0, "snapshot holds the flushed sstable");
+    char got[64];
+    dump(got, sizeof got, false, false, NULL);
+    cr_assert_str_eq(got, "");
+    m = mut();
+    st_mut_row(m, (const uint8_t *)"b", 1, 0);
+    cell(m, 1, 10, "y");
+    commit(m);
+    cr_assert_eq(st_table_drop(T), 0);
+    cr_assert_eq(vfs_list(snaps, &names, &n), 0);
+    cr_assert_eq(n, 2, "drop snapshot kept");
+    vfs_list_free(names, n);
+    cr_assert_null(st_table_find(E, TID));
+}
