@@ -101,7 +101,22 @@ static int alter_add(sch_catalog *c, sch_table *t, const ast_alter_table *a, cs_
     }
     for (int i = 0; i < a->n_cols; i++) if (types[i]) ctype_unref(types[i]);
     cs_free(types);
-    if (rc == 0 && sch__table_finish(t, e) == 0) { cs_free(skip); return 0; }
+    if (rc == 0 && sch__table_finish(t, e) == 0) {
+        /* views selecting * get the new regular columns too */
+        for (int v = 0; v < t->n_views; v++) {
+            sch_table *x = t->views[v];
+            if (!x->view_include_all) continue;
+            bool hit = false;
+            for (int i = 0; i < a->n_cols; i++) {
+                if (skip[i] || a->cols[i].is_static || sch_column_find(x, a->cols[i].name)) continue;
+                sch_column *bc = sch_column_find(t, a->cols[i].name);
+                if (bc && sch__table_add_col(x, bc->name, ctype_ref(bc->type), COL_REGULAR, -1, false) == 0) hit = true;
+            }
+            if (hit && (sch__table_finish(x, e) || ddl_write_table(c, x, e))) { cs_free(skip); return CS_EUSER; }
+        }
+        cs_free(skip);
+        return 0;
+    }
     /* roll back: the new columns were appended after the existing ones,
      * but finish may have sorted them in; remove them by name */
     for (int i = 0; i < a->n_cols; i++) {

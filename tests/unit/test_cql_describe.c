@@ -231,6 +231,8 @@ Test(cql_describe, alter_type_index_view)
     cr_assert_eq(q->n_views, 1);
     cr_assert(sch_table_find(c, "ks", "qv")->view_base == q);
     v.sess.keyspace[0] = 0;
+    ok(&v, "ALTER TABLE ks.q ADD y int");
+    cr_assert_not_null(sch_column_find(sch_table_find(c, "ks", "qv"), "y"), "SELECT * views get added columns");
     ok(&v, "ALTER TABLE ks.q RENAME c TO cc");
     cr_assert_str_eq(sch_table_find(c, "ks", "qv")->view_where, "x IS NOT NULL AND k IS NOT NULL AND cc IS NOT NULL");
     cr_assert_not_null(sch_column_find(sch_table_find(c, "ks", "qv"), "cc"));
