@@ -169,6 +169,8 @@ Test(cql_describe, alter_type_index_view)
     ok(&v, "CREATE TYPE addr (street text, zip int)");
     fails(&v, "CREATE TYPE addr (x int)", "A user type with name 'addr' already exists");
     ok(&v, "CREATE TABLE p (id int PRIMARY KEY, home frozen<addr>, v int)");
+    ok(&v, "CREATE TYPE zz (x int)");
+    ok(&v, "CREATE TYPE aa (y frozen<zz>, z list<frozen<zz>>)");   /* loads only after zz */
     ok(&v, "CREATE KEYSPACE k2 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
     fails(&v, "CREATE TABLE k2.x (id int PRIMARY KEY, a frozen<ks.addr>)",
           "Statement on keyspace k2 cannot refer to a user type in keyspace ks; user types can only be used in the keyspace they are defined in");
@@ -221,7 +223,11 @@ Test(cql_describe, alter_type_index_view)
     env_open(&v);
     c = cql_ctx_catalog(v.ctx);
     cr_assert_eq(sch_type_find(c, "ks", "addr")->n_sub, 3);
+    cr_assert_not_null(sch_type_find(c, "ks", "aa"), "nested UDT reloaded in dependency order");
+    cr_assert_eq(sch_type_find(c, "ks", "aa")->sub[0]->kind, CT_UDT);
     sch_table *p = sch_table_find(c, "ks", "p");
+    cr_assert_neq(sch_dropped_us(p, sch__col_id("v")), INT64_MIN);
+    cr_assert_eq(sch_dropped_us(p, sch__col_id("home")), INT64_MIN);
     cr_assert_not_null(p);
     cr_assert_eq(p->gc_grace_s, 100);
     cr_assert_eq(p->n_dropped, 1);
@@ -241,5 +247,8 @@ Test(cql_describe, alter_type_index_view)
     ok(&v, "DROP TABLE ks.q");
     ok(&v, "DROP TABLE ks.p");
     ok(&v, "DROP TYPE ks.addr");
+    fails(&v, "DROP TYPE ks.zz", "Cannot drop user type 'ks.zz' as it is still used by user types aa");
+    ok(&v, "DROP TYPE ks.aa");
+    ok(&v, "DROP TYPE ks.zz");
     env_fini(&v);
 }
