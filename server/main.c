@@ -146,7 +146,9 @@ int main(int argc, char **argv)
     uv_signal_start(&a.sigint, on_signal, SIGINT);
     uv_signal_start(&a.sigterm, on_signal, SIGTERM);
 
-    printf("cassette listening on %s:%d\n", a.server.addr, a.server.port);
+    bool v6 = strchr(a.server.addr, ':') != NULL;   /* [::1]:9042 */
+    printf("cassette listening on %s%s%s:%d\n", v6 ? "[" : "", a.server.addr, v6 ? "]" : "",
+           a.server.port);
     if (a.adm.listening)
         printf("cassette admin on 127.0.0.1:%d\n", a.adm.port);
     fflush(stdout);
