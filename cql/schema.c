@@ -52,12 +52,29 @@ void sch__put_double(cs_buf *b, double d)
     char tmp[64];
     if (isnan(d)) { sch__puts(b, "NaN"); return; }
     if (isinf(d)) { sch__puts(b, d > 0 ? "Infinity" : "-Infinity"); return; }
-    if (d == floor(d) && fabs(d) < 1e7) { sch__printf(b, "%.1f", d); return; }
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*g", prec, d);
+    double a = fabs(d);
+    if (a == 0 || (a >= 1e-3 && a < 1e7)) {
+        if (d == floor(d)) { sch__printf(b, "%.1f", d); return; }
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(tmp, sizeof tmp, "%.*f", prec, d);
+            if (strtod(tmp, NULL) == d) break;
+        }
+        sch__puts(b, tmp);
+        return;
+    }
+    /* Java's computerized scientific notation: 1.0E-4, 1.2345E7 */
+    int prec;
+    for (prec = 0; prec <= 16; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec, d);
         if (strtod(tmp, NULL) == d) break;
     }
+    char *ep = strchr(tmp, 'e');
+    if (!ep) { sch__puts(b, tmp); return; }
+    int exp = atoi(ep + 1);
+    *ep = 0;
     sch__puts(b, tmp);
+    if (!strchr(tmp, '.')) sch__puts(b, ".0");
+    sch__printf(b, "E%d", exp);
 }
 
 char *sch__bufstr(cs_buf *b)

@@ -380,3 +380,18 @@ Test(cql_schema, ddl_under_allocation_failures)
     cr_assert_not_null(sch_table_find(cql_ctx_catalog(v.ctx), "ks", "after"));
     env_fini(&v);
 }
+
+Test(cql_schema, java_double_text)
+{
+    static const struct { double d; const char *s; } cases[] = {
+        { 0.01, "0.01" }, { 1.0, "1.0" }, { 0.1, "0.1" }, { 0.0001, "1.0E-4" }, { 0.00015, "1.5E-4" },
+        { 12345678.0, "1.2345678E7" }, { 0.5, "0.5" }, { 100.0, "100.0" }, { 0.0, "0.0" },
+    };
+    for (size_t i = 0; i < CS_ARRAY_LEN(cases); i++) {
+        cs_buf b;
+        cs_buf_init(&b);
+        sch__put_double(&b, cases[i].d);
+        cr_assert_str_eq(sch__bufstr(&b), cases[i].s);
+        cs_buf_destroy(&b);
+    }
+}
