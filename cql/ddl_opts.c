@@ -281,16 +281,21 @@ int ddl_apply_table_props(sch_table *t, const ast_props *props, bool is_view, bo
         if (rc) return CS_EUSER;
     }
     /* TableParams.validate */
-    if (t->bloom_fp_chance <= 0 || t->bloom_fp_chance > 1.0) {
+    /* BloomCalculations.minSupportedBloomFilterFpChance() = 6.71E-5 */
+    if (t->bloom_fp_chance <= 6.71e-05 || t->bloom_fp_chance > 1.0) {
         cs_buf b; cs_buf_init(&b); sch__put_double(&b, t->bloom_fp_chance);
-        int rc = cs_error_set(e, CS_ERR_CONFIG, "bloom_filter_fp_chance must be larger than 0.0 and less than or equal to 1.0 (got %s)",
+        int rc = cs_error_set(e, CS_ERR_CONFIG, "bloom_filter_fp_chance must be larger than 6.71E-5 and less than or equal to 1.0 (got %s)",
                               sch__bufstr(&b) ? (char *)b.p : "?");
         cs_buf_destroy(&b);
         return rc;
     }
-    if (t->crc_check_chance < 0 || t->crc_check_chance > 1.0)
-        return cs_error_set(e, CS_ERR_CONFIG, "crc_check_chance must be larger than or equal to 0 and smaller than or equal to 1.0 (got %g)",
-                            t->crc_check_chance);
+    if (t->crc_check_chance < 0 || t->crc_check_chance > 1.0) {
+        cs_buf b; cs_buf_init(&b); sch__put_double(&b, t->crc_check_chance);
+        int rc = cs_error_set(e, CS_ERR_CONFIG, "crc_check_chance must be larger than or equal to 0 and smaller than or equal to 1.0 (got %s)",
+                              sch__bufstr(&b) ? (char *)b.p : "?");
+        cs_buf_destroy(&b);
+        return rc;
+    }
     if (t->default_ttl_s < 0)
         return cs_error_set(e, CS_ERR_CONFIG, "default_time_to_live must be greater than or equal to 0 (got %d)", t->default_ttl_s);
     if (t->default_ttl_s > 630720000)
