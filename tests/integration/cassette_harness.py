@@ -234,7 +234,15 @@ class Server:
         return SANITIZER_RE.search(self.run_log()) is not None
 
     def log_tail(self, n=60):
-        lines = self.run_log().decode("utf-8", "replace").splitlines()
+        """The end of this run's log; with a sanitizer report, the report's
+        first lines (where the faulting access is) instead."""
+        text = self.run_log()
+        m = SANITIZER_RE.search(text)
+        lines = text.decode("utf-8", "replace").splitlines()
+        if m:
+            start = text[:m.start()].count(b"\n")
+            return "---- server log (%s), sanitizer report from line %d ----\n%s" % (
+                self.log_path, start + 1, "\n".join(lines[max(0, start - 2):start + n]))
         return "---- server log (%s), last %d lines ----\n%s" % (
             self.log_path, min(n, len(lines)), "\n".join(lines[-n:]))
 

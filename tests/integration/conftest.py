@@ -54,6 +54,13 @@ def _server_survives(request):
         tail = s.log_tail()
         s.proc = None
         s.start()   # same port: the shared cluster reconnects
+        if "_driver" in request.fixturenames:
+            sess = request.getfixturevalue("_driver")[1]
+            try:
+                H.wait_for(lambda: sess.execute("SELECT key FROM system.local").one(),
+                           timeout=60, interval=0.5, what="the shared driver to reconnect")
+            except AssertionError:
+                pass
         pytest.fail("server died during this test (exit %s)\n%s" % (rc, tail))
 
 
