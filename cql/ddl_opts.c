@@ -116,12 +116,46 @@ static int apply_compaction(sch_table *t, const ast_prop *p, cs_error *e)
     const char *simple = strrchr(full, '.') + 1;
     static const char *const known[] = {
         "SizeTieredCompactionStrategy", "LeveledCompactionStrategy", "TimeWindowCompactionStrategy",
-        "UnifiedCompactionStrategy",
     };
     bool ok = false;
-    for (size_t i = 0; i < 3; i++) if (strcmp(simple, known[i]) == 0 && strncmp(full, "org.apache.cassandra.db.compaction.", 35) == 0) ok = true;
+    for (size_t i = 0; i < CS_ARRAY_LEN(known); i++)
+        if (strcmp(simple, known[i]) == 0 && strncmp(full, "org.apache.cassandra.db.compaction.", 35) == 0) ok = true;
     if (!ok)
         return cs_error_set(e, CS_ERR_CONFIG, "Unable to find compaction strategy class '%s'", full);
+    /* options each strategy understands (AbstractCompactionStrategy + its own) */
+    static const char *const common[] = {
+        "class", "enabled", "min_threshold", "max_threshold", "tombstone_threshold", "tombstone_compaction_interval",
+        "unchecked_tombstone_compaction", "log_all", "only_purge_repaired_tombstones", "provide_overlapping_tombstones",
+    };
+    static const char *const stcs[] = { "min_sstable_size", "bucket_low", "bucket_high" };
+    static const char *const lcs[] = { "sstable_size_in_mb", "fanout_size", "single_sstable_uplevel" };
+    static const char *const twcs[] = {
+        "compaction_window_unit", "compaction_window_size", "timestamp_resolution",
+        "expired_sstable_check_frequency_seconds", "unsafe_aggressive_sstable_expiration",
+        "min_sstable_size", "bucket_low", "bucket_high",
+    };
+    const char *const *own = stcs;
+    size_t n_own = CS_ARRAY_LEN(stcs);
+    if (strcmp(simple, "LeveledCompactionStrategy") == 0) { own = lcs; n_own = CS_ARRAY_LEN(lcs); }
+    if (strcmp(simple, "TimeWindowCompactionStrategy") == 0) { own = twcs; n_own = CS_ARRAY_LEN(twcs); }
+    cs_buf bad;
+    cs_buf_init(&bad);
+    for (int i = 0; i < p->n_map; i++) {
+        bool known = false;
+        for (size_t j = 0; j < CS_ARRAY_LEN(common) && !known; j++) known = strcmp(p->map_keys[i], common[j]) == 0;
+        for (size_t j = 0; j < n_own && !known; j++) known = strcmp(p->map_keys[i], own[j]) == 0;
+        if (known) continue;
+        sch__puts(&bad, bad.len ? ", " : "[");
+        sch__puts(&bad, p->map_keys[i]);
+    }
+    if (bad.len) {
+        sch__puts(&bad, "]");
+        int rc = cs_error_set(e, CS_ERR_CONFIG, "Properties specified %s are not understood by %s",
+                              sch__bufstr(&bad) ? (char *)bad.p : "", simple);
+        cs_buf_destroy(&bad);
+        return rc;
+    }
+    cs_buf_destroy(&bad);
     kv_reset(&t->compaction_k, &t->compaction_v, &t->n_compaction);
     for (int i = 0; i < p->n_map; i++) {
         if (strcmp(p->map_keys[i], "class") == 0) continue;

@@ -318,6 +318,8 @@ Test(cql_schema, truncate_alter_keyspace_and_no_leaks)
     fails(&v, "TRUNCATE ks.nope", CS_ERR_INVALID, "table nope does not exist");
     fails(&v, "CREATE TABLE ks.u (k int PRIMARY KEY) WITH compaction = {'class': 'Nope'}", CS_ERR_CONFIG,
           "Unable to find compaction strategy class 'org.apache.cassandra.db.compaction.Nope'");
+    fails(&v, "CREATE TABLE ks.u (k int PRIMARY KEY) WITH compaction = {'class': 'LeveledCompactionStrategy', 'foo': 1}",
+          CS_ERR_CONFIG, "Properties specified [foo] are not understood by LeveledCompactionStrategy");
     fails(&v, "CREATE TABLE ks.u (k int, c int, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (k DESC)", CS_ERR_INVALID,
           "Only clustering key columns can be defined in CLUSTERING ORDER directive: [k] are not clustering columns");
     fails(&v, "CREATE TABLE ks.u (k int, v int)", CS_ERR_INVALID,
