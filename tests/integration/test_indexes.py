@@ -16,8 +16,16 @@ from conftest import cassette_only
 
 
 def admin_port(server):
-    with open(server.log_path, "rb") as f:
-        m = re.findall(rb"cassette admin on 127\.0\.0\.1:(\d+)", f.read())
+    """The admin port of the server's current run (printed just after the
+    listening line, so it may take a moment to reach the log)."""
+    import time
+    deadline = time.time() + 10
+    while True:
+        with open(server.log_path, "rb") as f:
+            m = re.findall(rb"cassette admin on 127\.0\.0\.1:(\d+)", f.read())
+        if len(m) >= getattr(server, "starts", 1) or time.time() > deadline:
+            break
+        time.sleep(0.05)
     assert m, "server did not print its admin port"
     return int(m[-1])
 
@@ -257,3 +265,82 @@ def test_restart(fresh_server):
         assert [r.k for r in s.execute("SELECT k FROM r.t WHERE v = 7")] == [0]
     finally:
         c.shutdown()
+
+
+@cassette_only("flushes and restarts of a private server")
+def test_randomized_against_base_scan(fresh_server):
+    """Random base mutations, flushes and restarts; afterwards every index
+    query and every view read must equal what a scan of the base implies."""
+    import os
+    import random
+    import time
+    seed = int(os.environ.get("INDEX_SEED", str(int(time.time() * 1000) % 100000)))
+    print("seed", seed)
+    rnd = random.Random(seed)
+    c, s = H.connect(fresh_server.host, fresh_server.port)
+    s.execute("CREATE KEYSPACE rr WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+    s.execute("CREATE TABLE rr.t (k int, c int, v int, w int, s int static, st set<int>, "
+              "PRIMARY KEY (k, c))")
+    s.execute("CREATE INDEX ON rr.t (v)")
+    s.execute("CREATE INDEX ON rr.t (s)")
+    s.execute("CREATE INDEX ON rr.t (st)")
+    s.execute("CREATE MATERIALIZED VIEW rr.mv AS SELECT k, c, v, w FROM rr.t WHERE v IS NOT NULL "
+              "AND k IS NOT NULL AND c IS NOT NULL PRIMARY KEY (v, k, c)")
+    deadline = time.time() + 4
+    ops = 0
+    while time.time() < deadline:
+        k, cc, val = rnd.randrange(6), rnd.randrange(5), rnd.randrange(4)
+        r = rnd.random()
+        if r < 0.3:
+            s.execute("INSERT INTO rr.t (k, c, v, w) VALUES (%s, %s, %s, %s)", (k, cc, val, rnd.randrange(9)))
+        elif r < 0.45:
+            s.execute("UPDATE rr.t SET v = %s WHERE k = %s AND c = %s", (val, k, cc))
+        elif r < 0.5:
+            s.execute("UPDATE rr.t SET v = null WHERE k = %s AND c = %s", (k, cc))
+        elif r < 0.55:
+            s.execute("UPDATE rr.t SET w = %s WHERE k = %s AND c = %s", (val, k, cc))
+        elif r < 0.62:
+            s.execute("UPDATE rr.t SET s = %s WHERE k = %s", (val, k))
+        elif r < 0.7:
+            s.execute("UPDATE rr.t SET st = st + {%s} WHERE k = %s AND c = %s" % (val, k, cc))
+        elif r < 0.74:
+            s.execute("UPDATE rr.t SET st = st - {%s} WHERE k = %s AND c = %s" % (val, k, cc))
+        elif r < 0.8:
+            s.execute("DELETE FROM rr.t WHERE k = %s AND c = %s", (k, cc))
+        elif r < 0.84:
+            s.execute("DELETE FROM rr.t WHERE k = %s AND c >= %s", (k, cc))
+        elif r < 0.87:
+            s.execute("DELETE FROM rr.t WHERE k = %s", (k,))
+        elif r < 0.9:
+            s.execute("BEGIN BATCH UPDATE rr.t SET v = %s WHERE k = %s AND c = %s; "
+                      "DELETE FROM rr.t WHERE k = %s AND c = %s; APPLY BATCH" % (val, k, cc, k, (cc + 1) % 5))
+        elif r < 0.93:
+            fresh_server_flush(fresh_server)
+        elif r < 0.94:
+            c.shutdown()
+            fresh_server.stop()
+            fresh_server.start(port=0)   # a fixed port would also ask for admin port 7199
+            c, s = H.connect(fresh_server.host, fresh_server.port)
+        ops += 1
+    base = list(s.execute("SELECT k, c, v, w, s, st FROM rr.t"))
+    try:
+        for val in range(4):
+            exp = sorted((r.k, r.c) for r in base if r.v == val and r.c is not None)
+            got = sorted((r.k, r.c) for r in s.execute("SELECT k, c FROM rr.t WHERE v = %s", (val,)))
+            assert got == exp, ("v", val, seed)
+            exp = sorted((r.k, r.c) for r in base if r.s == val)
+            got = sorted((r.k, r.c) for r in s.execute("SELECT k, c FROM rr.t WHERE s = %s", (val,)))
+            assert got == exp, ("s", val, seed)
+            exp = sorted((r.k, r.c) for r in base if r.st and val in r.st)
+            got = sorted((r.k, r.c) for r in s.execute("SELECT k, c FROM rr.t WHERE st CONTAINS %s", (val,)))
+            assert got == exp, ("st", val, seed)
+        exp = sorted((r.v, r.k, r.c, r.w) for r in base if r.v is not None and r.c is not None)
+        got = sorted(tuple(r) for r in s.execute("SELECT v, k, c, w FROM rr.mv"))
+        assert got == exp, ("view", seed, ops)
+    finally:
+        c.shutdown()
+
+
+def fresh_server_flush(server):
+    url = "http://127.0.0.1:%d/flush?ks=rr" % admin_port(server)
+    urllib.request.urlopen(urllib.request.Request(url, data=b"", method="POST"), timeout=30).read()
