@@ -63,28 +63,45 @@ static int get_bool(const ast_prop *p, bool *out, cs_error *e)
 }
 
 /* Normalise a speculative_retry / additional_write_policy value to
- * Cassandra's toString form: "99p", "50ms", "ALWAYS", "NEVER", "NONE",
- * "MIN(...)"/"MAX(...)" kept as given (upper-cased). */
+ * Cassandra's SpeculativeRetryPolicy toString: "99p" ("#.####"p),
+ * "50ms" (integer), "ALWAYS", "NEVER" (also for NONE), MIN(..)/MAX(..)
+ * upper-cased.  Errors name 'speculative_retry' for both options, as
+ * Cassandra does. */
 static int norm_retry(const ast_prop *p, char **out, cs_error *e)
 {
     if (need_string(p, e)) return CS_EUSER;
     const char *v = p->value;
     size_t n = strlen(v);
-    char buf[128];
-    if (n == 0 || n >= sizeof buf - 4) goto bad;
-    if (strcasecmp(v, "always") == 0 || strcasecmp(v, "never") == 0 || strcasecmp(v, "none") == 0) {
-        for (size_t i = 0; i <= n; i++) buf[i] = (char)toupper((unsigned char)v[i]);
+    char buf[160];
+    if (n == 0 || n >= 120) goto bad;
+    if (strcasecmp(v, "always") == 0) {
+        snprintf(buf, sizeof buf, "ALWAYS");
+    } else if (strcasecmp(v, "never") == 0 || strcasecmp(v, "none") == 0) {
+        snprintf(buf, sizeof buf, "NEVER");
     } else if (strncasecmp(v, "min(", 4) == 0 || strncasecmp(v, "max(", 4) == 0) {
         for (size_t i = 0; i <= n; i++) buf[i] = (char)toupper((unsigned char)v[i]);
     } else {
+        size_t digits = strspn(v, "0123456789.");
+        if (digits == 0) goto bad;
+        const char *suffix = v + digits;
+        char num[64];
+        snprintf(num, sizeof num, "%.*s", (int)digits, v);
         char *end;
-        double d = strtod(v, &end);
-        if (end == v) goto bad;
-        if (strcasecmp(end, "p") == 0 || strcasecmp(end, "percentile") == 0) {
-            if (d < 0 || d > 100) goto bad;
-            snprintf(buf, sizeof buf, "%.*sp", (int)(end - v), v);
-        } else if (strcasecmp(end, "ms") == 0) {
-            snprintf(buf, sizeof buf, "%.*sms", (int)(end - v), v);
+        double d = strtod(num, &end);
+        if (*end) goto bad;
+        if (strcasecmp(suffix, "p") == 0 || strcasecmp(suffix, "percentile") == 0) {
+            if (d <= 0.0 || d >= 100.0)
+                return cs_error_set(e, CS_ERR_CONFIG, "Invalid value %s for PERCENTILE option 'speculative_retry': must be between (0.0 and 100.0)", v);
+            snprintf(num, sizeof num, "%.4f", d);
+            char *dot = strchr(num, '.');
+            if (dot) {
+                char *z = num + strlen(num) - 1;
+                while (z > dot && *z == '0') *z-- = 0;
+                if (z == dot) *z = 0;
+            }
+            snprintf(buf, sizeof buf, "%sp", num);
+        } else if (strcasecmp(suffix, "ms") == 0) {
+            snprintf(buf, sizeof buf, "%dms", (int)d);
         } else {
             goto bad;
         }
@@ -92,7 +109,7 @@ static int norm_retry(const ast_prop *p, char **out, cs_error *e)
     *out = cs_strdup(buf);
     return 0;
 bad:
-    return cs_error_set(e, CS_ERR_CONFIG, "Invalid value %s for option '%s'", v, p->name);
+    return cs_error_set(e, CS_ERR_CONFIG, "Invalid value %s for option 'speculative_retry'", v);
 }
 
 static void kv_reset(char ***k, char ***v, int *n)

@@ -318,6 +318,13 @@ Test(cql_schema, truncate_alter_keyspace_and_no_leaks)
     fails(&v, "TRUNCATE ks.nope", CS_ERR_INVALID, "table nope does not exist");
     fails(&v, "CREATE TABLE ks.u (k int PRIMARY KEY) WITH compaction = {'class': 'Nope'}", CS_ERR_CONFIG,
           "Unable to find compaction strategy class 'org.apache.cassandra.db.compaction.Nope'");
+    ok(&v, "CREATE TABLE ks.sr (k int PRIMARY KEY) WITH speculative_retry = '99.50PERCENTILE' AND additional_write_policy = 'none'");
+    cr_assert_str_eq(sch_table_find(c, "ks", "sr")->speculative_retry, "99.5p");
+    cr_assert_str_eq(sch_table_find(c, "ks", "sr")->additional_write_policy, "NEVER");
+    ok(&v, "ALTER TABLE ks.sr WITH speculative_retry = '25ms'");
+    cr_assert_str_eq(sch_table_find(c, "ks", "sr")->speculative_retry, "25ms");
+    fails(&v, "ALTER TABLE ks.sr WITH speculative_retry = 'soon'", CS_ERR_CONFIG,
+          "Invalid value soon for option 'speculative_retry'");
     fails(&v, "CREATE TABLE ks.u (k int PRIMARY KEY) WITH compaction = {'class': 'LeveledCompactionStrategy', 'foo': 1}",
           CS_ERR_CONFIG, "Properties specified [foo] are not understood by LeveledCompactionStrategy");
     fails(&v, "CREATE TABLE ks.u (k int, c int, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (k DESC)", CS_ERR_INVALID,
