@@ -324,8 +324,6 @@ int st_table_drop(st_table *t)
     t->dropped = true;     /* no second snapshot from truncate */
     pthread_mutex_unlock(&t->mu);
     int rc = st_table_truncate(t);
-    pthread_mutex_lock(&t->mu);
-    pthread_mutex_unlock(&t->mu);
     st__wait_idle(t);
     pthread_mutex_lock(&e->mu);
     for (int i = 0; i < e->n_tables; i++)

@@ -31,7 +31,9 @@ struct st_scan {
     /* Current partition, read window by window (see load_partition). */
     int64_t ptoken; uint8_t *pkey; uint32_t pkey_len, pkey_cap;
     const uint8_t **wb; uint32_t *wbl; int n_wb;   /* window boundaries (row index first keys) */
-    int next_win, n_win;                /* windows are 0..n_win-1 in output order */
+    sst_pctx *pctx;                     /* per-sstable lookup memo for this partition (parena) */
+    int next_win, n_win;                /* windows are 0..n_win-1 in clustering order */
+    int win_lo, win_hi;                 /* the windows the slices can touch (inclusive) */
     bool first_win;                     /* next window is the partition's first */
     bool static_done;                   /* static row handled (emitted or absent) */
     bool ssts_counted;                  /* sstables_read/skipped counted for this partition */
@@ -174,7 +176,7 @@ static bool slice_empty(const st_slice *x)
  * with [boundary k-1, boundary k).  Returns the count (maybe 0). */
 static int window_slices(st_scan *s, int k, st_slice *out)
 {
-    int w = s->spec.reversed ? s->n_win - 1 - k : k;
+    int w = s->spec.reversed ? s->win_hi - k : s->win_lo + k;
     st_slice win;
     win.start = w == 0 ? (st_bound){ NULL, 0, true } : (st_bound){ s->wb[w - 1], s->wbl[w - 1], true };
     win.end = w == s->n_win - 1 ? (st_bound){ NULL, 0, true } : (st_bound){ s->wb[w], s->wbl[w], false };
@@ -238,7 +240,8 @@ static int load_window(st_scan *s, int k, bool *exists)
         st__part *p = cs_arena_zalloc(a, sizeof *p);
         if (!p) return CS_ENOMEM;
         bool neg = false;
-        int rc = sst_read_partition(r, token, pk, pk_len, sl, nsl, p, a, &neg);
+        int rc = sst_read_partition_ctx(r, token, pk, pk_len, sl, nsl, p, a, &neg,
+                                        s->pctx ? &s->pctx[i] : NULL, &s->parena);
         if (rc < 0) return rc;
         if (first) { if (neg) s->stats.sstables_skipped++; else s->stats.sstables_read++; }
         if (rc) parts[np++] = p;
@@ -275,11 +278,22 @@ static int load_window(st_scan *s, int k, bool *exists)
 static int fill_rows(st_scan *s, bool *exists)
 {
     while (s->next_out >= s->n_out) {
-        if (s->next_win >= s->n_win) return 0;
+        if (s->next_win > s->win_hi - s->win_lo) return 0;
         int rc = load_window(s, s->next_win++, exists);
         if (rc) return rc;
     }
     return 1;
+}
+
+/* Number of window boundaries <= key (boundaries are strictly increasing). */
+static int count_le(const st_scan *s, const uint8_t *key, uint32_t len)
+{
+    int lo = 0, hi = s->n_wb;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (st__bytes_cmp(s->wb[mid], s->wbl[mid], key, len) <= 0) lo = mid + 1; else hi = mid;
+    }
+    return lo;
 }
 
 /* Set up partition (token, key): its windows are the row-index runs of the
@@ -298,6 +312,8 @@ static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t
     cs_arena_destroy(&s->parena);
     cs_arena_init(&s->parena);
     s->n_wb = 0; s->wb = NULL; s->wbl = NULL;
+    s->pctx = s->n_ssts ? cs_arena_zalloc(&s->parena, sizeof(sst_pctx) * (size_t)s->n_ssts) : NULL;
+    if (s->n_ssts && !s->pctx) return CS_ENOMEM;
     for (int i = 0; i < s->n_ssts; i++) {
         const uint8_t **k; uint32_t *l; int n;
         int rc = sst_partition_bounds(s->ssts[i], token, pk, pk_len, &s->parena, &k, &l, &n);
@@ -305,6 +321,16 @@ static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t
         if (n > s->n_wb) { s->wb = k; s->wbl = l; s->n_wb = n; }
     }
     s->n_win = s->n_wb + 1;
+    /* Only windows between the first slice's start and the last slice's end
+     * can hold wanted rows (window w spans [wb[w-1], wb[w])). */
+    s->win_lo = 0;
+    s->win_hi = s->n_win - 1;
+    if (s->n_wb && s->spec.n_slices) {
+        st_bound lo = s->spec.slices[0].start, hi = s->spec.slices[s->spec.n_slices - 1].end;
+        if (lo.len) s->win_lo = count_le(s, lo.key, lo.len);
+        if (hi.len) s->win_hi = count_le(s, hi.key, hi.len);
+        if (s->win_hi < s->win_lo) s->win_hi = s->win_lo;   /* one (empty) window still yields the static row */
+    }
     s->next_win = 0;
     s->first_win = true;
     s->static_done = false;

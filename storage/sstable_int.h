@@ -72,6 +72,13 @@ int sst__read_entry(sst_reader *r, uint64_t i, const st_slice *slices, int n_sli
 int sst_read_partition(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len,
                        const st_slice *slices, int n_slices, st__part *p, cs_arena *a,
                        bool *bloom_negative);
+/* Per-partition lookup memo for windowed reads (zero-initialize). */
+typedef struct sst_pctx { int state; bool neg; uint64_t idx; void *ri; } sst_pctx;
+int sst_read_partition_ctx(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len,
+                           const st_slice *slices, int n_slices, st__part *p, cs_arena *a,
+                           bool *bloom_negative, sst_pctx *ctx, cs_arena *ca);
+int sst__read_entry_ri(sst_reader *r, uint64_t i, const st_slice *slices, int n_slices, st__part *p, cs_arena *a,
+                       void **ri_cache, cs_arena *ca);
 int sst_next_key(sst_reader *r, int64_t token, const uint8_t *key, uint32_t klen, bool incl,
                  int64_t end_token, int64_t *out_token, const uint8_t **out_key, uint32_t *out_len,
                  cs_arena *a);

@@ -468,21 +468,47 @@ int sst_read_partition(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t
                        const st_slice *slices, int n_slices, st__part *p, cs_arena *a,
                        bool *bloom_negative)
 {
+    return sst_read_partition_ctx(r, token, pk, pk_len, slices, n_slices, p, a, bloom_negative, NULL, NULL);
+}
+
+/* As sst_read_partition; ctx (zeroed by the caller, allocated in ca, which
+ * must outlive a) remembers the index lookup and the parsed row index
+ * across the windows of one partition. */
+int sst_read_partition_ctx(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len,
+                           const st_slice *slices, int n_slices, st__part *p, cs_arena *a,
+                           bool *bloom_negative, sst_pctx *ctx, cs_arena *ca)
+{
     *bloom_negative = false;
+    if (ctx && ctx->state) {
+        *bloom_negative = ctx->neg;
+        if (ctx->state == 1) return 0;
+        return sst__read_entry_ri(r, ctx->idx, slices, n_slices, p, a, &ctx->ri, ca);
+    }
     atomic_fetch_add(&r->bloom_checks, 1);
     if (!sst__bloom_test(r->bloom, r->bloom_bits, r->bloom_k, sst__bloom_hash(pk, pk_len))) {
         *bloom_negative = true;
+        if (ctx) { ctx->state = 1; ctx->neg = true; }
         return 0;
     }
     uint64_t i = idx_lower(r, token, pk, pk_len, false);
     if (i >= r->n_idx || st__key_cmp(r->idx[i].token, r->idx[i].pk, r->idx[i].pk_len, token, pk, pk_len) != 0) {
         atomic_fetch_add(&r->bloom_fp, 1);
+        if (ctx) ctx->state = 1;
         return 0;
     }
-    return sst__read_entry(r, i, slices, n_slices, p, a);
+    if (ctx) { ctx->state = 2; ctx->idx = i; }
+    return sst__read_entry_ri(r, i, slices, n_slices, p, a, ctx ? &ctx->ri : NULL, ca);
 }
 
 int sst__read_entry(sst_reader *r, uint64_t i, const st_slice *slices, int n_slices, st__part *p, cs_arena *a)
+{
+    return sst__read_entry_ri(r, i, slices, n_slices, p, a, NULL, NULL);
+}
+
+/* Read index entry i restricted to slices.  ri_cache (may be NULL): the
+ * parsed row index, kept in ca across calls. */
+int sst__read_entry_ri(sst_reader *r, uint64_t i, const st_slice *slices, int n_slices, st__part *p, cs_arena *a,
+                       void **ri_cache, cs_arena *ca)
 {
     const sst_index_entry *e = &r->idx[i];
     const uint8_t *buf;
@@ -508,16 +534,20 @@ int sst__read_entry(sst_reader *r, uint64_t i, const st_slice *slices, int n_sli
     if (rc || st__bytes_cmp(p->pk, p->pk_len, e->pk, e->pk_len) != 0)
         return corrupt(r, "Data.db", "bad partition header", e->pos);
     p->token = e->token;
-    ri_entry *ri = cs_arena_alloc(a, sizeof(ri_entry) * e->n_ri);
-    if (!ri) return CS_ENOMEM;
-    cs_rd x;
-    cs_rd_init(&x, e->ri, e->ri_len);
-    for (uint32_t k = 0; k < e->n_ri; k++) {
-        ri[k].first = rd_bytes(&x, &ri[k].fl);
-        ri[k].last = rd_bytes(&x, &ri[k].ll);
-        ri[k].off = cs_rd_uvarint(&x);
-        ri[k].len = cs_rd_uvarint(&x);
-        if (x.err || ri[k].off + ri[k].len > e->len) return corrupt(r, "Index.db", "bad row index", 0);
+    ri_entry *ri = ri_cache ? *ri_cache : NULL;
+    if (!ri) {
+        ri = cs_arena_alloc(ca ? ca : a, sizeof(ri_entry) * e->n_ri);
+        if (!ri) return CS_ENOMEM;
+        cs_rd x;
+        cs_rd_init(&x, e->ri, e->ri_len);
+        for (uint32_t k = 0; k < e->n_ri; k++) {
+            ri[k].first = rd_bytes(&x, &ri[k].fl);
+            ri[k].last = rd_bytes(&x, &ri[k].ll);
+            ri[k].off = cs_rd_uvarint(&x);
+            ri[k].len = cs_rd_uvarint(&x);
+            if (x.err || ri[k].off + ri[k].len > e->len) return corrupt(r, "Index.db", "bad row index", 0);
+        }
+        if (ri_cache && ca) *ri_cache = ri;
     }
     for (int s = 0; s < n_slices; s++) {
         const st_slice *sl = &slices[s];
