@@ -33,6 +33,11 @@ __attribute__((weak)) void cql_config_defaults(cql_config *c)
     c->materialized_views_enabled = true;
 }
 
+static size_t allocs_at_start;
+static void setup(void) { allocs_at_start = cs_alloc_count(); }
+static void teardown(void) { cr_assert_eq(cs_alloc_count(), allocs_at_start, "leak"); }
+TestSuite(server_config, .init = setup, .fini = teardown);
+
 static int parse(config *c, const char *text)
 {
     char err[256] = "";
