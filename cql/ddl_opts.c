@@ -235,35 +235,46 @@ static int apply_compression(sch_table *t, const ast_prop *p, cs_error *e)
     return 0;
 }
 
+/* CachingParams.fromMap: a missing 'keys' means NONE, a missing
+ * 'rows_per_partition' means NONE (0); ALL/NONE/integer; extra keys refused. */
 static int apply_caching(sch_table *t, const ast_prop *p, cs_error *e)
 {
     if (need_map(p, e)) return CS_EUSER;
-    kv_reset(&t->caching_k, &t->caching_v, &t->n_caching);
-    sch__kv_set(&t->caching_k, &t->caching_v, &t->n_caching, "keys", "ALL");
-    sch__kv_set(&t->caching_k, &t->caching_v, &t->n_caching, "rows_per_partition", "NONE");
+    const char *keys = NULL, *rows = NULL;
+    cs_buf extra;
+    cs_buf_init(&extra);
     for (int i = 0; i < p->n_map; i++) {
-        const char *k = p->map_keys[i], *v = p->map_values[i];
-        if (strcmp(k, "keys") == 0) {
-            if (strcasecmp(v, "ALL") && strcasecmp(v, "NONE"))
-                return cs_error_set(e, CS_ERR_CONFIG, "Invalid value '%s' for caching sub-option 'keys': only '%s' and '%s' are allowed",
-                                    v, "ALL", "NONE");
-            sch__kv_set(&t->caching_k, &t->caching_v, &t->n_caching, "keys", strcasecmp(v, "ALL") ? "NONE" : "ALL");
-        } else if (strcmp(k, "rows_per_partition") == 0) {
-            char *end;
-            long n = strtol(v, &end, 10);
-            if (strcasecmp(v, "ALL") == 0 || strcasecmp(v, "NONE") == 0) {
-                sch__kv_set(&t->caching_k, &t->caching_v, &t->n_caching, "rows_per_partition",
-                            strcasecmp(v, "ALL") ? "NONE" : "ALL");
-            } else if (*v && !*end && n >= 0) {
-                sch__kv_set(&t->caching_k, &t->caching_v, &t->n_caching, "rows_per_partition", v);
-            } else {
-                return cs_error_set(e, CS_ERR_CONFIG, "Invalid value '%s' for caching sub-option 'rows_per_partition':"
-                                    " only 'ALL', 'NONE' or a positive integer are allowed", v);
-            }
+        if (strcmp(p->map_keys[i], "keys") == 0) keys = p->map_values[i];
+        else if (strcmp(p->map_keys[i], "rows_per_partition") == 0) rows = p->map_values[i];
+        else { sch__puts(&extra, extra.len ? ", " : "["); sch__puts(&extra, p->map_keys[i]); }
+    }
+    int rc = 0;
+    if (keys && strcasecmp(keys, "ALL") && strcasecmp(keys, "NONE"))
+        rc = cs_error_set(e, CS_ERR_CONFIG, "Invalid value '%s' for caching sub-option 'keys': only 'ALL' and 'NONE' are allowed", keys);
+    char rowsbuf[32] = "NONE";
+    if (rc == 0 && rows) {
+        size_t digits = strspn(rows, "0123456789");
+        if (strcasecmp(rows, "ALL") == 0) snprintf(rowsbuf, sizeof rowsbuf, "ALL");
+        else if (strcasecmp(rows, "NONE") == 0) snprintf(rowsbuf, sizeof rowsbuf, "NONE");
+        else if (digits > 0 && !rows[digits] && digits < 10) {
+            long nrows = strtol(rows, NULL, 10);
+            if (nrows == 0) snprintf(rowsbuf, sizeof rowsbuf, "NONE");
+            else snprintf(rowsbuf, sizeof rowsbuf, "%ld", nrows);
         } else {
-            return cs_error_set(e, CS_ERR_CONFIG, "Invalid caching sub-options %s: only 'keys' and 'rows_per_partition' are allowed", k);
+            rc = cs_error_set(e, CS_ERR_CONFIG, "Invalid value '%s' for caching sub-option 'rows_per_partition': "
+                              "only 'ALL', 'NONE', and integer values are allowed", rows);
         }
     }
+    if (rc == 0 && extra.len) {
+        sch__puts(&extra, "]");
+        rc = cs_error_set(e, CS_ERR_CONFIG, "Invalid caching sub-options %s: only 'keys' and 'rows_per_partition' are allowed",
+                          sch__bufstr(&extra) ? (char *)extra.p : "");
+    }
+    cs_buf_destroy(&extra);
+    if (rc) return CS_EUSER;
+    kv_reset(&t->caching_k, &t->caching_v, &t->n_caching);
+    sch__kv_set(&t->caching_k, &t->caching_v, &t->n_caching, "keys", keys && strcasecmp(keys, "ALL") == 0 ? "ALL" : "NONE");
+    sch__kv_set(&t->caching_k, &t->caching_v, &t->n_caching, "rows_per_partition", rowsbuf);
     return 0;
 }
 
