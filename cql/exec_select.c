@@ -408,6 +408,8 @@ static int run_select(cql_sx *x, cql_result *r)
     int flags = x->as->allow_filtering ? CQL_WHERE_ALLOW_FILTERING : 0;
     int rc = cql__where_analyze(&x->ev, x->t, x->as->where, x->as->n_where, CQL_WHERE_SELECT, flags,
                                 &x->w, x->e);
+    if (rc == 0)
+        rc = cql_index_check_select(x);   /* index hook (issue 5): ORDER BY with an index */
     if (rc)
         return rc;
     for (int i = 0; i < x->w.n_filters; i++)

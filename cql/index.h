@@ -77,5 +77,9 @@ struct cql_pstate;
  * normal single-partition path (filters re-check every row, so stale
  * entries never show).  *handled false: not applicable, scan as before. */
 int cql_index_select(struct cql_sx *x, const struct cql_pstate *ps, bool *handled);
+/* Refusals that depend on an index serving the query (Cassandra's
+ * verifyOrderingIsAllowed: "ORDER BY with 2ndary indexes is not
+ * supported.").  0 or CS_EUSER. */
+int cql_index_check_select(struct cql_sx *x);
 
 #endif

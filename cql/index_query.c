@@ -168,3 +168,19 @@ int cql_index_select(cql_sx *x, const cql_pstate *ps, bool *handled)
         rc = cs_error_set(x->e, CS_ERR_SERVER, "Index read failed: %s", cs_strerror(rc));
     return rc;
 }
+
+int cql_index_check_select(cql_sx *x)
+{
+    if (x->as->n_order == 0 || x->t->n_indexes == 0)
+        return 0;
+    cs_buf iv;
+    cs_buf_init(&iv);
+    bool indexed = false;
+    for (int i = 0; i < x->w.n_filters && !indexed; i++)
+        for (int j = 0; j < x->t->n_indexes && !indexed; j++)
+            indexed = serves(x->t->indexes[j], &x->w.filters[i], &iv);
+    cs_buf_destroy(&iv);
+    if (indexed)
+        return cs_error_set(x->e, CS_ERR_INVALID, "ORDER BY with 2ndary indexes is not supported.");
+    return 0;
+}

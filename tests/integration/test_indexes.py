@@ -110,8 +110,10 @@ def test_with_partition_key_and_filtering(session, t):
 
 def test_order_by_refused(session, t):
     session.execute("CREATE INDEX ON %s (v)" % t)
-    with pytest.raises(InvalidRequest):
+    with pytest.raises(InvalidRequest, match="ORDER BY with 2ndary indexes is not supported."):
         session.execute("SELECT * FROM %s WHERE v = 1 ORDER BY c DESC" % t)
+    with pytest.raises(InvalidRequest, match="ORDER BY with 2ndary indexes is not supported."):
+        session.execute("SELECT * FROM %s WHERE k = 1 AND v = 1 ORDER BY c DESC" % t)
 
 
 def test_static_clustering_and_pk_component(session, ks):
