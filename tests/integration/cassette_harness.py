@@ -30,6 +30,7 @@ import time
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 LISTEN_RE = re.compile(rb"cassette listening on ([0-9.]+|\[[0-9a-fA-F:]+\]):([0-9]+)")
+ADMIN_RE = re.compile(rb"cassette admin on ([0-9.]+):([0-9]+)")
 SANITIZER_RE = re.compile(rb"(ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|"
                           rb"SUMMARY: UndefinedBehaviorSanitizer|AddressSanitizer:DEADLYSIGNAL)")
 START_TIMEOUT_S = float(os.environ.get("CASSETTE_START_TIMEOUT", "60"))
@@ -100,6 +101,7 @@ class Server:
         self.extra_args = list(extra_args or []) + env_args
         self.host = "127.0.0.1"
         self.port = None
+        self.admin_port = None
         self.proc = None
         self.starts = 0
         self._reader = None
@@ -133,6 +135,9 @@ class Server:
             with open(self.log_path, "ab", buffering=0) as out:
                 for line in iter(proc.stdout.readline, b""):
                     out.write(line)
+                    a = ADMIN_RE.search(line)
+                    if a:
+                        self.admin_port = int(a.group(2))
                     m = LISTEN_RE.search(line)
                     if m and not found.is_set():
                         result["host"] = m.group(1).decode().strip("[]")
@@ -245,6 +250,23 @@ class Server:
                 self.log_path, start + 1, "\n".join(lines[max(0, start - 2):start + n]))
         return "---- server log (%s), last %d lines ----\n%s" % (
             self.log_path, min(n, len(lines)), "\n".join(lines[-n:]))
+
+    def admin(self, method, path, timeout=120):
+        """One request to the admin endpoint (server/admin.h), e.g.
+        admin("POST", "/flush?ks=k&table=t"); returns (status, body)."""
+        import http.client
+        deadline = time.monotonic() + 10
+        while not self.admin_port and time.monotonic() < deadline:
+            time.sleep(0.05)     # the line follows the listening line
+        if not self.admin_port:
+            raise ServerError("no 'cassette admin on' line in the server output")
+        c = http.client.HTTPConnection(self.host, self.admin_port, timeout=timeout)
+        try:
+            c.request(method, path)
+            r = c.getresponse()
+            return r.status, r.read().decode("utf-8", "replace")
+        finally:
+            c.close()
 
     def rss_kb(self):
         """Resident set size (VmRSS) in KiB, from /proc."""
