@@ -28,6 +28,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "common/vfs.h"
+#include "storage/commitlog.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -582,8 +583,10 @@ int clog_oldest_dirty(clog *l, uint8_t (*ids)[16], int max)
 /* ---------------------------------------------------------------- replay */
 
 /* Replay one old segment: records up to the first torn or corrupt one. */
-static int replay_seg(clog *l, clog_seg *s, clog_replay_cb cb, void *arg)
+static int replay_seg(clog *l, clog_seg *s, clog_replay_cb cb, void *arg, uint64_t *good)
 {
+    (void)l;
+    *good = 0;
     uint8_t *p; size_t n;
     int rc = vfs_read_all(s->path, &p, &n);
     if (rc) {
@@ -598,6 +601,7 @@ static int replay_seg(clog *l, clog_seg *s, clog_replay_cb cb, void *arg)
         return 0;
     }
     off = CLOG_HDR;
+    *good = off;
     while (off < n) {
         size_t left = n - off;
         if (left < CLOG_REC_HDR) {
@@ -620,6 +624,7 @@ static int replay_seg(clog *l, clog_seg *s, clog_replay_cb cb, void *arg)
             break;
         }
         off += CLOG_REC_HDR + len + CLOG_REC_TRL;
+        *good = off;
         st_clog_pos pos = { s->id, off };
         rc = cb(pl, len, pos, arg);
         if (rc) break;
@@ -639,7 +644,8 @@ int clog_replay(clog *l, clog_replay_cb cb, void *arg)
     pthread_mutex_unlock(&l->mu);
     if (!v) return CS_ENOMEM;
     int rc = 0;
-    for (int i = 0; i < k && !rc; i++) rc = replay_seg(l, v[i], cb, arg);
+    uint64_t good;
+    for (int i = 0; i < k && !rc; i++) rc = replay_seg(l, v[i], cb, arg, &good);
     cs_free(v);
     return rc;
 }
@@ -657,4 +663,89 @@ void clog_replay_done(clog *l)
     pthread_mutex_lock(&l->mu);
     l->replay_done = true;
     pthread_mutex_unlock(&l->mu);
+}
+
+/* ---------------------------------------------------------------- dump */
+
+static void hexs(FILE *out, const uint8_t *p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) fprintf(out, "%02x", p[i]);
+}
+
+static void dump_ops(FILE *out, const uint8_t *p, size_t n)
+{
+    cs_rd r;
+    cs_rd_init(&r, p, n);
+    st__op op;
+    int k;
+    while ((k = st__op_next(&r, &op)) == 1) {
+        switch (op.kind) {
+        case ST__OP_PARTITION:
+            fprintf(out, "  partition table=");
+            hexs(out, op.id, 16);
+            fprintf(out, " key=");
+            hexs(out, op.pk, op.pk_len);
+            break;
+        case ST__OP_PDEL:
+            fprintf(out, "    partition delete ts=%" PRId64 " ldt=%d", op.d.ts_us, op.d.ldt_s);
+            break;
+        case ST__OP_RT:
+            fprintf(out, "    range delete %s", op.rt.start_incl ? "[" : "(");
+            hexs(out, op.rt.start, op.rt.start_len);
+            fprintf(out, ", ");
+            hexs(out, op.rt.end, op.rt.end_len);
+            fprintf(out, "%s ts=%" PRId64 " ldt=%d", op.rt.end_incl ? "]" : ")", op.rt.d.ts_us, op.rt.d.ldt_s);
+            break;
+        case ST__OP_ROW:
+            fprintf(out, "    row%s ck=", (op.rflags & ST_ROW_STATIC) ? " STATIC" : "");
+            hexs(out, op.ck, op.ck_len);
+            break;
+        case ST__OP_LIVENESS:
+            fprintf(out, "      marker ts=%" PRId64 " ttl=%d ldt=%d", op.lv.ts_us, op.lv.ttl_s, op.lv.ldt_s);
+            break;
+        case ST__OP_ROWDEL:
+            fprintf(out, "      row delete ts=%" PRId64 " ldt=%d", op.d.ts_us, op.d.ldt_s);
+            break;
+        case ST__OP_CDEL:
+            fprintf(out, "      complex delete col=%u ts=%" PRId64 " ldt=%d", op.col, op.d.ts_us, op.d.ldt_s);
+            break;
+        case ST__OP_CELL:
+            fprintf(out, "      cell col=%u flags=%u ts=%" PRId64 " ttl=%d ldt=%d", op.cell.col, op.cell.flags,
+                    op.cell.ts_us, op.cell.ttl_s, op.cell.ldt_s);
+            if (op.cell.path_len) { fprintf(out, " path="); hexs(out, op.cell.path, op.cell.path_len); }
+            fprintf(out, " value=");
+            hexs(out, op.cell.val, op.cell.val_len);
+            break;
+        }
+        fputc('\n', out);
+    }
+    if (k < 0) fprintf(out, "  (undecodable ops at payload offset %zu)\n", r.pos);
+}
+
+typedef struct dump_ctx { FILE *out; uint64_t n; } dump_ctx;
+
+static int dump_cb(const uint8_t *p, size_t n, st_clog_pos pos, void *arg)
+{
+    dump_ctx *d = arg;
+    fprintf(d->out, "record %" PRIu64 " ends at %" PRIu64 ":%" PRIu64 ", %zu bytes\n", d->n++, pos.segment, pos.offset, n);
+    dump_ops(d->out, p, n);
+    return 0;
+}
+
+int clog_dump(const char *path, FILE *out)
+{
+    if (!path || !out) return CS_EINVAL;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    unsigned ver; uint64_t id;
+    if (sscanf(base, "CommitLog-%u-%" SCNu64 ".log", &ver, &id) != 2) return CS_EINVAL;
+    int64_t sz = vfs_file_size(path);
+    if (sz < 0) return (int)sz;
+    clog_seg s = { .id = id, .fd = -1, .path = (char *)path, .size = (uint64_t)sz, .old = true };
+    dump_ctx d = { out, 0 };
+    uint64_t good = 0;
+    int rc = replay_seg(NULL, &s, dump_cb, &d, &good);
+    fprintf(out, "%s: %" PRIu64 " records, %" PRIu64 " of %" PRId64 " bytes valid\n", path, d.n, good, sz);
+    if (rc) return rc;
+    return good == (uint64_t)sz ? 0 : CS_ECORRUPT;
 }

@@ -19,6 +19,7 @@
 
 #include "storage/storage.h"
 #include "storage/storage_int.h"
+#include "storage/commitlog.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/vfs.h"
@@ -313,4 +314,27 @@ Test(storage_commitlog, fuzz_replay, .timeout = 120)
         st_engine_close(e, false);
         cr_assert_eq(cs_alloc_count(), 0);
     }
+}
+
+Test(storage_commitlog, dump_segment)
+{
+    st_table *t;
+    st_engine *e = eopen(1 << 20, &t);
+    cr_assert_eq(put(e, t, 7, 3), 0);
+    st_engine_close(e, false);
+    char p[400];
+    snprintf(p, sizeof p, "%s/CommitLog-1-1.log", g_c);
+    char *buf; size_t len;
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert_eq(clog_dump(p, f), 0);
+    fclose(f);
+    cr_assert(strstr(buf, "record 0 ends at 1:") != NULL, "%s", buf);
+    cr_assert(strstr(buf, "ck=00000007") != NULL, "%s", buf);
+    free(buf);   /* raw-ok: open_memstream */
+    cr_assert_eq(truncate(p, vfs_file_size(p) - 2), 0);
+    f = open_memstream(&buf, &len);
+    cr_assert_eq(clog_dump(p, f), CS_ECORRUPT);
+    fclose(f);
+    free(buf);   /* raw-ok: open_memstream */
+    cr_assert_eq(cs_alloc_count(), 0);
 }
