@@ -5,6 +5,7 @@
  * keyspace and no tables = every table of it; unknown names are errors.
  */
 #include "cql/cql_int.h"
+#include "cql/index.h"   /* index hook (issue 5) */
 #include <string.h>
 
 typedef int (*table_op)(st_table *t);
@@ -27,6 +28,7 @@ static int for_tables(cql_ctx *ctx, const char *ks, const char **tables, int n_t
                 return cs_error_set(e, CS_ERR_INVALID, "Unknown keyspace/table %s.%s", ks, tables[i]);
             if (t->st) {
                 int rc = op(t->st);
+                if (rc == 0) rc = cql_index_for_each(ctx, t, op);   /* index hook (issue 5) */
                 if (rc)
                     return cs_error_set(e, CS_ERR_SERVER, "%s of %s.%s failed: %s", verb, ks, tables[i],
                                         cs_strerror(rc));
@@ -44,6 +46,7 @@ static int for_tables(cql_ctx *ctx, const char *ks, const char **tables, int n_t
             if (!t->st || t->is_virtual)
                 continue;
             int rc = op(t->st);
+            if (rc == 0) rc = cql_index_for_each(ctx, t, op);   /* index hook (issue 5) */
             if (rc)
                 return cs_error_set(e, CS_ERR_SERVER, "%s of %s.%s failed: %s", verb, k->name, t->name,
                                     cs_strerror(rc));

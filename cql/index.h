@@ -14,6 +14,7 @@
  *   exec_ddl.c     DROP TABLE / KEYSPACE, TRUNCATE -> drop / truncate index storage
  *   schema_load.c  finish_tables      -> cql_index_open_table (before replay)
  *   ctx.c          want_user_table    -> cql_index_owns_id (replay filter)
+ *   admin.c        flush / compact    -> cql_index_for_each
  */
 #ifndef CS_CQL_INDEX_H
 #define CS_CQL_INDEX_H
@@ -45,6 +46,9 @@ int cql_index_create(cql_ctx *ctx, sch_index *ix, cs_error *e);
 /* DROP INDEX (before the sch_index is freed) and DROP TABLE / KEYSPACE. */
 void cql_index_drop(cql_ctx *ctx, sch_index *ix);
 void cql_index_drop_table(cql_ctx *ctx, sch_table *t);
+/* Apply op (st_table_flush, st_table_compact) to every index table of t
+ * (nodetool flush/compact of a table covers its indexes, as in Cassandra). */
+int cql_index_for_each(cql_ctx *ctx, sch_table *t, int (*op)(st_table *));
 /* TRUNCATE of the base table. */
 int cql_index_truncate_table(cql_ctx *ctx, sch_table *t);
 /* CREATE MATERIALIZED VIEW: fill the view from the base table's rows. */

@@ -190,3 +190,13 @@ int cql_view_build(cql_ctx *ctx, sch_table *v, cs_error *e)
         return 0;
     return cql__index_build(ctx, v->view_base, NULL, v, e);
 }
+
+int cql_index_for_each(cql_ctx *ctx, sch_table *t, int (*op)(st_table *))
+{
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < t->n_indexes; i++) {
+        st_table *st = cql_index_storage(ctx->eng, t->indexes[i]);
+        rc = st ? op(st) : CS_EIO;
+    }
+    return rc;
+}
