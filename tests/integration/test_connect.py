@@ -174,3 +174,17 @@ def test_options_supported(contact):
             opts[k] = vals
         assert "CQL_VERSION" in opts and opts["CQL_VERSION"]
         assert "COMPRESSION" in opts
+
+
+def test_lz4_negotiated_by_default(contact):
+    """python3-lz4 is installed and the server offers lz4, so the driver
+    compresses; a large result still decodes."""
+    c = Cluster([contact[0]], port=contact[1], connect_timeout=10)
+    try:
+        s = c.connect()
+        conn = c.control_connection._connection
+        assert conn.compressor is not None and conn.decompressor is not None
+        rows = list(s.execute("SELECT * FROM system_schema.columns"))
+        assert len(rows) > 50
+    finally:
+        c.shutdown()
