@@ -307,7 +307,7 @@ static int collect_multi(cql_wan *a, const ast_relation *r)
         else if (c->position != first + i)
             return cs_error_set(a->e, CS_ERR_INVALID,
                                 "Clustering columns must appear in the PRIMARY KEY order in multi-column relations");
-        bool slice_again = is_slice(r->op) && a->ck_sl[first].n == n && a->ck_eq[c->position].k == 0;
+        bool slice_again = is_slice(r->op) && a->ck_sl[first].n == n && a->ck_eq[c->position].n == 0;
         if (is_slice(r->op) && a->ck_sl[c->position].n == 1 && n > 1)
             return cs_error_set(a->e, CS_ERR_INVALID,
                                 "Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality",
@@ -403,7 +403,7 @@ static int collect_key_col(cql_wan *a, const sch_column *c, const ast_relation *
     int pos = c->position;
     if (r->op == OP_EQ || r->op == OP_IN) {
         cql_eqgroup *g = pk ? &a->pk_eq[pos] : &a->ck_eq[pos];
-        if (!pk && a->ck_sl[pos].n && !a->ck_eq[pos].k)   /* SliceRestriction.mergeWith */
+        if (!pk && a->ck_sl[pos].n && !a->ck_eq[pos].n)   /* SliceRestriction.mergeWith */
             return cs_error_set(a->e, CS_ERR_INVALID,
                                 "Column \"%s\" cannot be restricted by both an equality and an inequality relation",
                                 c->name);
@@ -456,7 +456,7 @@ static int collect_key_col(cql_wan *a, const sch_column *c, const ast_relation *
         if (a->kind == CQL_WHERE_UPDATE)
             return cs_error_set(a->e, CS_ERR_INVALID,
                                 "Slice restrictions are not supported on the clustering columns in UPDATE statements");
-        if (a->ck_eq[pos].k)
+        if (a->ck_eq[pos].n)
             return cs_error_set(a->e, CS_ERR_INVALID,
                                 "%s cannot be restricted by more than one relation if it includes %s",
                                 c->name, a->ck_eq[pos].in ? "a IN" : "an Equal");

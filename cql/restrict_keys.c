@@ -257,7 +257,7 @@ static int make_slice(cql_wan *a, cql_value *vals, int m, const cql_slicer *sl, 
 static int ck_filter_from(cql_wan *a, int j)
 {
     const sch_column *c = a->t->ck[j];
-    if (a->ck_eq[j].k) {
+    if (a->ck_eq[j].n) {
         if (a->ck_eq[j].n != 1)
             return cs_error_set(a->e, CS_ERR_INVALID,
                                 "Multi-column relations cannot be used with filtering");
@@ -311,7 +311,7 @@ int cql__wan_build_ck(cql_wan *a)
     int pos = 0;
     cql_eqgroup *groups[64];
     int ng = 0;
-    while (pos < n_ck && a->ck_eq[pos].k && ng < 64) {
+    while (pos < n_ck && a->ck_eq[pos].n && ng < 64) {
         groups[ng++] = &a->ck_eq[pos];
         pos += a->ck_eq[pos].n;
     }
