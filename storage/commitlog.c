@@ -732,13 +732,39 @@ static int dump_cb(const uint8_t *p, size_t n, st_clog_pos pos, void *arg)
     return 0;
 }
 
+static int dump_dir(const char *dir, FILE *out)
+{
+    char **names; int n;
+    int rc = vfs_list(dir, &names, &n);
+    if (rc) return rc;
+    uint64_t *ids = cs_malloc(sizeof(uint64_t) * (size_t)(n + 1));
+    int k = 0;
+    for (int i = 0; ids && i < n; i++) {
+        unsigned ver; uint64_t id;
+        if (sscanf(names[i], "CommitLog-%u-%" SCNu64 ".log", &ver, &id) == 2) ids[k++] = id;
+    }
+    vfs_list_free(names, n);
+    if (!ids) return CS_ENOMEM;
+    qsort(ids, (size_t)k, sizeof *ids, cmp_u64);
+    int worst = 0;
+    for (int i = 0; i < k; i++) {
+        char *p = seg_path(dir, ids[i]);
+        if (!p) { worst = CS_ENOMEM; break; }
+        rc = clog_dump(p, out);
+        cs_free(p);
+        if (rc && !worst) worst = rc;
+    }
+    cs_free(ids);
+    return worst;
+}
+
 int clog_dump(const char *path, FILE *out)
 {
     if (!path || !out) return CS_EINVAL;
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     unsigned ver; uint64_t id;
-    if (sscanf(base, "CommitLog-%u-%" SCNu64 ".log", &ver, &id) != 2) return CS_EINVAL;
+    if (sscanf(base, "CommitLog-%u-%" SCNu64 ".log", &ver, &id) != 2) return dump_dir(path, out);
     int64_t sz = vfs_file_size(path);
     if (sz < 0) return (int)sz;
     clog_seg s = { .id = id, .fd = -1, .path = (char *)path, .size = (uint64_t)sz, .old = true };

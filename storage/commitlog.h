@@ -12,6 +12,7 @@
  * count and any torn/corrupt tail.  Returns 0 if the whole file is sound,
  * CS_ECORRUPT if a bad header or record was found (the good records before
  * it are printed), CS_EIO / CS_ENOTFOUND if it cannot be read. */
+/* A directory path dumps every segment in it, in id order (first error wins). */
 int clog_dump(const char *segment_path, FILE *out);
 
 #endif

@@ -14,6 +14,9 @@
  * every key.  Returns 0 if sound; CS_ECORRUPT (problem logged, naming file
  * and offset), CS_EIO or CS_ENOTFOUND.  Prints a summary to out if non-NULL. */
 int sst_verify(const char *path, FILE *out);
+/* Print the sstable's statistics (Statistics.db: timestamps, clustering
+ * bounds, counts, level, commit log position, histograms, ancestors). */
+int sst_metadata(const char *path, FILE *out);
 /* Print every partition, row and cell of the sstable in a readable form. */
 int sst_dump(const char *path, FILE *out);
 

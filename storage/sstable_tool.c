@@ -146,3 +146,47 @@ int sst_dump(const char *path, FILE *out)
     sst_reader_unref(r);
     return rc;
 }
+
+int sst_metadata(const char *path, FILE *out)
+{
+    char dir[4096];
+    uint64_t gen;
+    if (!path || !out || parse_path(path, dir, sizeof dir, &gen)) return CS_EINVAL;
+    sst_reader *r;
+    int rc = sst_reader_open(dir, gen, &r);
+    if (rc) return rc;
+    const sst_stats *s = &r->st;
+    fprintf(out, "SSTable: %s/cs-%" PRIu64 "\n", dir, gen);
+    fprintf(out, "Format version: %u\n", SST_VERSION);
+    fprintf(out, "Partitions: %" PRIu64 "\nRows: %" PRIu64 "\nCells: %" PRIu64 "\n", s->partitions, s->rows, s->cells);
+    fprintf(out, "Minimum timestamp: %" PRId64 "\nMaximum timestamp: %" PRId64 "\n", s->min_ts, s->max_ts);
+    fprintf(out, "Maximum local deletion time: %d\n", s->max_ldt);
+    fprintf(out, "Tombstones: %" PRIu64 "\nDroppable (tombstones and TTL cells): %" PRIu64 "\n", s->tombstones, s->droppable);
+    fprintf(out, "Token range: %" PRId64 " .. %" PRId64 "\n", s->min_token, s->max_token);
+    fprintf(out, "Clustering bounds: ");
+    if (s->ck_bounds) {
+        hex(out, s->min_ck, s->min_ck_len);
+        fprintf(out, " .. ");
+        hex(out, s->max_ck, s->max_ck_len);
+        fprintf(out, "%s\n", s->max_ck_truncated ? "..." : "");
+    } else {
+        fprintf(out, "none\n");
+    }
+    fprintf(out, "SSTable level: %d\n", s->level);
+    fprintf(out, "Commit log position: %" PRIu64 ":%" PRIu64 "\n", s->clog_pos.segment, s->clog_pos.offset);
+    fprintf(out, "Uncompressed data: %" PRIu64 " bytes in %" PRIu64 " blocks of %u; on disk %" PRIu64 " bytes\n",
+            r->logical, r->n_chunks, r->block_size, r->file_bytes);
+    fprintf(out, "Bloom filter: %" PRIu64 " bits, %u hashes\n", r->bloom_bits, r->bloom_k);
+    fprintf(out, "Ancestors:");
+    for (int i = 0; i < s->n_ancestors; i++) fprintf(out, " %" PRIu64, s->ancestors[i]);
+    fprintf(out, "\nPartition size histogram (bytes: count):\n");
+    uint64_t off[96];
+    sst__hist_offsets(off);
+    for (int i = 0; i < 96; i++)
+        if (s->size_hist[i]) fprintf(out, "  %" PRIu64 ": %" PRIu64 "\n", off[i], s->size_hist[i]);
+    fprintf(out, "Cells per partition histogram (cells: count):\n");
+    for (int i = 0; i < 96; i++)
+        if (s->cell_hist[i]) fprintf(out, "  %" PRIu64 ": %" PRIu64 "\n", off[i], s->cell_hist[i]);
+    sst_reader_unref(r);
+    return 0;
+}

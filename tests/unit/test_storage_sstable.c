@@ -218,6 +218,11 @@ Test(storage_sstable, dump_prints_rows)
     fclose(f);
     cr_assert(strstr(buf, "ck=00000002") != NULL, "%s", buf);
     free(buf);   /* raw-ok: open_memstream */
+    f = open_memstream(&buf, &len);
+    cr_assert_eq(sst_metadata(paths[0], f), 0);
+    fclose(f);
+    cr_assert(strstr(buf, "Rows: 3") != NULL, "%s", buf);
+    free(buf);   /* raw-ok: open_memstream */
     st_paths_free(paths, np);
     st_engine_close(e, false);
     cr_assert_eq(cs_alloc_count(), 0);
