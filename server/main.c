@@ -9,10 +9,14 @@
  * SIGTERM: stop accepting, close connections, free the CQL layer, flush and
  * close the engine, exit 0.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <uv.h>
 
 #include "common/err.h"
@@ -37,6 +41,25 @@ static void usage(FILE *f)
                "  --listen ADDR    native transport address (rpc_address; default 127.0.0.1)\n"
                "  --port PORT      native transport port (9042); 0 picks a free port\n"
                "  --data-dir DIR   data under DIR/data, commit log under DIR/commitlog\n");
+}
+
+/* True if 127.0.0.1:port can be bound now (probe with a plain socket, so a
+ * failed libuv handle never has to be reused). */
+static bool port_free(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return false;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bool ok = bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+    close(fd);
+    return ok;
 }
 
 static void on_signal(uv_signal_t *h, int signum)
@@ -133,8 +156,16 @@ int main(int argc, char **argv)
     }
     admin_init(&a.adm, loop, &a.server);
     if (cfg.admin_port > 0) {
-        /* --port 0 (tests): a free admin port too, unless one was configured. */
-        int aport = (port == 0 && !cfg.admin_port_set) ? 0 : cfg.admin_port;
+        /* The default 7199 is for a server on the default native port; any
+         * other native port (tests, several servers on one host) gets a free
+         * admin port unless admin_port was configured, and so does a busy
+         * 7199.  The "cassette admin on" line tells which. */
+        bool fixed = cfg.admin_port_set || a.server.port == 9042;
+        int aport = fixed ? cfg.admin_port : 0;
+        if (aport != 0 && !cfg.admin_port_set && !port_free(aport)) {
+            CS_WARN("admin endpoint: 127.0.0.1:%d is in use; using a free port", aport);
+            aport = 0;
+        }
         rc = admin_listen(&a.adm, "127.0.0.1", aport);
         if (rc != 0)
             CS_WARN("admin endpoint: cannot listen on 127.0.0.1:%d: %s", aport, uv_strerror(rc));
