@@ -237,12 +237,15 @@ static xsel *compile(cql_eval *ev, const sch_table *t, const ast_selector *as, b
         if (compile_args(ev, t, x, as, an, sizeof(an), e))
             return NULL;
         const ctype *ct = x->args[0]->type;
+        if (ct->kind == CT_LIST) {
+            cs_error_set(e, CS_ERR_INVALID, "%s selection is only allowed on sets and maps, but %s is a list",
+                         as->kind == SEL_ELEMENT ? "Element" : "Slice", an);
+            return NULL;
+        }
         if (ct->kind != CT_MAP && ct->kind != CT_SET) {
             char tb[128];
-            cs_error_set(e, CS_ERR_INVALID,
-                         "%s selection is only allowed on sets and maps, but %s is a %s",
-                         as->kind == SEL_ELEMENT ? "Element" : "Slice", an,
-                         ct->kind == CT_LIST ? "list" : type_name(ct, tb, sizeof(tb)));
+            cs_error_set(e, CS_ERR_INVALID, "Invalid %s selection: %s is of type %s is not a collection",
+                         as->kind == SEL_ELEMENT ? "element" : "slice", an, type_name(ct, tb, sizeof(tb)));
             return NULL;
         }
         x->elem_from = as->term;
