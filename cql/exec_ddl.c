@@ -195,14 +195,15 @@ static int create_keyspace(cql_ctx *ctx, cql_stmt *st, cql_result *r, cs_error *
     sch_keyspace *k = sch__keyspace_new(d->name);
     if (!k) return cs_error_set(e, CS_ERR_SERVER, "out of memory");
     if (ddl_apply_keyspace_props(k, &d->props, true, e)) { sch__keyspace_free(k); return CS_EUSER; }
+    /* install first (may fail on OOM), then persist; undo on failure */
+    if (sch__keyspace_add(c, k)) { sch__keyspace_free(k); return cs_error_set(e, CS_ERR_SERVER, "out of memory"); }
     st_mutation *m = st_mutation_new();
     int64_t ts_del = cs_write_ts_us();
     sch__rows_keyspace_drop(c, m, k->name, ts_del);   /* clear leftovers of an older incarnation */
     sch__rows_keyspace(c, m, k, cs_write_ts_us());
     int rc = sch__commit(c, m, e);
     st_mutation_free(m);
-    if (rc) { sch__keyspace_free(k); return rc; }
-    sch__keyspace_add(c, k);
+    if (rc) { sch__keyspace_remove(c, k); sch__keyspace_free(k); return rc; }
     sch__new_version(c);
     ddl_schema_change(r, "CREATED", "KEYSPACE", d->name, NULL);
     warn_rf(r, k);
@@ -444,6 +445,11 @@ static int create_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *
                           "non-alphanumeric-underscore characters (got \"%s\")", t->name);
     if (rc == 0 && sch_table_by_id(c, t->id))
         rc = cs_error_set(e, CS_ERR_CONFIG, "Table id already in use");
+    bool added = false;
+    if (rc == 0) {
+        if (sch__ks_add_table(k, t)) rc = cs_error_set(e, CS_ERR_SERVER, "out of memory");
+        else added = true;
+    }
     if (rc == 0) rc = ddl_write_table(c, t, e);
     if (rc == 0) {
         st_table_opts o;
@@ -451,8 +457,11 @@ static int create_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *
         int src = st_table_open(c->eng, t->id, ks, t->name, &o, &t->st);
         if (src) rc = cs_error_set(e, CS_ERR_SERVER, "Cannot create table storage: %s", cs_strerror(src));
     }
-    if (rc) { sch__table_free(t); return CS_EUSER; }
-    sch__ks_add_table(k, t);
+    if (rc) {
+        if (added) sch__ks_remove_table(k, t);
+        sch__table_free(t);
+        return CS_EUSER;
+    }
     sch__new_version(c);
     ddl_schema_change(r, "CREATED", "TABLE", ks, t->name);
     int nt, nk;

@@ -461,12 +461,12 @@ int ddl_create_type(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, c
     ctype *u = ctype_new_udt(ks, d->name.name, d->field_names, ft, d->n_fields, false);
     cs_free(ft);
     if (!u) return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    if (sch__ks_add_type(k, u)) return cs_error_set(e, CS_ERR_SERVER, "out of memory");   /* u released */
     st_mutation *m = st_mutation_new();
     sch__rows_type(c, m, k, u, cs_write_ts_us());
     rc = sch__commit(c, m, e);
     st_mutation_free(m);
-    if (rc) { ctype_unref(u); return rc; }
-    sch__ks_add_type(k, u);
+    if (rc) { sch__ks_remove_type(k, k->n_types - 1); return rc; }
     sch__new_version(c);
     ddl_schema_change(r, "CREATED", "TYPE", ks, d->name.name);
     return 0;

@@ -360,11 +360,19 @@ int ddl_create_view(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, c
             rc = cs_error_set(e, CS_ERR_SERVER, "Cannot create view storage");
     }
     if (rc == 0 && cql_view_build(ctx, v, e)) rc = CS_EUSER;
+    bool added = false;
+    if (rc == 0) {
+        if (sch__ks_add_table(k, v)) rc = cs_error_set(e, CS_ERR_SERVER, "out of memory");
+        else added = true;
+    }
     if (rc == 0) rc = ddl_write_table(c, v, e);
     if (rc && v->st) { st_table_drop(v->st); v->st = NULL; }
-    if (rc) { sch__table_free(v); return CS_EUSER; }
+    if (rc) {
+        if (added) sch__ks_remove_table(k, v);
+        sch__table_free(v);
+        return CS_EUSER;
+    }
     base->views[base->n_views++] = v;
-    sch__ks_add_table(k, v);
     sch__new_version(c);
     ddl_schema_change(r, "CREATED", "TABLE", ks, v->name);
     cql_result_warn(r, "Materialized views are experimental and are not recommended for production use.");

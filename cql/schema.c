@@ -367,7 +367,7 @@ static int col_cmp(const void *a, const void *b)
 
 int sch__table_finish(sch_table *t, cs_error *e)
 {
-    qsort(t->cols, (size_t)t->n_cols, sizeof(*t->cols), col_cmp);
+    if (t->n_cols > 1) qsort(t->cols, (size_t)t->n_cols, sizeof(*t->cols), col_cmp);
     cs_free(t->pk); cs_free(t->ck);
     t->pk = t->ck = NULL;
     t->n_pk = t->n_ck = 0;
