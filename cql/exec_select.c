@@ -99,6 +99,7 @@ static int flush_group(cql_sx *x)
     if (rc == 0)
         rc = write_values(x, vals);
     x->emitted++;
+    x->page_emitted++;
     cql__sel_agg_reset(&x->sel);
     if (x->emitted >= x->limit)
         x->stop = true;
@@ -125,26 +126,35 @@ int cql__select_emit(cql_sx *x, const xrow *row)
         bool same = x->group_open && key.len == x->group_key.len &&
                     !memcmp(key.p, x->group_key.p, key.len);
         if (!same) {
-            /* with GROUP BY, PER PARTITION LIMIT counts groups (DataLimits.groupByLimits) */
-            if (x->part_emitted >= x->pp_limit) {
-                x->part_skip = true;
-                cs_buf_destroy(&key);
-                return 0;
-            }
-            x->part_emitted++;
             if ((rc = flush_group(x))) {
                 cs_buf_destroy(&key);
                 return rc;
             }
-            if (x->stop) {
+            bool full = x->page_emitted >= x->page_size;   /* pages count groups */
+            if (full && !x->stop)
+                x->more = true;
+            /* with GROUP BY, PER PARTITION LIMIT counts groups (DataLimits.groupByLimits) */
+            bool skip = x->part_emitted >= x->pp_limit;
+            if (x->stop || full || skip) {
+                x->stop |= full;
+                x->part_skip |= skip;
                 cs_buf_destroy(&key);
                 return 0;
             }
+            x->part_emitted++;
             cs_buf_reset(&x->group_key);
             cs_buf_put(&x->group_key, key.p, key.len);
             x->group_open = true;
         }
         cs_buf_destroy(&key);
+        /* the paging position is the last row fed to a group */
+        cs_buf_reset(&x->last_pk);
+        cs_buf_put(&x->last_pk, row->pk, row->pk_len);
+        cs_buf_reset(&x->last_ck);
+        cs_buf_put(&x->last_ck, row->ck, row->ck_len);
+        x->last_has_ck = !row->is_static_only;
+        x->last_part_done = row->is_static_only;
+        x->last_part_emitted = x->part_emitted;
         return cql__sel_agg_add(&x->ev, x->t, &x->sel, row, x->e);
     }
     if (x->sel.has_agg)
@@ -434,7 +444,7 @@ static int run_select(cql_sx *x, cql_result *r)
         else if (x->w.has_in_pk)
             cql_result_warn(r, "Aggregation query used on multiple partition keys (IN restriction)");
     }
-    bool single_page = x->sel.has_agg || x->n_group || x->buffer;
+    bool single_page = (x->sel.has_agg && !x->n_group) || x->buffer;
     x->page_size = (!single_page && p && p->page_size > 0) ? p->page_size : INT32_MAX;
     cql_pstate ps, *pps = NULL;
     if (!single_page && p && p->paging_state && p->paging_state_len >= 0) {

@@ -583,6 +583,12 @@ Test(exec_select, paging_every_shape)
             paged_equals(qs[i], ps);
     cr_assert_eq(paged_equals("SELECT * FROM t WHERE k = 1", 5), 1, "a full page with nothing after has no paging state");
     cr_assert_eq(paged_equals("SELECT count(*) FROM t", 2), 1);
+    /* GROUP BY pages count groups */
+    cr_assert_eq(paged_equals("SELECT k, count(*) FROM t GROUP BY k", 1), 4);
+    cr_assert_eq(paged_equals("SELECT k, c, max(v) FROM t GROUP BY k, c", 7), 3);
+    paged_equals("SELECT k, c, max(v) FROM t GROUP BY k, c PER PARTITION LIMIT 2 LIMIT 7", 2);
+    paged_equals("SELECT k, c FROM t WHERE k IN (1, 2) GROUP BY k, c", 3);
+    paged_equals("SELECT k, count(*) FROM s GROUP BY k", 1);
     /* bad paging state */
     ropts o;
     memset(&o, 0, sizeof o);
