@@ -15,7 +15,7 @@
  * Page boundaries: a page ends after page_size rows; the state records the
  * last returned row (partition key + clustering key) and the counts used by
  * LIMIT and PER PARTITION LIMIT, so the next page resumes right after it.
- * Aggregates and GROUP BY return everything in one page; ORDER BY with IN
+ * GROUP BY pages count groups; aggregates without GROUP BY return one row; ORDER BY with IN
  * over several partitions sorts in memory and refuses paging (Cassandra).
  */
 #include <stdio.h>
