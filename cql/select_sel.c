@@ -198,18 +198,29 @@ static xsel *compile(cql_eval *ev, const sch_table *t, const ast_selector *as, b
         break;
     }
     case SEL_TERM: {
-        x->elem_from = as->term;         /* evaluated at execution (may be a marker) */
-        x->type = ctype_scalar(as->term->kind == TERM_LITERAL && as->term->lit.kind == LIT_INTEGER
-                               ? CT_INT
-                               : as->term->kind == TERM_LITERAL && as->term->lit.kind == LIT_FLOAT
-                               ? CT_DOUBLE
-                               : as->term->kind == TERM_LITERAL && as->term->lit.kind == LIT_BOOLEAN
-                               ? CT_BOOLEAN
-                               : as->term->kind == TERM_LITERAL && as->term->lit.kind == LIT_UUID
-                               ? CT_UUID
-                               : as->term->kind == TERM_LITERAL && as->term->lit.kind == LIT_HEX
-                               ? CT_BLOB : CT_VARCHAR);
+        const ast_term *tm = as->term;
+        x->elem_from = tm;               /* evaluated per row (cheap) */
         x->name = adup(ev, as->text ? as->text : "term");
+        if (tm->kind == TERM_CAST) {
+            ctype *ct = ctype_parse(tm->cast_type, t->ks->name, NULL, NULL, e);
+            if (!ct)
+                return NULL;
+            x->own_type = ct;
+            x->type = ct;
+            break;
+        }
+        if (tm->kind != TERM_LITERAL) {
+            cs_error_set(e, CS_ERR_INVALID,
+                         "Cannot infer type for term %s in selection clause (try using a cast to force a type)",
+                         x->name);
+            return NULL;
+        }
+        static const ctype_kind lk[] = {
+            [LIT_STRING] = CT_VARCHAR, [LIT_INTEGER] = CT_INT, [LIT_FLOAT] = CT_DOUBLE,
+            [LIT_BOOLEAN] = CT_BOOLEAN, [LIT_UUID] = CT_UUID, [LIT_HEX] = CT_BLOB,
+            [LIT_DURATION] = CT_DURATION,
+        };
+        x->type = ctype_scalar(lk[tm->lit.kind]);
         break;
     }
     case SEL_FIELD: {

@@ -545,6 +545,15 @@ Test(exec_select, functions_writetime_ttl_json)
            "v + 1|v * 2|v - 10|v / 2|v % 3|-v\n6|10|-5|2|2|-5\n");
     rows("SELECT v + 1.5 FROM fn WHERE k = 1", "6.5\n");
     fails("SELECT v / 0 FROM fn WHERE k = 1", "/ by zero");
+    result("SELECT 1, 'a', (bigint)2 FROM fn WHERE k = 1", "1|'a'|(bigint)2\n1|'a'|2\n");
+    {
+        cql_result r;
+        cql_result_init(&r);
+        cs_error_init(&g_err);
+        cr_assert_neq(cql_prepare(g_ctx, &g_sess, "SELECT ? FROM fn", 16, NULL, &r, &g_err), 0);
+        cr_assert_str_eq(g_err.msg, "Cannot infer type for term ? in selection clause (try using a cast to force a type)");
+        cql_result_destroy(&r);
+    }
     rows("SELECT k FROM fn WHERE k = 1 AND u < now() ALLOW FILTERING", "1\n");
     rows("SELECT k FROM fn WHERE k = 1 AND u > maxTimeuuid('2030-01-01 00:00+0000') ALLOW FILTERING", "");
 }
