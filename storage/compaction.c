@@ -230,6 +230,7 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
         }
     }
     int n_out = out.n;
+    st_clog_pos floor_pos = { 0, 0 };
     pthread_mutex_lock(&t->mu);
     t->compact_running = 0;
     if (!rc && t->epoch != epoch) rc = CS_EAGAIN;
@@ -248,6 +249,7 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
             if (nv) { t->ssts = nv; t->cap_ssts = need; }
         }
         if (need <= t->cap_ssts) {
+            if (out.n == 0 && cpos.segment) floor_pos = cpos;
             for (int i = 0; i < out.n; i++) t->ssts[t->n_ssts++] = out.v[i];
             out.n = 0;
             for (int i = 0; i < n; i++) { sst__mark_obsolete(in[i]); sst_reader_unref(in[i]); }
@@ -260,6 +262,8 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
         }
     }
     pthread_mutex_unlock(&t->mu);
+    /* Everything was purged: keep the inputs' commit log position on disk. */
+    if (floor_pos.segment) st__save_replay_floor(t, floor_pos);
     for (int i = 0; i < n; i++) atomic_store(&in[i]->compacting, false);
     for (int i = 0; i < out.n; i++) { sst__mark_obsolete(out.v[i]); sst_reader_unref(out.v[i]); }
     cs_free(out.v);
@@ -340,12 +344,17 @@ static int compact_once(st_table *t)
         int64_t maxp = max_purgeable(t, v, n);
         int32_t gc_before = (int32_t)CS_MAX((int64_t)INT32_MIN, (int64_t)now - o.gc_grace_s);
         int dropped = 0;
+        st_clog_pos floor_pos = { 0, 0 };
         pthread_mutex_lock(&t->mu);
         for (int i = 0; i < n; i++) {
             sst_reader *r = v[i];
             if (r->st.max_ldt < gc_before && r->st.max_ts < maxp) {
                 for (int j = 0; j < t->n_ssts; j++)
-                    if (t->ssts[j] == r) { t->ssts[j] = t->ssts[--t->n_ssts]; sst__mark_obsolete(r); sst_reader_unref(r); dropped++; break; }
+                    if (t->ssts[j] == r) {
+                        if (st__pos_cmp(r->st.clog_pos, floor_pos) > 0) floor_pos = r->st.clog_pos;
+                        t->ssts[j] = t->ssts[--t->n_ssts]; sst__mark_obsolete(r); sst_reader_unref(r); dropped++;
+                        break;
+                    }
                 v[i] = NULL;
             }
         }
@@ -353,6 +362,7 @@ static int compact_once(st_table *t)
         int m = 0;
         for (int i = 0; i < n; i++) if (v[i]) v[m++] = v[i];
         n = m;
+        if (floor_pos.segment) st__save_replay_floor(t, floor_pos);
         if (dropped) { cs_free(v); return 1; }
         int64_t win = o.twcs_window_s > 0 ? o.twcs_window_s : 86400;
         int64_t newest = INT64_MIN;

@@ -176,6 +176,18 @@ static void load_truncated(st_table *t)
 
 static int save_truncated(st_table *t, st_clog_pos pos)
 {
+    return st__save_replay_floor(t, pos);
+}
+
+/* Persist "records up to pos are never replayed into t" (TRUNCATED file):
+ * used by TRUNCATE and when compaction drops sstables without output, so
+ * their commit log position is not lost. */
+int st__save_replay_floor(st_table *t, st_clog_pos pos)
+{
+    pthread_mutex_lock(&t->mu);
+    if (st__pos_cmp(t->replay_pos, pos) > 0) pos = t->replay_pos;
+    t->replay_pos = pos;
+    pthread_mutex_unlock(&t->mu);
     char p[4200], tmp[4200];
     snprintf(p, sizeof p, "%s/TRUNCATED", t->dir);
     snprintf(tmp, sizeof tmp, "%s/TRUNCATED.tmp", t->dir);
