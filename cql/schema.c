@@ -390,8 +390,15 @@ int sch__table_finish(sch_table *t, cs_error *e)
     if (!t->pk || !t->ck) return CS_ENOMEM;
     for (int i = 0; i < t->n_cols; i++) {
         sch_column *c = &t->cols[i];
-        if (c->kind == COL_PARTITION_KEY) t->pk[c->position] = c;
-        else if (c->kind == COL_CLUSTERING) t->ck[c->position] = c;
+        sch_column **slot = NULL;
+        if (c->kind == COL_PARTITION_KEY && c->position >= 0 && c->position < t->n_pk) slot = &t->pk[c->position];
+        else if (c->kind == COL_CLUSTERING && c->position >= 0 && c->position < t->n_ck) slot = &t->ck[c->position];
+        else if (c->kind != COL_PARTITION_KEY && c->kind != COL_CLUSTERING) continue;
+        if (!slot || *slot) {   /* only possible with damaged schema rows */
+            if (e) cs_error_set(e, CS_ERR_SERVER, "Invalid key column positions in table %s", t->name);
+            return CS_EUSER;
+        }
+        *slot = c;
     }
     return 0;
 }

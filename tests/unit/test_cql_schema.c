@@ -404,3 +404,47 @@ Test(cql_schema, java_double_text)
         cs_buf_destroy(&b);
     }
 }
+
+/* Damaged schema rows (a key column with an impossible position, a type
+ * that does not parse) must not crash startup: the table is skipped. */
+Test(cql_schema, damaged_schema_rows)
+{
+    env v;
+    env_init(&v);
+    ok(&v, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    ok(&v, "CREATE TABLE ks.bad (a int PRIMARY KEY, v int)");
+    ok(&v, "CREATE TABLE ks.good (a int PRIMARY KEY, v int)");
+    sch_catalog *c = cql_ctx_catalog(v.ctx);
+    sch_table *cols = sch_table_find(c, "system_schema", "columns");
+    st_mutation *m = st_mutation_new();
+    const char *names[2][2] = { { "bad", "zz" }, { "bad", "ww" } };
+    for (int i = 0; i < 2; i++) {
+        cql_value ck[2] = { { (const uint8_t *)names[i][0], 3 }, { (const uint8_t *)names[i][1], 2 } };
+        cs_buf k;
+        cs_buf_init(&k);
+        cr_assert_eq(sch_clustering_key(cols, ck, 2, &k), 0);
+        st_mut_partition(m, cols->st, (const uint8_t *)"ks", 2);
+        st_mut_row(m, k.p, (uint32_t)k.len, 0);
+        int64_t ts = cs_write_ts_us();
+        st_mut_row_liveness(m, (st_liveness){ ts, 0, 0 });
+        uint8_t pos[4] = { 0, 0, 0, 7 };
+        const char *kind = "partition_key", *type = i ? "no_such_type<" : "int";
+        st_cell ce = { 0 };
+        ce.ts_us = ts;
+        ce.col = sch__col_id("kind"); ce.val = (const uint8_t *)kind; ce.val_len = (uint32_t)strlen(kind);
+        st_mut_cell(m, &ce);
+        ce.col = sch__col_id("position"); ce.val = pos; ce.val_len = 4;
+        st_mut_cell(m, &ce);
+        ce.col = sch__col_id("type"); ce.val = (const uint8_t *)type; ce.val_len = (uint32_t)strlen(type);
+        st_mut_cell(m, &ce);
+        cs_buf_destroy(&k);
+    }
+    cr_assert_eq(st_write(v.eng, m, NULL), 0);
+    st_mutation_free(m);
+    env_close(&v);
+    env_open(&v);
+    c = cql_ctx_catalog(v.ctx);
+    cr_assert_null(sch_table_find(c, "ks", "bad"), "damaged table skipped");
+    cr_assert_not_null(sch_table_find(c, "ks", "good"));
+    env_fini(&v);
+}
