@@ -1,0 +1,219 @@
+/*
+ * test_cql_exec_prepared.c: PREPARE / EXECUTE: ids, bind metadata and receivers, pk_indexes,
+ * named values, skip_metadata, UNPREPARED, bound value checks, and
+ * allocation failures through SELECT / PREPARE / EXECUTE.
+ * Through cql_query / cql_prepare / cql_execute on a real engine in a temp
+ * dir; results checked by decoding the RESULT body (test_cql_exec_harness.h).
+ */
+#include "test_cql_exec_harness.h"
+
+TestSuite(exec_prepared, .init = setup, .fini = teardown, .timeout = 120);
+
+Test(exec_prepared, prepared_statements)
+{
+    mkks();
+    fill_kcv();
+    uint8_t id[16], id2[16];
+    char meta[1024];
+    prepare("SELECT c, v FROM t WHERE k = ? AND c > ? LIMIT ?", id, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk:0, binds:k:int,c:int,[limit]:int, result:1/2");
+    uint8_t b1[4], b2[4], b3[4];
+    cql_value vals[3] = { ival(b1, 2), ival(b2, 1), ival(b3, 2) };
+    ropts o;
+    memset(&o, 0, sizeof o);
+    o.id = id;
+    o.vals = vals;
+    o.n_vals = 3;
+    static char out[8192];
+    cr_assert_eq(run(NULL, &o, out, sizeof out), 0, "%s", g_err.msg);
+    cr_assert_str_eq(out, "c|v\n2|22\n3|23\n");
+    o.skip_metadata = true;
+    cr_assert_eq(run(NULL, &o, out, sizeof out), 0, "%s", g_err.msg);
+    cr_assert(g_flags & 4, "NO_METADATA");
+    o.skip_metadata = false;
+    /* paging through EXECUTE */
+    vals[2] = ival(b3, 100);
+    o.page_size = 2;
+    cr_assert_eq(run(NULL, &o, out, sizeof out), 0);
+    cr_assert_str_eq(out, "c|v\n2|22\n3|23\n");
+    cr_assert(g_ps_len > 0);
+    o.ps = g_ps;
+    o.ps_len = g_ps_len;
+    cr_assert_eq(run(NULL, &o, out, sizeof out), 0);
+    cr_assert_str_eq(out, "c|v\n4|24\n");
+    cr_assert_eq(g_ps_len, -1);
+    /* wrong count, unset, null */
+    memset(&o, 0, sizeof o);
+    o.id = id;
+    o.vals = vals;
+    o.n_vals = 2;
+    cr_assert_neq(run(NULL, &o, NULL, 0), 0);
+    cr_assert_str_eq(g_err.msg, "Invalid amount of bind variables: expected 3, received 2");
+    o.n_vals = 3;
+    vals[0].len = CQL_UNSET;
+    cr_assert_neq(run(NULL, &o, NULL, 0), 0);
+    cr_assert_str_eq(g_err.msg, "Invalid unset value for column k");
+    vals[0].len = CQL_NULL;
+    cr_assert_neq(run(NULL, &o, NULL, 0), 0);
+    cr_assert_str_eq(g_err.msg, "Invalid null value in condition for column k");
+    vals[0] = ival(b1, 2);
+    vals[1].len = 3;
+    cr_assert_neq(run(NULL, &o, NULL, 0), 0);
+    /* unknown id */
+    uint8_t bad[16] = {1, 2, 3};
+    o.id = bad;
+    cr_assert_neq(run(NULL, &o, NULL, 0), 0);
+    cr_assert_eq(g_err.code, CS_ERR_UNPREPARED);
+    cr_assert_eq(g_err.unprepared_id_len, 16);
+    cr_assert(!memcmp(g_err.unprepared_id, bad, 16));
+    /* same text, same id; qualified text under no keyspace */
+    prepare("SELECT c, v FROM t WHERE k = ? AND c > ? LIMIT ?", id2, meta, sizeof meta);
+    cr_assert(!memcmp(id, id2, 16));
+    prepare("INSERT INTO t (k, c, v) VALUES (?, ?, ?) USING TTL ?", id2, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk:0, binds:k:int,c:int,v:int,[ttl]:int, result:4/0");
+    prepare("SELECT * FROM t WHERE k IN ? AND token(k) > ?", id2, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk: binds:in(k):list<int>,partition key token:bigint, result:1/3");
+    prepare("SELECT * FROM t WHERE k = :key AND c = :cc", id2, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk:0, binds:key:int,cc:int, result:1/3");
+    /* bound frozen sets are normalized before keying */
+    ok("CREATE TABLE fz (k frozen<set<int>> PRIMARY KEY, v int)");
+    ok("INSERT INTO fz (k, v) VALUES ({1, 2, 3}, 7)");
+    prepare("SELECT v FROM fz WHERE k = ?", id2, meta, sizeof meta);
+    uint8_t setv[4 + 3 * 8];
+    cs_st32(setv, 3);
+    int order[3] = { 3, 1, 2 };
+    for (int i = 0; i < 3; i++) {
+        cs_st32(setv + 4 + 8 * i, 4);
+        cs_st32(setv + 8 + 8 * i, (uint32_t)order[i]);
+    }
+    cql_value sv = { setv, (int32_t)sizeof setv };
+    memset(&o, 0, sizeof o);
+    o.id = id2;
+    o.vals = &sv;
+    o.n_vals = 1;
+    cr_assert_eq(run(NULL, &o, out, sizeof out), 0, "%s", g_err.msg);
+    cr_assert_str_eq(body_of(out), "7\n");
+    prepare("SELECT * FROM t WHERE k = :key AND c = :cc", id2, meta, sizeof meta);
+    /* named values */
+    const char *names[2] = { "cc", "key" };
+    size_t nlens[2] = { 2, 3 };
+    cql_value nv[2] = { ival(b1, 4), ival(b2, 3) };
+    memset(&o, 0, sizeof o);
+    o.id = id2;
+    o.vals = nv;
+    o.n_vals = 2;
+    o.names = names;
+    o.name_lens = nlens;
+    cr_assert_eq(run(NULL, &o, out, sizeof out), 0, "%s", g_err.msg);
+    cr_assert_str_eq(body_of(out), "3|4|34\n");
+    /* receivers of DML markers */
+    ok("CREATE TABLE col (k int, c int, l list<int>, s set<text>, m map<text, int>, PRIMARY KEY (k, c))");
+    prepare("UPDATE col USING TTL ? AND TIMESTAMP ? SET m[?] = ?, l[?] = ?, s = s + ? WHERE k = ? AND c IN ?", id2, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk:7, binds:[ttl]:int,[timestamp]:bigint,key(m):text,value(m):int,idx(l):int,value(l):int,s:set<text>,k:int,in(c):list<int>, result:4/0");
+    prepare("UPDATE col SET m = m - ? WHERE k = ? AND c = ? IF l = ?", id2, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk:1, binds:m:set<text>,k:int,c:int,l:list<int>, result:4/0");
+    prepare("DELETE m[?] FROM col WHERE k = ? AND c = ?", id2, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk:1, binds:key(m):text,k:int,c:int, result:4/0");
+    prepare("SELECT k FROM col WHERE m CONTAINS ? AND m CONTAINS KEY ? AND l CONTAINS ? AND m[?] = ? ALLOW FILTERING", id2, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk: binds:value(m):int,key(m):text,value(l):int,key(m):text,value(m):int, result:1/1");
+    ok("CREATE TABLE m2 (k int, a int, b int, PRIMARY KEY (k, a, b))");
+    prepare("SELECT k FROM m2 WHERE k = 0 AND (a, b) > ? AND (a, b) < (?, ?)", id2, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk: binds:(a,b):frozen<tuple<int, int>>,a:int,b:int, result:1/1");
+    prepare("SELECT k FROM m2 WHERE k = 0 AND (a, b) IN ((?, ?), (1, ?))", id2, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk: binds:a:int,b:int,b:int, result:1/1");
+    prepare("SELECT k FROM m2 WHERE k = 0 AND (a, b) IN ?", id2, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk: binds:in((a,b)):list<frozen<tuple<int, int>>>, result:1/1");
+    prepare("BEGIN BATCH INSERT INTO col (k, c) VALUES (?, ?); DELETE FROM col WHERE k = ? AND c = ? APPLY BATCH", id2, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk: binds:k:int,c:int,k:int,c:int, result:4/0");
+    /* prepare refusals */
+    cql_result r;
+    cql_result_init(&r);
+    cs_error_init(&g_err);
+    cr_assert_neq(cql_prepare(g_ctx, &g_sess, "SELECT x FROM t", 15, NULL, &r, &g_err), 0);
+    cr_assert_str_eq(g_err.msg, "Undefined column name x");
+    cql_result_destroy(&r);
+}
+
+/* Fail the Nth allocation of a SELECT for N = 1, 2, ...: every run either
+ * succeeds or reports an error; nothing crashes or leaks. */
+Test(exec_prepared, allocation_failures)
+{
+    mkks();
+    ok("CREATE TABLE o (k int, c int, v text, m map<text, int>, s int static, PRIMARY KEY (k, c))");
+    ok("INSERT INTO o (k, c, v, m, s) VALUES (1, 1, 'a', {'x': 1}, 3)");
+    ok("INSERT INTO o (k, c, v, m) VALUES (1, 2, 'b', {'y': 2})");
+    ok("INSERT INTO o (k, c, v) VALUES (2, 1, 'c')");
+    const char *qs[] = {
+        "SELECT * FROM o WHERE k IN (1, 2) AND c > 0",
+        "SELECT k, count(*), max(v) FROM o GROUP BY k",
+        "SELECT JSON * FROM o",
+        "SELECT k, c, writetime(v), m['x'] FROM o WHERE v = 'b' ALLOW FILTERING",
+        "SELECT DISTINCT k, s FROM o",
+        "SELECT * FROM system_virtual_schema.columns WHERE keyspace_name = 'system_views'",
+        "SELECT c, toJson(m), CAST(c AS text), c + 1 FROM o WHERE k = 1 AND c IN (1, 2)",
+    };
+    static char out[8192];
+    for (size_t q = 0; q < sizeof qs / sizeof qs[0]; q++) {
+        /* warm the statement cache so the parse is not what fails */
+        cr_assert_eq(run(qs[q], NULL, out, sizeof out), 0, "%s", g_err.msg);
+        int successes = 0;
+        for (long n = 1; n < 400 && successes < 3; n++) {
+            ropts o;
+            memset(&o, 0, sizeof o);
+            o.page_size = 1;
+            cs_alloc_fail_nth(n);
+            int rc = run(qs[q], &o, out, sizeof out);
+            cs_alloc_fail_nth(0);
+            if (rc == 0)
+                successes++;
+            else
+                cr_assert(g_err.code >= 0, "%s: n=%ld rc=%d: error without a message", qs[q], n, rc);
+        }
+        cr_assert(successes > 0, "%s never succeeded", qs[q]);
+    }
+    /* PREPARE and EXECUTE with a paging state */
+    const char *pq = "SELECT c, v FROM o WHERE k = ? AND c >= ?";
+    int successes = 0;
+    for (long n = 1; n < 400 && successes < 3; n++) {
+        cql_result r;
+        cql_result_init(&r);
+        cs_error_init(&g_err);
+        cs_alloc_fail_nth(n);
+        int rc = cql_prepare(g_ctx, &g_sess, pq, strlen(pq), NULL, &r, &g_err);
+        cs_alloc_fail_nth(0);
+        if (rc == 0)
+            successes++;
+        else
+            cr_assert(g_err.code >= 0, "prepare n=%ld: no message", n);
+        cql_result_destroy(&r);
+    }
+    uint8_t id[16];
+    char meta[512];
+    prepare(pq, id, meta, sizeof meta);
+    uint8_t b1[4], b2[4];
+    cql_value vals[2] = { ival(b1, 1), ival(b2, 0) };
+    ropts o;
+    memset(&o, 0, sizeof o);
+    o.id = id;
+    o.vals = vals;
+    o.n_vals = 2;
+    o.page_size = 1;
+    cr_assert_eq(run(NULL, &o, out, sizeof out), 0, "%s", g_err.msg);
+    uint8_t st[256];
+    int32_t sl = g_ps_len;
+    cr_assert(sl > 0 && sl < (int32_t)sizeof st);
+    memcpy(st, g_ps, (size_t)sl);
+    o.ps = st;
+    o.ps_len = sl;
+    successes = 0;
+    for (long n = 1; n < 400 && successes < 3; n++) {
+        cs_alloc_fail_nth(n);
+        int rc = run(NULL, &o, out, sizeof out);
+        cs_alloc_fail_nth(0);
+        if (rc == 0) {
+            successes++;
+            cr_assert_str_eq(body_of(out), "2|'b'\n", "n=%ld full=[%s]", n, out);
+        } else
+            cr_assert(g_err.code >= 0, "execute n=%ld: no message", n);
+    }
+}
