@@ -190,6 +190,39 @@ static int rows_clients(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
     return rc;
 }
 
+/* sstable_tasks: running flushes/compactions (st_compactions_list). */
+static int rows_sstable_tasks(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
+{
+    st_compaction_info info[32];
+    int n = st_compactions_list(ctx->eng, info, (int)CS_ARRAY_LEN(info));
+    vrow r;
+    cs_buf_init(&r.store);
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        vrow_begin(&r, t);
+        vset_text(&r, "keyspace_name", info[i].ks);
+        vset_text(&r, "table_name", info[i].table);
+        cs_uuid id;
+        cs_uuid_timeuuid(&id, ctx->started_ms * 1000 + i);
+        vset(&r, "task_id", id.b, 16);
+        double ratio = info[i].total_bytes ? (double)info[i].done_bytes / (double)info[i].total_bytes : 0.0;
+        uint64_t u;
+        memcpy(&u, &ratio, 8);
+        uint8_t d[8];
+        cs_st64(d, u);
+        vset(&r, "completion_ratio", d, 8);
+        vset_text(&r, "kind", strcmp(info[i].kind, "Flush") == 0 ? "flush" : "compaction");
+        cs_st64(d, info[i].done_bytes);
+        vset(&r, "progress", d, 8);
+        cs_st64(d, info[i].total_bytes);
+        vset(&r, "total", d, 8);
+        vset_text(&r, "unit", "bytes");
+        rc = vemit(&r, emit, arg);
+    }
+    cs_buf_destroy(&r.store);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- system_virtual_schema */
 
 static int rows_vkeyspaces(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
@@ -278,6 +311,7 @@ void sch__vtables_attach(sch_catalog *c)
         { "system", "local", rows_local },
         { "system_views", "settings", rows_settings },
         { "system_views", "clients", rows_clients },
+        { "system_views", "sstable_tasks", rows_sstable_tasks },
         { "system_virtual_schema", "keyspaces", rows_vkeyspaces },
         { "system_virtual_schema", "tables", rows_vtables },
         { "system_virtual_schema", "columns", rows_vcolumns },
