@@ -198,31 +198,54 @@ int cql__select_emit(cql_sx *x, const xrow *row)
 
 /* ---------------------------------------------------------------- ORDER BY / GROUP BY / DISTINCT */
 
+/* Is column c restricted by = (a single value; IN does not count)?  As
+ * StatementRestrictions.isColumnRestrictedByEq. */
+static bool eq_restricted(const cql_sx *x, const sch_column *c)
+{
+    for (int i = 0; i < x->as->n_where; i++) {
+        const ast_relation *r = x->as->where[i];
+        if (r->op != OP_EQ || (r->kind != REL_COLUMN && r->kind != REL_MULTI))
+            continue;
+        for (int j = 0; j < r->n_columns; j++)
+            if (!strcmp(r->columns[j], c->name))
+                return true;
+    }
+    return false;
+}
+
+/* ORDER BY (SelectStatement.verifyOrderingIsAllowed / isReversed): clustering
+ * columns in declared order, skipping only columns restricted by =, all in
+ * the same direction relative to the clustering order. */
 static int check_order(cql_sx *x)
 {
     const ast_select *as = x->as;
+    const sch_table *t = x->t;
     if (as->n_order == 0)
         return 0;
-    int rev = -1;
+    if (!x->w.pk_all)
+        return cs_error_set(x->e, CS_ERR_INVALID,
+                            "ORDER BY is only supported when the partition key is restricted by an EQ or an IN.");
+    int rev = -1, next = 0;
     for (int i = 0; i < as->n_order; i++) {
-        const sch_column *c = sch_column_find(x->t, as->order[i].column);
+        const sch_column *c = sch_column_find(t, as->order[i].column);
         if (!c)
             return cs_error_set(x->e, CS_ERR_INVALID, "Undefined column name %s", as->order[i].column);
         if (c->kind != COL_CLUSTERING)
             return cs_error_set(x->e, CS_ERR_INVALID,
                                 "Order by is currently only supported on the clustered columns of the PRIMARY KEY, got %s",
                                 c->name);
-        if (c->position != i)
-            return cs_error_set(x->e, CS_ERR_INVALID,
-                                "Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY");
+        while (next != c->position) {
+            if (next > c->position || !eq_restricted(x, t->ck[next]))
+                return cs_error_set(x->e, CS_ERR_INVALID,
+                                    "Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY");
+            next++;
+        }
+        next++;
         int r = as->order[i].desc != c->desc;
         if (rev >= 0 && r != rev)
             return cs_error_set(x->e, CS_ERR_INVALID, "Unsupported order by relation");
         rev = r;
     }
-    if (!x->w.pk_all)
-        return cs_error_set(x->e, CS_ERR_INVALID,
-                            "ORDER BY is only supported when the partition key is restricted by an EQ or an IN.");
     x->reversed = rev == 1;
     if (x->w.n_pks > 1) {
         if (x->p && x->p->page_size > 0 && !x->sel.has_agg)
@@ -235,12 +258,17 @@ static int check_order(cql_sx *x)
     return 0;
 }
 
+/* GROUP BY (SelectStatement.getAggregationSpecification): primary key
+ * columns in order, skipping only columns restricted by =, covering the
+ * whole partition key.  Groups are the partition plus a clustering prefix. */
 static int check_group_by(cql_sx *x)
 {
     const ast_select *as = x->as;
     const sch_table *t = x->t;
-    if (as->n_group_by > 64)
-        return cs_error_set(x->e, CS_ERR_INVALID, "Too many GROUP BY columns");
+    if (as->n_group_by == 0)
+        return 0;
+    const char *order_msg = "Group by currently only support groups of columns following their declared order in the PRIMARY KEY";
+    int n_key = t->n_pk + t->n_ck, next = 0, ck_prefix = 0;
     for (int i = 0; i < as->n_group_by; i++) {
         const sch_column *c = sch_column_find(t, as->group_by[i]);
         if (!c)
@@ -249,22 +277,48 @@ static int check_group_by(cql_sx *x)
             return cs_error_set(x->e, CS_ERR_INVALID,
                                 "Group by is currently only supported on the columns of the PRIMARY KEY, got %s",
                                 c->name);
-        const sch_column *want = i < t->n_pk ? t->pk[i] : (i - t->n_pk < t->n_ck ? t->ck[i - t->n_pk] : NULL);
-        if (c != want)
-            return cs_error_set(x->e, CS_ERR_INVALID,
-                                "Group by currently only support groups of columns following their declared order in the PRIMARY KEY");
-        x->group_cols[i] = (int)(c - t->cols);
+        for (;;) {
+            if (next >= n_key)
+                return cs_error_set(x->e, CS_ERR_INVALID, "%s", order_msg);
+            const sch_column *k = next < t->n_pk ? t->pk[next] : t->ck[next - t->n_pk];
+            next++;
+            if (k->kind == COL_CLUSTERING)
+                ck_prefix++;
+            if (k == c)
+                break;
+            if (!eq_restricted(x, k))
+                return cs_error_set(x->e, CS_ERR_INVALID, "%s", order_msg);
+        }
     }
-    x->n_group = as->n_group_by;
+    if (next < t->n_pk)
+        return cs_error_set(x->e, CS_ERR_INVALID, "Group by is not supported on only a part of the partition key");
+    if (ck_prefix > 0 && as->distinct)
+        return cs_error_set(x->e, CS_ERR_INVALID, "Grouping on clustering columns is not allowed for SELECT DISTINCT queries");
+    if (t->n_pk + ck_prefix > 64)
+        return cs_error_set(x->e, CS_ERR_INVALID, "Too many GROUP BY columns");
+    int n = 0;
+    for (int i = 0; i < t->n_pk; i++)
+        x->group_cols[n++] = (int)(t->pk[i] - t->cols);
+    for (int i = 0; i < ck_prefix; i++)
+        x->group_cols[n++] = (int)(t->ck[i] - t->cols);
+    x->n_group = n;
     return 0;
 }
 
+/* SELECT DISTINCT (SelectStatement.validateDistinctSelection). */
 static int check_distinct(cql_sx *x)
 {
     if (!x->as->distinct)
         return 0;
     x->distinct = true;
     const sch_table *t = x->t;
+    bool nonstatic_filter = false;
+    for (int i = 0; i < x->w.n_filters; i++)
+        if (x->w.filters[i].col->kind == COL_REGULAR || x->w.filters[i].col->kind == COL_CLUSTERING)
+            nonstatic_filter = true;
+    if (x->w.ck_restricted || nonstatic_filter)
+        return cs_error_set(x->e, CS_ERR_INVALID,
+                            "SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.");
     if (x->sel.star)
         return cs_error_set(x->e, CS_ERR_INVALID, "SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)",
                             t->n_ck ? t->ck[0]->name : (t->n_cols > t->n_pk ? t->cols[t->n_pk].name : "*"));
@@ -282,15 +336,12 @@ static int check_distinct(cql_sx *x)
                                 c->name);
         has[s->col] = true;
     }
-    if (!x->sel.has_agg)
+    if (!x->w.pk_all && !x->sel.has_agg)     /* only key range queries need the whole key */
         for (int i = 0; i < t->n_pk; i++)
             if (!has[t->pk[i] - t->cols])
                 return cs_error_set(x->e, CS_ERR_INVALID,
                                     "SELECT DISTINCT queries must request all the partition key columns (missing %s)",
                                     t->pk[i]->name);
-    if (x->w.ck_restricted)
-        return cs_error_set(x->e, CS_ERR_INVALID,
-                            "SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.");
     return 0;
 }
 

@@ -96,6 +96,8 @@ Test(exec_select, clustering_multi_and_desc)
             ok(q);
         }
     rows("SELECT v FROM m2 WHERE k = 0 AND (a, b) > (1, 1)", "12\n20\n21\n22\n");
+    rows("SELECT v FROM m2 WHERE k = 0 AND a = 1 ORDER BY b DESC", "12\n11\n10\n");
+    rows("SELECT v FROM m2 WHERE k = 0 AND a = 1 ORDER BY b DESC LIMIT 1", "12\n");
     /* mixed clustering order: tuple comparison by value, clustering order */
     ok("CREATE TABLE mx (p int, c1 int, c2 text, v int, PRIMARY KEY (p, c1, c2)) WITH CLUSTERING ORDER BY (c1 ASC, c2 DESC)");
     for (int a = 0; a < 3; a++)
@@ -141,6 +143,10 @@ Test(exec_select, refusals)
     fails("SELECT c1 FROM p WHERE k1 = 1 AND k2 = 1 AND c1 > 1 AND c1 > 2", "More than one restriction was found for the start bound on c1");
     fails("SELECT DISTINCT c1 FROM p", "SELECT DISTINCT queries must only request partition key columns and/or static columns (not c1)");
     fails("SELECT DISTINCT k1 FROM p", "SELECT DISTINCT queries must request all the partition key columns (missing k2)");
+    rows("SELECT DISTINCT k1 FROM p WHERE k1 = 1 AND k2 = 2", "");
+    fails("SELECT DISTINCT k1, k2 FROM p WHERE v = 1 ALLOW FILTERING", "SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.");
+    rows("SELECT c2 FROM p WHERE k1 = 1 AND k2 = 1 AND c1 = 1 ORDER BY c2 DESC", "");
+    fails("SELECT c2 FROM p WHERE k1 = 1 AND k2 = 1 AND c1 IN (1) ORDER BY c2 DESC", "Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY");
     fails("SELECT * FROM p WHERE token(k2, k1) > 0", "The token function arguments must be in the partition key order: k1, k2");
     fails("SELECT * FROM nope", "nope");
     fails("SELECT writetime(k1) FROM p", "Cannot use selection function writeTime on PRIMARY KEY part k1");
@@ -213,6 +219,12 @@ Test(exec_select, aggregates_and_group_by)
     fails("SELECT sum(t) FROM a", "Invalid call to function sum");
     fails("SELECT k, count(*) FROM a GROUP BY c", "Group by currently only support groups of columns following their declared order in the PRIMARY KEY");
     fails("SELECT k, count(*) FROM a GROUP BY i", "Group by is currently only supported on the columns of the PRIMARY KEY, got i");
+    /* a column restricted by = may be skipped */
+    rows("SELECT c, count(*) FROM a WHERE k = 1 GROUP BY c", "1|1\n2|1\n3|1\n");
+    fails("SELECT c, count(*) FROM a WHERE k IN (1, 2) GROUP BY c", "Group by currently only support groups of columns following their declared order in the PRIMARY KEY");
+    ok("CREATE TABLE g2 (a int, b int, c int, PRIMARY KEY ((a, b), c))");
+    fails("SELECT count(*) FROM g2 GROUP BY a", "Group by is not supported on only a part of the partition key");
+    fails("SELECT DISTINCT a, b FROM g2 GROUP BY a, b, c", "Grouping on clustering columns is not allowed for SELECT DISTINCT queries");
 }
 
 Test(exec_select, functions_writetime_ttl_json)
