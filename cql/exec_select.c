@@ -110,14 +110,6 @@ static int flush_group(cql_sx *x)
 int cql__select_emit(cql_sx *x, const xrow *row)
 {
     int rc;
-    if (!x->n_group && x->sel.has_agg && x->pp_limit != INT32_MAX) {
-        /* PER PARTITION LIMIT applies to the rows fed to aggregation */
-        if (x->part_emitted >= x->pp_limit) {
-            x->part_skip = true;
-            return 0;
-        }
-        x->part_emitted++;
-    }
     if (x->n_group) {
         cs_buf key;
         cs_buf_init(&key);
@@ -311,6 +303,8 @@ static int check_distinct(cql_sx *x)
     if (!x->as->distinct)
         return 0;
     x->distinct = true;
+    if (x->as->per_partition_limit)
+        return cs_error_set(x->e, CS_ERR_INVALID, "PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries");
     const sch_table *t = x->t;
     bool nonstatic_filter = false;
     for (int i = 0; i < x->w.n_filters; i++)
@@ -480,6 +474,8 @@ static int run_select(cql_sx *x, cql_result *r)
         (!x->w.pk_all || x->w.n_pks != 1) && !x->t->is_virtual)
         return cs_error_set(x->e, CS_ERR_INVALID,
                             "SERIAL/LOCAL_SERIAL consistency may only be requested for one partition at a time");
+    if (x->sel.has_agg && x->as->n_group_by == 0 && x->as->per_partition_limit)
+        return cs_error_set(x->e, CS_ERR_INVALID, "PER PARTITION LIMIT is not allowed with aggregate queries.");
     if ((rc = eval_limit(x, x->as->limit, "[limit]", "limit", &x->limit)) ||
         (rc = eval_limit(x, x->as->per_partition_limit, "[per_partition_limit]", "per partition limit",
                          &x->pp_limit)) ||

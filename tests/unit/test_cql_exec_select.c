@@ -58,7 +58,8 @@ Test(exec_select, range_scans_and_tokens)
     rows("SELECT k FROM t WHERE token(k) <= token(1) PER PARTITION LIMIT 1", "1\n");
     rows("SELECT k, c FROM t WHERE k IN (1, 2) AND c IN (1, 3) ORDER BY c DESC", "1|3\n2|3\n1|1\n2|1\n");
     rows("SELECT c FROM t WHERE k = 1 AND c IN (1, 3) ORDER BY c DESC", "3\n1\n");
-    rows("SELECT k, count(*) FROM t PER PARTITION LIMIT 2", "1|8\n");
+    fails("SELECT k, count(*) FROM t PER PARTITION LIMIT 2", "PER PARTITION LIMIT is not allowed with aggregate queries.");
+    fails("SELECT DISTINCT k FROM t PER PARTITION LIMIT 2", "PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries");
     rows("SELECT k, count(*) FROM t GROUP BY k PER PARTITION LIMIT 2", "1|5\n0|5\n2|5\n3|5\n");
     rows("SELECT k, c, count(*) FROM t GROUP BY k, c PER PARTITION LIMIT 2 LIMIT 5", "1|0|1\n1|1|1\n0|0|1\n0|1|1\n2|0|1\n");
     /* a dropped then re-added column does not resurrect old cells */
