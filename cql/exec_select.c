@@ -240,7 +240,7 @@ static int check_order(cql_sx *x)
     }
     x->reversed = rev == 1;
     if (x->w.n_pks > 1) {
-        if (x->p && x->p->page_size > 0 && !x->sel.has_agg)
+        if (x->p && x->p->page_size > 0)
             return cs_error_set(x->e, CS_ERR_INVALID,
                                 "Cannot page queries with both ORDER BY and a IN restriction on the partition key; "
                                 "you must either remove the ORDER BY or the IN and sort client side, or disable "
