@@ -5,11 +5,13 @@
  * tracing/TraceKeyspace.java, SystemDistributedKeyspace.java,
  * db/virtual/).  Owner: catalog.
  *
- * Storage: system_schema, system_auth, system_distributed and system_traces
- * tables are real engine tables (ids = Cassandra's TableId.forSystemTable);
- * the tables of `system` are virtual (system.local/peers/peers_v2 are
- * computed; the others read as empty), as are system_views and
- * system_virtual_schema.  The rows describing the non-virtual system
+ * Storage: system_schema tables are real engine tables (ids = Cassandra's
+ * TableId.forSystemTable).  The tables of `system` are computed
+ * (system.local/peers/peers_v2) or empty, and so are system_auth,
+ * system_distributed and system_traces for now: nothing writes them yet, and
+ * every stored table costs directory creation at first start (the 10 ms
+ * startup budget).  Flip a keyspace's SYS_VIRTUAL to SYS_STORED in
+ * sys_keyspaces[] when auth or tracing needs real storage.  The rows describing the non-virtual system
  * keyspaces are written into system_schema once (and again whenever
  * SCH_SYSTEM_SCHEMA_GEN changes), so clients see them like Cassandra's.
  */
@@ -239,11 +241,11 @@ static const sys_ks_def sys_keyspaces[] = {
       TBL(schema_tables) },
     { "system", SYS_VIRTUAL, false, "org.apache.cassandra.locator.LocalStrategy", NULL, 0, 3600000,
       TBL(system_tables) },
-    { "system_auth", SYS_STORED, false, "org.apache.cassandra.locator.SimpleStrategy", "1", 7776000, 0,
+    { "system_auth", SYS_VIRTUAL, false, "org.apache.cassandra.locator.SimpleStrategy", "1", 7776000, 0,
       TBL(auth_tables) },
-    { "system_distributed", SYS_STORED, false, "org.apache.cassandra.locator.SimpleStrategy", "3", 864000, 0,
+    { "system_distributed", SYS_VIRTUAL, false, "org.apache.cassandra.locator.SimpleStrategy", "3", 864000, 0,
       TBL(distributed_tables) },
-    { "system_traces", SYS_STORED, false, "org.apache.cassandra.locator.SimpleStrategy", "2", 0, 0,
+    { "system_traces", SYS_VIRTUAL, false, "org.apache.cassandra.locator.SimpleStrategy", "2", 0, 0,
       TBL(traces_tables) },
     { "system_views", SYS_VIRTUAL, true, NULL, NULL, 0, 0, TBL(views_tables) },
     { "system_virtual_schema", SYS_VIRTUAL, true, NULL, NULL, 0, 0, TBL(vschema_tables) },
