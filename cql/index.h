@@ -15,6 +15,7 @@
  *   schema_load.c  finish_tables      -> cql_index_open_table (before replay)
  *   ctx.c          want_user_table    -> cql_index_owns_id (replay filter)
  *   admin.c        flush / compact    -> cql_index_for_each
+ *   restrict.c     cql__where_analyze -> cql_index_grants_key_filtering
  */
 #ifndef CS_CQL_INDEX_H
 #define CS_CQL_INDEX_H
@@ -81,6 +82,11 @@ struct cql_pstate;
  * normal single-partition path (filters re-check every row, so stale
  * entries never show).  *handled false: not applicable, scan as before. */
 int cql_index_select(struct cql_sx *x, const struct cql_pstate *ps, bool *handled);
+/* WHERE analysis hook (restrict.c): true when the relations are one
+ * `col = x` on an indexed partition key component or clustering column
+ * (plus, for a clustering column, EQ on the whole partition key): Cassandra
+ * serves these with the index, without ALLOW FILTERING. */
+int cql_index_grants_key_filtering(const sch_table *t, ast_relation **rels, int n);
 /* Refusals that depend on an index serving the query (Cassandra's
  * verifyOrderingIsAllowed: "ORDER BY with 2ndary indexes is not
  * supported.").  0 or CS_EUSER. */

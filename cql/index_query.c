@@ -73,6 +73,50 @@ static int entry_pk(const uint8_t *ck, uint32_t n, cs_buf *pk)
     return CS_ECORRUPT;
 }
 
+static bool simple_index_on(const sch_table *t, const sch_column *c);
+
+/* `c = x` on a leading clustering column with an index (the WHERE analysis
+ * made it a clustering prefix, not a filter): that index and value. */
+static sch_index *clustering_index(cql_sx *x, cs_buf *iv)
+{
+    const cql_where *w = &x->w;
+    const uint8_t *key = NULL;
+    uint32_t kl = 0;
+    if (w->ck_eq_prefix <= 0 || x->t->n_ck > 64)
+        return NULL;
+    if (w->ck_all && w->n_cks == 1 && w->cks[0].len > 0) {
+        key = w->cks[0].p;
+        kl = (uint32_t)w->cks[0].len;
+    } else if (!w->ck_all && w->n_slices == 1) {
+        key = w->slices[0].start.key;
+        kl = w->slices[0].start.len;
+    }
+    if (!key)
+        return NULL;
+    cs_buf store;
+    cs_buf_init(&store);
+    size_t off[64];
+    int32_t len[64];
+    sch_index *found = NULL;
+    if (sch_clustering_decode(x->t, key, kl, &store, off, len) == 0)
+        for (int pos = 0; pos < w->ck_eq_prefix && !found; pos++) {
+            const sch_column *c = x->t->ck[pos];
+            if (len[pos] < 0 || !simple_index_on(x->t, c))
+                continue;
+            for (int i = 0; i < x->t->n_indexes && !found; i++) {
+                cql_index_target tg;
+                if (!x->t->indexes[i]->class_name && cql_index_target_parse(x->t->indexes[i], &tg) == 0 &&
+                    tg.col == c && tg.kind == IDX_SIMPLE) {
+                    cs_buf_reset(iv);
+                    if (cql_index_value(c->type, store.p + off[pos], len[pos], iv) == 0)
+                        found = x->t->indexes[i];
+                }
+            }
+        }
+    cs_buf_destroy(&store);
+    return found;
+}
+
 int cql_index_select(cql_sx *x, const cql_pstate *ps, bool *handled)
 {
     *handled = false;
@@ -85,6 +129,8 @@ int cql_index_select(cql_sx *x, const cql_pstate *ps, bool *handled)
         for (int j = 0; j < x->t->n_indexes && !ix; j++)
             if (serves(x->t->indexes[j], &x->w.filters[i], &iv))
                 ix = x->t->indexes[j];
+    if (!ix)
+        ix = clustering_index(x, &iv);
     st_table *ist = ix ? cql_index_storage(x->ctx->eng, ix) : NULL;
     if (!ist) {
         cs_buf_destroy(&iv);
@@ -183,4 +229,46 @@ int cql_index_check_select(cql_sx *x)
     if (indexed)
         return cs_error_set(x->e, CS_ERR_INVALID, "ORDER BY with 2ndary indexes is not supported.");
     return 0;
+}
+
+/* Has column c a plain (simple) index? */
+static bool simple_index_on(const sch_table *t, const sch_column *c)
+{
+    for (int i = 0; i < t->n_indexes; i++) {
+        cql_index_target tg;
+        if (!t->indexes[i]->class_name && cql_index_target_parse(t->indexes[i], &tg) == 0 &&
+            tg.col == c && tg.kind == IDX_SIMPLE)
+            return true;
+    }
+    return false;
+}
+
+int cql_index_grants_key_filtering(const sch_table *t, ast_relation **rels, int n)
+{
+    if (t->n_indexes == 0 || n == 0)
+        return 0;
+    int pk_eq = 0, key_rel = 0;
+    const sch_column *ixc = NULL;
+    for (int i = 0; i < n; i++) {
+        const ast_relation *r = rels[i];
+        if (r->kind != REL_COLUMN || r->op != OP_EQ || r->n_columns != 1)
+            return 0;
+        const sch_column *c = sch_column_find(t, r->columns[0]);
+        if (!c)
+            return 0;
+        if (c->kind == COL_PARTITION_KEY)
+            pk_eq++;
+        if (c->kind == COL_REGULAR || c->kind == COL_STATIC)
+            return 0;
+        if (c->kind == COL_CLUSTERING || (c->kind == COL_PARTITION_KEY && n == 1)) {
+            if (key_rel++ || !simple_index_on(t, c))
+                return 0;
+            ixc = c;
+        }
+    }
+    if (!ixc)
+        return 0;
+    if (n == 1)
+        return ixc->kind == COL_CLUSTERING || t->n_pk > 1;
+    return ixc->kind == COL_CLUSTERING && pk_eq == t->n_pk && n == t->n_pk + 1;
 }

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cql/restrict_int.h"
+#include "cql/index.h"   /* index hook (issue 5) */
 #include "common/alloc.h"
 #include "common/hash.h"
 
@@ -547,6 +548,12 @@ int cql__where_analyze(cql_eval *ev, const sch_table *t, ast_relation **rels, in
                        cql_where_kind kind, int flags, cql_where *out, cs_error *e)
 {
     memset(out, 0, sizeof(*out));
+    /* index hook (issue 5, cql/index_query.c): `col = x` on an indexed
+     * partition key component or clustering column is served by the index
+     * (Cassandra needs no ALLOW FILTERING there); rows are still filtered */
+    if (kind == CQL_WHERE_SELECT && !(flags & CQL_WHERE_ALLOW_FILTERING) &&
+        cql_index_grants_key_filtering(t, rels, n_rels))
+        flags |= CQL_WHERE_ALLOW_FILTERING;
     cql_wan a;
     memset(&a, 0, sizeof(a));
     a.ev = ev;
