@@ -375,11 +375,12 @@ static void complete_waiters(clog *l, bool all)
         clog_waiter *w = *pp;
         if (all || st__pos_cmp(w->pos, l->synced) <= 0) {
             *pp = w->next;
-            pthread_mutex_lock(&w->n->mu);
-            w->next = w->n->ready;
-            w->n->ready = w;
-            pthread_mutex_unlock(&w->n->mu);
-            uv_async_send(&w->n->async);
+            clog_notifier *n = w->n;   /* w may be run and freed by the loop once queued */
+            pthread_mutex_lock(&n->mu);
+            w->next = n->ready;
+            n->ready = w;
+            pthread_mutex_unlock(&n->mu);
+            uv_async_send(&n->async);
         } else {
             pp = &w->next;
         }

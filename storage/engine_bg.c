@@ -152,7 +152,7 @@ static int flush_one(st_engine *e, st_table *t, mt_memtable *m, uint64_t gen, ui
 {
     uint64_t t0 = cs_mono_ns();
     sst_writer *w;
-    int rc = sst_writer_open(t->dir, gen, t->opts.bloom_fp_chance, m->parts.count, &w);
+    int rc = sst_writer_open(t->dir, gen, t->opts.bloom_fp_chance, mt_partitions(m), &w);
     sst_reader *r = NULL;
     if (!rc) {
         flush_ctx c = { w, 0 };
@@ -226,10 +226,14 @@ int st__flush_table(st_table *t, bool wait)
 {
     st_engine *e = t->e;
     pthread_rwlock_wrlock(&e->barrier);
+    /* No write is in flight (barrier): every record before this position is
+     * in the memtable being switched out.  Read before t->mu (lock order:
+     * commit log, then table). */
+    st_clog_pos switch_pos = clog_current(e->log);
     pthread_mutex_lock(&t->mu);
     st__job *j = NULL;
     bool retry = t->n_flushing > 0 && t->flushing[0]->flush_failed;
-    if ((t->mem->parts.count > 0 || retry) && !t->dropped && t->paused == 0) {
+    if ((mt_partitions(t->mem) > 0 || retry) && !t->dropped && t->paused == 0) {
         mt_memtable *fresh = mt_new();
         j = cs_calloc(1, sizeof *j);
         if (!fresh || !j) {
@@ -250,7 +254,7 @@ int st__flush_table(st_table *t, bool wait)
             t->flushing = nf; t->cap_flushing = nc;
         }
         mt_memtable *old = t->mem;
-        old->flush_pos = clog_current(e->log);
+        old->flush_pos = switch_pos;
         t->flushing[t->n_flushing++] = old;
         t->mem = fresh;
         j->t = t; j->mt = old; j->gen = t->next_gen++; j->epoch = t->epoch; j->wait = wait;
@@ -298,8 +302,11 @@ void st__maybe_flush(st_engine *e)
         size_t best_mem = 0;
         pthread_mutex_lock(&e->mu);
         for (int i = 0; i < e->n_tables; i++) {
-            size_t m = atomic_load(&e->tables[i]->mem->mem);
-            if (m > best_mem) { best_mem = m; best = e->tables[i]; }
+            st_table *t = e->tables[i];
+            pthread_mutex_lock(&t->mu);
+            size_t m = atomic_load(&t->mem->mem);
+            pthread_mutex_unlock(&t->mu);
+            if (m > best_mem) { best_mem = m; best = t; }
         }
         pthread_mutex_unlock(&e->mu);
         if (best) st__flush_table(best, false);
@@ -445,7 +452,7 @@ int st_table_stats_get(st_table *t, st_table_stats *out)
     pthread_mutex_lock(&t->mu);
     out->memtable_bytes = atomic_load(&t->mem->mem);
     out->memtable_cells = t->mem->cells;
-    out->memtable_partitions = t->mem->parts.count;
+    out->memtable_partitions = mt_partitions(t->mem);
     out->sstable_count = (uint64_t)t->n_ssts;
     uint64_t parts = 0, minb = UINT64_MAX, maxb = 0, sumb = 0, nb = 0;
     for (int i = 0; i < t->n_ssts; i++) {
@@ -465,7 +472,7 @@ int st_table_stats_get(st_table *t, st_table_stats *out)
             nb += r->st.size_hist[k];
         }
     }
-    out->partitions_estimate = parts + t->mem->parts.count;
+    out->partitions_estimate = parts + out->memtable_partitions;
     out->bytes_flushed = t->bytes_flushed;
     out->bytes_compacted = t->bytes_compacted;
     out->pending_flushes = (uint64_t)t->flush_jobs;

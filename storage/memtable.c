@@ -105,7 +105,8 @@ static int add_rt(mt_partition *p, const st__rt *rt, size_t *mem)
 
 static void note_ts(mt_memtable *m, int64_t ts)
 {
-    if (ts != INT64_MIN && ts < m->min_ts) m->min_ts = ts;
+    if (ts != INT64_MIN && ts < atomic_load_explicit(&m->min_ts, memory_order_relaxed))
+        atomic_store_explicit(&m->min_ts, ts, memory_order_relaxed);
 }
 
 /* Apply the ops of one partition update.  The stream r is positioned just
@@ -266,6 +267,14 @@ int mt_next_key(mt_memtable *m, int64_t token, const uint8_t *key, uint32_t klen
     }
     pthread_rwlock_unlock(&m->lock);
     return rc;
+}
+
+size_t mt_partitions(mt_memtable *m)
+{
+    pthread_rwlock_rdlock(&m->lock);
+    size_t n = m->parts.count;
+    pthread_rwlock_unlock(&m->lock);
+    return n;
 }
 
 /* Consistency check for tests and tools: both trees ordered, rows' cells

@@ -155,9 +155,9 @@ typedef struct mt_memtable {
     pthread_rwlock_t lock;
     st__btree parts;                     /* mt_partition* by (token, pk) */
     atomic_size_t mem;                   /* bytes accounted */
-    uint64_t cells, n_rows;
+    _Atomic uint64_t cells, n_rows;
     atomic_int refs;
-    int64_t min_ts;                      /* smallest timestamp written (for purge) */
+    _Atomic int64_t min_ts;              /* smallest timestamp written (for purge) */
     st_clog_pos first_pos;               /* first commit log record applied */
     st_clog_pos flush_pos;               /* switch position: records < this are inside */
     bool flush_failed;                   /* set under the table lock; retried before newer flushes */
@@ -180,6 +180,7 @@ int mt_next_key(mt_memtable *m, int64_t token, const uint8_t *key, uint32_t klen
                 int64_t end_token, int64_t *out_token, const uint8_t **out_key, uint32_t *out_len,
                 cs_arena *a);
 int mt_check(mt_memtable *m);
+size_t mt_partitions(mt_memtable *m);    /* partition count, under the read lock */
 int mt_foreach(mt_memtable *m, int (*cb)(st__part *p, void *arg), void *arg);
 
 /* ---------------------------------------------------------------- commit log */
