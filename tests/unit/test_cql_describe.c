@@ -265,3 +265,75 @@ Test(cql_describe, alter_type_index_view)
     ok(&v, "DROP TYPE ks.zz");
     env_fini(&v);
 }
+
+/* DESCRIBE pages by row offset: follow the paging state until the end and
+ * count rows; a schema change in between invalidates the state. */
+Test(cql_describe, paging)
+{
+    env v;
+    env_init(&v);
+    cs_error e;
+    cql_stmt *st = cql_parse("DESCRIBE KEYSPACES", 18, &e);
+    cr_assert_not_null(st);
+    uint8_t ps[64];
+    int32_t ps_len = -1;
+    int total = 0, pages = 0;
+    for (;;) {
+        cql_params p;
+        memset(&p, 0, sizeof p);
+        p.page_size = 3;
+        p.paging_state = ps_len >= 0 ? ps : NULL;
+        p.paging_state_len = ps_len;
+        cql_result r;
+        cql_result_init(&r);
+        cs_error_init(&e);
+        cr_assert_eq(cql_exec_describe(v.ctx, &v.sess, st, &p, &r, &e), 0, "%s", e.msg);
+        cs_rd rd;
+        cs_rd_init(&rd, r.body.p, r.body.len);
+        cr_assert_eq(cs_rd_u32(&rd), 2);                 /* Rows */
+        uint32_t flags = cs_rd_u32(&rd);
+        uint32_t ncols = cs_rd_u32(&rd);
+        cr_assert_eq(ncols, 3);
+        ps_len = -1;
+        if (flags & 0x0002) {
+            const uint8_t *pp;
+            ps_len = cs_rd_bytes(&rd, &pp);
+            cr_assert(ps_len > 0 && ps_len <= (int32_t)sizeof ps);
+            memcpy(ps, pp, (size_t)ps_len);
+        }
+        if (flags & 0x0001) { size_t n; cs_rd_string(&rd, &n); cs_rd_string(&rd, &n); }
+        for (uint32_t i = 0; i < ncols; i++) {
+            size_t n;
+            if (!(flags & 0x0001)) { cs_rd_string(&rd, &n); cs_rd_string(&rd, &n); }
+            cs_rd_string(&rd, &n);
+            cs_rd_u16(&rd);                                /* varchar option */
+        }
+        total += (int)cs_rd_u32(&rd);
+        pages++;
+        cql_result_destroy(&r);
+        if (ps_len < 0) break;
+        cr_assert_lt(pages, 20);
+    }
+    cr_assert_eq(total, sch_keyspace_count(cql_ctx_catalog(v.ctx)));
+    cr_assert_gt(pages, 2);
+    /* a stale paging state after DDL */
+    cql_params p;
+    memset(&p, 0, sizeof p);
+    p.page_size = 3;
+    cql_result r;
+    cql_result_init(&r);
+    cs_error_init(&e);
+    cr_assert_eq(cql_exec_describe(v.ctx, &v.sess, st, &p, &r, &e), 0);
+    cql_result_destroy(&r);
+    ok(&v, "CREATE KEYSPACE kx WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    uint8_t stale[26] = { 0, 1 };
+    p.paging_state = stale;
+    p.paging_state_len = 26;
+    cql_result_init(&r);
+    cs_error_init(&e);
+    cr_assert_neq(cql_exec_describe(v.ctx, &v.sess, st, &p, &r, &e), 0);
+    cr_assert_str_eq(e.msg, "The schema has changed since the previous page of the DESCRIBE statement was computed. Please retry DESCRIBE.");
+    cql_result_destroy(&r);
+    cql_stmt_free(st);
+    env_fini(&v);
+}
