@@ -18,6 +18,7 @@
 #include <string.h>
 #include <stdlib.h>
 
+#include "cql/metrics.h"
 #include "cql/schema_int.h"
 #include "cql/index.h"   /* index hook (issue 5) */
 #include "common/alloc.h"
@@ -165,6 +166,7 @@ void cql_ctx_free(cql_ctx *ctx)
 {
     if (!ctx) return;
     if (cql_exec_ctx_destroy) cql_exec_ctx_destroy(ctx);
+    cql_metrics_free(ctx);
     sch_catalog_free(ctx->cat);
     cs_free(ctx->tokens);
     cs_free((char *)ctx->cfg.cluster_name);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cql/exec_int.h"
+#include "cql/metrics.h"
 #include "common/alloc.h"
 #include "common/hash.h"
 
@@ -153,6 +154,31 @@ static int dispatch(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params
     }
 }
 
+/* Per-table request latency for nodetool and system_views (cql/metrics.c):
+ * SELECT counts as a read (a range scan when no partition key is given),
+ * INSERT/UPDATE/DELETE as a write; a BATCH counts once per statement. */
+static void record_latency(cql_ctx *ctx, cql_session *s, const cql_stmt *st, uint64_t us)
+{
+    const ast_qname *qn = NULL;
+    int kind = 1;
+    switch (st->kind) {
+    case STMT_SELECT: qn = &st->u.select.table; kind = st->u.select.n_where ? 0 : 2; break;
+    case STMT_INSERT: qn = &st->u.insert.table; break;
+    case STMT_UPDATE: qn = &st->u.update.table; break;
+    case STMT_DELETE: qn = &st->u.del.table; break;
+    case STMT_BATCH:
+        for (int i = 0; i < st->u.batch.n_stmts; i++)
+            record_latency(ctx, s, st->u.batch.stmts[i], us);
+        return;
+    default: return;
+    }
+    cs_error ignore;
+    cs_error_init(&ignore);
+    sch_table *t = sch_resolve_table(ctx->cat, qn->ks, qn->name, s->keyspace, &ignore);
+    if (t)
+        cql_metrics_record(ctx, t, kind, us, NULL, 0);
+}
+
 /* Execute st with the request's values (names resolved here). */
 int cql__run(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p, cql_result *r,
              cs_error *e)
@@ -175,7 +201,10 @@ int cql__run(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p, cq
         pp.n_values = st->n_binds;
         pp.names = NULL;
         pp.name_lens = NULL;
+        uint64_t t0 = cs_mono_ns();
         rc = dispatch(ctx, s, st, &pp, r, e);
+        if (rc == 0)
+            record_latency(ctx, s, st, (cs_mono_ns() - t0) / 1000);
     }
     cs_arena_destroy(&a);
     if (rc < 0 && !cs_error_isset(e))   /* internal failure without a message */

@@ -21,6 +21,7 @@
  * verifyBatchSize, verifyBatchType).
  */
 #include <stdio.h>
+#include "cql/metrics.h"
 #include <stdlib.h>
 #include <string.h>
 #include "cql/modify_int.h"
@@ -114,6 +115,8 @@ int cql__wbatch_commit(cql_wbatch *b, cql_result *r, cs_error *e)
         r->need_sync = true;
         r->sync_pos = pos;
     }
+    for (int i = 0; i < b->n_parts; i++)   /* nodetool toppartitions (cql/metrics.c) */
+        cql_metrics_sample(b->ctx, b->parts[i].t, true, b->parts[i].pk, b->parts[i].pk_len);
     return 0;
 }
 

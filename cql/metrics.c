@@ -161,6 +161,13 @@ void cql_metrics_record(cql_ctx *ctx, const sch_table *t, int kind, uint64_t mic
         top_add(kind == 1 ? &m->writes : &m->reads, pk, pk_len);
 }
 
+void cql_metrics_sample(cql_ctx *ctx, const sch_table *t, bool write, const uint8_t *pk, size_t pk_len)
+{
+    metrics *m = ctx->metrics;
+    if (m && m->sampling && t && pk && !memcmp(m->sample_id, t->id, 16))
+        top_add(write ? &m->writes : &m->reads, pk, pk_len);
+}
+
 void cql_metrics_record_read_stats(cql_ctx *ctx, const sch_table *t, uint64_t rows, uint64_t tombstones)
 {
     metrics *m = M(ctx);

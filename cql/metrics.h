@@ -42,6 +42,8 @@ double cql_latency_pct(const cql_latency *l, double p);
  * pk/pk_len: the partition touched (for toppartitions), may be NULL. */
 void cql_metrics_record(cql_ctx *ctx, const sch_table *t, int kind, uint64_t micros,
                         const uint8_t *pk, size_t pk_len);
+/* Count one touch of partition pk for toppartitions (no-op unless sampling). */
+void cql_metrics_sample(cql_ctx *ctx, const sch_table *t, bool write, const uint8_t *pk, size_t pk_len);
 void cql_metrics_record_read_stats(cql_ctx *ctx, const sch_table *t, uint64_t rows, uint64_t tombstones);
 /* Metrics of a table; NULL if it has seen no request. */
 const cql_table_metrics *cql_metrics_get(cql_ctx *ctx, const uint8_t id[16]);

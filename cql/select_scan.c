@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cql/select_int.h"
+#include "cql/metrics.h"
 #include "common/alloc.h"
 #include "common/hash.h"
 #include "common/util.h"
@@ -343,6 +344,8 @@ static int run_scan(cql_sx *x, st_read_spec *spec, int32_t first_part_emitted)
     int rc = st_scan_open(x->t->st, spec, &sc);
     if (rc)
         return cs_error_set(x->e, CS_ERR_SERVER, "Cannot open scan: %s", cs_strerror(rc));
+    if (spec->pk)   /* nodetool toppartitions (cql/metrics.c) */
+        cql_metrics_sample(x->ctx, x->t, false, spec->pk, spec->pk_len);
     st_partition_view pv;
     int32_t pe = first_part_emitted;
     while (!x->stop && (rc = st_scan_next_partition(sc, &pv)) == 1) {

@@ -5,9 +5,12 @@
 #include "server/admin.h"
 #include "server/msg.h"
 #include "server/nodetool.h"
+#include "cql/metrics.h"
+#include "cql/schema.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/alloc.h"
@@ -207,6 +210,62 @@ static void pct_decode(char *s)
     *d = 0;
 }
 
+/* toppartitions ks table duration_ms: sample for the duration on this loop,
+ * then answer.  The connection stops reading meanwhile, so it stays alive
+ * until the reply is written (a vanished client only fails that write). */
+typedef struct top_wait {
+    uv_timer_t timer;                /* first member */
+    admin_conn *ac;
+    uint8_t table_id[16];
+} top_wait;
+
+static void on_top_timer_closed(uv_handle_t *h) { cs_free(h); }
+
+static void on_top_done(uv_timer_t *t)
+{
+    top_wait *w = (top_wait *)t;
+    admin_conn *ac = w->ac;
+    cs_buf out;
+    cs_buf_init(&out);
+    sch_table *tb = sch_table_by_id(cql_ctx_catalog(ac->a->server->cql), w->table_id);
+    if (tb) {
+        nodetool_toppartitions_report(ac->a->server, tb, 10, &out);
+        respond(ac, 200, "text/plain; charset=utf-8", out.p ? (const char *)out.p : "", out.len);
+    } else {
+        respond_text(ac, 400, "nodetool: the table was dropped while sampling\n");
+    }
+    cs_buf_destroy(&out);
+    uv_close((uv_handle_t *)&w->timer, on_top_timer_closed);
+}
+
+static void do_toppartitions(admin_conn *ac, char **args, int n)
+{
+    long ms = n == 3 ? strtol(args[2], NULL, 10) : -1;
+    if (n != 3 || ms <= 0 || ms > 3600000) {
+        respond_text(ac, 400, "nodetool: toppartitions requires keyspace, table and duration in milliseconds\n");
+        return;
+    }
+    sch_table *t = sch_table_find(cql_ctx_catalog(ac->a->server->cql), args[0], args[1]);
+    if (!t || !t->st) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "nodetool: Table %.200s.%.200s does not exist\n", args[0], args[1]);
+        respond_text(ac, 400, msg);
+        return;
+    }
+    top_wait *w = cs_calloc(1, sizeof *w);
+    if (!w || cql_toppartitions_start(ac->a->server->cql, t)) {
+        cs_free(w);
+        respond_text(ac, 500, "out of memory\n");
+        return;
+    }
+    w->ac = ac;
+    memcpy(w->table_id, t->id, 16);
+    ac->answered = true;               /* on_read ignores the connection until the reply */
+    uv_read_stop((uv_stream_t *)&ac->tcp);
+    uv_timer_init(ac->a->loop, &w->timer);
+    uv_timer_start(&w->timer, on_top_done, (uint64_t)ms, 0);
+}
+
 /* GET /nodetool/<verb>?args=a,b,c (each argument %-encoded): see nodetool.h. */
 static void do_nodetool(admin_conn *ac, const char *verb, const char *query)
 {
@@ -218,6 +277,10 @@ static void do_nodetool(admin_conn *ac, const char *verb, const char *query)
     for (char *t = strtok_r(argbuf, ",", &save); t && n < 32; t = strtok_r(NULL, ",", &save)) {
         pct_decode(t);
         args[n++] = t;
+    }
+    if (strcmp(verb, "toppartitions") == 0) {
+        do_toppartitions(ac, args, n);
+        return;
     }
     cs_buf out;
     cs_buf_init(&out);

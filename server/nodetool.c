@@ -7,6 +7,7 @@
 #include "common/alloc.h"
 #include "common/hash.h"
 #include "common/util.h"
+#include "cql/metrics.h"
 #include "cql/schema.h"
 #include "cql/types.h"
 #include <stdarg.h>
@@ -113,8 +114,15 @@ static int do_describecluster(srv *s, cs_buf *o)
     return 200;
 }
 
-static void table_stats_block(cs_buf *o, sch_table *t)
+static double mean_ms(const cql_latency *l) { return l->count ? (double)l->total_us / (double)l->count / 1000.0 : 0.0 / 0.0; }
+
+static void table_stats_block(cs_buf *o, srv *s, sch_table *t)
 {
+    const cql_table_metrics *tm = cql_metrics_get(s->cql, t->id);
+    cql_table_metrics zero;
+    memset(&zero, 0, sizeof(zero));
+    if (!tm)
+        tm = &zero;
     st_table_stats st;
     memset(&st, 0, sizeof(st));
     if (t->st)
@@ -140,6 +148,10 @@ static void table_stats_block(cs_buf *o, sch_table *t)
     out_printf(o, "\t\tMemtable data size: %llu\n", (unsigned long long)st.memtable_bytes);
     out_printf(o, "\t\tMemtable off heap memory used: 0\n");
     out_printf(o, "\t\tMemtable switch count: %llu\n", (unsigned long long)(st.bytes_flushed ? 1 : 0));
+    out_printf(o, "\t\tLocal read count: %llu\n", (unsigned long long)tm->reads.count);
+    out_printf(o, "\t\tLocal read latency: %.3f ms\n", mean_ms(&tm->reads));
+    out_printf(o, "\t\tLocal write count: %llu\n", (unsigned long long)tm->writes.count);
+    out_printf(o, "\t\tLocal write latency: %.3f ms\n", mean_ms(&tm->writes));
     out_printf(o, "\t\tPending flushes: %llu\n", (unsigned long long)st.pending_flushes);
     out_printf(o, "\t\tPercent repaired: 0.0\n");
     out_printf(o, "\t\tBloom filter false positives: %llu\n", (unsigned long long)st.bloom_false_positives);
@@ -177,11 +189,23 @@ static int do_tablestats(srv *s, char **args, int n, cs_buf *o)
             if (!want || t->is_virtual)
                 continue;
             if (!ks_header) {
-                out_printf(&body, "Keyspace : %s\n\tRead Count: 0\n\tRead Latency: NaN ms\n\tWrite Count: 0\n"
-                                  "\tWrite Latency: NaN ms\n\tPending Flushes: 0\n", k->name);
+                cql_latency rd, wr;
+                memset(&rd, 0, sizeof(rd));
+                memset(&wr, 0, sizeof(wr));
+                for (int x = 0; x < k->n_tables; x++) {
+                    const cql_table_metrics *tm = cql_metrics_get(s->cql, k->tables[x]->id);
+                    if (!tm) continue;
+                    rd.count += tm->reads.count;
+                    rd.total_us += tm->reads.total_us;
+                    wr.count += tm->writes.count;
+                    wr.total_us += tm->writes.total_us;
+                }
+                out_printf(&body, "Keyspace : %s\n\tRead Count: %llu\n\tRead Latency: %.3f ms\n\tWrite Count: %llu\n"
+                                  "\tWrite Latency: %.3f ms\n\tPending Flushes: 0\n", k->name,
+                           (unsigned long long)rd.count, mean_ms(&rd), (unsigned long long)wr.count, mean_ms(&wr));
                 ks_header = true;
             }
-            table_stats_block(&body, t);
+            table_stats_block(&body, s, t);
             total++;
         }
         if (ks_header)
@@ -255,10 +279,20 @@ static int do_tablehistograms(srv *s, char **args, int n, cs_buf *o)
         { "50%", 50, 0, 0 }, { "75%", 75, 0, 0 }, { "95%", 95, 0, 0 }, { "98%", 98, 0, 0 },
         { "99%", 99, 0, 0 }, { "Min", 0, 1, 0 }, { "Max", 100, 0, 1 },
     };
-    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-        out_printf(o, "%-10s%18.2f%18.2f%18.2f%18llu%18llu\n", rows[i].name, 0.0, 0.0, 0.0,
+    const cql_table_metrics *tm = cql_metrics_get(s->cql, t->id);
+    cql_table_metrics zero;
+    memset(&zero, 0, sizeof(zero));
+    if (!tm)
+        tm = &zero;
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        double rl = rows[i].mn ? cql_latency_pct(&tm->reads, 0) : rows[i].mx ? (double)tm->reads.max_us
+                                                                           : cql_latency_pct(&tm->reads, rows[i].p);
+        double wl = rows[i].mn ? cql_latency_pct(&tm->writes, 0) : rows[i].mx ? (double)tm->writes.max_us
+                                                                            : cql_latency_pct(&tm->writes, rows[i].p);
+        out_printf(o, "%-10s%18.2f%18.2f%18.2f%18llu%18llu\n", rows[i].name, rl, wl, 0.0,
                    (unsigned long long)hist_pct(&hb, rows[i].p, rows[i].mn, rows[i].mx),
                    (unsigned long long)hist_pct(&hc, rows[i].p, rows[i].mn, rows[i].mx));
+    }
     out_printf(o, "\n");
     return 200;
 }
@@ -323,6 +357,74 @@ static int do_getendpoints(srv *s, char **args, int n, cs_buf *o)
     }
     out_printf(o, "%s\n", listen_addr(s));
     return 200;
+}
+
+/* A partition key as nodetool prints it: components as text, joined by ':'. */
+static void key_text(const sch_table *t, const uint8_t *pk, size_t n, cs_buf *o)
+{
+    cs_rd r;
+    cs_rd_init(&r, pk, n);
+    for (int i = 0; i < t->n_pk; i++) {
+        const uint8_t *v = pk;
+        size_t len = n;
+        if (t->n_pk > 1) {
+            len = cs_rd_u16(&r);
+            v = cs_rd_take(&r, len);
+            cs_rd_u8(&r);
+            if (!v)
+                return;
+        }
+        if (i)
+            cs_buf_put_u8(o, ':');
+        cs_buf tmp;
+        cs_buf_init(&tmp);
+        if (ctype_format_cql(t->pk[i]->type, v, len, &tmp) == 0 && tmp.len >= 2 && tmp.p[0] == '\'' &&
+            tmp.p[tmp.len - 1] == '\'')
+            cs_buf_put(o, tmp.p + 1, tmp.len - 2);
+        else
+            cs_buf_put(o, tmp.p, tmp.len);
+        cs_buf_destroy(&tmp);
+    }
+}
+
+static void sampler_block(cs_buf *o, const char *name, const sch_table *t, const cql_top_entry *e, int n, int top)
+{
+    out_printf(o, "%s Sampler:\n  Cardinality: ~%d (256 capacity)\n  Top %d partitions:\n", name, n, top);
+    if (!n) {
+        out_printf(o, "\tNothing recorded during sampling period...\n");
+        return;
+    }
+    cs_buf keys;
+    cs_buf_init(&keys);
+    size_t width = 9;
+    size_t *ends = cs_calloc((size_t)n + 1, sizeof(size_t));
+    for (int i = 0; i < n && i < top; i++) {
+        size_t start = keys.len;
+        key_text(t, e[i].pk, e[i].pk_len, &keys);
+        ends[i] = keys.len;
+        if (keys.len - start > width) width = keys.len - start;
+    }
+    out_printf(o, "\t%-*s %10s %10s\n", (int)width, "Partition", "Count", "+/-");
+    size_t start = 0;
+    for (int i = 0; i < n && i < top; i++) {
+        out_printf(o, "\t%-*.*s %10llu %10d\n", (int)width, (int)(ends[i] - start), (const char *)keys.p + start,
+                   (unsigned long long)e[i].count, 0);
+        start = ends[i];
+    }
+    cs_free(ends);
+    cs_buf_destroy(&keys);
+}
+
+void nodetool_toppartitions_report(srv *s, const sch_table *t, int top, cs_buf *o)
+{
+    cql_top_entry *rd, *wr;
+    int nr, nw;
+    cql_toppartitions_stop(s->cql, &rd, &nr, &wr, &nw);
+    sampler_block(o, "WRITES", t, wr, nw, top);
+    out_printf(o, "\n");
+    sampler_block(o, "READS", t, rd, nr, top);
+    cql_toppartitions_free(rd, nr);
+    cql_toppartitions_free(wr, nw);
 }
 
 int nodetool_run(srv *s, const char *verb, char **args, int n, cs_buf *o)

@@ -14,4 +14,10 @@
  * status: 200, 400 (bad arguments, message in out) or 404 (unknown verb). */
 int nodetool_run(srv *s, const char *verb, char **args, int n_args, cs_buf *out);
 
+/* toppartitions: the admin endpoint validates the table, starts sampling
+ * (cql_toppartitions_start), waits duration_ms on its loop, then calls this
+ * to stop sampling and print nodetool's WRITES/READS sampler blocks. */
+struct sch_table;
+void nodetool_toppartitions_report(srv *s, const struct sch_table *t, int top, cs_buf *out);
+
 #endif

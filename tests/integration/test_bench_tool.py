@@ -134,6 +134,27 @@ def test_bench_partitions_agree_with_server(srv, tmp_path):
     assert mx and int(mx[0].split()[-1]) >= 1       # cells in the largest partition
 
 
+def test_toppartitions_sees_the_hot_partitions(srv):
+    """Sampling while the bench writes: the ts_day scheme's partitions are
+    (sensor, day) pairs, printed as nodetool does (components joined by ':')."""
+    import threading
+    res = {}
+    t = threading.Thread(target=lambda: res.update(p=bench(srv, "run", "preset:ts_day", "--duration", "3s",
+                                                            "--warmup", "0", "--ops", "insert=1")))
+    t.start()
+    import time
+    time.sleep(0.5)
+    top = tool(srv, "toppartitions", "cassette_bench", "ts_day", "1000")
+    t.join()
+    assert res["p"].returncode == 0, res["p"].stderr
+    assert top.returncode == 0, top.stderr
+    assert "WRITES Sampler:" in top.stdout and "READS Sampler:" in top.stdout
+    rows = re.findall(r"^\t(\d+):(\d{4}-\d\d-\d\d)\s+(\d+)\s+0$", top.stdout, re.M)
+    assert rows, top.stdout
+    assert all(int(c) > 0 for _, _, c in rows)
+    assert tool(srv, "toppartitions", "cassette_bench", "nope", "10").returncode != 0
+
+
 def test_tool_verbs(srv):
     s = tool(srv, "status")
     assert s.returncode == 0 and re.search(r"^UN\s+127\.0\.0\.1", s.stdout, re.M), s.stdout
