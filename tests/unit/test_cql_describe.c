@@ -275,8 +275,8 @@ Test(cql_describe, paging)
     cs_error e;
     cql_stmt *st = cql_parse("DESCRIBE KEYSPACES", 18, &e);
     cr_assert_not_null(st);
-    uint8_t ps[64];
-    int32_t ps_len = -1;
+    uint8_t ps[64], first[64];
+    int32_t ps_len = -1, first_len = -1;
     int total = 0, pages = 0;
     for (;;) {
         cql_params p;
@@ -300,6 +300,7 @@ Test(cql_describe, paging)
             ps_len = cs_rd_bytes(&rd, &pp);
             cr_assert(ps_len > 0 && ps_len <= (int32_t)sizeof ps);
             memcpy(ps, pp, (size_t)ps_len);
+            if (first_len < 0) { memcpy(first, ps, (size_t)ps_len); first_len = ps_len; }
         }
         if (flags & 0x0001) { size_t n; cs_rd_string(&rd, &n); cs_rd_string(&rd, &n); }
         for (uint32_t i = 0; i < ncols; i++) {
@@ -326,9 +327,9 @@ Test(cql_describe, paging)
     cr_assert_eq(cql_exec_describe(v.ctx, &v.sess, st, &p, &r, &e), 0);
     cql_result_destroy(&r);
     ok(&v, "CREATE KEYSPACE kx WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
-    uint8_t stale[26] = { 0, 1 };
-    p.paging_state = stale;
-    p.paging_state_len = 26;
+    cr_assert_gt(first_len, 0);
+    p.paging_state = first;       /* valid before the CREATE KEYSPACE, stale after */
+    p.paging_state_len = first_len;
     cql_result_init(&r);
     cs_error_init(&e);
     cr_assert_neq(cql_exec_describe(v.ctx, &v.sess, st, &p, &r, &e), 0);
