@@ -74,6 +74,14 @@ int cql_index_value(const ctype *ty, const uint8_t *v, int32_t n, cs_buf *out);
 void cql_index_entry_ck(int64_t token, const uint8_t *pk, uint32_t pk_len,
                         const uint8_t *ck, uint32_t ck_len, cs_buf *out);
 
+/* ---- view_where.c */
+
+/* Does a base row satisfy view v's WHERE clause beyond IS NOT NULL?  vals
+ * indexed like the base table's columns (len -1 = null); pk/ck the row's
+ * keys.  *match true also when the clause cannot be evaluated. */
+int cql_view_where_match(cql_ctx *ctx, const sch_table *v, const cql_value *vals, const uint8_t *pk,
+                         uint32_t pk_len, const uint8_t *ck, uint32_t ck_len, bool *match);
+
 /* ---- index_query.c */
 struct cql_sx;
 struct cql_pstate;

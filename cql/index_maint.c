@@ -593,9 +593,10 @@ static int maint_index(maint *x, const mpart *p, sch_index *ix, const rstate *be
 /* ---------------------------------------------------------------- views */
 
 /* View key (pk bytes, ck bytes) of a base row state; false if a key column is null. */
-static bool view_key(const sch_table *v, const sch_table *t, const rstate *r, const cql_value *pkv,
+static bool view_key(maint *x, const mpart *p, const sch_table *v, const rstate *r, const cql_value *pkv,
                      const cql_value *ckv, cs_buf *vpk, cs_buf *vck, const st_cell **keycell)
 {
+    const sch_table *t = p->t;
     cql_value pv[64], cv[64];
     *keycell = NULL;
     if (!exists(r) || r->is_static || v->n_pk > 64 || v->n_ck > 64)
@@ -622,6 +623,29 @@ static bool view_key(const sch_table *v, const sch_table *t, const rstate *r, co
             return false;
         if (i < v->n_pk) pv[i] = val; else cv[i - v->n_pk] = val;
     }
+    if (v->view_where && *v->view_where) {
+        /* restrictions beyond IS NOT NULL (view_where.c) */
+        cql_value *vals = cs_arena_alloc(&x->a, sizeof(cql_value) * (size_t)(t->n_cols + 1));
+        if (!vals)
+            return false;
+        for (int i = 0; i < t->n_cols; i++) {
+            const sch_column *c = &t->cols[i];
+            vals[i] = (cql_value){ NULL, CQL_NULL };
+            if (c->kind == COL_PARTITION_KEY)
+                vals[i] = pkv[c->position];
+            else if (c->kind == COL_CLUSTERING)
+                vals[i] = ckv[c->position];
+            else {
+                const st_cell *ce = find_cell(r, c->id);
+                if (ce)
+                    vals[i] = (cql_value){ ce->val, (int32_t)ce->val_len };
+            }
+        }
+        bool match = true;
+        cql_view_where_match(x->ctx, v, vals, p->pk, p->pk_len, r->ck, r->ck_len, &match);
+        if (!match)
+            return false;
+    }
     cs_buf_reset(vpk);
     cs_buf_reset(vck);
     if (sch_partition_key(v, pv, vpk) || sch_clustering_key(v, cv, v->n_ck, vck))
@@ -645,8 +669,8 @@ static int maint_view(maint *x, const mpart *p, sch_table *v, const rstate *bef,
     cs_buf bpk, bck, apk, ack;
     cs_buf_init(&bpk); cs_buf_init(&bck); cs_buf_init(&apk); cs_buf_init(&ack);
     const st_cell *bkc, *akc;
-    bool hb = view_key(v, p->t, bef, pkv, ckv, &bpk, &bck, &bkc);
-    bool ha = view_key(v, p->t, aft, pkv, ckv, &apk, &ack, &akc);
+    bool hb = view_key(x, p, v, bef, pkv, ckv, &bpk, &bck, &bkc);
+    bool ha = view_key(x, p, v, aft, pkv, ckv, &apk, &ack, &akc);
     int64_t w = ops_ts(p, mr);
     if (max_ts(bef) > w) w = max_ts(bef);
     if (max_ts(aft) > w) w = max_ts(aft);

@@ -124,6 +124,22 @@ def test_build_existing_and_select_subset(session, base):
     assert list(session.execute("SELECT * FROM %s LIMIT 1" % v).column_names) == ["v", "k", "c"]
 
 
+def test_where_restrictions_on_key_columns(session, base):
+    ks, t = base
+    bt = "%s.%s" % (ks, t)
+    for k in range(3):
+        for c in range(4):
+            session.execute("INSERT INTO %s (k, c, v) VALUES (%%s, %%s, %%s)" % bt, (k, c, k * 10 + c))
+    session.execute("CREATE MATERIALIZED VIEW %s.%s_mv AS SELECT * FROM %s WHERE v IS NOT NULL "
+                    "AND k = 1 AND c > 1 PRIMARY KEY (v, k, c)" % (ks, t, bt))
+    v = "%s.%s_mv" % (ks, t)
+    assert rows(session, "SELECT k, c FROM %s" % v) == [(1, 2), (1, 3)]
+    session.execute("INSERT INTO %s (k, c, v) VALUES (1, 5, 99)" % bt)
+    session.execute("INSERT INTO %s (k, c, v) VALUES (2, 5, 98)" % bt)
+    session.execute("INSERT INTO %s (k, c, v) VALUES (1, 0, 97)" % bt)
+    assert rows(session, "SELECT k, c, v FROM %s" % v) == [(1, 2, 12), (1, 3, 13), (1, 5, 99)]
+
+
 def test_drop_base_refused(session, base):
     ks, t = base
     mv(session, ks, t)
