@@ -206,7 +206,10 @@ int clog_open(const st_config *cfg, clog **out)
     vfs_list_free(names, n);
     if (!ids) { clog_close(l); return CS_ENOMEM; }
     qsort(ids, (size_t)ni, sizeof *ids, cmp_u64);
-    l->next_id = 1;
+    /* Ids start from the wall clock in ms (like Cassandra), so positions keep
+     * growing even if the commit log directory is emptied while sstables
+     * (which store positions) remain. */
+    l->next_id = (uint64_t)cs_now_ms();
     for (int i = 0; i < ni; i++) {
         clog_seg *s = cs_calloc(1, sizeof *s);
         if (!s || !(s->path = seg_path(l->dir, ids[i])) || seg_push(l, s)) {
