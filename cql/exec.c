@@ -207,6 +207,8 @@ int cql__run(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p, cq
             record_latency(ctx, s, st, (cs_mono_ns() - t0) / 1000);
     }
     cs_arena_destroy(&a);
+    if (rc == 0 && r->schema_changed)
+        cql__prepared_on_schema_change(ctx, &r->change);
     if (rc < 0 && !cs_error_isset(e))   /* internal failure without a message */
         cs_error_set(e, CS_ERR_SERVER, "%s", cs_strerror(rc));
     return rc < 0 ? CS_EUSER : rc;

@@ -279,5 +279,8 @@ void cql__stmt_cache_trim(cql_ctx *ctx);
 cql_prepared *cql__prepared_find(cql_ctx *ctx, const uint8_t *id, size_t idlen);
 int cql__prepare(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen, cql_result *r,
                  cs_error *e);
+/* Evict prepared statements a schema change invalidates (altered or dropped
+ * table, dropped keyspace); called by cql__run after DDL. */
+void cql__prepared_on_schema_change(cql_ctx *ctx, const cql_schema_change *ch);
 
 #endif

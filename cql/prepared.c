@@ -171,6 +171,50 @@ void cql_exec_caches_free(cql_ctx *ctx)
     }
 }
 
+/* Does statement st (prepared under keyspace pks) use table ks.name (any
+ * table of ks when name is NULL)? */
+static bool stmt_uses(const cql_stmt *st, const char *pks, const char *ks, const char *name)
+{
+    if (st->kind == STMT_BATCH) {
+        for (int i = 0; i < st->u.batch.n_stmts; i++)
+            if (stmt_uses(st->u.batch.stmts[i], pks, ks, name))
+                return true;
+        return false;
+    }
+    const ast_qname *qn = cql__stmt_table(st);
+    if (!qn)
+        return false;
+    const char *sks = qn->ks ? qn->ks : pks;
+    if (!sks || strcmp(sks, ks) != 0)
+        return false;
+    return !name || !strcmp(qn->name, name);
+}
+
+/*
+ * After a schema change, forget the prepared statements it invalidates, as
+ * Cassandra's QueryProcessor does (onAlterTable / onDropTable /
+ * onDropKeyspace): their next EXECUTE gets UNPREPARED and the driver
+ * prepares again, receiving the new result metadata.
+ */
+void cql__prepared_on_schema_change(cql_ctx *ctx, const cql_schema_change *ch)
+{
+    cql_prepared_cache *c = ctx->prepared;
+    if (!c)
+        return;
+    const char *name = NULL;
+    if (!strcmp(ch->target, "TABLE") && (!strcmp(ch->change_type, "UPDATED") || !strcmp(ch->change_type, "DROPPED")))
+        name = ch->name;
+    else if (!(!strcmp(ch->target, "KEYSPACE") && !strcmp(ch->change_type, "DROPPED")))
+        return;
+    prep_ent *pe = c->oldest;
+    while (pe) {
+        prep_ent *nx = pe->newer;
+        if (stmt_uses(pe->p.stmt, pe->p.keyspace, ch->keyspace, name))
+            prep_unlink(c, pe);
+        pe = nx;
+    }
+}
+
 /* ---------------------------------------------------------------- PREPARED result */
 
 /* Bind variable metadata (spec v4 §4.2.5.4): flags, count, pk_indexes (v4+),

@@ -125,6 +125,28 @@ Test(exec_prepared, prepared_statements)
     cr_assert_str_eq(meta, "pk: binds:in((a,b)):list<frozen<tuple<int, int>>>, result:1/1");
     prepare("BEGIN BATCH INSERT INTO col (k, c) VALUES (?, ?); DELETE FROM col WHERE k = ? AND c = ? APPLY BATCH", id2, meta, sizeof meta);
     cr_assert_str_eq(meta, "pk: binds:k:int,c:int,k:int,c:int, result:4/0");
+    /* ALTER TABLE invalidates the table's prepared statements (UNPREPARED,
+     * then a new PREPARE returns the new result metadata) */
+    uint8_t sid[16];
+    prepare("SELECT * FROM m2 WHERE k = 0", sid, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk: binds: result:1/3");
+    memset(&o, 0, sizeof o);
+    o.id = sid;
+    cr_assert_eq(run(NULL, &o, out, sizeof out), 0, "%s", g_err.msg);
+    ok("ALTER TABLE m2 ADD x int");
+    cr_assert_neq(run(NULL, &o, out, sizeof out), 0);
+    cr_assert_eq(g_err.code, CS_ERR_UNPREPARED);
+    prepare("SELECT * FROM m2 WHERE k = 0", sid, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk: binds: result:1/4");
+    cr_assert_eq(run(NULL, &o, out, sizeof out), 0, "%s", g_err.msg);
+    /* statements on other tables survive; DROP KEYSPACE evicts them all */
+    o.id = id;
+    o.vals = vals;
+    o.n_vals = 3;
+    vals[0] = ival(b1, 2);
+    vals[1] = ival(b2, 1);
+    vals[2] = ival(b3, 2);
+    cr_assert_eq(run(NULL, &o, out, sizeof out), 0, "%s", g_err.msg);
     /* prepare refusals */
     cql_result r;
     cql_result_init(&r);
@@ -216,4 +238,20 @@ Test(exec_prepared, allocation_failures)
         } else
             cr_assert(g_err.code >= 0, "execute n=%ld: no message", n);
     }
+}
+
+Test(exec_prepared, drop_keyspace_unprepares)
+{
+    mkks();
+    fill_kcv();
+    uint8_t id[16];
+    char meta[512];
+    prepare("SELECT * FROM t WHERE k = 1", id, meta, sizeof meta);
+    ropts o;
+    memset(&o, 0, sizeof o);
+    o.id = id;
+    cr_assert_eq(run(NULL, &o, NULL, 0), 0, "%s", g_err.msg);
+    ok("DROP KEYSPACE ks");
+    cr_assert_neq(run(NULL, &o, NULL, 0), 0);
+    cr_assert_eq(g_err.code, CS_ERR_UNPREPARED);
 }
