@@ -319,8 +319,14 @@ def test_randomized_against_base_scan(fresh_server):
         elif r < 0.9:
             s.execute("BEGIN BATCH UPDATE rr.t SET v = %s WHERE k = %s AND c = %s; "
                       "DELETE FROM rr.t WHERE k = %s AND c = %s; APPLY BATCH" % (val, k, cc, k, (cc + 1) % 5))
+        elif r < 0.915:
+            s.execute("INSERT INTO rr.t (k, c, v, st) VALUES (%s, %s, %s, {%s}) USING TTL 3600"
+                      % (k, cc, val, rnd.randrange(4)))
+        elif r < 0.925:
+            s.execute("UPDATE rr.t SET st = {%s, %s} WHERE k = %s AND c = %s"
+                      % (val, rnd.randrange(4), k, cc))
         elif r < 0.93:
-            fresh_server_flush(fresh_server)
+            fresh_server_flush(fresh_server, "compact" if rnd.random() < 0.3 else "flush")
         elif r < 0.94:
             c.shutdown()
             fresh_server.stop()
@@ -333,6 +339,9 @@ def test_randomized_against_base_scan(fresh_server):
             exp = sorted((r.k, r.c) for r in base if r.v == val and r.c is not None)
             got = sorted((r.k, r.c) for r in s.execute("SELECT k, c FROM rr.t WHERE v = %s", (val,)))
             assert got == exp, ("v", val, seed)
+            paged = [(r.k, r.c) for r in s.execute(SimpleStatement(
+                "SELECT k, c FROM rr.t WHERE v = %d" % val, fetch_size=2))]
+            assert sorted(paged) == exp and len(paged) == len(set(paged)), ("paged", val, seed)
             exp = sorted((r.k, r.c) for r in base if r.s == val)
             got = sorted((r.k, r.c) for r in s.execute("SELECT k, c FROM rr.t WHERE s = %s", (val,)))
             assert got == exp, ("s", val, seed)
@@ -346,6 +355,6 @@ def test_randomized_against_base_scan(fresh_server):
         c.shutdown()
 
 
-def fresh_server_flush(server):
-    url = "http://127.0.0.1:%d/flush?ks=rr" % admin_port(server)
+def fresh_server_flush(server, verb="flush"):
+    url = "http://127.0.0.1:%d/%s?ks=rr" % (admin_port(server), verb)
     urllib.request.urlopen(urllib.request.Request(url, data=b"", method="POST"), timeout=30).read()
