@@ -38,7 +38,7 @@ int cql__wan_build_pks(cql_wan *a)
         all &= a->pk_has[i];
         any |= a->pk_has[i];
     }
-    if (a->token_seen && any) {
+    if (a->token_seen && any && !all) {
         for (int i = 0; i < t->n_pk; i++)
             if (a->pk_has[i])
                 return cs_error_set(a->e, CS_ERR_INVALID,
@@ -109,6 +109,20 @@ int cql__wan_build_pks(cql_wan *a)
         }
     }
     cs_buf_destroy(&b);
+    if (a->token_seen) {
+        /* k = x AND token(k) > y: the keys whose token is in range (TokenFilter) */
+        int m = 0;
+        for (int i = 0; i < w->n_pks; i++) {
+            int64_t tok = cs_murmur3_token(w->pks[i].p, (size_t)w->pks[i].len);
+            bool lo_ok = tok > w->tok_start || (tok == w->tok_start && w->tok_start_incl);
+            bool hi_ok = tok < w->tok_end || (tok == w->tok_end && w->tok_end_incl);
+            if (lo_ok && hi_ok)
+                w->pks[m++] = w->pks[i];
+        }
+        w->n_pks = m;
+        if (m == 0)
+            w->empty = true;
+    }
     if (total == 0)
         w->empty = true;
     return 0;

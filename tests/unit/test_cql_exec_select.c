@@ -56,6 +56,8 @@ Test(exec_select, range_scans_and_tokens)
     rows("SELECT count(*) FROM t", "20\n");
     rows("SELECT k FROM t WHERE token(k) > token(1) PER PARTITION LIMIT 1", "0\n2\n3\n");
     rows("SELECT k FROM t WHERE token(k) <= token(1) PER PARTITION LIMIT 1", "1\n");
+    rows("SELECT k FROM t WHERE k IN (0, 1, 2) AND token(k) > token(1) PER PARTITION LIMIT 1", "0\n2\n");
+    rows("SELECT k FROM t WHERE k = 1 AND token(k) > token(1)", "");
     rows("SELECT k, c FROM t WHERE k IN (1, 2) AND c IN (1, 3) ORDER BY c DESC", "1|3\n2|3\n1|1\n2|1\n");
     rows("SELECT c FROM t WHERE k = 1 AND c IN (1, 3) ORDER BY c DESC", "3\n1\n");
     fails("SELECT k, count(*) FROM t PER PARTITION LIMIT 2", "PER PARTITION LIMIT is not allowed with aggregate queries.");
