@@ -459,7 +459,7 @@ int st_table_stats_get(st_table *t, st_table_stats *out)
         sst_reader *r = t->ssts[i];
         out->sstable_bytes += r->file_bytes;
         parts += r->st.partitions;
-        out->droppable_tombstones += r->st.droppable;
+        out->droppable_tombstones += sst__droppable(&r->st, cs_now_s(), t->opts.gc_grace_s);
         out->bloom_false_positives += atomic_load(&r->bloom_fp);
         out->bloom_checks += atomic_load(&r->bloom_checks);
         if (r->st.level >= 0 && r->st.level < 8) out->sstables_per_level[r->st.level]++;

@@ -24,6 +24,7 @@ typedef struct sst_stats {
     uint64_t data_bytes;                 /* uncompressed */
     int64_t min_token, max_token;
     uint64_t ancestors[64]; int n_ancestors;   /* generations compacted into this one */
+    uint32_t drop_day[64]; uint64_t drop_cnt[64]; int n_drop;   /* droppable items by day of ldt, sorted */
 } sst_stats;
 
 typedef struct sst_index_entry {
@@ -139,6 +140,8 @@ void sst__encode_row(cs_buf *b, const st__row *r);
 /* Decode one row (after its flags byte, given in flags). */
 int sst__decode_row(cs_rd *rd, uint8_t flags, st__row *r, cs_arena *a);
 void sst__hist_offsets(uint64_t off[96]);
+/* Droppable tombstones now, given gc_grace (from the day histogram). */
+uint64_t sst__droppable(const sst_stats *s, int32_t now_s, int gc_grace_s);
 void sst__hist_add(uint64_t counts[96], const uint64_t off[96], uint64_t v);
 char *sst__path(const char *dir, uint64_t gen, const char *comp, bool tmp);
 uint64_t sst__bloom_hash(const uint8_t *pk, uint32_t n);

@@ -175,6 +175,15 @@ static int load_stats(sst_reader *r)
         uint64_t g = cs_rd_uvarint(&rd);
         if (s->n_ancestors < (int)(sizeof s->ancestors / sizeof s->ancestors[0])) s->ancestors[s->n_ancestors++] = g;
     }
+    uint64_t nd = cs_rd_uvarint(&rd);
+    if (nd > 64) rd.err = CS_ECORRUPT;
+    for (uint64_t i = 0; !rd.err && i < nd; i++) {
+        uint64_t day = cs_rd_uvarint(&rd);
+        if (day > UINT32_MAX || (i && day <= s->drop_day[i - 1])) rd.err = CS_ECORRUPT;
+        s->drop_day[i] = (uint32_t)day;
+        s->drop_cnt[i] = cs_rd_uvarint(&rd);
+        s->n_drop = (int)i + 1;
+    }
     if (rd.err || cs_rd_left(&rd)) rc = corrupt(r, "Statistics.db", "bad statistics body", SST_FILE_HDR + rd.pos);
     cs_free(b);
     return rc;

@@ -161,7 +161,10 @@ int sst_metadata(const char *path, FILE *out)
     fprintf(out, "Partitions: %" PRIu64 "\nRows: %" PRIu64 "\nCells: %" PRIu64 "\n", s->partitions, s->rows, s->cells);
     fprintf(out, "Minimum timestamp: %" PRId64 "\nMaximum timestamp: %" PRId64 "\n", s->min_ts, s->max_ts);
     fprintf(out, "Maximum local deletion time: %d\n", s->max_ldt);
-    fprintf(out, "Tombstones: %" PRIu64 "\nDroppable (tombstones and TTL cells): %" PRIu64 "\n", s->tombstones, s->droppable);
+    fprintf(out, "Tombstones: %" PRIu64 "\nTombstones and TTL'd cells: %" PRIu64 "\n", s->tombstones, s->droppable);
+    fprintf(out, "Local deletion times (day: count):");
+    for (int i = 0; i < s->n_drop; i++) fprintf(out, " %u:%" PRIu64, s->drop_day[i], s->drop_cnt[i]);
+    fprintf(out, "\n");
     fprintf(out, "Token range: %" PRId64 " .. %" PRId64 "\n", s->min_token, s->max_token);
     fprintf(out, "Clustering bounds: ");
     if (s->ck_bounds) {

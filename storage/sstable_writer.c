@@ -242,13 +242,45 @@ static void note_ldt(sst_writer *w, int32_t ldt)
     if (ldt > w->st.max_ldt) w->st.max_ldt = ldt;
 }
 
+/* Count a tombstone or TTL'd cell under the day of its local deletion time
+ * (at most 64 days kept: a new day beyond that joins the nearest one). */
+static void note_drop(sst_writer *w, int32_t ldt)
+{
+    sst_stats *s = &w->st;
+    s->droppable++;
+    uint32_t day = ldt > 0 ? (uint32_t)(ldt / 86400) : 0;
+    int lo = 0, hi = s->n_drop;
+    while (lo < hi) { int mid = (lo + hi) / 2; if (s->drop_day[mid] < day) lo = mid + 1; else hi = mid; }
+    if (lo < s->n_drop && s->drop_day[lo] == day) { s->drop_cnt[lo]++; return; }
+    if (s->n_drop == 64) {
+        int near = lo == 64 ? 63 : lo;
+        if (lo > 0 && lo < 64 && day - s->drop_day[lo - 1] < s->drop_day[lo] - day) near = lo - 1;
+        s->drop_cnt[near]++;
+        return;
+    }
+    memmove(&s->drop_day[lo + 1], &s->drop_day[lo], sizeof(uint32_t) * (size_t)(s->n_drop - lo));
+    memmove(&s->drop_cnt[lo + 1], &s->drop_cnt[lo], sizeof(uint64_t) * (size_t)(s->n_drop - lo));
+    s->drop_day[lo] = day;
+    s->drop_cnt[lo] = 1;
+    s->n_drop++;
+}
+
+uint64_t sst__droppable(const sst_stats *s, int32_t now_s, int gc_grace_s)
+{
+    int64_t gc_before = (int64_t)now_s - gc_grace_s;
+    uint64_t n = 0;
+    for (int i = 0; i < s->n_drop; i++)
+        if (((int64_t)s->drop_day[i] + 1) * 86400 <= gc_before) n += s->drop_cnt[i];
+    return n;
+}
+
 static void note_row_stats(sst_writer *w, const st__row *r, uint64_t *cells)
 {
     if (r->lv.ts_us != INT64_MIN) {
         note_ts(w, r->lv.ts_us);
         note_ldt(w, r->lv.ttl_s > 0 ? r->lv.ldt_s : INT32_MAX);
     }
-    if (r->del.ts_us != INT64_MIN) { note_ts(w, r->del.ts_us); note_ldt(w, r->del.ldt_s); w->st.tombstones++; w->st.droppable++; }
+    if (r->del.ts_us != INT64_MIN) { note_ts(w, r->del.ts_us); note_ldt(w, r->del.ldt_s); w->st.tombstones++; note_drop(w, r->del.ldt_s); }
     for (int i = 0; i < r->n_cdels; i++) { note_ts(w, r->cdels[i].d.ts_us); note_ldt(w, r->cdels[i].d.ldt_s); w->st.tombstones++; }
     for (int i = 0; i < r->n_cells; i++) {
         const st_cell *c = &r->cells[i];
@@ -256,7 +288,7 @@ static void note_row_stats(sst_writer *w, const st__row *r, uint64_t *cells)
         if (c->flags & (ST_CELL_TOMBSTONE | ST_CELL_EXPIRING)) {
             note_ldt(w, c->ldt_s);
             w->st.tombstones += (c->flags & ST_CELL_TOMBSTONE) ? 1 : 0;
-            w->st.droppable++;
+            note_drop(w, c->ldt_s);
         } else {
             note_ldt(w, INT32_MAX);
         }
@@ -304,7 +336,7 @@ int sst_writer_add(sst_writer *w, const st__part *p)
     if (pf & SST_PART_HAS_DEL) {
         put_del(b, p->pdel);
         note_ts(w, p->pdel.ts_us); note_ldt(w, p->pdel.ldt_s);
-        w->st.tombstones++; w->st.droppable++;
+        w->st.tombstones++; note_drop(w, p->pdel.ldt_s);
     }
     cs_buf_put_uvarint(b, (uint64_t)p->n_rts);
     for (int i = 0; i < p->n_rts; i++) {
@@ -314,7 +346,7 @@ int sst_writer_add(sst_writer *w, const st__part *p)
         put_bytes(b, rt->end, rt->end_len);
         put_del(b, rt->d);
         note_ts(w, rt->d.ts_us); note_ldt(w, rt->d.ldt_s);
-        w->st.tombstones++; w->st.droppable++;
+        w->st.tombstones++; note_drop(w, rt->d.ldt_s);
     }
     if (p->stat) { sst__encode_row(b, p->stat); note_row_stats(w, p->stat, &cells); }
     uint64_t hdr_len = b->len;
@@ -411,6 +443,8 @@ static void put_stats(cs_buf *b, const sst_stats *s)
     for (int i = 0; i < 96; i++) cs_buf_put_uvarint(b, s->cell_hist[i]);
     cs_buf_put_uvarint(b, (uint64_t)s->n_ancestors);
     for (int i = 0; i < s->n_ancestors; i++) cs_buf_put_uvarint(b, s->ancestors[i]);
+    cs_buf_put_uvarint(b, (uint64_t)s->n_drop);
+    for (int i = 0; i < s->n_drop; i++) { cs_buf_put_uvarint(b, s->drop_day[i]); cs_buf_put_uvarint(b, s->drop_cnt[i]); }
 }
 
 void sst_writer_set_ancestors(sst_writer *w, const uint64_t *gens, int n)

@@ -207,3 +207,30 @@ Test(storage_compaction, gc_grace_purge)
         cr_assert_eq(count_live(t), 0);
     }
 }
+
+Test(storage_compaction, droppable_tombstone_estimate)
+{
+    st_table_opts o;
+    st_table_opts_defaults(&o);
+    o.gc_grace_s = 86400;
+    o.compaction_enabled = false;
+    st_table *t;
+    cr_assert_eq(st_table_open(E, TID, "ks", "drop", &o, &t), 0);
+    st_mutation *m = st_mutation_new();
+    for (int i = 0; i < 20; i++) {
+        uint8_t pk[4] = { 0, 0, 1, (uint8_t)i };
+        st_mut_partition(m, t, pk, 4);
+        /* 10 old deletions (10 days ago), 10 recent ones. */
+        st_mut_partition_delete(m, (st_deletion){ 5, cs_now_s() - (i < 10 ? 10 * 86400 : 60) });
+    }
+    cr_assert_eq(st_write(E, m, NULL), 0);
+    st_mutation_free(m);
+    cr_assert_eq(st_table_flush(t), 0);
+    st_table_stats s;
+    cr_assert_eq(st_table_stats_get(t, &s), 0);
+    cr_assert_eq(s.droppable_tombstones, 10);
+    o.gc_grace_s = 864000 * 2;
+    cr_assert_eq(st_table_set_opts(t, &o), 0);
+    cr_assert_eq(st_table_stats_get(t, &s), 0);
+    cr_assert_eq(s.droppable_tombstones, 0);
+}
