@@ -76,3 +76,25 @@ test('table created after connect is visible', async () => {
   const v = tm.columns.find((c) => c.name === 'v');
   assert.equal(v.type.code, t.dataTypes.map);
 });
+
+test('keyspace created by another client appears through pushed events', async () => {
+  const other = newClient(srv);
+  try {
+    await other.connect();
+    assert.equal(other.metadata.keyspaces.node_meta_pushed, undefined);
+    await client.execute("CREATE KEYSPACE node_meta_pushed WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    const deadline = Date.now() + 20000;
+    while (!other.metadata.keyspaces.node_meta_pushed && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(other.metadata.keyspaces.node_meta_pushed, 'keyspace event reached the second client');
+    await client.execute('DROP KEYSPACE node_meta_pushed');
+    const deadline2 = Date.now() + 20000;
+    while (other.metadata.keyspaces.node_meta_pushed && Date.now() < deadline2) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(other.metadata.keyspaces.node_meta_pushed, undefined);
+  } finally {
+    await other.shutdown();
+  }
+});
