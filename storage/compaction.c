@@ -464,3 +464,55 @@ int st_table_compact(st_table *t)
     pthread_mutex_unlock(&t->mu);
     return rc;
 }
+
+/* Estimated compactions due (nodetool's "Pending compactions"): size-tiered
+ * buckets with at least min_threshold members (per window for TWCS), L0 and
+ * over-full levels for LCS, plus one if a check is queued or running.
+ * Caller holds t->mu. */
+uint64_t st__compaction_estimate(st_table *t)
+{
+    uint64_t est = (t->want_compact || t->compact_running) ? 1 : 0;
+    int n = t->n_ssts;
+    if (n < 2 || !t->opts.compaction_enabled) return est;
+    sst_reader **v = cs_malloc(sizeof *v * (size_t)n);
+    if (!v) return est;
+    memcpy(v, t->ssts, sizeof *v * (size_t)n);
+    int min_t = t->opts.min_threshold > 1 ? t->opts.min_threshold : 2;
+    int max_t = t->opts.max_threshold >= min_t ? t->opts.max_threshold : 32;
+    uint64_t due = 0;
+    if (t->opts.compaction == ST_COMPACT_LCS) {
+        uint64_t target = (uint64_t)(t->opts.lcs_sstable_size_mb > 0 ? t->opts.lcs_sstable_size_mb : 160) << 20;
+        uint64_t bytes[8] = { 0 };
+        int cnt[8] = { 0 };
+        for (int i = 0; i < n; i++) {
+            int L = v[i]->st.level < 8 ? v[i]->st.level : 7;
+            bytes[L] += v[i]->logical;
+            cnt[L]++;
+        }
+        due += (uint64_t)(cnt[0] / 4);
+        uint64_t limit = target;
+        for (int L = 1; L < 8; L++) {
+            limit *= 10;
+            if (bytes[L] > limit) due += (bytes[L] - limit) / target + 1;
+        }
+    } else {
+        /* The bucketing of stcs_pick, counted instead of picked. */
+        qsort(v, (size_t)n, sizeof *v, cmp_size);
+        int start = 0;
+        while (start < n) {
+            double sum = (double)v[start]->file_bytes;
+            int end = start + 1;
+            while (end < n) {
+                double avg = sum / (end - start), sz = (double)v[end]->file_bytes;
+                bool small = sz < 50.0 * 1048576 && avg < 50.0 * 1048576;
+                if (!small && (sz < avg * 0.5 || sz > avg * 1.5)) break;
+                sum += sz;
+                end++;
+            }
+            if (end - start >= min_t) due += (uint64_t)((end - start + max_t - 1) / max_t);
+            start = end;
+        }
+    }
+    cs_free(v);
+    return due > est ? due : est;
+}

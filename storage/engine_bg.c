@@ -476,7 +476,7 @@ int st_table_stats_get(st_table *t, st_table_stats *out)
     out->bytes_flushed = t->bytes_flushed;
     out->bytes_compacted = t->bytes_compacted;
     out->pending_flushes = (uint64_t)t->flush_jobs;
-    out->pending_compactions = t->want_compact ? 1 : 0;
+    out->pending_compactions = st__compaction_estimate(t);
     out->compactions_done = t->compactions_done;
     out->max_partition_bytes = maxb;
     out->min_partition_bytes = nb ? minb : 0;

@@ -111,6 +111,7 @@ void st__wait_idle(st_table *t);
 void st__resume(st_table *t);
 /* Compaction (compaction.c): run the table's strategy until nothing is due. */
 void st__compact_background(st_table *t);
+uint64_t st__compaction_estimate(st_table *t);
 void st__backpressure(st_engine *e);
 void st__recycle(st_engine *e);
 int st__save_replay_floor(st_table *t, st_clog_pos pos);

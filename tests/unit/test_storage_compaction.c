@@ -112,6 +112,7 @@ Test(storage_compaction, disabled)
     st_table_stats s;
     st_table_stats_get(t, &s);
     cr_assert_eq(s.sstable_count, 5);
+    cr_assert_eq(s.pending_compactions, 0, "disabled: nothing pending");
     /* Major compaction still works on demand. */
     cr_assert_eq(st_table_compact(t), 0);
     st_table_stats_get(t, &s);
