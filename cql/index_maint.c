@@ -325,23 +325,16 @@ static int apply_ops(maint *x, const mpart *p, const rstate *b, const mrow *mr, 
     out->ck_len = ck_len;
     st_deletion d = p->pdel;
     for (int i = 0; !is_st && i < p->n_rts; i++) {
+        /* same bound tests as storage (st__after_start / st__before_end) */
         const mrt *r = &p->rts[i];
         bool in = true;
         if (r->s.len) {
-            int c = bytes_cmp(ck, ck_len < r->s.len ? ck_len : r->s.len, r->s.key, r->s.len);
-            if (ck_len < r->s.len && c == 0)
-                c = -1;
+            int c = bytes_cmp(ck, ck_len, r->s.key, r->s.len);
             in = r->s.inclusive ? c >= 0 : c > 0;
-            if (ck_len >= r->s.len && c == 0 && !r->s.inclusive && ck_len > r->s.len)
-                in = false;   /* exclusive prefix bound excludes the whole prefix */
         }
         if (in && r->e.len) {
-            uint32_t m = ck_len < r->e.len ? ck_len : r->e.len;
-            int c = bytes_cmp(ck, m, r->e.key, m);
-            if (c == 0)
-                in = r->e.inclusive;
-            else
-                in = c < 0;
+            int c = bytes_cmp(ck, ck_len, r->e.key, r->e.len);
+            in = r->e.inclusive ? c <= 0 : c < 0;
         }
         if (in && del_newer(r->d, d))
             d = r->d;

@@ -26,6 +26,14 @@ static int slot(const uint8_t id[16])
     return (int)(cs_xxh64(id, 16, 7) & 63);
 }
 
+static int bytes_cmp(const uint8_t *a, uint32_t al, const uint8_t *b, uint32_t bl)
+{
+    uint32_t n = al < bl ? al : bl;
+    int c = n ? memcmp(a, b, n) : 0;
+    return c ? c : (al < bl ? -1 : al > bl);
+}
+
+/* Is ck inside one of the slices?  Same bound tests as storage's reads. */
 static bool in_bound_slices(const cql_where *w, const uint8_t *ck, uint32_t n)
 {
     if (w->n_slices == 0)
@@ -33,15 +41,13 @@ static bool in_bound_slices(const cql_where *w, const uint8_t *ck, uint32_t n)
     for (int i = 0; i < w->n_slices; i++) {
         const st_slice *s = &w->slices[i];
         if (s->start.len) {
-            uint32_t m = s->start.len < n ? s->start.len : n;
-            int c = memcmp(ck, s->start.key, m);
-            if (c < 0 || (c == 0 && n < s->start.len) || (c == 0 && !s->start.inclusive))
+            int c = bytes_cmp(ck, n, s->start.key, s->start.len);
+            if (s->start.inclusive ? c < 0 : c <= 0)
                 continue;
         }
         if (s->end.len) {
-            uint32_t m = s->end.len < n ? s->end.len : n;
-            int c = memcmp(ck, s->end.key, m);
-            if (c > 0 || (c == 0 && !s->end.inclusive))
+            int c = bytes_cmp(ck, n, s->end.key, s->end.len);
+            if (s->end.inclusive ? c > 0 : c >= 0)
                 continue;
         }
         return true;

@@ -313,7 +313,10 @@ def test_randomized_against_base_scan(fresh_server):
         elif r < 0.8:
             s.execute("DELETE FROM rr.t WHERE k = %s AND c = %s", (k, cc))
         elif r < 0.84:
-            s.execute("DELETE FROM rr.t WHERE k = %s AND c >= %s", (k, cc))
+            q = rnd.choice(["DELETE FROM rr.t WHERE k = %s AND c >= %s",
+                            "DELETE FROM rr.t WHERE k = %s AND c < %s",
+                            "DELETE FROM rr.t WHERE k = %s AND c > %s AND c <= 3"])
+            s.execute(q, (k, cc))
         elif r < 0.87:
             s.execute("DELETE FROM rr.t WHERE k = %s", (k,))
         elif r < 0.9:
