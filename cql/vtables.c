@@ -13,6 +13,8 @@
 #include <arpa/inet.h>
 
 #include "cql/schema_int.h"
+#include "cql/metrics.h"
+#include "common/util.h"
 #include "common/alloc.h"
 
 typedef int (*emit_fn)(void *arg, const uint8_t **vals, const int32_t *lens);
@@ -304,12 +306,109 @@ static int rows_vcolumns(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
     return rc;
 }
 
+/* ---------------------------------------------------------------- per-table metrics */
+
+static void vset_bigint(vrow *r, const char *col, int64_t v) { uint8_t b[8]; cs_st64(b, (uint64_t)v); vset(r, col, b, 8); }
+static void vset_double(vrow *r, const char *col, double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    uint8_t b[8];
+    cs_st64(b, u);
+    vset(r, col, b, 8);
+}
+
+/* One row per user table (and view) with storage, in keyspace/table order. */
+typedef int (*table_row_fn)(cql_ctx *ctx, sch_table *base, vrow *r);
+
+static int rows_per_table(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg, table_row_fn fill)
+{
+    vrow r;
+    cs_buf_init(&r.store);
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < sch_keyspace_count(ctx->cat); i++) {
+        sch_keyspace *k = sch_keyspace_at(ctx->cat, i);
+        if (k->is_virtual)
+            continue;
+        for (int j = 0; rc == 0 && j < k->n_tables; j++) {
+            sch_table *bt = k->tables[j];
+            if (!bt->st)
+                continue;
+            vrow_begin(&r, t);
+            vset_text(&r, "keyspace_name", k->name);
+            vset_text(&r, "table_name", bt->name);
+            if (fill(ctx, bt, &r) == 0)
+                rc = vemit(&r, emit, arg);
+        }
+    }
+    cs_buf_destroy(&r.store);
+    return rc;
+}
+
+/* LatencyTableMetric's columns from one of the table's histograms (ms). */
+static int fill_latency(cql_ctx *ctx, const cql_latency *l, vrow *r)
+{
+    double up_s = (double)(cs_now_ms() - ctx->started_ms) / 1000.0;
+    vset_bigint(r, "count", (int64_t)l->count);
+    vset_double(r, "max_ms", (double)l->max_us / 1000.0);
+    vset_double(r, "median_ms", cql_latency_pct(l, 50) / 1000.0);
+    vset_double(r, "per_second", up_s > 0 ? (double)l->count / up_s : 0.0);
+    vset_double(r, "p99th_ms", cql_latency_pct(l, 99) / 1000.0);
+    return 0;
+}
+
+static const cql_latency *table_latency(cql_ctx *ctx, sch_table *bt, int kind)
+{
+    static const cql_latency none;
+    const cql_table_metrics *m = cql_metrics_get(ctx, bt->id);
+    if (!m)
+        return &none;
+    return kind == 0 ? &m->reads : kind == 1 ? &m->writes : &m->scans;
+}
+
+static int fill_read(cql_ctx *ctx, sch_table *bt, vrow *r) { return fill_latency(ctx, table_latency(ctx, bt, 0), r); }
+static int fill_write(cql_ctx *ctx, sch_table *bt, vrow *r) { return fill_latency(ctx, table_latency(ctx, bt, 1), r); }
+static int fill_scan(cql_ctx *ctx, sch_table *bt, vrow *r) { return fill_latency(ctx, table_latency(ctx, bt, 2), r); }
+
+static int fill_disk(cql_ctx *ctx, sch_table *bt, vrow *r)
+{
+    st_table_stats st;
+    if (st_table_stats_get(bt->st, &st))
+        return -1;
+    vset_bigint(r, "mebibytes", (int64_t)((st.sstable_bytes + (1u << 20) - 1) >> 20));
+    return 0;
+}
+
+static int fill_max_partition(cql_ctx *ctx, sch_table *bt, vrow *r)
+{
+    st_table_stats st;
+    if (st_table_stats_get(bt->st, &st))
+        return -1;
+    vset_bigint(r, "max_partition_size", (int64_t)st.max_partition_bytes);
+    return 0;
+}
+
+/* On one node the coordinator is the replica: both views show the same numbers. */
+static int rows_read_latency(cql_ctx *c, sch_table *t, emit_fn e, void *a) { return rows_per_table(c, t, e, a, fill_read); }
+static int rows_write_latency(cql_ctx *c, sch_table *t, emit_fn e, void *a) { return rows_per_table(c, t, e, a, fill_write); }
+static int rows_scan_latency(cql_ctx *c, sch_table *t, emit_fn e, void *a) { return rows_per_table(c, t, e, a, fill_scan); }
+static int rows_disk_usage(cql_ctx *c, sch_table *t, emit_fn e, void *a) { return rows_per_table(c, t, e, a, fill_disk); }
+static int rows_max_partition(cql_ctx *c, sch_table *t, emit_fn e, void *a) { return rows_per_table(c, t, e, a, fill_max_partition); }
+
 /* Attach row callbacks to every virtual table (unknown ones read empty). */
 void sch__vtables_attach(sch_catalog *c)
 {
     static const struct { const char *ks, *name; sch_vtable_rows_cb cb; } map[] = {
         { "system", "local", rows_local },
         { "system_views", "settings", rows_settings },
+        { "system_views", "coordinator_read_latency", rows_read_latency },
+        { "system_views", "coordinator_scan_latency", rows_scan_latency },
+        { "system_views", "coordinator_write_latency", rows_write_latency },
+        { "system_views", "local_read_latency", rows_read_latency },
+        { "system_views", "local_scan_latency", rows_scan_latency },
+        { "system_views", "local_write_latency", rows_write_latency },
+        { "system_views", "disk_usage", rows_disk_usage },
+        { "system_views", "max_partition_size", rows_max_partition },
         { "system_views", "clients", rows_clients },
         { "system_views", "sstable_tasks", rows_sstable_tasks },
         { "system_virtual_schema", "keyspaces", rows_vkeyspaces },

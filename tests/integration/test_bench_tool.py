@@ -132,6 +132,19 @@ def test_bench_partitions_agree_with_server(srv, tmp_path):
     assert "cassette_bench/kv histograms" in h.stdout
     mx = [l for l in h.stdout.splitlines() if l.startswith("Max")]
     assert mx and int(mx[0].split()[-1]) >= 1       # cells in the largest partition
+    # the same numbers through CQL (system_views, as Cassandra 4.x)
+    c, sess = H.connect(srv.host, srv.port)
+    try:
+        w = sess.execute("SELECT count FROM system_views.local_write_latency "
+                         "WHERE keyspace_name = 'cassette_bench' AND table_name = 'kv'").one()
+        assert w is not None and w.count >= 600
+        m = re.search(r"Local write count: (\d+)", st.stdout)
+        assert m and int(m.group(1)) == w.count
+        d = sess.execute("SELECT mebibytes FROM system_views.disk_usage "
+                         "WHERE keyspace_name = 'cassette_bench' AND table_name = 'kv'").one()
+        assert d is not None and d.mebibytes >= 0
+    finally:
+        c.shutdown()
 
 
 def test_toppartitions_sees_the_hot_partitions(srv):
