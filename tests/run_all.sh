@@ -1,5 +1,6 @@
 #!/bin/sh
 # tests/run_all.sh BUILD_DIR: everything `make test` runs, in order:
+#   0. static checks     (make check-layers, make lint-malloc)
 #   1. unit tests        (criterion binaries BUILD_DIR/tests/test_*)
 #   2. integration tests (pytest + node --test against BUILD_DIR/cassette)
 #   3. crash tests       (kill -9 and restart BUILD_DIR/cassette)
@@ -42,7 +43,20 @@ unit_bins() { # BUILD_DIR -> the criterion binaries the Makefile builds
     done
 }
 
+static_checks() { # layering and raw-allocation lint, one "test" each
+    sp=0; sf=0
+    for target in check-layers lint-malloc; do
+        if make --no-print-directory "$target"; then
+            echo "$target: ok"; sp=$((sp + 1))
+        else
+            echo "$target: FAILED"; sf=$((sf + 1))
+        fi
+    done
+    echo "$sp passed, $sf failed"
+}
+
 start=$(date +%s)
+step "static checks" static_checks
 # shellcheck disable=SC2046
 step unit sh tests/run_unit.sh $(unit_bins "$B")
 step integration sh tests/run_integration.sh "$B/cassette"
