@@ -193,6 +193,9 @@ int main(int argc, char **argv)
         if (a.stopping && a.server.n_conns == 0)
             break;
     }
+    /* Release the engine's sync notifier on this thread (storage.h), then
+     * let the close callbacks run so uv_loop_close finds no handle left. */
+    st_engine_detach_loop(eng, loop);
     for (int i = 0; i < 4; i++)
         uv_run(loop, UV_RUN_NOWAIT);   /* finish close callbacks */
 

@@ -4,6 +4,7 @@
  */
 #include "tools/tool.h"
 #include "common/err.h"
+#include "storage/commitlog.h"
 #include "storage/sstable.h"
 #include <stdio.h>
 #include <string.h>
@@ -18,8 +19,10 @@ int tool_sstable(int argc, char **argv)
     int rc;
     if (!strcmp(sub, "dump"))
         rc = sst_dump(path, stdout);
-    else if (!strcmp(sub, "verify") || !strcmp(sub, "metadata"))
-        rc = sst_verify(path, stdout);   /* the summary holds the statistics */
+    else if (!strcmp(sub, "metadata"))
+        rc = sst_metadata(path, stdout);
+    else if (!strcmp(sub, "verify"))
+        rc = sst_verify(path, stdout);
     else {
         fprintf(stderr, "cassette-tool: unknown sstable command '%s'\n", sub);
         return 1;
@@ -34,9 +37,13 @@ int tool_sstable(int argc, char **argv)
 int tool_commitlog(int argc, char **argv)
 {
     if (argc != 2 || strcmp(argv[0], "dump")) {
-        fprintf(stderr, "usage: cassette-tool commitlog dump DIR\n");
+        fprintf(stderr, "usage: cassette-tool commitlog dump DIR|SEGMENT\n");
         return 1;
     }
-    fprintf(stderr, "cassette-tool: commitlog dump is not implemented yet\n");
-    return 1;
+    int rc = clog_dump(argv[1], stdout);
+    if (rc) {
+        fprintf(stderr, "cassette-tool: commitlog dump %s: %s\n", argv[1], cs_strerror(rc));
+        return 2;
+    }
+    return 0;
 }
