@@ -484,8 +484,10 @@ static int index_values(maint *x, const sch_table *t, const cql_index_target *tg
     int rc = 0;
     if (c->kind == COL_CLUSTERING || c->kind == COL_PARTITION_KEY) {
         const cql_value *v = c->kind == COL_CLUSTERING ? &ckv[c->position] : &pkv[c->position];
-        if (!r->is_static && v->len >= 0 && cql_index_value(c->type, v->p, v->len, &b) == 0)
-            rc = add_ival(x, out, n, &cap, &b, row_lv(r));
+        if (!r->is_static && v->len >= 0) {
+            int vr = cql_index_value(c->type, v->p, v->len, &b);
+            rc = vr == CS_ENOMEM ? vr : vr == 0 ? add_ival(x, out, n, &cap, &b, row_lv(r)) : 0;
+        }
         cs_buf_destroy(&b);
         (void)t;
         return rc;
@@ -503,20 +505,24 @@ static int index_values(maint *x, const sch_table *t, const cql_index_target *tg
         if (tg->kind == IDX_SIMPLE || tg->kind == IDX_FULL) {
             if (ce->path_len)
                 continue;
-            if (cql_index_value(ty, ce->val, (int32_t)ce->val_len, &b))
-                continue;
+            if ((rc = cql_index_value(ty, ce->val, (int32_t)ce->val_len, &b)))
+                goto skip;
         } else if (tg->kind == IDX_KEYS || (tg->kind == IDX_VALUES && ty->kind == CT_SET)) {
             cs_buf_put(&b, ce->path, ce->path_len);      /* already byte-comparable */
         } else if (tg->kind == IDX_VALUES) {
             const ctype *et = ty->kind == CT_MAP ? ty->sub[1] : ty->sub[0];
-            if (cql_index_value(et, ce->val, (int32_t)ce->val_len, &b))
-                continue;
+            if ((rc = cql_index_value(et, ce->val, (int32_t)ce->val_len, &b)))
+                goto skip;
         } else if (tg->kind == IDX_ENTRIES) {
             cs_buf_put(&b, ce->path, ce->path_len);
-            if (cql_index_value(ty->sub[1], ce->val, (int32_t)ce->val_len, &b))
-                continue;
+            if ((rc = cql_index_value(ty->sub[1], ce->val, (int32_t)ce->val_len, &b)))
+                goto skip;
         }
         rc = add_ival(x, out, n, &cap, &b, cell_lv(ce));
+        continue;
+    skip:
+        if (rc != CS_ENOMEM)
+            rc = 0;            /* a value the index cannot hold: skipped */
     }
     cs_buf_destroy(&b);
     return rc;
@@ -585,20 +591,21 @@ static int maint_index(maint *x, const mpart *p, sch_index *ix, const rstate *be
 
 /* ---------------------------------------------------------------- views */
 
-/* View key (pk bytes, ck bytes) of a base row state; false if a key column is null. */
-static bool view_key(maint *x, const mpart *p, const sch_table *v, const rstate *r, const cql_value *pkv,
+/* View key (pk bytes, ck bytes) of a base row state: 1, 0 if a key column
+ * is null or the view's WHERE excludes the row, <0 on error (OOM). */
+static int view_key(maint *x, const mpart *p, const sch_table *v, const rstate *r, const cql_value *pkv,
                      const cql_value *ckv, cs_buf *vpk, cs_buf *vck, const st_cell **keycell)
 {
     const sch_table *t = p->t;
     cql_value pv[64], cv[64];
     *keycell = NULL;
     if (!exists(r) || r->is_static || v->n_pk > 64 || v->n_ck > 64)
-        return false;
+        return 0;
     for (int i = 0; i < v->n_pk + v->n_ck; i++) {
         const sch_column *vc = i < v->n_pk ? v->pk[i] : v->ck[i - v->n_pk];
         const sch_column *bc = sch_column_find(t, vc->name);
         if (!bc)
-            return false;
+            return 0;
         cql_value val = { NULL, CQL_NULL };
         if (bc->kind == COL_PARTITION_KEY)
             val = pkv[bc->position];
@@ -613,14 +620,14 @@ static bool view_key(maint *x, const mpart *p, const sch_table *v, const rstate 
             }
         }
         if (val.len < 0)
-            return false;
+            return 0;
         if (i < v->n_pk) pv[i] = val; else cv[i - v->n_pk] = val;
     }
     if (v->view_where && *v->view_where) {
         /* restrictions beyond IS NOT NULL (view_where.c) */
         cql_value *vals = cs_arena_alloc(&x->a, sizeof(cql_value) * (size_t)(t->n_cols + 1));
         if (!vals)
-            return false;
+            return CS_ENOMEM;
         for (int i = 0; i < t->n_cols; i++) {
             const sch_column *c = &t->cols[i];
             vals[i] = (cql_value){ NULL, CQL_NULL };
@@ -635,15 +642,22 @@ static bool view_key(maint *x, const mpart *p, const sch_table *v, const rstate 
             }
         }
         bool match = true;
-        cql_view_where_match(x->ctx, v, vals, p->pk, p->pk_len, r->ck, r->ck_len, &match);
+        int rc = cql_view_where_match(x->ctx, v, vals, p->pk, p->pk_len, r->ck, r->ck_len, &match);
+        if (rc < 0)
+            return rc;
         if (!match)
-            return false;
+            return 0;
     }
     cs_buf_reset(vpk);
     cs_buf_reset(vck);
-    if (sch_partition_key(v, pv, vpk) || sch_clustering_key(v, cv, v->n_ck, vck))
-        return false;
-    return vpk->len > 0 || v->n_pk == 0;
+    int rc = sch_partition_key(v, pv, vpk);
+    if (rc == 0)
+        rc = sch_clustering_key(v, cv, v->n_ck, vck);
+    if (rc == CS_ENOMEM || vpk->err || vck->err)
+        return CS_ENOMEM;
+    if (rc)
+        return 0;              /* e.g. an empty partition key: no view row */
+    return vpk->len > 0 ? 1 : 0;
 }
 
 static bool view_has_col(const sch_table *v, uint32_t col)
@@ -662,8 +676,13 @@ static int maint_view(maint *x, const mpart *p, sch_table *v, const rstate *bef,
     cs_buf bpk, bck, apk, ack;
     cs_buf_init(&bpk); cs_buf_init(&bck); cs_buf_init(&apk); cs_buf_init(&ack);
     const st_cell *bkc, *akc;
-    bool hb = view_key(x, p, v, bef, pkv, ckv, &bpk, &bck, &bkc);
-    bool ha = view_key(x, p, v, aft, pkv, ckv, &apk, &ack, &akc);
+    int hbr = view_key(x, p, v, bef, pkv, ckv, &bpk, &bck, &bkc);
+    int har = hbr < 0 ? hbr : view_key(x, p, v, aft, pkv, ckv, &apk, &ack, &akc);
+    if (har < 0) {
+        cs_buf_destroy(&bpk); cs_buf_destroy(&bck); cs_buf_destroy(&apk); cs_buf_destroy(&ack);
+        return har;
+    }
+    bool hb = hbr > 0, ha = har > 0;
     int64_t w = ops_ts(p, mr);
     if (max_ts(bef) > w) w = max_ts(bef);
     if (max_ts(aft) > w) w = max_ts(aft);
@@ -735,11 +754,16 @@ static int decode_ck(maint *x, const sch_table *t, const rstate *r, cql_value **
     cs_buf_init(&store);
     size_t off[64];
     int32_t len[64];
-    if (t->n_ck > 64 || sch_clustering_decode(t, r->ck, r->ck_len, &store, off, len)) {
+    int drc = t->n_ck > 64 ? CS_EINVAL : sch_clustering_decode(t, r->ck, r->ck_len, &store, off, len);
+    if (drc) {
         cs_buf_destroy(&store);
-        return 0;
+        return drc == CS_ENOMEM ? drc : 0;   /* undecodable: key columns read as null */
     }
     const uint8_t *base = dup(&x->a, store.p, (uint32_t)store.len);
+    if (!base) {
+        cs_buf_destroy(&store);
+        return CS_ENOMEM;
+    }
     for (int i = 0; i < t->n_ck; i++) {
         (*out)[i].p = len[i] >= 0 ? base + off[i] : NULL;
         (*out)[i].len = len[i] >= 0 ? len[i] : CQL_NULL;

@@ -171,17 +171,29 @@ int cql_index_select(cql_sx *x, const cql_pstate *ps, bool *handled)
         st_scan *sc = NULL;
         rc = ipk.err ? CS_ENOMEM : st_scan_open(ist, &sp, &sc);
         st_partition_view pv;
-        if (rc == 0 && st_scan_next_partition(sc, &pv) == 1) {
+        int pr = rc == 0 ? st_scan_next_partition(sc, &pv) : 0;
+        if (pr < 0)
+            rc = pr;
+        if (pr == 1) {
             st_row_view rv;
             while (!x->stop && (rc = st_scan_next_row(sc, &rv)) == 1) {
+                int er = entry_pk(rv.ck, rv.ck_len, &pk);
+                if (er == CS_ENOMEM) {
+                    rc = er;
+                    break;
+                }
                 rc = 0;
-                if (entry_pk(rv.ck, rv.ck_len, &pk))
-                    continue;      /* not ours: skip */
+                if (er)
+                    continue;      /* not an entry of ours: skip */
                 if (have_last && last.len == pk.len && (pk.len == 0 || !memcmp(last.p, pk.p, pk.len)))
                     continue;
                 cs_buf_reset(&last);
                 if (pk.len)
                     cs_buf_put(&last, pk.p, pk.len);
+                if (last.err) {
+                    rc = CS_ENOMEM;
+                    break;
+                }
                 have_last = true;
                 one.p = cs_arena_memdup(&x->arena, pk.len ? pk.p : (const uint8_t *)"", pk.len + 1);
                 one.len = (int32_t)pk.len;

@@ -68,10 +68,12 @@ int cql_index_value(const ctype *ty, const uint8_t *v, int32_t n, cs_buf *out)
     if (n < 0)
         return CS_EINVAL;
     size_t mark = out->len;
-    if (ctype_bc_encode(ty, v, (size_t)n, false, out) == 0 && !out->err)
+    int rc = ctype_bc_encode(ty, v, (size_t)n, false, out);
+    if (out->err || rc == CS_ENOMEM)
+        return CS_ENOMEM;     /* never fall back on OOM: the key would differ */
+    if (rc == 0)
         return 0;
     out->len = mark;          /* not byte-comparable (duration...): raw bytes */
-    out->err = 0;
     cs_buf_put(out, v, (size_t)n);
     return out->err ? CS_ENOMEM : 0;
 }

@@ -77,12 +77,17 @@ int cql_view_where_match(cql_ctx *ctx, const sch_table *v, const cql_value *vals
     cs_buf_put(&q, v->view_where, strlen(v->view_where));
     cs_error e;
     cs_error_init(&e);
-    cql_stmt *st = q.err ? NULL : cql_parse((const char *)q.p, q.len, &e);
+    if (q.err) {
+        cs_buf_destroy(&q);
+        return CS_ENOMEM;
+    }
+    cql_stmt *st = cql_parse((const char *)q.p, q.len, &e);
     cs_buf_destroy(&q);
     if (!st || st->kind != STMT_SELECT) {
         if (st)
             cql_stmt_free(st);
-        return 0;                      /* unparsable: keep every row (logged by no one) */
+        /* the clause came from the parser: failing now means out of memory */
+        return e.code == CS_ERR_SERVER ? CS_ENOMEM : 0;
     }
     const ast_select *sel = &st->u.select;
     ast_relation *rels[64];
@@ -122,6 +127,8 @@ int cql_view_where_match(cql_ctx *ctx, const sch_table *v, const cql_value *vals
             for (int i = 0; ok && i < w.n_filters; i++)
                 ok = cql__filter_match_row(&w.filters[i], t, vals);
             *match = ok;
+        } else if (e.code == CS_ERR_SERVER) {
+            rc = CS_ENOMEM;
         }
         cs_arena_destroy(&a);
     }
