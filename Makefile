@@ -29,7 +29,11 @@ STORAGE_SRC := $(wildcard storage/*.c)
 CQL_SRC     := $(wildcard cql/*.c cql/types/*.c)
 SERVER_SRC  := $(filter-out server/main.c,$(wildcard server/*.c))
 TOOLS_SRC   := $(wildcard tools/*.c)
-BENCH_SRC   := $(wildcard bench/*.c)
+# cassette-bench; bench/storage_bench*.c is the separate engine benchmark (make storage-bench)
+BENCH_SRC   := $(filter-out bench/storage_bench%.c,$(wildcard bench/*.c))
+# RocksDB): built only by `make storage-bench`, never by `all`.
+SBENCH_SRC  := $(wildcard bench/storage_bench*.c)
+BENCH_SRC   := $(filter-out $(SBENCH_SRC),$(wildcard bench/*.c))
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
 
@@ -49,7 +53,7 @@ endif
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps run test unit integration crash clean check-layers lint-malloc bench-startup
+.PHONY: all deps run test unit integration crash clean check-layers lint-malloc bench-startup storage-bench
 all: $(BINS)
 
 $(B)/%.o: %.c
@@ -73,6 +77,12 @@ $(B)/cassette-tool: $(call obj,$(TOOLS_SRC)) $(ALL_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 $(B)/cassette-bench: $(call obj,$(BENCH_SRC)) $(ALL_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lyaml
+
+# Storage micro-benchmark vs LevelDB/RocksDB (docs/storage-bench.md).
+# Needs libleveldb-dev and librocksdb-dev; not in `all`, `test` or BINS.
+$(B)/cassette-storage-bench: $(call obj,$(SBENCH_SRC)) $(LIB_STORAGE) $(LIB_COMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lleveldb -lrocksdb
+storage-bench: $(B)/cassette-storage-bench
 
 # Unit tests: tests/unit/test_<layer>_<name>.c links only its layer and below,
 # so a layer's tests build while a higher layer is mid-change.
