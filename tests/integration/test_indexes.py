@@ -387,3 +387,32 @@ def test_kill_during_build(fresh_server):
             s.execute("CREATE INDEX ON kb.t (v)")
         assert sorted(r.k for r in s.execute("SELECT k FROM kb.t WHERE v = 3")) == expected, delay
     c.shutdown()
+
+
+@cassette_only("kill -9 of a private server")
+def test_kill9_after_writes(fresh_server):
+    """Base rows, index entries and view rows share one commit log record per
+    write: after kill -9 and replay, index queries and the view match the base."""
+    c, s = H.connect(fresh_server.host, fresh_server.port)
+    s.execute("CREATE KEYSPACE kw WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+    s.execute("CREATE TABLE kw.t (k int, c int, v int, PRIMARY KEY (k, c))")
+    s.execute("CREATE INDEX ON kw.t (v)")
+    s.execute("CREATE MATERIALIZED VIEW kw.mv AS SELECT * FROM kw.t WHERE v IS NOT NULL AND k IS NOT NULL "
+              "AND c IS NOT NULL PRIMARY KEY (v, k, c)")
+    for i in range(300):
+        s.execute("INSERT INTO kw.t (k, c, v) VALUES (%s, %s, %s)", (i % 17, i % 5, i % 4))
+        if i % 7 == 0:
+            s.execute("DELETE FROM kw.t WHERE k = %s AND c = %s", (i % 13, i % 5))
+    c.shutdown()
+    fresh_server.kill9()
+    fresh_server.start(port=0)
+    c, s = H.connect(fresh_server.host, fresh_server.port)
+    try:
+        base = list(s.execute("SELECT k, c, v FROM kw.t"))
+        for val in range(4):
+            exp = sorted((r.k, r.c) for r in base if r.v == val)
+            assert sorted((r.k, r.c) for r in s.execute("SELECT k, c FROM kw.t WHERE v = %s", (val,))) == exp
+        assert sorted(tuple(r) for r in s.execute("SELECT v, k, c FROM kw.mv")) == \
+            sorted((r.v, r.k, r.c) for r in base)
+    finally:
+        c.shutdown()
