@@ -36,9 +36,12 @@ function startServer() {
   const exitPromise = new Promise((resolve) => {
     proc.on('exit', (code, signal) => { exited = { code, signal }; resolve(exited); });
   });
+  // The end of the log, or the start of a sanitizer report if there is one.
   const logTail = () => {
     try {
-      return fs.readFileSync(logPath, 'utf8').split('\n').slice(-40).join('\n');
+      const lines = fs.readFileSync(logPath, 'utf8').split('\n');
+      const i = lines.findIndex((l) => SANITIZER_RE.test(l));
+      return (i >= 0 ? lines.slice(i, i + 60) : lines.slice(-40)).join('\n');
     } catch (e) { return ''; }
   };
   return new Promise((resolve, reject) => {
