@@ -174,19 +174,45 @@ int bench_report_json(const char *path, bench_result *rs, int n, const bench_opt
 
 /* ------------------------------------------------------------ HTML / SVG */
 
+/* Text from profiles and server warnings, escaped for HTML. */
+static void html_text(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
 #define W 360
 #define H 200
 #define PAD 36
 
+/* Axis label: 0.75, 42, 155k, 1.2M. */
+static void short_num(double v, char *out, size_t n)
+{
+    if (v >= 1e6) snprintf(out, n, "%.1fM", v / 1e6);
+    else if (v >= 1e4) snprintf(out, n, "%.0fk", v / 1e3);
+    else snprintf(out, n, "%.3g", v);
+}
+
 static void svg_axes(FILE *f, const char *title, const char *ylabel, double ymax)
 {
+    char top[32];
+    short_num(ymax, top, sizeof(top));
     fprintf(f, "<svg width='%d' height='%d' xmlns='http://www.w3.org/2000/svg' font-family='sans-serif' font-size='10'>\n",
             W, H);
     fprintf(f, "<text x='%d' y='12' font-weight='bold'>%s</text>\n", PAD, title);
     fprintf(f, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#333'/>", PAD, H - 20, W - 8, H - 20);
     fprintf(f, "<line x1='%d' y1='20' x2='%d' y2='%d' stroke='#333'/>\n", PAD, PAD, H - 20);
-    fprintf(f, "<text x='2' y='26'>%.3g</text><text x='2' y='%d'>0</text>", ymax, H - 20);
-    fprintf(f, "<text x='%d' y='%d'>%s</text>\n", PAD + 4, 30, ylabel);
+    fprintf(f, "<text x='%d' y='26' text-anchor='end'>%s</text><text x='%d' y='%d' text-anchor='end'>0</text>",
+            PAD - 2, top, PAD - 2, H - 20);
+    fprintf(f, "<text x='%d' y='30'>%s</text>\n", PAD + 4, ylabel);
 }
 
 static void svg_latency(FILE *f, const bench_result *r)
@@ -259,7 +285,7 @@ int bench_report_html(const char *path, bench_result *rs, int n, const bench_opt
     fprintf(f, "<!doctype html><html><head><meta charset='utf-8'><title>cassette-bench report</title>\n"
                "<style>body{font-family:sans-serif;margin:20px}table{border-collapse:collapse}"
                "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#eee}"
-               ".col{display:inline-block;vertical-align:top;margin-right:24px}h2{margin-bottom:4px}</style></head><body>\n");
+               ".cols{display:flex;flex-wrap:nowrap;gap:24px;overflow-x:auto}.col{flex:0 0 auto}h2{margin-bottom:4px}</style></head><body>\n");
     fprintf(f, "<h1>cassette-bench</h1><p>target %s:%d, %d connections x %d in flight, %s</p>\n", o->host, o->port,
             o->connections, o->concurrency, o->rate > 0 ? "fixed rate" : "max throughput");
     fprintf(f, "<table><tr><th>scheme</th><th>ops/s</th><th>p50 ms</th><th>p99 ms</th><th>partitions</th>"
@@ -279,10 +305,14 @@ int bench_report_html(const char *path, bench_result *rs, int n, const bench_opt
                 (unsigned long long)rs[s].parts.rows_max, rs[s].ring_ops.max_over_mean,
                 (unsigned long long)rs[s].total_errors, (unsigned long long)nw);
     }
-    fprintf(f, "</table>\n<div>");
+    fprintf(f, "</table>\n<div class='cols'>");
     for (int s = 0; s < n; s++) {
         bench_result *r = &rs[s];
-        fprintf(f, "<div class='col'><h2>%s</h2><p>%s</p>\n", r->scheme, r->description);
+        fprintf(f, "<div class='col'><h2>");
+        html_text(f, r->scheme);
+        fprintf(f, "</h2><p style='max-width:%dpx'>", W);
+        html_text(f, r->description);
+        fprintf(f, "</p>\n");
         svg_latency(f, r);
         fprintf(f, "<br>");
         svg_sizes(f, r);
@@ -301,8 +331,11 @@ int bench_report_html(const char *path, bench_result *rs, int n, const bench_opt
                     r->parts.top[i].rows, (long long)r->parts.top[i].token);
         fprintf(f, "</table>");
         for (int i = 0; i < r->n_warnings; i++)
-            fprintf(f, "<p style='color:#a60'>warning x%llu: %s</p>", (unsigned long long)r->warnings[i].count,
-                    r->warnings[i].kind);
+        {
+            fprintf(f, "<p style='color:#a60;max-width:%dpx'>warning x%llu: ", W, (unsigned long long)r->warnings[i].count);
+            html_text(f, r->warnings[i].kind);
+            fprintf(f, "</p>");
+        }
         fprintf(f, "</div>\n");
     }
     fprintf(f, "</div></body></html>\n");
