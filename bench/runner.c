@@ -137,6 +137,8 @@ static bool issue(runner *R, int ci, uint64_t start_ns)
     return true;
 }
 
+static void issue_due(runner *R, uint64_t now, int prefer);
+
 static void maybe_finish(runner *R)
 {
     int inflight = 0;
@@ -198,7 +200,40 @@ static void on_done(void *arg, const bc_result *resp)
     tick(R, now);
     if (R->o->rate <= 0 && may_issue(R, now) && !bc_async_broken(R->conns[ci]))
         issue(R, ci, now);
+    else if (R->o->rate > 0 && !R->stopping)
+        issue_due(R, now, ci);
     maybe_finish(R);
+}
+
+/* Fixed-rate mode: issue every op that is due and has a free slot.  Called
+ * from the 1 ms timer and from each completion, so a connection freed between
+ * two ticks takes the next due op at once instead of idling until the tick
+ * (which capped the rate at n_conns * concurrency per tick-rounded RTT and
+ * showed up as a growing queue, i.e. a fake stall in the percentiles). */
+static void issue_due(runner *R, uint64_t now, int prefer)
+{
+    double elapsed = (double)(now - R->t0_ns) / 1e9;
+    uint64_t due = (uint64_t)(elapsed * R->o->rate);
+    int cap = R->o->concurrency;
+    while (R->issued < due && may_issue(R, now)) {
+        int ci = -1;
+        if (prefer >= 0 && !bc_async_broken(R->conns[prefer]) && bc_async_inflight(R->conns[prefer]) < cap) {
+            ci = prefer;
+        } else {
+            for (int tried = 0; tried < R->n_conns; tried++) {
+                int c = R->next_conn++ % R->n_conns;
+                if (!bc_async_broken(R->conns[c]) && bc_async_inflight(R->conns[c]) < cap) {
+                    ci = c;
+                    break;
+                }
+            }
+        }
+        if (ci < 0)
+            break; /* all slots busy: the op stays due, its latency keeps growing */
+        uint64_t intended = R->t0_ns + (uint64_t)((double)R->issued / R->o->rate * 1e9);
+        if (!issue(R, ci, intended))
+            break;
+    }
 }
 
 static void on_timer(uv_timer_t *t)
@@ -206,27 +241,8 @@ static void on_timer(uv_timer_t *t)
     runner *R = t->data;
     uint64_t now = cs_mono_ns();
     tick(R, now);
-    if (R->o->rate > 0) {
-        double elapsed = (double)(now - R->t0_ns) / 1e9;
-        uint64_t due = (uint64_t)(elapsed * R->o->rate);
-        int cap = R->o->concurrency;
-        while (R->issued < due && may_issue(R, now)) {
-            int tried = 0, ci = -1;
-            while (tried < R->n_conns) {
-                int c = R->next_conn++ % R->n_conns;
-                if (!bc_async_broken(R->conns[c]) && bc_async_inflight(R->conns[c]) < cap) {
-                    ci = c;
-                    break;
-                }
-                tried++;
-            }
-            if (ci < 0)
-                break; /* all slots busy: the op stays due, its latency keeps growing */
-            uint64_t intended = R->t0_ns + (uint64_t)((double)R->issued / R->o->rate * 1e9);
-            if (!issue(R, ci, intended))
-                break;
-        }
-    }
+    if (R->o->rate > 0)
+        issue_due(R, now, -1);
     maybe_finish(R);
 }
 
