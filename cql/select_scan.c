@@ -597,7 +597,8 @@ int cql__emit_vrows(cql_sx *x, cql_vcollect *pvc, const cql_pstate *ps, bool tok
     vcollect vc = *pvc;
     int rc = 0;
     g_vt = x->t;
-    qsort(vc.rows, vc.n, sizeof(vrow), token_order ? vrow_token_cmp : vrow_cmp);
+    if (vc.n > 1)
+        qsort(vc.rows, vc.n, sizeof(vrow), token_order ? vrow_token_cmp : vrow_cmp);
     if (x->reversed) {
         for (size_t i = 0, j = vc.n ? vc.n - 1 : 0; i < j; i++, j--) {
             vrow tmp = vc.rows[i];
