@@ -531,15 +531,20 @@ static int run_select(cql_sx *x, cql_result *r)
         return rc;
     int warn = x->ctx->cfg.tombstone_warn_threshold;
     if (warn > 0 && x->tombstones > (uint64_t)warn) {
+        /* the query as text, without the trailing ';' a client may send */
+        size_t qlen = x->st->text_len;
+        while (qlen > 0 && (x->st->text[qlen - 1] == ';' || x->st->text[qlen - 1] == ' ' ||
+                            x->st->text[qlen - 1] == '\n' || x->st->text[qlen - 1] == '\t'))
+            qlen--;
         if (x->w.pk_all && x->w.n_pks == 1)
             cql_result_warn(r, "Read %llu live rows and %llu tombstone cells for query %.*s; token %lld (see tombstone_warn_threshold)",
                             (unsigned long long)x->live_rows, (unsigned long long)x->tombstones,
-                            (int)x->st->text_len, x->st->text,
+                            (int)qlen, x->st->text,
                             (long long)cs_murmur3_token(x->w.pks[0].p, (size_t)x->w.pks[0].len));
         else
             cql_result_warn(r, "Read %llu live rows and %llu tombstone cells for query %.*s; token %lld (see tombstone_warn_threshold)",
                             (unsigned long long)x->live_rows, (unsigned long long)x->tombstones,
-                            (int)x->st->text_len, x->st->text, (long long)x->token);
+                            (int)qlen, x->st->text, (long long)x->token);
     }
     if (x->more) {
         cql_pstate np;

@@ -115,7 +115,14 @@ static bool row_live(st_scan *s, const st__part *p, const st__row *r, st_row_vie
     int32_t now = s->now_s;
     st_deletion d = p->pdel;
     if (!(r->flags & ST_ROW_STATIC)) d = st__del_max(d, rt_deletion(p, r));
-    if (r->del.ts_us != INT64_MIN) { d = st__del_max(d, r->del); s->stats.tombstones++; }
+    /* A row deletion superseded by the partition or range deletion covering
+     * the row is dropped before it is counted, as Cassandra's Row.filter
+     * does with the active deletion: only a newer one is a tombstone read. */
+    if (r->del.ts_us != INT64_MIN) {
+        if (r->del.ts_us > d.ts_us)
+            s->stats.tombstones++;
+        d = st__del_max(d, r->del);
+    }
     memset(v, 0, sizeof *v);
     v->ck = r->ck; v->ck_len = r->ck_len; v->flags = r->flags;
     v->liveness.ts_us = INT64_MIN;
