@@ -13,6 +13,10 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <sys/file.h>
+#include <fcntl.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -75,6 +79,37 @@ static void on_signal(uv_signal_t *h, int signum)
     uv_close((uv_handle_t *)&a->sigterm, NULL);
 }
 
+/* Two servers over one commit log would corrupt each other: hold an
+ * exclusive flock on <commitlog_dir>/cassette.lock for the process's life
+ * (released by the kernel on any exit, kill -9 included).  Returns the fd,
+ * or -1 after printing why. */
+static int lock_commitlog_dir(const char *dir)
+{
+    char path[4096];
+    /* mkdir -p: the engine creates the directory too, but the lock comes first */
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            mkdir(path, 0755);
+            *p = '/';
+        }
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/cassette.lock", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        fprintf(stderr, "cassette: cannot open %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        fprintf(stderr, "cassette: %s is in use by another cassette process (%s)\n", dir,
+                errno == EWOULDBLOCK ? "locked" : strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 int main(int argc, char **argv)
 {
     const char *config_path = NULL, *listen = NULL, *data_dir = NULL;
@@ -127,6 +162,10 @@ int main(int argc, char **argv)
     if (port >= 0)
         cfg.native_port = port;
     config_finish(&cfg, data_dir);
+
+    int lock_fd = lock_commitlog_dir(cfg.st.commitlog_dir);
+    if (lock_fd < 0)
+        return 1;
 
     st_engine *eng = NULL;
     int rc = st_engine_open(&cfg.st, &eng);

@@ -68,7 +68,6 @@ def test_bad_config_value(tmp_path):
     assert_clean_failure(run(["--config", str(cfg), "--port", "0", "--data-dir", str(tmp_path / "d")]))
 
 
-@pytest.mark.xfail(reason="known gap: no lock on the data directory yet (LevelDB's LOCK file)", strict=False)
 def test_second_server_on_same_data_dir(tmp_path):
     """Two servers must not share a data directory: the second refuses."""
     s = H.Server(tmp_path)
