@@ -32,6 +32,7 @@ struct cql_ctx {
     int64_t started_ms;
     uint64_t requests;                /* counters for system_views / metrics */
     void *metrics;                    /* per-table metrics (metrics.c), lazily created */
+    void *traces;                     /* recent trace sessions (trace.c), lazily created */
 };
 
 /* ------------------------------------------------ Rows result builder (executor: result.c)

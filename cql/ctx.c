@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "cql/metrics.h"
+#include "cql/trace.h"
 #include "cql/schema_int.h"
 #include "cql/index.h"   /* index hook (issue 5) */
 #include "common/alloc.h"
@@ -167,6 +168,7 @@ void cql_ctx_free(cql_ctx *ctx)
     if (!ctx) return;
     if (cql_exec_ctx_destroy) cql_exec_ctx_destroy(ctx);
     cql_metrics_free(ctx);
+    cql_trace_free(ctx);
     sch_catalog_free(ctx->cat);
     cs_free(ctx->tokens);
     cs_free((char *)ctx->cfg.cluster_name);

@@ -395,12 +395,18 @@ static int rows_scan_latency(cql_ctx *c, sch_table *t, emit_fn e, void *a) { ret
 static int rows_disk_usage(cql_ctx *c, sch_table *t, emit_fn e, void *a) { return rows_per_table(c, t, e, a, fill_disk); }
 static int rows_max_partition(cql_ctx *c, sch_table *t, emit_fn e, void *a) { return rows_per_table(c, t, e, a, fill_max_partition); }
 
+/* trace.c */
+int cql__trace_sessions_rows(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg);
+int cql__trace_events_rows(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg);
+
 /* Attach row callbacks to every virtual table (unknown ones read empty). */
 void sch__vtables_attach(sch_catalog *c)
 {
     static const struct { const char *ks, *name; sch_vtable_rows_cb cb; } map[] = {
         { "system", "local", rows_local },
         { "system_views", "settings", rows_settings },
+        { "system_traces", "sessions", cql__trace_sessions_rows },
+        { "system_traces", "events", cql__trace_events_rows },
         { "system_views", "coordinator_read_latency", rows_read_latency },
         { "system_views", "coordinator_scan_latency", rows_scan_latency },
         { "system_views", "coordinator_write_latency", rows_write_latency },

@@ -51,6 +51,7 @@
  *     reading stop; both resume when the write completes (on_write -> pump).
  */
 #include "server/conn.h"
+#include "cql/trace.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -504,10 +505,11 @@ static void on_sync_done(void *arg)
  * Encode the RESULT for a CQL call into `dst`: the body the CQL layer built,
  * plus its warnings in the frame's warning list.
  */
-static void encode_result(conn *c, cs_buf *dst, int16_t stream, const cql_result *r)
+static void encode_result(conn *c, cs_buf *dst, int16_t stream, const cql_result *r,
+                          const uint8_t *tracing_id)
 {
     frame_writer w;
-    frame_begin(&w, dst, c->version, true, stream, OP_RESULT, 0, c->compress, NULL,
+    frame_begin(&w, dst, c->version, true, stream, OP_RESULT, 0, c->compress, tracing_id,
                 (const char *const *)r->warnings, c->version >= 4 ? r->n_warnings : 0);
     cs_buf_put(dst, r->body.p, r->body.len);
     frame_end(&w);
@@ -516,7 +518,7 @@ static void encode_result(conn *c, cs_buf *dst, int16_t stream, const cql_result
 /* Reply to a finished CQL call: error, immediate RESULT, or a RESULT held
  * until the commit log is durable (invariant 7); then push schema events. */
 static void finish_cql(conn *c, int16_t stream, int rc, cql_result *r, cs_error *e,
-                       uint64_t start_ns)
+                       uint64_t start_ns, const uint8_t *tracing_id)
 {
     srv *s = c->s;
     if (rc == CS_EUSER || (rc != 0 && cs_error_isset(e))) {
@@ -537,7 +539,7 @@ static void finish_cql(conn *c, int16_t stream, int rc, cql_result *r, cs_error 
             p->c = c;
             p->start_ns = start_ns;
             cs_buf_init(&p->frame);
-            encode_result(c, &p->frame, stream, r);
+            encode_result(c, &p->frame, stream, r, tracing_id);
             c->refs++;
             if (st_sync_wait(s->eng, s->loop, r->sync_pos, on_sync_done, p) == 0)
                 goto events;
@@ -551,17 +553,45 @@ static void finish_cql(conn *c, int16_t stream, int rc, cql_result *r, cs_error 
         reply_error(c, stream, &se);
         return;
     }
-    encode_result(c, &c->out, stream, r);
+    encode_result(c, &c->out, stream, r, tracing_id);
     record_latency(s, start_ns);
 events:
     if (r->schema_changed)
         srv_push_schema_change(s, &r->change);
 }
 
-static void on_cql_request(conn *c, int16_t stream, msg_request *m)
+/* A traced request (frame flag 0x02, spec v4 §2.2) becomes a trace session
+ * in system_traces (cql/trace.c); the RESULT carries its id. */
+static void trace_request(conn *c, const msg_request *m, int64_t started_us, uint64_t start_ns, int rc,
+                          const cs_error *e, cs_uuid *id)
+{
+    static const char *names[] = { [OP_QUERY] = "Execute CQL3 query", [OP_PREPARE] = "Preparing CQL3 query",
+                                   [OP_EXECUTE] = "Execute CQL3 prepared query", [OP_BATCH] = "Execute batch of CQL3 queries" };
+    cql_trace_req t;
+    memset(&t, 0, sizeof t);
+    t.request = m->opcode < sizeof names / sizeof names[0] && names[m->opcode] ? names[m->opcode] : "Execute";
+    if (m->opcode == OP_QUERY || m->opcode == OP_PREPARE) {
+        t.query = m->query;
+        t.query_len = m->query_len;
+    }
+    char ip[64];
+    snprintf(ip, sizeof ip, "%s", c->session.client_addr);
+    char *colon = strrchr(ip, ':');
+    if (colon)
+        *colon = 0;
+    t.client = ip;
+    t.started_us = started_us;
+    t.duration_us = (cs_mono_ns() - start_ns) / 1000;
+    t.consistency = m->params.consistency;
+    t.outcome = rc != 0 ? (cs_error_isset(e) ? e->msg : cs_strerror(rc)) : NULL;
+    cql_trace_record(c->s->cql, &t, id);
+}
+
+static void on_cql_request(conn *c, int16_t stream, msg_request *m, bool tracing)
 {
     srv *s = c->s;
     uint64_t start_ns = cs_mono_ns();
+    int64_t started_us = tracing ? cs_now_us() : 0;
     cql_result r;
     cs_error e;
     cql_result_init(&r);
@@ -582,7 +612,10 @@ static void on_cql_request(conn *c, int16_t stream, msg_request *m)
                        &e);
         break;
     }
-    finish_cql(c, stream, rc, &r, &e, start_ns);
+    cs_uuid trace_id;
+    if (tracing)
+        trace_request(c, m, started_us, start_ns, rc, &e, &trace_id);
+    finish_cql(c, stream, rc, &r, &e, start_ns, tracing ? trace_id.b : NULL);
     cql_result_destroy(&r);
 }
 
@@ -684,7 +717,7 @@ static void on_frame(conn *c, const frame_header *h, const uint8_t *body)
             reply_frame(c, h->stream, OP_READY, NULL, 0);
             break;
         default:
-            on_cql_request(c, h->stream, &m);
+            on_cql_request(c, h->stream, &m, (h->flags & FRAME_FLAG_TRACING) != 0);
             break;
         }
     }

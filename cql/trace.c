@@ -1,0 +1,203 @@
+/*
+ * trace.c: recent trace sessions in memory, read through the virtual tables
+ * system_traces.sessions and system_traces.events (see trace.h).
+ *
+ * Events are those a single-node Cassandra coordinator records for a simple
+ * request: parsing, preparing, executing (and a failure); their source_elapsed
+ * values are spread over the measured duration, since the executor is not
+ * instrumented step by step (the total duration is exact).
+ */
+#include "cql/trace.h"
+#include "common/alloc.h"
+#include "cql/cql_int.h"
+#include "cql/schema_int.h"
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_EVENTS 4
+
+typedef struct trace_event {
+    cs_uuid id;                   /* timeuuid at the event's time */
+    char activity[256];
+    int32_t elapsed_us;
+} trace_event;
+
+typedef struct trace_session {
+    cs_uuid id;
+    char client[64];
+    char request[64];
+    char *query;
+    int64_t started_us;
+    int32_t duration_us;
+    int consistency;
+    trace_event ev[MAX_EVENTS]; int n_ev;
+} trace_session;
+
+typedef struct trace_store {
+    trace_session s[CQL_TRACE_KEEP];
+    int next, n;
+} trace_store;
+
+static trace_store *store(cql_ctx *ctx, bool create)
+{
+    if (!ctx->traces && create)
+        ctx->traces = cs_calloc(1, sizeof(trace_store));
+    return ctx->traces;
+}
+
+static const char *cl_name(int cl)
+{
+    static const char *n[] = { "ANY", "ONE", "TWO", "THREE", "QUORUM", "ALL", "LOCAL_QUORUM", "EACH_QUORUM",
+                               "SERIAL", "LOCAL_SERIAL", "LOCAL_ONE" };
+    return cl >= 0 && cl < (int)(sizeof(n) / sizeof(n[0])) ? n[cl] : "ONE";
+}
+
+static void add_event(trace_session *t, int64_t at_us, int32_t elapsed, const char *fmt, const char *arg)
+{
+    if (t->n_ev >= MAX_EVENTS)
+        return;
+    trace_event *e = &t->ev[t->n_ev++];
+    cs_uuid_timeuuid(&e->id, at_us);
+    snprintf(e->activity, sizeof(e->activity), fmt, arg ? arg : "");
+    e->elapsed_us = elapsed;
+}
+
+void cql_trace_record(cql_ctx *ctx, const cql_trace_req *r, cs_uuid *session)
+{
+    trace_store *st = store(ctx, true);
+    if (!st) {
+        cs_uuid_timeuuid(session, r->started_us);
+        return;
+    }
+    trace_session *t = &st->s[st->next];
+    cs_free(t->query);
+    memset(t, 0, sizeof(*t));
+    st->next = (st->next + 1) % CQL_TRACE_KEEP;
+    if (st->n < CQL_TRACE_KEEP)
+        st->n++;
+    cs_uuid_timeuuid(&t->id, r->started_us);
+    snprintf(t->client, sizeof(t->client), "%s", r->client ? r->client : "127.0.0.1");
+    snprintf(t->request, sizeof(t->request), "%s", r->request);
+    t->query = r->query ? cs_strndup(r->query, r->query_len) : NULL;
+    t->started_us = r->started_us;
+    t->duration_us = (int32_t)(r->duration_us > 0 ? r->duration_us : 1);
+    t->consistency = r->consistency;
+    int32_t d = t->duration_us;
+    char q[200];
+    snprintf(q, sizeof(q), "%.*s", (int)(r->query_len < 190 ? r->query_len : 190), r->query ? r->query : "");
+    /* cqlsh adds "Request complete" itself from the session's duration */
+    if (r->query)
+        add_event(t, r->started_us, 1, "Parsing %s", q);
+    add_event(t, r->started_us + d / 4, d / 4 + 1, "Preparing statement%s", "");
+    add_event(t, r->started_us + d / 2, d / 2 + 1, "Executing on the local node%s", "");
+    if (r->outcome)
+        add_event(t, r->started_us + d, d, "Request failed: %s", r->outcome);
+    *session = t->id;
+}
+
+void cql_trace_free(cql_ctx *ctx)
+{
+    trace_store *st = store(ctx, false);
+    if (!st)
+        return;
+    for (int i = 0; i < CQL_TRACE_KEEP; i++)
+        cs_free(st->s[i].query);
+    cs_free(st);
+    ctx->traces = NULL;
+}
+
+/* ---------------------------------------------------------------- virtual tables */
+
+typedef int (*emit_fn)(void *arg, const uint8_t **vals, const int32_t *lens);
+
+static int col_index(const sch_table *t, const char *name)
+{
+    for (int i = 0; i < t->n_cols; i++)
+        if (!strcmp(t->cols[i].name, name))
+            return i;
+    return -1;
+}
+
+static void put(const sch_table *t, const uint8_t **vals, int32_t *lens, const char *col, const void *p, int32_t n)
+{
+    int i = col_index(t, col);
+    if (i >= 0) {
+        vals[i] = p;
+        lens[i] = n;
+    }
+}
+
+int cql__trace_sessions_rows(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
+{
+    trace_store *st = store(ctx, false);
+    if (!st || t->n_cols > 16)
+        return 0;
+    for (int k = 0; k < st->n; k++) {
+        trace_session *s = &st->s[k];
+        const uint8_t *vals[16] = { 0 };
+        int32_t lens[16];
+        for (int i = 0; i < 16; i++) lens[i] = -1;
+        uint8_t client[4] = { 127, 0, 0, 1 }, started[8], duration[4], port[4];
+        cs_st64(started, (uint64_t)(s->started_us / 1000));
+        cs_st32(duration, (uint32_t)s->duration_us);
+        cs_st32(port, 7000);
+        /* parameters map<text, text>: consistency_level and query */
+        cs_buf params;
+        cs_buf_init(&params);
+        const char *cl = cl_name(s->consistency);
+        cs_buf_put_u32(&params, s->query ? 2 : 1);
+        cs_buf_put_u32(&params, 17);
+        cs_buf_put(&params, "consistency_level", 17);
+        cs_buf_put_u32(&params, (uint32_t)strlen(cl));
+        cs_buf_put(&params, cl, strlen(cl));
+        if (s->query) {
+            cs_buf_put_u32(&params, 5);
+            cs_buf_put(&params, "query", 5);
+            cs_buf_put_u32(&params, (uint32_t)strlen(s->query));
+            cs_buf_put(&params, s->query, strlen(s->query));
+        }
+        put(t, vals, lens, "session_id", s->id.b, 16);
+        put(t, vals, lens, "client", client, 4);
+        put(t, vals, lens, "command", "QUERY", 5);
+        put(t, vals, lens, "coordinator", client, 4);
+        put(t, vals, lens, "coordinator_port", port, 4);
+        put(t, vals, lens, "duration", duration, 4);
+        put(t, vals, lens, "parameters", params.p, (int32_t)params.len);
+        put(t, vals, lens, "request", s->request, (int32_t)strlen(s->request));
+        put(t, vals, lens, "started_at", started, 8);
+        int rc = params.err ? params.err : emit(arg, vals, lens);
+        cs_buf_destroy(&params);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int cql__trace_events_rows(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
+{
+    trace_store *st = store(ctx, false);
+    if (!st || t->n_cols > 16)
+        return 0;
+    for (int k = 0; k < st->n; k++) {
+        trace_session *s = &st->s[k];
+        for (int e = 0; e < s->n_ev; e++) {
+            const uint8_t *vals[16] = { 0 };
+            int32_t lens[16];
+            for (int i = 0; i < 16; i++) lens[i] = -1;
+            uint8_t src[4] = { 127, 0, 0, 1 }, elapsed[4], port[4];
+            cs_st32(elapsed, (uint32_t)s->ev[e].elapsed_us);
+            cs_st32(port, 7000);
+            put(t, vals, lens, "session_id", s->id.b, 16);
+            put(t, vals, lens, "event_id", s->ev[e].id.b, 16);
+            put(t, vals, lens, "activity", s->ev[e].activity, (int32_t)strlen(s->ev[e].activity));
+            put(t, vals, lens, "source", src, 4);
+            put(t, vals, lens, "source_elapsed", elapsed, 4);
+            put(t, vals, lens, "source_port", port, 4);
+            put(t, vals, lens, "thread", "Native-Transport-Requests-1", 27);
+            int rc = emit(arg, vals, lens);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
