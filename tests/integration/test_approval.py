@@ -12,14 +12,21 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CQL_DIR = os.path.join(HERE, "..", "cql")
 sys.path.insert(0, CQL_DIR)
 import approval  # noqa: E402
+import cassette_harness as H  # noqa: E402
 
 SCRIPTS = sorted(glob.glob(os.path.join(CQL_DIR, "*.cql")))
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=[os.path.basename(s)[:-4] for s in SCRIPTS])
-def test_approval(session, script):
-    with open(script) as f:
-        got = approval.run_script(session, f.read())
+def test_approval(contact, script):
+    # A connection of its own: the scripts USE keyspaces, which must not leak
+    # into the shared session other tests use.
+    cluster, session = H.connect(*contact)
+    try:
+        with open(script) as f:
+            got = approval.run_script(session, f.read())
+    finally:
+        cluster.shutdown()
     expected_path = script[:-4] + ".result"
     if os.environ.get("CASSETTE_APPROVE") == "1":
         with open(expected_path, "w") as f:
