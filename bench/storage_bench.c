@@ -122,6 +122,7 @@ static int du_cb(const char *p, const struct stat *st, int fl, struct FTW *f)
     bool log = strstr(p, "/commitlog/") || (n > 4 && !strcmp(p + n - 4, ".log"));
     bool data = !log && ((n > 4 && (!strcmp(p + n - 4, ".sst") || !strcmp(p + n - 4, ".ldb"))) || strstr(p, "/data/"));
     if (data) g_du_data += (uint64_t)st->st_size;
+    if (getenv("SBENCH_LS")) printf("  %12lld %s\n", (long long)st->st_size, p);   /* per-file breakdown */
     return 0;
 }
 static void du(const char *dir, uint64_t *all, uint64_t *data)
