@@ -192,3 +192,27 @@ def test_digest_stable_across_flush_compact_restart(fresh_server):
         assert got == sorted((p, cc, v) for (p, cc), v in model.items()), "after restart"
     finally:
         c.shutdown()
+
+
+def test_prepared_statements_across_restart(fresh_server):
+    """A driver keeps its prepared statements across a server restart on the
+    same port: EXECUTE of an id the server no longer knows gets UNPREPARED
+    (0x2500), the driver prepares again and retries, transparently."""
+    if not H.is_cassette():
+        pytest.skip("restarts the server")
+    srv = fresh_server
+    c, s = H.connect(srv.host, srv.port)
+    try:
+        s.execute("CREATE KEYSPACE kp WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        s.execute("CREATE TABLE kp.t (k int PRIMARY KEY, v text)")
+        ins = s.prepare("INSERT INTO kp.t (k, v) VALUES (?, ?)")
+        sel = s.prepare("SELECT v FROM kp.t WHERE k = ?")
+        s.execute(ins, (1, "before"))
+        srv.restart()
+        H.wait_for(lambda: s.execute("SELECT key FROM system.local").one(), timeout=60, interval=0.5,
+                   what="the driver to reconnect")
+        s.execute(ins, (2, "after"))
+        assert s.execute(sel, (1,)).one().v == "before"
+        assert s.execute(sel, (2,)).one().v == "after"
+    finally:
+        c.shutdown()
