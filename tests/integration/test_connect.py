@@ -188,3 +188,17 @@ def test_lz4_negotiated_by_default(contact):
         assert len(rows) > 50
     finally:
         c.shutdown()
+
+
+def test_virtual_tables(session):
+    """system_views (Cassandra 4.x virtual tables): our own connections are
+    listed with the driver's name; settings are readable."""
+    rows = list(session.execute("SELECT * FROM system_views.clients"))
+    assert rows, "no clients listed"
+    assert any((r.driver_name or "").startswith("DataStax Python Driver") for r in rows), \
+        [(r.address, r.driver_name) for r in rows]
+    assert all(r.protocol_version in (4, 5) for r in rows)
+    settings = {r.name: r.value for r in session.execute("SELECT name, value FROM system_views.settings")}
+    assert settings, "no settings"
+    ks = {r.keyspace_name for r in session.execute("SELECT keyspace_name FROM system_virtual_schema.keyspaces")}
+    assert "system_views" in ks and "system_virtual_schema" in ks
