@@ -202,3 +202,20 @@ def test_virtual_tables(session):
     assert settings, "no settings"
     ks = {r.keyspace_name for r in session.execute("SELECT keyspace_name FROM system_virtual_schema.keyspaces")}
     assert "system_views" in ks and "system_virtual_schema" in ks
+
+
+def test_protocol_v3(contact, ks):
+    """Older drivers pin protocol v3: queries, prepared statements, paging."""
+    from cassandra.query import SimpleStatement
+    c = Cluster([contact[0]], port=contact[1], protocol_version=3, connect_timeout=10)
+    try:
+        s = c.connect()
+        assert c.protocol_version == 3
+        s.execute("CREATE TABLE IF NOT EXISTS %s.v3t (k int, c int, v text, PRIMARY KEY (k, c))" % ks)
+        ins = s.prepare("INSERT INTO %s.v3t (k, c, v) VALUES (?, ?, ?)" % ks)
+        for i in range(30):
+            s.execute(ins, (1, i, "x%d" % i))
+        rows = list(s.execute(SimpleStatement("SELECT c, v FROM %s.v3t WHERE k = 1" % ks, fetch_size=7)))
+        assert [r.c for r in rows] == list(range(30))
+    finally:
+        c.shutdown()
