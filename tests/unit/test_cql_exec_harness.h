@@ -13,6 +13,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
 #include <time.h>
@@ -142,6 +143,21 @@ static uint32_t g_flags;
 
 /* Decode a RESULT Rows body into text: header line of names, then one line
  * per row, values separated by '|'.  Records paging state in g_ps. */
+/* Append to out without running past outn (snprintf's return value is what
+ * it wanted to write, so adding it blindly overflows once truncated). */
+static void app(char *out, size_t outn, size_t *len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void app(char *out, size_t outn, size_t *len, const char *fmt, ...)
+{
+    if (*len + 1 >= outn)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(out + *len, outn - *len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *len = *len + (size_t)n < outn ? *len + (size_t)n : outn - 1;
+}
+
 static void render(const cql_result *r, char *out, size_t outn)
 {
     out[0] = 0;
@@ -167,11 +183,11 @@ static void render(const cql_result *r, char *out, size_t outn)
         for (int i = 0; i < ncol && i < 64; i++) {
             if (!(flags & 1)) { cs_rd_string(&rd, &n); cs_rd_string(&rd, &n); }
             const char *nm = cs_rd_string(&rd, &n);
-            len += (size_t)snprintf(out + len, outn - len, "%s%.*s", i ? "|" : "", (int)n, nm);
+            app(out, outn, &len, "%s%.*s", i ? "|" : "", (int)n, nm);
             types[i] = ctype_decode_option(&rd);
         }
     }
-    len += (size_t)snprintf(out + len, outn - len, "\n");
+    app(out, outn, &len, "\n");
     int nrows = (int)cs_rd_u32(&rd);
     for (int j = 0; j < nrows && !rd.err; j++) {
         for (int i = 0; i < ncol; i++) {
@@ -185,10 +201,10 @@ static void render(const cql_result *r, char *out, size_t outn)
                 cs_buf_put(&b, tmp, strlen(tmp));
             } else
                 fmt(types[i], vp, vl, &b);
-            len += (size_t)snprintf(out + len, outn - len, "%s%.*s", i ? "|" : "", (int)b.len, (char *)b.p);
+            app(out, outn, &len, "%s%.*s", i ? "|" : "", (int)b.len, (char *)b.p);
             cs_buf_destroy(&b);
         }
-        len += (size_t)snprintf(out + len, outn - len, "\n");
+        app(out, outn, &len, "\n");
     }
     for (int i = 0; i < ncol && i < 64; i++)
         if (types[i]) ctype_unref(types[i]);
