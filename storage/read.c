@@ -30,7 +30,7 @@ struct st_scan {
     bool single, done;
     /* Current partition, read window by window (see load_partition). */
     int64_t ptoken; uint8_t *pkey; uint32_t pkey_len, pkey_cap;
-    const uint8_t **wb; uint32_t *wbl; int n_wb;   /* window boundaries (row index first keys) */
+    const uint8_t *const *wb; const uint32_t *wbl; int n_wb;   /* window boundaries (row index first keys, borrowed) */
     sst_pctx *pctx;                     /* per-sstable lookup memo for this partition (parena) */
     int next_win, n_win;                /* windows are 0..n_win-1 in clustering order */
     int win_lo, win_hi;                 /* the windows the slices can touch (inclusive) */
@@ -321,9 +321,11 @@ static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t
     s->n_wb = 0; s->wb = NULL; s->wbl = NULL;
     s->pctx = s->n_ssts ? cs_arena_zalloc(&s->parena, sizeof(sst_pctx) * (size_t)s->n_ssts) : NULL;
     if (s->n_ssts && !s->pctx) return CS_ENOMEM;
+    /* One bloom probe + index search per sstable for the whole partition:
+     * the memo in pctx[i] serves every window's read. */
     for (int i = 0; i < s->n_ssts; i++) {
-        const uint8_t **k; uint32_t *l; int n;
-        int rc = sst_partition_bounds(s->ssts[i], token, pk, pk_len, &s->parena, &k, &l, &n);
+        const uint8_t *const *k; const uint32_t *l; int n;
+        int rc = sst_partition_lookup(s->ssts[i], token, pk, pk_len, &s->pctx[i], &k, &l, &n);
         if (rc < 0) return rc;
         if (n > s->n_wb) { s->wb = k; s->wbl = l; s->n_wb = n; }
     }

@@ -27,9 +27,18 @@ typedef struct sst_stats {
     uint32_t drop_day[64]; uint64_t drop_cnt[64]; int n_drop;   /* droppable items by day of ldt, sorted */
 } sst_stats;
 
+/* Parsed row index of one wide partition, built on first use and kept for
+ * the life of the reader (sst_reader.ri_slots). */
+typedef struct sst_ri_run { const uint8_t *first, *last; uint32_t fl, ll; uint64_t off, len; } sst_ri_run;
+typedef struct sst_ri {
+    sst_ri_run *runs; uint32_t n;
+    const uint8_t **bk; uint32_t *bl; int nb;   /* read windows: first clustering of every SST_WINDOW_RUNS-th run */
+} sst_ri;
+
 typedef struct sst_index_entry {
     int64_t token;
     const uint8_t *pk; uint32_t pk_len;
+    uint32_t ri_slot;                    /* index into sst_reader.ri_slots (if n_ri) */
     uint64_t pos;                        /* logical (uncompressed) offset in data */
     uint64_t len;                        /* logical length of the partition */
     uint32_t n_ri;                       /* row index entries */
@@ -46,6 +55,7 @@ struct sst_reader {
     int data_fd;
     uint8_t *idx_buf; size_t idx_len;    /* Index.db contents (entries point into it) */
     sst_index_entry *idx; uint64_t n_idx;
+    _Atomic(sst_ri *) *ri_slots; uint32_t n_ri_slots;   /* parsed row indexes, lazily */
     uint64_t *chunks; uint64_t n_chunks; /* compressed offsets of blocks, n+1 entries */
     uint32_t block_size;
     uint64_t logical;                    /* uncompressed data length */
@@ -75,6 +85,11 @@ int sst_read_partition(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t
                        bool *bloom_negative);
 /* Per-partition lookup memo for windowed reads (zero-initialize). */
 typedef struct sst_pctx { int state; bool neg; uint64_t idx; void *ri; } sst_pctx;
+/* Look up (token, pk) once for a windowed read: fills ctx (as the first
+ * sst_read_partition_ctx would) and returns the partition's window
+ * boundaries (borrowed from the reader; *n = 0 if absent or not wide). */
+int sst_partition_lookup(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len, sst_pctx *ctx,
+                         const uint8_t *const **keys, const uint32_t **lens, int *n);
 int sst_read_partition_ctx(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len,
                            const st_slice *slices, int n_slices, st__part *p, cs_arena *a,
                            bool *bloom_negative, sst_pctx *ctx, cs_arena *ca);
@@ -129,7 +144,9 @@ int st__part_merge(st__part **in, int n, st__part *out, cs_arena *a);
 #define SST_FILE_HDR 16              /* magic u32, version u32, u32 param, u32 reserved */
 #define SST_BLOCK_HDR 12             /* comp_len u32 (bit 31: stored raw), raw_len u32, crc u32 */
 #define SST_BLOCK_SIZE 16384u        /* default uncompressed block size */
-#define SST_ROW_INDEX_EVERY 65536u   /* row index entry every ~64 KiB of a partition */
+#define SST_ROW_INDEX_EVERY 4096u    /* row index entry every ~4 KiB of a wide partition */
+#define SST_ROW_INDEX_MIN 65536u     /* partitions with fewer row bytes carry no row index */
+#define SST_WINDOW_RUNS 16u          /* reads of a wide partition go ~16 runs (~64 KiB) at a time */
 #define SST_RAW_FLAG 0x80000000u
 
 /* On-disk row flags (never renumber). */

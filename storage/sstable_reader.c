@@ -90,6 +90,7 @@ static int load_index(sst_reader *r)
         e->ri = cs_rd_take(&rd, (size_t)rl);
         e->ri_len = (uint32_t)rl;
         e->hdr_len = hdr;
+        if (e->n_ri) e->ri_slot = r->n_ri_slots++;
         if (e->pos + e->len > logical || e->len == 0 || hdr > e->len)
             return corrupt(r, "Index.db", "entry points outside data", at);
         if (e->token != cs_murmur3_token(e->pk, e->pk_len)) return corrupt(r, "Index.db", "token does not match key", at);
@@ -99,6 +100,11 @@ static int load_index(sst_reader *r)
     if (rd.err || cs_rd_left(&rd) != 0) return corrupt(r, "Index.db", "trailing bytes in entries", chunks_off);
     r->n_idx = n_entries;
     r->logical = logical;
+    if (r->n_ri_slots) {
+        r->ri_slots = cs_calloc(r->n_ri_slots, sizeof *r->ri_slots);
+        if (!r->ri_slots) return CS_ENOMEM;
+        for (uint32_t i = 0; i < r->n_ri_slots; i++) atomic_init(&r->ri_slots[i], NULL);
+    }
     return 0;
 }
 
@@ -251,6 +257,8 @@ void sst_reader_unref(sst_reader *r)
     if (!r || atomic_fetch_sub(&r->refs, 1) != 1) return;
     if (r->data_fd >= 0) vfs_close(r->data_fd);
     if (atomic_load(&r->obsolete)) sst__delete_files(r->dir, r->gen);
+    for (uint32_t i = 0; r->ri_slots && i < r->n_ri_slots; i++) cs_free(atomic_load(&r->ri_slots[i]));
+    cs_free(r->ri_slots);
     cs_free(r->idx_buf);
     cs_free(r->idx);
     cs_free(r->chunks);
@@ -471,7 +479,54 @@ static int decode_rows(sst_reader *r, cs_rd *rd, const st_slice *slices, int n, 
     return 0;
 }
 
-typedef struct ri_entry { const uint8_t *first; uint32_t fl; const uint8_t *last; uint32_t ll; uint64_t off, len; } ri_entry;
+/* The parsed row index of wide entry e: parsed and checked on first use,
+ * then shared by every read of the reader (lock-free publish; a racing
+ * loser frees its copy).  NULL with *rc set on corruption or OOM. */
+static const sst_ri *get_ri(sst_reader *r, const sst_index_entry *e, int *rc)
+{
+    *rc = 0;
+    _Atomic(sst_ri *) *slot = &r->ri_slots[e->ri_slot];
+    sst_ri *ri = atomic_load_explicit(slot, memory_order_acquire);
+    if (ri) return ri;
+    /* Windows of ~SST_WINDOW_RUNS * SST_ROW_INDEX_EVERY bytes whatever the
+     * run size the writer used (older files: ~64 KiB runs). */
+    uint64_t avg = e->len / e->n_ri + 1;
+    uint32_t stride = avg >= (uint64_t)SST_WINDOW_RUNS * SST_ROW_INDEX_EVERY ? 1
+                    : (uint32_t)(((uint64_t)SST_WINDOW_RUNS * SST_ROW_INDEX_EVERY) / avg);
+    uint32_t nb = (e->n_ri - 1) / stride;
+    size_t sz = sizeof(sst_ri) + sizeof(sst_ri_run) * (size_t)e->n_ri + (sizeof(uint8_t *) + sizeof(uint32_t)) * (size_t)(nb + 1);
+    ri = cs_malloc(sz);
+    if (!ri) { *rc = CS_ENOMEM; return NULL; }
+    ri->runs = (sst_ri_run *)(ri + 1);
+    ri->bk = (const uint8_t **)(ri->runs + e->n_ri);
+    ri->bl = (uint32_t *)(ri->bk + nb + 1);
+    ri->n = e->n_ri;
+    ri->nb = 0;
+    cs_rd x;
+    cs_rd_init(&x, e->ri, e->ri_len);
+    for (uint32_t k = 0; k < e->n_ri; k++) {
+        sst_ri_run *u = &ri->runs[k];
+        u->first = rd_bytes(&x, &u->fl);
+        u->last = rd_bytes(&x, &u->ll);
+        u->off = cs_rd_uvarint(&x);
+        u->len = cs_rd_uvarint(&x);
+        if (x.err || u->off + u->len > e->len || u->len == 0 ||
+            (k && (u->off < ri->runs[k - 1].off + ri->runs[k - 1].len ||
+                   st__bytes_cmp(ri->runs[k - 1].last, ri->runs[k - 1].ll, u->first, u->fl) >= 0)) ||
+            st__bytes_cmp(u->first, u->fl, u->last, u->ll) > 0) {
+            cs_free(ri);
+            *rc = corrupt(r, "Index.db", k && !x.err ? "row index out of order" : "bad row index", 0);
+            return NULL;
+        }
+        if (k && k % stride == 0) { ri->bk[ri->nb] = u->first; ri->bl[ri->nb] = u->fl; ri->nb++; }
+    }
+    sst_ri *expect = NULL;
+    if (!atomic_compare_exchange_strong_explicit(slot, &expect, ri, memory_order_acq_rel, memory_order_acquire)) {
+        cs_free(ri);
+        ri = expect;
+    }
+    return ri;
+}
 
 int sst_read_partition(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len,
                        const st_slice *slices, int n_slices, st__part *p, cs_arena *a,
@@ -543,21 +598,10 @@ int sst__read_entry_ri(sst_reader *r, uint64_t i, const st_slice *slices, int n_
     if (rc || st__bytes_cmp(p->pk, p->pk_len, e->pk, e->pk_len) != 0)
         return corrupt(r, "Data.db", "bad partition header", e->pos);
     p->token = e->token;
-    ri_entry *ri = ri_cache ? *ri_cache : NULL;
-    if (!ri) {
-        ri = cs_arena_alloc(ca ? ca : a, sizeof(ri_entry) * e->n_ri);
-        if (!ri) return CS_ENOMEM;
-        cs_rd x;
-        cs_rd_init(&x, e->ri, e->ri_len);
-        for (uint32_t k = 0; k < e->n_ri; k++) {
-            ri[k].first = rd_bytes(&x, &ri[k].fl);
-            ri[k].last = rd_bytes(&x, &ri[k].ll);
-            ri[k].off = cs_rd_uvarint(&x);
-            ri[k].len = cs_rd_uvarint(&x);
-            if (x.err || ri[k].off + ri[k].len > e->len) return corrupt(r, "Index.db", "bad row index", 0);
-        }
-        if (ri_cache && ca) *ri_cache = ri;
-    }
+    (void)ri_cache; (void)ca;
+    const sst_ri *pri = get_ri(r, e, &rc);
+    if (!pri) return rc;
+    const sst_ri_run *ri = pri->runs;
     for (int s = 0; s < n_slices; s++) {
         const st_slice *sl = &slices[s];
         uint32_t lo = 0, hi = e->n_ri;   /* first block whose last ck is in or after the slice start */
@@ -617,36 +661,47 @@ bool sst_may_contain_ck(sst_reader *r, const st_slice *slices, int n_slices)
     return false;
 }
 
-/* The row-index run boundaries of partition (token, pk): the first
- * clustering of every run but the first, borrowed from the index (valid
- * while r is referenced).  *n = 0 if absent or not wide.  0 or <0. */
+/* Look up partition (token, pk) once for a windowed read: bloom probe and
+ * index search, remembered in ctx so the window reads do not repeat them.
+ * keys/lens: the window boundaries (first clustering of every
+ * SST_WINDOW_RUNS-th row-index run), borrowed from the reader (valid while
+ * r is referenced); *n = 0 if absent or not wide.  0 or <0. */
+int sst_partition_lookup(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len, sst_pctx *ctx,
+                         const uint8_t *const **keys, const uint32_t **lens, int *n)
+{
+    *keys = NULL; *lens = NULL; *n = 0;
+    memset(ctx, 0, sizeof *ctx);
+    atomic_fetch_add(&r->bloom_checks, 1);
+    if (!sst__bloom_test(r->bloom, r->bloom_bits, r->bloom_k, sst__bloom_hash(pk, pk_len))) {
+        ctx->state = 1; ctx->neg = true;
+        return 0;
+    }
+    uint64_t i = idx_lower(r, token, pk, pk_len, false);
+    if (i >= r->n_idx || st__key_cmp(r->idx[i].token, r->idx[i].pk, r->idx[i].pk_len, token, pk, pk_len) != 0) {
+        atomic_fetch_add(&r->bloom_fp, 1);
+        ctx->state = 1;
+        return 0;
+    }
+    ctx->state = 2; ctx->idx = i;
+    const sst_index_entry *e = &r->idx[i];
+    if (e->n_ri < 2) return 0;
+    int rc;
+    const sst_ri *ri = get_ri(r, e, &rc);
+    if (!ri) return rc;
+    *keys = ri->bk; *lens = ri->bl; *n = ri->nb;
+    return 0;
+}
+
+/* As sst_partition_lookup without a memo; keys copied into a. */
 int sst_partition_bounds(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_arena *a,
                          const uint8_t ***keys, uint32_t **lens, int *n)
 {
-    *keys = NULL; *lens = NULL; *n = 0;
-    if (!sst__bloom_test(r->bloom, r->bloom_bits, r->bloom_k, sst__bloom_hash(pk, pk_len))) return 0;
-    uint64_t i = idx_lower(r, token, pk, pk_len, false);
-    if (i >= r->n_idx || st__key_cmp(r->idx[i].token, r->idx[i].pk, r->idx[i].pk_len, token, pk, pk_len) != 0)
-        return 0;
-    const sst_index_entry *e = &r->idx[i];
-    if (e->n_ri < 2) return 0;
-    const uint8_t **k = cs_arena_alloc(a, sizeof(*k) * e->n_ri);
-    uint32_t *l = cs_arena_alloc(a, sizeof(*l) * e->n_ri);
-    if (!k || !l) return CS_ENOMEM;
-    cs_rd x;
-    cs_rd_init(&x, e->ri, e->ri_len);
-    int m = 0;
-    for (uint32_t j = 0; j < e->n_ri; j++) {
-        uint32_t fl, ll;
-        const uint8_t *f = rd_bytes(&x, &fl);
-        rd_bytes(&x, &ll);
-        cs_rd_uvarint(&x);
-        cs_rd_uvarint(&x);
-        if (x.err) return corrupt(r, "Index.db", "bad row index", 0);
-        if (j == 0) continue;
-        if (m && st__bytes_cmp(k[m - 1], l[m - 1], f, fl) >= 0) return corrupt(r, "Index.db", "row index out of order", 0);
-        k[m] = f; l[m] = fl; m++;
-    }
-    *keys = k; *lens = l; *n = m;
-    return 0;
+    sst_pctx ctx;
+    const uint8_t *const *k; const uint32_t *l;
+    *keys = NULL; *lens = NULL;
+    int rc = sst_partition_lookup(r, token, pk, pk_len, &ctx, &k, &l, n);
+    if (rc || !*n) return rc;
+    *keys = cs_arena_memdup(a, k, sizeof(*k) * (size_t)*n);
+    *lens = cs_arena_memdup(a, l, sizeof(*l) * (size_t)*n);
+    return *keys && *lens ? 0 : CS_ENOMEM;
 }

@@ -380,8 +380,8 @@ int sst_writer_add(sst_writer *w, const st__part *p)
     cs_buf_put_uvarint(x, pos);
     cs_buf_put_uvarint(x, b->len);
     cs_buf_put_uvarint(x, hdr_len);
-    /* Only wide partitions carry a row index. */
-    if (n_ri < 2) { cs_buf_reset(&w->ri); n_ri = 0; }
+    /* Only wide partitions (>= SST_ROW_INDEX_MIN bytes of rows) carry a row index. */
+    if (n_ri < 2 || b->len - hdr_len < SST_ROW_INDEX_MIN) { cs_buf_reset(&w->ri); n_ri = 0; }
     cs_buf_put_uvarint(x, n_ri);
     put_bytes(x, w->ri.p, (uint32_t)w->ri.len);
     if (x->err) return w->err = CS_ENOMEM;
