@@ -4,7 +4,8 @@
  * blocks of a deleted sstable simply age out.  Capacity: 32 MiB, or
  * CASSETTE_BLOCK_CACHE_MB (0 disables).  The cache lives while at least one
  * engine is open (st__cache_retain/release), so memory counters return to
- * zero after the last st_engine_close.  Thread-safe (one mutex).
+ * zero after the last st_engine_close.  Thread-safe: 16 shards by key hash,
+ * each an LRU with its own mutex and 1/16 of the capacity.
  */
 #include "storage/sstable_int.h"
 #include "common/alloc.h"
@@ -12,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NBUCKETS 8192
+#define NSHARDS 16                    /* independent LRUs, each with its own mutex */
+#define NBUCKETS 1024                 /* hash buckets per shard */
 
 typedef struct centry {
     uint64_t rid, blk;
@@ -22,56 +24,82 @@ typedef struct centry {
     uint8_t data[];
 } centry;
 
-static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
-static centry **g_buckets;
-static centry *g_head, *g_tail;
-static size_t g_used, g_cap;
+typedef struct cshard {
+    pthread_mutex_t mu;
+    centry **buckets;
+    centry *head, *tail;
+    size_t used, cap;
+} cshard;
+
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;   /* g_refs, setup/teardown */
+static cshard g_shards[NSHARDS];
 static int g_refs;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static atomic_uint_least64_t g_next_rid = 1;
 
 uint64_t sst__cache_new_id(void) { return atomic_fetch_add(&g_next_rid, 1); }
 
-static size_t bucket(uint64_t rid, uint64_t blk)
+static uint64_t key_hash(uint64_t rid, uint64_t blk)
 {
     uint64_t h = (rid * 0x9E3779B97F4A7C15ull) ^ (blk + 0x632BE59BD9B4E019ull + (rid << 6));
     h ^= h >> 29;
-    return (size_t)(h % NBUCKETS);
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 32;
+    return h;
 }
 
-static void lru_unlink(centry *e)
+static cshard *shard_of(uint64_t h) { return &g_shards[h % NSHARDS]; }
+static size_t bucket_of(uint64_t h) { return (size_t)((h / NSHARDS) % NBUCKETS); }
+
+static void lru_unlink(cshard *sh, centry *e)
 {
-    if (e->prev) e->prev->next = e->next; else g_head = e->next;
-    if (e->next) e->next->prev = e->prev; else g_tail = e->prev;
+    if (e->prev) e->prev->next = e->next; else sh->head = e->next;
+    if (e->next) e->next->prev = e->prev; else sh->tail = e->prev;
     e->prev = e->next = NULL;
 }
 
-static void lru_push(centry *e)
+static void lru_push(cshard *sh, centry *e)
 {
     e->prev = NULL;
-    e->next = g_head;
-    if (g_head) g_head->prev = e;
-    g_head = e;
-    if (!g_tail) g_tail = e;
+    e->next = sh->head;
+    if (sh->head) sh->head->prev = e;
+    sh->head = e;
+    if (!sh->tail) sh->tail = e;
 }
 
-static void evict(centry *e)
+static void evict(cshard *sh, centry *e)
 {
-    centry **pp = &g_buckets[bucket(e->rid, e->blk)];
+    centry **pp = &sh->buckets[bucket_of(key_hash(e->rid, e->blk))];
     while (*pp && *pp != e) pp = &(*pp)->hnext;
     if (*pp) *pp = e->hnext;
-    lru_unlink(e);
-    g_used -= sizeof *e + e->len;
+    lru_unlink(sh, e);
+    sh->used -= sizeof *e + e->len;
     cs_free(e);
 }
 
+static void init_mutexes(void)
+{
+    for (int i = 0; i < NSHARDS; i++) pthread_mutex_init(&g_shards[i].mu, NULL);
+}
+
+/* Shard memory is set up by the first engine and freed by the last; the
+ * shard mutexes live for the process. */
 void st__cache_retain(void)
 {
+    pthread_once(&g_once, init_mutexes);
     pthread_mutex_lock(&g_mu);
     if (g_refs++ == 0) {
         const char *env = getenv("CASSETTE_BLOCK_CACHE_MB");
-        g_cap = (env ? (size_t)strtoul(env, NULL, 10) : 32) << 20;
-        g_buckets = g_cap ? cs_calloc(NBUCKETS, sizeof *g_buckets) : NULL;
-        if (!g_buckets) g_cap = 0;
+        size_t cap = (env ? (size_t)strtoul(env, NULL, 10) : 32) << 20;
+        for (int i = 0; i < NSHARDS; i++) {
+            cshard *sh = &g_shards[i];
+            pthread_mutex_lock(&sh->mu);
+            sh->head = sh->tail = NULL;
+            sh->used = 0;
+            sh->buckets = cap ? cs_calloc(NBUCKETS, sizeof *sh->buckets) : NULL;
+            sh->cap = sh->buckets ? cap / NSHARDS : 0;
+            pthread_mutex_unlock(&sh->mu);
+        }
     }
     pthread_mutex_unlock(&g_mu);
 }
@@ -80,47 +108,57 @@ void st__cache_release(void)
 {
     pthread_mutex_lock(&g_mu);
     if (--g_refs == 0) {
-        while (g_tail) evict(g_tail);
-        cs_free(g_buckets);
-        g_buckets = NULL;
-        g_cap = 0;
+        for (int i = 0; i < NSHARDS; i++) {
+            cshard *sh = &g_shards[i];
+            pthread_mutex_lock(&sh->mu);
+            while (sh->tail) evict(sh, sh->tail);
+            cs_free(sh->buckets);
+            sh->buckets = NULL;
+            sh->cap = 0;
+            pthread_mutex_unlock(&sh->mu);
+        }
     }
     pthread_mutex_unlock(&g_mu);
 }
 
-bool sst__cache_get(uint64_t rid, uint64_t blk, uint8_t *dst, uint32_t len)
+bool sst__cache_get(uint64_t rid, uint64_t blk, uint32_t len, uint32_t off, uint8_t *dst, uint32_t n)
 {
     bool hit = false;
-    pthread_mutex_lock(&g_mu);
-    if (g_buckets) {
-        for (centry *e = g_buckets[bucket(rid, blk)]; e; e = e->hnext)
+    uint64_t h = key_hash(rid, blk);
+    cshard *sh = shard_of(h);
+    pthread_once(&g_once, init_mutexes);
+    pthread_mutex_lock(&sh->mu);
+    if (sh->buckets && (uint64_t)off + n <= len) {
+        for (centry *e = sh->buckets[bucket_of(h)]; e; e = e->hnext)
             if (e->rid == rid && e->blk == blk && e->len == len) {
-                memcpy(dst, e->data, len);
-                lru_unlink(e);
-                lru_push(e);
+                memcpy(dst, e->data + off, n);
+                if (sh->head != e) { lru_unlink(sh, e); lru_push(sh, e); }
                 hit = true;
                 break;
             }
     }
-    pthread_mutex_unlock(&g_mu);
+    pthread_mutex_unlock(&sh->mu);
     return hit;
 }
 
 void sst__cache_put(uint64_t rid, uint64_t blk, const uint8_t *src, uint32_t len)
 {
-    pthread_mutex_lock(&g_mu);
-    if (g_buckets && sizeof(centry) + len <= g_cap / 8) {
+    uint64_t h = key_hash(rid, blk);
+    cshard *sh = shard_of(h);
+    pthread_once(&g_once, init_mutexes);
+    pthread_mutex_lock(&sh->mu);
+    if (sh->buckets && sizeof(centry) + len <= sh->cap / 2) {
         centry *e = cs_malloc(sizeof *e + len);
         if (e) {
             e->rid = rid; e->blk = blk; e->len = len;
             memcpy(e->data, src, len);
-            size_t b = bucket(rid, blk);
-            e->hnext = g_buckets[b];
-            g_buckets[b] = e;
-            lru_push(e);
-            g_used += sizeof *e + len;
-            while (g_used > g_cap && g_tail && g_tail != e) evict(g_tail);
+            size_t b = bucket_of(h);
+            e->hnext = sh->buckets[b];
+            sh->buckets[b] = e;
+            lru_push(sh, e);
+            sh->used += sizeof *e + len;
+            while (sh->used > sh->cap && sh->tail && sh->tail != e) evict(sh, sh->tail);
         }
     }
-    pthread_mutex_unlock(&g_mu);
+    pthread_mutex_unlock(&sh->mu);
 }

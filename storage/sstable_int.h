@@ -117,7 +117,8 @@ uint64_t sst_writer_bytes(const sst_writer *w);
 uint64_t sst__cache_new_id(void);
 void st__cache_retain(void);
 void st__cache_release(void);
-bool sst__cache_get(uint64_t rid, uint64_t blk, uint8_t *dst, uint32_t len);
+/* Copy bytes [off, off+n) of cached block blk (whole length len) to dst. */
+bool sst__cache_get(uint64_t rid, uint64_t blk, uint32_t len, uint32_t off, uint8_t *dst, uint32_t n);
 void sst__cache_put(uint64_t rid, uint64_t blk, const uint8_t *src, uint32_t len);
 
 /* Engine glue (engine_bg.c). */

@@ -17,6 +17,7 @@
 
 #include <fcntl.h>
 #include <lz4.h>
+#include <inttypes.h>
 #include <string.h>
 
 #define IDX_FOOTER 36
@@ -244,11 +245,14 @@ void sst__mark_obsolete(sst_reader *r) { if (r) atomic_store(&r->obsolete, true)
 
 void sst__delete_files(const char *dir, uint64_t gen)
 {
-    /* TOC first: without it the rest is garbage even if we crash midway. */
+    /* TOC first: without it the rest is garbage even if we crash midway.
+     * Paths on the stack: a failed allocation must not skip the TOC and
+     * leave a TOC naming deleted components (unreadable at the next open). */
     static const char *comps[] = { "TOC.txt", "Data.db", "Index.db", "Filter.db", "Statistics.db" };
+    char path[4400];
     for (int i = 0; i < 5; i++) {
-        char *p = sst__path(dir, gen, comps[i], false);
-        if (p) { vfs_unlink(p); cs_free(p); }
+        snprintf(path, sizeof path, "%s/cs-%" PRIu64 "-%s", dir, gen, comps[i]);
+        vfs_unlink(path);
     }
 }
 
@@ -269,6 +273,10 @@ void sst_reader_unref(sst_reader *r)
 
 /* ---------------------------------------------------------------- data */
 
+/* Read logical bytes [pos, pos+len) into the arena.  Cached blocks are
+ * copied only for the part inside the range (a point read copies its
+ * partition, not the whole block); missed blocks are read, checked (CRC),
+ * decompressed into a scratch block, cached and then copied likewise. */
 int sst__read_range(sst_reader *r, uint64_t pos, uint64_t len, cs_arena *a, const uint8_t **out)
 {
     *out = NULL;
@@ -277,14 +285,17 @@ int sst__read_range(sst_reader *r, uint64_t pos, uint64_t len, cs_arena *a, cons
     if (pos + len > r->logical) return corrupt(r, "Data.db", "read past logical end", pos);
     uint64_t b0 = pos / bs, b1 = (pos + len - 1) / bs;
     if (b1 >= r->n_chunks) return corrupt(r, "Data.db", "block beyond chunk table", pos);
-    uint8_t *buf = cs_arena_alloc(a, (size_t)((b1 - b0 + 1) * bs));
+    uint8_t *buf = cs_arena_alloc(a, (size_t)len);
     if (!buf) return CS_ENOMEM;
-    uint8_t *cbuf = NULL;
+    uint8_t *cbuf = NULL, *blk = NULL;
     size_t ccap = 0;
     int rc = 0;
     for (uint64_t b = b0; b <= b1 && !rc; b++) {
         uint64_t want_len = (b + 1) * bs <= r->logical ? bs : r->logical - b * bs;
-        if (sst__cache_get(r->cache_id, b, buf + (b - b0) * bs, (uint32_t)want_len)) continue;
+        uint64_t from = b == b0 ? pos - b * bs : 0;               /* part of block b inside the range */
+        uint64_t to = b == b1 ? pos + len - b * bs : want_len;
+        uint8_t *dst = buf + (b * bs + from - pos);
+        if (sst__cache_get(r->cache_id, b, (uint32_t)want_len, (uint32_t)from, dst, (uint32_t)(to - from))) continue;
         uint64_t off = r->chunks[b], clen_total = r->chunks[b + 1] - off;
         if (clen_total < SST_BLOCK_HDR || clen_total > bs * 2 + 64 + SST_BLOCK_HDR) { rc = corrupt(r, "Data.db", "bad block length", off); break; }
         if (clen_total > ccap) {
@@ -293,29 +304,30 @@ int sst__read_range(sst_reader *r, uint64_t pos, uint64_t len, cs_arena *a, cons
             ccap = (size_t)clen_total;
             if (!cbuf) { rc = CS_ENOMEM; break; }
         }
+        if (!blk && !(blk = cs_malloc((size_t)bs))) { rc = CS_ENOMEM; break; }
         ssize_t got = vfs_pread(r->data_fd, cbuf, (size_t)clen_total, off);
         if (got < 0) { rc = (int)got; break; }
         if ((uint64_t)got != clen_total) { rc = corrupt(r, "Data.db", "truncated block", off); break; }
         uint32_t clen = cs_be32(cbuf), raw = cs_be32(cbuf + 4), crc = cs_be32(cbuf + 8);
         bool stored = clen & SST_RAW_FLAG;
         clen &= ~SST_RAW_FLAG;
-        uint64_t want_raw = (b + 1) * bs <= r->logical ? bs : r->logical - b * bs;
-        if ((uint64_t)clen + SST_BLOCK_HDR != clen_total || raw != want_raw) { rc = corrupt(r, "Data.db", "bad block header", off); break; }
+        if ((uint64_t)clen + SST_BLOCK_HDR != clen_total || raw != want_len) { rc = corrupt(r, "Data.db", "bad block header", off); break; }
         if (cs_crc32c(0, cbuf + SST_BLOCK_HDR, clen) != crc) { rc = corrupt(r, "Data.db", "block checksum mismatch", off); break; }
-        uint8_t *dst = buf + (b - b0) * bs;
         atomic_fetch_add(&r->blocks_read, 1);
         if (stored) {
             if (clen != raw) { rc = corrupt(r, "Data.db", "bad stored block", off); break; }
-            memcpy(dst, cbuf + SST_BLOCK_HDR, raw);
+            memcpy(blk, cbuf + SST_BLOCK_HDR, raw);
         } else {
-            int d = LZ4_decompress_safe((const char *)cbuf + SST_BLOCK_HDR, (char *)dst, (int)clen, (int)raw);
+            int d = LZ4_decompress_safe((const char *)cbuf + SST_BLOCK_HDR, (char *)blk, (int)clen, (int)raw);
             if (d < 0 || (uint32_t)d != raw) { rc = corrupt(r, "Data.db", "lz4 decompression failed", off); break; }
         }
-        sst__cache_put(r->cache_id, b, dst, raw);
+        memcpy(dst, blk + from, (size_t)(to - from));
+        sst__cache_put(r->cache_id, b, blk, raw);
     }
     cs_free(cbuf);
+    cs_free(blk);
     if (rc) return rc;
-    *out = buf + (pos - b0 * bs);
+    *out = buf;
     return 0;
 }
 
