@@ -11,11 +11,16 @@
 #ifndef CS_HASH_H
 #define CS_HASH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 int64_t cs_murmur3_token(const void *key, size_t len);
 uint32_t cs_crc32c(uint32_t crc, const void *p, size_t n);   /* start with crc = 0 */
+/* The portable table implementation cs_crc32c falls back to (same results),
+ * and whether the SSE4.2 instruction path is used on this CPU (tests). */
+uint32_t cs_crc32c_sw(uint32_t crc, const void *p, size_t n);
+bool cs_crc32c_hw_available(void);
 uint64_t cs_xxh64(const void *p, size_t n, uint64_t seed);
 void cs_md5(const void *p, size_t n, uint8_t out[16]);
 
