@@ -12,6 +12,13 @@
  * readers copy what they need into their arena under the read lock.
  * Lifetime: reference counted; the engine holds one reference while the
  * memtable is active or being flushed, each scan holds one.
+ * Memory: partitions, rows, cells and tree nodes come from the memtable's
+ * slab (a bump arena written under the write lock) and are freed all at
+ * once with it: no per-object free when a flushed memtable dies (which, done
+ * on the flush thread, used to contend with the request loop's mallocs on
+ * the allocator's lock), and no malloc per write.  An overwritten cell's old
+ * value stays in the slab until the flush (Cassandra's slab allocator does
+ * the same); `mem` counts the slab's bytes, so it still drives flushing.
  */
 #include "storage/storage_int.h"
 #include "common/alloc.h"
@@ -25,6 +32,12 @@ static int part_cmp(const void *a, const void *b)
     return st__key_cmp(x->token, x->pk, x->pk_len, y->token, y->pk, y->pk_len);
 }
 
+/* Token as an unsigned key with the same order (see st__btree_hint). */
+static uint64_t part_hint(const void *a)
+{
+    return (uint64_t)((const mt_partition *)a)->token ^ 0x8000000000000000ull;
+}
+
 static int row_cmp(const void *a, const void *b)
 {
     const st__row *x = a, *y = b;
@@ -36,7 +49,9 @@ mt_memtable *mt_new(void)
     mt_memtable *m = cs_calloc(1, sizeof *m);
     if (!m) return NULL;
     pthread_rwlock_init(&m->lock, NULL);
-    st__btree_init(&m->parts, part_cmp);
+    cs_arena_init(&m->slab);
+    st__btree_init_hint(&m->parts, part_cmp, part_hint);
+    m->parts.arena = &m->slab;
     atomic_init(&m->mem, 0);
     atomic_init(&m->refs, 1);
     m->min_ts = INT64_MAX;
@@ -46,34 +61,30 @@ mt_memtable *mt_new(void)
 
 void mt_ref(mt_memtable *m) { atomic_fetch_add(&m->refs, 1); }
 
-static void row_free(void *p) { st__row_free_heap(p); }
-
+/* Everything but the range tombstones lives in the slab. */
 static void part_free(void *p)
 {
     mt_partition *mp = p;
-    st__btree_destroy(&mp->rows, row_free);
     for (int i = 0; i < mp->n_rts; i++) {
         cs_free((void *)mp->rts[i].start);
         cs_free((void *)mp->rts[i].end);
     }
     cs_free(mp->rts);
-    st__row_free_heap(mp->stat);
-    cs_free(mp);
 }
 
 void mt_unref(mt_memtable *m)
 {
     if (!m || atomic_fetch_sub(&m->refs, 1) != 1) return;
-    st__btree_destroy(&m->parts, part_free);
+    if (m->has_rts) st__btree_destroy(&m->parts, part_free);
+    cs_arena_destroy(&m->slab);
     pthread_rwlock_destroy(&m->lock);
     cs_free(m);
 }
 
-static st__row *row_new(const uint8_t *ck, uint32_t n, uint8_t flags, size_t *mem)
+static st__row *row_new(cs_arena *slab, const uint8_t *ck, uint32_t n, uint8_t flags)
 {
-    st__row *r = cs_calloc(1, sizeof *r + n);
+    st__row *r = cs_arena_zalloc(slab, sizeof *r + n);
     if (!r) return NULL;
-    *mem += sizeof *r + n;
     if (n) { memcpy(r + 1, ck, n); r->ck = (const uint8_t *)(r + 1); }
     r->ck_len = n;
     r->flags = flags;
@@ -116,10 +127,11 @@ int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, 
     size_t mem = 0;
     int rc = 0;
     pthread_rwlock_wrlock(&m->lock);
+    size_t slab0 = m->slab.used;
     mt_partition probe = { .token = token, .pk = (uint8_t *)pk, .pk_len = pk_len };
     mt_partition *p = st__btree_get(&m->parts, &probe);
     if (!p) {
-        p = cs_calloc(1, sizeof *p + pk_len);
+        p = cs_arena_zalloc(&m->slab, sizeof *p + pk_len);
         if (!p) { rc = CS_ENOMEM; goto out; }
         p->token = token;
         p->pk = (uint8_t *)(p + 1);
@@ -127,9 +139,8 @@ int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, 
         p->pk_len = pk_len;
         p->pdel = ST_NO_DELETION;
         st__btree_init(&p->rows, row_cmp);
-        size_t before = m->parts.mem;
-        if (st__btree_insert(&m->parts, p)) { cs_free(p); rc = CS_ENOMEM; goto out; }
-        mem += sizeof *p + pk_len + (m->parts.mem - before);
+        p->rows.arena = &m->slab;
+        if (st__btree_insert(&m->parts, p)) { rc = CS_ENOMEM; goto out; }
     }
     st__row *row = NULL;
     for (;;) {
@@ -146,12 +157,13 @@ int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, 
             break;
         case ST__OP_RT:
             rc = add_rt(p, &op.rt, &mem);
+            m->has_rts = true;
             note_ts(m, op.rt.d.ts_us);
             break;
         case ST__OP_ROW:
             if (op.rflags & ST_ROW_STATIC) {
                 if (!p->stat) {
-                    p->stat = row_new(NULL, 0, ST_ROW_STATIC, &mem);
+                    p->stat = row_new(&m->slab, NULL, 0, ST_ROW_STATIC);
                     if (!p->stat) { rc = CS_ENOMEM; break; }
                 }
                 row = p->stat;
@@ -159,11 +171,9 @@ int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, 
                 st__row rp = { .ck = op.ck, .ck_len = op.ck_len };
                 row = st__btree_get(&p->rows, &rp);
                 if (!row) {
-                    row = row_new(op.ck, op.ck_len, op.rflags, &mem);
+                    row = row_new(&m->slab, op.ck, op.ck_len, op.rflags);
                     if (!row) { rc = CS_ENOMEM; break; }
-                    size_t before = p->rows.mem;
-                    if (st__btree_insert(&p->rows, row)) { st__row_free_heap(row); row = NULL; rc = CS_ENOMEM; break; }
-                    mem += p->rows.mem - before;
+                    if (st__btree_insert(&p->rows, row)) { row = NULL; rc = CS_ENOMEM; break; }
                     m->n_rows++;
                 }
             }
@@ -186,7 +196,7 @@ int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, 
                 note_ts(m, op.cell.ts_us);
                 m->cells++;
             }
-            rc = st__row_merge(row, &one, NULL, &mem);
+            rc = st__row_merge(row, &one, &m->slab, NULL);
             break;
         }
         default:
@@ -195,6 +205,7 @@ int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, 
         if (rc) break;
     }
 out:
+    mem += m->slab.used - slab0;
     pthread_rwlock_unlock(&m->lock);
     atomic_fetch_add(&m->mem, mem);
     *added = mem;

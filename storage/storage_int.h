@@ -113,10 +113,14 @@ int st__op_next(cs_rd *r, st__op *op);
 /* ---------------------------------------------------------------- btree */
 
 typedef int (*st__btree_cmp)(const void *a, const void *b);
+/* Order hint: hint(a) < hint(b) (unsigned) must imply cmp(a, b) < 0. */
+typedef uint64_t (*st__btree_hint)(const void *item);
 typedef struct st__bnode st__bnode;
 typedef struct st__btree {
     st__bnode *root;
     st__btree_cmp cmp;
+    st__btree_hint hint;   /* NULL: no hints */
+    cs_arena *arena;       /* nodes come from here (freed with it) if set */
     size_t count;
     size_t mem;            /* bytes of nodes */
     int height;            /* levels (0 = empty) */
@@ -126,6 +130,7 @@ typedef struct st__btree {
 typedef struct st__biter { st__bnode *leaf; int idx; } st__biter;
 
 void st__btree_init(st__btree *t, st__btree_cmp cmp);
+void st__btree_init_hint(st__btree *t, st__btree_cmp cmp, st__btree_hint hint);
 void st__btree_destroy(st__btree *t, void (*free_item)(void *));
 /* Find an item equal to key (NULL if none). */
 void *st__btree_get(const st__btree *t, const void *key);
@@ -161,6 +166,8 @@ typedef struct mt_memtable {
     st_clog_pos first_pos;               /* first commit log record applied */
     st_clog_pos flush_pos;               /* switch position: records < this are inside */
     bool flush_failed;                   /* set under the table lock; retried before newer flushes */
+    cs_arena slab;                       /* partitions, rows, cells, tree nodes (under lock, writers) */
+    bool has_rts;                        /* some partition holds heap range tombstones */
 } mt_memtable;
 
 mt_memtable *mt_new(void);
@@ -195,6 +202,9 @@ st_clog_pos clog_current(clog *l);
 bool clog_sync_needed(clog *l);
 int clog_sync_wait(clog *l, struct uv_loop_s *loop, st_clog_pos pos, void (*cb)(void *), void *arg);
 int clog_sync_now(clog *l);
+void clog_reap(clog *l);   /* unlink segments dropped by clog_recycle */
+void clog_defer(bool on);   /* this thread's appends go to a tail written by clog_flush */
+int clog_flush(clog *l);    /* write that tail (one pwrite) */
 int clog_detach_loop(clog *l, struct uv_loop_s *loop);
 /* Recycle segments all of whose dirty tables report clean past the segment.
  * clean(id, arg) returns the table's flushed position (records < it are durable elsewhere);
