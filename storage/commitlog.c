@@ -5,14 +5,24 @@
  * written append-only.  One record per st_write.  Invariants:
  *   1. Segment ids only grow; a position (segment id, end offset) orders all
  *      records ever written.
- *   2. When a segment fills, it is fsynced before the next one receives a
- *      record, so "synced past P" only needs the active segment's fsync.
+ *   2. When a segment fills, its fd moves to a pending list and the next
+ *      one is created at once; every sync fsyncs the pending fds (and the
+ *      directory if a segment was created) before the active segment, so
+ *      "synced past P" still covers every earlier segment.  No fsync ever
+ *      runs on the appending (request loop) thread.
  *   3. A segment is deleted (clog_recycle) only when every table that wrote
  *      to it reports a clean position past the segment's end.
  *   4. Segments present at open are "old": replayed, never appended to.
  *
  *   clog_open ──> [active] ──clog_append──> full? ──seg_switch──> [closed, dirty]
  *                                                     clog_recycle ──> deleted
+ *
+ * Deferred writes (clog_defer): on a thread that enabled them, appends go
+ *   to an in-memory tail (wbuf) written with one pwrite by clog_flush, which
+ *   the server calls before it sends any reply, so a pipelined batch of
+ *   writes costs one system call and an acknowledged write is always in the
+ *   kernel (it survives a process crash, as before).  Every sync, segment
+ *   switch and close writes the tail first.
  *
  * Syncing: a background thread (sync_main) fsyncs the active segment
  *   periodic: every sync_period_ms (and when a waiter asks);
@@ -81,7 +91,13 @@ struct clog {
     uint64_t next_id;
     st_clog_pos written;
     uint64_t total;
-    pthread_mutex_t fsync_mu;        /* held while fsyncing or closing a segment fd */
+    pthread_mutex_t fsync_mu;        /* held while fsyncing; taken before mu */
+    int *pend_fd; int n_pend, cap_pend;   /* full segments not yet fsynced (under mu) */
+    bool dir_dirty;                  /* a segment was created since the last sync (under mu) */
+    clog_seg **doomed; int n_doomed, cap_doomed;   /* recycled, unlinked by clog_reap (under mu) */
+    uint8_t *wbuf; size_t wlen, wcap;   /* deferred tail of the active segment (under mu) */
+    uint64_t woff;                   /* file offset of wbuf[0] */
+    int werr;                        /* sticky error of a deferred write */
     pthread_mutex_t smu;             /* sync state below */
     pthread_cond_t scv;
     st_clog_pos synced;
@@ -94,6 +110,34 @@ struct clog {
 };
 
 /* ---------------------------------------------------------------- segments */
+
+#define WBUF_MAX (256u << 10)        /* write the deferred tail once this big */
+
+static _Thread_local bool tl_defer;
+
+void clog_defer(bool on) { tl_defer = on; }
+
+static clog_seg *active(clog *l);
+
+/* Write the deferred tail to the active segment.  Caller holds mu. */
+static int wbuf_write(clog *l)
+{
+    if (l->wlen == 0) return l->werr;
+    clog_seg *s = active(l);
+    int rc = 0;
+    if (!s || s->fd < 0) rc = CS_EIO;
+    else {
+        ssize_t w = vfs_pwrite(s->fd, l->wbuf, l->wlen, l->woff);
+        if (w < 0) rc = (int)w;
+    }
+    if (rc) {
+        if (!l->werr)
+            CS_ERROR("commitlog: deferred write failed: %s; further writes are refused", cs_strerror(rc));
+        l->werr = rc;
+    }
+    l->wlen = 0;
+    return rc;
+}
 
 static int seg_push(clog *l, clog_seg *s)
 {
@@ -145,7 +189,7 @@ static int seg_create(clog *l)
     l->total += CLOG_HDR;
     l->written.segment = s->id;
     l->written.offset = CLOG_HDR;
-    vfs_fsync_dir(l->dir);
+    l->dir_dirty = true;   /* the next sync makes the new file durable */
     return 0;
 }
 
@@ -256,6 +300,10 @@ void clog_close(clog *l)
         pthread_mutex_unlock(&l->smu);
         pthread_join(l->thr, NULL);
     }
+    pthread_mutex_lock(&l->mu);
+    if (l->wlen) wbuf_write(l);   /* (normally done by the final sync) */
+    pthread_mutex_unlock(&l->mu);
+    cs_free(l->wbuf);
     /* Remaining waiters: the final sync in sync_main completed them. */
     for (clog_notifier *n = l->notifiers, *nx; n; n = nx) {
         nx = n->next;
@@ -263,6 +311,10 @@ void clog_close(clog *l)
     }
     for (int i = 0; i < l->n_segs; i++) seg_free(l->segs[i]);
     cs_free(l->segs);
+    for (int i = 0; i < l->n_pend; i++) vfs_close(l->pend_fd[i]);
+    cs_free(l->pend_fd);
+    clog_reap(l);
+    cs_free(l->doomed);
     cs_free(l->dir);
     pthread_mutex_destroy(&l->mu);
     pthread_mutex_destroy(&l->fsync_mu);
@@ -273,21 +325,22 @@ void clog_close(clog *l)
 
 /* ---------------------------------------------------------------- append */
 
-/* Close the full active segment (fsynced, invariant 2) and start a new one. */
+/* Retire the full active segment (its fd waits in pend_fd for the next
+ * sync, invariant 2) and start a new one.  Caller holds mu. */
 static int seg_switch(clog *l)
 {
+    int wrc = wbuf_write(l);
+    if (wrc) return wrc;
     clog_seg *s = active(l);
-    if (s) {
-        pthread_mutex_lock(&l->fsync_mu);
-        int rc = vfs_fsync(s->fd);
-        vfs_close(s->fd);
+    if (s && s->fd >= 0) {
+        if (l->n_pend == l->cap_pend) {
+            int nc = l->cap_pend ? l->cap_pend * 2 : 4;
+            int *n = cs_realloc(l->pend_fd, (size_t)nc * sizeof *n);
+            if (!n) return CS_ENOMEM;
+            l->pend_fd = n; l->cap_pend = nc;
+        }
+        l->pend_fd[l->n_pend++] = s->fd;
         s->fd = -1;
-        pthread_mutex_unlock(&l->fsync_mu);
-        if (rc) return rc;
-        pthread_mutex_lock(&l->smu);
-        st_clog_pos p = { s->id, s->size };
-        if (st__pos_cmp(p, l->synced) > 0) l->synced = p;
-        pthread_mutex_unlock(&l->smu);
     }
     return seg_create(l);
 }
@@ -308,7 +361,35 @@ int clog_append(clog *l, const uint8_t *p, size_t n, const uint8_t (*ids)[16], i
         rc = seg_switch(l);
         s = active(l);
     }
-    if (!rc && s) {
+    if (!rc && l->werr) rc = l->werr;
+    if (!rc && s && tl_defer) {
+        /* Deferred: append to the tail, written by clog_flush (or when big). */
+        if (l->wlen == 0) l->woff = s->size;
+        if (l->wlen + rec > l->wcap) {
+            size_t nc = l->wcap ? l->wcap : 16384;
+            while (nc < l->wlen + rec) nc *= 2;
+            uint8_t *nb = cs_realloc(l->wbuf, nc);
+            if (!nb) rc = CS_ENOMEM;
+            else { l->wbuf = nb; l->wcap = nc; }
+        }
+        if (!rc) {
+            uint8_t *d = l->wbuf + l->wlen;
+            memcpy(d, h, CLOG_REC_HDR);
+            memcpy(d + CLOG_REC_HDR, p, n);
+            memcpy(d + CLOG_REC_HDR + n, t, CLOG_REC_TRL);
+            l->wlen += rec;
+            if (l->wlen >= WBUF_MAX) rc = wbuf_write(l);
+        }
+        if (!rc) {
+            s->size += rec;
+            l->total += rec;
+            l->written.segment = s->id;
+            l->written.offset = s->size;
+            for (int i = 0; i < n_ids; i++) seg_mark(s, ids[i]);
+            if (end) *end = l->written;
+        }
+    } else if (!rc && s) {
+        if (l->wlen && (rc = wbuf_write(l))) goto out;   /* keep file order */
         /* One pwrite per record part; a torn record is caught by its CRC. */
         uint8_t stackbuf[4096];
         uint8_t *buf = rec <= sizeof stackbuf ? stackbuf : cs_malloc(rec);
@@ -330,9 +411,24 @@ int clog_append(clog *l, const uint8_t *p, size_t n, const uint8_t (*ids)[16], i
             if (end) *end = l->written;
         }
     } else if (!rc) rc = CS_EIO;
+out:
     pthread_mutex_unlock(&l->mu);
     return rc;
 }
+
+int clog_flush(clog *l)
+{
+    pthread_mutex_lock(&l->mu);
+    int rc = l->wlen ? wbuf_write(l) : 0;
+    pthread_mutex_unlock(&l->mu);
+    return rc;
+}
+
+/* storage.h entry points (here rather than in engine.c so a program using
+ * only these does not link the engine object). */
+void st_defer_log_writes(bool on) { clog_defer(on); }
+
+int st_log_flush(st_engine *e) { return e ? clog_flush(e->log) : CS_EINVAL; }
 
 st_clog_pos clog_current(clog *l)
 {
@@ -354,16 +450,38 @@ uint64_t clog_total_bytes(clog *l)
 
 bool clog_sync_needed(clog *l) { return l->cfg.sync_mode != ST_SYNC_PERIODIC; }
 
-/* fsync the active segment; returns the position now durable. */
+/* fsync the retired segments, the directory if a segment was created, then
+ * the active segment; returns the position now durable.  fsync_mu (taken
+ * before mu) serializes syncs, and only a sync closes a retired fd, so the
+ * active fd stays open while we use it; mu is held only to take the state,
+ * never during an fsync, so appends go on meanwhile. */
 static int do_sync(clog *l, st_clog_pos *done)
 {
+    pthread_mutex_lock(&l->fsync_mu);
     pthread_mutex_lock(&l->mu);
     st_clog_pos p = l->written;
     clog_seg *s = active(l);
     int fd = s ? s->fd : -1;
-    pthread_mutex_lock(&l->fsync_mu);   /* fd cannot be closed while we hold this */
+    int *pend = l->pend_fd, n_pend = l->n_pend;
+    l->pend_fd = NULL; l->n_pend = 0; l->cap_pend = 0;
+    bool dir = l->dir_dirty;
+    l->dir_dirty = false;
+    int rc = l->wlen ? wbuf_write(l) : 0;
     pthread_mutex_unlock(&l->mu);
-    int rc = fd >= 0 ? vfs_fsync(fd) : 0;
+    for (int i = 0; i < n_pend; i++) {
+        int r = vfs_fsync(pend[i]);
+        if (r && !rc) rc = r;
+        vfs_close(pend[i]);
+    }
+    cs_free(pend);
+    if (dir) {
+        int r = vfs_fsync_dir(l->dir);
+        if (r && !rc) rc = r;
+    }
+    if (fd >= 0) {
+        int r = vfs_fsync(fd);
+        if (r && !rc) rc = r;
+    }
     pthread_mutex_unlock(&l->fsync_mu);
     *done = p;
     if (rc) CS_ERROR("commitlog: fsync failed: %s (errno %d)", cs_strerror(rc), cs_last_errno);
@@ -558,16 +676,38 @@ void clog_recycle(clog *l, st_clog_pos (*clean)(const uint8_t id[16], void *arg)
             keep = s->n_dirty > 0;
         }
         if (keep) { l->segs[j++] = s; continue; }
-        pthread_mutex_lock(&l->fsync_mu);
-        if (s->fd >= 0) { vfs_close(s->fd); s->fd = -1; }
-        pthread_mutex_unlock(&l->fsync_mu);
-        vfs_unlink(s->path);
         l->total -= s->size < l->total ? s->size : l->total;
-        CS_DEBUG("commitlog: recycled %s", s->path);
-        seg_free(s);
+        if (l->n_doomed == l->cap_doomed) {
+            int nc = l->cap_doomed ? l->cap_doomed * 2 : 8;
+            clog_seg **n = cs_realloc(l->doomed, (size_t)nc * sizeof *n);
+            if (!n) {   /* no room to defer: unlink now */
+                vfs_unlink(s->path);
+                seg_free(s);
+                continue;
+            }
+            l->doomed = n; l->cap_doomed = nc;
+        }
+        l->doomed[l->n_doomed++] = s;
     }
     l->n_segs = j;
     pthread_mutex_unlock(&l->mu);
+}
+
+/* Unlink the segments clog_recycle dropped.  Called without the engine's
+ * barrier held, so file deletion never delays a writer. */
+void clog_reap(clog *l)
+{
+    pthread_mutex_lock(&l->mu);
+    clog_seg **d = l->doomed;
+    int n = l->n_doomed;
+    l->doomed = NULL; l->n_doomed = 0; l->cap_doomed = 0;
+    pthread_mutex_unlock(&l->mu);
+    for (int i = 0; i < n; i++) {
+        vfs_unlink(d[i]->path);
+        CS_DEBUG("commitlog: recycled %s", d[i]->path);
+        seg_free(d[i]);
+    }
+    cs_free(d);
 }
 
 int clog_oldest_dirty(clog *l, uint8_t (*ids)[16], int max)

@@ -522,4 +522,5 @@ void st__recycle(st_engine *e)
     clog_recycle(e->log, clean_pos, e);
     pthread_mutex_unlock(&e->mu);
     pthread_rwlock_unlock(&e->barrier);
+    clog_reap(e->log);
 }

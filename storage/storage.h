@@ -206,6 +206,13 @@ typedef struct st_clog_pos { uint64_t segment; uint64_t offset; } st_clog_pos;
 int st_write(st_engine *e, const st_mutation *m, st_clog_pos *pos);
 /* True if the sync mode requires waiting before acknowledging. */
 bool st_sync_needed(st_engine *e);
+/* Deferred log writes for the calling thread (the server's request loop):
+ * st_write then appends its commit log record to an in-memory tail, and
+ * st_log_flush writes the whole tail with one system call.  The caller must
+ * call st_log_flush before acknowledging any write (syncs, segment switches
+ * and close also write the tail).  Off by default. */
+void st_defer_log_writes(bool on);
+int st_log_flush(st_engine *e);
 /* Call cb(arg) on `loop` (via uv_async) once the log is durable past pos.
  * Calls cb at once if already durable.  Must be called on loop's thread. */
 int st_sync_wait(st_engine *e, struct uv_loop_s *loop, st_clog_pos pos,
