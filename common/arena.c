@@ -2,6 +2,7 @@
 #include "common/arena.h"
 #include "common/alloc.h"
 #include "common/err.h"
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -12,6 +13,40 @@ struct cs_arena_chunk {
 };
 
 #define CHUNK_MIN 4096
+#define CACHE_MAX 32
+
+/* Per-thread cache of CHUNK_MIN chunks (see cs_arena_cache_enable): a
+ * request builds and drops several small arenas, and a 4 KiB malloc/free
+ * pair per arena goes through malloc's slow path. */
+static _Thread_local struct {
+    bool on;
+    int n;
+    cs_arena_chunk *c[CACHE_MAX];
+} tl_cache;
+
+void cs_arena_cache_enable(bool on)
+{
+    tl_cache.on = on;
+    if (!on) {
+        while (tl_cache.n > 0)
+            cs_free(tl_cache.c[--tl_cache.n]);
+    }
+}
+
+static cs_arena_chunk *chunk_new(size_t sz)
+{
+    if (sz == CHUNK_MIN && tl_cache.n > 0)
+        return tl_cache.c[--tl_cache.n];
+    return cs_malloc(sizeof(cs_arena_chunk) + sz);
+}
+
+static void chunk_free(cs_arena_chunk *c)
+{
+    if (tl_cache.on && c->size == CHUNK_MIN && tl_cache.n < CACHE_MAX)
+        tl_cache.c[tl_cache.n++] = c;
+    else
+        cs_free(c);
+}
 
 void cs_arena_init(cs_arena *a) { a->head = NULL; a->used = 0; a->err = 0; }
 
@@ -20,7 +55,7 @@ void cs_arena_destroy(cs_arena *a)
     cs_arena_chunk *c = a->head;
     while (c) {
         cs_arena_chunk *n = c->next;
-        cs_free(c);
+        chunk_free(c);
         c = n;
     }
     cs_arena_init(a);
@@ -36,7 +71,7 @@ void *cs_arena_alloc(cs_arena *a, size_t n)
         size_t sz = n > CHUNK_MIN ? n : (c ? (c->size < 65536 ? c->size * 2 : 65536) : CHUNK_MIN);
         if (sz < n)
             sz = n;
-        cs_arena_chunk *nc = cs_malloc(sizeof(*nc) + sz);
+        cs_arena_chunk *nc = chunk_new(sz);
         if (!nc) {
             a->err = CS_ENOMEM;
             return NULL;

@@ -271,6 +271,10 @@ static void flush(conn *c)
         return;
     }
     if (c->out.len > 0) {
+        /* Commit log records of the writes answered here reach the kernel
+         * before their acknowledgements (storage.h st_defer_log_writes). */
+        if (c->s->log_deferred)
+            st_log_flush(c->s->eng);
         uv_buf_t b = uv_buf_init((char *)c->out.p, (unsigned)c->out.len);
         int n = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
         if (n == UV_EAGAIN)

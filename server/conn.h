@@ -51,6 +51,7 @@ typedef struct srv {
     int port;                        /* bound port after srv_listen */
     char addr[64];                   /* bound numeric address after srv_listen */
     srv_stats stats;
+    bool log_deferred;               /* st_defer_log_writes on: st_log_flush before replies */
 } srv;
 
 /* Prepare s (no handles opened yet). */

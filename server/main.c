@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "common/arena.h"
 #include "common/err.h"
 #include "common/log.h"
 #include "cql/exec.h"
@@ -228,17 +229,24 @@ int main(int argc, char **argv)
     /* Run until a signal has closed our handles.  The engine may keep its
      * own handles (commit log sync notifications) on this loop, so "no more
      * handles" is not the stop condition. */
+    cs_arena_cache_enable(true);   /* request arenas reuse 4 KiB chunks (arena.h) */
+    st_defer_log_writes(true);     /* one commit log write per reply batch (conn.c flush) */
+    a.server.log_deferred = true;
     while (uv_run(loop, UV_RUN_ONCE) != 0) {
         if (a.stopping && a.server.n_conns == 0)
             break;
     }
     /* Release the engine's sync notifier on this thread (storage.h), then
      * let the close callbacks run so uv_loop_close finds no handle left. */
+    st_log_flush(eng);
+    st_defer_log_writes(false);
+    a.server.log_deferred = false;
     st_engine_detach_loop(eng, loop);
     for (int i = 0; i < 4; i++)
         uv_run(loop, UV_RUN_NOWAIT);   /* finish close callbacks */
 
     cql_ctx_free(cql);
+    cs_arena_cache_enable(false);
     st_engine_close(eng, true);
     uv_loop_close(loop);
     config_destroy(&cfg);
