@@ -144,7 +144,7 @@ int st__part_merge(st__part **in, int n, st__part *out, cs_arena *a);
 #define SST_VERSION 1u
 #define SST_FILE_HDR 16              /* magic u32, version u32, u32 param, u32 reserved */
 #define SST_BLOCK_HDR 12             /* comp_len u32 (bit 31: stored raw), raw_len u32, crc u32 */
-#define SST_BLOCK_SIZE 16384u        /* default uncompressed block size */
+#define SST_BLOCK_SIZE 4096u         /* default uncompressed block size */
 #define SST_ROW_INDEX_EVERY 4096u    /* row index entry every ~4 KiB of a wide partition */
 #define SST_ROW_INDEX_MIN 65536u     /* partitions with fewer row bytes carry no row index */
 #define SST_WINDOW_RUNS 16u          /* reads of a wide partition go ~16 runs (~64 KiB) at a time */
