@@ -134,6 +134,110 @@ static int64_t max_purgeable(st_table *t, sst_reader **in, int n)
     return m;
 }
 
+/* Open the output writer if not yet open. */
+static int open_writer(st_table *t, sst_writer **w, const uint64_t *gens, int n, uint64_t keys)
+{
+    if (*w) return 0;
+    pthread_mutex_lock(&t->mu);
+    uint64_t g = t->next_gen++;
+    pthread_mutex_unlock(&t->mu);
+    int rc = sst_writer_open(t->dir, g, t->opts.bloom_fp_chance, keys, w);
+    if (!rc) sst_writer_set_ancestors(*w, gens, n);
+    return rc;
+}
+
+/* Partitions with at least this many bytes (over the inputs) are merged and
+ * written window by window instead of whole. */
+#define WIDE_STREAM_BYTES (1u << 20)
+/* Read windows: every WIDE_WINDOW_STEP-th row-index window boundary (~1 MiB). */
+#define WIDE_WINDOW_STEP 16
+
+/* Merge partition (tok, pk), present at pos[i] of the inputs flagged in
+ * has[], window by window: the merged header (deletion, range tombstones,
+ * static row) first, then the rows of each ~1 MiB clustering window, read
+ * from every input, merged, purged and appended to the output, so memory
+ * stays bounded whatever the partition's size.  The windows are the row
+ * index of the input with the most runs.  Nothing is written if nothing
+ * survives the purge. */
+static int compact_wide(st_table *t, const purge_ctx *pc, sst_reader **in, int n, const uint64_t *pos,
+                        const bool *has, int64_t tok, const uint8_t *pk, uint32_t pkl,
+                        sst_writer **w, const uint64_t *gens, uint64_t keys)
+{
+    static const uint8_t none[1] = { 0 };
+    const st_slice hslice = { { none, 1, false }, { none, 1, false } };   /* matches no row */
+    cs_arena ha;
+    cs_arena_init(&ha);
+    int rc = 0, np = 0;
+    bool begun = false;
+    st__part **parts = cs_arena_alloc(&ha, sizeof(st__part *) * (size_t)n);
+    const uint8_t *const *bk = NULL; const uint32_t *bl = NULL; int nb = 0;
+    if (!parts) rc = CS_ENOMEM;
+    for (int i = 0; i < n && !rc; i++) {
+        if (!has[i]) continue;
+        st__part *p = cs_arena_zalloc(&ha, sizeof *p);
+        if (!p) { rc = CS_ENOMEM; break; }
+        int k = sst__read_entry(in[i], pos[i], &hslice, 1, p, &ha);
+        if (k < 0) { rc = k; break; }
+        parts[np++] = p;
+        sst_pctx ctx;
+        const uint8_t *const *k2; const uint32_t *l2; int n2;
+        if ((rc = sst_partition_lookup(in[i], tok, pk, pkl, &ctx, &k2, &l2, &n2))) break;
+        if (n2 > nb) { bk = k2; bl = l2; nb = n2; }
+    }
+    st__part hm, hp;
+    if (!rc) rc = st__part_merge(parts, np, &hm, &ha);
+    bool hdr_left = false;
+    if (!rc) {
+        /* The header as written: purged on a copy (rows are purged against
+         * the original deletions, window by window). */
+        hp = hm;
+        hp.rows = NULL; hp.n_rows = hp.cap_rows = 0;
+        hp.rts = hm.n_rts ? cs_arena_memdup(&ha, hm.rts, sizeof(st__rt) * (size_t)hm.n_rts) : NULL;
+        hp.stat = hm.stat ? st__row_copy(hm.stat, &ha) : NULL;
+        if ((hm.n_rts && !hp.rts) || (hm.stat && !hp.stat)) rc = CS_ENOMEM;
+        else hdr_left = purge_part(pc, &hp);
+    }
+    int nw = nb / WIDE_WINDOW_STEP + 1;
+    for (int wi = 0; wi < nw && !rc; wi++) {
+        st_slice sl;
+        sl.start = wi == 0 ? (st_bound){ NULL, 0, true }
+                           : (st_bound){ bk[wi * WIDE_WINDOW_STEP - 1], bl[wi * WIDE_WINDOW_STEP - 1], true };
+        sl.end = wi == nw - 1 ? (st_bound){ NULL, 0, true }
+                              : (st_bound){ bk[(wi + 1) * WIDE_WINDOW_STEP - 1], bl[(wi + 1) * WIDE_WINDOW_STEP - 1], false };
+        cs_arena wa;
+        cs_arena_init(&wa);
+        int wn = 0;
+        for (int i = 0; i < n && !rc; i++) {
+            if (!has[i]) continue;
+            st__part *p = cs_arena_zalloc(&wa, sizeof *p);
+            if (!p) { rc = CS_ENOMEM; break; }
+            int k = sst__read_entry(in[i], pos[i], &sl, 1, p, &wa);
+            if (k < 0) rc = k;
+            else parts[wn++] = p;
+        }
+        st__part m;
+        if (!rc) rc = st__part_merge(parts, wn, &m, &wa);
+        if (!rc) {
+            purge_part(pc, &m);
+            if (m.n_rows && !begun) {
+                rc = open_writer(t, w, gens, n, keys);
+                if (!rc) rc = sst_writer_begin(*w, &hp);
+                begun = !rc;
+            }
+            if (!rc && m.n_rows) rc = sst_writer_rows(*w, m.rows, m.n_rows);
+        }
+        cs_arena_destroy(&wa);
+    }
+    if (!rc && !begun && hdr_left) {
+        rc = open_writer(t, w, gens, n, keys);
+        if (!rc) rc = sst_writer_begin(*w, &hp);
+        begun = !rc;
+    }
+    if (!rc && begun) rc = sst_writer_end(*w);
+    cs_arena_destroy(&ha);
+    return rc;
+}
+
 /* Merge inputs into new sstables at `level`, then swap them in. */
 static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t target_bytes)
 {
@@ -147,7 +251,8 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
     uint64_t *gens = cs_malloc(sizeof(uint64_t) * (size_t)n);
     uint64_t *pos = cs_calloc((size_t)n, sizeof(uint64_t));
     st__part **parts = cs_malloc(sizeof(st__part *) * (size_t)n);
-    if (!gens || !pos || !parts) { cs_free(gens); cs_free(pos); cs_free(parts); return CS_ENOMEM; }
+    bool *has = cs_malloc(sizeof(bool) * (size_t)n);
+    if (!gens || !pos || !parts || !has) { cs_free(gens); cs_free(pos); cs_free(parts); cs_free(has); return CS_ENOMEM; }
     uint64_t keys = 0;
     for (int i = 0; i < n; i++) {
         total += in[i]->logical;
@@ -180,6 +285,36 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
         int64_t tok = key->token;
         const uint8_t *pk = key->pk;
         uint32_t pkl = key->pk_len;
+        /* A wide partition is streamed window by window (compact_wide). */
+        uint64_t plen = 0;
+        bool any_ri = false;
+        for (int i = 0; i < n; i++) {
+            has[i] = false;
+            if (pos[i] >= in[i]->n_idx) continue;
+            const sst_index_entry *e = &in[i]->idx[pos[i]];
+            if (st__key_cmp(e->token, e->pk, e->pk_len, tok, pk, pkl) != 0) continue;
+            has[i] = true;
+            plen += e->len;
+            any_ri |= e->n_ri >= 2;
+        }
+        if (any_ri && plen >= WIDE_STREAM_BYTES) {
+            rc = compact_wide(t, &pc, in, n, pos, has, tok, pk, pkl, &w, gens, keys);
+            for (int i = 0; i < n; i++)
+                if (has[i]) { done += in[i]->idx[pos[i]].len; pos[i]++; }
+            if (!rc && w && target_bytes && sst_writer_bytes(w) >= target_bytes) {
+                sst_reader *r;
+                rc = sst_writer_finish(w, cpos, level, &r);
+                w = NULL;
+                if (!rc && (rc = out_push(&out, r))) sst_reader_unref(r);
+            }
+            if (rc) break;
+            pthread_mutex_lock(&t->mu);
+            t->cmp_done = done;
+            bool stale = t->epoch != epoch || t->dropped || t->e->closing;
+            pthread_mutex_unlock(&t->mu);
+            if (stale) { rc = CS_EAGAIN; break; }
+            continue;
+        }
         cs_arena a;
         cs_arena_init(&a);
         int np = 0;
@@ -198,13 +333,7 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
         st__part m;
         if (!rc) rc = st__part_merge(parts, np, &m, &a);
         if (!rc && purge_part(&pc, &m)) {
-            if (!w) {
-                pthread_mutex_lock(&t->mu);
-                uint64_t g = t->next_gen++;
-                pthread_mutex_unlock(&t->mu);
-                rc = sst_writer_open(t->dir, g, t->opts.bloom_fp_chance, keys, &w);
-                if (!rc) sst_writer_set_ancestors(w, gens, n);
-            }
+            rc = open_writer(t, &w, gens, n, keys);
             if (!rc) rc = sst_writer_add(w, &m);
             if (!rc && target_bytes && sst_writer_bytes(w) >= target_bytes) {
                 sst_reader *r;
@@ -267,7 +396,7 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
     for (int i = 0; i < n; i++) atomic_store(&in[i]->compacting, false);
     for (int i = 0; i < out.n; i++) { sst__mark_obsolete(out.v[i]); sst_reader_unref(out.v[i]); }
     cs_free(out.v);
-    cs_free(gens); cs_free(pos); cs_free(parts);
+    cs_free(gens); cs_free(pos); cs_free(parts); cs_free(has);
     CS_DEBUG("storage: compacted %d sstables of %s.%s (%" PRIu64 " bytes) into %d at level %d in %.1f ms", n, t->ks,
              t->name, total, n_out, level, (double)(cs_mono_ns() - t0) / 1e6);
     if (rc && rc != CS_EAGAIN) CS_ERROR("storage: compaction of %s.%s failed: %s", t->ks, t->name, cs_strerror(rc));

@@ -107,6 +107,11 @@ typedef struct sst_writer sst_writer;
 int sst_writer_open(const char *dir, uint64_t gen, double fp_chance, uint64_t expected_keys,
                     sst_writer **out);
 int sst_writer_add(sst_writer *w, const st__part *p);
+/* The same in pieces, for partitions too big to materialize: begin (key,
+ * deletion, range tombstones, static row of p), rows in order, end. */
+int sst_writer_begin(sst_writer *w, const st__part *p);
+int sst_writer_rows(sst_writer *w, st__row *const *rows, int n);
+int sst_writer_end(sst_writer *w);
 /* Finish: write index, filter, statistics, TOC; rename into place. */
 int sst_writer_finish(sst_writer *w, st_clog_pos clog_pos, int level, sst_reader **out);
 void sst_writer_set_ancestors(sst_writer *w, const uint64_t *gens, int n);

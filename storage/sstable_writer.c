@@ -3,7 +3,7 @@
  *
  * Partitions arrive in (token, key) order.  Each is serialized into a
  * logical byte stream cut into SST_BLOCK_SIZE blocks, each lz4-compressed
- * with a CRC32C.  The partition index (with a row index entry every ~64 KiB
+ * with a CRC32C.  The partition index (with a row index entry every ~4 KiB
  * inside wide partitions), bloom filter and statistics are kept in memory
  * and written at finish.  Every component is written under a tmp- name,
  * fsynced, renamed; the TOC is written last, so an sstable without a TOC is
@@ -41,6 +41,16 @@ struct sst_writer {
     uint64_t n_entries;
     cs_buf part;                         /* current partition bytes */
     cs_buf ri;                           /* current partition's row index */
+    /* Current partition (sst_writer_begin .. sst_writer_end): */
+    bool in_part;
+    uint64_t part_pos;                   /* its logical start */
+    uint64_t part_emitted;               /* bytes of it already emitted from part */
+    uint64_t hdr_len, n_ri, run_start;   /* run_start: partition-relative offset of the open run */
+    bool run_open;
+    cs_buf run_first;                    /* first clustering of the open run (copied: rows may be freed) */
+    cs_buf last_ck;                      /* clustering of the last row added */
+    uint64_t part_rows, part_cells;
+    int64_t part_token;
     uint8_t *bloom; uint64_t bloom_bits; uint32_t bloom_k;
     sst_stats st;
     uint64_t hist_off[96];
@@ -155,7 +165,7 @@ int sst_writer_open(const char *dir, uint64_t gen, double fp_chance, uint64_t ex
     w->gen = gen;
     w->fd = -1;
     cs_buf_init(&w->block); cs_buf_init(&w->chunks); cs_buf_init(&w->index);
-    cs_buf_init(&w->part); cs_buf_init(&w->ri); cs_buf_init(&w->last_key);
+    cs_buf_init(&w->part); cs_buf_init(&w->ri); cs_buf_init(&w->last_key); cs_buf_init(&w->run_first); cs_buf_init(&w->last_ck);
     sst__hist_offsets(w->hist_off);
     w->st.min_ts = INT64_MAX; w->st.max_ts = INT64_MIN;
     w->st.max_ldt = INT32_MIN;
@@ -313,10 +323,14 @@ static void note_ck(sst_writer *w, const st__row *r)
     w->st.ck_bounds = true;
 }
 
-/* Serialize one partition and its index entry. */
-int sst_writer_add(sst_writer *w, const st__part *p)
+/* Start partition p (its key, deletion, range tombstones and static row;
+ * p's rows are ignored): rows follow with sst_writer_rows, then
+ * sst_writer_end.  Partitions must come in (token, key) order.  A partition
+ * is emitted as it grows, so a huge one never sits whole in memory. */
+int sst_writer_begin(sst_writer *w, const st__part *p)
 {
     if (w->err) return w->err;
+    if (w->in_part) return w->err = CS_EINVAL;
     if (!w->first && st__key_cmp(p->token, p->pk, p->pk_len, w->last_token, w->last_key.p, (uint32_t)w->last_key.len) <= 0)
         return w->err = CS_EINVAL;
     w->first = false;
@@ -349,56 +363,118 @@ int sst_writer_add(sst_writer *w, const st__part *p)
         w->st.tombstones++; note_drop(w, rt->d.ldt_s);
     }
     if (p->stat) { sst__encode_row(b, p->stat); note_row_stats(w, p->stat, &cells); }
-    uint64_t hdr_len = b->len;
-    /* Rows, with a row index entry every SST_ROW_INDEX_EVERY bytes. */
-    uint64_t n_ri = 0, blk_start = b->len;
-    const st__row *blk_first = NULL;
-    for (int i = 0; i < p->n_rows; i++) {
-        const st__row *r = p->rows[i];
-        if (!blk_first) { blk_first = r; blk_start = b->len; }
-        sst__encode_row(b, r);
-        note_row_stats(w, r, &cells);
-        note_ck(w, r);
-        if (b->len - blk_start >= SST_ROW_INDEX_EVERY || i == p->n_rows - 1) {
-            put_bytes(&w->ri, blk_first->ck, blk_first->ck_len);
-            put_bytes(&w->ri, r->ck, r->ck_len);
-            cs_buf_put_uvarint(&w->ri, blk_start);
-            cs_buf_put_uvarint(&w->ri, b->len - blk_start);
-            n_ri++;
-            blk_first = NULL;
+    if (b->err) return w->err = CS_ENOMEM;
+    w->in_part = true;
+    w->part_pos = w->logical;
+    w->part_emitted = 0;
+    w->hdr_len = b->len;
+    w->n_ri = 0;
+    w->run_open = false;
+    w->part_rows = p->stat ? 1 : 0;
+    w->part_cells = cells;
+    w->part_token = p->token;
+    return 0;
+}
+
+/* Append rows (in clustering order, after any rows already added) to the
+ * open partition, with a row index entry every SST_ROW_INDEX_EVERY bytes.
+ * The last run is closed by sst_writer_end. */
+int sst_writer_rows(sst_writer *w, st__row *const *rows, int n)
+{
+    if (w->err) return w->err;
+    if (!w->in_part) return w->err = CS_EINVAL;
+    cs_buf *b = &w->part;
+    for (int i = 0; i < n; i++) {
+        const st__row *r = rows[i];
+        if (w->run_open && w->part_emitted + b->len - w->run_start >= SST_ROW_INDEX_EVERY) {
+            /* The run reached SST_ROW_INDEX_EVERY bytes: close it at the previous row. */
+            put_bytes(&w->ri, w->run_first.p, (uint32_t)w->run_first.len);
+            put_bytes(&w->ri, w->last_ck.p, (uint32_t)w->last_ck.len);
+            cs_buf_put_uvarint(&w->ri, w->run_start);
+            cs_buf_put_uvarint(&w->ri, w->part_emitted + b->len - w->run_start);
+            w->n_ri++;
+            w->run_open = false;
         }
+        if (!w->run_open) {
+            w->run_open = true;
+            w->run_start = w->part_emitted + b->len;
+            cs_buf_reset(&w->run_first);
+            cs_buf_put(&w->run_first, r->ck, r->ck_len);
+        }
+        sst__encode_row(b, r);
+        note_row_stats(w, r, &w->part_cells);
+        note_ck(w, r);
+        cs_buf_reset(&w->last_ck);
+        cs_buf_put(&w->last_ck, r->ck, r->ck_len);
+    }
+    w->part_rows += (uint64_t)n;
+    if (b->err || w->ri.err || w->run_first.err || w->last_ck.err) return w->err = CS_ENOMEM;
+    /* Emit what is buffered once it is big (the header stays in front). */
+    if (b->len >= 4 * SST_ROW_INDEX_MIN) {
+        int rc = emit(w, b->p, b->len);
+        if (rc) return w->err = rc;
+        w->part_emitted += b->len;
+        cs_buf_reset(b);
+    }
+    return 0;
+}
+
+/* Finish the open partition: end marker, index entry, bloom, stats. */
+int sst_writer_end(sst_writer *w)
+{
+    if (w->err) return w->err;
+    if (!w->in_part) return w->err = CS_EINVAL;
+    cs_buf *b = &w->part;
+    if (w->run_open) {
+        put_bytes(&w->ri, w->run_first.p, (uint32_t)w->run_first.len);
+        put_bytes(&w->ri, w->last_ck.p, (uint32_t)w->last_ck.len);
+        cs_buf_put_uvarint(&w->ri, w->run_start);
+        cs_buf_put_uvarint(&w->ri, w->part_emitted + b->len - w->run_start);
+        w->n_ri++;
+        w->run_open = false;
     }
     cs_buf_put_u8(b, 0);   /* end of partition */
     if (b->err || w->ri.err) return w->err = CS_ENOMEM;
-    uint64_t pos = w->logical;
     int rc = emit(w, b->p, b->len);
     if (rc) return w->err = rc;
+    uint64_t len = w->part_emitted + b->len;
+    w->in_part = false;
     /* Index entry. */
     cs_buf *x = &w->index;
-    put_bytes(x, p->pk, p->pk_len);
-    cs_buf_put_u64(x, (uint64_t)p->token);
-    cs_buf_put_uvarint(x, pos);
-    cs_buf_put_uvarint(x, b->len);
-    cs_buf_put_uvarint(x, hdr_len);
+    put_bytes(x, w->last_key.p, (uint32_t)w->last_key.len);
+    cs_buf_put_u64(x, (uint64_t)w->part_token);
+    cs_buf_put_uvarint(x, w->part_pos);
+    cs_buf_put_uvarint(x, len);
+    cs_buf_put_uvarint(x, w->hdr_len);
     /* Only wide partitions (>= SST_ROW_INDEX_MIN bytes of rows) carry a row index. */
-    if (n_ri < 2 || b->len - hdr_len < SST_ROW_INDEX_MIN) { cs_buf_reset(&w->ri); n_ri = 0; }
+    uint64_t n_ri = w->n_ri;
+    if (n_ri < 2 || len - w->hdr_len < SST_ROW_INDEX_MIN) { cs_buf_reset(&w->ri); n_ri = 0; }
     cs_buf_put_uvarint(x, n_ri);
     put_bytes(x, w->ri.p, (uint32_t)w->ri.len);
     if (x->err) return w->err = CS_ENOMEM;
     w->n_entries++;
-    uint64_t h = sst__bloom_hash(p->pk, p->pk_len);
+    uint64_t h = sst__bloom_hash(w->last_key.p, (uint32_t)w->last_key.len);
     for (uint32_t i = 0; i < w->bloom_k; i++) {
         uint64_t bit = bloom_bit(h, i, w->bloom_bits);
         w->bloom[bit >> 3] |= (uint8_t)(1u << (bit & 7));
     }
     w->st.partitions++;
-    w->st.rows += (uint64_t)p->n_rows + (p->stat ? 1 : 0);
-    w->st.cells += cells;
-    if (p->token < w->st.min_token) w->st.min_token = p->token;
-    if (p->token > w->st.max_token) w->st.max_token = p->token;
-    sst__hist_add(w->st.size_hist, w->hist_off, b->len);
-    sst__hist_add(w->st.cell_hist, w->hist_off, cells);
+    w->st.rows += w->part_rows;
+    w->st.cells += w->part_cells;
+    if (w->part_token < w->st.min_token) w->st.min_token = w->part_token;
+    if (w->part_token > w->st.max_token) w->st.max_token = w->part_token;
+    sst__hist_add(w->st.size_hist, w->hist_off, len);
+    sst__hist_add(w->st.cell_hist, w->hist_off, w->part_cells);
     return 0;
+}
+
+/* Serialize one whole partition and its index entry. */
+int sst_writer_add(sst_writer *w, const st__part *p)
+{
+    int rc = sst_writer_begin(w, p);
+    if (!rc) rc = sst_writer_rows(w, p->rows, p->n_rows);
+    if (!rc) rc = sst_writer_end(w);
+    return rc;
 }
 
 uint64_t sst_writer_bytes(const sst_writer *w) { return w->file_off + w->index.len; }
@@ -544,7 +620,7 @@ void sst_writer_abort(sst_writer *w)
         }
     }
     cs_buf_destroy(&w->block); cs_buf_destroy(&w->chunks); cs_buf_destroy(&w->index);
-    cs_buf_destroy(&w->part); cs_buf_destroy(&w->ri); cs_buf_destroy(&w->last_key);
+    cs_buf_destroy(&w->part); cs_buf_destroy(&w->ri); cs_buf_destroy(&w->last_key); cs_buf_destroy(&w->run_first); cs_buf_destroy(&w->last_ck);
     cs_free(w->bloom);
     cs_free(w->dir);
     cs_free(w);
