@@ -48,7 +48,9 @@ static void chunk_free(cs_arena_chunk *c)
         cs_free(c);
 }
 
-void cs_arena_init(cs_arena *a) { a->head = NULL; a->used = 0; a->err = 0; }
+void cs_arena_init(cs_arena *a) { a->head = NULL; a->used = 0; a->err = 0; a->chunk_max = 0; }
+
+void cs_arena_set_chunk_max(cs_arena *a, size_t max) { a->chunk_max = max; }
 
 void cs_arena_destroy(cs_arena *a)
 {
@@ -68,7 +70,8 @@ void *cs_arena_alloc(cs_arena *a, size_t n)
         n = 16;
     cs_arena_chunk *c = a->head;
     if (!c || c->size - c->used < n) {
-        size_t sz = n > CHUNK_MIN ? n : (c ? (c->size < 65536 ? c->size * 2 : 65536) : CHUNK_MIN);
+        size_t cap = a->chunk_max ? a->chunk_max : 65536;
+        size_t sz = n > CHUNK_MIN ? n : (c ? (c->size < cap ? c->size * 2 : cap) : CHUNK_MIN);
         if (sz < n)
             sz = n;
         cs_arena_chunk *nc = chunk_new(sz);

@@ -14,6 +14,7 @@ typedef struct cs_arena {
     cs_arena_chunk *head;  /* newest chunk */
     size_t used;           /* bytes handed out (for accounting) */
     int err;               /* sticky CS_ENOMEM */
+    size_t chunk_max;      /* chunks double up to this (0: 64 KiB); see cs_arena_set_chunk_max */
 } cs_arena;
 
 void cs_arena_init(cs_arena *a);
@@ -27,5 +28,8 @@ void *cs_arena_memdup(cs_arena *a, const void *p, size_t n);
  * next arenas (the request loop enables it; off by default so leak counts in
  * tests stay exact).  Turning it off frees the cached chunks. */
 void cs_arena_cache_enable(bool on);
+/* Let chunks keep doubling up to max bytes (after init, before use), for
+ * long-lived big arenas such as a memtable's slab. */
+void cs_arena_set_chunk_max(cs_arena *a, size_t max);
 
 #endif

@@ -11,6 +11,7 @@
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -229,6 +230,11 @@ int main(int argc, char **argv)
     /* Run until a signal has closed our handles.  The engine may keep its
      * own handles (commit log sync notifications) on this loop, so "no more
      * handles" is not the stop condition. */
+    /* Fixed mmap threshold: big blocks (memtable slab chunks, up to 1 MiB)
+     * are always mmapped, so the flush thread freeing a flushed memtable
+     * unmaps them instead of taking the request loop's malloc arena lock
+     * (glibc otherwise raises the threshold after the first such free). */
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
     cs_arena_cache_enable(true);   /* request arenas reuse 4 KiB chunks (arena.h) */
     st_defer_log_writes(true);     /* one commit log write per reply batch (conn.c flush) */
     a.server.log_deferred = true;

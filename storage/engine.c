@@ -366,7 +366,9 @@ int st_table_drop(st_table *t)
 /* ---------------------------------------------------------------- writes */
 
 /* Apply a record's ops.  For replay, skip tables not wanted or whose
- * sstables already hold this record. */
+ * sstables already hold this record.  Not replaying, arg may be the
+ * st_mutation the record came from (its tables are looked up there first,
+ * sparing the engine mutex, which background threads also take). */
 int st__apply(st_engine *e, const uint8_t *p, size_t n, bool replay, st_clog_pos pos,
               bool (*want)(const uint8_t id[16], void *arg), void *arg)
 {
@@ -377,9 +379,18 @@ int st__apply(st_engine *e, const uint8_t *p, size_t n, bool replay, st_clog_pos
     int rc = 0;
     while ((k = st__op_next(&r, &op)) == 1) {
         if (op.kind != ST__OP_PARTITION) { rc = CS_ECORRUPT; break; }
-        pthread_mutex_lock(&e->mu);
-        st_table *t = st__table_find_locked(e, op.id);
-        pthread_mutex_unlock(&e->mu);
+        st_table *t = NULL;
+        if (!replay && arg) {
+            /* st_write: the mutation names its tables; no engine lock needed. */
+            const st_mutation *mu = arg;
+            for (int i = 0; i < mu->n_tables && !t; i++)
+                if (!memcmp(mu->tables[i]->id, op.id, 16)) t = mu->tables[i];
+        }
+        if (!t) {
+            pthread_mutex_lock(&e->mu);
+            t = st__table_find_locked(e, op.id);
+            pthread_mutex_unlock(&e->mu);
+        }
         mt_memtable *m = NULL;
         if (t) {
             pthread_mutex_lock(&t->mu);
@@ -434,7 +445,7 @@ int st_write(st_engine *e, const st_mutation *m, st_clog_pos *pos)
     pthread_rwlock_rdlock(&e->barrier);
     st_clog_pos end;
     int rc = clog_append(e->log, m->ops.p, m->ops.len, (const uint8_t (*)[16])ids, n_ids, &end);
-    if (!rc) rc = st__apply(e, m->ops.p, m->ops.len, false, end, NULL, NULL);
+    if (!rc) rc = st__apply(e, m->ops.p, m->ops.len, false, end, NULL, (void *)m);
     pthread_rwlock_unlock(&e->barrier);
     cs_free(ids);
     if (!rc && pos) *pos = end;

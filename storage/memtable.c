@@ -50,6 +50,7 @@ mt_memtable *mt_new(void)
     if (!m) return NULL;
     pthread_rwlock_init(&m->lock, NULL);
     cs_arena_init(&m->slab);
+    cs_arena_set_chunk_max(&m->slab, 1u << 20);   /* big memtables: few, mmap-sized chunks */
     st__btree_init_hint(&m->parts, part_cmp, part_hint);
     m->parts.arena = &m->slab;
     atomic_init(&m->mem, 0);
