@@ -32,6 +32,7 @@ struct st_scan {
     int64_t ptoken; uint8_t *pkey; uint32_t pkey_len, pkey_cap;
     const uint8_t *const *wb; const uint32_t *wbl; int n_wb;   /* window boundaries (row index first keys, borrowed) */
     sst_pctx *pctx;                     /* per-sstable lookup memo for this partition (parena) */
+    uint64_t *nk_pos; bool *nk_ok;      /* range scans: per sstable, where next_key found its candidate */
     int next_win, n_win;                /* windows are 0..n_win-1 in clustering order */
     int win_lo, win_hi;                 /* the windows the slices can touch (inclusive) */
     bool first_win;                     /* next window is the partition's first */
@@ -306,7 +307,7 @@ static int count_le(const st_scan *s, const uint8_t *key, uint32_t len)
 /* Set up partition (token, key): its windows are the row-index runs of the
  * sstable holding most of it, so a huge partition is read ~64 KiB at a time
  * instead of whole.  Returns 1 if it has rows to return, 0 if not, <0. */
-static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t pk_len)
+static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t pk_len, bool known)
 {
     if (pk_len + 1 > s->pkey_cap) {
         uint8_t *n = cs_realloc(s->pkey, pk_len + 1);
@@ -325,7 +326,17 @@ static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t
      * the memo in pctx[i] serves every window's read. */
     for (int i = 0; i < s->n_ssts; i++) {
         const uint8_t *const *k; const uint32_t *l; int n;
-        int rc = sst_partition_lookup(s->ssts[i], token, pk, pk_len, &s->pctx[i], &k, &l, &n);
+        int rc;
+        if (known) {
+            /* next_key found each sstable's first key after the cursor: it
+             * holds this partition iff that key is this one. */
+            sst_reader *r = s->ssts[i];
+            bool found = s->nk_ok[i] && st__key_cmp(r->idx[s->nk_pos[i]].token, r->idx[s->nk_pos[i]].pk,
+                                                    r->idx[s->nk_pos[i]].pk_len, token, pk, pk_len) == 0;
+            rc = sst_partition_known(r, found, s->nk_pos[i], &s->pctx[i], &k, &l, &n);
+        } else {
+            rc = sst_partition_lookup(s->ssts[i], token, pk, pk_len, &s->pctx[i], &k, &l, &n);
+        }
         if (rc < 0) return rc;
         if (n > s->n_wb) { s->wb = k; s->wbl = l; s->n_wb = n; }
     }
@@ -402,6 +413,11 @@ int st_scan_open(st_table *t, const st_read_spec *spec, st_scan **out)
     }
     pthread_mutex_unlock(&t->mu);
     if (!s->mts || !s->ssts) { st_scan_close(s); return CS_ENOMEM; }
+    if (!s->single) {
+        s->nk_pos = cs_calloc((size_t)s->n_ssts + 1, sizeof *s->nk_pos);
+        s->nk_ok = cs_calloc((size_t)s->n_ssts + 1, sizeof *s->nk_ok);
+        if (!s->nk_pos || !s->nk_ok) { st_scan_close(s); return CS_ENOMEM; }
+    }
     *out = s;
     return 0;
 }
@@ -416,7 +432,8 @@ static int next_key(st_scan *s, int64_t *tok, const uint8_t **key, uint32_t *len
             ? mt_next_key(s->mts[i], s->cur_token, s->cur_has_key ? s->cur_key : NULL, s->cur_len,
                           s->cur_incl, s->spec.end_token, &t, &k, &l, &s->pa)
             : sst_next_key(s->ssts[i - s->n_mts], s->cur_token, s->cur_has_key ? s->cur_key : NULL,
-                           s->cur_len, s->cur_incl, s->spec.end_token, &t, &k, &l, &s->pa);
+                           s->cur_len, s->cur_incl, s->spec.end_token, &t, &k, &l, &s->pa, &s->nk_pos[i - s->n_mts]);
+        if (i >= s->n_mts) s->nk_ok[i - s->n_mts] = rc == 1;
         if (rc < 0) return rc;
         if (rc && (!found || st__key_cmp(t, k, l, *tok, *key, *len) < 0)) {
             *tok = t; *key = k; *len = l; found = true;
@@ -447,7 +464,7 @@ int st_scan_next_partition(st_scan *s, st_partition_view *p)
             s->cur_key = nk; s->cur_len = len; s->cur_token = tok;
             s->cur_has_key = true; s->cur_incl = false;
         }
-        int rc = load_partition(s, tok, key, len);
+        int rc = load_partition(s, tok, key, len, !s->single);
         if (rc < 0) return rc;
         if (rc == 0) continue;
         p->pk = s->pkey; p->pk_len = s->pkey_len; p->token = tok;
@@ -476,6 +493,8 @@ void st_scan_close(st_scan *s)
     for (int i = 0; i < s->n_ssts; i++) sst_reader_unref(s->ssts[i]);
     cs_free(s->mts);
     cs_free(s->ssts);
+    cs_free(s->nk_pos);
+    cs_free(s->nk_ok);
     cs_arena_destroy(&s->pa);
     cs_arena_destroy(&s->parena);
     cs_arena_destroy(&s->keep);

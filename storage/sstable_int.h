@@ -97,7 +97,11 @@ int sst__read_entry_ri(sst_reader *r, uint64_t i, const st_slice *slices, int n_
                        void **ri_cache, cs_arena *ca);
 int sst_next_key(sst_reader *r, int64_t token, const uint8_t *key, uint32_t klen, bool incl,
                  int64_t end_token, int64_t *out_token, const uint8_t **out_key, uint32_t *out_len,
-                 cs_arena *a);
+                 cs_arena *a, uint64_t *out_pos);
+/* sst_partition_lookup when the caller already knows, from sst_next_key,
+ * that the partition is index entry pos (found) or absent (!found). */
+int sst_partition_known(sst_reader *r, bool found, uint64_t pos, sst_pctx *ctx,
+                        const uint8_t *const **keys, const uint32_t **lens, int *n);
 bool sst_may_contain_ck(sst_reader *r, const st_slice *slices, int n_slices);
 int sst_partition_bounds(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_arena *a,
                          const uint8_t ***keys, uint32_t **lens, int *n);

@@ -643,10 +643,11 @@ int sst__read_entry_ri(sst_reader *r, uint64_t i, const st_slice *slices, int n_
 
 int sst_next_key(sst_reader *r, int64_t token, const uint8_t *key, uint32_t klen, bool incl,
                  int64_t end_token, int64_t *out_token, const uint8_t **out_key, uint32_t *out_len,
-                 cs_arena *a)
+                 cs_arena *a, uint64_t *out_pos)
 {
     uint64_t i = idx_lower(r, token, key, klen, key ? !incl : false);
     if (i >= r->n_idx || r->idx[i].token > end_token) return 0;
+    if (out_pos) *out_pos = i;
     *out_token = r->idx[i].token;
     *out_key = r->idx[i].pk;     /* lives as long as the reader, which the caller references */
     *out_len = r->idx[i].pk_len;
@@ -694,8 +695,22 @@ int sst_partition_lookup(sst_reader *r, int64_t token, const uint8_t *pk, uint32
         ctx->state = 1;
         return 0;
     }
-    ctx->state = 2; ctx->idx = i;
-    const sst_index_entry *e = &r->idx[i];
+    return sst_partition_known(r, true, i, ctx, keys, lens, n);
+}
+
+int sst_partition_known(sst_reader *r, bool found, uint64_t pos, sst_pctx *ctx,
+                        const uint8_t *const **keys, const uint32_t **lens, int *n)
+{
+    *keys = NULL; *lens = NULL; *n = 0;
+    if (!found) {
+        memset(ctx, 0, sizeof *ctx);
+        ctx->state = 1; ctx->neg = true;
+        return 0;
+    }
+    if (pos >= r->n_idx) return CS_EINVAL;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->state = 2; ctx->idx = pos;
+    const sst_index_entry *e = &r->idx[pos];
     if (e->n_ri < 2) return 0;
     int rc;
     const sst_ri *ri = get_ri(r, e, &rc);
