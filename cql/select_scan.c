@@ -494,7 +494,18 @@ int cql__vrow_add(void *arg, const uint8_t **vals, const int32_t *lens)
         return vc->err = CS_ENOMEM;
     for (int i = 0; i < t->n_cols; i++) {
         r->vals[i].len = lens[i] < 0 ? CQL_NULL : lens[i];
-        r->vals[i].p = lens[i] >= 0 ? cs_arena_memdup(&x->arena, lens[i] ? vals[i] : (const uint8_t *)"", (size_t)lens[i] + 1) : NULL;
+        if (lens[i] < 0) {
+            r->vals[i].p = NULL;
+            continue;
+        }
+        /* a copy of exactly len bytes, NUL-terminated for callers that print it */
+        uint8_t *cp = cs_arena_alloc(&x->arena, (size_t)lens[i] + 1);
+        if (!cp)
+            return vc->err = CS_ENOMEM;
+        if (lens[i])
+            memcpy(cp, vals[i], (size_t)lens[i]);
+        cp[lens[i]] = 0;
+        r->vals[i].p = cp;
     }
     cql_value kv[64];
     cs_buf b;
