@@ -121,6 +121,9 @@ check-layers:
 lint-malloc:
 	@! grep -nE '\b(malloc|calloc|realloc|free|strdup)\(' $(COMMON_SRC) $(STORAGE_SRC) $(CQL_SRC) $(SERVER_SRC) $(TOOLS_SRC) $(BENCH_SRC) $(SBENCH_SRC) server/main.c | grep -v 'common/alloc.c' | grep -v '/\* raw-ok' || (echo "raw allocation found (use cs_malloc)"; exit 1)
 
+bench-startup: all
+	sh bench/startup.sh $(B)/cassette
+
 clean:
 	rm -rf build
 
