@@ -132,6 +132,80 @@ static void metric(cs_buf *b, const char *fmt, ...)
 }
 
 /* Prometheus text exposition format 0.0.4. */
+/* Per-table series: request counts and latency histograms by operation
+ * (cql/metrics.c), memtable and sstable figures, pending work (storage). */
+static void table_metrics(cs_buf *b, srv *s)
+{
+    static const char *ops[] = { "read", "write", "scan" };
+    const uint64_t *off = cql_latency_offsets();
+    sch_catalog *c = cql_ctx_catalog(s->cql);
+    metric(b, "# TYPE cassette_table_requests_total counter\n");
+    metric(b, "# TYPE cassette_table_latency_seconds histogram\n");
+    metric(b, "# TYPE cassette_table_memtable_bytes gauge\n# TYPE cassette_table_sstables gauge\n");
+    metric(b, "# TYPE cassette_table_sstable_bytes gauge\n# TYPE cassette_table_pending_flushes gauge\n");
+    metric(b, "# TYPE cassette_table_pending_compactions gauge\n# TYPE cassette_table_compactions_total counter\n");
+    for (int i = 0; i < sch_keyspace_count(c); i++) {
+        sch_keyspace *k = sch_keyspace_at(c, i);
+        if (k->is_virtual)
+            continue;
+        for (int j = 0; j < k->n_tables; j++) {
+            sch_table *t = k->tables[j];
+            if (!t->st)
+                continue;
+            const char *ks = k->name, *tb = t->name;
+            st_table_stats st;
+            if (st_table_stats_get(t->st, &st) == 0) {
+                metric(b, "cassette_table_memtable_bytes{keyspace=\"%s\",table=\"%s\"} %llu\n", ks, tb,
+                       (unsigned long long)st.memtable_bytes);
+                metric(b, "cassette_table_sstables{keyspace=\"%s\",table=\"%s\"} %llu\n", ks, tb,
+                       (unsigned long long)st.sstable_count);
+                metric(b, "cassette_table_sstable_bytes{keyspace=\"%s\",table=\"%s\"} %llu\n", ks, tb,
+                       (unsigned long long)st.sstable_bytes);
+                metric(b, "cassette_table_pending_flushes{keyspace=\"%s\",table=\"%s\"} %llu\n", ks, tb,
+                       (unsigned long long)st.pending_flushes);
+                metric(b, "cassette_table_pending_compactions{keyspace=\"%s\",table=\"%s\"} %llu\n", ks, tb,
+                       (unsigned long long)st.pending_compactions);
+                metric(b, "cassette_table_compactions_total{keyspace=\"%s\",table=\"%s\"} %llu\n", ks, tb,
+                       (unsigned long long)st.compactions_done);
+            }
+            const cql_table_metrics *tm = cql_metrics_get(s->cql, t->id);
+            if (!tm)
+                continue;
+            const cql_latency *lat[] = { &tm->reads, &tm->writes, &tm->scans };
+            for (int o = 0; o < 3; o++) {
+                const cql_latency *l = lat[o];
+                metric(b, "cassette_table_requests_total{keyspace=\"%s\",table=\"%s\",op=\"%s\"} %llu\n", ks, tb,
+                       ops[o], (unsigned long long)l->count);
+                if (!l->count)
+                    continue;
+                /* every 6th EstimatedHistogram bound (~3x apart), cumulative */
+                uint64_t cum = 0;
+                for (int x = 0; x < CQL_LAT_BUCKETS; x++) {
+                    cum += l->buckets[x];
+                    if (x % 6 == 5)
+                        metric(b, "cassette_table_latency_seconds_bucket{keyspace=\"%s\",table=\"%s\",op=\"%s\","
+                                  "le=\"%g\"} %llu\n", ks, tb, ops[o], (double)off[x] / 1e6, (unsigned long long)cum);
+                }
+                metric(b, "cassette_table_latency_seconds_bucket{keyspace=\"%s\",table=\"%s\",op=\"%s\",le=\"+Inf\"} %llu\n",
+                       ks, tb, ops[o], (unsigned long long)l->count);
+                metric(b, "cassette_table_latency_seconds_sum{keyspace=\"%s\",table=\"%s\",op=\"%s\"} %.6f\n", ks, tb,
+                       ops[o], (double)l->total_us / 1e6);
+                metric(b, "cassette_table_latency_seconds_count{keyspace=\"%s\",table=\"%s\",op=\"%s\"} %llu\n", ks, tb,
+                       ops[o], (unsigned long long)l->count);
+            }
+        }
+    }
+    st_compaction_info info[32];
+    int n = st_compactions_list(s->eng, info, 32);
+    metric(b, "# TYPE cassette_compaction_progress_bytes gauge\n");
+    for (int i = 0; i < n; i++) {
+        metric(b, "cassette_compaction_progress_bytes{keyspace=\"%s\",table=\"%s\",kind=\"%s\",of=\"done\"} %llu\n",
+               info[i].ks, info[i].table, info[i].kind, (unsigned long long)info[i].done_bytes);
+        metric(b, "cassette_compaction_progress_bytes{keyspace=\"%s\",table=\"%s\",kind=\"%s\",of=\"total\"} %llu\n",
+               info[i].ks, info[i].table, info[i].kind, (unsigned long long)info[i].total_bytes);
+    }
+}
+
 static void do_metrics(admin_conn *ac)
 {
     const srv *s = ac->a->server;
@@ -175,6 +249,7 @@ static void do_metrics(admin_conn *ac)
            cs_alloc_used());
     metric(&b, "# TYPE cassette_uptime_seconds gauge\ncassette_uptime_seconds %.3f\n",
            (double)((uint64_t)cs_now_ms() - ac->a->started_ms) / 1000.0);
+    table_metrics(&b, ac->a->server);
     if (b.err)
         respond_text(ac, 500, "out of memory\n");
     else

@@ -185,4 +185,12 @@ def test_tool_verbs(srv):
     bad = tool(srv, "tablehistograms", "nope", "nope")
     assert bad.returncode != 0
     assert tool(srv, "flush", "no_such_keyspace").returncode != 0
-    assert "cassette_requests_total" in tool(srv, "metrics").stdout
+    m = tool(srv, "metrics").stdout
+    assert "cassette_requests_total" in m
+    # per-table series (Prometheus text): requests and latency by operation
+    w = re.search(r'^cassette_table_requests_total\{keyspace="cassette_bench",table="kv",op="write"\} (\d+)$', m, re.M)
+    assert w and int(w.group(1)) > 0, m[-2000:]
+    inf = re.search(r'^cassette_table_latency_seconds_bucket\{keyspace="cassette_bench",table="kv",op="write",'
+                    r'le="\+Inf"\} (\d+)$', m, re.M)
+    assert inf and inf.group(1) == w.group(1)
+    assert re.search(r'^cassette_table_sstables\{keyspace="cassette_bench",table="kv"\} \d+$', m, re.M)
