@@ -585,6 +585,7 @@ int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size
     cs_buf pk;
     cs_buf_init(&pk);
     *flags_off = 0;
+    m->last_token_set = false;
     int rc = 0;
     if (!strcmp(name, "insert")) {
         int64_t nparts = bench_dist_sample(&p->insert_partitions, &m->rng);
@@ -616,6 +617,10 @@ int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size
                 gen_row(m, &v, m->clock_ms, (int64_t)(bench_mix64(rseed + (uint64_t)r) >> 1), true, &pk);
                 part_stat *ps = part_get(m, v.pk_hash, pk.p, (uint32_t)pk.len, cs_murmur3_token(pk.p, pk.len));
                 if (r == 0) ps->ops++;
+                if (!m->last_token_set) {
+                    m->last_token = ps->token;
+                    m->last_token_set = true;
+                }
                 if (rowset_add(m, bench_mix64(v.pk_hash ^ v.ck_hash))) {
                     ps->rows++;
                     ps->bytes += v.bytes;
@@ -691,6 +696,8 @@ int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size
         if (bound_pk == n_pk) {
             part_stat *ps = part_get(m, v.pk_hash, pk.p, (uint32_t)pk.len, cs_murmur3_token(pk.p, pk.len));
             ps->ops++;
+            m->last_token = ps->token;
+            m->last_token_set = true;
         }
         *opcode = OP_EXECUTE;
         cs_buf_put_u16(msg, (uint16_t)st->idlen);
@@ -763,4 +770,11 @@ void bench_part_summary_destroy(bench_part_summary *s)
 {
     cs_free(s->top);
     s->top = NULL;
+}
+
+bool bench_model_last_token(const bench_model *m, int64_t *token)
+{
+    if (m->last_token_set)
+        *token = m->last_token;
+    return m->last_token_set;
 }

@@ -30,6 +30,8 @@ void bench_report_text(FILE *f, bench_result *rs, int n, const bench_opts *o)
         fprintf(f, "\n== scheme %s (%s)\n", r->scheme, r->table);
         if (r->description && *r->description)
             fprintf(f, "   %s\n", r->description);
+        fprintf(f, "   %d host%s, token-aware routing%s\n", r->hosts, r->hosts == 1 ? "" : "s",
+                r->hosts == 1 ? " (one node: every token is local)" : "");
         fprintf(f, "   %.1f s measured, %llu ops ok, %llu errors, %.0f ops/s%s\n", r->elapsed_s,
                 (unsigned long long)r->total_ok, (unsigned long long)r->total_errors, r->throughput,
                 r->target_rate > 0 ? " (fixed rate)" : " (max throughput)");
@@ -117,6 +119,7 @@ int bench_report_json(const char *path, bench_result *rs, int n, const bench_opt
         json_str(f, r->table);
         fprintf(f, ", \"description\": ");
         json_str(f, r->description);
+        fprintf(f, ", \"hosts\": %d, \"routed_ops\": %llu", r->hosts, (unsigned long long)r->routed_ops);
         fprintf(f, ", \"elapsed_s\": %.3f, \"ops_ok\": %llu, \"errors\": %llu, \"throughput\": %.1f, \"operations\": {",
                 r->elapsed_s, (unsigned long long)r->total_ok, (unsigned long long)r->total_errors, r->throughput);
         for (int i = 0; i < r->n_ops; i++) {

@@ -39,6 +39,8 @@ typedef struct bench_result {
     uint64_t total_ok, total_errors;
     double throughput;
     double target_rate;
+    int hosts;                  /* hosts the ring named (token-aware routing) */
+    uint64_t routed_ops;        /* ops sent to their partition's owner (multi-host only) */
     bench_op_result *ops; int n_ops;
     bench_kind_count *errors; int n_errors;
     bench_kind_count *warnings; int n_warnings;

@@ -8,6 +8,7 @@
  * stalled server shows up in the percentiles (coordinated omission corrected).
  */
 #include "bench/run.h"
+#include "bench/route.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/util.h"
@@ -36,6 +37,8 @@ struct runner {
     const bench_opts *o;
     bench_result *res;
     bc_async **conns; int n_conns, n_ready, n_failed;
+    int *conn_host;                   /* host index of each connection */
+    bench_route route;                /* token ring (token-aware routing) */
     double *cum_ratio;
     uint64_t t0_ns, warm_end_ns, end_ns, last_tick_ns;
     uint64_t issued, completed, max_ops;
@@ -127,7 +130,25 @@ static bool issue(runner *R, int ci, uint64_t start_ns)
     for (int i = 0; i < R->p->n_queries; i++)
         if (!strcmp(R->p->queries[i].name, name))
             q->pages_left = R->p->queries[i].pages;
-    if (bench_model_build(&R->model, q->op, &q->msg, &q->opcode, &q->flags_off) || send_req(R, q)) {
+    if (bench_model_build(&R->model, q->op, &q->msg, &q->opcode, &q->flags_off)) {
+        cs_buf_destroy(&q->msg);
+        cs_free(q);
+        return false;
+    }
+    int64_t tok;
+    if (R->route.n_hosts > 1 && bench_model_last_token(&R->model, &tok)) {
+        /* token-aware: the least busy connection to the partition's owner */
+        int h = bench_route_owner(&R->route, tok), best = -1;
+        for (int i = 0; i < R->n_conns; i++)
+            if (R->conn_host[i] == h && !bc_async_broken(R->conns[i]) &&
+                (best < 0 || bc_async_inflight(R->conns[i]) < bc_async_inflight(R->conns[best])))
+                best = i;
+        if (best >= 0) {
+            q->conn = best;
+            R->res->routed_ops++;
+        }
+    }
+    if (send_req(R, q)) {
         cs_buf_destroy(&q->msg);
         cs_free(q);
         return false;
@@ -296,6 +317,8 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
     R->o = o;
     R->res = out;
     int rc = bench_model_init(&R->model, p, &sc, err, errlen);
+    if (rc == 0)
+        bench_route_discover(&R->route, &sc, o->host);
     bc_sync_close(&sc);
     if (rc) {
         bench_model_destroy(&R->model);
@@ -323,10 +346,19 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
     uv_loop_init(&R->loop);
     uv_timer_init(&R->loop, &R->timer);
     R->timer.data = R;
-    R->n_conns = o->connections;
+    /* --connections per host; a connection may carry twice its share so
+     * routing can favour the owner's connections without stalling */
+    int n_hosts = R->route.n_hosts ? R->route.n_hosts : 1;
+    R->n_conns = o->connections * n_hosts;
     R->conns = cs_calloc((size_t)R->n_conns, sizeof(bc_async *));
-    for (int i = 0; i < R->n_conns; i++)
-        bc_async_open(&R->loop, o->host, o->port, o->concurrency, o->user, o->pass, on_ready, R, &R->conns[i]);
+    R->conn_host = cs_calloc((size_t)R->n_conns, sizeof(int));
+    out->hosts = n_hosts;
+    for (int i = 0; i < R->n_conns; i++) {
+        R->conn_host[i] = i / o->connections;
+        const char *host = R->route.n_hosts ? R->route.hosts[R->conn_host[i]] : o->host;
+        bc_async_open(&R->loop, host, o->port, o->concurrency * (n_hosts > 1 ? 2 : 1), o->user, o->pass, on_ready,
+                      R, &R->conns[i]);
+    }
     uv_run(&R->loop, UV_RUN_DEFAULT);
     uv_loop_close(&R->loop);
     uint64_t end = cs_mono_ns();
@@ -380,6 +412,8 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
     bench_model_destroy(&R->model);
     cs_free(R->cum_ratio);
     cs_free(R->conns);
+    cs_free(R->conn_host);
+    bench_route_destroy(&R->route);
     cs_free(R);
     return rc;
 }

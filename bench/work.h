@@ -48,6 +48,7 @@ typedef struct bench_model {
     bench_stmt *extra; int n_extra;
     bench_stmt *queries;        /* parallel to p->queries */
     int64_t clock_ms;           /* simulated clock */
+    int64_t last_token; bool last_token_set;   /* routing: see bench_model_last_token */
     int64_t clock_step_ms;
     bench_rng rng;
     /* partition picture */
@@ -68,6 +69,10 @@ void bench_model_destroy(bench_model *m);
  * runner can ask for the next page by setting 0x08 and appending the paging
  * state (it is the last field when only values and page size are sent). */
 int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size_t *flags_off);
+/* The Murmur3 token of the partition the last built op targets (its first
+ * partition for a batch); false when the op does not name one partition
+ * (IN on the key, range scans): token-aware routing then picks any host. */
+bool bench_model_last_token(const bench_model *m, int64_t *token);
 
 /* Partition picture helpers (gen.c). */
 typedef struct bench_part_summary {

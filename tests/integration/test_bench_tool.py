@@ -74,6 +74,7 @@ def test_preset_runs_and_reports(srv, tmp_path, preset):
     doc = json.loads(out.read_text())
     (s,) = doc["schemes"]
     assert s["scheme"] == preset
+    assert s["hosts"] == 1          # the ring read from system.local/peers: one node
     ops = s["operations"]
     assert "insert" in ops
     assert ops["insert"]["ops"] > 0
