@@ -8,6 +8,11 @@
  * then tombstones and TTLs are applied to produce the live rows.
  * Range scans advance a cursor (token, key): the next partition is the
  * smallest key after the cursor over all sources.
+ * A tombstone budget (spec.max_tombstones, set by paged CQL reads) stops
+ * the scan at a row or partition boundary once that many tombstones were
+ * scanned: the caller gets ST_SCAN_BUDGET and resumes from
+ * st_scan_budget_pos, so long tombstone runs yield short pages instead of
+ * one read that crosses tombstone_failure_threshold.
  */
 #include "storage/storage_int.h"
 #include "storage/sstable_int.h"
@@ -43,7 +48,32 @@ struct st_scan {
     st_scan_stats stats;
     st_deletion pdel;                   /* current partition's deletion */
     int32_t now_s;
+    /* Tombstone budget (spec.max_tombstones): where the scan stopped. */
+    bool bud_hit, bud_has_ck;
+    uint8_t *bud_ck; uint32_t bud_ck_len;
 };
+
+/* Budget exhausted?  (spec.max_tombstones 0 = unlimited) */
+static bool budget_spent(const st_scan *s)
+{
+    return s->spec.max_tombstones && s->stats.tombstones >= s->spec.max_tombstones;
+}
+
+/* Stop the scan at the current partition, after clustering key ck (NULL:
+ * after the whole partition).  Returns 0 or CS_ENOMEM. */
+static int budget_stop(st_scan *s, const uint8_t *ck, uint32_t ck_len)
+{
+    s->bud_hit = true;
+    s->bud_has_ck = ck != NULL;
+    s->bud_ck_len = 0;
+    if (ck) {
+        uint8_t *n = cs_realloc(s->bud_ck, ck_len ? ck_len : 1);
+        if (!n) return CS_ENOMEM;
+        if (ck_len) memcpy(n, ck, ck_len);
+        s->bud_ck = n; s->bud_ck_len = ck_len;
+    }
+    return 0;
+}
 
 /* ---------------------------------------------------------------- merge */
 
@@ -275,8 +305,16 @@ static int load_window(st_scan *s, int k, bool *exists)
     for (int j = 0; j < m.n_rows; j++) {
         int i = s->spec.reversed ? m.n_rows - 1 - j : j;
         st_row_view v;
+        uint64_t before = s->stats.tombstones;
         bool live = row_live(s, &m, m.rows[i], &v, a);
         if (live || s->spec.with_tombstones) s->out[s->n_out++] = v;
+        /* Tombstone budget: stop after a row that consumed some of it (the
+         * rows after it are read again by the next page). */
+        if (s->stats.tombstones > before && budget_spent(s) && j + 1 < m.n_rows) {
+            int rc = budget_stop(s, m.rows[i]->ck, m.rows[i]->ck_len);
+            if (rc) return rc;
+            break;
+        }
     }
     return a->err ? CS_ENOMEM : 0;
 }
@@ -286,6 +324,7 @@ static int load_window(st_scan *s, int k, bool *exists)
 static int fill_rows(st_scan *s, bool *exists)
 {
     while (s->next_out >= s->n_out) {
+        if (s->bud_hit) return ST_SCAN_BUDGET;
         if (s->next_win > s->win_hi - s->win_lo) return 0;
         int rc = load_window(s, s->next_win++, exists);
         if (rc) return rc;
@@ -446,6 +485,7 @@ int st_scan_next_partition(st_scan *s, st_partition_view *p)
 {
     if (!s || !p) return CS_EINVAL;
     for (;;) {
+        if (s->bud_hit) return ST_SCAN_BUDGET;
         if (s->done) return 0;
         cs_arena_destroy(&s->pa);
         cs_arena_init(&s->pa);
@@ -465,8 +505,16 @@ int st_scan_next_partition(st_scan *s, st_partition_view *p)
             s->cur_has_key = true; s->cur_incl = false;
         }
         int rc = load_partition(s, tok, key, len, !s->single);
-        if (rc < 0) return rc;
-        if (rc == 0) continue;
+        if (rc < 0 || rc == ST_SCAN_BUDGET) return rc;
+        if (rc == 0) {
+            /* A partition with nothing to return: stop after it when the
+             * budget is spent and more partitions may follow. */
+            if (!s->single && budget_spent(s)) {
+                if ((rc = budget_stop(s, NULL, 0))) return rc;
+                return ST_SCAN_BUDGET;
+            }
+            continue;
+        }
         p->pk = s->pkey; p->pk_len = s->pkey_len; p->token = tok;
         p->deletion = s->pdel;
         return 1;
@@ -486,6 +534,18 @@ int st_scan_next_row(st_scan *s, st_row_view *r)
 
 const st_scan_stats *st_scan_stats_get(const st_scan *s) { return &s->stats; }
 
+int st_scan_budget_pos(const st_scan *s, int64_t *token, const uint8_t **pk, uint32_t *pk_len,
+                       const uint8_t **ck, uint32_t *ck_len)
+{
+    if (!s || !s->bud_hit) return CS_EINVAL;
+    *token = s->ptoken;
+    *pk = s->pkey ? s->pkey : (const uint8_t *)"";
+    *pk_len = s->pkey_len;
+    *ck = s->bud_has_ck ? (s->bud_ck ? s->bud_ck : (const uint8_t *)"") : NULL;
+    *ck_len = s->bud_has_ck ? s->bud_ck_len : 0;
+    return 0;
+}
+
 void st_scan_close(st_scan *s)
 {
     if (!s) return;
@@ -500,5 +560,6 @@ void st_scan_close(st_scan *s)
     cs_arena_destroy(&s->keep);
     cs_free(s->pkey);
     cs_free(s->cur_key);
+    cs_free(s->bud_ck);
     cs_free(s);
 }

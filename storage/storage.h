@@ -250,7 +250,17 @@ typedef struct st_read_spec {
     bool include_static;      /* return the static row first */
     int32_t now_s;            /* for TTL expiry; 0 = now */
     bool with_tombstones;     /* return dead rows too (for tools); default false */
+    /* Tombstone budget (paged reads): 0 = unlimited.  Once the scan's
+     * stats.tombstones reaches it, the scan stops at a row boundary and
+     * st_scan_next_partition / st_scan_next_row return ST_SCAN_BUDGET; the
+     * rows scanned before that point have been returned, and
+     * st_scan_budget_pos says where to resume. */
+    uint64_t max_tombstones;
 } st_read_spec;
+
+/* Returned by st_scan_next_partition / st_scan_next_row when the
+ * tombstone budget (st_read_spec.max_tombstones) is exhausted. */
+#define ST_SCAN_BUDGET 2
 
 /* A row as returned: reconciled, tombstones applied, expired cells dropped.
  * All pointers borrowed until the next st_scan_* call. */
@@ -283,6 +293,14 @@ int st_scan_next_partition(st_scan *s, st_partition_view *p);
  * Returns 1, 0 at end of partition, <0 on error. */
 int st_scan_next_row(st_scan *s, st_row_view *r);
 const st_scan_stats *st_scan_stats_get(const st_scan *s);
+/* After ST_SCAN_BUDGET: the last position scanned, in output order.
+ * (*token, *pk) is the partition; *ck is the last clustering key scanned in
+ * it (resume strictly after it, or before it when reversed), or NULL when
+ * the whole partition was scanned (resume with the next partition).
+ * Pointers borrowed until st_scan_close.  Returns 0, or CS_EINVAL when the
+ * budget was not hit. */
+int st_scan_budget_pos(const st_scan *s, int64_t *token, const uint8_t **pk, uint32_t *pk_len,
+                       const uint8_t **ck, uint32_t *ck_len);
 void st_scan_close(st_scan *s);
 
 /* ---------------------------------------------------------------- stats */
