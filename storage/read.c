@@ -526,7 +526,7 @@ int st_scan_next_row(st_scan *s, st_row_view *r)
     if (!s || !r) return CS_EINVAL;
     bool exists = false;
     int rc = fill_rows(s, &exists);
-    if (rc <= 0) return rc;
+    if (rc != 1) return rc;
     *r = s->out[s->next_out++];
     if (r->liveness.ts_us != INT64_MIN || r->n_cells) s->stats.rows++;
     return 1;
