@@ -534,6 +534,11 @@ int st_scan_next_row(st_scan *s, st_row_view *r)
 
 const st_scan_stats *st_scan_stats_get(const st_scan *s) { return &s->stats; }
 
+void st_scan_set_max_tombstones(st_scan *s, uint64_t max)
+{
+    if (s) s->spec.max_tombstones = max;
+}
+
 int st_scan_budget_pos(const st_scan *s, int64_t *token, const uint8_t **pk, uint32_t *pk_len,
                        const uint8_t **ck, uint32_t *ck_len)
 {

@@ -301,6 +301,10 @@ const st_scan_stats *st_scan_stats_get(const st_scan *s);
  * budget was not hit. */
 int st_scan_budget_pos(const st_scan *s, int64_t *token, const uint8_t **pk, uint32_t *pk_len,
                        const uint8_t **ck, uint32_t *ck_len);
+/* Change the tombstone budget of an open scan (compared with the scan's
+ * stats.tombstones; 0 = unlimited).  A budget already spent stops the scan
+ * at the next row or partition that adds a tombstone. */
+void st_scan_set_max_tombstones(st_scan *s, uint64_t max);
 void st_scan_close(st_scan *s);
 
 /* ---------------------------------------------------------------- stats */
