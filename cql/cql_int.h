@@ -33,6 +33,7 @@ struct cql_ctx {
     uint64_t requests;                /* counters for system_views / metrics */
     void *metrics;                    /* per-table metrics (metrics.c), lazily created */
     void *traces;                     /* recent trace sessions (trace.c), lazily created */
+    void *index_builds;               /* index/view builds in progress (index_build.c), lazily created */
 };
 
 /* ------------------------------------------------ Rows result builder (executor: result.c)

@@ -169,6 +169,7 @@ void cql_ctx_free(cql_ctx *ctx)
     if (cql_exec_ctx_destroy) cql_exec_ctx_destroy(ctx);
     cql_metrics_free(ctx);
     cql_trace_free(ctx);
+    cql_index_builds_free(ctx);   /* index hook (issue 5): builds in progress */
     sch_catalog_free(ctx->cat);
     cs_free(ctx->tokens);
     cs_free((char *)ctx->cfg.cluster_name);

@@ -41,6 +41,10 @@ void cql_config_defaults(cql_config *c);
  * *out owned by caller; cql_ctx_free() before st_engine_close(). */
 int cql_ctx_new(st_engine *eng, const cql_config *cfg, cql_ctx **out);
 void cql_ctx_free(cql_ctx *ctx);
+/* Background work of the CQL layer (index and view builds, cql/index_build.c):
+ * one slice, on the request loop thread, between requests (server timer).
+ * Returns 1 while work remains, 0 when idle. */
+int cql_background_step(cql_ctx *ctx);
 struct sch_catalog *cql_ctx_catalog(cql_ctx *ctx);
 st_engine *cql_ctx_engine(cql_ctx *ctx);
 

@@ -4,9 +4,10 @@
  * CreateViewStatement, AlterViewStatement, DropViewStatement wording).
  * Owner: catalog.
  *
- * These create schema objects only: index and view maintenance (writes,
- * builds, queries) belongs to a later issue; the executor reports that when
- * a query would need them.  A view gets its own storage table.
+ * A view gets its own storage table.  Index and view maintenance, builds
+ * and index queries: cql/index*.c (docs/indexes.md).  Builds run in the
+ * background (index_build.c): registered and persisted before the schema
+ * row is written, a first slice inline once the statement succeeded.
  */
 #include <string.h>
 #include <stdio.h>
@@ -130,8 +131,8 @@ int ddl_create_index(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, 
         return cs_error_set(e, CS_ERR_SERVER, "out of memory");
     }
     t->indexes[t->n_indexes++] = ix;
-    /* index hook (issue 5): storage and synchronous build of the existing
-     * rows BEFORE the schema row is written (a crash mid-build leaves no index) */
+    /* index hook (issue 5): storage, and the background build registered
+     * (persisted) BEFORE the schema row is written; resumed after a crash */
     int rc = cql_index_create(ctx, ix, e);
     if (rc) {
         cql_index_drop(ctx, ix);
@@ -145,6 +146,7 @@ int ddl_create_index(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, 
     if (rc) return rc;
     sch__new_version(c);
     ddl_schema_change(r, "UPDATED", "TABLE", ks, t->name);
+    cql_index_build_inline(ctx);   /* small tables: built before the reply */
     return 0;
 }
 
@@ -351,8 +353,8 @@ int ddl_create_view(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, c
         if (!nv) rc = cs_error_set(e, CS_ERR_SERVER, "out of memory");
         else base->views = nv;
     }
-    /* index hook (issue 5): open the view's storage and build it from the
-     * base rows BEFORE its schema row is written (crash mid-build: no view) */
+    /* index hook (issue 5): open the view's storage and register its
+     * background build (persisted) BEFORE its schema row is written */
     if (rc == 0) {
         st_table_opts o;
         sch__table_st_opts(v, &o);
@@ -368,6 +370,7 @@ int ddl_create_view(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, c
     if (rc == 0) rc = ddl_write_table(c, v, e);
     if (rc && v->st) { st_table_drop(v->st); v->st = NULL; }
     if (rc) {
+        cql__index_build_cancel(ctx, v->id);
         if (added) sch__ks_remove_table(k, v);
         sch__table_free(v);
         return CS_EUSER;
@@ -376,6 +379,7 @@ int ddl_create_view(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, c
     sch__new_version(c);
     ddl_schema_change(r, "CREATED", "TABLE", ks, v->name);
     cql_result_warn(r, "Materialized views are experimental and are not recommended for production use.");
+    cql_index_build_inline(ctx);   /* small tables: built before the reply */
     return 0;
 }
 
@@ -431,6 +435,7 @@ int ddl_drop_view(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_
             break;
         }
     }
+    cql__index_build_cancel(ctx, v->id);   /* index hook: build in progress */
     if (v->st) st_table_drop(v->st);
     v->st = NULL;
     char name[256];

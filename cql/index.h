@@ -41,8 +41,8 @@ int cql_index_open_table(st_engine *eng, sch_table *t);
 st_table *cql_index_storage(st_engine *eng, sch_index *ix);
 /* Is id the storage of some index of the catalog?  (replay filter) */
 bool cql_index_owns_id(sch_catalog *c, const uint8_t id[16]);
-/* CREATE INDEX: open the storage and index the existing rows (synchronous,
- * before the schema row is written: a crash in the middle leaves no index). */
+/* CREATE INDEX: open the storage and register its background build
+ * (persisted before the schema row is written; index_build.c). */
 int cql_index_create(cql_ctx *ctx, sch_index *ix, cs_error *e);
 /* DROP INDEX (before the sch_index is freed) and DROP TABLE / KEYSPACE. */
 void cql_index_drop(cql_ctx *ctx, sch_index *ix);
@@ -52,8 +52,24 @@ void cql_index_drop_table(cql_ctx *ctx, sch_table *t);
 int cql_index_for_each(cql_ctx *ctx, sch_table *t, int (*op)(st_table *));
 /* TRUNCATE of the base table. */
 int cql_index_truncate_table(cql_ctx *ctx, sch_table *t);
-/* CREATE MATERIALIZED VIEW: fill the view from the base table's rows. */
+/* CREATE MATERIALIZED VIEW: register the background build of the view. */
 int cql_view_build(cql_ctx *ctx, sch_table *v, cs_error *e);
+
+/* ---- index_build.c (background builds; see the file comment) */
+
+/* Is the index / view still being built?  (index queries are refused) */
+bool cql_index_is_building(cql_ctx *ctx, const sch_index *ix);
+bool cql_view_is_building(cql_ctx *ctx, const sch_table *v);
+/* After a successful CREATE INDEX / VIEW: a first slice inline (small
+ * tables are built when the statement returns). */
+void cql_index_build_inline(cql_ctx *ctx);
+void cql_index_builds_free(cql_ctx *ctx);   /* cql_ctx_free hook */
+/* internal (index_store.c) */
+int cql__index_build_begin(cql_ctx *ctx, sch_index *ix, cs_error *e);
+int cql__view_build_begin(cql_ctx *ctx, sch_table *v, cs_error *e);
+void cql__index_build_cancel(cql_ctx *ctx, const uint8_t id[16]);
+bool cql__index_build_owns_id(const uint8_t id[16]);
+int cql__index_build_open(st_engine *eng);
 
 /* ---- index_maint.c */
 

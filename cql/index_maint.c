@@ -937,3 +937,109 @@ int cql__index_build(cql_ctx *ctx, sch_table *t, sch_index *ix, sch_table *v, cs
         return cs_error_set(e, CS_ERR_SERVER, "Index/view build failed: %s", cs_strerror(rc));
     return 0;
 }
+
+/*
+ * One slice of a background build (index_build.c): index (ix) or view (v)
+ * the partitions of t after `after` (ring order; all from the start when
+ * !have_after) until about max_rows rows are done.  The entries go to *out
+ * (a new mutation the caller completes with its progress row and writes);
+ * a partition bigger than a few thousand rows is written in pieces meanwhile
+ * (a resumed build redoes that partition: entries are idempotent).  *last
+ * receives the last partition key done; *done true when the scan reached the
+ * end of the ring.
+ */
+int cql__index_build_step(cql_ctx *ctx, sch_table *t, sch_index *ix, sch_table *v, const uint8_t *after,
+                          uint32_t after_len, bool have_after, int max_rows, st_mutation **out,
+                          cs_buf *last, bool *done, int64_t *n_rows)
+{
+    *out = NULL;
+    *done = false;
+    maint x;
+    memset(&x, 0, sizeof x);
+    x.ctx = ctx;
+    x.now_s = cs_now_s();
+    cs_arena_init(&x.a);
+    x.m = st_mutation_new();
+    if (!x.m)
+        return CS_ENOMEM;
+    if (!t->st) {
+        *done = true;
+        *out = x.m;
+        return 0;
+    }
+    st_read_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.start_token = have_after ? cs_murmur3_token(after, after_len) : INT64_MIN;
+    sp.start_key = have_after ? after : NULL;
+    sp.start_key_len = have_after ? after_len : 0;
+    sp.start_inclusive = !have_after;
+    sp.end_token = INT64_MAX;
+    sp.include_static = true;
+    st_scan *sc = NULL;
+    int rc = st_scan_open(t->st, &sp, &sc);
+    st_partition_view pv;
+    int pending = 0, rows = 0;
+    while (rc == 0 && rows < max_rows) {
+        rc = st_scan_next_partition(sc, &pv);
+        if (rc == 0) {
+            *done = true;
+            break;
+        }
+        if (rc < 0)
+            break;
+        rc = 0;
+        cs_buf_reset(last);
+        cs_buf_put(last, pv.pk, pv.pk_len);
+        if (last->err) {
+            rc = CS_ENOMEM;
+            break;
+        }
+        mpart p;
+        memset(&p, 0, sizeof p);
+        p.t = t;
+        p.pk = dup(&x.a, pv.pk, pv.pk_len);
+        p.pk_len = pv.pk_len;
+        p.pdel = ST_NO_DELETION;
+        cql_value pkv[64];
+        if (!p.pk || t->n_pk > 64 || sch_partition_key_split(t, p.pk, p.pk_len, pkv))
+            continue;
+        st_row_view rv;
+        while (rc == 0 && (rc = st_scan_next_row(sc, &rv)) == 1) {
+            rc = 0;
+            rows++;
+            (*n_rows)++;
+            rstate r;
+            r.is_static = rv.flags & ST_ROW_STATIC;
+            r.ck = dup(&x.a, rv.ck, rv.ck_len);
+            r.ck_len = rv.ck_len;
+            r.lv = rv.liveness;
+            r.n = rv.n_cells;
+            rc = copy_cells(&x.a, rv.cells, rv.n_cells, &r.cells);
+            cql_value *ckv;
+            if (rc == 0)
+                rc = decode_ck(&x, t, &r, &ckv);
+            if (rc == 0 && ix)
+                rc = maint_index(&x, &p, ix, NULL, &r, pkv, ckv, ckv);
+            if (rc == 0 && v && !r.is_static)
+                rc = maint_view(&x, &p, v, NULL, &r, NULL, pkv, ckv);
+            if (rc == 0 && ++pending >= 4096) {
+                pending = 0;
+                rc = build_flush(&x);
+                if (rc == 0) {
+                    p.pk = dup(&x.a, pv.pk, pv.pk_len);
+                    if (!p.pk || sch_partition_key_split(t, p.pk, p.pk_len, pkv))
+                        rc = CS_ECORRUPT;
+                }
+            }
+        }
+    }
+    if (sc)
+        st_scan_close(sc);
+    cs_arena_destroy(&x.a);
+    if (rc < 0) {
+        st_mutation_free(x.m);
+        return rc;
+    }
+    *out = x.m;
+    return 0;
+}

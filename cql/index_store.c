@@ -131,6 +131,8 @@ st_table *cql_index_storage(st_engine *eng, sch_index *ix)
 
 int cql_index_open_table(st_engine *eng, sch_table *t)
 {
+    if (cql__index_build_open(eng))   /* build progress rows replay too */
+        return CS_EIO;
     for (int i = 0; i < t->n_indexes; i++)
         if (!cql_index_storage(eng, t->indexes[i]))
             return CS_EIO;
@@ -140,6 +142,8 @@ int cql_index_open_table(st_engine *eng, sch_table *t)
 bool cql_index_owns_id(sch_catalog *c, const uint8_t id[16])
 {
     uint8_t x[16];
+    if (cql__index_build_owns_id(id))
+        return true;
     for (int k = 0; k < sch_keyspace_count(c); k++) {
         sch_keyspace *ks = sch_keyspace_at(c, k);
         for (int j = 0; j < ks->n_tables; j++)
@@ -159,11 +163,14 @@ int cql_index_create(cql_ctx *ctx, sch_index *ix, cs_error *e)
         return cs_error_set(e, CS_ERR_SERVER, "Cannot create index storage for %s", ix->name);
     /* leftovers of an earlier index of the same name (crash mid-build) */
     st_table_truncate(st);
-    return cql__index_build(ctx, ix->table, ix, NULL, e);
+    return cql__index_build_begin(ctx, ix, e);
 }
 
 void cql_index_drop(cql_ctx *ctx, sch_index *ix)
 {
+    uint8_t id[16];
+    cql_index_table_id(ix, id);
+    cql__index_build_cancel(ctx, id);
     st_table *st = cql_index_storage(ctx->eng, ix);
     if (st)
         st_table_drop(st);
@@ -190,7 +197,7 @@ int cql_view_build(cql_ctx *ctx, sch_table *v, cs_error *e)
 {
     if (!v->view_base)
         return 0;
-    return cql__index_build(ctx, v->view_base, NULL, v, e);
+    return cql__view_build_begin(ctx, v, e);
 }
 
 int cql_index_for_each(cql_ctx *ctx, sch_table *t, int (*op)(st_table *))

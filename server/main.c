@@ -37,8 +37,22 @@ typedef struct app {
     srv server;
     admin adm;
     uv_signal_t sigint, sigterm;
+    uv_timer_t background;   /* CQL background work: index/view builds */
     bool stopping;
 } app;
+
+/* Index and view builds run in slices between requests (cql/index_build.c):
+ * every millisecond while a build is in progress, every 100 ms when idle. */
+static void on_background(uv_timer_t *t)
+{
+    app *a = t->data;
+    if (a->stopping)
+        return;
+    int more = cql_background_step(a->server.cql);
+    uint64_t ms = more ? 1 : 100;
+    if (uv_timer_get_repeat(t) != ms)
+        uv_timer_start(t, on_background, ms, ms);
+}
 
 static void usage(FILE *f)
 {
@@ -217,6 +231,10 @@ int main(int argc, char **argv)
     a.sigint.data = a.sigterm.data = &a;
     uv_signal_start(&a.sigint, on_signal, SIGINT);
     uv_signal_start(&a.sigterm, on_signal, SIGTERM);
+    uv_timer_init(loop, &a.background);
+    a.background.data = &a;
+    uv_timer_start(&a.background, on_background, 1, 1);
+    uv_unref((uv_handle_t *)&a.background);
 
     bool v6 = strchr(a.server.addr, ':') != NULL;   /* [::1]:9042 */
     printf("cassette listening on %s%s%s:%d\n", v6 ? "[" : "", a.server.addr, v6 ? "]" : "",
@@ -248,6 +266,8 @@ int main(int argc, char **argv)
     st_defer_log_writes(false);
     a.server.log_deferred = false;
     st_engine_detach_loop(eng, loop);
+    uv_timer_stop(&a.background);
+    uv_close((uv_handle_t *)&a.background, NULL);
     for (int i = 0; i < 4; i++)
         uv_run(loop, UV_RUN_NOWAIT);   /* finish close callbacks */
 
