@@ -50,13 +50,16 @@ struct st_scan {
     int32_t now_s;
     /* Tombstone budget (spec.max_tombstones): where the scan stopped. */
     bool bud_hit, bud_has_ck;
+    bool had_live;                      /* a live clustering row was produced */
     uint8_t *bud_ck; uint32_t bud_ck_len;
 };
 
 /* Budget exhausted?  (spec.max_tombstones 0 = unlimited) */
 static bool budget_spent(const st_scan *s)
 {
-    return s->spec.max_tombstones && s->stats.tombstones >= s->spec.max_tombstones;
+    uint64_t max = s->had_live && s->spec.max_tombstones_live ? s->spec.max_tombstones_live
+                                                              : s->spec.max_tombstones;
+    return max && s->stats.tombstones >= max;
 }
 
 /* Stop the scan at the current partition, after clustering key ck (NULL:
@@ -308,6 +311,7 @@ static int load_window(st_scan *s, int k, bool *exists)
         uint64_t before = s->stats.tombstones;
         bool live = row_live(s, &m, m.rows[i], &v, a);
         if (live || s->spec.with_tombstones) s->out[s->n_out++] = v;
+        s->had_live |= live;
         /* Tombstone budget: stop after a row that consumed some of it (the
          * rows after it are read again by the next page). */
         if (s->stats.tombstones > before && budget_spent(s) && j + 1 < m.n_rows) {
@@ -536,7 +540,7 @@ const st_scan_stats *st_scan_stats_get(const st_scan *s) { return &s->stats; }
 
 void st_scan_set_max_tombstones(st_scan *s, uint64_t max)
 {
-    if (s) s->spec.max_tombstones = max;
+    if (s) { s->spec.max_tombstones = max; s->spec.max_tombstones_live = 0; }
 }
 
 int st_scan_budget_pos(const st_scan *s, int64_t *token, const uint8_t **pk, uint32_t *pk_len,

@@ -256,6 +256,10 @@ typedef struct st_read_spec {
      * rows scanned before that point have been returned, and
      * st_scan_budget_pos says where to resume. */
     uint64_t max_tombstones;
+    /* Once the scan has produced a live clustering row, this budget
+     * replaces max_tombstones (0 = keep max_tombstones): a caller can let
+     * an empty page scan far but end a page holding rows early. */
+    uint64_t max_tombstones_live;
 } st_read_spec;
 
 /* Returned by st_scan_next_partition / st_scan_next_row when the
