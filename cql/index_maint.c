@@ -668,11 +668,36 @@ static bool view_has_col(const sch_table *v, uint32_t col)
     return false;
 }
 
+/* Does view v's primary key hold a regular column of base table t?  (Then
+ * the view key of a base row can change, and view cells take the row's
+ * timestamp W; see maint_view.) */
+static bool view_key_has_regular(const sch_table *t, const sch_table *v)
+{
+    for (int i = 0; i < v->n_pk + v->n_ck; i++) {
+        const sch_column *vc = i < v->n_pk ? v->pk[i] : v->ck[i - v->n_pk];
+        const sch_column *bc = sch_column_find(t, vc->name);
+        if (bc && bc->kind == COL_REGULAR)
+            return true;
+    }
+    return false;
+}
+
+/*
+ * View cells' timestamps: when the view key is made of base primary key
+ * columns only, a base row always maps to the same view row, so every view
+ * cell keeps its base cell's own timestamp (writetime() as in Cassandra)
+ * and only the row marker carries W.  When the key holds a regular column,
+ * the row can move away and come back: the view row is rewritten whole at W
+ * so that it wins over the row tombstone of the move (what Cassandra's
+ * shadowable tombstones do; the engine has none), and writetime() of its
+ * cells is the base row's newest timestamp.
+ */
 static int maint_view(maint *x, const mpart *p, sch_table *v, const rstate *bef, const rstate *aft,
                       const mrow *mr, const cql_value *pkv, const cql_value *ckv)
 {
     if (!v->st)
         return 0;
+    bool own_ts = !view_key_has_regular(p->t, v);
     cs_buf bpk, bck, apk, ack;
     cs_buf_init(&bpk); cs_buf_init(&bck); cs_buf_init(&apk); cs_buf_init(&ack);
     const st_cell *bkc, *akc;
@@ -713,7 +738,8 @@ static int maint_view(maint *x, const mpart *p, sch_table *v, const rstate *bef,
             st_cell c = aft->cells[i];
             if (!view_has_col(v, c.col))
                 continue;
-            c.ts_us = w;
+            if (!own_ts)
+                c.ts_us = w;
             if (kttl && (!(c.flags & ST_CELL_EXPIRING) || c.ldt_s > kldt)) {
                 c.flags |= ST_CELL_EXPIRING;
                 c.ttl_s = kttl;
@@ -730,7 +756,13 @@ static int maint_view(maint *x, const mpart *p, sch_table *v, const rstate *bef,
                 kept = cell_order(o, &aft->cells[j]) == 0;
             if (kept)
                 continue;
-            st_cell t = { o->col, ST_CELL_TOMBSTONE, w, 0, x->now_s, o->path, o->path_len, NULL, 0 };
+            int64_t tts = w;
+            if (own_ts) {          /* just over the view cell it removes */
+                tts = ops_ts(p, mr);
+                if (o->ts_us > tts)
+                    tts = o->ts_us;
+            }
+            st_cell t = { o->col, ST_CELL_TOMBSTONE, tts, 0, x->now_s, o->path, o->path_len, NULL, 0 };
             st_mut_cell(x->m, &t);
         }
     }
