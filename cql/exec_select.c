@@ -12,7 +12,8 @@
  *     -> Rows result with paging state when the page is full and another
  *        row qualifies (so a full last page carries no state).
  *
- * Page boundaries: a page ends after page_size rows; the state records the
+ * Page boundaries: a page ends after page_size rows, or early once it has
+ * scanned its tombstone budget (select_scan.c); the state records the
  * last returned row (partition key + clustering key) and the counts used by
  * LIMIT and PER PARTITION LIMIT, so the next page resumes right after it.
  * GROUP BY pages count groups; aggregates without GROUP BY return one row; ORDER BY with IN
@@ -493,6 +494,11 @@ static int run_select(cql_sx *x, cql_result *r)
     }
     bool single_page = (x->sel.has_agg && !x->n_group) || x->buffer;
     x->page_size = (!single_page && p && p->page_size > 0) ? p->page_size : INT32_MAX;
+    /* Paged reads end a page early after a budget of tombstones (not with
+     * GROUP BY: a group must not straddle a budget cut). */
+    if (!x->n_group)
+        cql__tombstone_budget(x->page_size, x->ctx->cfg.tombstone_failure_threshold, &x->tomb_budget,
+                              &x->tomb_hard);
     cql_pstate ps, *pps = NULL;
     if (!single_page && p && p->paging_state && p->paging_state_len >= 0) {
         if ((rc = cql__pstate_decode(p->paging_state, p->paging_state_len, &ps, x->e)))

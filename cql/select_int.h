@@ -125,6 +125,10 @@ typedef struct cql_sx {
     /* ORDER BY with IN over several partitions: sort in memory */
     bool buffer; cql_brow *brows; size_t n_brows, cap_brows;
     uint64_t tombstones, live_rows;
+    /* Paged reads: tombstones a page may scan before it ends early (0 =
+     * unlimited): tomb_budget once the page has a row, tomb_hard while it
+     * has none (see cql__tombstone_budget in select_scan.c). */
+    uint64_t tomb_budget, tomb_hard;
 } cql_sx;
 
 
@@ -143,5 +147,8 @@ int cql__select_emit(cql_sx *x, const xrow *row);
 int cql__scan_keys(cql_sx *x, const cql_pstate *ps);
 int cql__scan_range(cql_sx *x, const cql_pstate *ps);
 int cql__scan_virtual(cql_sx *x, const cql_pstate *ps);
+/* Tombstone budgets of one page of page_size rows (0: unpaged, unlimited):
+ * *soft once the page holds a row, *hard while it is empty. */
+void cql__tombstone_budget(int32_t page_size, int fail_threshold, uint64_t *soft, uint64_t *hard);
 
 #endif

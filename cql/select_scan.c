@@ -9,6 +9,10 @@
  * collections / UDTs rebuilt from their complex cells (path conventions in
  * collections.c).  Rows passing the WHERE filters go to cql__select_emit.
  * Tombstones counted by the scans feed the warn / fail thresholds.
+ * Paged reads also give each page a tombstone budget: when a page has
+ * scanned that many, it ends early (maybe with no rows) and its paging
+ * state resumes right after the last position scanned (not returned), so
+ * long tombstone runs never reach tombstone_failure_threshold.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,6 +285,67 @@ static int check_tombstones(cql_sx *x, const st_scan *sc)
     return 0;
 }
 
+/*
+ * Tombstone budgets of a page (0 = unlimited, for unpaged reads):
+ *   soft: max(page_size * 10, 1000), capped at half of
+ *         tombstone_failure_threshold: a page holding a row ends once it has
+ *         scanned that many tombstones;
+ *   hard: 90% of tombstone_failure_threshold (100 * soft when the threshold
+ *         is off): a page with no row yet keeps scanning up to that, since
+ *         an empty page that is not the last stops the iteration of some
+ *         drivers (Python driver before 3.26, PYTHON-1283's fix; JAVA-2934);
+ *         past it the page is returned empty rather than failing.
+ * Both stay below tombstone_failure_threshold, so paged reads never fail.
+ */
+void cql__tombstone_budget(int32_t page_size, int fail_threshold, uint64_t *soft, uint64_t *hard)
+{
+    *soft = *hard = 0;
+    if (page_size <= 0 || page_size == INT32_MAX)
+        return;
+    uint64_t b = (uint64_t)page_size * 10;
+    if (b < 1000)
+        b = 1000;
+    uint64_t h = b * 100;
+    if (fail_threshold > 0) {
+        if (b > (uint64_t)fail_threshold / 2)
+            b = (uint64_t)fail_threshold / 2;
+        h = (uint64_t)fail_threshold - (uint64_t)fail_threshold / 10;
+    }
+    *soft = b ? b : 1;
+    *hard = h > *soft ? h : *soft;
+}
+
+/* The scan's budget: what is left of the page's (soft once the page holds
+ * a row, hard before), counting the scans already closed for this page. */
+static uint64_t scan_budget(const cql_sx *x)
+{
+    uint64_t b = x->page_emitted > 0 ? x->tomb_budget : x->tomb_hard;
+    return x->tombstones < b ? b - x->tombstones : 1;
+}
+
+/* The scan spent the page's tombstone budget: end the page, resuming after
+ * the last position the scan reached.  part_emitted: rows already returned
+ * from that position's partition (PER PARTITION LIMIT). */
+static int budget_stop(cql_sx *x, st_scan *sc, int32_t part_emitted)
+{
+    int64_t tok;
+    const uint8_t *pk, *ck;
+    uint32_t pk_len, ck_len;
+    if (st_scan_budget_pos(sc, &tok, &pk, &pk_len, &ck, &ck_len) != 0)
+        return cs_error_set(x->e, CS_ERR_SERVER, "Read failed: no budget position");
+    cs_buf_reset(&x->last_pk);
+    cs_buf_put(&x->last_pk, pk, pk_len);
+    cs_buf_reset(&x->last_ck);
+    if (ck)
+        cs_buf_put(&x->last_ck, ck, ck_len);
+    x->last_has_ck = ck != NULL;
+    x->last_part_done = ck == NULL;
+    x->last_part_emitted = ck ? part_emitted : 0;
+    x->more = true;
+    x->stop = true;
+    return 0;
+}
+
 static int process_partition(cql_sx *x, st_scan *sc, const st_partition_view *pv, int32_t part_emitted)
 {
     cs_arena_destroy(&x->part_arena);
@@ -317,13 +382,18 @@ static int process_partition(cql_sx *x, st_scan *sc, const st_partition_view *pv
         x->live_rows++;
         if (x->distinct)
             break;
+        bool was_empty = x->page_emitted == 0;
         if ((rc = on_row(x, rv.ck, rv.ck_len, rv.cells, rv.n_cells, false)))
             return rc;
+        if (x->tomb_budget && was_empty && x->page_emitted > 0)
+            st_scan_set_max_tombstones(sc, scan_budget(x));   /* the page has a row: soft budget */
         if ((++n & 1023) == 0 && (rc = check_tombstones(x, sc)))
             return rc;
     }
     if (rc < 0)
         return cs_error_set(x->e, CS_ERR_SERVER, "Read failed: %s", cs_strerror(rc));
+    if (rc == ST_SCAN_BUDGET)
+        return budget_stop(x, sc, x->part_emitted);
     if (x->stop || x->part_skip)
         return 0;
     if (x->distinct && (had_rows || x->n_scells > 0))
@@ -331,7 +401,7 @@ static int process_partition(cql_sx *x, st_scan *sc, const st_partition_view *pv
     /* Cassandra's returnStaticContentOnPartitionWithNoRows: full-partition
      * queries (no clustering or regular-column restriction) return the
      * static content of a partition without rows, nulls elsewhere. */
-    if (!had_rows && x->n_scells > 0 && !x->w.ck_restricted && !x->regular_filter)
+    if (!had_rows && x->n_scells > 0 && !x->w.ck_restricted && !x->regular_filter && x->part_emitted == 0)
         return on_row(x, NULL, 0, NULL, 0, true);
     return 0;
 }
@@ -341,6 +411,13 @@ static int run_scan(cql_sx *x, st_read_spec *spec, int32_t first_part_emitted)
     if (!x->t->st)
         return cs_error_set(x->e, CS_ERR_SERVER, "Table %s.%s has no storage", x->t->ks->name, x->t->name);
     st_scan *sc = NULL;
+    if (x->tomb_budget) {
+        spec->max_tombstones = scan_budget(x);
+        /* Without row filters every live row storage finds is a page row:
+         * let storage itself switch to the soft budget at the first one. */
+        if (x->page_emitted == 0 && x->w.n_filters == 0)
+            spec->max_tombstones_live = x->tombstones < x->tomb_budget ? x->tomb_budget - x->tombstones : 1;
+    }
     int rc = st_scan_open(x->t->st, spec, &sc);
     if (rc)
         return cs_error_set(x->e, CS_ERR_SERVER, "Cannot open scan: %s", cs_strerror(rc));
@@ -356,6 +433,8 @@ static int run_scan(cql_sx *x, st_read_spec *spec, int32_t first_part_emitted)
         if (rc)
             break;
     }
+    if (rc == ST_SCAN_BUDGET)
+        rc = budget_stop(x, sc, pe);   /* pe: the resumed partition's count until one is processed */
     if (rc < 0 && rc != CS_EUSER)
         rc = cs_error_set(x->e, CS_ERR_SERVER, "Read failed: %s", cs_strerror(rc));
     const st_scan_stats *stt = st_scan_stats_get(sc);
