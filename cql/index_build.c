@@ -353,7 +353,7 @@ static int run_one(cql_ctx *ctx, ibuilds *B, int i, int max_rows)
     cs_buf_init(&last);
     int rc = cql__index_build_step(ctx, t, ix, v, b->last.p, (uint32_t)b->last.len, b->have_last, max_rows,
                                    &m, &last, &done, &b->rows);
-    if (rc == 0 && last.len + (last.p ? 0 : 0) > 0) {
+    if (rc == 0 && last.len > 0) {       /* partition keys are never empty */
         cs_buf_reset(&b->last);
         cs_buf_put(&b->last, last.p, last.len);
         b->have_last = true;
