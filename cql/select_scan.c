@@ -326,13 +326,17 @@ static uint64_t scan_budget(const cql_sx *x)
 /* The scan spent the page's tombstone budget: end the page, resuming after
  * the last position the scan reached.  part_emitted: rows already returned
  * from that position's partition (PER PARTITION LIMIT). */
-static int budget_stop(cql_sx *x, st_scan *sc, int32_t part_emitted)
+static int budget_stop(cql_sx *x, st_scan *sc, int32_t part_emitted, bool after_current)
 {
     int64_t tok;
     const uint8_t *pk, *ck;
     uint32_t pk_len, ck_len;
     if (st_scan_budget_pos(sc, &tok, &pk, &pk_len, &ck, &ck_len) != 0)
         return cs_error_set(x->e, CS_ERR_SERVER, "Read failed: no budget position");
+    /* Stopped inside the partition the caller has finished with (DISTINCT,
+     * PER PARTITION LIMIT): resume after that partition. */
+    if (after_current && x->pk && x->pk_len == pk_len && !memcmp(x->pk, pk, pk_len))
+        ck = NULL;
     cs_buf_reset(&x->last_pk);
     cs_buf_put(&x->last_pk, pk, pk_len);
     cs_buf_reset(&x->last_ck);
@@ -393,7 +397,7 @@ static int process_partition(cql_sx *x, st_scan *sc, const st_partition_view *pv
     if (rc < 0)
         return cs_error_set(x->e, CS_ERR_SERVER, "Read failed: %s", cs_strerror(rc));
     if (rc == ST_SCAN_BUDGET)
-        return budget_stop(x, sc, x->part_emitted);
+        return budget_stop(x, sc, x->part_emitted, false);
     if (x->stop || x->part_skip)
         return 0;
     if (x->distinct && (had_rows || x->n_scells > 0))
@@ -425,16 +429,18 @@ static int run_scan(cql_sx *x, st_read_spec *spec, int32_t first_part_emitted)
         cql_metrics_sample(x->ctx, x->t, false, spec->pk, spec->pk_len);
     st_partition_view pv;
     int32_t pe = first_part_emitted;
+    bool processed = false;
     while (!x->stop && (rc = st_scan_next_partition(sc, &pv)) == 1) {
         rc = process_partition(x, sc, &pv, pe);
         pe = 0;
+        processed = true;
         if (rc == 0)
             rc = check_tombstones(x, sc);
         if (rc)
             break;
     }
     if (rc == ST_SCAN_BUDGET)
-        rc = budget_stop(x, sc, pe);   /* pe: the resumed partition's count until one is processed */
+        rc = budget_stop(x, sc, pe, processed);   /* pe: the resumed partition's count until one is processed */
     if (rc < 0 && rc != CS_EUSER)
         rc = cs_error_set(x->e, CS_ERR_SERVER, "Read failed: %s", cs_strerror(rc));
     const st_scan_stats *stt = st_scan_stats_get(sc);
