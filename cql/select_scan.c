@@ -417,9 +417,10 @@ static int run_scan(cql_sx *x, st_read_spec *spec, int32_t first_part_emitted)
     st_scan *sc = NULL;
     if (x->tomb_budget) {
         spec->max_tombstones = scan_budget(x);
-        /* Without row filters every live row storage finds is a page row:
-         * let storage itself switch to the soft budget at the first one. */
-        if (x->page_emitted == 0 && x->w.n_filters == 0)
+        /* Without row filters or PER PARTITION LIMIT every live row storage
+         * finds is a page row: let storage itself switch to the soft budget
+         * at the first one. */
+        if (x->page_emitted == 0 && x->w.n_filters == 0 && x->pp_limit == INT32_MAX)
             spec->max_tombstones_live = x->tombstones < x->tomb_budget ? x->tomb_budget - x->tombstones : 1;
     }
     int rc = st_scan_open(x->t->st, spec, &sc);
