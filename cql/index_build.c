@@ -22,7 +22,9 @@
  */
 #include <string.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include "cql/index.h"
+#include "common/hash.h"
 #include "common/alloc.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -427,4 +429,109 @@ void cql_index_builds_free(cql_ctx *ctx)
     cs_free(B->v);
     cs_free(B);
     ctx->index_builds = NULL;
+}
+
+/* ---------------------------------------------------------------- system tables */
+
+static int col_ix(const sch_table *t, const char *name)
+{
+    for (int i = 0; i < t->n_cols; i++)
+        if (!strcmp(t->cols[i].name, name))
+            return i;
+    return -1;
+}
+
+/* One row: up to 8 columns by name (text values unless len given). */
+typedef int (*cql__emit_fn)(void *arg, const uint8_t **vals, const int32_t *lens);
+static int emit_row(sch_table *t, cql__emit_fn emit, void *arg, const char **names, const void **vals,
+                    const int32_t *lens, int n)
+{
+    const uint8_t *v[64];
+    int32_t l[64];
+    if (t->n_cols > 64)
+        return 0;
+    for (int i = 0; i < t->n_cols; i++) {
+        v[i] = NULL;
+        l[i] = -1;
+    }
+    for (int j = 0; j < n; j++) {
+        int i = col_ix(t, names[j]);
+        if (i < 0)
+            continue;
+        v[i] = vals[j];
+        l[i] = lens[j] >= 0 ? lens[j] : (int32_t)strlen(vals[j]);
+    }
+    return emit(arg, v, l);
+}
+
+/* system."IndexInfo": (keyspace, index) of every built index, as Cassandra's
+ * SystemKeyspace.setIndexBuilt rows (table_name holds the keyspace name). */
+int cql__index_info_rows(cql_ctx *ctx, sch_table *t, cql__emit_fn emit, void *arg)
+{
+    int rc = 0;
+    for (int k = 0; rc == 0 && k < sch_keyspace_count(ctx->cat); k++) {
+        sch_keyspace *ks = sch_keyspace_at(ctx->cat, k);
+        for (int j = 0; rc == 0 && j < ks->n_tables; j++)
+            for (int i = 0; rc == 0 && i < ks->tables[j]->n_indexes; i++) {
+                sch_index *ix = ks->tables[j]->indexes[i];
+                if (cql_index_is_building(ctx, ix))
+                    continue;
+                const char *names[] = { "table_name", "index_name" };
+                const void *vals[] = { ks->name, ix->name };
+                int32_t lens[] = { -1, -1 };
+                rc = emit_row(t, emit, arg, names, vals, lens, 2);
+            }
+    }
+    return rc;
+}
+
+/* system.built_views (built views) and system.view_builds_in_progress
+ * (views being built: one range, the whole ring, keys_built so far). */
+static int view_rows(cql_ctx *ctx, sch_table *t, cql__emit_fn emit, void *arg, bool building)
+{
+    int rc = 0;
+    ibuilds *B = loaded(ctx);
+    for (int k = 0; rc == 0 && k < sch_keyspace_count(ctx->cat); k++) {
+        sch_keyspace *ks = sch_keyspace_at(ctx->cat, k);
+        for (int j = 0; rc == 0 && j < ks->n_tables; j++) {
+            sch_table *v = ks->tables[j];
+            if (!v->is_view)
+                continue;
+            ibuild *b = find(B, v->id);
+            if ((b != NULL) != building)
+                continue;
+            if (!building) {
+                static const uint8_t yes = 1;
+                const char *names[] = { "keyspace_name", "view_name", "status_replicated" };
+                const void *vals[] = { ks->name, v->name, &yes };
+                int32_t lens[] = { -1, -1, 1 };
+                rc = emit_row(t, emit, arg, names, vals, lens, 3);
+                continue;
+            }
+            char st[32], en[32], last[32];
+            snprintf(st, sizeof st, "%lld", (long long)INT64_MIN);
+            snprintf(en, sizeof en, "%lld", (long long)INT64_MAX);
+            snprintf(last, sizeof last, "%lld", b->have_last ?
+                     (long long)cs_murmur3_token(b->last.p, b->last.len) : (long long)INT64_MIN);
+            uint8_t kb[8];
+            uint64_t n = (uint64_t)b->rows;
+            for (int i = 0; i < 8; i++)
+                kb[i] = (uint8_t)(n >> (56 - 8 * i));
+            const char *names[] = { "keyspace_name", "view_name", "start_token", "end_token", "last_token", "keys_built" };
+            const void *vals[] = { ks->name, v->name, st, en, last, kb };
+            int32_t lens[] = { -1, -1, -1, -1, -1, 8 };
+            rc = emit_row(t, emit, arg, names, vals, lens, 6);
+        }
+    }
+    return rc;
+}
+
+int cql__built_views_rows(cql_ctx *ctx, sch_table *t, cql__emit_fn emit, void *arg)
+{
+    return view_rows(ctx, t, emit, arg, false);
+}
+
+int cql__view_builds_rows(cql_ctx *ctx, sch_table *t, cql__emit_fn emit, void *arg)
+{
+    return view_rows(ctx, t, emit, arg, true);
 }

@@ -399,11 +399,19 @@ static int rows_max_partition(cql_ctx *c, sch_table *t, emit_fn e, void *a) { re
 int cql__trace_sessions_rows(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg);
 int cql__trace_events_rows(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg);
 
+/* index_build.c (index hook, issue 5): built indexes / views, view builds in progress */
+int cql__index_info_rows(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg);
+int cql__built_views_rows(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg);
+int cql__view_builds_rows(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg);
+
 /* Attach row callbacks to every virtual table (unknown ones read empty). */
 void sch__vtables_attach(sch_catalog *c)
 {
     static const struct { const char *ks, *name; sch_vtable_rows_cb cb; } map[] = {
         { "system", "local", rows_local },
+        { "system", "IndexInfo", cql__index_info_rows },
+        { "system", "built_views", cql__built_views_rows },
+        { "system", "view_builds_in_progress", cql__view_builds_rows },
         { "system_views", "settings", rows_settings },
         { "system_traces", "sessions", cql__trace_sessions_rows },
         { "system_traces", "events", cql__trace_events_rows },

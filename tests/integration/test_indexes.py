@@ -458,6 +458,9 @@ def test_background_build_large_table(fresh_server, monkeypatch):
     got = query_when_built(s, "SELECT k FROM bg.t WHERE v = 3")
     if H.is_cassette():
         assert got.refusals > 0
+    # Cassandra's record of built indexes (table_name holds the keyspace)
+    assert [tuple(r) for r in s.execute('SELECT table_name, index_name FROM system."IndexInfo" '
+                                        "WHERE table_name = 'bg'")] == [("bg", "t_v_idx")]
     assert sorted(r.k for r in got) == sorted(exp)
     assert sorted(r.k for r in s.execute("SELECT k FROM bg.t WHERE v = 4")) == \
         sorted(k for k in range(n) if k % 11 == 4 or (k % 11 == 3 and k < 3000))
@@ -481,6 +484,9 @@ def test_restart_mid_build_resumes(fresh_server, monkeypatch):
     s.execute("CREATE MATERIALIZED VIEW rb.mv AS SELECT k, v FROM rb.t WHERE v IS NOT NULL AND k IS NOT NULL "
               "PRIMARY KEY (v, k)")
     time.sleep(0.5)
+    assert s.execute('SELECT * FROM system."IndexInfo" WHERE table_name = \'rb\'').one() is None
+    r = s.execute("SELECT * FROM system.view_builds_in_progress WHERE keyspace_name = 'rb'").one()
+    assert r is not None and r.view_name == "mv"
     # a view serves what is built so far
     part = list(s.execute("SELECT k FROM rb.mv WHERE v = 5"))
     assert len(part) < n // 13 + 1
@@ -498,6 +504,13 @@ def test_restart_mid_build_resumes(fresh_server, monkeypatch):
         assert time.time() < deadline, "view build did not finish"
         time.sleep(0.2)
     assert s.execute("SELECT count(*) FROM rb.mv").one()[0] == n + 1
+    deadline = time.time() + 30
+    while s.execute("SELECT * FROM system.built_views WHERE keyspace_name = 'rb'").one() is None:
+        assert time.time() < deadline
+        time.sleep(0.1)
+    assert s.execute("SELECT * FROM system.view_builds_in_progress WHERE keyspace_name = 'rb'").one() is None
+    assert [tuple(r) for r in s.execute("SELECT view_name, status_replicated FROM system.built_views "
+                                        "WHERE keyspace_name = 'rb'")] == [("mv", True)]
     c.shutdown()
 
 
