@@ -10,6 +10,7 @@
 #include "storage/sstable_int.h"
 #include "common/alloc.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,7 @@ typedef struct cshard {
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;   /* g_refs, setup/teardown */
 static cshard g_shards[NSHARDS];
 static int g_refs;
+static atomic_size_t g_slot_cap;      /* per-shard capacity, for sst__cache_slot */
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static atomic_uint_least64_t g_next_rid = 1;
 
@@ -100,6 +102,7 @@ void st__cache_retain(void)
             sh->cap = sh->buckets ? cap / NSHARDS : 0;
             pthread_mutex_unlock(&sh->mu);
         }
+        atomic_store(&g_slot_cap, g_shards[0].cap);
     }
     pthread_mutex_unlock(&g_mu);
 }
@@ -108,6 +111,7 @@ void st__cache_release(void)
 {
     pthread_mutex_lock(&g_mu);
     if (--g_refs == 0) {
+        atomic_store(&g_slot_cap, 0);
         for (int i = 0; i < NSHARDS; i++) {
             cshard *sh = &g_shards[i];
             pthread_mutex_lock(&sh->mu);
@@ -143,22 +147,63 @@ bool sst__cache_get(uint64_t rid, uint64_t blk, uint32_t len, uint32_t off, uint
 
 void sst__cache_put(uint64_t rid, uint64_t blk, const uint8_t *src, uint32_t len)
 {
+    uint8_t *d = sst__cache_slot(rid, blk, len);
+    if (!d) return;
+    memcpy(d, src, len);
+    sst__cache_insert(rid, blk, d);
+}
+
+/* A slot for block (rid, blk) of len bytes, to be filled by the caller (a
+ * miss decompresses straight into it) and handed to sst__cache_insert; NULL
+ * if the cache is disabled, the block too big for it, or out of memory.
+ * When the shard is full and its least recent block has the same length,
+ * that block's memory is taken over (no free + malloc per miss). */
+uint8_t *sst__cache_slot(uint64_t rid, uint64_t blk, uint32_t len)
+{
+    size_t cap = atomic_load(&g_slot_cap);   /* insert re-checks under the lock */
+    if (cap == 0 || sizeof(centry) + len > cap / 2) return NULL;
+    cshard *sh = shard_of(key_hash(rid, blk));
+    centry *e = NULL;
+    pthread_mutex_lock(&sh->mu);
+    if (sh->buckets && sh->tail && sh->tail->len == len && sh->used + sizeof *e + len > sh->cap) {
+        e = sh->tail;
+        centry **pp = &sh->buckets[bucket_of(key_hash(e->rid, e->blk))];
+        while (*pp && *pp != e) pp = &(*pp)->hnext;
+        if (*pp) *pp = e->hnext;
+        lru_unlink(sh, e);
+        sh->used -= sizeof *e + e->len;
+    }
+    pthread_mutex_unlock(&sh->mu);
+    if (!e && !(e = cs_malloc(sizeof *e + len))) return NULL;
+    e->len = len;
+    return e->data;
+}
+
+/* Give a filled slot to the cache as block (rid, blk); it takes ownership
+ * (frees the slot if the cache went away meanwhile). */
+void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot)
+{
+    centry *e = (centry *)(void *)(slot - offsetof(centry, data));
     uint64_t h = key_hash(rid, blk);
     cshard *sh = shard_of(h);
     pthread_once(&g_once, init_mutexes);
     pthread_mutex_lock(&sh->mu);
-    if (sh->buckets && sizeof(centry) + len <= sh->cap / 2) {
-        centry *e = cs_malloc(sizeof *e + len);
-        if (e) {
-            e->rid = rid; e->blk = blk; e->len = len;
-            memcpy(e->data, src, len);
-            size_t b = bucket_of(h);
-            e->hnext = sh->buckets[b];
-            sh->buckets[b] = e;
-            lru_push(sh, e);
-            sh->used += sizeof *e + len;
-            while (sh->used > sh->cap && sh->tail && sh->tail != e) evict(sh, sh->tail);
-        }
+    if (sh->buckets && sizeof(centry) + e->len <= sh->cap / 2) {
+        e->rid = rid; e->blk = blk;
+        size_t b = bucket_of(h);
+        e->hnext = sh->buckets[b];
+        sh->buckets[b] = e;
+        lru_push(sh, e);
+        sh->used += sizeof *e + e->len;
+        while (sh->used > sh->cap && sh->tail && sh->tail != e) evict(sh, sh->tail);
+        e = NULL;
     }
     pthread_mutex_unlock(&sh->mu);
+    cs_free(e);
+}
+
+/* Release a slot that was not inserted. */
+void sst__cache_slot_free(uint8_t *slot)
+{
+    if (slot) cs_free(slot - offsetof(centry, data));
 }

@@ -55,6 +55,7 @@ struct sst_reader {
     int data_fd;
     uint8_t *idx_buf; size_t idx_len;    /* Index.db contents (entries point into it) */
     sst_index_entry *idx; uint64_t n_idx;
+    int64_t *toks;                       /* idx[i].token, dense: searched instead of idx */
     _Atomic(sst_ri *) *ri_slots; uint32_t n_ri_slots;   /* parsed row indexes, lazily */
     uint64_t *chunks; uint64_t n_chunks; /* compressed offsets of blocks, n+1 entries */
     uint32_t block_size;
@@ -129,6 +130,9 @@ void st__cache_release(void);
 /* Copy bytes [off, off+n) of cached block blk (whole length len) to dst. */
 bool sst__cache_get(uint64_t rid, uint64_t blk, uint32_t len, uint32_t off, uint8_t *dst, uint32_t n);
 void sst__cache_put(uint64_t rid, uint64_t blk, const uint8_t *src, uint32_t len);
+uint8_t *sst__cache_slot(uint64_t rid, uint64_t blk, uint32_t len);   /* NULL: do not cache */
+void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot);   /* takes ownership */
+void sst__cache_slot_free(uint8_t *slot);
 
 /* Engine glue (engine_bg.c). */
 int st__table_load_sstables(st_table *t);
