@@ -433,11 +433,12 @@ int st_write(st_engine *e, const st_mutation *m, st_clog_pos *pos)
         return 0;
     }
     st__backpressure(e);
-    uint8_t (*ids)[16] = cs_malloc(16 * (size_t)m->n_tables);
+    uint8_t stack_ids[8][16];          /* most mutations touch one table */
+    uint8_t (*ids)[16] = m->n_tables <= 8 ? stack_ids : cs_malloc(16 * (size_t)m->n_tables);
     if (!ids) return CS_ENOMEM;
     int n_ids = 0;
     for (int i = 0; i < m->n_tables; i++) {
-        if (m->tables[i]->dropped) { cs_free(ids); return CS_ENOTFOUND; }
+        if (m->tables[i]->dropped) { if (ids != stack_ids) cs_free(ids); return CS_ENOTFOUND; }
         bool dup = false;
         for (int j = 0; j < n_ids && !dup; j++) dup = !memcmp(ids[j], m->tables[i]->id, 16);
         if (!dup) memcpy(ids[n_ids++], m->tables[i]->id, 16);
@@ -447,7 +448,7 @@ int st_write(st_engine *e, const st_mutation *m, st_clog_pos *pos)
     int rc = clog_append(e->log, m->ops.p, m->ops.len, (const uint8_t (*)[16])ids, n_ids, &end);
     if (!rc) rc = st__apply(e, m->ops.p, m->ops.len, false, end, NULL, (void *)m);
     pthread_rwlock_unlock(&e->barrier);
-    cs_free(ids);
+    if (ids != stack_ids) cs_free(ids);
     if (!rc && pos) *pos = end;
     if (!rc) st__maybe_flush(e);
     return rc;

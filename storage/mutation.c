@@ -257,6 +257,7 @@ st_mutation *st_mutation_new(void)
     st_mutation *m = cs_calloc(1, sizeof *m);
     if (!m) return NULL;
     cs_buf_init(&m->ops);
+    cs_buf_reserve(&m->ops, 256);   /* one allocation for a typical row, not 64 -> 128 -> 256 */
     return m;
 }
 
