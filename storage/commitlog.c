@@ -29,7 +29,13 @@
  *   batch:    as soon as a waiter asks;
  *   group:    at most once per sync_group_window_ms, shared by all waiters.
  * Waiters registered by clog_sync_wait are completed on their own libuv loop
- * through one uv_async_t per loop (notifier).
+ * through one uv_async_t per loop (notifier).  A waiter registered on a
+ * deferring thread does not wake the sync thread itself: the notifier's
+ * uv_check handle does, once, after the loop iteration that registered it,
+ * so every write read in one iteration shares one fsync (and no fsync
+ * starts before the iteration's deferred records exist).  In batch and
+ * group modes the active segment is zero-filled ahead of the writes
+ * (seg_prealloc), so an fdatasync commits no file-size change.
  */
 #include "storage/storage_int.h"
 #include "common/alloc.h"
