@@ -7,6 +7,8 @@
 #include "common/hash.h"
 #include "common/util.h"
 
+#include <pthread.h>
+
 Test(murmur3, cassandra_oracle)
 {
     /* Oracle from the Python driver's Murmur3Token.hash_fn. */
@@ -165,6 +167,45 @@ Test(alloc, fail_nth)
     cr_assert_not_null(c);
     cs_free(a);
     cs_free(c);
+    cr_assert_eq(cs_alloc_used(), 0);
+}
+
+/* Per-thread counting: blocks allocated on one thread and freed on another,
+ * threads that exit (their slots fold into the totals), more threads than
+ * one: the totals come back to zero and count what is live in between. */
+#define XT_N 1000
+static void *xt_alloc(void *arg)
+{
+    void **v = arg;
+    for (int i = 0; i < XT_N; i++) v[i] = cs_malloc((size_t)i + 1);
+    return NULL;
+}
+static void *xt_free(void *arg)
+{
+    void **v = arg;
+    for (int i = 0; i < XT_N; i += 2) cs_free(v[i]);
+    return NULL;
+}
+
+Test(alloc, counts_across_threads)
+{
+    static void *v[4][XT_N];
+    pthread_t th[4];
+    for (int t = 0; t < 4; t++) pthread_create(&th[t], NULL, xt_alloc, v[t]);
+    for (int t = 0; t < 4; t++) pthread_join(th[t], NULL);
+    size_t per = (size_t)XT_N * (XT_N + 1) / 2;
+    cr_assert_eq(cs_alloc_count(), 4 * XT_N);
+    cr_assert_eq(cs_alloc_used(), 4 * per);
+    for (int t = 0; t < 4; t++) pthread_create(&th[t], NULL, xt_free, v[(t + 1) % 4]);
+    for (int t = 0; t < 4; t++) pthread_join(th[t], NULL);
+    cr_assert_eq(cs_alloc_count(), 4 * XT_N / 2);
+    void *grown = cs_realloc(v[0][1], 5000);   /* block 1 was 2 bytes */
+    cr_assert_not_null(grown);
+    v[0][1] = grown;
+    cr_assert_eq(cs_alloc_used(), 4 * (per - (size_t)XT_N * XT_N / 4) + 4998);
+    for (int t = 0; t < 4; t++)
+        for (int i = 1; i < XT_N; i += 2) cs_free(v[t][i]);
+    cr_assert_eq(cs_alloc_count(), 0);
     cr_assert_eq(cs_alloc_used(), 0);
 }
 
