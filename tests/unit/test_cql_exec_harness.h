@@ -10,122 +10,13 @@
 #define CS_TEST_CQL_EXEC_HARNESS_H
 #pragma GCC diagnostic ignored "-Wunused-function"
 
-#include <criterion/criterion.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <stdarg.h>
-#include <string.h>
-#include <unistd.h>
 #include <time.h>
 
-#include "cql/cql_int.h"
-#include "common/hash.h"
-#include "cql/exec.h"
-#include "storage/storage.h"
-#include "common/alloc.h"
-#include "common/vfs.h"
-#include "common/util.h"
+#include "test_cql_fixture.h"
 
-static char g_dir[256];
-static st_engine *g_eng;
-static cql_ctx *g_ctx;
-static cql_session g_sess;
-static cs_error g_err;
-static char g_warn[2048];
-
-static size_t g_alloc0;
-
-static void setup(void)
-{
-    g_alloc0 = cs_alloc_count();
-    static char d[300], c[300];
-    snprintf(g_dir, sizeof g_dir, "/tmp/cs_exec_select_%d", (int)getpid());
-    vfs_rmtree(g_dir);
-    snprintf(d, sizeof d, "%s/data", g_dir);
-    snprintf(c, sizeof c, "%s/commitlog", g_dir);
-    vfs_mkdirs(d);
-    vfs_mkdirs(c);
-    st_config cfg;
-    st_config_defaults(&cfg);
-    cfg.data_dir = d;
-    cfg.commitlog_dir = c;
-    cr_assert_eq(st_engine_open(&cfg, &g_eng), 0);
-    cql_config cc;
-    cql_config_defaults(&cc);
-    cr_assert_eq(cql_ctx_new(g_eng, &cc, &g_ctx), 0);
-    memset(&g_sess, 0, sizeof g_sess);
-    g_sess.protocol_version = 4;
-}
-
-static void teardown(void)
-{
-    cql_ctx_free(g_ctx);
-    st_engine_close(g_eng, false);
-    vfs_rmtree(g_dir);
-    cr_expect_eq(cs_alloc_count(), g_alloc0, "leaked %zu allocations", cs_alloc_count() - g_alloc0);
-}
-
-/* Minimal value formatter (cqlsh-like) for the types these tests use. */
-static void fmt(const ctype *t, const uint8_t *v, int32_t n, cs_buf *b)
-{
-    char tmp[64];
-    if (n < 0) { cs_buf_put(b, "null", 4); return; }
-    switch (t->kind) {
-    case CT_INT:
-        snprintf(tmp, sizeof tmp, "%d", n == 4 ? (int32_t)cs_be32(v) : 0);
-        cs_buf_put(b, tmp, strlen(tmp));
-        return;
-    case CT_BIGINT: case CT_COUNTER: case CT_TIMESTAMP:
-        snprintf(tmp, sizeof tmp, "%lld", n == 8 ? (long long)(int64_t)cs_be64(v) : 0LL);
-        cs_buf_put(b, tmp, strlen(tmp));
-        return;
-    case CT_BOOLEAN:
-        cs_buf_put(b, n && v[0] ? "true" : "false", n && v[0] ? 4 : 5);
-        return;
-    case CT_VARCHAR: case CT_ASCII:
-        cs_buf_put_u8(b, '\'');
-        cs_buf_put(b, v, (size_t)n);
-        cs_buf_put_u8(b, '\'');
-        return;
-    case CT_LIST: case CT_SET: case CT_MAP: {
-        cs_rd r;
-        cs_rd_init(&r, v, (size_t)n);
-        int32_t cnt = (int32_t)cs_rd_u32(&r);
-        cs_buf_put_u8(b, t->kind == CT_LIST ? '[' : '{');
-        for (int32_t i = 0; i < cnt && !r.err; i++) {
-            const uint8_t *p = NULL;
-            int32_t l = cs_rd_bytes(&r, &p);
-            if (i) cs_buf_put(b, ", ", 2);
-            fmt(t->sub[0], p, l, b);
-            if (t->kind == CT_MAP) {
-                cs_buf_put(b, ": ", 2);
-                l = cs_rd_bytes(&r, &p);
-                fmt(t->sub[1], p, l, b);
-            }
-        }
-        cs_buf_put_u8(b, t->kind == CT_LIST ? ']' : '}');
-        return;
-    }
-    case CT_UDT: {
-        cs_rd r;
-        cs_rd_init(&r, v, (size_t)n);
-        cs_buf_put_u8(b, '{');
-        for (int i = 0; i < t->n_sub; i++) {
-            const uint8_t *p = NULL;
-            int32_t l = cs_rd_left(&r) ? cs_rd_bytes(&r, &p) : -1;
-            if (i) cs_buf_put(b, ", ", 2);
-            cs_buf_put(b, t->field_names[i], strlen(t->field_names[i]));
-            cs_buf_put(b, ": ", 2);
-            fmt(t->sub[i], p, l, b);
-        }
-        cs_buf_put_u8(b, '}');
-        return;
-    }
-    default:
-        if (ctype_format_cql(t, v, (size_t)n, b) < 0) cs_buf_put(b, "?", 1);
-    }
-}
-
+static void setup(void) { fixture_setup("exec_select"); }
+static void teardown(void) { fixture_teardown(); }
 
 /* Request options for run(). */
 typedef struct ropts {

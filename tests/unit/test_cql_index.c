@@ -5,64 +5,11 @@
  * index-served SELECT, view rows, builds, and a restart that replays the
  * commit log into the index tables.  Owner: index.
  */
-#include <criterion/criterion.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-#include "cql/cql_int.h"
-#include "cql/exec.h"
+#include "test_cql_fixture.h"
 #include "cql/index.h"
-#include "storage/storage.h"
-#include "common/alloc.h"
-#include "common/vfs.h"
-#include "common/util.h"
 
-static char g_dir[256];
-static st_engine *g_eng;
-static cql_ctx *g_ctx;
-static cql_session g_sess;
-static cs_error g_err;
-
-static void open_all(void)
-{
-    static char d[300], c[300];
-    snprintf(d, sizeof d, "%s/data", g_dir);
-    snprintf(c, sizeof c, "%s/commitlog", g_dir);
-    vfs_mkdirs(d);
-    vfs_mkdirs(c);
-    st_config cfg;
-    st_config_defaults(&cfg);
-    cfg.data_dir = d;
-    cfg.commitlog_dir = c;
-    cr_assert_eq(st_engine_open(&cfg, &g_eng), 0);
-    cql_config cc;
-    cql_config_defaults(&cc);
-    cr_assert_eq(cql_ctx_new(g_eng, &cc, &g_ctx), 0);
-    memset(&g_sess, 0, sizeof g_sess);
-    g_sess.protocol_version = 4;
-}
-
-static void close_all(void)
-{
-    cql_ctx_free(g_ctx);
-    st_engine_close(g_eng, false);
-}
-
-static void setup(void)
-{
-    snprintf(g_dir, sizeof g_dir, "/tmp/cs_index_%d", (int)getpid());
-    vfs_rmtree(g_dir);
-    open_all();
-}
-
-static void teardown(void)
-{
-    close_all();
-    vfs_rmtree(g_dir);
-    cr_expect_eq(cs_alloc_used(), 0, "leak: %zu bytes in %zu blocks", cs_alloc_used(), cs_alloc_count());
-}
+static void setup(void) { fixture_setup("index"); }
+static void teardown(void) { fixture_teardown(); }
 
 /* Run q; the int columns of the result rows rendered "a,b;a,b;" into out. */
 static int runq(const char *q, char *out, size_t outn)
@@ -220,8 +167,8 @@ Test(index, build_restart_and_view)
     cr_assert_eq(count_entries("ks", "t", "t_v_idx"), 40);
     rows("SELECT count(*) FROM ks.mv WHERE v = 3", "?;");   /* bigint: rendered '?' */
     ok("UPDATE ks.t SET v = 9 WHERE k = 3 AND c = 0");
-    close_all();                                           /* no flush: replay */
-    open_all();
+    fixture_close();                                           /* no flush: replay */
+    fixture_open();
     rows("SELECT k FROM ks.t WHERE v = 9", "3;");
     rows("SELECT k, c FROM ks.mv WHERE v = 9", "3,0;");
     char out[4096];
@@ -291,8 +238,8 @@ Test(index, background_build_slices_and_resume)
     cr_assert_eq(cql_background_step(g_ctx), 1);
     int before = count_entries("ks", "t", "t_v_idx");
     cr_assert(before > 35 && before < 101, "%d entries", before);
-    close_all();
-    open_all();
+    fixture_close();
+    fixture_open();
     fails("SELECT k FROM ks.t WHERE v = 1", "INDEX_NOT_AVAILABLE");
     int steps = 0;
     while (cql_background_step(g_ctx) && steps < 1000)
@@ -304,8 +251,8 @@ Test(index, background_build_slices_and_resume)
     int n = 0;
     for (char *p = out; *p; p++) n += *p == ';';
     cr_assert_eq(n, 51);
-    close_all();
-    open_all();
+    fixture_close();
+    fixture_open();
     cr_assert_eq(cql_background_step(g_ctx), 0);     /* nothing left to resume */
     unsetenv("CASSETTE_INDEX_BUILD_STEP_ROWS");
 }
