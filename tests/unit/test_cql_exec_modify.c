@@ -405,19 +405,8 @@ Test(exec_modify, replay_after_restart)
     ok("CREATE TABLE t (k int, c int, v int, s set<int>, PRIMARY KEY (k, c))");
     ok("BEGIN BATCH INSERT INTO t (k, c, v, s) VALUES (1, 1, 1, {1, 2}); "
        "UPDATE t SET v = 2, s = s + {3} WHERE k = 2 AND c = 2; APPLY BATCH");
-    cql_ctx_free(g_ctx);
-    st_engine_close(g_eng, false);
-    static char d[300], c[300];
-    snprintf(d, sizeof d, "%s/data", g_dir);
-    snprintf(c, sizeof c, "%s/commitlog", g_dir);
-    st_config cfg;
-    st_config_defaults(&cfg);
-    cfg.data_dir = d;
-    cfg.commitlog_dir = c;
-    cr_assert_eq(st_engine_open(&cfg, &g_eng), 0);
-    cql_config cc;
-    cql_config_defaults(&cc);
-    cr_assert_eq(cql_ctx_new(g_eng, &cc, &g_ctx), 0);
+    fixture_close();
+    fixture_open();
     ok("USE ks");
     rows("SELECT k, c, v, s FROM t WHERE k IN (1, 2)", "1|1|1|{1, 2}\n2|2|2|{3}\n");
 }
@@ -425,22 +414,8 @@ Test(exec_modify, replay_after_restart)
 /* In batch sync mode the result asks the server to wait for the fsync. */
 Test(exec_modify, need_sync_in_batch_mode)
 {
-    cql_ctx_free(g_ctx);
-    st_engine_close(g_eng, false);
-    static char d[300], c[300];
-    snprintf(d, sizeof d, "%s/data2", g_dir);
-    snprintf(c, sizeof c, "%s/commitlog2", g_dir);
-    vfs_mkdirs(d);
-    vfs_mkdirs(c);
-    st_config cfg;
-    st_config_defaults(&cfg);
-    cfg.data_dir = d;
-    cfg.commitlog_dir = c;
-    cfg.sync_mode = ST_SYNC_BATCH;
-    cr_assert_eq(st_engine_open(&cfg, &g_eng), 0);
-    cql_config cc;
-    cql_config_defaults(&cc);
-    cr_assert_eq(cql_ctx_new(g_eng, &cc, &g_ctx), 0);
+    fixture_close();
+    fixture_open_with("2", ST_SYNC_BATCH);
     mkks();
     ok("CREATE TABLE t (k int PRIMARY KEY, v int)");
     cql_result r;

@@ -32,18 +32,21 @@ static cs_error g_err;
 static char g_warn[2048] __attribute__((unused));
 static size_t g_alloc0, g_used0;
 
-/* Open the engine and the CQL context over g_dir (kept across reopen). */
-static void fixture_open(void)
+/* Open the engine and the CQL context over g_dir/data<sfx> and
+ * g_dir/commitlog<sfx> (kept across reopen), in sync mode sync (-1: the
+ * default). */
+static void fixture_open_with(const char *sfx, int sync)
 {
     static char d[300], c[300];
-    snprintf(d, sizeof d, "%s/data", g_dir);
-    snprintf(c, sizeof c, "%s/commitlog", g_dir);
+    snprintf(d, sizeof d, "%s/data%s", g_dir, sfx);
+    snprintf(c, sizeof c, "%s/commitlog%s", g_dir, sfx);
     vfs_mkdirs(d);
     vfs_mkdirs(c);
     st_config cfg;
     st_config_defaults(&cfg);
     cfg.data_dir = d;
     cfg.commitlog_dir = c;
+    if (sync >= 0) cfg.sync_mode = sync;
     cr_assert_eq(st_engine_open(&cfg, &g_eng), 0);
     cql_config cc;
     cql_config_defaults(&cc);
@@ -51,6 +54,8 @@ static void fixture_open(void)
     memset(&g_sess, 0, sizeof g_sess);
     g_sess.protocol_version = 4;
 }
+
+static void fixture_open(void) { fixture_open_with("", -1); }
 
 static void fixture_close(void)
 {
