@@ -2,10 +2,14 @@
  * memtable.c: the in-memory write buffer of one table.
  *
  * A memtable is a B+tree of partitions ordered by (token, key bytes); each
- * partition holds its deletion, range tombstones, static row and a B+tree
- * of rows ordered by clustering bytes.  Writes reconcile in place (so a
- * memtable holds at most one version of each cell).  Every byte allocated
- * for data is counted in `mem`, which drives flushing and back-pressure.
+ * partition holds its deletion, its rows ordered by clustering bytes (one
+ * inline, a sorted array up to ROWS_ARRAY_MAX, a B+tree past that) and,
+ * when it has them, range tombstones and a static row (mt_pext).  A row
+ * written once stays packed (its ops as they came in the op stream); the
+ * first write that finds it unpacks it into an st__row that later writes
+ * reconcile into in place (so a memtable holds at most one version of each
+ * cell).  Every byte allocated for data is counted in `mem`, which drives
+ * flushing and back-pressure (docs/impl.md, "Memtables and flush").
  *
  * Locking: one rwlock per memtable.  mt_apply takes it for writing for one
  * partition update (so readers see a partition update all or nothing);
@@ -24,12 +28,60 @@
 #include "common/alloc.h"
 #include "common/err.h"
 
+#include <stddef.h>
 #include <string.h>
+
+/* ---------------------------------------------------------------- layout */
+
+/* A row.  Written once (the common case: an INSERT of a new row), it stays
+ * packed: its clustering bytes followed by the row's ops exactly as they came
+ * in the mutation's op stream (LIVENESS / ROWDEL / CDEL / CELL, the commit
+ * log encoding), decoded into an st__row when read or flushed.  The first
+ * write that finds the row already there unpacks it into `full`, a mutable
+ * st__row in the slab (cells borrowing the packed bytes) that later writes
+ * reconcile into; from then on `full` is the row. */
+typedef struct mt_row {
+    st__row *full;               /* NULL while packed */
+    uint32_t ck_len;
+    uint32_t ops_len;            /* packed op bytes after the clustering */
+    uint32_t n_cells;            /* CELL ops among them (cells array size for decoding) */
+    uint8_t flags;               /* ST_ROW_* */
+    uint8_t data[];              /* ck bytes, then ops */
+} mt_row;
+
+/* Rarely used parts of a partition. */
+typedef struct mt_pext {
+    st__rt *rts; int n_rts, cap_rts;    /* heap, bytes owned */
+    st__row *stat;                       /* static row or NULL */
+} mt_pext;
+
+/* Rows of a partition by count: none; one (rows is the mt_row); up to
+ * ROWS_ARRAY_MAX (a sorted array whose capacity is the next power of two,
+ * at least 2); more (an st__btree in the slab).  Small partitions thus pay
+ * no tree node, and a one-row partition no array either. */
+#define ROWS_ARRAY_MAX 32
+
+struct mt_partition {
+    int64_t token;
+    st_deletion pdel;
+    uint32_t pk_len;
+    uint32_t n_rows;             /* PROBE: a lookup key, pk bytes at rows */
+    void *rows;
+    mt_pext *ext;                /* NULL unless range tombstones or a static row */
+    uint8_t pk[];
+};
+
+#define PROBE UINT32_MAX
+
+static inline const uint8_t *part_pk(const mt_partition *p)
+{
+    return p->n_rows == PROBE ? (const uint8_t *)p->rows : p->pk;
+}
 
 static int part_cmp(const void *a, const void *b)
 {
     const mt_partition *x = a, *y = b;
-    return st__key_cmp(x->token, x->pk, x->pk_len, y->token, y->pk, y->pk_len);
+    return st__key_cmp(x->token, part_pk(x), x->pk_len, y->token, part_pk(y), y->pk_len);
 }
 
 /* Token as an unsigned key with the same order (see st__btree_hint). */
@@ -38,10 +90,16 @@ static uint64_t part_hint(const void *a)
     return (uint64_t)((const mt_partition *)a)->token ^ 0x8000000000000000ull;
 }
 
+/* A probe row (ops_len PROBE) keeps its clustering bytes at `full`. */
+static inline const uint8_t *row_ck(const mt_row *r)
+{
+    return r->ops_len == PROBE ? (const uint8_t *)r->full : r->data;
+}
+
 static int row_cmp(const void *a, const void *b)
 {
-    const st__row *x = a, *y = b;
-    return st__bytes_cmp(x->ck, x->ck_len, y->ck, y->ck_len);
+    const mt_row *x = a, *y = b;
+    return st__bytes_cmp(row_ck(x), x->ck_len, row_ck(y), y->ck_len);
 }
 
 mt_memtable *mt_new(void)
@@ -66,11 +124,12 @@ void mt_ref(mt_memtable *m) { atomic_fetch_add(&m->refs, 1); }
 static void part_free(void *p)
 {
     mt_partition *mp = p;
-    for (int i = 0; i < mp->n_rts; i++) {
-        cs_free((void *)mp->rts[i].start);
-        cs_free((void *)mp->rts[i].end);
+    if (!mp->ext) return;
+    for (int i = 0; i < mp->ext->n_rts; i++) {
+        cs_free((void *)mp->ext->rts[i].start);
+        cs_free((void *)mp->ext->rts[i].end);
     }
-    cs_free(mp->rts);
+    cs_free(mp->ext->rts);
 }
 
 void mt_unref(mt_memtable *m)
@@ -81,6 +140,220 @@ void mt_unref(mt_memtable *m)
     pthread_rwlock_destroy(&m->lock);
     cs_free(m);
 }
+
+/* ---------------------------------------------------------------- rows of a partition */
+
+typedef struct rows_pos { uint32_t idx; st__bpos bp; } rows_pos;
+
+static inline mt_row **rows_arr(const mt_partition *p)
+{
+    return p->n_rows == 1 ? (mt_row **)&p->rows : (mt_row **)p->rows;
+}
+
+/* First index in the array form with row >= ck (> if strict). */
+static uint32_t arr_lower(const mt_partition *p, const uint8_t *ck, uint32_t ck_len, bool strict)
+{
+    mt_row **a = rows_arr(p);
+    uint32_t lo = 0, hi = p->n_rows;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        int c = st__bytes_cmp(a[mid]->data, a[mid]->ck_len, ck, ck_len);
+        if (c < 0 || (strict && c == 0)) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+/* The row with clustering ck, or NULL with *pos where it belongs. */
+static mt_row *rows_find(const mt_partition *p, const uint8_t *ck, uint32_t ck_len, rows_pos *pos)
+{
+    if (p->n_rows > ROWS_ARRAY_MAX) {
+        mt_row probe = { .full = (st__row *)ck, .ck_len = ck_len, .ops_len = PROBE };
+        return st__btree_find(p->rows, &probe, &pos->bp);
+    }
+    uint32_t i = arr_lower(p, ck, ck_len, false);
+    pos->idx = i;
+    if (i < p->n_rows) {
+        mt_row *r = rows_arr(p)[i];
+        if (st__bytes_cmp(r->data, r->ck_len, ck, ck_len) == 0) return r;
+    }
+    return NULL;
+}
+
+static uint32_t arr_cap(uint32_t n)
+{
+    uint32_t c = 2;
+    while (c < n) c <<= 1;
+    return c;
+}
+
+/* Insert absent row r at pos (from rows_find).  0 or CS_ENOMEM (p unchanged). */
+static int rows_insert(mt_memtable *m, mt_partition *p, const rows_pos *pos, mt_row *r)
+{
+    uint32_t n = p->n_rows;
+    if (n > ROWS_ARRAY_MAX) {
+        if (st__btree_insert_at(p->rows, &pos->bp, r)) return CS_ENOMEM;
+        p->n_rows++;
+        return 0;
+    }
+    if (n == 0) {
+        p->rows = r;
+        p->n_rows = 1;
+        return 0;
+    }
+    mt_row **a = rows_arr(p);
+    if (n == ROWS_ARRAY_MAX) {
+        st__btree *t = cs_arena_alloc(&m->slab, sizeof *t);
+        if (!t) return CS_ENOMEM;
+        st__btree_init(t, row_cmp);
+        t->arena = &m->slab;
+        for (uint32_t i = 0; i <= n; i++) {
+            mt_row *x = i < pos->idx ? a[i] : i == pos->idx ? r : a[i - 1];
+            if (st__btree_insert(t, x)) return CS_ENOMEM;
+        }
+        p->rows = t;
+        p->n_rows = n + 1;
+        return 0;
+    }
+    if (n == 1 || n == arr_cap(n)) {                     /* full: grow */
+        mt_row **na = cs_arena_alloc(&m->slab, arr_cap(n + 1) * sizeof *na);
+        if (!na) return CS_ENOMEM;
+        memcpy(na, a, n * sizeof *na);
+        a = na;
+    }
+    memmove(&a[pos->idx + 1], &a[pos->idx], (n - pos->idx) * sizeof *a);
+    a[pos->idx] = r;
+    p->rows = a;
+    p->n_rows = n + 1;
+    return 0;
+}
+
+typedef struct rows_it { const mt_partition *p; uint32_t i; st__biter bi; } rows_it;
+
+/* Position at the first row >= ck (> if strict); ck NULL = first row. */
+static void rows_seek(const mt_partition *p, const uint8_t *ck, uint32_t ck_len, bool strict, rows_it *it)
+{
+    it->p = p;
+    it->i = 0;
+    if (p->n_rows > ROWS_ARRAY_MAX) {
+        mt_row probe = { .full = (st__row *)ck, .ck_len = ck_len, .ops_len = PROBE };
+        st__btree_seek(p->rows, ck ? &probe : NULL, strict, &it->bi);
+    } else if (ck) {
+        it->i = arr_lower(p, ck, ck_len, strict);
+    }
+}
+
+static mt_row *rows_get(const rows_it *it)
+{
+    if (it->p->n_rows > ROWS_ARRAY_MAX) return st__biter_get(&it->bi);
+    return it->i < it->p->n_rows ? rows_arr(it->p)[it->i] : NULL;
+}
+
+static void rows_next(rows_it *it)
+{
+    if (it->p->n_rows > ROWS_ARRAY_MAX) st__biter_next(&it->bi);
+    else it->i++;
+}
+
+/* ---------------------------------------------------------------- row forms */
+
+static bool is_row_op(uint8_t kind)
+{
+    return kind == ST__OP_LIVENESS || kind == ST__OP_ROWDEL || kind == ST__OP_CDEL || kind == ST__OP_CELL;
+}
+
+/* Merge one row-level op into row (the reconciliation every write does). */
+static int merge_op(st__row *row, const st__op *op, cs_arena *a)
+{
+    st__row one = { .lv = { INT64_MIN, 0, 0 }, .del = ST_NO_DELETION };
+    st__cdel cd;
+    switch (op->kind) {
+    case ST__OP_LIVENESS: one.lv = op->lv; break;
+    case ST__OP_ROWDEL: one.del = op->d; break;
+    case ST__OP_CDEL:
+        cd.col = op->col; cd.d = op->d;
+        one.cdels = &cd; one.n_cdels = 1;
+        break;
+    case ST__OP_CELL: one.cells = (st_cell *)&op->cell; one.n_cells = 1; break;
+    default: return CS_ECORRUPT;
+    }
+    return st__row_merge(row, &one, a, NULL);
+}
+
+/* Decode packed row r into out, as if its ops had been merged one by one
+ * into an empty row.  Cells are allocated in a; with copy the clustering and
+ * values are copied into a too, else they borrow r's bytes. */
+static int row_unpack_into(const mt_row *r, st__row *out, cs_arena *a, bool copy)
+{
+    memset(out, 0, sizeof *out);
+    out->ck_len = r->ck_len;
+    if (r->ck_len) {
+        out->ck = copy ? cs_arena_memdup(a, r->data, r->ck_len) : r->data;
+        if (!out->ck) return CS_ENOMEM;
+    }
+    out->flags = r->flags;
+    out->lv.ts_us = INT64_MIN;
+    out->del = ST_NO_DELETION;
+    if (r->n_cells) {
+        out->cells = cs_arena_alloc(a, (size_t)r->n_cells * sizeof(st_cell));
+        if (!out->cells) return CS_ENOMEM;
+        out->cap_cells = (int)r->n_cells;
+    }
+    cs_rd rd;
+    cs_rd_init(&rd, r->data + r->ck_len, r->ops_len);
+    st__op op;
+    int k;
+    while ((k = st__op_next(&rd, &op)) == 1) {
+        int n = out->n_cells;
+        if (op.kind == ST__OP_CELL && n < out->cap_cells &&
+            (n == 0 || st__cell_order(&out->cells[n - 1], &op.cell) < 0)) {
+            /* in order (the usual case): append */
+            st_cell *c = &out->cells[n];
+            *c = op.cell;
+            if (!c->path_len) c->path = NULL;
+            if (!c->val_len) c->val = NULL;
+            if (copy && (c->path_len || c->val_len)) {
+                uint8_t *b = cs_arena_alloc(a, (size_t)c->path_len + c->val_len);
+                if (!b) return CS_ENOMEM;
+                if (c->path_len) { memcpy(b, c->path, c->path_len); c->path = b; }
+                if (c->val_len) { memcpy(b + c->path_len, c->val, c->val_len); c->val = b + c->path_len; }
+            }
+            out->n_cells++;
+            continue;
+        }
+        int rc = merge_op(out, &op, a);
+        if (rc) return rc;
+    }
+    return k < 0 ? k : 0;
+}
+
+/* The mutable form of r, made on the first write that finds r packed. */
+static st__row *row_full(mt_memtable *m, mt_row *r)
+{
+    if (r->full) return r->full;
+    st__row *f = cs_arena_alloc(&m->slab, sizeof *f);
+    if (!f || row_unpack_into(r, f, &m->slab, false)) return NULL;
+    r->full = f;
+    return f;
+}
+
+/* A copy of r in a (for reads). */
+static st__row *row_copy(const mt_row *r, cs_arena *a)
+{
+    if (r->full) return st__row_copy(r->full, a);
+    st__row *c = cs_arena_alloc(a, sizeof *c);
+    return c && row_unpack_into(r, c, a, true) == 0 ? c : NULL;
+}
+
+/* A view of r for flush: the full row itself, or r decoded into a with its
+ * bytes borrowed. */
+static st__row *row_view(const mt_row *r, cs_arena *a)
+{
+    if (r->full) return r->full;
+    st__row *c = cs_arena_alloc(a, sizeof *c);
+    return c && row_unpack_into(r, c, a, false) == 0 ? c : NULL;
+}
+
+/* ---------------------------------------------------------------- apply */
 
 static st__row *row_new(cs_arena *slab, const uint8_t *ck, uint32_t n, uint8_t flags)
 {
@@ -94,7 +367,13 @@ static st__row *row_new(cs_arena *slab, const uint8_t *ck, uint32_t n, uint8_t f
     return r;
 }
 
-static int add_rt(mt_partition *p, const st__rt *rt, size_t *mem)
+static mt_pext *part_ext(mt_memtable *m, mt_partition *p)
+{
+    if (!p->ext) p->ext = cs_arena_zalloc(&m->slab, sizeof *p->ext);
+    return p->ext;
+}
+
+static int add_rt(mt_pext *p, const st__rt *rt, size_t *mem)
 {
     if (p->n_rts == p->cap_rts) {
         int nc = p->cap_rts ? p->cap_rts * 2 : 2;
@@ -121,6 +400,47 @@ static void note_ts(mt_memtable *m, int64_t ts)
         atomic_store_explicit(&m->min_ts, ts, memory_order_relaxed);
 }
 
+static void note_op(mt_memtable *m, const st__op *op)
+{
+    switch (op->kind) {
+    case ST__OP_LIVENESS: note_ts(m, op->lv.ts_us); break;
+    case ST__OP_ROWDEL: case ST__OP_CDEL: note_ts(m, op->d.ts_us); break;
+    case ST__OP_CELL: note_ts(m, op->cell.ts_us); m->cells++; break;
+    default: break;
+    }
+}
+
+/* A new row from the ROW op just read (op) and the row-level ops that
+ * follow it in r, which it consumes; inserted at pos. */
+static int row_insert_packed(mt_memtable *m, mt_partition *p, const rows_pos *pos, const st__op *op,
+                             cs_rd *r, mt_row **out)
+{
+    size_t start = r->pos;
+    uint32_t n_cells = 0;
+    while (cs_rd_left(r) && is_row_op(r->p[r->pos])) {
+        st__op o;
+        int k = st__op_next(r, &o);
+        if (k <= 0) return k < 0 ? k : CS_ECORRUPT;
+        note_op(m, &o);
+        if (o.kind == ST__OP_CELL) n_cells++;
+    }
+    size_t len = r->pos - start;
+    if (len > UINT32_MAX - 1) return CS_EINVAL;
+    mt_row *row = cs_arena_alloc(&m->slab, offsetof(mt_row, data) + op->ck_len + len);
+    if (!row) return CS_ENOMEM;
+    row->full = NULL;
+    row->ck_len = op->ck_len;
+    row->ops_len = (uint32_t)len;
+    row->n_cells = n_cells;
+    row->flags = op->rflags;
+    if (op->ck_len) memcpy(row->data, op->ck, op->ck_len);
+    if (len) memcpy(row->data + op->ck_len, r->p + start, len);
+    if (rows_insert(m, p, pos, row)) return CS_ENOMEM;
+    m->n_rows++;
+    *out = row;
+    return 0;
+}
+
 /* Apply the ops of one partition update.  The stream r is positioned just
  * after the PARTITION op; stops before the next PARTITION op. */
 int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_rd *r, size_t *added)
@@ -129,21 +449,23 @@ int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, 
     int rc = 0;
     pthread_rwlock_wrlock(&m->lock);
     size_t slab0 = m->slab.used;
-    mt_partition probe = { .token = token, .pk = (uint8_t *)pk, .pk_len = pk_len };
-    mt_partition *p = st__btree_get(&m->parts, &probe);
+    mt_partition probe = { .token = token, .pk_len = pk_len, .n_rows = PROBE, .rows = (void *)pk };
+    st__bpos pp;
+    mt_partition *p = st__btree_find(&m->parts, &probe, &pp);
     if (!p) {
-        p = cs_arena_zalloc(&m->slab, sizeof *p + pk_len);
+        p = cs_arena_alloc(&m->slab, sizeof *p + pk_len);
         if (!p) { rc = CS_ENOMEM; goto out; }
         p->token = token;
-        p->pk = (uint8_t *)(p + 1);
-        if (pk_len) memcpy(p->pk, pk, pk_len);
-        p->pk_len = pk_len;
         p->pdel = ST_NO_DELETION;
-        st__btree_init(&p->rows, row_cmp);
-        p->rows.arena = &m->slab;
-        if (st__btree_insert(&m->parts, p)) { rc = CS_ENOMEM; goto out; }
+        p->pk_len = pk_len;
+        p->n_rows = 0;
+        p->rows = NULL;
+        p->ext = NULL;
+        if (pk_len) memcpy(p->pk, pk, pk_len);
+        if (st__btree_insert_at(&m->parts, &pp, p)) { rc = CS_ENOMEM; goto out; }
     }
-    st__row *row = NULL;
+    st__row *row = NULL;       /* the current row's mutable form, */
+    mt_row *prow = NULL;       /* or its packed form (unpacked on demand) */
     for (;;) {
         if (cs_rd_left(r) == 0) break;
         if (r->p[r->pos] == ST__OP_PARTITION) break;
@@ -157,49 +479,36 @@ int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, 
             note_ts(m, op.d.ts_us);
             break;
         case ST__OP_RT:
-            rc = add_rt(p, &op.rt, &mem);
+            if (!part_ext(m, p)) { rc = CS_ENOMEM; break; }
+            rc = add_rt(p->ext, &op.rt, &mem);
             m->has_rts = true;
             note_ts(m, op.rt.d.ts_us);
             break;
         case ST__OP_ROW:
+            row = NULL;
+            prow = NULL;
             if (op.rflags & ST_ROW_STATIC) {
-                if (!p->stat) {
-                    p->stat = row_new(&m->slab, NULL, 0, ST_ROW_STATIC);
-                    if (!p->stat) { rc = CS_ENOMEM; break; }
+                if (!part_ext(m, p)) { rc = CS_ENOMEM; break; }
+                if (!p->ext->stat) {
+                    p->ext->stat = row_new(&m->slab, NULL, 0, ST_ROW_STATIC);
+                    if (!p->ext->stat) { rc = CS_ENOMEM; break; }
                 }
-                row = p->stat;
+                row = p->ext->stat;
             } else {
-                st__row rp = { .ck = op.ck, .ck_len = op.ck_len };
-                row = st__btree_get(&p->rows, &rp);
-                if (!row) {
-                    row = row_new(&m->slab, op.ck, op.ck_len, op.rflags);
-                    if (!row) { rc = CS_ENOMEM; break; }
-                    if (st__btree_insert(&p->rows, row)) { row = NULL; rc = CS_ENOMEM; break; }
-                    m->n_rows++;
-                }
+                rows_pos pos;
+                prow = rows_find(p, op.ck, op.ck_len, &pos);
+                if (!prow) rc = row_insert_packed(m, p, &pos, &op, r, &prow);
             }
             break;
         case ST__OP_LIVENESS:
         case ST__OP_ROWDEL:
         case ST__OP_CDEL:
-        case ST__OP_CELL: {
+        case ST__OP_CELL:
+            if (!row && prow && !(row = row_full(m, prow))) { rc = CS_ENOMEM; break; }
             if (!row) { rc = CS_ECORRUPT; break; }
-            st__row one = { .lv = { INT64_MIN, 0, 0 }, .del = ST_NO_DELETION };
-            st__cdel cd;
-            if (op.kind == ST__OP_LIVENESS) { one.lv = op.lv; note_ts(m, op.lv.ts_us); }
-            else if (op.kind == ST__OP_ROWDEL) { one.del = op.d; note_ts(m, op.d.ts_us); }
-            else if (op.kind == ST__OP_CDEL) {
-                cd.col = op.col; cd.d = op.d;
-                one.cdels = &cd; one.n_cdels = 1;
-                note_ts(m, op.d.ts_us);
-            } else {
-                one.cells = &op.cell; one.n_cells = 1;
-                note_ts(m, op.cell.ts_us);
-                m->cells++;
-            }
-            rc = st__row_merge(row, &one, &m->slab, NULL);
+            note_op(m, &op);
+            rc = merge_op(row, &op, &m->slab);
             break;
-        }
         default:
             rc = CS_ECORRUPT;
         }
@@ -213,19 +522,17 @@ out:
     return rc;
 }
 
+/* ---------------------------------------------------------------- reads */
+
 /* Copy rows of one slice (start..end) into p. */
-static int copy_slice(mt_partition *mp, const st_slice *s, st__part *p, cs_arena *a)
+static int copy_slice(const mt_partition *mp, const st_slice *s, st__part *p, cs_arena *a)
 {
-    st__biter it;
-    if (s && s->start.len) {
-        st__row probe = { .ck = s->start.key, .ck_len = s->start.len };
-        st__btree_seek(&mp->rows, &probe, !s->start.inclusive, &it);
-    } else {
-        st__btree_seek(&mp->rows, NULL, false, &it);
-    }
-    for (st__row *r; (r = st__biter_get(&it)) != NULL; st__biter_next(&it)) {
-        if (s && !st__before_end(r->ck, r->ck_len, s->end.key, s->end.len, s->end.inclusive)) break;
-        st__row *c = st__row_copy(r, a);
+    rows_it it;
+    if (s && s->start.len) rows_seek(mp, s->start.key, s->start.len, !s->start.inclusive, &it);
+    else rows_seek(mp, NULL, 0, false, &it);
+    for (mt_row *r; (r = rows_get(&it)) != NULL; rows_next(&it)) {
+        if (s && !st__before_end(r->data, r->ck_len, s->end.key, s->end.len, s->end.inclusive)) break;
+        st__row *c = row_copy(r, a);
         if (!c || st__part_add_row(p, c, a)) return CS_ENOMEM;
     }
     return 0;
@@ -236,19 +543,22 @@ int mt_read_partition(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t
 {
     int rc = 1;
     pthread_rwlock_rdlock(&m->lock);
-    mt_partition probe = { .token = token, .pk = (uint8_t *)pk, .pk_len = pk_len };
-    mt_partition *mp = st__btree_get(&m->parts, &probe);
+    mt_partition probe = { .token = token, .pk_len = pk_len, .n_rows = PROBE, .rows = (void *)pk };
+    st__bpos pos;
+    mt_partition *mp = st__btree_find(&m->parts, &probe, &pos);
     if (!mp) { rc = 0; goto out; }
     memset(p, 0, sizeof *p);
     p->pk = mp->pk_len ? cs_arena_memdup(a, mp->pk, mp->pk_len) : cs_arena_alloc(a, 1);
     p->pk_len = mp->pk_len;
     p->token = mp->token;
     p->pdel = mp->pdel;
-    for (int i = 0; i < mp->n_rts; i++)
-        if (st__part_add_rt(p, &mp->rts[i], a)) { rc = CS_ENOMEM; goto out; }
-    if (mp->stat) {
-        p->stat = st__row_copy(mp->stat, a);
-        if (!p->stat) { rc = CS_ENOMEM; goto out; }
+    if (mp->ext) {
+        for (int i = 0; i < mp->ext->n_rts; i++)
+            if (st__part_add_rt(p, &mp->ext->rts[i], a)) { rc = CS_ENOMEM; goto out; }
+        if (mp->ext->stat) {
+            p->stat = st__row_copy(mp->ext->stat, a);
+            if (!p->stat) { rc = CS_ENOMEM; goto out; }
+        }
     }
     if (n_slices == 0) {
         if (copy_slice(mp, NULL, p, a)) rc = CS_ENOMEM;
@@ -267,7 +577,7 @@ int mt_next_key(mt_memtable *m, int64_t token, const uint8_t *key, uint32_t klen
 {
     int rc = 0;
     pthread_rwlock_rdlock(&m->lock);
-    mt_partition probe = { .token = token, .pk = (uint8_t *)key, .pk_len = key ? klen : 0 };
+    mt_partition probe = { .token = token, .pk_len = key ? klen : 0, .n_rows = PROBE, .rows = (void *)key };
     st__biter it;
     st__btree_seek(&m->parts, &probe, key ? !incl : false, &it);
     mt_partition *mp = st__biter_get(&it);
@@ -289,8 +599,15 @@ size_t mt_partitions(mt_memtable *m)
     return n;
 }
 
-/* Consistency check for tests and tools: both trees ordered, rows' cells
- * sorted and unique. */
+static int check_cells(const st__row *r)
+{
+    for (int i = 1; i < r->n_cells; i++)
+        if (st__cell_order(&r->cells[i - 1], &r->cells[i]) >= 0) return CS_ECORRUPT;
+    return 0;
+}
+
+/* Consistency check for tests and tools: partitions and rows ordered, row
+ * counts right, packed rows decodable, rows' cells sorted and unique. */
 int mt_check(mt_memtable *m)
 {
     int rc = 0;
@@ -299,20 +616,35 @@ int mt_check(mt_memtable *m)
     st__biter it;
     st__btree_seek(&m->parts, NULL, false, &it);
     for (mt_partition *p; rc == 0 && (p = st__biter_get(&it)) != NULL; st__biter_next(&it)) {
-        if (st__btree_check(&p->rows)) { rc = CS_ECORRUPT; break; }
-        st__biter ri;
-        st__btree_seek(&p->rows, NULL, false, &ri);
-        for (st__row *r; (r = st__biter_get(&ri)) != NULL; st__biter_next(&ri))
-            for (int i = 1; i < r->n_cells; i++)
-                if (st__cell_order(&r->cells[i - 1], &r->cells[i]) >= 0) rc = CS_ECORRUPT;
+        if (p->n_rows > ROWS_ARRAY_MAX && (st__btree_check(p->rows) || ((st__btree *)p->rows)->count != p->n_rows)) {
+            rc = CS_ECORRUPT;
+            break;
+        }
+        if (p->ext && p->ext->stat) rc = check_cells(p->ext->stat);
+        rows_it ri;
+        rows_seek(p, NULL, 0, false, &ri);
+        const mt_row *prev = NULL;
+        uint32_t n = 0;
+        for (mt_row *r; rc == 0 && (r = rows_get(&ri)) != NULL; rows_next(&ri), n++) {
+            if (prev && row_cmp(prev, r) >= 0) rc = CS_ECORRUPT;
+            prev = r;
+            cs_arena a;
+            cs_arena_init(&a);
+            st__row *v = row_view(r, &a);
+            if (!v) rc = a.err ? CS_ENOMEM : CS_ECORRUPT;
+            else rc = check_cells(v);
+            cs_arena_destroy(&a);
+        }
+        if (rc == 0 && n != p->n_rows) rc = CS_ECORRUPT;
     }
     pthread_rwlock_unlock(&m->lock);
     return rc;
 }
 
 /* Call cb for every partition in order with a view that borrows the
- * memtable's memory (rows array in arena a, reset by the caller's cb if it
- * wishes).  Used by flush on a memtable no longer written to. */
+ * memtable's memory (rows array and packed rows' decoded form in an arena
+ * that lives for the call).  Used by flush on a memtable no longer written
+ * to. */
 int mt_foreach(mt_memtable *m, int (*cb)(st__part *p, void *arg), void *arg)
 {
     int rc = 0;
@@ -326,14 +658,20 @@ int mt_foreach(mt_memtable *m, int (*cb)(st__part *p, void *arg), void *arg)
         memset(&p, 0, sizeof p);
         p.pk = mp->pk; p.pk_len = mp->pk_len; p.token = mp->token;
         p.pdel = mp->pdel;
-        p.rts = mp->rts; p.n_rts = p.cap_rts = mp->n_rts;
-        p.stat = mp->stat;
-        if (mp->rows.count) {
-            p.rows = cs_arena_alloc(&a, sizeof(st__row *) * mp->rows.count);
+        if (mp->ext) {
+            p.rts = mp->ext->rts; p.n_rts = p.cap_rts = mp->ext->n_rts;
+            p.stat = mp->ext->stat;
+        }
+        if (mp->n_rows) {
+            p.rows = cs_arena_alloc(&a, sizeof(st__row *) * mp->n_rows);
             if (!p.rows) rc = CS_ENOMEM;
-            st__biter ri;
-            st__btree_seek(&mp->rows, NULL, false, &ri);
-            for (st__row *r; p.rows && (r = st__biter_get(&ri)) != NULL; st__biter_next(&ri)) p.rows[p.n_rows++] = r;
+            rows_it ri;
+            rows_seek(mp, NULL, 0, false, &ri);
+            for (mt_row *r; rc == 0 && (r = rows_get(&ri)) != NULL; rows_next(&ri)) {
+                st__row *v = row_view(r, &a);
+                if (!v) rc = a.err ? CS_ENOMEM : CS_ECORRUPT;
+                else p.rows[p.n_rows++] = v;
+            }
             p.cap_rows = p.n_rows;
         }
         if (!rc) rc = cb(&p, arg);

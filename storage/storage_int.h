@@ -128,6 +128,7 @@ typedef struct st__btree {
     int n_spare;
 } st__btree;
 typedef struct st__biter { st__bnode *leaf; int idx; } st__biter;
+typedef struct st__bpos { st__bnode *leaf; int idx; uint64_t kh; } st__bpos;   /* insert position */
 
 void st__btree_init(st__btree *t, st__btree_cmp cmp);
 void st__btree_init_hint(st__btree *t, st__btree_cmp cmp, st__btree_hint hint);
@@ -136,6 +137,11 @@ void st__btree_destroy(st__btree *t, void (*free_item)(void *));
 void *st__btree_get(const st__btree *t, const void *key);
 /* Insert an item known to be absent.  0 or CS_ENOMEM. */
 int st__btree_insert(st__btree *t, void *item);
+/* Find an item equal to key; if absent, *pos gets where it belongs, for
+ * st__btree_insert_at (valid until the tree next changes). */
+void *st__btree_find(const st__btree *t, const void *key, st__bpos *pos);
+/* Insert an absent item at pos from st__btree_find (one descent).  0 or CS_ENOMEM. */
+int st__btree_insert_at(st__btree *t, const st__bpos *pos, void *item);
 /* Position at the first item >= key (or > key if strict); key NULL = first. */
 void st__btree_seek(const st__btree *t, const void *key, bool strict, st__biter *it);
 /* Position at the last item <= key (< if strict); key NULL = last. */
@@ -147,14 +153,7 @@ int st__btree_check(const st__btree *t);    /* 0 if ordered and balanced */
 
 /* ---------------------------------------------------------------- memtable */
 
-typedef struct mt_partition {
-    int64_t token;
-    uint8_t *pk; uint32_t pk_len;
-    st_deletion pdel;
-    st__rt *rts; int n_rts, cap_rts;    /* bytes owned */
-    st__row *stat;                       /* static row or NULL */
-    st__btree rows;                      /* st__row* by ck */
-} mt_partition;
+typedef struct mt_partition mt_partition;   /* private to memtable.c */
 
 typedef struct mt_memtable {
     pthread_rwlock_t lock;

@@ -265,16 +265,29 @@ static int icmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* A coarse order hint: many items share one (exercises the tie path). */
+static uint64_t ihint(const void *a) { return (uint64_t)(uintptr_t)a >> 4; }
+
 Test(storage_commitlog, btree_order_and_seek)
 {
-    for (int mode = 0; mode < 3; mode++) {
+    for (int mode = 0; mode < 12; mode++) {
         st__btree t;
-        st__btree_init(&t, icmp);
+        if (mode & 4) st__btree_init_hint(&t, icmp, ihint);
+        else st__btree_init(&t, icmp);
         int n = 5000;
         for (int i = 0; i < n; i++) {
-            uintptr_t v = mode == 0 ? (uintptr_t)(i + 1) * 2 : mode == 1 ? (uintptr_t)(n - i) * 2
+            int order = mode & 3;
+            uintptr_t v = order == 0 ? (uintptr_t)(i + 1) * 2 : order == 1 ? (uintptr_t)(n - i) * 2
                                                                            : (uintptr_t)((i * 7919) % n + 1) * 2;
-            cr_assert_eq(st__btree_insert(&t, (void *)v), 0);
+            if (mode & 8) {
+                /* one descent: find (absent) then insert at the position found */
+                st__bpos pos;
+                cr_assert_null(st__btree_find(&t, (void *)v, &pos));
+                cr_assert_eq(st__btree_insert_at(&t, &pos, (void *)v), 0);
+                cr_assert_eq((uintptr_t)st__btree_find(&t, (void *)v, &pos), v);
+            } else {
+                cr_assert_eq(st__btree_insert(&t, (void *)v), 0);
+            }
         }
         cr_assert_eq(st__btree_check(&t), 0);
         cr_assert_eq(t.count, (size_t)n);
@@ -291,6 +304,21 @@ Test(storage_commitlog, btree_order_and_seek)
             if (k <= 2) cr_assert_null(got);
             else if (wr > (uintptr_t)2 * n) cr_assert_eq((uintptr_t)got, (uintptr_t)2 * n);
             else cr_assert_eq((uintptr_t)got, wr, "seek_rev %d", k);
+            st__btree_seek(&t, (void *)(uintptr_t)k, true, &it);       /* first > k */
+            got = st__biter_get(&it);
+            uintptr_t ws = (uintptr_t)(k / 2 + 1) * 2;
+            if (ws > (uintptr_t)2 * n) cr_assert_null(got);
+            else cr_assert_eq((uintptr_t)got, ws, "seek strict %d", k);
+            st__btree_seek_rev(&t, (void *)(uintptr_t)k, false, &it);  /* last <= k */
+            got = st__biter_get(&it);
+            uintptr_t wl = (uintptr_t)(k / 2) * 2;
+            if (wl < 2) cr_assert_null(got);
+            else if (wl > (uintptr_t)2 * n) cr_assert_eq((uintptr_t)got, (uintptr_t)2 * n);
+            else cr_assert_eq((uintptr_t)got, wl, "seek_rev incl %d", k);
+            st__bpos pos;
+            void *f = st__btree_find(&t, (void *)(uintptr_t)k, &pos);
+            if (k % 2 == 0 && k >= 2 && k <= 2 * n) cr_assert_eq((uintptr_t)f, (uintptr_t)k);
+            else cr_assert_null(f);
         }
         st__btree_destroy(&t, NULL);
     }

@@ -9,6 +9,7 @@
 #include <uv.h>
 
 #include "storage/storage.h"
+#include "storage/storage_int.h"   /* mt_check on the active memtable */
 #include "common/alloc.h"
 #include "common/hash.h"
 #include "common/vfs.h"
@@ -204,6 +205,145 @@ Test(storage_engine, torn_tail_replay)
     st_engine_replay_done(e);
     uint8_t k[4] = { 0, 0, 0, 1 };
     cr_assert_eq(count_rows(t, k, 4, NULL), 9);
+    st_engine_close(e, false);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+/* ---------------------------------------------------------------- memtable row forms */
+
+/* Expected state of partition 1: value per clustering (0 = absent). */
+#define FORMS_CK 100
+static uint32_t g_want[FORMS_CK];
+
+static void del_row(st_engine *e, st_table *t, uint32_t pk, uint32_t ck, int64_t ts)
+{
+    uint8_t k[4] = { (uint8_t)(pk >> 24), (uint8_t)(pk >> 16), (uint8_t)(pk >> 8), (uint8_t)pk };
+    uint8_t c[4] = { (uint8_t)(ck >> 24), (uint8_t)(ck >> 16), (uint8_t)(ck >> 8), (uint8_t)ck };
+    st_mutation *m = st_mutation_new();
+    st_mut_partition(m, t, k, 4);
+    st_mut_row(m, c, 4, 0);
+    st_mut_row_delete(m, (st_deletion){ ts, 1 });
+    cr_assert_eq(st_write(e, m, NULL), 0);
+    st_mutation_free(m);
+}
+
+static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+
+/* Read partition 1 (whole, or ck in [lo, hi]) and compare with g_want. */
+static void check_forms(st_table *t, const char *when, int lo, int hi)
+{
+    uint8_t k[4] = { 0, 0, 0, 1 };
+    uint8_t a[4] = { 0, 0, 0, (uint8_t)lo }, b[4] = { 0, 0, 0, (uint8_t)hi };
+    st_slice sl = { { a, 4, true }, { b, 4, true } };
+    st_read_spec rs = { .pk = k, .pk_len = 4 };
+    if (lo >= 0) { rs.slices = &sl; rs.n_slices = 1; }
+    else { lo = 0; hi = FORMS_CK - 1; }
+    st_scan *s;
+    cr_assert_eq(st_scan_open(t, &rs, &s), 0);
+    st_partition_view p;
+    int want_n = 0;
+    for (int i = lo; i <= hi; i++) want_n += g_want[i] != 0;
+    int n = 0, prev = -1;
+    if (st_scan_next_partition(s, &p) == 1) {
+        st_row_view r;
+        while (st_scan_next_row(s, &r) == 1) {
+            cr_assert_eq(r.ck_len, 4, "%s", when);
+            int ck = (int)be32(r.ck);
+            cr_assert(ck > prev && ck >= lo && ck <= hi, "%s: ck %d after %d", when, ck, prev);
+            prev = ck;
+            cr_assert_eq(r.n_cells, 1, "%s: ck %d", when, ck);
+            cr_assert_eq(be32(r.cells[0].val), g_want[ck], "%s: ck %d", when, ck);
+            cr_assert_neq(r.liveness.ts_us, INT64_MIN, "%s: ck %d", when, ck);
+            n++;
+        }
+    }
+    st_scan_close(s);
+    cr_assert_eq(n, want_n, "%s: %d rows, want %d", when, n, want_n);
+}
+
+static void check_all_forms(st_table *t, const char *when)
+{
+    cr_assert_eq(mt_check(t->mem), 0, "%s: memtable check", when);
+    check_forms(t, when, -1, -1);
+    check_forms(t, when, 3, 17);
+    check_forms(t, when, 40, 41);
+}
+
+/* A partition goes through every row container (one row, arrays of 2..32,
+ * a tree past 32) and every row form (packed, then unpacked by a second
+ * write: overwrite, older write, row deletion), read back at each step,
+ * then after a flush and with more writes on top. */
+Test(storage_engine, memtable_row_forms)
+{
+    st_engine *e = open_engine(ST_SYNC_PERIODIC, 0);
+    st_table *t = open_table(e);
+    memset(g_want, 0, sizeof g_want);
+    int64_t ts = 1000;
+    int steps[] = { 1, 2, 3, 4, 5, 8, 9, 16, 17, 31, 32, 33, 34, 64, 65, 100 };
+    int done = 0;
+    char when[64];
+    for (size_t si = 0; si < sizeof steps / sizeof steps[0]; si++) {
+        for (; done < steps[si]; done++) {
+            uint32_t ck = (uint32_t)((done * 37 + 11) % FORMS_CK);   /* scrambled order */
+            g_want[ck] = 1000 + ck;
+            put_int(e, t, 1, ck, g_want[ck], ts++);
+        }
+        snprintf(when, sizeof when, "%d rows", done);
+        check_all_forms(t, when);
+    }
+    /* Second writes: newer overwrite, older write (loses), row deletion, rewrite after deletion. */
+    for (uint32_t ck = 0; ck < FORMS_CK; ck += 3) { g_want[ck] = 5000 + ck; put_int(e, t, 1, ck, g_want[ck], ts++); }
+    for (uint32_t ck = 1; ck < FORMS_CK; ck += 3) put_int(e, t, 1, ck, 7, 1);
+    for (uint32_t ck = 2; ck < FORMS_CK; ck += 6) { g_want[ck] = 0; del_row(e, t, 1, ck, ts++); }
+    for (uint32_t ck = 2; ck < FORMS_CK; ck += 12) { g_want[ck] = 9000 + ck; put_int(e, t, 1, ck, g_want[ck], ts++); }
+    check_all_forms(t, "second writes");
+    cr_assert_eq(st_table_flush(t), 0);
+    check_all_forms(t, "flushed");
+    /* On top of the sstable: a small partition again, with a deletion. */
+    put_int(e, t, 1, 50, 76, ts++);
+    g_want[50] = 77; put_int(e, t, 1, 50, 77, ts++);   /* one row, unpacked by the second write */
+    g_want[51] = 0; del_row(e, t, 1, 51, ts++);
+    check_all_forms(t, "memtable over sstable");
+    st_engine_close(e, true);
+    e = open_engine(ST_SYNC_PERIODIC, 0);
+    t = open_table(e);
+    cr_assert_eq(st_engine_replay(e, NULL, NULL), 0);
+    cr_assert_eq(st_engine_replay_done(e), 0);
+    check_all_forms(t, "reopened");
+    st_engine_close(e, false);
+    cr_assert_eq(cs_alloc_count(), 0, "leak: %zu allocations", cs_alloc_count());
+}
+
+/* Accounted memtable bytes per key/value row (16-byte key, 100-byte value,
+ * row marker: what the storage bench's fill and a CQL INSERT into
+ * (key blob PRIMARY KEY, value blob) write): within ~2x of the 116 raw bytes. */
+Test(storage_engine, memtable_bytes_per_kv_row)
+{
+    st_engine *e = open_engine(ST_SYNC_PERIODIC, 0);
+    st_table *t = open_table(e);
+    int n = 20000;
+    uint8_t v[100];
+    for (int i = 0; i < n; i++) {
+        char k[17];
+        snprintf(k, sizeof k, "%016d", (i * 7919) % n);
+        memset(v, i & 0xff, sizeof v);
+        st_mutation *m = st_mutation_new();
+        st_mut_partition(m, t, (const uint8_t *)k, 16);
+        st_mut_row(m, NULL, 0, 0);
+        st_mut_row_liveness(m, (st_liveness){ .ts_us = 1000 + i });
+        st_cell c = { .col = 1, .ts_us = 1000 + i, .val = v, .val_len = sizeof v };
+        st_mut_cell(m, &c);
+        cr_assert_eq(st_write(e, m, NULL), 0);
+        st_mutation_free(m);
+    }
+    st_table_stats ts;
+    cr_assert_eq(st_table_stats_get(t, &ts), 0);
+    cr_assert_eq(ts.memtable_partitions, (uint64_t)n);
+    double per = (double)ts.memtable_bytes / n;
+    fprintf(stderr, "memtable: %.1f accounted bytes per 116-byte kv row\n", per);
+    cr_assert_lt(per, 2.5 * 116, "%.1f bytes per row", per);
+    cr_assert_eq(mt_check(t->mem), 0);
+    cr_assert_eq(count_rows(t, NULL, 0, NULL), n);
     st_engine_close(e, false);
     cr_assert_eq(cs_alloc_count(), 0);
 }
