@@ -382,19 +382,55 @@ void st_mut_cell(st_mutation *m, const st_cell *c)
 
 /* ---------------------------------------------------------------- decoding */
 
+/* Inline readers for the op stream's hot path (every write decodes its ops
+ * at least once): same results and errors as cs_rd_u8 / cs_rd_uvarint /
+ * cs_rd_svarint, without a call per byte. */
+static inline uint8_t rd_u8(cs_rd *r)
+{
+    if (r->err || r->pos >= r->len) { r->err = CS_ECORRUPT; return 0; }
+    return r->p[r->pos++];
+}
+
+static inline uint64_t rd_uv(cs_rd *r)
+{
+    if (r->err) return 0;
+    const uint8_t *p = r->p + r->pos, *end = r->p + r->len;
+    uint64_t v = 0;
+    for (int shift = 0; shift < 70 && p < end; shift += 7) {
+        uint8_t b = *p++;
+        if (shift == 63 && (b & 0x7E)) break;
+        v |= (uint64_t)(b & 0x7F) << shift;
+        if (!(b & 0x80)) {
+            r->pos = (size_t)(p - r->p);
+            return v;
+        }
+    }
+    r->err = CS_ECORRUPT;
+    return 0;
+}
+
+static inline int64_t rd_sv(cs_rd *r)
+{
+    uint64_t u = rd_uv(r);
+    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
 static const uint8_t *rd_bytes(cs_rd *r, uint32_t *n)
 {
-    uint64_t l = cs_rd_uvarint(r);
+    uint64_t l = rd_uv(r);
     if (r->err || l > cs_rd_left(r)) { r->err = CS_ECORRUPT; *n = 0; return NULL; }
     *n = (uint32_t)l;
-    return l ? cs_rd_take(r, (size_t)l) : NULL;
+    if (!l) return NULL;
+    const uint8_t *q = r->p + r->pos;
+    r->pos += (size_t)l;
+    return q;
 }
 
 static st_deletion rd_del(cs_rd *r)
 {
     st_deletion d;
-    d.ts_us = cs_rd_svarint(r);
-    int64_t l = cs_rd_svarint(r);
+    d.ts_us = rd_sv(r);
+    int64_t l = rd_sv(r);
     if (l < INT32_MIN || l > INT32_MAX) r->err = CS_ECORRUPT;
     d.ldt_s = (int32_t)l;
     return d;
@@ -402,7 +438,7 @@ static st_deletion rd_del(cs_rd *r)
 
 static int32_t rd_i32(cs_rd *r)
 {
-    int64_t v = cs_rd_svarint(r);
+    int64_t v = rd_sv(r);
     if (v < INT32_MIN || v > INT32_MAX) r->err = CS_ECORRUPT;
     return (int32_t)v;
 }
@@ -411,7 +447,7 @@ int st__op_next(cs_rd *r, st__op *op)
 {
     if (cs_rd_left(r) == 0) return r->err ? CS_ECORRUPT : 0;
     memset(op, 0, sizeof *op);
-    op->kind = cs_rd_u8(r);
+    op->kind = rd_u8(r);
     switch (op->kind) {
     case ST__OP_PARTITION:
         op->id = cs_rd_take(r, 16);
@@ -422,7 +458,7 @@ int st__op_next(cs_rd *r, st__op *op)
         op->d = rd_del(r);
         break;
     case ST__OP_RT: {
-        uint8_t f = cs_rd_u8(r);
+        uint8_t f = rd_u8(r);
         op->rt.start_incl = f & 1;
         op->rt.end_incl = (f & 2) != 0;
         op->rt.start = rd_bytes(r, &op->rt.start_len);
@@ -431,27 +467,27 @@ int st__op_next(cs_rd *r, st__op *op)
         break;
     }
     case ST__OP_ROW:
-        op->rflags = cs_rd_u8(r);
+        op->rflags = rd_u8(r);
         op->ck = rd_bytes(r, &op->ck_len);
         break;
     case ST__OP_LIVENESS:
-        op->lv.ts_us = cs_rd_svarint(r);
+        op->lv.ts_us = rd_sv(r);
         op->lv.ttl_s = rd_i32(r);
         op->lv.ldt_s = rd_i32(r);
         break;
     case ST__OP_CDEL: {
-        uint64_t c = cs_rd_uvarint(r);
+        uint64_t c = rd_uv(r);
         if (c > UINT32_MAX) r->err = CS_ECORRUPT;
         op->col = (uint32_t)c;
         op->d = rd_del(r);
         break;
     }
     case ST__OP_CELL: {
-        uint64_t c = cs_rd_uvarint(r);
+        uint64_t c = rd_uv(r);
         if (c > UINT32_MAX) r->err = CS_ECORRUPT;
         op->cell.col = (uint32_t)c;
-        op->cell.flags = cs_rd_u8(r);
-        op->cell.ts_us = cs_rd_svarint(r);
+        op->cell.flags = rd_u8(r);
+        op->cell.ts_us = rd_sv(r);
         op->cell.ttl_s = rd_i32(r);
         op->cell.ldt_s = rd_i32(r);
         op->cell.path = rd_bytes(r, &op->cell.path_len);
