@@ -21,6 +21,14 @@
 typedef struct cql_prepared_cache cql_prepared_cache;   /* executor-owned */
 typedef struct cql_stmt_cache cql_stmt_cache;           /* executor-owned */
 
+/* One memo of a statement's table resolution (exec.c cql__table_cached). */
+typedef struct cql_tcache_ent {
+    const ast_qname *qn;              /* the statement's table name it was made for */
+    sch_table *t;
+    uint8_t ver[16];                  /* catalog version when made: any DDL invalidates */
+} cql_tcache_ent;
+#define CQL_TCACHE_SIZE 64
+
 struct cql_ctx {
     st_engine *eng;
     cql_config cfg;
@@ -34,7 +42,17 @@ struct cql_ctx {
     void *metrics;                    /* per-table metrics (metrics.c), lazily created */
     void *traces;                     /* recent trace sessions (trace.c), lazily created */
     void *index_builds;               /* index/view builds in progress (index_build.c), lazily created */
+    cql_tcache_ent tcache[CQL_TCACHE_SIZE];   /* executor-owned (exec.c) */
+    void *select_meta;                /* SELECT result metadata memo (exec_select.c), lazily created */
 };
+
+/* Free ctx->select_meta (exec_select.c; called by cql_exec_ctx_destroy). */
+void cql__select_meta_free(cql_ctx *ctx);
+
+/* [ks.]name resolved as sch_resolve_table does (same errors), memoized per
+ * statement until the catalog version changes (executor, exec.c). */
+sch_table *cql__table_cached(cql_ctx *ctx, const ast_qname *qn, const char *session_ks,
+                             cs_error *e);
 
 /* ------------------------------------------------ Rows result builder (executor: result.c)
  * Builds a RESULT Rows body (spec v4 §4.2.5.2) in r->body:

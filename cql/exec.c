@@ -154,6 +154,33 @@ static int dispatch(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params
     }
 }
 
+sch_table *cql__table_cached(cql_ctx *ctx, const ast_qname *qn, const char *session_ks,
+                             cs_error *e)
+{
+    const char *ks = qn->ks ? qn->ks : (session_ks && session_ks[0] ? session_ks : NULL);
+    cql_tcache_ent *ce = &ctx->tcache[((uintptr_t)qn >> 4) % CQL_TCACHE_SIZE];
+    uint8_t ver[16];
+    sch_version(ctx->cat, ver);
+    /* The version check comes first: only then is ce->t known to be alive.
+     * The names are compared too, since another statement may have been
+     * allocated where an old one was freed. */
+    if (ks && ce->qn == qn && ce->t && !memcmp(ce->ver, ver, 16) && !strcmp(ce->t->name, qn->name) &&
+        !strcmp(ce->t->ks->name, ks))
+        return ce->t;
+    cs_error ignore;
+    if (!e) {
+        cs_error_init(&ignore);
+        e = &ignore;
+    }
+    sch_table *t = sch_resolve_table(ctx->cat, qn->ks, qn->name, session_ks, e);
+    if (t) {
+        ce->qn = qn;
+        ce->t = t;
+        memcpy(ce->ver, ver, 16);
+    }
+    return t;
+}
+
 /* Per-table request latency for nodetool and system_views (cql/metrics.c):
  * SELECT counts as a read (a range scan when no partition key is given),
  * INSERT/UPDATE/DELETE as a write; a BATCH counts once per statement. */
@@ -172,9 +199,8 @@ static void record_latency(cql_ctx *ctx, cql_session *s, const cql_stmt *st, uin
         return;
     default: return;
     }
-    cs_error ignore;
-    cs_error_init(&ignore);
-    sch_table *t = sch_resolve_table(ctx->cat, qn->ks, qn->name, s->keyspace, &ignore);
+    /* resolved (and memoized) by the execution that just succeeded */
+    sch_table *t = cql__table_cached(ctx, qn, s->keyspace, NULL);
     if (t)
         cql_metrics_record(ctx, t, kind, us, NULL, 0);
 }
@@ -201,10 +227,12 @@ int cql__run(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p, cq
         pp.n_values = st->n_binds;
         pp.names = NULL;
         pp.name_lens = NULL;
-        uint64_t t0 = cs_mono_ns();
+        uint64_t t0 = pp.start_ns ? pp.start_ns : cs_mono_ns();
         rc = dispatch(ctx, s, st, &pp, r, e);
-        if (rc == 0)
-            record_latency(ctx, s, st, (cs_mono_ns() - t0) / 1000);
+        if (rc == 0) {
+            r->end_ns = cs_mono_ns();   /* the server reuses it (one clock read) */
+            record_latency(ctx, s, st, (r->end_ns - t0) / 1000);
+        }
     }
     cs_arena_destroy(&a);
     if (rc == 0 && r->schema_changed)
@@ -220,7 +248,11 @@ static cql_session *session_with_ks(cql_session *s, const char *ks, cql_session 
     if (!ks || !*ks || !strcmp(ks, s->keyspace))
         return s;
     *tmp = *s;
-    snprintf(tmp->keyspace, sizeof(tmp->keyspace), "%s", ks);
+    size_t n = strlen(ks);
+    if (n >= sizeof(tmp->keyspace))
+        n = sizeof(tmp->keyspace) - 1;
+    memcpy(tmp->keyspace, ks, n);
+    tmp->keyspace[n] = '\0';
     return tmp;
 }
 
@@ -374,4 +406,5 @@ int cql_batch(cql_ctx *ctx, cql_session *s, uint8_t type, const cql_batch_item *
 void cql_exec_ctx_destroy(cql_ctx *ctx)
 {
     cql_exec_caches_free(ctx);
+    cql__select_meta_free(ctx);
 }

@@ -82,6 +82,7 @@ typedef struct cql_params {
     int64_t timestamp;                 /* INT64_MIN if absent */
     const char *keyspace;              /* v5 per-query keyspace, NULL if absent */
     int32_t now_in_seconds;            /* v5, 0 if absent */
+    uint64_t start_ns;                 /* server: when the request started (cs_mono_ns); 0 = now */
 } cql_params;
 
 /* Schema change, for RESULT and EVENT (spec v4 §4.2.6). */
@@ -98,6 +99,7 @@ typedef struct cql_result {
     char **warnings; int n_warnings;   /* client warnings (cs_malloc'd strings) */
     bool schema_changed; cql_schema_change change;
     bool need_sync; st_clog_pos sync_pos;   /* wait for commit log before replying */
+    uint64_t end_ns;                   /* cs_mono_ns when execution ended, if read; else 0 */
 } cql_result;
 
 void cql_result_init(cql_result *r);

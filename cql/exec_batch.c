@@ -99,8 +99,14 @@ int cql__wbatch_commit(cql_wbatch *b, cql_result *r, cs_error *e)
     if (st_mutation_empty(b->m))
         return 0;
     /* index hook (issue 5, cql/index_maint.c): index entries and view rows
-     * join the same mutation, so base, indexes and views commit together */
-    if (cql_index_maintain(b->ctx, b->m, b->now_s, e) < 0)
+     * join the same mutation, so base, indexes and views commit together.
+     * Every partition of m went through cql__wbatch_partition, so when none
+     * of b->parts' tables has an index or a view there is nothing to do
+     * (and the walk over m is skipped). */
+    bool maint = false;
+    for (int i = 0; i < b->n_parts && !maint; i++)
+        maint = b->parts[i].t->n_indexes > 0 || b->parts[i].t->n_views > 0;
+    if (maint && cql_index_maintain(b->ctx, b->m, b->now_s, e) < 0)
         return CS_EUSER;
     st_clog_pos pos = { 0, 0 };
     int rc = st_write(b->ctx->eng, b->m, &pos);
@@ -269,8 +275,13 @@ int cql__exec_writes(cql_ctx *ctx, cql_session *s, int kind, const ast_using *us
                      const cql_batch_entry *items, int n_items, const cql_params *p,
                      cql_result *r, cs_error *e)
 {
-    int32_t now_s = p && p->now_in_seconds > 0 ? p->now_in_seconds : cs_now_s();
-    int64_t batch_ts = p && p->timestamp != INT64_MIN ? p->timestamp : cs_write_ts_us();
+    /* One clock read when the server picks the timestamp: "now" is its
+     * second (cs_write_ts_us only ever runs ahead of the clock by the few
+     * microseconds it needs to stay unique). */
+    bool client_ts = p && p->timestamp != INT64_MIN;
+    int64_t batch_ts = client_ts ? p->timestamp : cs_write_ts_us();
+    int32_t now_s = p && p->now_in_seconds > 0 ? p->now_in_seconds
+                  : client_ts ? cs_now_s() : (int32_t)(batch_ts / 1000000);
     bool ts_set = false;
     int rc = CS_EUSER;
     cs_arena arena;

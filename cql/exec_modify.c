@@ -187,10 +187,11 @@ static int eval_attrs(cql_eval *ev, const ast_using *u, const sch_table *t, int6
 
 static ast_relation *eq_rel(cs_arena *a, const char *col, ast_term *value)
 {
-    ast_relation *r = cs_arena_zalloc(a, sizeof *r);
-    char **cols = cs_arena_alloc(a, sizeof *cols);
-    if (!r || !cols)
+    struct { ast_relation r; char *col; } *blk = cs_arena_zalloc(a, sizeof *blk);   /* one allocation */
+    if (!blk)
         return NULL;
+    ast_relation *r = &blk->r;
+    char **cols = &blk->col;
     cols[0] = (char *)col;
     r->kind = REL_COLUMN;
     r->op = OP_EQ;
@@ -439,7 +440,7 @@ int cql__wplan_prepare(cql_eval *ev, cql_stmt *st, int64_t batch_ts, int32_t now
                         : st->kind == STMT_UPDATE ? &st->u.update.table : &st->u.del.table;
     const ast_using *us = st->kind == STMT_INSERT ? &st->u.insert.using
                         : st->kind == STMT_UPDATE ? &st->u.update.using : &st->u.del.using;
-    sch_table *t = sch_resolve_table(ev->ctx->cat, qn->ks, qn->name, ev->sess ? ev->sess->keyspace : "", e);
+    sch_table *t = cql__table_cached(ev->ctx, qn, ev->sess ? ev->sess->keyspace : "", e);
     if (!t)
         return CS_EUSER;
     pl->t = t;

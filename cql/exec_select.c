@@ -390,7 +390,7 @@ static int sx_init(cql_sx *x, cql_ctx *ctx, cql_session *s, cql_stmt *st, const 
     cs_buf_init(&x->last_pk);
     cs_buf_init(&x->last_ck);
     cs_buf_init(&x->group_key);
-    x->t = sch_resolve_table(ctx->cat, x->as->table.ks, x->as->table.name, s->keyspace, e);
+    x->t = cql__table_cached(ctx, &x->as->table, s->keyspace, e);
     if (!x->t)
         return CS_EUSER;
     cql__eval_init(&x->ev, ctx, s, x->t->ks->name, p ? p->values : NULL, p ? p->n_values : 0, &x->arena);
@@ -458,6 +458,96 @@ static int eval_limit(cql_sx *x, const ast_term *t, const char *name, const char
     return 0;
 }
 
+/* ---------------------------------------------------------------- metadata memo */
+
+/*
+ * The start of a Rows body up to the row count (kind, flags, column count,
+ * table spec, column specs) depends only on the statement, its table, the
+ * catalog and the protocol version, so a statement executed again copies
+ * the bytes (and the writer's state) recorded the first time instead of
+ * encoding every column spec.  An entry is used only when all of these
+ * match, the text included: another statement may be allocated where a
+ * freed one was.
+ */
+#define META_MEMO_SIZE 64
+typedef struct meta_memo {
+    const cql_stmt *st;
+    char *text; size_t text_len;       /* cs_malloc'd copy of st->text */
+    const sch_table *t;
+    uint8_t ver[16];                   /* catalog version: any DDL invalidates */
+    int proto;
+    cql_rows w;                        /* writer state after the metadata (w.r unused) */
+    uint8_t *bytes; size_t n;          /* body bytes [0, n) */
+} meta_memo;
+
+void cql__select_meta_free(cql_ctx *ctx)
+{
+    meta_memo *m = ctx->select_meta;
+    if (!m)
+        return;
+    for (int i = 0; i < META_MEMO_SIZE; i++) {
+        cs_free(m[i].text);
+        cs_free(m[i].bytes);
+    }
+    cs_free(m);
+    ctx->select_meta = NULL;
+}
+
+static meta_memo *meta_slot(cql_ctx *ctx, const cql_stmt *st)
+{
+    if (!ctx->select_meta)
+        ctx->select_meta = cs_calloc(META_MEMO_SIZE, sizeof(meta_memo));
+    meta_memo *m = ctx->select_meta;
+    return m ? &m[((uintptr_t)st >> 4) % META_MEMO_SIZE] : NULL;
+}
+
+/* Start the Rows body: from the memo if it matches, else encoded (and
+ * recorded when it can be replayed). */
+static void begin_rows(cql_sx *x, cql_result *r, int version, int n_cols, bool skip_metadata)
+{
+    meta_memo *m = skip_metadata ? NULL : meta_slot(x->ctx, x->st);
+    uint8_t ver[16];
+    if (m) {
+        sch_version(x->ctx->cat, ver);
+        if (m->st == x->st && m->t == x->t && m->proto == version && m->bytes &&
+            !memcmp(m->ver, ver, 16) && m->w.n_cols == n_cols && m->text_len == x->st->text_len &&
+            !memcmp(m->text, x->st->text, m->text_len)) {
+            cs_buf_reset(&r->body);
+            cs_buf_put(&r->body, m->bytes, m->n);
+            x->out = m->w;
+            x->out.r = r;
+            return;
+        }
+    }
+    cql_rows_begin(&x->out, r, version, x->t->ks->name, x->t->name, n_cols, skip_metadata);
+    cql__sel_columns(&x->sel, &x->out);
+    /* replayable: every column spec written and the row count last */
+    if (!m || r->body.err || x->out.cols_added != n_cols || !x->out.count_off ||
+        x->out.count_off + 4 != r->body.len || x->out.n_rows != 0)
+        return;
+    uint8_t *bytes = cs_malloc(r->body.len);
+    char *text = cs_malloc(x->st->text_len ? x->st->text_len : 1);
+    if (!bytes || !text) {
+        cs_free(bytes);
+        cs_free(text);
+        return;
+    }
+    cs_free(m->bytes);
+    cs_free(m->text);
+    memcpy(bytes, r->body.p, r->body.len);
+    memcpy(text, x->st->text, x->st->text_len);
+    m->st = x->st;
+    m->text = text;
+    m->text_len = x->st->text_len;
+    m->t = x->t;
+    memcpy(m->ver, ver, 16);
+    m->proto = version;
+    m->w = x->out;
+    m->w.r = NULL;
+    m->bytes = bytes;
+    m->n = r->body.len;
+}
+
 static int run_select(cql_sx *x, cql_result *r)
 {
     const cql_params *p = x->p;
@@ -509,9 +599,8 @@ static int run_select(cql_sx *x, cql_result *r)
             x->stop = true;
     }
     int n_cols = x->sel.json ? 1 : x->sel.n;
-    cql_rows_begin(&x->out, r, x->s->protocol_version ? x->s->protocol_version : 4, x->t->ks->name,
-                   x->t->name, n_cols, p ? p->skip_metadata : false);
-    cql__sel_columns(&x->sel, &x->out);
+    begin_rows(x, r, x->s->protocol_version ? x->s->protocol_version : 4, n_cols,
+               p ? p->skip_metadata : false);
     if (!x->w.empty && !x->stop) {
         bool by_index = false;   /* index hook (issue 5) */
         if (x->t->is_virtual)

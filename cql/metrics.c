@@ -60,6 +60,17 @@ static metrics *M(cql_ctx *ctx)
     return ctx->metrics;
 }
 
+/* Slot hash of a table id (a uuid: random or MD5 bits, so a multiply-mix
+ * of its two halves spreads well). */
+static size_t id_hash(const uint8_t id[16])
+{
+    uint64_t a, b;
+    memcpy(&a, id, 8);
+    memcpy(&b, id + 8, 8);
+    uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
+    return (size_t)(h ^ (h >> 31));
+}
+
 static cql_table_metrics *find(metrics *m, const uint8_t id[16], bool create)
 {
     if (create && (m->n + 1) * 2 > m->cap) {
@@ -71,7 +82,7 @@ static cql_table_metrics *find(metrics *m, const uint8_t id[16], bool create)
             if (!m->tables[i].reads.count && !m->tables[i].writes.count && !m->tables[i].scans.count &&
                 !memcmp(m->tables[i].id, (uint8_t[16]){ 0 }, 16))
                 continue;
-            size_t j = cs_xxh64(m->tables[i].id, 16, 0) & (nc - 1);
+            size_t j = id_hash(m->tables[i].id) & (nc - 1);
             while (memcmp(nt[j].id, (uint8_t[16]){ 0 }, 16))
                 j = (j + 1) & (nc - 1);
             nt[j] = m->tables[i];
@@ -82,7 +93,7 @@ static cql_table_metrics *find(metrics *m, const uint8_t id[16], bool create)
     }
     if (!m->cap)
         return NULL;
-    size_t j = cs_xxh64(id, 16, 0) & (m->cap - 1);
+    size_t j = id_hash(id) & (m->cap - 1);
     while (memcmp(m->tables[j].id, (uint8_t[16]){ 0 }, 16)) {
         if (!memcmp(m->tables[j].id, id, 16))
             return &m->tables[j];

@@ -6,8 +6,9 @@
  * Ids follow Cassandra's QueryProcessor.computeId: MD5 of the query text,
  * prefixed with the keyspace when the statement is not keyspace-qualified and
  * a keyspace is in use, so the same text prepared under two keyspaces gets
- * two ids.  Cached statements are immutable ASTs; the executor re-resolves
- * tables on every execution, so DDL never invalidates them.
+ * two ids.  Cached statements are immutable ASTs; the executor resolves
+ * their tables through cql__table_cached (exec.c), a memo checked against
+ * the catalog version, so DDL never leaves a stale table behind.
  */
 #include <stdio.h>
 #include <string.h>

@@ -19,6 +19,7 @@
  * unbounded side is len 0, inclusive=true.  DESC columns are stored inverted,
  * so a value-space lower bound on a DESC column becomes a byte-space end.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -554,22 +555,28 @@ int cql__where_analyze(cql_eval *ev, const sch_table *t, ast_relation **rels, in
     if (kind == CQL_WHERE_SELECT && !(flags & CQL_WHERE_ALLOW_FILTERING) &&
         cql_index_grants_key_filtering(t, rels, n_rels))
         flags |= CQL_WHERE_ALLOW_FILTERING;
+    if (t->n_pk > 16)
+        return cs_error_set(e, CS_ERR_INVALID, "Too many partition key columns");
     cql_wan a;
-    memset(&a, 0, sizeof(a));
+    /* zero all but the pk groups past the table's pk columns (never read) */
+    memset(&a, 0, offsetof(cql_wan, pk_eq));
+    memset(a.pk_eq, 0, sizeof(a.pk_eq[0]) * (size_t)t->n_pk);
+    memset(a.pk_has, 0, sizeof(a) - offsetof(cql_wan, pk_has));
     a.ev = ev;
     a.t = t;
     a.w = out;
     a.kind = kind;
     a.flags = flags;
     a.e = e;
-    if (t->n_pk > 16)
-        return cs_error_set(e, CS_ERR_INVALID, "Too many partition key columns");
     int nck = t->n_ck > 0 ? t->n_ck : 1;
-    a.ck_eq = cs_arena_zalloc(ev->arena, sizeof(cql_eqgroup) * (size_t)nck);
-    a.ck_sl = cs_arena_zalloc(ev->arena, sizeof(cql_slicer) * (size_t)nck);
-    a.ck_used = cs_arena_zalloc(ev->arena, sizeof(bool) * (size_t)nck);
-    if (!a.ck_eq || !a.ck_sl || !a.ck_used)
+    /* one zeroed block: groups, slicers, then the used flags */
+    size_t eq_sz = sizeof(cql_eqgroup) * (size_t)nck, sl_sz = sizeof(cql_slicer) * (size_t)nck;
+    uint8_t *blk = cs_arena_zalloc(ev->arena, eq_sz + sl_sz + sizeof(bool) * (size_t)nck);
+    if (!blk)
         return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    a.ck_eq = (cql_eqgroup *)blk;
+    a.ck_sl = (cql_slicer *)(blk + eq_sz);
+    a.ck_used = (bool *)(blk + eq_sz + sl_sz);
     int rc = collect(&a, rels, n_rels);
     if (rc == 0)
         rc = cql__wan_build_pks(&a);

@@ -31,7 +31,7 @@ typedef struct cql_wan {
     cql_where_kind kind;
     int flags;
     cs_error *e;
-    cql_eqgroup pk_eq[16]; bool pk_has[16];
+    cql_eqgroup pk_eq[16]; bool pk_has[16];   /* pk_eq: only [0, t->n_pk) is initialized */
     bool pk_slice;                       /* a pk column restricted by < > */
     cql_eqgroup *ck_eq; cql_slicer *ck_sl;       /* indexed by ck position (group starts) */
     bool *ck_used;                       /* column restricted by anything */

@@ -91,6 +91,16 @@ int cql__wan_build_pks(cql_wan *a)
     for (long n = 0; n < total; n++) {
         for (int i = 0; i < t->n_pk; i++)
             vals[i] = a->pk_eq[i].tuples[idx[i]];
+        if (t->n_pk == 1 && vals[0].len >= 0) {
+            /* a single component is serialized as itself (sch_partition_key) */
+            w->pks[w->n_pks].len = vals[0].len;
+            w->pks[w->n_pks].p = cs_arena_memdup(a->ev->arena, vals[0].p ? vals[0].p : (const uint8_t *)"",
+                                                 vals[0].len ? (size_t)vals[0].len : 1);
+            w->n_pks++;
+            if (++idx[0] >= a->pk_eq[0].k)
+                idx[0] = 0;
+            continue;
+        }
         cs_buf_reset(&b);
         int krc = sch_partition_key(t, vals, &b);
         if (krc != 0 || b.err) {
