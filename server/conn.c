@@ -35,10 +35,14 @@
  *     no longer be trusted.  The close lingers (FIN, then input discarded
  *     until the peer closes or LINGER_MS) so the error is not lost to a
  *     RST.  Other connections are never affected.
- *  6. Replies of one read callback are gathered in `out` and written with one
- *     uv_try_write (uv_write for what is left), so pipelined requests cost one
- *     syscall.  Output order within a connection is the order replies are
- *     produced; clients match replies by stream id.
+ *  6. Replies are gathered in `out` and written once per loop iteration:
+ *     flush() queues the connection on srv->flushq and a uv_check handle,
+ *     after every read callback of the iteration has run, writes the commit
+ *     log tail once (st_log_flush) and then each queued `out` with one
+ *     uv_try_write (uv_write for what is left).  So pipelined requests cost
+ *     one write per connection, and all the writes acknowledged in one
+ *     iteration one commit log pwrite.  Output order within a connection is
+ *     the order replies are produced; clients match replies by stream id.
  *  7. A reply that must wait for the commit log (cql_result.need_sync) is
  *     encoded at once into a pending record; st_sync_wait's callback appends
  *     it to `out`.  Each pending record holds a reference on the connection, so
@@ -94,7 +98,10 @@ struct conn {
     size_t inflight;                 /* bytes of the uv_write in flight */
     int events;                      /* MSG_EV_* registered */
     bool listed;                     /* in system_views.clients (cql_session_opened) */
-    int refs;                        /* pending sync replies, write in flight, pump on the stack */
+    int refs;                        /* pending sync replies, write in flight, pump on the stack,
+                                        queued in srv->flushq */
+    bool queued;                     /* in srv->flushq (invariant 6) */
+    conn *qnext;                     /* next in srv->flushq */
     cs_buf in;                       /* unparsed input */
     cs_buf out;                      /* replies not yet handed to the kernel */
     cs_arena arena;                  /* decoded requests of the current read */
@@ -118,9 +125,9 @@ const uint32_t srv_lat_bounds_us[SRV_LAT_BUCKETS - 1] = {
 };
 
 /* Count one CQL request's latency (from its frame to its queued reply). */
-static void record_latency(srv *s, uint64_t start_ns)
+static void record_latency(srv *s, uint64_t start_ns, uint64_t end_ns)
 {
-    uint64_t us = (cs_mono_ns() - start_ns) / 1000;
+    uint64_t us = (end_ns - start_ns) / 1000;
     int i = 0;
     while (i < SRV_LAT_BUCKETS - 1 && us > srv_lat_bounds_us[i])
         i++;
@@ -260,7 +267,7 @@ static void on_write(uv_write_t *req, int status)
  * Hand `out` to the kernel: uv_try_write first (no allocation on the common
  * path), then uv_write for the remainder, which takes the buffer's memory.
  */
-static void flush(conn *c)
+static void flush_now(conn *c)
 {
     if (c->closed || c->writing)
         return;
@@ -317,6 +324,77 @@ static void flush(conn *c)
     }
     if (c->close_after_flush)
         begin_linger(c);
+}
+
+/*
+ * Write every queued connection's output (invariant 6).  A connection that
+ * stopped reading for back-pressure and whose output drained at once
+ * resumes here (as in on_write); what it produces is queued again and
+ * written before this returns, so nothing waits for another event.
+ */
+static void run_flushq(srv *s)
+{
+    while (s->flushq) {
+        conn *c = s->flushq;
+        s->flushq = c->qnext;
+        c->qnext = NULL;
+        c->queued = false;
+        flush_now(c);
+        if (!c->closed && c->read_paused && !c->writing)
+            pump(c);
+        conn_unref(c);
+    }
+}
+
+static void on_flush_check(uv_check_t *h)
+{
+    run_flushq(h->data);
+}
+
+static void on_flush_check_closed(uv_handle_t *h)
+{
+    (void)h;
+}
+
+/*
+ * Replies are written once per loop iteration, after every read callback of
+ * that iteration has run: the commit log tail of all the writes they answer
+ * goes to the kernel with one pwrite (st_log_flush in flush_now, then a
+ * no-op for the other connections) instead of one per connection.  The
+ * check handle runs right after the poll phase, so no reply waits for
+ * another event.  Without the handle (srv_close called), write at once.
+ */
+static void flush(conn *c)
+{
+    srv *s = c->s;
+    if (c->closed || c->writing)
+        return;
+    if (c->queued)
+        return;
+    if (!s->flush_check_open) {
+        if (s->stopping || uv_check_init(s->loop, &s->flush_check) != 0) {
+            flush_now(c);
+            return;
+        }
+        s->flush_check.data = s;
+        s->flush_check_open = true;
+        uv_unref((uv_handle_t *)&s->flush_check);   /* never keeps the loop alive */
+        uv_check_start(&s->flush_check, on_flush_check);
+    }
+    c->queued = true;
+    c->qnext = s->flushq;
+    s->flushq = c;
+    c->refs++;
+}
+
+void conn__srv_close(srv *s)
+{
+    run_flushq(s);
+    cs_buf_destroy(&s->spare_body);
+    if (s->flush_check_open) {
+        s->flush_check_open = false;
+        uv_close((uv_handle_t *)&s->flush_check, on_flush_check_closed);
+    }
 }
 
 /* Append an ERROR frame for e on `stream`. */
@@ -495,7 +573,7 @@ static void on_sync_done(void *arg)
 {
     pending_reply *p = arg;
     conn *c = p->c;
-    record_latency(c->s, p->start_ns);
+    record_latency(c->s, p->start_ns, cs_mono_ns());
     if (!c->closed) {
         cs_buf_put(&c->out, p->frame.p, p->frame.len);
         flush(c);
@@ -527,7 +605,8 @@ static void finish_cql(conn *c, int16_t stream, int rc, cql_result *r, cs_error 
     srv *s = c->s;
     if (rc == CS_EUSER || (rc != 0 && cs_error_isset(e))) {
         reply_error(c, stream, e);
-        record_latency(s, start_ns);
+        s->clock_ns = cs_mono_ns();
+        record_latency(s, start_ns, s->clock_ns);
         return;
     }
     if (rc != 0) {
@@ -558,7 +637,8 @@ static void finish_cql(conn *c, int16_t stream, int rc, cql_result *r, cs_error 
         return;
     }
     encode_result(c, &c->out, stream, r, tracing_id);
-    record_latency(s, start_ns);
+    s->clock_ns = r->end_ns ? r->end_ns : cs_mono_ns();
+    record_latency(s, start_ns, s->clock_ns);
 events:
     if (r->schema_changed)
         srv_push_schema_change(s, &r->change);
@@ -591,35 +671,52 @@ static void trace_request(conn *c, const msg_request *m, int64_t started_us, uin
     cql_trace_record(c->s->cql, &t, id);
 }
 
-static void on_cql_request(conn *c, int16_t stream, msg_request *m, bool tracing)
+/* `ep` is the caller's initialized, unset error (a cs_error is ~2 KB, so one
+ * initialization serves both the decoding and the execution). */
+static void on_cql_request(conn *c, int16_t stream, msg_request *m, bool tracing, cs_error *ep)
 {
     srv *s = c->s;
-    uint64_t start_ns = cs_mono_ns();
+    uint64_t start_ns = s->clock_ns ? s->clock_ns : cs_mono_ns();
+    s->clock_ns = 0;                 /* set again by finish_cql on success */
+    m->params.start_ns = start_ns;
     int64_t started_us = tracing ? cs_now_us() : 0;
     cql_result r;
-    cs_error e;
+    cs_error e_;
+    cs_error *pe = ep;
+    if (cs_error_isset(pe)) {
+        cs_error_init(&e_);
+        pe = &e_;
+    }
     cql_result_init(&r);
-    cs_error_init(&e);
+    if (s->spare_body.cap) {         /* no allocation for the body */
+        r.body = s->spare_body;
+        cs_buf_init(&s->spare_body);
+    }
     int rc;
     switch (m->opcode) {
     case OP_QUERY:
-        rc = cql_query(s->cql, &c->session, m->query, m->query_len, &m->params, &r, &e);
+        rc = cql_query(s->cql, &c->session, m->query, m->query_len, &m->params, &r, pe);
         break;
     case OP_PREPARE:
-        rc = cql_prepare(s->cql, &c->session, m->query, m->query_len, m->prepare_keyspace, &r, &e);
+        rc = cql_prepare(s->cql, &c->session, m->query, m->query_len, m->prepare_keyspace, &r, pe);
         break;
     case OP_EXECUTE:
-        rc = cql_execute(s->cql, &c->session, m->id, m->id_len, &m->params, &r, &e);
+        rc = cql_execute(s->cql, &c->session, m->id, m->id_len, &m->params, &r, pe);
         break;
     default:
         rc = cql_batch(s->cql, &c->session, m->batch_type, m->items, m->n_items, &m->params, &r,
-                       &e);
+                       pe);
         break;
     }
     cs_uuid trace_id;
     if (tracing)
-        trace_request(c, m, started_us, start_ns, rc, &e, &trace_id);
-    finish_cql(c, stream, rc, &r, &e, start_ns, tracing ? trace_id.b : NULL);
+        trace_request(c, m, started_us, start_ns, rc, pe, &trace_id);
+    finish_cql(c, stream, rc, &r, pe, start_ns, tracing ? trace_id.b : NULL);
+    if (!s->stopping && !r.body.err && r.body.cap <= IDLE_BUF_KEEP && !s->spare_body.cap) {
+        s->spare_body = r.body;
+        s->spare_body.len = 0;
+        cs_buf_init(&r.body);
+    }
     cql_result_destroy(&r);
 }
 
@@ -659,6 +756,11 @@ static bool check_state(conn *c, int16_t stream, uint8_t op)
 static void on_frame(conn *c, const frame_header *h, const uint8_t *body)
 {
     srv *s = c->s;
+    /* Only a CQL request leaves srv.clock_ns set (at its end): any other
+     * frame (STARTUP with password hashing, errors...) makes the next
+     * request read the clock. */
+    uint64_t clock_ns = s->clock_ns;
+    s->clock_ns = 0;
     s->stats.requests++;
     if (h->opcode < CS_ARRAY_LEN(s->stats.by_opcode))
         s->stats.by_opcode[h->opcode]++;
@@ -721,7 +823,8 @@ static void on_frame(conn *c, const frame_header *h, const uint8_t *body)
             reply_frame(c, h->stream, OP_READY, NULL, 0);
             break;
         default:
-            on_cql_request(c, h->stream, &m, (h->flags & FRAME_FLAG_TRACING) != 0);
+            s->clock_ns = clock_ns;
+            on_cql_request(c, h->stream, &m, (h->flags & FRAME_FLAG_TRACING) != 0, &e);
             break;
         }
     }
@@ -860,7 +963,9 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
     if (c->state == C_CLOSING)
         return;                      /* lingering: input is discarded */
     c->in.len += (size_t)nread;
+    c->s->clock_ns = cs_mono_ns();   /* start of this read's first request */
     pump(c);
+    c->s->clock_ns = 0;              /* never reused after this callback */
 }
 
 /* ------------------------------------------------------------ accept / events */

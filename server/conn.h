@@ -52,6 +52,17 @@ typedef struct srv {
     char addr[64];                   /* bound numeric address after srv_listen */
     srv_stats stats;
     bool log_deferred;               /* st_defer_log_writes on: st_log_flush before replies */
+    /* Replies are handed to the kernel once per loop iteration (conn.c
+     * flush): connections with output wait in `flushq` for the check
+     * handle, which writes the commit log tail once and then each reply. */
+    uv_check_t flush_check;
+    bool flush_check_open;           /* flush_check initialized and not closed */
+    conn *flushq;                    /* connections waiting for on_flush_check */
+    /* cs_mono_ns at the last read or the end of the last CQL request (0:
+     * unknown): the start of the next request of the same read, so each
+     * request costs one clock read (conn.c on_cql_request). */
+    uint64_t clock_ns;
+    cs_buf spare_body;               /* a RESULT body buffer kept between requests */
 } srv;
 
 /* Prepare s (no handles opened yet). */
@@ -76,5 +87,7 @@ void conn__close(conn *c, bool after_flush);
 /* Write an EVENT frame if the connection registered for schema events. */
 void conn__push_schema_change(conn *c, const cql_schema_change *ch);
 conn *conn__next(conn *c);
+/* Write every queued reply now and close the flush handle (srv_close). */
+void conn__srv_close(srv *s);
 
 #endif

@@ -99,6 +99,7 @@ void srv_close(srv *s)
         s->listening = false;
         uv_close((uv_handle_t *)&s->tcp, NULL);
     }
+    conn__srv_close(s);
     for (conn *c = s->conns; c; c = conn__next(c))
         conn__close(c, false);
 }
