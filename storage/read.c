@@ -13,6 +13,13 @@
  * scanned: the caller gets ST_SCAN_BUDGET and resumes from
  * st_scan_budget_pos, so long tombstone runs yield short pages instead of
  * one read that crosses tombstone_failure_threshold.
+ * Point reads: a single-partition scan keeps itself, its spec copies, its
+ * source arrays and (unless the partition is read in windows) its rows in
+ * one arena, so it costs one allocation; st_read_point runs the same
+ * lookups, merge and live view on a stack scan with everything in the
+ * caller's arena (no scan object at all).  Per sstable a point read costs
+ * a bloom probe, an index summary + index search, and the partition's
+ * bytes from the block cache, or from the mapped Data.db on a miss.
  */
 #include "storage/storage_int.h"
 #include "storage/sstable_int.h"
@@ -27,7 +34,9 @@ struct st_scan {
     st_table *t;
     st_read_spec spec;
     st_slice *slices;                   /* owned copy */
-    cs_arena keep;                      /* spec copies */
+    cs_arena keep;                      /* the scan itself, spec copies, sources */
+    cs_arena *ka;                       /* single partition: arena of everything (keep, or st_read_point's) */
+    bool accum;                         /* st_read_point: windows accumulate in ka */
     mt_memtable **mts; int n_mts;
     sst_reader **ssts; int n_ssts;
     cs_arena pa;                        /* per-window arena (rows handed out) */
@@ -237,9 +246,14 @@ static int window_slices(st_scan *s, int k, st_slice *out)
  * tombstones and sstables consulted.  Returns 0 or <0. */
 static int load_window(st_scan *s, int k, bool *exists)
 {
-    cs_arena_destroy(&s->pa);
-    cs_arena_init(&s->pa);
-    cs_arena *a = &s->pa;
+    cs_arena *a;
+    if (s->single && (s->n_win == 1 || s->accum)) {
+        a = s->ka;                      /* one window (or st_read_point): no arena of its own */
+    } else {
+        cs_arena_destroy(&s->pa);
+        cs_arena_init(&s->pa);
+        a = &s->pa;
+    }
     s->out = NULL; s->n_out = s->next_out = 0;
     s->first_win = false;
     bool want_static = s->spec.include_static && !s->static_done;
@@ -282,7 +296,7 @@ static int load_window(st_scan *s, int k, bool *exists)
         if (!p) return CS_ENOMEM;
         bool neg = false;
         int rc = sst_read_partition_ctx(r, token, pk, pk_len, sl, nsl, p, a, &neg,
-                                        s->pctx ? &s->pctx[i] : NULL, &s->parena);
+                                        s->pctx ? &s->pctx[i] : NULL, s->single ? s->ka : &s->parena);
         if (rc < 0) return rc;
         if (first) { if (neg) s->stats.sstables_skipped++; else s->stats.sstables_read++; }
         if (rc) parts[np++] = p;
@@ -352,18 +366,25 @@ static int count_le(const st_scan *s, const uint8_t *key, uint32_t len)
  * instead of whole.  Returns 1 if it has rows to return, 0 if not, <0. */
 static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t pk_len, bool known)
 {
-    if (pk_len + 1 > s->pkey_cap) {
-        uint8_t *n = cs_realloc(s->pkey, pk_len + 1);
-        if (!n) return CS_ENOMEM;
-        s->pkey = n; s->pkey_cap = pk_len + 1;
+    cs_arena *pa = s->ka;
+    if (s->single) {
+        /* One partition: its key is the (copied) spec key, its memo lives in ka. */
+        s->pkey = (uint8_t *)pk;
+    } else {
+        if (pk_len + 1 > s->pkey_cap) {
+            uint8_t *n = cs_realloc(s->pkey, pk_len + 1);
+            if (!n) return CS_ENOMEM;
+            s->pkey = n; s->pkey_cap = pk_len + 1;
+        }
+        if (pk_len) memcpy(s->pkey, pk, pk_len);
+        cs_arena_destroy(&s->parena);
+        cs_arena_init(&s->parena);
+        pa = &s->parena;
     }
-    if (pk_len) memcpy(s->pkey, pk, pk_len);
     s->pkey_len = pk_len;
     s->ptoken = token;
-    cs_arena_destroy(&s->parena);
-    cs_arena_init(&s->parena);
     s->n_wb = 0; s->wb = NULL; s->wbl = NULL;
-    s->pctx = s->n_ssts ? cs_arena_zalloc(&s->parena, sizeof(sst_pctx) * (size_t)s->n_ssts) : NULL;
+    s->pctx = s->n_ssts ? cs_arena_zalloc(pa, sizeof(sst_pctx) * (size_t)s->n_ssts) : NULL;
     if (s->n_ssts && !s->pctx) return CS_ENOMEM;
     /* One bloom probe + index search per sstable for the whole partition:
      * the memo in pctx[i] serves every window's read. */
@@ -409,15 +430,53 @@ static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t
 
 /* ---------------------------------------------------------------- scan api */
 
+/* Take the table's sources (memtables, sstables), each referenced, into
+ * arrays allocated in a. */
+static int snapshot_sources(st_scan *s, cs_arena *a)
+{
+    st_table *t = s->t;
+    pthread_mutex_lock(&t->mu);
+    s->mts = cs_arena_alloc(a, sizeof(mt_memtable *) * (size_t)(t->n_flushing + 1));
+    s->ssts = cs_arena_alloc(a, sizeof(sst_reader *) * (size_t)(t->n_ssts + 1));
+    if (s->mts && s->ssts) {
+        s->mts[s->n_mts++] = t->mem; mt_ref(t->mem);
+        for (int i = 0; i < t->n_flushing; i++) { s->mts[s->n_mts++] = t->flushing[i]; mt_ref(t->flushing[i]); }
+        for (int i = 0; i < t->n_ssts; i++) { s->ssts[s->n_ssts++] = t->ssts[i]; sst_reader_ref(t->ssts[i]); }
+    }
+    pthread_mutex_unlock(&t->mu);
+    return s->mts && s->ssts ? 0 : CS_ENOMEM;
+}
+
+static void release_sources(st_scan *s)
+{
+    for (int i = 0; i < s->n_mts; i++) mt_unref(s->mts[i]);
+    for (int i = 0; i < s->n_ssts; i++) sst_reader_unref(s->ssts[i]);
+    s->n_mts = s->n_ssts = 0;
+}
+
+static bool bad_slices(const st_read_spec *spec)
+{
+    for (int i = 0; i < spec->n_slices; i++) {
+        const st_slice *in = &spec->slices[i];
+        if ((in->start.len && !in->start.key) || (in->end.len && !in->end.key)) return true;
+    }
+    return false;
+}
+
 int st_scan_open(st_table *t, const st_read_spec *spec, st_scan **out)
 {
     *out = NULL;
-    if (!t || !spec || spec->n_slices < 0 || (spec->n_slices && !spec->slices)) return CS_EINVAL;
-    st_scan *s = cs_calloc(1, sizeof *s);
-    if (!s) return CS_ENOMEM;
+    if (!t || !spec || spec->n_slices < 0 || (spec->n_slices && !spec->slices) || bad_slices(spec)) return CS_EINVAL;
+    /* The scan lives in its own arena (keep), with the spec copies and the
+     * source arrays: a point read makes one allocation for all of it. */
+    cs_arena k;
+    cs_arena_init(&k);
+    st_scan *s = cs_arena_zalloc(&k, sizeof *s);
+    if (!s) { cs_arena_destroy(&k); return CS_ENOMEM; }
+    s->keep = k;
+    s->ka = &s->keep;
     s->t = t;
     s->spec = *spec;
-    cs_arena_init(&s->keep);
     cs_arena_init(&s->pa);
     cs_arena_init(&s->parena);
     if (spec->n_slices) {
@@ -425,7 +484,6 @@ int st_scan_open(st_table *t, const st_read_spec *spec, st_scan **out)
         for (int i = 0; s->slices && i < spec->n_slices; i++) {
             s->slices[i] = spec->slices[i];
             const st_slice *in = &spec->slices[i];
-            if ((in->start.len && !in->start.key) || (in->end.len && !in->end.key)) { st_scan_close(s); return CS_EINVAL; }
             s->slices[i].start.key = in->start.len ? cs_arena_memdup(&s->keep, in->start.key, in->start.len) : NULL;
             s->slices[i].end.key = in->end.len ? cs_arena_memdup(&s->keep, in->end.key, in->end.len) : NULL;
         }
@@ -445,24 +503,76 @@ int st_scan_open(st_table *t, const st_read_spec *spec, st_scan **out)
         }
     }
     s->now_s = spec->now_s ? spec->now_s : cs_now_s();
-    if (s->keep.err) { st_scan_close(s); return CS_ENOMEM; }
-    pthread_mutex_lock(&t->mu);
-    s->mts = cs_malloc(sizeof(mt_memtable *) * (size_t)(t->n_flushing + 1));
-    s->ssts = cs_malloc(sizeof(sst_reader *) * (size_t)(t->n_ssts + 1));
-    if (s->mts && s->ssts) {
-        s->mts[s->n_mts++] = t->mem; mt_ref(t->mem);
-        for (int i = 0; i < t->n_flushing; i++) { s->mts[s->n_mts++] = t->flushing[i]; mt_ref(t->flushing[i]); }
-        for (int i = 0; i < t->n_ssts; i++) { s->ssts[s->n_ssts++] = t->ssts[i]; sst_reader_ref(t->ssts[i]); }
-    }
-    pthread_mutex_unlock(&t->mu);
-    if (!s->mts || !s->ssts) { st_scan_close(s); return CS_ENOMEM; }
+    if (s->keep.err || snapshot_sources(s, &s->keep)) { st_scan_close(s); return CS_ENOMEM; }
     if (!s->single) {
-        s->nk_pos = cs_calloc((size_t)s->n_ssts + 1, sizeof *s->nk_pos);
-        s->nk_ok = cs_calloc((size_t)s->n_ssts + 1, sizeof *s->nk_ok);
+        s->nk_pos = cs_arena_zalloc(&s->keep, sizeof *s->nk_pos * ((size_t)s->n_ssts + 1));
+        s->nk_ok = cs_arena_zalloc(&s->keep, sizeof *s->nk_ok * ((size_t)s->n_ssts + 1));
         if (!s->nk_pos || !s->nk_ok) { st_scan_close(s); return CS_ENOMEM; }
     }
     *out = s;
     return 0;
+}
+
+/* The point-read fast path: the partition's rows straight into the
+ * caller's arena, with no scan object on the heap.  Same lookups, merge and
+ * live view as a single-partition scan (load_partition / load_window). */
+int st_read_point(st_table *t, const st_read_spec *spec, cs_arena *a, st_point *out)
+{
+    if (out) memset(out, 0, sizeof *out);
+    if (!t || !spec || !a || !out || !spec->pk || spec->n_slices < 0 || (spec->n_slices && !spec->slices) ||
+        spec->max_tombstones || spec->max_tombstones_live || bad_slices(spec))
+        return CS_EINVAL;
+    st_scan s;
+    memset(&s, 0, sizeof s);
+    cs_arena_init(&s.keep);
+    cs_arena_init(&s.pa);
+    cs_arena_init(&s.parena);
+    s.t = t;
+    s.spec = *spec;
+    s.ka = a;
+    s.accum = true;
+    s.single = true;
+    s.done = true;
+    s.now_s = spec->now_s ? spec->now_s : cs_now_s();
+    int rc = snapshot_sources(&s, a);
+    if (rc == 0) {
+        const uint8_t *pk = spec->pk_len ? cs_arena_memdup(a, spec->pk, spec->pk_len) : cs_arena_alloc(a, 1);
+        rc = pk ? load_partition(&s, cs_murmur3_token(pk, spec->pk_len), pk, spec->pk_len, false) : CS_ENOMEM;
+    }
+    if (rc == 1) {
+        /* Rows of later windows (a wide partition) are appended. */
+        st_row_view *rows = s.out;
+        int n = s.n_out, cap = s.n_out;
+        s.next_out = s.n_out;
+        bool exists = false;
+        int more;
+        while ((more = fill_rows(&s, &exists)) == 1) {
+            int add = s.n_out - s.next_out;
+            if (n + add > cap) {
+                int nc = cap * 2 > n + add ? cap * 2 : n + add;
+                st_row_view *nr = cs_arena_alloc(a, sizeof *nr * (size_t)nc);
+                if (!nr) { more = CS_ENOMEM; break; }
+                if (n) memcpy(nr, rows, sizeof *nr * (size_t)n);
+                rows = nr; cap = nc;
+            }
+            memcpy(rows + n, s.out + s.next_out, sizeof *rows * (size_t)add);
+            n += add;
+            s.next_out = s.n_out;
+        }
+        if (more < 0) rc = more;
+        for (int i = 0; i < n; i++)
+            if (rows[i].liveness.ts_us != INT64_MIN || rows[i].n_cells) s.stats.rows++;
+        out->part.pk = s.pkey; out->part.pk_len = s.pkey_len; out->part.token = s.ptoken;
+        out->part.deletion = s.pdel;
+        out->rows = rows; out->n_rows = n;
+    }
+    release_sources(&s);
+    cs_arena_destroy(&s.pa);
+    cs_arena_destroy(&s.parena);
+    cs_arena_destroy(&s.keep);
+    out->stats = s.stats;
+    if (rc < 0) { out->rows = NULL; out->n_rows = 0; memset(&out->part, 0, sizeof out->part); }
+    return rc < 0 ? rc : rc == 1;
 }
 
 /* Smallest key after the cursor over all sources. */
@@ -558,17 +668,12 @@ int st_scan_budget_pos(const st_scan *s, int64_t *token, const uint8_t **pk, uin
 void st_scan_close(st_scan *s)
 {
     if (!s) return;
-    for (int i = 0; i < s->n_mts; i++) mt_unref(s->mts[i]);
-    for (int i = 0; i < s->n_ssts; i++) sst_reader_unref(s->ssts[i]);
-    cs_free(s->mts);
-    cs_free(s->ssts);
-    cs_free(s->nk_pos);
-    cs_free(s->nk_ok);
+    release_sources(s);
     cs_arena_destroy(&s->pa);
     cs_arena_destroy(&s->parena);
-    cs_arena_destroy(&s->keep);
-    cs_free(s->pkey);
+    if (!s->single) cs_free(s->pkey);    /* single: the key is in keep */
     cs_free(s->cur_key);
     cs_free(s->bud_ck);
-    cs_free(s);
+    cs_arena k = s->keep;                /* s itself lives in keep */
+    cs_arena_destroy(&k);
 }

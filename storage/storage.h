@@ -311,6 +311,27 @@ int st_scan_budget_pos(const st_scan *s, int64_t *token, const uint8_t **pk, uin
 void st_scan_set_max_tombstones(st_scan *s, uint64_t max);
 void st_scan_close(st_scan *s);
 
+/* Point read (additive): the rows of one partition (spec->pk set) as a
+ * single-partition scan would return them (st_scan_open + next_partition +
+ * next_row: same merge, tombstones, TTLs, slices, order, stats), without a
+ * scan object: everything it returns is allocated in the caller's arena a
+ * and stays valid until a is destroyed; nothing else is allocated per read
+ * besides block cache fills.  For bounded reads (a key/value lookup, a
+ * slice): a wide partition read without slices is materialized whole, so
+ * callers that stream or page, or that need a tombstone budget
+ * (max_tombstones must be 0 here: CS_EINVAL otherwise), use st_scan.
+ * Returns 1 with *out filled when the partition has rows to return (or
+ * exists, with with_tombstones), 0 when not (out->stats still filled), <0
+ * on error. */
+struct cs_arena;
+typedef struct st_point {
+    st_partition_view part;   /* pk is a copy in the arena */
+    st_row_view *rows;        /* static row first (include_static), then in (reversed) order */
+    int n_rows;
+    st_scan_stats stats;
+} st_point;
+int st_read_point(st_table *t, const st_read_spec *spec, struct cs_arena *a, st_point *out);
+
 /* ---------------------------------------------------------------- stats */
 
 typedef struct st_table_stats {

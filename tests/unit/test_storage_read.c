@@ -10,6 +10,8 @@
 
 #include "storage/storage.h"
 #include "common/alloc.h"
+#include "common/arena.h"
+#include "common/err.h"
 #include "common/hash.h"
 #include "common/util.h"
 #include "common/vfs.h"
@@ -62,31 +64,84 @@ static void cell(st_mutation *m, uint32_t col, int64_t ts, const char *v)
     st_mut_cell(m, &c);
 }
 
-/* Rows of partition PK as "ck:col=v,col=v;" text. */
-static void dump(char *out, size_t n, bool stat, bool rev, st_scan_stats *stats)
+/* One row as "ck:col=v,col=v;" text. */
+static size_t fmt_row(char *out, size_t n, const st_row_view *r)
 {
-    st_read_spec rs = { .pk = PK, .pk_len = 1, .include_static = stat, .reversed = rev, .now_s = NOW };
+    size_t len = (size_t)snprintf(out, n, "%s%.*s:", (r->flags & ST_ROW_STATIC) ? "S" : "",
+                                  (int)r->ck_len, (const char *)r->ck);
+    if (r->liveness.ts_us != INT64_MIN) len += (size_t)snprintf(out + len, n - len, "m,");
+    for (int i = 0; i < r->n_cells; i++)
+        len += (size_t)snprintf(out + len, n - len, "%u%s%.*s=%.*s,", r->cells[i].col,
+                                r->cells[i].path_len ? "/" : "", (int)r->cells[i].path_len,
+                                (const char *)r->cells[i].path, (int)r->cells[i].val_len,
+                                (const char *)r->cells[i].val);
+    len += (size_t)snprintf(out + len, n - len, ";");
+    return len;
+}
+
+/* Rows of partition pk read by a scan, as text; *found: next_partition said 1. */
+static void dump_scan(const st_read_spec *rs, char *out, size_t n, st_scan_stats *stats, bool *found)
+{
     st_scan *s;
-    cr_assert_eq(st_scan_open(T, &rs, &s), 0);
+    cr_assert_eq(st_scan_open(T, rs, &s), 0);
     st_partition_view p;
     size_t len = 0;
     out[0] = 0;
+    *found = false;
     if (st_scan_next_partition(s, &p) == 1) {
+        *found = true;
         st_row_view r;
         while (st_scan_next_row(s, &r) == 1) {
-            len += (size_t)snprintf(out + len, n - len, "%s%.*s:", (r.flags & ST_ROW_STATIC) ? "S" : "",
-                                    (int)r.ck_len, (const char *)r.ck);
-            if (r.liveness.ts_us != INT64_MIN) len += (size_t)snprintf(out + len, n - len, "m,");
-            for (int i = 0; i < r.n_cells; i++)
-                len += (size_t)snprintf(out + len, n - len, "%u%s%.*s=%.*s,", r.cells[i].col,
-                                        r.cells[i].path_len ? "/" : "", (int)r.cells[i].path_len,
-                                        (const char *)r.cells[i].path, (int)r.cells[i].val_len,
-                                        (const char *)r.cells[i].val);
-            len += (size_t)snprintf(out + len, n - len, ";");
+            len += fmt_row(out + len, n - len, &r);
+            cr_assert_lt(len, n, "dump buffer too small");
         }
     }
     if (stats) *stats = *st_scan_stats_get(s);
     st_scan_close(s);
+}
+
+/* The same through the point-read fast path (st_read_point). */
+static void dump_point(const st_read_spec *rs, char *out, size_t n, st_scan_stats *stats, bool *found)
+{
+    cs_arena a;
+    cs_arena_init(&a);
+    st_point pt;
+    int rc = st_read_point(T, rs, &a, &pt);
+    cr_assert_geq(rc, 0);
+    *found = rc == 1;
+    size_t len = 0;
+    out[0] = 0;
+    for (int i = 0; rc == 1 && i < pt.n_rows; i++) {
+        len += fmt_row(out + len, n - len, &pt.rows[i]);
+        cr_assert_lt(len, n, "dump buffer too small");
+    }
+    if (rc == 1) cr_assert(pt.part.pk_len == rs->pk_len && !memcmp(pt.part.pk, rs->pk, rs->pk_len));
+    if (stats) *stats = pt.stats;
+    cs_arena_destroy(&a);
+}
+
+/* Scan and fast path must agree on rows, presence and stats. */
+static void dump_spec(const st_read_spec *rs, char *out, size_t n, st_scan_stats *stats)
+{
+    static char fast[1 << 20];
+    st_scan_stats s1, s2;
+    bool f1, f2;
+    dump_scan(rs, out, n, &s1, &f1);
+    dump_point(rs, fast, sizeof fast, &s2, &f2);
+    cr_assert_str_eq(fast, out, "st_read_point differs from the scan");
+    cr_assert_eq(f1, f2, "st_read_point: found %d, scan %d", f2, f1);
+    cr_assert(!memcmp(&s1, &s2, sizeof s1), "st_read_point stats differ: tomb %lu/%lu rows %lu/%lu read %lu/%lu skipped %lu/%lu",
+              (unsigned long)s2.tombstones, (unsigned long)s1.tombstones, (unsigned long)s2.rows, (unsigned long)s1.rows,
+              (unsigned long)s2.sstables_read, (unsigned long)s1.sstables_read,
+              (unsigned long)s2.sstables_skipped, (unsigned long)s1.sstables_skipped);
+    if (stats) *stats = s1;
+}
+
+/* Rows of partition PK as "ck:col=v,col=v;" text (scan and fast path). */
+static void dump(char *out, size_t n, bool stat, bool rev, st_scan_stats *stats)
+{
+    st_read_spec rs = { .pk = PK, .pk_len = 1, .include_static = stat, .reversed = rev, .now_s = NOW };
+    dump_spec(&rs, out, n, stats);
 }
 
 /* Same result before and after a flush and after a major compaction. */
@@ -364,4 +419,201 @@ Test(storage_read, auto_snapshot_on_truncate_and_drop)
     cr_assert_eq(n, 2, "drop snapshot kept");
     vfs_list_free(names, n);
     cr_assert_null(st_table_find(E, TID));
+}
+
+/* Point-read fast path (st_read_point) edge cases; every read is checked
+ * against the scan by dump_spec. */
+static void put_kv(const uint8_t *k, uint32_t kl, const char *ck, uint32_t col, int64_t ts, const char *v)
+{
+    st_mutation *m = st_mutation_new();
+    st_mut_partition(m, T, k, kl);
+    st_mut_row(m, (const uint8_t *)ck, (uint32_t)strlen(ck), 0);
+    cell(m, col, ts, v);
+    commit(m);
+}
+
+Test(storage_read, point_memtable_and_sstables)
+{
+    /* Same row spread over two sstables and the memtable: merged. */
+    put_kv(PK, 1, "r", 1, 10, "old");
+    put_kv(PK, 1, "r", 2, 10, "two");
+    cr_assert_eq(st_table_flush(T), 0);
+    put_kv(PK, 1, "r", 1, 20, "new");
+    put_kv(PK, 1, "s", 1, 5, "s-sst");
+    cr_assert_eq(st_table_flush(T), 0);
+    put_kv(PK, 1, "r", 3, 30, "mem");
+    put_kv(PK, 1, "s", 1, 4, "older-in-mem");
+    char got[512];
+    st_scan_stats st;
+    dump(got, sizeof got, false, false, &st);
+    cr_assert_str_eq(got, "r:1=new,2=two,3=mem,;s:1=s-sst,;");
+    cr_assert_eq(st.sstables_read, 2);
+    cr_assert_eq(st.rows, 2);
+    dump(got, sizeof got, false, true, NULL);
+    cr_assert_str_eq(got, "s:1=s-sst,;r:1=new,2=two,3=mem,;");
+    /* A slice through the fast path. */
+    st_slice sl = { { (const uint8_t *)"s", 1, true }, { (const uint8_t *)"s", 1, true } };
+    st_read_spec rs = { .pk = PK, .pk_len = 1, .slices = &sl, .n_slices = 1, .now_s = NOW };
+    dump_spec(&rs, got, sizeof got, NULL);
+    cr_assert_str_eq(got, "s:1=s-sst,;");
+}
+
+Test(storage_read, point_deleted_partition_and_expired)
+{
+    put_kv(PK, 1, "a", 1, 10, "x");
+    st_mutation *m = mut();
+    st_mut_row(m, (const uint8_t *)"b", 1, 0);
+    st_cell exp = { .col = 1, .flags = ST_CELL_EXPIRING, .ts_us = 10, .ttl_s = 5, .ldt_s = NOW + 3,
+                    .val = (const uint8_t *)"E", .val_len = 1 };
+    st_mut_cell(m, &exp);
+    commit(m);
+    cr_assert_eq(st_table_flush(T), 0);
+    char got[512];
+    dump(got, sizeof got, false, false, NULL);
+    cr_assert_str_eq(got, "a:1=x,;b:1=E,;");
+    /* Read "later": the expiring cell is gone, counted as a tombstone. */
+    st_scan_stats st;
+    st_read_spec rs = { .pk = PK, .pk_len = 1, .now_s = NOW + 3 };
+    dump_spec(&rs, got, sizeof got, &st);
+    cr_assert_str_eq(got, "a:1=x,;");
+    cr_assert_eq(st.tombstones, 1);
+    rs.with_tombstones = true;
+    dump_spec(&rs, got, sizeof got, NULL);
+    cr_assert_str_eq(got, "a:1=x,;b:1=E,;");
+    /* Partition deletion in the memtable hides the sstable's rows. */
+    m = mut();
+    st_mut_partition_delete(m, (st_deletion){ 15, NOW });
+    commit(m);
+    bool found;
+    dump_scan(&(st_read_spec){ .pk = PK, .pk_len = 1, .now_s = NOW }, got, sizeof got, NULL, &found);
+    cr_assert(!found);
+    expect("", false, false);
+    /* with_tombstones: the partition exists (both paths agree on it). */
+    rs.now_s = NOW;
+    dump_spec(&rs, got, sizeof got, &st);
+    cr_assert_geq(st.tombstones, 1);
+    /* Newer data after the deletion comes back. */
+    put_kv(PK, 1, "c", 1, 16, "y");
+    expect("c:1=y,;", false, false);
+}
+
+Test(storage_read, point_absent_keys_and_bloom_false_positive)
+{
+    for (int i = 0; i < 20; i++) {
+        uint8_t k[2] = { 'p', (uint8_t)i };
+        put_kv(k, 2, "c", 1, 10, "v");
+    }
+    cr_assert_eq(st_table_flush(T), 0);
+    cs_arena a;
+    cs_arena_init(&a);
+    st_point pt;
+    /* Absent keys: most stop at the bloom filter; find one that passes it
+     * (a false positive), then the index lookup must say absent. */
+    st_table_stats ts0, ts1;
+    cr_assert_eq(st_table_stats_get(T, &ts0), 0);
+    bool fp = false;
+    for (uint32_t i = 0; i < 100000 && !fp; i++) {
+        uint8_t k[5] = { 'q', (uint8_t)i, (uint8_t)(i >> 8), (uint8_t)(i >> 16), 0 };
+        st_read_spec rs = { .pk = k, .pk_len = 5, .now_s = NOW };
+        cr_assert_eq(st_read_point(T, &rs, &a, &pt), 0);
+        cr_assert_eq(pt.n_rows, 0);
+        cr_assert_eq(pt.stats.sstables_read + pt.stats.sstables_skipped, 1);
+        cr_assert_eq(st_table_stats_get(T, &ts1), 0);
+        if (ts1.bloom_false_positives > ts0.bloom_false_positives) {
+            fp = true;
+            char got[64];
+            dump_spec(&rs, got, sizeof got, NULL);
+            cr_assert_str_eq(got, "");
+        }
+    }
+    cr_assert(fp, "no bloom false positive in 100000 absent keys");
+    /* Present keys still found, also with an empty arena reused. */
+    for (int i = 0; i < 20; i++) {
+        uint8_t k[2] = { 'p', (uint8_t)i };
+        st_read_spec rs = { .pk = k, .pk_len = 2, .now_s = NOW };
+        cr_assert_eq(st_read_point(T, &rs, &a, &pt), 1);
+        cr_assert_eq(pt.n_rows, 1);
+        cr_assert_eq(pt.rows[0].n_cells, 1);
+        cr_assert_eq(pt.part.token, cs_murmur3_token(k, 2));
+    }
+    /* A tombstone budget is the scan's job. */
+    st_read_spec rs = { .pk = PK, .pk_len = 1, .max_tombstones = 10 };
+    cr_assert_eq(st_read_point(T, &rs, &a, &pt), CS_EINVAL);
+    cs_arena_destroy(&a);
+}
+
+/* A wide partition (row index, read in windows by a scan) through the fast
+ * path: all rows, and slices. */
+Test(storage_read, point_wide_partition, .timeout = 60)
+{
+    char v[200];
+    memset(v, 'w', sizeof v - 1);
+    v[sizeof v - 1] = 0;
+    st_mutation *m = mut();
+    for (int i = 0; i < 3000; i++) {
+        char ck[16];
+        snprintf(ck, sizeof ck, "%06d", i % 1000000);
+        st_mut_row(m, (const uint8_t *)ck, 6, 0);
+        cell(m, 1, 10, v);
+    }
+    commit(m);
+    cr_assert_eq(st_table_flush(T), 0);
+    m = mut();
+    st_mut_range_delete(m, (st_bound){ (const uint8_t *)"001000", 6, true }, (st_bound){ (const uint8_t *)"002000", 6, false },
+                        (st_deletion){ 20, NOW });
+    commit(m);
+    static char got[1 << 20];
+    st_scan_stats st;
+    st_read_spec rs = { .pk = PK, .pk_len = 1, .now_s = NOW };
+    dump_spec(&rs, got, sizeof got, &st);
+    cr_assert_eq(st.rows, 2000);
+    rs.reversed = true;
+    dump_spec(&rs, got, sizeof got, &st);
+    cr_assert_eq(st.rows, 2000);
+    st_slice sl[2] = { { { (const uint8_t *)"000990", 6, true }, { (const uint8_t *)"001010", 6, true } },
+                       { { (const uint8_t *)"002500", 6, false }, { (const uint8_t *)"002503", 6, true } } };
+    rs = (st_read_spec){ .pk = PK, .pk_len = 1, .slices = sl, .n_slices = 2, .now_s = NOW };
+    dump_spec(&rs, got, sizeof got, &st);
+    cr_assert_eq(st.rows, 10 + 3);
+}
+
+/* Point reads of many partitions of one sstable in orders that make the
+ * block cache hold, extend and replace decompressed block prefixes. */
+Test(storage_read, point_reads_block_prefixes, .timeout = 60)
+{
+    enum { N = 3000 };
+    for (int i = 0; i < N; i++) {
+        uint8_t k[4] = { 'b', (uint8_t)i, (uint8_t)(i >> 8), 0 };
+        char v[64];
+        snprintf(v, sizeof v, "value-%d-%d", i, i * 7919);
+        put_kv(k, 4, "c", 1, 10, v);
+    }
+    cr_assert_eq(st_table_flush(T), 0);
+    cs_arena a;
+    cs_arena_init(&a);
+    uint64_t x = 88172645463325252ull;
+    for (int pass = 0; pass < 4; pass++) {
+        for (int j = 0; j < N; j++) {
+            int i = pass == 0 ? j : pass == 1 ? N - 1 - j : (int)((x ^= x << 13, x ^= x >> 7, x ^= x << 17) % N);
+            uint8_t k[4] = { 'b', (uint8_t)i, (uint8_t)(i >> 8), 0 };
+            char v[64];
+            int vl = snprintf(v, sizeof v, "value-%d-%d", i, i * 7919);
+            st_point pt;
+            st_read_spec rs = { .pk = k, .pk_len = 4, .now_s = NOW };
+            cr_assert_eq(st_read_point(T, &rs, &a, &pt), 1, "pass %d key %d", pass, i);
+            cr_assert_eq(pt.n_rows, 1);
+            cr_assert_eq(pt.rows[0].n_cells, 1);
+            cr_assert(pt.rows[0].cells[0].val_len == (uint32_t)vl && !memcmp(pt.rows[0].cells[0].val, v, (size_t)vl),
+                      "pass %d key %d: wrong value", pass, i);
+            cs_arena_destroy(&a);
+            cs_arena_init(&a);
+        }
+        /* The scan path reads the same blocks through the same cache. */
+        char got[256];
+        bool found;
+        uint8_t k[4] = { 'b', (uint8_t)(pass * 7), 0, 0 };
+        dump_scan(&(st_read_spec){ .pk = k, .pk_len = 4, .now_s = NOW }, got, sizeof got, NULL, &found);
+        cr_assert(found);
+    }
+    cs_arena_destroy(&a);
 }
