@@ -5,7 +5,13 @@
  * CASSETTE_BLOCK_CACHE_MB (0 disables).  The cache lives while at least one
  * engine is open (st__cache_retain/release), so memory counters return to
  * zero after the last st_engine_close.  Thread-safe: 16 shards by key hash,
- * each an LRU with its own mutex and 1/16 of the capacity.
+ * each with its own mutex and 1/16 of the capacity.  Replacement is CLOCK
+ * (second chance), an LRU approximation: a hit only marks its entry, so it
+ * touches no other entry's memory (an LRU move-to-front touched three);
+ * eviction takes the tail, or gives a marked tail one more round.
+ * An entry may hold only a decompressed prefix of its block (a miss decodes
+ * up to the end of what the read needs); a later read past that prefix
+ * misses and replaces the entry with a longer one.
  */
 #include "storage/sstable_int.h"
 #include "common/alloc.h"
@@ -20,8 +26,10 @@
 typedef struct centry {
     uint64_t rid, blk;
     uint32_t len;
+    uint32_t valid;                   /* bytes [0, valid) decompressed (a point read decodes a prefix) */
+    bool ref;                         /* hit since it last came to the tail (CLOCK) */
     struct centry *hnext;             /* hash chain */
-    struct centry *prev, *next;       /* LRU list, head = most recent */
+    struct centry *prev, *next;       /* list, head = newest; evicted from the tail */
     uint8_t data[];
 } centry;
 
@@ -67,6 +75,19 @@ static void lru_push(cshard *sh, centry *e)
     if (sh->head) sh->head->prev = e;
     sh->head = e;
     if (!sh->tail) sh->tail = e;
+}
+
+/* The next block to evict: the tail, after giving marked tails a second
+ * round at the head.  NULL if empty. */
+static centry *clock_victim(cshard *sh)
+{
+    centry *e;
+    while ((e = sh->tail) && e->ref) {
+        e->ref = false;
+        lru_unlink(sh, e);
+        lru_push(sh, e);
+    }
+    return e;
 }
 
 static void evict(cshard *sh, centry *e)
@@ -134,9 +155,9 @@ bool sst__cache_get(uint64_t rid, uint64_t blk, uint32_t len, uint32_t off, uint
     pthread_mutex_lock(&sh->mu);
     if (sh->buckets && (uint64_t)off + n <= len) {
         for (centry *e = sh->buckets[bucket_of(h)]; e; e = e->hnext)
-            if (e->rid == rid && e->blk == blk && e->len == len) {
+            if (e->rid == rid && e->blk == blk && e->len == len && (uint64_t)off + n <= e->valid) {
                 memcpy(dst, e->data + off, n);
-                if (sh->head != e) { lru_unlink(sh, e); lru_push(sh, e); }
+                e->ref = true;
                 hit = true;
                 break;
             }
@@ -150,7 +171,7 @@ void sst__cache_put(uint64_t rid, uint64_t blk, const uint8_t *src, uint32_t len
     uint8_t *d = sst__cache_slot(rid, blk, len);
     if (!d) return;
     memcpy(d, src, len);
-    sst__cache_insert(rid, blk, d);
+    sst__cache_insert(rid, blk, d, len);
 }
 
 /* A slot for block (rid, blk) of len bytes, to be filled by the caller (a
@@ -165,7 +186,7 @@ uint8_t *sst__cache_slot(uint64_t rid, uint64_t blk, uint32_t len)
     cshard *sh = shard_of(key_hash(rid, blk));
     centry *e = NULL;
     pthread_mutex_lock(&sh->mu);
-    if (sh->buckets && sh->tail && sh->tail->len == len && sh->used + sizeof *e + len > sh->cap) {
+    if (sh->buckets && sh->tail && sh->used + sizeof *e + len > sh->cap && clock_victim(sh)->len == len) {
         e = sh->tail;
         centry **pp = &sh->buckets[bucket_of(key_hash(e->rid, e->blk))];
         while (*pp && *pp != e) pp = &(*pp)->hnext;
@@ -179,23 +200,39 @@ uint8_t *sst__cache_slot(uint64_t rid, uint64_t blk, uint32_t len)
     return e->data;
 }
 
-/* Give a filled slot to the cache as block (rid, blk); it takes ownership
- * (frees the slot if the cache went away meanwhile). */
-void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot)
+/* Give a slot holding the block's first `valid` bytes to the cache as
+ * block (rid, blk); it takes ownership (frees the slot if the cache went
+ * away meanwhile, or if the cache already holds at least as much of the
+ * block).  A shorter entry of the same block is replaced. */
+void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot, uint32_t valid)
 {
     centry *e = (centry *)(void *)(slot - offsetof(centry, data));
     uint64_t h = key_hash(rid, blk);
     cshard *sh = shard_of(h);
     pthread_once(&g_once, init_mutexes);
     pthread_mutex_lock(&sh->mu);
+    centry *old = NULL;
+    if (sh->buckets) {
+        for (old = sh->buckets[bucket_of(h)]; old; old = old->hnext)
+            if (old->rid == rid && old->blk == blk) break;
+        if (old && old->len == e->len && old->valid >= valid) {
+            old->ref = true;
+            pthread_mutex_unlock(&sh->mu);
+            cs_free(e);
+            return;
+        }
+        if (old) evict(sh, old);
+    }
     if (sh->buckets && sizeof(centry) + e->len <= sh->cap / 2) {
         e->rid = rid; e->blk = blk;
+        e->valid = valid <= e->len ? valid : e->len;
+        e->ref = false;
         size_t b = bucket_of(h);
         e->hnext = sh->buckets[b];
         sh->buckets[b] = e;
         lru_push(sh, e);
         sh->used += sizeof *e + e->len;
-        while (sh->used > sh->cap && sh->tail && sh->tail != e) evict(sh, sh->tail);
+        for (centry *v; sh->used > sh->cap && (v = clock_victim(sh)) && v != e;) evict(sh, v);
         e = NULL;
     }
     pthread_mutex_unlock(&sh->mu);

@@ -53,9 +53,12 @@ struct sst_reader {
     char *dir;
     uint64_t gen;
     int data_fd;
+    const uint8_t *data_map;             /* Data.db mapped read-only (NULL: read with pread) */
+    size_t data_map_len;
     uint8_t *idx_buf; size_t idx_len;    /* Index.db contents (entries point into it) */
     sst_index_entry *idx; uint64_t n_idx;
     int64_t *toks;                       /* idx[i].token, dense: searched instead of idx */
+    int64_t *sum; uint64_t n_sum;        /* summary: toks[k * SST_SUMMARY_EVERY], searched first */
     _Atomic(sst_ri *) *ri_slots; uint32_t n_ri_slots;   /* parsed row indexes, lazily */
     uint64_t *chunks; uint64_t n_chunks; /* compressed offsets of blocks, n+1 entries */
     uint32_t block_size;
@@ -127,11 +130,12 @@ uint64_t sst_writer_bytes(const sst_writer *w);
 uint64_t sst__cache_new_id(void);
 void st__cache_retain(void);
 void st__cache_release(void);
-/* Copy bytes [off, off+n) of cached block blk (whole length len) to dst. */
+/* Copy bytes [off, off+n) of cached block blk (whole length len) to dst;
+ * false if not cached (or only a shorter prefix of it is). */
 bool sst__cache_get(uint64_t rid, uint64_t blk, uint32_t len, uint32_t off, uint8_t *dst, uint32_t n);
 void sst__cache_put(uint64_t rid, uint64_t blk, const uint8_t *src, uint32_t len);
 uint8_t *sst__cache_slot(uint64_t rid, uint64_t blk, uint32_t len);   /* NULL: do not cache */
-void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot);   /* takes ownership */
+void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot, uint32_t valid);   /* takes ownership; first `valid` bytes filled */
 void sst__cache_slot_free(uint8_t *slot);
 
 /* Engine glue (engine_bg.c). */
@@ -162,6 +166,7 @@ int st__part_merge(st__part **in, int n, st__part *out, cs_arena *a);
 #define SST_ROW_INDEX_MIN 65536u     /* partitions with fewer row bytes carry no row index */
 #define SST_WINDOW_RUNS 16u          /* reads of a wide partition go ~16 runs (~64 KiB) at a time */
 #define SST_RAW_FLAG 0x80000000u
+#define SST_SUMMARY_EVERY 32u        /* in-memory index summary: one token per 32 index entries */
 
 /* On-disk row flags (never renumber). */
 enum { SST_ROW_PRESENT = 1, SST_ROW_HAS_LV = 2, SST_ROW_HAS_DEL = 4, SST_ROW_IS_STATIC = 8 };

@@ -2,8 +2,11 @@
  * sstable_reader.c: opens and reads one sstable (docs/format/sstable.md).
  *
  * At open the Index, Filter and Statistics components are read whole and
- * checked (magic, version, CRC); the Data file stays open and is read block
- * by block, each block's CRC verified before decompression.  A reader is
+ * checked (magic, version, CRC), and an in-memory summary of the index's
+ * tokens is built (one per SST_SUMMARY_EVERY entries); the Data file stays
+ * open, mapped read-only where possible (else read with pread), and is read
+ * block by block, each block's CRC verified before decompression; a read
+ * decompresses only the block prefix it needs (the block cache keeps it).  A reader is
  * immutable after open and shared by reference count between the table's
  * live set and in-flight scans; when marked obsolete (compacted away or
  * truncated) its files are deleted at the last unref.
@@ -18,7 +21,9 @@
 #include <fcntl.h>
 #include <lz4.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define IDX_FOOTER 36
 
@@ -103,6 +108,13 @@ static int load_index(sst_reader *r)
     if (rd.err || cs_rd_left(&rd) != 0) return corrupt(r, "Index.db", "trailing bytes in entries", chunks_off);
     r->n_idx = n_entries;
     r->logical = logical;
+    /* Summary of the token array (Cassandra's Summary.db, built in memory):
+     * a lookup searches it (small, cache-resident) and then one
+     * SST_SUMMARY_EVERY-entry stretch of toks, instead of all of toks. */
+    r->n_sum = (n_entries + SST_SUMMARY_EVERY - 1) / SST_SUMMARY_EVERY;
+    r->sum = cs_malloc(sizeof(int64_t) * (size_t)(r->n_sum ? r->n_sum : 1));
+    if (!r->sum) return CS_ENOMEM;
+    for (uint64_t k = 0; k < r->n_sum; k++) r->sum[k] = r->toks[k * SST_SUMMARY_EVERY];
     if (r->n_ri_slots) {
         r->ri_slots = cs_calloc(r->n_ri_slots, sizeof *r->ri_slots);
         if (!r->ri_slots) return CS_ENOMEM;
@@ -198,6 +210,26 @@ static int load_stats(sst_reader *r)
     return rc;
 }
 
+/* Map Data.db read-only, as Cassandra's disk_access_mode mmap: a block
+ * missing from the block cache is then checked and decompressed straight
+ * from the page cache, with no system call and no copy.  Sstables are
+ * immutable and unlinked only after the last unref, so the mapping stays
+ * valid while the reader lives.  CASSETTE_SSTABLE_MMAP=0 (or a failed
+ * mmap) reads blocks with pread instead. */
+static void map_data(sst_reader *r, uint64_t sz)
+{
+    static int mode = -1;                /* racy init is harmless: same value */
+    if (mode < 0) {
+        const char *env = getenv("CASSETTE_SSTABLE_MMAP");
+        mode = !(env && env[0] == '0');
+    }
+    if (!mode || sz == 0 || sz > SIZE_MAX) return;
+    void *m = mmap(NULL, (size_t)sz, PROT_READ, MAP_SHARED, r->data_fd, 0);
+    if (m == MAP_FAILED) return;
+    r->data_map = m;
+    r->data_map_len = (size_t)sz;
+}
+
 int sst_reader_open(const char *dir, uint64_t gen, sst_reader **out)
 {
     *out = NULL;
@@ -227,6 +259,7 @@ int sst_reader_open(const char *dir, uint64_t gen, sst_reader **out)
             else if (cs_be32(h + 8) != r->block_size) rc = corrupt(r, "Data.db", "block size differs from index", 8);
             else if ((uint64_t)sz != r->chunks[r->n_chunks]) rc = corrupt(r, "Data.db", "size differs from index", (uint64_t)sz);
             r->file_bytes = (uint64_t)(sz > 0 ? sz : 0) + r->idx_len + r->bloom_bits / 8;
+            if (!rc) map_data(r, (uint64_t)sz);
         } else {
             rc = r->data_fd;
         }
@@ -261,6 +294,7 @@ void sst__delete_files(const char *dir, uint64_t gen)
 void sst_reader_unref(sst_reader *r)
 {
     if (!r || atomic_fetch_sub(&r->refs, 1) != 1) return;
+    if (r->data_map) munmap((void *)r->data_map, r->data_map_len);
     if (r->data_fd >= 0) vfs_close(r->data_fd);
     if (atomic_load(&r->obsolete)) sst__delete_files(r->dir, r->gen);
     for (uint32_t i = 0; r->ri_slots && i < r->n_ri_slots; i++) cs_free(atomic_load(&r->ri_slots[i]));
@@ -268,6 +302,7 @@ void sst_reader_unref(sst_reader *r)
     cs_free(r->idx_buf);
     cs_free(r->idx);
     cs_free(r->toks);
+    cs_free(r->sum);
     cs_free(r->chunks);
     cs_free(r->bloom);
     cs_free(r->dir);
@@ -305,15 +340,20 @@ int sst__read_range(sst_reader *r, uint64_t pos, uint64_t len, cs_arena *a, cons
         if (sst__cache_get(r->cache_id, b, (uint32_t)want_len, (uint32_t)from, dst, (uint32_t)(to - from))) continue;
         uint64_t off = r->chunks[b], clen_total = r->chunks[b + 1] - off;
         if (clen_total < SST_BLOCK_HDR || clen_total > bs * 2 + 64 + SST_BLOCK_HDR) { rc = corrupt(r, "Data.db", "bad block length", off); break; }
-        if (clen_total > ccap) {
-            cs_free(heapc);
-            cbuf = heapc = cs_malloc((size_t)clen_total);
-            ccap = (size_t)clen_total;
-            if (!cbuf) { rc = CS_ENOMEM; break; }
+        if (r->data_map) {
+            /* off + clen_total <= file size: chunk offsets were checked at open */
+            cbuf = (uint8_t *)r->data_map + off;
+        } else {
+            if (clen_total > ccap) {
+                cs_free(heapc);
+                cbuf = heapc = cs_malloc((size_t)clen_total);
+                ccap = (size_t)clen_total;
+                if (!cbuf) { rc = CS_ENOMEM; break; }
+            }
+            ssize_t got = vfs_pread(r->data_fd, cbuf, (size_t)clen_total, off);
+            if (got < 0) { rc = (int)got; break; }
+            if ((uint64_t)got != clen_total) { rc = corrupt(r, "Data.db", "truncated block", off); break; }
         }
-        ssize_t got = vfs_pread(r->data_fd, cbuf, (size_t)clen_total, off);
-        if (got < 0) { rc = (int)got; break; }
-        if ((uint64_t)got != clen_total) { rc = corrupt(r, "Data.db", "truncated block", off); break; }
         uint32_t clen = cs_be32(cbuf), raw = cs_be32(cbuf + 4), crc = cs_be32(cbuf + 8);
         bool stored = clen & SST_RAW_FLAG;
         clen &= ~SST_RAW_FLAG;
@@ -330,15 +370,21 @@ int sst__read_range(sst_reader *r, uint64_t pos, uint64_t len, cs_arena *a, cons
                 out = blk;
             }
         }
+        /* Decode only the block's prefix the read needs (a point read
+         * stops at its partition's end: half a block on average); the
+         * cache keeps that prefix.  The CRC above covered the whole block. */
+        uint32_t need = (uint32_t)to;
         if (stored) {
             if (clen != raw) { sst__cache_slot_free(slot); rc = corrupt(r, "Data.db", "bad stored block", off); break; }
-            memcpy(out, cbuf + SST_BLOCK_HDR, raw);
+            memcpy(out, cbuf + SST_BLOCK_HDR, need);
         } else {
-            int d = LZ4_decompress_safe((const char *)cbuf + SST_BLOCK_HDR, (char *)out, (int)clen, (int)raw);
-            if (d < 0 || (uint32_t)d != raw) { sst__cache_slot_free(slot); rc = corrupt(r, "Data.db", "lz4 decompression failed", off); break; }
+            int d = need < raw
+                ? LZ4_decompress_safe_partial((const char *)cbuf + SST_BLOCK_HDR, (char *)out, (int)clen, (int)need, (int)raw)
+                : LZ4_decompress_safe((const char *)cbuf + SST_BLOCK_HDR, (char *)out, (int)clen, (int)raw);
+            if (d < 0 || (uint32_t)d != need) { sst__cache_slot_free(slot); rc = corrupt(r, "Data.db", "lz4 decompression failed", off); break; }
         }
         if (out != dst) memcpy(dst, out + from, (size_t)(to - from));
-        if (slot) sst__cache_insert(r->cache_id, b, slot);
+        if (slot) sst__cache_insert(r->cache_id, b, slot, need);
     }
     cs_free(heapc);
     cs_free(blk);
@@ -464,7 +510,18 @@ int sst__decode_part_header(cs_rd *rd, st__part *p, cs_arena *a)
 static uint64_t idx_lower(sst_reader *r, int64_t token, const uint8_t *key, uint32_t klen, bool strict)
 {
     const int64_t *t = r->toks;
-    uint64_t lo = 0, n = r->n_idx;
+    /* Summary first: the last sampled token < token starts the stretch of
+     * toks holding the lower bound (entries before it are all < token). */
+    uint64_t slo = 0, sn = r->n_sum;
+    while (sn > 0) {
+        uint64_t half = sn / 2;
+        if (r->sum[slo + half] < token) { slo += half + 1; sn -= half + 1; }
+        else sn = half;
+    }
+    /* sum[slo-1] < token <= sum[slo]: the bound is in ((slo-1)*E, slo*E] */
+    uint64_t lo = slo ? (slo - 1) * SST_SUMMARY_EVERY + 1 : 0;
+    uint64_t hi = slo < r->n_sum ? slo * SST_SUMMARY_EVERY : r->n_idx;
+    uint64_t n = hi - lo;
     while (n > 0) {                      /* branch-light lower bound on token */
         uint64_t half = n / 2;
         if (t[lo + half] < token) { lo += half + 1; n -= half + 1; }
