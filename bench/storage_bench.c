@@ -18,6 +18,9 @@
  *   wide         one partition of W rows plus W/100 partitions of 100 rows;
  *                100-row slices from random positions of the wide partition
  *                vs whole 100-row partitions (target: wide <= 1.5x narrow)
+ *   bg           (--only bg|bg-kv|bg-wide, cassette only) flush and
+ *                compaction MB/s, CPU s/GB and foreground write stalls
+ *                (storage_bench_bg.c)
  * Output: one line per measurement, then a markdown table with the ratios
  * cassette/LevelDB and cassette/RocksDB.
  */
@@ -63,8 +66,8 @@ static struct {
     long keys, reads, scans, scan_len, wide_rows, slices;
     int vsize;
     const char *dir;
-    bool run_kv, run_wide;
-} opt = { 1000000, 0, 20000, 100, 1000000, 20000, 100, "/tmp/cassette-storage-bench", true, true };
+    bool run_kv, run_wide, run_bg_kv, run_bg_wide;
+} opt = { 1000000, 0, 20000, 100, 1000000, 20000, 100, "/tmp/cassette-storage-bench", true, true, false, false };
 
 static double res[NENG][M_COUNT];
 static bool have[NENG][M_COUNT];
@@ -310,7 +313,7 @@ static void usage(void)
     fprintf(stderr,
         "usage: cassette-storage-bench [--keys N] [--reads N] [--scans N] [--scan-len N]\n"
         "         [--wide-rows N] [--slices N] [--value-size B] [--dir D]\n"
-        "         [--engines cassette,leveldb,rocksdb] [--only kv|wide]\n");
+        "         [--engines cassette,leveldb,rocksdb] [--only kv|wide|bg|bg-kv|bg-wide]\n");
     exit(2);
 }
 
@@ -336,7 +339,11 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--slices")) opt.slices = atol(v);
         else if (!strcmp(a, "--value-size")) opt.vsize = atoi(v);
         else if (!strcmp(a, "--dir")) opt.dir = v;
-        else if (!strcmp(a, "--only")) { opt.run_kv = !strcmp(v, "kv"); opt.run_wide = !strcmp(v, "wide"); }
+        else if (!strcmp(a, "--only")) {
+            opt.run_kv = !strcmp(v, "kv"); opt.run_wide = !strcmp(v, "wide");
+            opt.run_bg_kv = !strcmp(v, "bg") || !strcmp(v, "bg-kv");
+            opt.run_bg_wide = !strcmp(v, "bg") || !strcmp(v, "bg-wide");
+        }
         else if (!strcmp(a, "--engines")) {
             for (int e = 0; e < NENG; e++) use[e] = strstr(v, all[e]->name) != NULL;
         } else usage();
@@ -353,6 +360,17 @@ int main(int argc, char **argv)
     printf("keys %ld x (%d B key + %d B value), reads %ld, scans %ld x %ld, wide %ld rows\n",
            opt.keys, KEYLEN, opt.vsize, opt.reads ? opt.reads : opt.keys / 5, opt.scans, opt.scan_len,
            opt.wide_rows);
+    if (opt.run_bg_kv || opt.run_bg_wide) {
+        /* flush and compaction throughput (cassette only, storage_bench_bg.c) */
+        char d[512];
+        snprintf(d, sizeof d, "%s/bg", opt.dir);
+        rmtree(d); mkdir(d, 0755);
+        int rc = sb_run_bg(d, opt.keys, opt.wide_rows, opt.vsize, val_of, rnd, opt.run_bg_kv, opt.run_bg_wide,
+                        !getenv("SBENCH_NO_WRITER"));
+        rmtree(d);
+        cs_free(vbuf);
+        return rc ? 1 : 0;
+    }
     for (int e = 0; e < NENG; e++) {
         if (!use[e]) continue;
         printf("%-9s compression: %s\n", all[e]->name, all[e]->compression);

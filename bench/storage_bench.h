@@ -34,4 +34,10 @@ typedef struct sb_engine {
 
 extern const sb_engine sb_cassette, sb_leveldb, sb_rocksdb;
 
+/* Flush and compaction throughput of cassette (storage_bench_bg.c): data
+ * sets kv (keys x vsize) and/or wide (wide_rows); stall: a paced writer
+ * measures foreground write latency meanwhile.  0 or -1. */
+int sb_run_bg(const char *root, long keys, long wide_rows, int vsize, const uint8_t *(*val_of)(long),
+              uint64_t (*rnd)(void), bool kv, bool wide, bool stall);
+
 #endif
