@@ -151,6 +151,32 @@ uint64_t cs_rd_u64(cs_rd *r) { const uint8_t *p = cs_rd_take(r, 8); return p ? c
 
 uint64_t cs_rd_uvarint(cs_rd *r)
 {
+    /* Fast path (the same result): one byte, or ten bytes at hand. */
+    if (!r->err && r->pos < r->len) {
+        const uint8_t *p = r->p + r->pos;
+        if (!(p[0] & 0x80)) {
+            r->pos++;
+            return p[0];
+        }
+        if (r->len - r->pos >= 10) {
+            uint64_t v = 0;
+            for (int i = 0; i < 10; i++) {
+                if (i == 9 && (p[i] & 0x7E)) {
+                    r->pos += 10;
+                    r->err = CS_ECORRUPT;
+                    return 0;
+                }
+                v |= (uint64_t)(p[i] & 0x7F) << (7 * i);
+                if (!(p[i] & 0x80)) {
+                    r->pos += (size_t)i + 1;
+                    return v;
+                }
+            }
+            r->pos += 10;
+            r->err = CS_ECORRUPT;
+            return 0;
+        }
+    }
     uint64_t v = 0;
     for (int shift = 0; shift < 70; shift += 7) {
         const uint8_t *p = cs_rd_take(r, 1);

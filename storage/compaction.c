@@ -5,7 +5,8 @@
  *   st_table_compact (major) ─────────────────────────> compact_run
  *
  * compact_run merges the inputs partition by partition (k-way over their
- * sorted indexes), applies every deletion to the data it shadows, purges
+ * sorted indexes; each input is read front to back through a stream of
+ * 256 KiB reads, outside the block cache: see "input streams"), applies every deletion to the data it shadows, purges
  * tombstones and expired data older than gc_grace_seconds when no sstable
  * outside the compaction (nor a memtable) could hold older data they shadow
  * (their timestamps are below `max_purgeable`), and writes one output (or,
@@ -17,11 +18,15 @@
 #include "storage/sstable_int.h"
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/hash.h"
 #include "common/log.h"
 #include "common/util.h"
 
-#include <inttypes.h>
+#include "common/vfs.h"
 
+#include <fcntl.h>
+#include <inttypes.h>
+#include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,6 +107,262 @@ static bool purge_part(const purge_ctx *c, st__part *p)
     return p->pdel.ts_us != INT64_MIN || p->n_rts || p->n_rows || p->stat;
 }
 
+/* ---------------------------------------------------------------- input streams */
+
+/* Compaction reads each input front to back, so it streams it: compressed
+ * blocks come in reads of CIN_READ bytes through the stream's own
+ * descriptor (sequential read-ahead hint; the reader's descriptor and its
+ * read-ahead state are left to queries), each block's CRC is checked and it
+ * is decompressed into a window of logical bytes that moves forward with
+ * the requests.  Nothing goes through the block cache, so a compaction
+ * neither pays for cache inserts nor evicts the blocks queries use.  A
+ * request behind the window (never made by compact_run) falls back to
+ * sst__read_range.  Bytes handed out stay valid until the next request on
+ * the same stream. */
+#define CIN_READ (256u << 10)
+
+typedef struct cin {
+    sst_reader *r;
+    int fd;                              /* own descriptor, or r->data_fd */
+    uint8_t *cbuf; size_t ccap;          /* compressed file bytes [coff, coff + clen) */
+    uint64_t coff, clen;
+    uint64_t blk;                        /* next block to decompress */
+    uint8_t *win; size_t wcap;           /* logical bytes [wlo, whi) */
+    uint64_t wlo, whi;
+} cin;
+
+static int cin_corrupt(cin *c, const char *what, uint64_t off)
+{
+    char *p = sst__path(c->r->dir, c->r->gen, "Data.db", false);
+    int rc = CS_CORRUPT(what, p ? p : "Data.db", off);
+    cs_free(p);
+    return rc;
+}
+
+static void cin_open(cin *c, sst_reader *r)
+{
+    memset(c, 0, sizeof *c);
+    c->r = r;
+    c->fd = -1;
+    char *p = sst__path(r->dir, r->gen, "Data.db", false);
+    if (p) c->fd = vfs_open(p, O_RDONLY, 0);
+    cs_free(p);
+    if (c->fd >= 0) (void)posix_fadvise(c->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    else c->fd = -1;
+}
+
+static void cin_close(cin *c)
+{
+    if (c->fd >= 0) vfs_close(c->fd);
+    cs_free(c->cbuf);
+    cs_free(c->win);
+    memset(c, 0, sizeof *c);
+}
+
+/* Decompress block c->blk at the end of the window. */
+static int cin_block(cin *c)
+{
+    sst_reader *r = c->r;
+    uint64_t bs = r->block_size, b = c->blk;
+    if (b >= r->n_chunks) return cin_corrupt(c, "block beyond chunk table", b * bs);
+    uint64_t want_len = (b + 1) * bs <= r->logical ? bs : r->logical - b * bs;
+    uint64_t off = r->chunks[b], n = r->chunks[b + 1] - off;
+    if (r->chunks[b + 1] < off || n < SST_BLOCK_HDR || n > bs * 2 + 64 + SST_BLOCK_HDR) return cin_corrupt(c, "bad block length", off);
+    if (off < c->coff || off + n > c->coff + c->clen) {
+        uint64_t end = r->chunks[r->n_chunks];
+        uint64_t want = n > CIN_READ ? n : CIN_READ;
+        if (end > off && off + want > end) want = end - off < n ? n : end - off;
+        if (want > c->ccap) {
+            uint8_t *nb = cs_realloc(c->cbuf, (size_t)want);
+            if (!nb) return CS_ENOMEM;
+            c->cbuf = nb;
+            c->ccap = (size_t)want;
+        }
+        ssize_t got = vfs_pread(c->fd >= 0 ? c->fd : r->data_fd, c->cbuf, (size_t)want, off);
+        if (got < 0) { c->clen = 0; return (int)got; }
+        c->coff = off;
+        c->clen = (uint64_t)got;
+        if ((uint64_t)got < n) { c->clen = 0; return cin_corrupt(c, "truncated block", off); }
+    }
+    const uint8_t *cb = c->cbuf + (off - c->coff);
+    uint32_t clen = cs_be32(cb), raw = cs_be32(cb + 4), crc = cs_be32(cb + 8);
+    bool stored = clen & SST_RAW_FLAG;
+    clen &= ~SST_RAW_FLAG;
+    if ((uint64_t)clen + SST_BLOCK_HDR != n || raw != want_len) return cin_corrupt(c, "bad block header", off);
+    if (cs_crc32c(0, cb + SST_BLOCK_HDR, clen) != crc) return cin_corrupt(c, "block checksum mismatch", off);
+    size_t have = (size_t)(c->whi - c->wlo);
+    if (have + raw > c->wcap) {
+        size_t nc = c->wcap ? c->wcap : 64 * 1024;
+        while (nc < have + raw) nc *= 2;
+        uint8_t *nw = cs_realloc(c->win, nc);
+        if (!nw) return CS_ENOMEM;
+        c->win = nw;
+        c->wcap = nc;
+    }
+    uint8_t *dst = c->win + have;
+    if (stored) {
+        if (clen != raw) return cin_corrupt(c, "bad stored block", off);
+        memcpy(dst, cb + SST_BLOCK_HDR, raw);
+    } else {
+        int d = LZ4_decompress_safe((const char *)cb + SST_BLOCK_HDR, (char *)dst, (int)clen, (int)raw);
+        if (d < 0 || (uint32_t)d != raw) return cin_corrupt(c, "lz4 decompression failed", off);
+    }
+    atomic_fetch_add(&c->r->blocks_read, 1);
+    c->whi += raw;
+    c->blk++;
+    return 0;
+}
+
+/* Logical bytes [pos, pos + len) of the input's data. */
+static int cin_get(cin *c, uint64_t pos, uint64_t len, cs_arena *a, const uint8_t **out)
+{
+    *out = NULL;
+    if (len == 0) { *out = (const uint8_t *)""; return 0; }
+    sst_reader *r = c->r;
+    if (pos + len > r->logical || pos + len < pos) return cin_corrupt(c, "read past logical end", pos);
+    if (pos < c->wlo) return sst__read_range(r, pos, len, a, out);
+    if (pos >= c->whi) {
+        c->blk = pos / r->block_size;
+        c->wlo = c->whi = c->blk * r->block_size;
+    } else if (pos > c->wlo) {
+        memmove(c->win, c->win + (pos - c->wlo), (size_t)(c->whi - pos));
+        c->wlo = pos;
+    }
+    while (c->whi < pos + len) {
+        int rc = cin_block(c);
+        if (rc) { c->wlo = c->whi = 0; c->blk = 0; return rc; }
+    }
+    *out = c->win + (pos - c->wlo);
+    return 0;
+}
+
+/* Decode rows from rd into p: those inside sl if given (rows past its end
+ * stop the loop), all otherwise. */
+static int cin_rows(cin *c, cs_rd *rd, const st_slice *sl, st__part *p, cs_arena *a, uint64_t base)
+{
+    const uint8_t *prev = NULL;
+    uint32_t prev_len = 0;
+    bool any = false;
+    while (cs_rd_left(rd)) {
+        uint8_t f = cs_rd_u8(rd);
+        if (f == 0) break;
+        st__row *row = cs_arena_alloc(a, sizeof *row);
+        if (!row) return CS_ENOMEM;
+        int rc = sst__decode_row(rd, f, row, a);
+        if (rc == CS_ENOMEM) return rc;
+        if (rc) return cin_corrupt(c, "bad row", base + rd->pos);
+        if (any && st__bytes_cmp(prev, prev_len, row->ck, row->ck_len) >= 0) return cin_corrupt(c, "rows out of order", base + rd->pos);
+        any = true;
+        prev = row->ck;
+        prev_len = row->ck_len;
+        if (sl) {
+            if (!st__before_end(row->ck, row->ck_len, sl->end.key, sl->end.len, sl->end.inclusive)) break;
+            if (!st__after_start(row->ck, row->ck_len, sl->start.key, sl->start.len, sl->start.inclusive)) continue;
+        }
+        if (st__part_add_row(p, row, a)) return CS_ENOMEM;
+    }
+    return 0;
+}
+
+/* Decode a partition header from bytes (pk checked against index entry e). */
+static int cin_header(cin *c, const sst_index_entry *e, cs_rd *rd, st__part *p, cs_arena *a)
+{
+    int rc = sst__decode_part_header(rd, p, a);
+    if (rc == CS_ENOMEM) return rc;
+    if (rc || st__bytes_cmp(p->pk, p->pk_len, e->pk, e->pk_len) != 0) return cin_corrupt(c, "bad partition header", e->pos);
+    p->token = e->token;
+    return 0;
+}
+
+/* The whole partition at index entry i (as sst__read_entry with no slice). */
+static int cin_read_part(cin *c, uint64_t i, st__part *p, cs_arena *a)
+{
+    const sst_index_entry *e = &c->r->idx[i];
+    const uint8_t *buf;
+    int rc = cin_get(c, e->pos, e->len, a, &buf);
+    if (rc) return rc;
+    cs_rd rd;
+    cs_rd_init(&rd, buf, e->len);
+    if ((rc = cin_header(c, e, &rd, p, a))) return rc;
+    return cin_rows(c, &rd, NULL, p, a, e->pos);
+}
+
+/* The header (key, deletion, range tombstones, static row) of the
+ * partition at index entry i, copied into a: it outlives later requests. */
+static int cin_read_header(cin *c, uint64_t i, st__part *p, cs_arena *a)
+{
+    const sst_index_entry *e = &c->r->idx[i];
+    if (e->hdr_len == 0 || e->hdr_len > e->len) return cin_corrupt(c, "bad partition header length", e->pos);
+    const uint8_t *buf;
+    int rc = cin_get(c, e->pos, e->hdr_len, a, &buf);
+    if (rc) return rc;
+    uint8_t *copy = cs_arena_memdup(a, buf, (size_t)e->hdr_len);
+    if (!copy) return CS_ENOMEM;
+    cs_rd rd;
+    cs_rd_init(&rd, copy, e->hdr_len);
+    return cin_header(c, e, &rd, p, a);
+}
+
+/* A wide partition's rows window by window: the input's row-index runs
+ * (validated and kept by the reader), next = first run not yet wholly
+ * consumed.  Entries without a row index are one run covering all rows. */
+typedef struct cin_wide {
+    const sst_ri_run *runs; uint32_t n;
+    sst_ri_run whole;
+    uint32_t next;
+} cin_wide;
+
+static int cin_wide_init(cin *c, uint64_t i, cin_wide *wd)
+{
+    sst_reader *r = c->r;
+    const sst_index_entry *e = &r->idx[i];
+    memset(wd, 0, sizeof *wd);
+    if (e->n_ri >= 2) {
+        sst_pctx ctx;
+        const uint8_t *const *k; const uint32_t *l; int nb;
+        int rc = sst_partition_known(r, true, i, &ctx, &k, &l, &nb);
+        if (rc) return rc;
+        const sst_ri *ri = atomic_load_explicit(&r->ri_slots[e->ri_slot], memory_order_acquire);
+        if (!ri) return cin_corrupt(c, "row index not loaded", e->pos);
+        wd->runs = ri->runs;
+        wd->n = ri->n;
+        return 0;
+    }
+    wd->whole.off = e->hdr_len;
+    wd->whole.len = e->len - e->hdr_len;
+    wd->runs = &wd->whole;
+    wd->n = 1;
+    return 0;
+}
+
+/* Rows of entry i inside window sl (sl->end exclusive, or unbounded). */
+static int cin_wide_rows(cin *c, uint64_t i, cin_wide *wd, const st_slice *sl, st__part *p, cs_arena *a)
+{
+    const sst_index_entry *e = &c->r->idx[i];
+    bool whole = wd->runs == &wd->whole, open_end = sl->end.len == 0;
+    uint32_t k = wd->next;
+    if (k >= wd->n) return 0;
+    if (!whole && !open_end && !st__before_end(wd->runs[k].first, wd->runs[k].fl, sl->end.key, sl->end.len, sl->end.inclusive))
+        return 0;   /* this input's next rows are all past the window */
+    uint32_t j = k;
+    while (j + 1 < wd->n && (open_end || st__before_end(wd->runs[j + 1].first, wd->runs[j + 1].fl, sl->end.key, sl->end.len, sl->end.inclusive)))
+        j++;
+    uint64_t from = wd->runs[k].off, to = wd->runs[j].off + wd->runs[j].len;
+    if (from < e->hdr_len || to > e->len || to <= from) return cin_corrupt(c, "bad row index run", e->pos);
+    const uint8_t *buf;
+    int rc = cin_get(c, e->pos + from, to - from, a, &buf);
+    if (rc) return rc;
+    cs_rd rd;
+    cs_rd_init(&rd, buf, to - from);
+    if ((rc = cin_rows(c, &rd, sl, p, a, e->pos + from))) return rc;
+    /* Runs wholly before the window's end are done; a straddling one is
+     * read again by the next window. */
+    if (open_end) wd->next = wd->n;
+    else if (!whole)
+        while (k <= j && st__before_end(wd->runs[k].last, wd->runs[k].ll, sl->end.key, sl->end.len, sl->end.inclusive)) wd->next = ++k;
+    return 0;
+}
+
 /* ---------------------------------------------------------------- run */
 
 typedef struct out_set { sst_reader **v; int n, cap; } out_set;
@@ -152,37 +413,39 @@ static int open_writer(st_table *t, sst_writer **w, const uint64_t *gens, int n,
 /* Read windows: every WIDE_WINDOW_STEP-th row-index window boundary (~1 MiB). */
 #define WIDE_WINDOW_STEP 16
 
-/* Merge partition (tok, pk), present at pos[i] of the inputs flagged in
+/* Merge the partition present at pos[i] of the inputs flagged in
  * has[], window by window: the merged header (deletion, range tombstones,
  * static row) first, then the rows of each ~1 MiB clustering window, read
  * from every input, merged, purged and appended to the output, so memory
  * stays bounded whatever the partition's size.  The windows are the row
  * index of the input with the most runs.  Nothing is written if nothing
  * survives the purge. */
-static int compact_wide(st_table *t, const purge_ctx *pc, sst_reader **in, int n, const uint64_t *pos,
-                        const bool *has, int64_t tok, const uint8_t *pk, uint32_t pkl,
-                        sst_writer **w, const uint64_t *gens, uint64_t keys)
+static int compact_wide(st_table *t, const purge_ctx *pc, sst_reader **in, cin *cins, int n, const uint64_t *pos,
+                        const bool *has, sst_writer **w, const uint64_t *gens, uint64_t keys)
 {
-    static const uint8_t none[1] = { 0 };
-    const st_slice hslice = { { none, 1, false }, { none, 1, false } };   /* matches no row */
     cs_arena ha;
     cs_arena_init(&ha);
     int rc = 0, np = 0;
     bool begun = false;
     st__part **parts = cs_arena_alloc(&ha, sizeof(st__part *) * (size_t)n);
+    st__part **hdr = cs_arena_zalloc(&ha, sizeof(st__part *) * (size_t)n);   /* each input's header */
+    cin_wide *wd = cs_arena_zalloc(&ha, sizeof(cin_wide) * (size_t)n);
     const uint8_t *const *bk = NULL; const uint32_t *bl = NULL; int nb = 0;
-    if (!parts) rc = CS_ENOMEM;
+    if (!parts || !hdr || !wd) rc = CS_ENOMEM;
     for (int i = 0; i < n && !rc; i++) {
         if (!has[i]) continue;
         st__part *p = cs_arena_zalloc(&ha, sizeof *p);
         if (!p) { rc = CS_ENOMEM; break; }
-        int k = sst__read_entry(in[i], pos[i], &hslice, 1, p, &ha);
-        if (k < 0) { rc = k; break; }
-        parts[np++] = p;
+        if ((rc = cin_read_header(&cins[i], pos[i], p, &ha))) break;
+        hdr[i] = p;
+        parts[np] = cs_arena_alloc(&ha, sizeof *p);
+        if (!parts[np]) { rc = CS_ENOMEM; break; }
+        *parts[np++] = *p;   /* the merge may rearrange its inputs: hdr[] stays as read */
         sst_pctx ctx;
         const uint8_t *const *k2; const uint32_t *l2; int n2;
-        if ((rc = sst_partition_lookup(in[i], tok, pk, pkl, &ctx, &k2, &l2, &n2))) break;
+        if ((rc = sst_partition_known(in[i], true, pos[i], &ctx, &k2, &l2, &n2))) break;
         if (n2 > nb) { bk = k2; bl = l2; nb = n2; }
+        if ((rc = cin_wide_init(&cins[i], pos[i], &wd[i]))) break;
     }
     st__part hm, hp;
     if (!rc) rc = st__part_merge(parts, np, &hm, &ha);
@@ -209,11 +472,18 @@ static int compact_wide(st_table *t, const purge_ctx *pc, sst_reader **in, int n
         int wn = 0;
         for (int i = 0; i < n && !rc; i++) {
             if (!has[i]) continue;
-            st__part *p = cs_arena_zalloc(&wa, sizeof *p);
+            /* This input's key and deletions (rows are purged against the
+             * original ones) with the window's rows; the static row is
+             * written from hp. */
+            st__part *p = cs_arena_alloc(&wa, sizeof *p);
             if (!p) { rc = CS_ENOMEM; break; }
-            int k = sst__read_entry(in[i], pos[i], &sl, 1, p, &wa);
-            if (k < 0) rc = k;
-            else parts[wn++] = p;
+            *p = *hdr[i];
+            p->rows = NULL; p->n_rows = p->cap_rows = 0;
+            p->stat = NULL;
+            if (p->n_rts && !(p->rts = cs_arena_memdup(&wa, hdr[i]->rts, sizeof(st__rt) * (size_t)p->n_rts))) { rc = CS_ENOMEM; break; }
+            p->cap_rts = p->n_rts;
+            rc = cin_wide_rows(&cins[i], pos[i], &wd[i], &sl, p, &wa);
+            if (!rc) parts[wn++] = p;
         }
         st__part m;
         if (!rc) rc = st__part_merge(parts, wn, &m, &wa);
@@ -238,6 +508,9 @@ static int compact_wide(st_table *t, const purge_ctx *pc, sst_reader **in, int n
     return rc;
 }
 
+#define CMP_ARENA_BYTES (1u << 20)
+#define CMP_CHECK_EVERY 64u
+
 /* Merge inputs into new sstables at `level`, then swap them in. */
 static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t target_bytes)
 {
@@ -252,7 +525,12 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
     uint64_t *pos = cs_calloc((size_t)n, sizeof(uint64_t));
     st__part **parts = cs_malloc(sizeof(st__part *) * (size_t)n);
     bool *has = cs_malloc(sizeof(bool) * (size_t)n);
-    if (!gens || !pos || !parts || !has) { cs_free(gens); cs_free(pos); cs_free(parts); cs_free(has); return CS_ENOMEM; }
+    cin *cins = cs_calloc((size_t)n, sizeof(cin));
+    if (!gens || !pos || !parts || !has || !cins) {
+        cs_free(gens); cs_free(pos); cs_free(parts); cs_free(has); cs_free(cins);
+        return CS_ENOMEM;
+    }
+    for (int i = 0; i < n; i++) cin_open(&cins[i], in[i]);
     uint64_t keys = 0;
     for (int i = 0; i < n; i++) {
         total += in[i]->logical;
@@ -270,86 +548,79 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
     sst_writer *w = NULL;
     int rc = 0;
     uint64_t done = 0;
+    /* Partitions share one arena until it holds CMP_ARENA_BYTES (each is
+     * written before the next is read); progress and staleness are
+     * checked every CMP_CHECK_EVERY partitions. */
+    cs_arena a;
+    cs_arena_init(&a);
+    unsigned since_check = 0;
     for (;;) {
-        /* Smallest key among the inputs' cursors. */
+        /* Smallest key among the inputs' cursors, and which inputs hold it. */
         int first = -1;
-        for (int i = 0; i < n; i++) {
-            if (pos[i] >= in[i]->n_idx) continue;
-            const sst_index_entry *e = &in[i]->idx[pos[i]];
-            if (first < 0 || st__key_cmp(e->token, e->pk, e->pk_len, in[first]->idx[pos[first]].token,
-                                         in[first]->idx[pos[first]].pk, in[first]->idx[pos[first]].pk_len) < 0)
-                first = i;
-        }
-        if (first < 0) break;
-        const sst_index_entry *key = &in[first]->idx[pos[first]];
-        int64_t tok = key->token;
-        const uint8_t *pk = key->pk;
-        uint32_t pkl = key->pk_len;
-        /* A wide partition is streamed window by window (compact_wide). */
-        uint64_t plen = 0;
-        bool any_ri = false;
+        const sst_index_entry *key = NULL;
         for (int i = 0; i < n; i++) {
             has[i] = false;
             if (pos[i] >= in[i]->n_idx) continue;
             const sst_index_entry *e = &in[i]->idx[pos[i]];
-            if (st__key_cmp(e->token, e->pk, e->pk_len, tok, pk, pkl) != 0) continue;
-            has[i] = true;
-            plen += e->len;
-            any_ri |= e->n_ri >= 2;
+            int c = first < 0 ? -1 : st__key_cmp(e->token, e->pk, e->pk_len, key->token, key->pk, key->pk_len);
+            if (c < 0) {
+                for (int k = 0; k < i; k++) has[k] = false;
+                first = i;
+                key = e;
+            }
+            if (c <= 0) has[i] = true;
+        }
+        if (first < 0) break;
+        /* A wide partition is streamed window by window (compact_wide). */
+        uint64_t plen = 0;
+        bool any_ri = false;
+        for (int i = 0; i < n; i++) {
+            if (!has[i]) continue;
+            plen += in[i]->idx[pos[i]].len;
+            any_ri |= in[i]->idx[pos[i]].n_ri >= 2;
         }
         if (any_ri && plen >= WIDE_STREAM_BYTES) {
-            rc = compact_wide(t, &pc, in, n, pos, has, tok, pk, pkl, &w, gens, keys);
+            rc = compact_wide(t, &pc, in, cins, n, pos, has, &w, gens, keys);
             for (int i = 0; i < n; i++)
                 if (has[i]) { done += in[i]->idx[pos[i]].len; pos[i]++; }
-            if (!rc && w && target_bytes && sst_writer_bytes(w) >= target_bytes) {
-                sst_reader *r;
-                rc = sst_writer_finish(w, cpos, level, &r);
-                w = NULL;
-                if (!rc && (rc = out_push(&out, r))) sst_reader_unref(r);
+            since_check = CMP_CHECK_EVERY;
+        } else {
+            int np = 0;
+            for (int i = 0; i < n && !rc; i++) {
+                if (!has[i]) continue;
+                st__part *p = cs_arena_zalloc(&a, sizeof *p);
+                if (!p) { rc = CS_ENOMEM; break; }
+                rc = cin_read_part(&cins[i], pos[i], p, &a);
+                if (!rc) parts[np++] = p;
+                done += in[i]->idx[pos[i]].len;
+                pos[i]++;
             }
-            if (rc) break;
+            st__part m;
+            if (!rc) rc = st__part_merge(parts, np, &m, &a);
+            if (!rc && purge_part(&pc, &m)) {
+                rc = open_writer(t, &w, gens, n, keys);
+                if (!rc) rc = sst_writer_add(w, &m);
+            }
+            if (a.used >= CMP_ARENA_BYTES) { cs_arena_destroy(&a); cs_arena_init(&a); }
+            since_check++;
+        }
+        if (!rc && w && target_bytes && sst_writer_bytes(w) >= target_bytes) {
+            sst_reader *r;
+            rc = sst_writer_finish(w, cpos, level, &r);
+            w = NULL;
+            if (!rc && (rc = out_push(&out, r))) sst_reader_unref(r);
+        }
+        if (rc) break;
+        if (since_check >= CMP_CHECK_EVERY) {
+            since_check = 0;
             pthread_mutex_lock(&t->mu);
             t->cmp_done = done;
             bool stale = t->epoch != epoch || t->dropped || t->e->closing;
             pthread_mutex_unlock(&t->mu);
             if (stale) { rc = CS_EAGAIN; break; }
-            continue;
         }
-        cs_arena a;
-        cs_arena_init(&a);
-        int np = 0;
-        for (int i = 0; i < n && !rc; i++) {
-            if (pos[i] >= in[i]->n_idx) continue;
-            const sst_index_entry *e = &in[i]->idx[pos[i]];
-            if (st__key_cmp(e->token, e->pk, e->pk_len, tok, pk, pkl) != 0) continue;
-            st__part *p = cs_arena_zalloc(&a, sizeof *p);
-            if (!p) { rc = CS_ENOMEM; break; }
-            int k = sst__read_entry(in[i], pos[i], NULL, 0, p, &a);
-            if (k < 0) rc = k;
-            else parts[np++] = p;
-            done += e->len;
-            pos[i]++;
-        }
-        st__part m;
-        if (!rc) rc = st__part_merge(parts, np, &m, &a);
-        if (!rc && purge_part(&pc, &m)) {
-            rc = open_writer(t, &w, gens, n, keys);
-            if (!rc) rc = sst_writer_add(w, &m);
-            if (!rc && target_bytes && sst_writer_bytes(w) >= target_bytes) {
-                sst_reader *r;
-                rc = sst_writer_finish(w, cpos, level, &r);
-                w = NULL;
-                if (!rc && (rc = out_push(&out, r))) sst_reader_unref(r);
-            }
-        }
-        cs_arena_destroy(&a);
-        if (rc) break;
-        pthread_mutex_lock(&t->mu);
-        t->cmp_done = done;
-        bool stale = t->epoch != epoch || t->dropped || t->e->closing;
-        pthread_mutex_unlock(&t->mu);
-        if (stale) { rc = CS_EAGAIN; break; }
     }
+    cs_arena_destroy(&a);
     if (w) {
         if (rc) sst_writer_abort(w);
         else {
@@ -396,6 +667,8 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
     for (int i = 0; i < n; i++) atomic_store(&in[i]->compacting, false);
     for (int i = 0; i < out.n; i++) { sst__mark_obsolete(out.v[i]); sst_reader_unref(out.v[i]); }
     cs_free(out.v);
+    for (int i = 0; i < n; i++) cin_close(&cins[i]);
+    cs_free(cins);
     cs_free(gens); cs_free(pos); cs_free(parts); cs_free(has);
     CS_DEBUG("storage: compacted %d sstables of %s.%s (%" PRIu64 " bytes) into %d at level %d in %.1f ms", n, t->ks,
              t->name, total, n_out, level, (double)(cs_mono_ns() - t0) / 1e6);

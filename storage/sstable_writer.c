@@ -3,9 +3,13 @@
  *
  * Partitions arrive in (token, key) order.  Each is serialized into a
  * logical byte stream cut into SST_BLOCK_SIZE blocks, each lz4-compressed
- * with a CRC32C.  The partition index (with a row index entry every ~4 KiB
+ * with a CRC32C; compressed blocks reach the file in writes of 256 KiB, and
+ * the writeback of every 8 MiB is started as it goes (sync_file_range), so
+ * the fsync at finish is short.  Rows are encoded straight into reserved
+ * memory.  The partition index (with a row index entry every ~4 KiB
  * inside wide partitions), bloom filter and statistics are kept in memory
- * and written at finish.  Every component is written under a tmp- name,
+ * and written at finish (the bloom bits of a key are prefetched and set a
+ * few keys later).  Every component is written under a tmp- name,
  * fsynced, renamed; the TOC is written last, so an sstable without a TOC is
  * an unfinished one and is deleted on load.
  */
@@ -23,6 +27,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#define SST_WRITE_BUF (256u << 10)      /* compressed blocks go to the file in writes of this size */
+#define SST_SYNC_EVERY (8u << 20)        /* start writeback of every 8 MiB written */
+
+#define SST_BLOOM_LAG 16                 /* a key's bloom bits are set 16 keys after they were prefetched */
+
 typedef struct sst_file_hdr { uint8_t b[SST_FILE_HDR]; } sst_file_hdr;
 _Static_assert(sizeof(sst_file_hdr) == 16, "sstable file header is 16 bytes");
 typedef struct sst_block_hdr { uint8_t b[SST_BLOCK_HDR]; } sst_block_hdr;
@@ -32,7 +41,10 @@ struct sst_writer {
     char *dir;
     uint64_t gen;
     int fd;
-    uint64_t file_off;                   /* compressed bytes written */
+    uint64_t file_off;                   /* compressed bytes written (including those still in out) */
+    cs_buf out;                          /* compressed blocks not yet written: one pwrite per SST_WRITE_BUF */
+    uint64_t synced;                     /* file bytes handed to writeback (sync_file_range) */
+    uint8_t *cbuf; size_t ccap;          /* compression scratch, reused for every block */
     cs_buf block;                        /* current uncompressed block */
     uint64_t logical;                    /* logical bytes emitted so far */
     cs_buf chunks;                       /* u64 BE compressed offsets */
@@ -52,6 +64,7 @@ struct sst_writer {
     uint64_t part_rows, part_cells;
     int64_t part_token;
     uint8_t *bloom; uint64_t bloom_bits; uint32_t bloom_k;
+    uint64_t bq_x[SST_BLOOM_LAG], bq_step[SST_BLOOM_LAG]; int bq_n, bq_head;   /* keys whose bits are not set yet */
     sst_stats st;
     uint64_t hist_off[96];
     int err;
@@ -87,17 +100,63 @@ void sst__hist_add(uint64_t counts[96], const uint64_t off[96], uint64_t v)
 
 uint64_t sst__bloom_hash(const uint8_t *pk, uint32_t n) { return cs_xxh64(pk, n, 0); }
 
-static uint64_t bloom_bit(uint64_t h, uint32_t i, uint64_t nbits)
+/* Bit i of key hash h: (h1 + i * h2) % nbits (docs/format/sstable.md).
+ * h1, h2 < 2^32 and i < 2^32, so h1 + i * h2 never wraps and the bits can
+ * be stepped with one conditional subtraction each: two divisions per key
+ * instead of k, the same bits. */
+typedef struct bloom_it { uint64_t x, step, nbits; } bloom_it;
+
+static inline bloom_it bloom_first(uint64_t h, uint64_t nbits)
 {
     uint64_t h1 = h & 0xffffffffu, h2 = (h >> 32) | 1;
-    return (h1 + (uint64_t)i * h2) % nbits;
+    return (bloom_it){ h1 % nbits, h2 % nbits, nbits };
+}
+
+static inline uint64_t bloom_next(bloom_it *it)
+{
+    uint64_t b = it->x;
+    it->x += it->step;
+    if (it->x >= it->nbits) it->x -= it->nbits;
+    return b;
+}
+
+/* Set the bits of the queued key at the head. */
+static void bloom_set_head(sst_writer *w)
+{
+    bloom_it it = { w->bq_x[w->bq_head], w->bq_step[w->bq_head], w->bloom_bits };
+    for (uint32_t i = 0; i < w->bloom_k; i++) {
+        uint64_t bit = bloom_next(&it);
+        w->bloom[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+    }
+    w->bq_head = (w->bq_head + 1) % SST_BLOOM_LAG;
+    w->bq_n--;
+}
+
+/* Add a key hash to the filter: its bits' bytes are prefetched now and set
+ * SST_BLOOM_LAG keys later (a filter bigger than the caches costs a miss
+ * per bit otherwise). */
+static void bloom_add(sst_writer *w, uint64_t h)
+{
+    bloom_it it = bloom_first(h, w->bloom_bits);
+    if (w->bq_n == SST_BLOOM_LAG) bloom_set_head(w);
+    int slot = (w->bq_head + w->bq_n) % SST_BLOOM_LAG;
+    w->bq_x[slot] = it.x;
+    w->bq_step[slot] = it.step;
+    w->bq_n++;
+    for (uint32_t i = 0; i < w->bloom_k; i++) __builtin_prefetch(&w->bloom[bloom_next(&it) >> 3], 1);
+}
+
+static void bloom_drain(sst_writer *w)
+{
+    while (w->bq_n > 0) bloom_set_head(w);
 }
 
 bool sst__bloom_test(const uint8_t *bits, uint64_t nbits, uint32_t k, uint64_t h)
 {
     if (nbits == 0) return true;
+    bloom_it it = bloom_first(h, nbits);
     for (uint32_t i = 0; i < k; i++) {
-        uint64_t b = bloom_bit(h, i, nbits);
+        uint64_t b = bloom_next(&it);
         if (!(bits[b >> 3] & (1u << (b & 7)))) return false;
     }
     return true;
@@ -108,33 +167,61 @@ bool sst__bloom_test(const uint8_t *bits, uint64_t nbits, uint32_t k, uint64_t h
 static void put_del(cs_buf *b, st_deletion d) { cs_buf_put_svarint(b, d.ts_us); cs_buf_put_svarint(b, d.ldt_s); }
 static void put_bytes(cs_buf *b, const uint8_t *p, uint32_t n) { cs_buf_put_uvarint(b, n); if (n) cs_buf_put(b, p, n); }
 
+/* Varints straight into reserved memory (LEB128; zigzag for signed): the
+ * same bytes as cs_buf_put_uvarint/svarint, without a capacity check each. */
+static inline uint8_t *wr_uv(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) { *p++ = (uint8_t)(v | 0x80); v >>= 7; }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+static inline uint8_t *wr_sv(uint8_t *p, int64_t v) { return wr_uv(p, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
+
+static inline uint8_t *wr_bytes(uint8_t *p, const uint8_t *s, uint32_t n)
+{
+    p = wr_uv(p, n);
+    if (n) { memcpy(p, s, n); p += n; }
+    return p;
+}
+
+/* One row, encoded in place after a single reserve of its upper bound. */
 void sst__encode_row(cs_buf *b, const st__row *r)
 {
+    size_t max = 1 + 10 + (size_t)r->ck_len + 30 + 20 + 10 + 10 + (size_t)r->n_cdels * 30;
+    for (int i = 0; i < r->n_cells; i++) max += 10 + 1 + 30 + 20 + (size_t)r->cells[i].path_len + r->cells[i].val_len;
+    if (cs_buf_reserve(b, max)) return;
+    uint8_t *p = b->p + b->len;
     uint8_t f = SST_ROW_PRESENT;
     if (r->lv.ts_us != INT64_MIN) f |= SST_ROW_HAS_LV;
     if (r->del.ts_us != INT64_MIN) f |= SST_ROW_HAS_DEL;
     if (r->flags & ST_ROW_STATIC) f |= SST_ROW_IS_STATIC;
-    cs_buf_put_u8(b, f);
-    put_bytes(b, r->ck, r->ck_len);
+    *p++ = f;
+    p = wr_bytes(p, r->ck, r->ck_len);
     if (f & SST_ROW_HAS_LV) {
-        cs_buf_put_svarint(b, r->lv.ts_us);
-        cs_buf_put_svarint(b, r->lv.ttl_s);
-        cs_buf_put_svarint(b, r->lv.ldt_s);
+        p = wr_sv(p, r->lv.ts_us);
+        p = wr_sv(p, r->lv.ttl_s);
+        p = wr_sv(p, r->lv.ldt_s);
     }
-    if (f & SST_ROW_HAS_DEL) put_del(b, r->del);
-    cs_buf_put_uvarint(b, (uint64_t)r->n_cdels);
-    for (int i = 0; i < r->n_cdels; i++) { cs_buf_put_uvarint(b, r->cdels[i].col); put_del(b, r->cdels[i].d); }
-    cs_buf_put_uvarint(b, (uint64_t)r->n_cells);
+    if (f & SST_ROW_HAS_DEL) { p = wr_sv(p, r->del.ts_us); p = wr_sv(p, r->del.ldt_s); }
+    p = wr_uv(p, (uint64_t)r->n_cdels);
+    for (int i = 0; i < r->n_cdels; i++) {
+        p = wr_uv(p, r->cdels[i].col);
+        p = wr_sv(p, r->cdels[i].d.ts_us);
+        p = wr_sv(p, r->cdels[i].d.ldt_s);
+    }
+    p = wr_uv(p, (uint64_t)r->n_cells);
     for (int i = 0; i < r->n_cells; i++) {
         const st_cell *c = &r->cells[i];
-        cs_buf_put_uvarint(b, c->col);
-        cs_buf_put_u8(b, c->flags);
-        cs_buf_put_svarint(b, c->ts_us);
-        cs_buf_put_svarint(b, c->ttl_s);
-        cs_buf_put_svarint(b, c->ldt_s);
-        put_bytes(b, c->path, c->path_len);
-        put_bytes(b, c->val, c->val_len);
+        p = wr_uv(p, c->col);
+        *p++ = c->flags;
+        p = wr_sv(p, c->ts_us);
+        p = wr_sv(p, c->ttl_s);
+        p = wr_sv(p, c->ldt_s);
+        p = wr_bytes(p, c->path, c->path_len);
+        p = wr_bytes(p, c->val, c->val_len);
     }
+    b->len = (size_t)(p - b->p);
 }
 
 /* ---------------------------------------------------------------- writer */
@@ -164,7 +251,7 @@ int sst_writer_open(const char *dir, uint64_t gen, double fp_chance, uint64_t ex
     w->dir = cs_strdup(dir);
     w->gen = gen;
     w->fd = -1;
-    cs_buf_init(&w->block); cs_buf_init(&w->chunks); cs_buf_init(&w->index);
+    cs_buf_init(&w->block); cs_buf_init(&w->chunks); cs_buf_init(&w->index); cs_buf_init(&w->out);
     cs_buf_init(&w->part); cs_buf_init(&w->ri); cs_buf_init(&w->last_key); cs_buf_init(&w->run_first); cs_buf_init(&w->last_ck);
     sst__hist_offsets(w->hist_off);
     w->st.min_ts = INT64_MAX; w->st.max_ts = INT64_MIN;
@@ -194,32 +281,59 @@ int sst_writer_open(const char *dir, uint64_t gen, double fp_chance, uint64_t ex
     return 0;
 }
 
-/* Compress and write the current block. */
+/* Write the buffered blocks (one pwrite), and every SST_SYNC_EVERY bytes
+ * start their writeback (the fsync at finish then has little left to do,
+ * and never a burst of a whole sstable's dirty pages behind the commit
+ * log's own fsyncs). */
+static int write_out(sst_writer *w)
+{
+    if (w->out.len == 0) return 0;
+    uint64_t off = w->file_off - w->out.len;
+    int rc = write_all(w->fd, w->out.p, w->out.len, &off);
+    cs_buf_reset(&w->out);
+    if (rc) return rc;
+    uint64_t upto = w->file_off & ~(uint64_t)4095;   /* whole pages only: the next write extends the last one */
+    if (upto - w->synced >= SST_SYNC_EVERY) {
+        (void)sync_file_range(w->fd, (off64_t)w->synced, (off64_t)(upto - w->synced), SYNC_FILE_RANGE_WRITE);
+        w->synced = upto;
+    }
+    return 0;
+}
+
+/* Compress the current block into the output buffer. */
 static int flush_block(sst_writer *w)
 {
     if (w->block.len == 0) return 0;
     int bound = LZ4_compressBound((int)w->block.len);
-    uint8_t *c = cs_malloc((size_t)bound + SST_BLOCK_HDR);
-    if (!c) return CS_ENOMEM;
-    int n = LZ4_compress_default((const char *)w->block.p, (char *)c + SST_BLOCK_HDR, (int)w->block.len, bound);
+    if ((size_t)bound > w->ccap) {
+        uint8_t *c = cs_realloc(w->cbuf, (size_t)bound);
+        if (!c) return CS_ENOMEM;
+        w->cbuf = c;
+        w->ccap = (size_t)bound;
+    }
+    int n = LZ4_compress_default((const char *)w->block.p, (char *)w->cbuf, (int)w->block.len, bound);
+    const uint8_t *src = w->cbuf;
     uint32_t clen;
     if (n <= 0 || (size_t)n >= w->block.len) {
-        memcpy(c + SST_BLOCK_HDR, w->block.p, w->block.len);
+        src = w->block.p;
         clen = (uint32_t)w->block.len | SST_RAW_FLAG;
         n = (int)w->block.len;
     } else {
         clen = (uint32_t)n;
     }
-    cs_st32(c, clen);
-    cs_st32(c + 4, (uint32_t)w->block.len);
-    cs_st32(c + 8, cs_crc32c(0, c + SST_BLOCK_HDR, (size_t)n));
+    uint8_t h[SST_BLOCK_HDR];
+    cs_st32(h, clen);
+    cs_st32(h + 4, (uint32_t)w->block.len);
+    cs_st32(h + 8, cs_crc32c(0, src, (size_t)n));
     cs_buf_put_u64(&w->chunks, w->file_off);
     w->n_chunks++;
-    if (w->chunks.err) { cs_free(c); return w->chunks.err; }
-    int rc = write_all(w->fd, c, (size_t)n + SST_BLOCK_HDR, &w->file_off);
-    cs_free(c);
+    if (w->chunks.err) return w->chunks.err;
+    cs_buf_put(&w->out, h, sizeof h);
+    cs_buf_put(&w->out, src, (size_t)n);
+    if (w->out.err) return w->out.err;
+    w->file_off += (uint64_t)n + SST_BLOCK_HDR;
     cs_buf_reset(&w->block);
-    return rc;
+    return w->out.len >= SST_WRITE_BUF ? write_out(w) : 0;
 }
 
 /* Append logical bytes, cutting blocks at SST_BLOCK_SIZE. */
@@ -384,12 +498,16 @@ int sst_writer_rows(sst_writer *w, st__row *const *rows, int n)
     if (w->err) return w->err;
     if (!w->in_part) return w->err = CS_EINVAL;
     cs_buf *b = &w->part;
+    /* The previous row's clustering: rows[i - 1] inside this call (copied
+     * into last_ck once at the end: the caller may free rows afterwards). */
+    const uint8_t *prev = w->last_ck.p;
+    uint32_t prev_len = (uint32_t)w->last_ck.len;
     for (int i = 0; i < n; i++) {
         const st__row *r = rows[i];
         if (w->run_open && w->part_emitted + b->len - w->run_start >= SST_ROW_INDEX_EVERY) {
             /* The run reached SST_ROW_INDEX_EVERY bytes: close it at the previous row. */
             put_bytes(&w->ri, w->run_first.p, (uint32_t)w->run_first.len);
-            put_bytes(&w->ri, w->last_ck.p, (uint32_t)w->last_ck.len);
+            put_bytes(&w->ri, prev, prev_len);
             cs_buf_put_uvarint(&w->ri, w->run_start);
             cs_buf_put_uvarint(&w->ri, w->part_emitted + b->len - w->run_start);
             w->n_ri++;
@@ -404,8 +522,12 @@ int sst_writer_rows(sst_writer *w, st__row *const *rows, int n)
         sst__encode_row(b, r);
         note_row_stats(w, r, &w->part_cells);
         note_ck(w, r);
+        prev = r->ck;
+        prev_len = r->ck_len;
+    }
+    if (n > 0) {
         cs_buf_reset(&w->last_ck);
-        cs_buf_put(&w->last_ck, r->ck, r->ck_len);
+        cs_buf_put(&w->last_ck, prev, prev_len);
     }
     w->part_rows += (uint64_t)n;
     if (b->err || w->ri.err || w->run_first.err || w->last_ck.err) return w->err = CS_ENOMEM;
@@ -453,11 +575,7 @@ int sst_writer_end(sst_writer *w)
     put_bytes(x, w->ri.p, (uint32_t)w->ri.len);
     if (x->err) return w->err = CS_ENOMEM;
     w->n_entries++;
-    uint64_t h = sst__bloom_hash(w->last_key.p, (uint32_t)w->last_key.len);
-    for (uint32_t i = 0; i < w->bloom_k; i++) {
-        uint64_t bit = bloom_bit(h, i, w->bloom_bits);
-        w->bloom[bit >> 3] |= (uint8_t)(1u << (bit & 7));
-    }
+    bloom_add(w, sst__bloom_hash(w->last_key.p, (uint32_t)w->last_key.len));
     w->st.partitions++;
     w->st.rows += w->part_rows;
     w->st.cells += w->part_cells;
@@ -543,6 +661,7 @@ int sst_writer_finish(sst_writer *w, st_clog_pos clog_pos, int level, sst_reader
 {
     *out = NULL;
     int rc = w->err ? w->err : flush_block(w);
+    if (!rc) rc = write_out(w);
     if (!rc) rc = vfs_fsync(w->fd);
     if (rc) { sst_writer_abort(w); return rc; }
     vfs_close(w->fd);
@@ -551,6 +670,7 @@ int sst_writer_finish(sst_writer *w, st_clog_pos clog_pos, int level, sst_reader
     w->st.level = level;
     w->st.data_bytes = w->logical;
     if (w->st.min_ts == INT64_MAX) { w->st.min_ts = INT64_MIN; w->st.max_ts = INT64_MIN; }
+    bloom_drain(w);
     cs_buf_put_u64(&w->chunks, w->file_off);   /* end sentinel */
     if (w->chunks.err) { sst_writer_abort(w); return CS_ENOMEM; }
     /* Index.db: header, entries, chunk offsets, footer. */
@@ -619,7 +739,8 @@ void sst_writer_abort(sst_writer *w)
             if (p) { if (vfs_file_size(p) >= 0) vfs_unlink(p); cs_free(p); }
         }
     }
-    cs_buf_destroy(&w->block); cs_buf_destroy(&w->chunks); cs_buf_destroy(&w->index);
+    cs_buf_destroy(&w->block); cs_buf_destroy(&w->chunks); cs_buf_destroy(&w->index); cs_buf_destroy(&w->out);
+    cs_free(w->cbuf);
     cs_buf_destroy(&w->part); cs_buf_destroy(&w->ri); cs_buf_destroy(&w->last_key); cs_buf_destroy(&w->run_first); cs_buf_destroy(&w->last_ck);
     cs_free(w->bloom);
     cs_free(w->dir);

@@ -140,3 +140,55 @@ Test(storage_wide_compact, streamed_merge_equals_reads, .timeout = 120)
     st_engine_close(e, false);
     cr_assert_eq(cs_alloc_count(), 0);
 }
+
+/* The wide partition in one sstable, and in others only small pieces
+ * (without a row index): a partition deletion that shadows the older rows,
+ * rows scattered across every window, a range deletion straddling window
+ * boundaries.  The streamed merge must apply each input's deletions to the
+ * rows of every window, and read the small inputs' rows window by window. */
+Test(storage_wide_compact, small_inputs_and_partition_deletion, .timeout = 120)
+{
+    st_config cfg;
+    st_config_defaults(&cfg);
+    cfg.data_dir = g_d; cfg.commitlog_dir = g_c;
+    st_engine *e;
+    cr_assert_eq(st_engine_open(&cfg, &e), 0);
+    st_table *t;
+    cr_assert_eq(st_table_open(e, TID, "ks", "widec2", NULL, &t), 0);
+    write_rows(e, t, "wide", 0, NROWS, 1, 10);
+    write_rows(e, t, "b", 0, 20, 1, 10);
+    cr_assert_eq(st_table_flush(t), 0);
+    /* sstable 2: every 997th row again (newer), then sstable 3: a partition
+     * deletion above sstable 1's rows but below sstable 2's, a range
+     * deletion over ~8000 rows, and a few rows newer than everything. */
+    write_rows(e, t, "wide", 0, NROWS, 997, 20);
+    cr_assert_eq(st_table_flush(t), 0);
+    st_mutation *m = st_mutation_new();
+    st_mut_partition(m, t, (const uint8_t *)"wide", 4);
+    st_mut_partition_delete(m, (st_deletion){ 15, 1000 });
+    uint8_t s[4], en[4];
+    ck_of(9000, s); ck_of(17000, en);
+    st_mut_range_delete(m, (st_bound){ s, 4, true }, (st_bound){ en, 4, true }, (st_deletion){ 25, 1000 });
+    cr_assert_eq(st_write(e, m, NULL), 0);
+    st_mutation_free(m);
+    write_rows(e, t, "wide", 100, NROWS, 1501, 30);
+    cr_assert_eq(st_table_flush(t), 0);
+
+    uint32_t n0, n1, n2, nb;
+    uint32_t d0 = digest(t, "wide", false, &n0), d1 = digest(t, "wide", true, &n1);
+    uint32_t db = digest(t, "b", false, &nb);
+    cr_assert_eq(n0, n1);
+    cr_assert_gt(n0, 30u);
+    cr_assert_lt(n0, 100u);
+    cr_assert_eq(st_table_compact(t), 0);
+    pthread_mutex_lock(&t->mu);
+    cr_assert_eq(t->n_ssts, 1);
+    pthread_mutex_unlock(&t->mu);
+    cr_assert_eq(digest(t, "wide", false, &n2), d0);
+    cr_assert_eq(n2, n0);
+    cr_assert_eq(digest(t, "wide", true, &n2), d1);
+    cr_assert_eq(digest(t, "b", false, &n2), db);
+    cr_assert_eq(n2, nb);
+    st_engine_close(e, false);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
