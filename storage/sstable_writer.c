@@ -456,17 +456,20 @@ int sst_writer_begin(sst_writer *w, const st__part *p)
     cs_buf_reset(b);
     cs_buf_reset(&w->ri);
     uint64_t cells = 0;
-    put_bytes(b, p->pk, p->pk_len);
     uint8_t pf = 0;
     if (p->pdel.ts_us != INT64_MIN) pf |= SST_PART_HAS_DEL;
     if (p->stat) pf |= SST_PART_HAS_STATIC;
-    cs_buf_put_u8(b, pf);
+    if (cs_buf_reserve(b, 10 + (size_t)p->pk_len + 1 + 20 + 10)) return w->err = CS_ENOMEM;
+    uint8_t *q = wr_bytes(b->p + b->len, p->pk, p->pk_len);
+    *q++ = pf;
     if (pf & SST_PART_HAS_DEL) {
-        put_del(b, p->pdel);
+        q = wr_sv(q, p->pdel.ts_us);
+        q = wr_sv(q, p->pdel.ldt_s);
         note_ts(w, p->pdel.ts_us); note_ldt(w, p->pdel.ldt_s);
         w->st.tombstones++; note_drop(w, p->pdel.ldt_s);
     }
-    cs_buf_put_uvarint(b, (uint64_t)p->n_rts);
+    q = wr_uv(q, (uint64_t)p->n_rts);
+    b->len = (size_t)(q - b->p);
     for (int i = 0; i < p->n_rts; i++) {
         const st__rt *rt = &p->rts[i];
         cs_buf_put_u8(b, (uint8_t)((rt->start_incl ? 1 : 0) | (rt->end_incl ? 2 : 0)));
@@ -547,6 +550,8 @@ int sst_writer_end(sst_writer *w)
     if (w->err) return w->err;
     if (!w->in_part) return w->err = CS_EINVAL;
     cs_buf *b = &w->part;
+    /* A partition of one run carries no row index (below): no need to close it. */
+    if (w->run_open && w->n_ri == 0) w->run_open = false;
     if (w->run_open) {
         put_bytes(&w->ri, w->run_first.p, (uint32_t)w->run_first.len);
         put_bytes(&w->ri, w->last_ck.p, (uint32_t)w->last_ck.len);
@@ -563,17 +568,20 @@ int sst_writer_end(sst_writer *w)
     w->in_part = false;
     /* Index entry. */
     cs_buf *x = &w->index;
-    put_bytes(x, w->last_key.p, (uint32_t)w->last_key.len);
-    cs_buf_put_u64(x, (uint64_t)w->part_token);
-    cs_buf_put_uvarint(x, w->part_pos);
-    cs_buf_put_uvarint(x, len);
-    cs_buf_put_uvarint(x, w->hdr_len);
     /* Only wide partitions (>= SST_ROW_INDEX_MIN bytes of rows) carry a row index. */
     uint64_t n_ri = w->n_ri;
     if (n_ri < 2 || len - w->hdr_len < SST_ROW_INDEX_MIN) { cs_buf_reset(&w->ri); n_ri = 0; }
-    cs_buf_put_uvarint(x, n_ri);
-    put_bytes(x, w->ri.p, (uint32_t)w->ri.len);
-    if (x->err) return w->err = CS_ENOMEM;
+    if (cs_buf_reserve(x, 10 + w->last_key.len + 8 + 4 * 10 + 10 + w->ri.len)) return w->err = CS_ENOMEM;
+    uint8_t *q = x->p + x->len;
+    q = wr_bytes(q, w->last_key.p, (uint32_t)w->last_key.len);
+    cs_st64(q, (uint64_t)w->part_token);
+    q += 8;
+    q = wr_uv(q, w->part_pos);
+    q = wr_uv(q, len);
+    q = wr_uv(q, w->hdr_len);
+    q = wr_uv(q, n_ri);
+    q = wr_bytes(q, w->ri.p, (uint32_t)w->ri.len);
+    x->len = (size_t)(q - x->p);
     w->n_entries++;
     bloom_add(w, sst__bloom_hash(w->last_key.p, (uint32_t)w->last_key.len));
     w->st.partitions++;
