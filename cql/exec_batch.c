@@ -45,7 +45,8 @@ int cql__wbatch_init(cql_wbatch *b, cql_ctx *ctx, int32_t now_s)
 void cql__wbatch_destroy(cql_wbatch *b)
 {
     st_mutation_free(b->m);
-    cs_free(b->parts);
+    if (b->parts != &b->part1)
+        cs_free(b->parts);
     cs_free(b->ctrs);
     cs_arena_destroy(&b->arena);
     memset(b, 0, sizeof *b);
@@ -66,12 +67,20 @@ int cql__wbatch_partition(cql_wbatch *b, const sch_table *t, const uint8_t *pk, 
             found = i;
     if (found < 0) {
         if (b->n_parts == b->cap_parts) {
-            int nc = b->cap_parts ? b->cap_parts * 2 : 8;
-            cql_wpart *n = cs_realloc(b->parts, (size_t)nc * sizeof *n);
-            if (!n)
-                return CS_ENOMEM;
-            b->parts = n;
-            b->cap_parts = nc;
+            if (b->cap_parts == 0) {           /* the common single partition: no allocation */
+                b->parts = &b->part1;
+                b->cap_parts = 1;
+            } else {
+                int nc = b->cap_parts == 1 ? 8 : b->cap_parts * 2;
+                cql_wpart *n = cs_malloc((size_t)nc * sizeof *n);
+                if (!n)
+                    return CS_ENOMEM;
+                memcpy(n, b->parts, (size_t)b->n_parts * sizeof *n);
+                if (b->parts != &b->part1)
+                    cs_free(b->parts);
+                b->parts = n;
+                b->cap_parts = nc;
+            }
         }
         cql_wpart *p = &b->parts[b->n_parts];
         p->t = t;

@@ -43,7 +43,8 @@ typedef struct cql_wbatch {
     cs_arena arena;                            /* key copies, scratch */
     int32_t now_s;                             /* local deletion time / TTL base */
     size_t data_size;                          /* approx. bytes, for batch thresholds */
-    cql_wpart *parts; int n_parts, cap_parts;
+    cql_wpart *parts; int n_parts, cap_parts;   /* parts is &part1 until a second partition */
+    cql_wpart part1;                           /* (so a wbatch never moves once in use) */
     cql_wcounter *ctrs; int n_ctrs, cap_ctrs;
     int cur_part;                              /* index in parts of the current partition */
 } cql_wbatch;
