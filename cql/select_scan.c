@@ -3,7 +3,9 @@
  * Caller: exec_select.c.
  *
  * Reads partitions through st_scan_* (a list of partition keys, or a token
- * range in ring order), virtual tables through sch_table.vtable_rows, and
+ * range in ring order; a key of a table without clustering columns through
+ * st_read_point when no tombstone budget can be reached, see
+ * point_read_ok), virtual tables through sch_table.vtable_rows, and
  * turns each storage row into an xrow: partition key components, decoded
  * clustering values, simple cells (value, write time, TTL) and non-frozen
  * collections / UDTs rebuilt from their complex cells (path conventions in
@@ -266,9 +268,8 @@ static int on_row(cql_sx *x, const uint8_t *ck, uint32_t ck_len, const st_cell *
 
 /* ---------------------------------------------------------------- scanning */
 
-static int check_tombstones(cql_sx *x, const st_scan *sc)
+static int check_tombstones_stats(cql_sx *x, const st_scan_stats *stt)
 {
-    const st_scan_stats *stt = st_scan_stats_get(sc);
     uint64_t tomb = x->tombstones + (stt ? stt->tombstones : 0);
     int fail = x->ctx->cfg.tombstone_failure_threshold;
     if (fail > 0 && tomb > (uint64_t)fail) {
@@ -283,6 +284,11 @@ static int check_tombstones(cql_sx *x, const st_scan *sc)
         return rc;
     }
     return 0;
+}
+
+static int check_tombstones(cql_sx *x, const st_scan *sc)
+{
+    return check_tombstones_stats(x, st_scan_stats_get(sc));
 }
 
 /*
@@ -350,8 +356,26 @@ static int budget_stop(cql_sx *x, st_scan *sc, int32_t part_emitted, bool after_
     return 0;
 }
 
-static int process_partition(cql_sx *x, st_scan *sc, const st_partition_view *pv, int32_t part_emitted)
+/* The rows of one partition: from an open scan, or from a point read. */
+typedef struct row_src {
+    st_scan *sc;                       /* NULL: pt */
+    const st_point *pt;
+    int next;
+} row_src;
+
+static int next_row(row_src *src, st_row_view *rv)
 {
+    if (src->sc)
+        return st_scan_next_row(src->sc, rv);
+    if (src->next >= src->pt->n_rows)
+        return 0;
+    *rv = src->pt->rows[src->next++];
+    return 1;
+}
+
+static int process_rows(cql_sx *x, row_src *src, const st_partition_view *pv, int32_t part_emitted)
+{
+    st_scan *sc = src->sc;
     cs_arena_destroy(&x->part_arena);
     cs_arena_init(&x->part_arena);
     x->pk = cs_arena_memdup(&x->part_arena, pv->pk_len ? pv->pk : (const uint8_t *)"", pv->pk_len + 1);
@@ -369,7 +393,7 @@ static int process_partition(cql_sx *x, st_scan *sc, const st_partition_view *pv
     bool had_rows = false;
     st_row_view rv;
     int rc = 0, n = 0;
-    while (!x->stop && !x->part_skip && (rc = st_scan_next_row(sc, &rv)) == 1) {
+    while (!x->stop && !x->part_skip && (rc = next_row(src, &rv)) == 1) {
         if (rv.flags & ST_ROW_STATIC) {
             x->scells = cs_arena_alloc(&x->part_arena, sizeof(st_cell) * (size_t)(rv.n_cells + 1));
             if (!x->scells)
@@ -389,14 +413,15 @@ static int process_partition(cql_sx *x, st_scan *sc, const st_partition_view *pv
         bool was_empty = x->page_emitted == 0;
         if ((rc = on_row(x, rv.ck, rv.ck_len, rv.cells, rv.n_cells, false)))
             return rc;
-        if (x->tomb_budget && was_empty && x->page_emitted > 0)
+        if (sc && x->tomb_budget && was_empty && x->page_emitted > 0)
             st_scan_set_max_tombstones(sc, scan_budget(x));   /* the page has a row: soft budget */
-        if ((++n & 1023) == 0 && (rc = check_tombstones(x, sc)))
+        if ((++n & 1023) == 0 &&
+            (rc = sc ? check_tombstones(x, sc) : check_tombstones_stats(x, &src->pt->stats)))
             return rc;
     }
     if (rc < 0)
         return cs_error_set(x->e, CS_ERR_SERVER, "Read failed: %s", cs_strerror(rc));
-    if (rc == ST_SCAN_BUDGET)
+    if (rc == ST_SCAN_BUDGET && sc)
         return budget_stop(x, sc, x->part_emitted, false);
     if (x->stop || x->part_skip)
         return 0;
@@ -408,6 +433,60 @@ static int process_partition(cql_sx *x, st_scan *sc, const st_partition_view *pv
     if (!had_rows && x->n_scells > 0 && !x->w.ck_restricted && !x->regular_filter && x->part_emitted == 0)
         return on_row(x, NULL, 0, NULL, 0, true);
     return 0;
+}
+
+static int process_partition(cql_sx *x, st_scan *sc, const st_partition_view *pv, int32_t part_emitted)
+{
+    row_src src = { sc, NULL, 0 };
+    return process_rows(x, &src, pv, part_emitted);
+}
+
+/*
+ * Can one partition key be read with st_read_point instead of a scan, with
+ * the same outcome?  The point read has no tombstone budget, so only when
+ * the page's budget cannot be reached by one partition: no clustering (one
+ * row), no multi-cell column (element tombstones are unbounded), and a
+ * budget above every tombstone such a partition can hold (partition and
+ * row deletion, row marker, one per cell, dropped columns' cells too).
+ */
+static bool point_read_ok(const cql_sx *x)
+{
+    const sch_table *t = x->t;
+    if (t->n_ck != 0 || !t->st)
+        return false;
+    for (int i = 0; i < t->n_cols; i++)
+        if (ctype_is_multicell(t->cols[i].type))
+            return false;
+    if (x->tomb_budget) {
+        uint64_t bound = 2 * (uint64_t)(t->n_cols + t->n_dropped) + 8;
+        uint64_t b = x->tomb_budget < x->tomb_hard ? x->tomb_budget : x->tomb_hard;
+        if (b <= x->tombstones || b - x->tombstones <= bound)
+            return false;
+    }
+    return true;
+}
+
+/* One partition by key through st_read_point (point_read_ok): what
+ * run_scan does for it, without a scan object. */
+static int run_point(cql_sx *x, st_read_spec *spec, int32_t first_part_emitted)
+{
+    cql_metrics_sample(x->ctx, x->t, false, spec->pk, spec->pk_len);   /* nodetool toppartitions */
+    if (x->stop)
+        return 0;
+    st_point pt;
+    int rc = st_read_point(x->t->st, spec, &x->arena, &pt);
+    if (rc < 0)
+        return cs_error_set(x->e, CS_ERR_SERVER, "Read failed: %s", cs_strerror(rc));
+    if (rc == 1) {
+        row_src src = { NULL, &pt, 0 };
+        rc = process_rows(x, &src, &pt.part, first_part_emitted);
+        if (rc == 0)
+            rc = check_tombstones_stats(x, &pt.stats);
+        if (rc < 0 && rc != CS_EUSER)
+            rc = cs_error_set(x->e, CS_ERR_SERVER, "Read failed: %s", cs_strerror(rc));
+    }
+    x->tombstones += pt.stats.tombstones;
+    return rc > 0 ? 0 : rc;
 }
 
 static int run_scan(cql_sx *x, st_read_spec *spec, int32_t first_part_emitted)
@@ -494,7 +573,7 @@ int cql__scan_keys(cql_sx *x, const cql_pstate *ps)
         base_spec(x, &sp, sl, n);
         sp.pk = x->w.pks[i].p;
         sp.pk_len = (uint32_t)x->w.pks[i].len;
-        int rc = run_scan(x, &sp, pe);
+        int rc = point_read_ok(x) ? run_point(x, &sp, pe) : run_scan(x, &sp, pe);
         if (rc)
             return rc;
     }
