@@ -3,7 +3,8 @@
 # RocksDB, docs/storage-bench.md).  Owner: sbench.
 #   make storage-bench && sh bench/storage_bench.sh [flags...]
 # Flags go to cassette-storage-bench (--keys N, --wide-rows N, --engines ...,
-# --only kv|wide).  BUILD=build/x selects the build directory.
+# --only kv|wide|bg|bg-kv|bg-wide; bg: flush and compaction MB/s, cassette
+# only).  BUILD=build/x selects the build directory.
 set -e
 BIN=${BUILD:-build}/cassette-storage-bench
 DIR=${SBENCH_DIR:-/tmp/cassette-storage-bench.$$}
