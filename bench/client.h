@@ -5,6 +5,9 @@
  *     reads); one request at a time.
  *   - bc_async: libuv connections with many requests in flight (stream ids),
  *     writes coalesced per loop iteration, replies matched by stream id.
+ *     Built for cassette-bench's hot path: no allocation per request, and
+ *     replies are decoded only as far as a load generator needs (status,
+ *     error, paging state, warnings; see bc_done_cb).
  * Framing comes from server/frame.h, so both sides share one codec.
  */
 #ifndef CS_BENCH_CLIENT_H
@@ -30,6 +33,7 @@ typedef struct bc_result {
     /* PREPARED */
     uint8_t prep_id[64]; int prep_id_len;
     int n_binds; char **bind_names; bc_type *bind_types;
+    uint64_t recv_ns;           /* async: cs_mono_ns() when the bytes holding the reply were read */
 } bc_result;
 void bc_result_destroy(bc_result *r);
 /* Value at (row, col) as a C string copy for text columns (caller frees). */
@@ -56,7 +60,10 @@ void bc_msg_execute(cs_buf *b, const uint8_t *id, int idlen, const uint8_t *cons
 
 /* ---------------------------------------------------------------- async */
 typedef struct bc_async bc_async;
-/* Called once per request with the decoded response (borrowed for the call). */
+/* Called once per request with the response, borrowed for the call.  Only
+ * opcode, err_code/err_msg (errors), kind, paging_state/ps_len (ROWS; points
+ * into the connection's input), warnings/n_warnings and recv_ns are filled;
+ * rows and metadata are not decoded (n_rows = n_cols = 0). */
 typedef void (*bc_done_cb)(void *arg, const bc_result *resp);
 typedef void (*bc_ready_cb)(bc_async *c, int status, void *arg);
 int bc_async_open(uv_loop_t *loop, const char *host, int port, int max_inflight, const char *user,

@@ -3,12 +3,18 @@
  *
  * States: CONNECTING -> STARTING (STARTUP sent) [-> AUTH] -> READY -> BROKEN.
  * Requests are framed into `out` and written once per loop iteration from a
- * uv_check_t, so a burst of sends becomes one write.  Replies are matched to
- * their stream id; stream ids are recycled through a free list.
+ * uv_check_t, so a burst of sends becomes one write: uv_try_write first (the
+ * usual case writes everything, no request object), and only a remainder goes
+ * through uv_write from a second buffer (`wbuf`) while `out` keeps filling.
+ * Replies are read into one growing buffer, many per read, and matched to
+ * their stream id; stream ids are recycled through a free list.  Nothing is
+ * allocated per request: the buffers keep their capacity and replies are
+ * decoded in place into one bc_result per connection (see bc_done_cb).
  */
 #include "bench/client.h"
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/util.h"
 #include "server/frame.h"
 #include <stdio.h>
 #include <string.h>
@@ -21,82 +27,159 @@ struct bc_async {
     uv_tcp_t tcp;              /* embedded handle; freed in close cb */
     uv_check_t check;          /* flushes `out` once per iteration */
     uv_connect_t creq;
+    uv_write_t wreq;           /* the one uv_write in flight (writing) */
     uv_loop_t *loop;
     int state;
     int max_inflight, inflight;
     pending *slots;            /* indexed by stream id */
     int16_t *free_ids; int n_free;
     cs_buf out;                /* frames waiting to be written */
+    cs_buf wbuf;               /* frames being written by wreq */
+    bool writing;
     cs_buf in;                 /* bytes read, not yet a whole frame */
+    bc_result res;             /* the reply handed to callbacks */
     bc_ready_cb ready; void *ready_arg;
     char *user, *pass;
     int closing_handles;
 };
 
-typedef struct wreq { uv_write_t req; uint8_t *data; } wreq;
+static void fail_all(bc_async *c, const char *why);
+
+static void flush_out(bc_async *c);
 
 static void on_write(uv_write_t *req, int status)
 {
-    wreq *w = (wreq *)req;
-    cs_free(w->data);
-    cs_free(w);
+    bc_async *c = req->data;
+    c->writing = false;
+    cs_buf_reset(&c->wbuf);
+    if (status < 0) {
+        if (c->state != ST_BROKEN) {
+            c->state = ST_BROKEN;
+            fail_all(c, "write failed");
+        }
+        return;
+    }
+    flush_out(c);   /* what queued up meanwhile; the check may already have run */
 }
 
 static void flush_out(bc_async *c)
 {
-    if (!c->out.len || c->state == ST_BROKEN)
+    if (!c->out.len || c->writing || c->state == ST_BROKEN)
         return;
-    wreq *w = cs_malloc(sizeof(*w));
-    size_t len;
-    w->data = cs_buf_steal(&c->out, &len);
-    uv_buf_t b = uv_buf_init((char *)w->data, (unsigned)len);
-    if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_write)) {
-        cs_free(w->data);
-        cs_free(w);
-        c->state = ST_BROKEN;
+    uv_buf_t b = uv_buf_init((char *)c->out.p, (unsigned)c->out.len);
+    int n = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
+    if (n >= 0 && (size_t)n == c->out.len) {
+        cs_buf_reset(&c->out);
+        return;
     }
+    if (n < 0 && n != UV_EAGAIN) {
+        c->state = ST_BROKEN;
+        fail_all(c, "write failed");
+        return;
+    }
+    if (n < 0)
+        n = 0;
+    /* the rest goes through uv_write from wbuf; out starts empty again */
+    cs_buf t = c->wbuf;
+    c->wbuf = c->out;
+    c->out = t;
+    cs_buf_reset(&c->out);
+    b = uv_buf_init((char *)c->wbuf.p + n, (unsigned)(c->wbuf.len - (size_t)n));
+    c->wreq.data = c;
+    if (uv_write(&c->wreq, (uv_stream_t *)&c->tcp, &b, 1, on_write)) {
+        cs_buf_reset(&c->wbuf);
+        c->state = ST_BROKEN;
+        fail_all(c, "write failed");
+        return;
+    }
+    c->writing = true;
 }
 
 static void on_check(uv_check_t *h) { flush_out((bc_async *)h->data); }
 
 static void send_frame(bc_async *c, int16_t stream, uint8_t opcode, const uint8_t *msg, size_t len)
 {
-    frame_writer w;
-    frame_begin(&w, &c->out, 4, false, stream, opcode, 0, false, NULL, NULL, 0);
-    cs_buf_put(&c->out, msg, len);
-    frame_end(&w);
+    uint8_t *p = cs_buf_extend(&c->out, FRAME_HEADER_LEN + len);
+    if (!p)
+        return;
+    p[0] = 4;                  /* v4 request */
+    p[1] = 0;
+    cs_st16(p + 2, (uint16_t)stream);
+    p[4] = opcode;
+    cs_st32(p + 5, (uint32_t)len);
+    memcpy(p + FRAME_HEADER_LEN, msg, len);
 }
 
 static void fail_all(bc_async *c, const char *why)
 {
-    bc_result r;
-    memset(&r, 0, sizeof(r));
-    r.opcode = OP_ERROR;
-    r.err_code = -1;
-    snprintf(r.err_msg, sizeof(r.err_msg), "%s", why);
+    bc_result *r = &c->res;
+    memset(r, 0, sizeof(*r));
+    r->opcode = OP_ERROR;
+    r->err_code = -1;
+    r->ps_len = -1;
+    r->recv_ns = cs_mono_ns();
+    snprintf(r->err_msg, sizeof(r->err_msg), "%s", why);
     for (int i = 0; i < c->max_inflight; i++) {
         if (c->slots[i].cb) {
             bc_done_cb cb = c->slots[i].cb;
             c->slots[i].cb = NULL;
             c->inflight--;
-            cb(c->slots[i].arg, &r);
+            cb(c->slots[i].arg, r);
         }
     }
+}
+
+/* Decode as much of a reply as bc_done_cb promises, in place. */
+static int decode_lean(bc_result *r, uint8_t opcode, const uint8_t *msg, size_t len)
+{
+    r->opcode = opcode;
+    r->err_code = 0;
+    r->kind = 0;
+    r->paging_state = NULL;
+    r->ps_len = -1;
+    cs_rd rd;
+    cs_rd_init(&rd, msg, len);
+    if (opcode == OP_ERROR) {
+        r->err_code = (int)cs_rd_u32(&rd);
+        size_t n;
+        const char *m = cs_rd_string(&rd, &n);
+        snprintf(r->err_msg, sizeof(r->err_msg), "%.*s", m ? (int)n : 0, m ? m : "");
+        return 0;
+    }
+    r->err_msg[0] = 0;
+    if (opcode != OP_RESULT)
+        return 0;
+    r->kind = (int)cs_rd_u32(&rd);
+    if (r->kind == RESULT_ROWS) {
+        uint32_t flags = cs_rd_u32(&rd);
+        int32_t count = (int32_t)cs_rd_u32(&rd);
+        if (count < 0)
+            return CS_ECORRUPT;
+        if (flags & 0x0002) {   /* has more pages: the state comes first */
+            const uint8_t *ps;
+            int32_t l = cs_rd_bytes(&rd, &ps);
+            if (l >= 0) {
+                r->paging_state = (uint8_t *)ps;
+                r->ps_len = l;
+            }
+        }
+    }
+    return rd.err ? CS_ECORRUPT : 0;
 }
 
 static void handle_frame(bc_async *c, const frame_header *h, const uint8_t *body)
 {
     frame_body fb;
-    memset(&fb, 0, sizeof(fb));
-    bc_result r;
+    bc_result *r = &c->res;
     if (frame_body_decode(h, body, h->length, 256u * 1024 * 1024, &fb) ||
-        bc_decode_response(h->opcode, fb.msg, fb.msg_len, fb.warnings, fb.n_warnings, &r)) {
+        decode_lean(r, h->opcode, fb.msg, fb.msg_len)) {
         frame_body_destroy(&fb);
         c->state = ST_BROKEN;
         fail_all(c, "malformed response");
         return;
     }
-    frame_body_destroy(&fb);
+    r->warnings = (char **)fb.warnings;
+    r->n_warnings = fb.n_warnings;
     if (c->state == ST_STARTING || c->state == ST_AUTH) {
         if (h->opcode == OP_AUTHENTICATE && c->state == ST_STARTING) {
             cs_buf m;
@@ -118,17 +201,16 @@ static void handle_frame(bc_async *c, const frame_header *h, const uint8_t *body
             c->state = ST_BROKEN;
             c->ready(c, CS_EINVAL, c->ready_arg);
         }
-        bc_result_destroy(&r);
-        return;
-    }
-    if (h->stream >= 0 && h->stream < c->max_inflight && c->slots[h->stream].cb) {
+    } else if (h->stream >= 0 && h->stream < c->max_inflight && c->slots[h->stream].cb) {
         pending p = c->slots[h->stream];
         c->slots[h->stream].cb = NULL;
         c->free_ids[c->n_free++] = h->stream;
         c->inflight--;
-        p.cb(p.arg, &r);
+        p.cb(p.arg, r);
     }
-    bc_result_destroy(&r);
+    r->warnings = NULL;
+    r->n_warnings = 0;
+    frame_body_destroy(&fb);
 }
 
 static void on_alloc(uv_handle_t *h, size_t sugg, uv_buf_t *buf)
@@ -156,6 +238,8 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         return;
     }
     c->in.len += (size_t)n;
+    /* one clock read per read: the completion time of every reply in it */
+    c->res.recv_ns = cs_mono_ns();
     size_t off = 0;
     while (c->in.len - off >= FRAME_HEADER_LEN) {
         frame_header h;
@@ -216,7 +300,9 @@ int bc_async_open(uv_loop_t *loop, const char *host, int port, int max_inflight,
     for (int i = max_inflight - 1; i >= 0; i--)
         c->free_ids[c->n_free++] = (int16_t)i;
     cs_buf_init(&c->out);
+    cs_buf_init(&c->wbuf);
     cs_buf_init(&c->in);
+    c->res.ps_len = -1;
     c->ready = ready;
     c->ready_arg = arg;
     c->user = user ? cs_strdup(user) : NULL;
@@ -258,6 +344,7 @@ static void on_handle_closed(uv_handle_t *h)
     if (--c->closing_handles)
         return;
     cs_buf_destroy(&c->out);
+    cs_buf_destroy(&c->wbuf);
     cs_buf_destroy(&c->in);
     cs_free(c->slots);
     cs_free(c->free_ids);

@@ -3,6 +3,13 @@
  * their native-protocol serialization from a per-value seed, so the same
  * seed always gives the same value (as cassandra-stress does) and the
  * partition picture can be kept without storing rows.
+ *
+ * Per-request cost matters (the bench shares the machine with the server):
+ * a build allocates nothing once warm (rows and messages go to scratch
+ * buffers kept in the model; partition keys go to an arena), a partition's
+ * token is computed only when the partition is first seen, and tables
+ * without clustering columns skip the row set (their one row is new exactly
+ * when the partition has no row yet).
  */
 #include "bench/work.h"
 #include "common/alloc.h"
@@ -43,6 +50,72 @@ typedef struct rowvals {          /* one generated row: value per column */
     uint64_t pk_hash, ck_hash;
     uint64_t bytes;
 } rowvals;
+
+static void rowvals_init(rowvals *v, int n)
+{
+    cs_buf_init(&v->data);
+    v->off = cs_calloc((size_t)n + 1, sizeof(size_t));
+    v->len = cs_calloc((size_t)n + 1, sizeof(int32_t));
+}
+
+static void rowvals_destroy(rowvals *v)
+{
+    cs_buf_destroy(&v->data);
+    cs_free(v->off);
+    cs_free(v->len);
+}
+
+/* Buffers every build reuses (one build at a time: the runner is single-threaded). */
+/* Partition picture updates are queued and applied TRACK_BATCH at a time:
+ * the tables are far bigger than the caches, so each update is a cache
+ * miss; prefetching a batch's slots first overlaps the misses.  Updates are
+ * applied in order, so the picture is the same as applying each at once. */
+#define TRACK_BATCH 32
+enum { TRACK_OP = 1, TRACK_ROW = 2 };
+typedef struct track_ent {
+    uint64_t h;                 /* partition key hash */
+    uint64_t row_h;             /* (partition, clustering) hash, TRACK_ROW */
+    uint64_t bytes;             /* the row's bytes, TRACK_ROW */
+    uint32_t key_off, key_len;  /* the serialized key in keys */
+    int what;                   /* TRACK_OP | TRACK_ROW */
+} track_ent;
+
+struct bench_scratch {
+    rowvals v, w;
+    cs_buf pk, pk2, stmts;
+    cs_buf last_key;            /* key of the last built op's partition (routing) */
+    track_ent ents[TRACK_BATCH]; int n_ents;
+    cs_buf keys;
+};
+
+static void scratch_init(bench_model *m)
+{
+    bench_scratch *s = cs_calloc(1, sizeof(*s));
+    rowvals_init(&s->v, m->n_cols);
+    rowvals_init(&s->w, m->n_cols);
+    cs_buf_init(&s->pk);
+    cs_buf_init(&s->pk2);
+    cs_buf_init(&s->stmts);
+    cs_buf_init(&s->last_key);
+    cs_buf_init(&s->keys);
+    m->scratch = s;
+}
+
+static void scratch_destroy(bench_model *m)
+{
+    bench_scratch *s = m->scratch;
+    if (!s)
+        return;
+    rowvals_destroy(&s->v);
+    rowvals_destroy(&s->w);
+    cs_buf_destroy(&s->pk);
+    cs_buf_destroy(&s->pk2);
+    cs_buf_destroy(&s->stmts);
+    cs_buf_destroy(&s->last_key);
+    cs_buf_destroy(&s->keys);
+    cs_free(s);
+    m->scratch = NULL;
+}
 
 static void put_varint_i64(cs_buf *b, int64_t v)
 {
@@ -117,52 +190,90 @@ static int32_t gen_value(bench_model *m, const bench_col *c, int64_t seed, int64
 
 /* ------------------------------------------------------------ hash sets */
 
-static part_stat *part_get(bench_model *m, uint64_t h, const uint8_t *key, uint32_t klen, int64_t token)
+#define KEY_CHUNK (1u << 20)
+
+/* Copy a partition key into the arena (freed with the model). */
+static uint8_t *key_store(bench_model *m, const uint8_t *key, uint32_t klen)
+{
+    if (klen > KEY_CHUNK / 4) {
+        /* a big key gets its own block, listed before the current chunk */
+        uint8_t *b = cs_memdup(key, klen);
+        m->key_chunks = cs_realloc(m->key_chunks, sizeof(uint8_t *) * (m->n_key_chunks + 1));
+        m->key_chunks[m->n_key_chunks] = b;
+        if (m->n_key_chunks) {
+            m->key_chunks[m->n_key_chunks] = m->key_chunks[m->n_key_chunks - 1];
+            m->key_chunks[m->n_key_chunks - 1] = b;
+        }
+        m->n_key_chunks++;
+        if (m->n_key_chunks == 1)
+            m->key_chunk_used = KEY_CHUNK;   /* not a chunk to fill */
+        return b;
+    }
+    if (!m->n_key_chunks || m->key_chunk_used + klen > KEY_CHUNK) {
+        m->key_chunks = cs_realloc(m->key_chunks, sizeof(uint8_t *) * (m->n_key_chunks + 1));
+        m->key_chunks[m->n_key_chunks++] = cs_malloc(KEY_CHUNK);
+        m->key_chunk_used = 0;
+    }
+    uint8_t *d = m->key_chunks[m->n_key_chunks - 1] + m->key_chunk_used;
+    memcpy(d, key, klen);
+    m->key_chunk_used += klen;
+    return d;
+}
+
+static void parts_grow(bench_model *m)
+{
+    size_t nc = m->parts_cap ? m->parts_cap * 2 : 1024;
+    part_stat *np = cs_calloc(nc, sizeof(*np));
+    for (size_t i = 0; i < m->parts_cap; i++) {
+        if (!m->parts[i].hash) continue;
+        size_t j = m->parts[i].hash & (nc - 1);
+        while (np[j].hash) j = (j + 1) & (nc - 1);
+        np[j] = m->parts[i];
+    }
+    cs_free(m->parts);
+    m->parts = np;
+    m->parts_cap = nc;
+}
+
+static part_stat *part_get(bench_model *m, uint64_t h, const uint8_t *key, uint32_t klen)
 {
     if (!h) h = 1;
-    if ((m->n_parts + 1) * 2 > m->parts_cap) {
-        size_t nc = m->parts_cap ? m->parts_cap * 2 : 1024;
-        part_stat *np = cs_calloc(nc, sizeof(*np));
-        for (size_t i = 0; i < m->parts_cap; i++) {
-            if (!m->parts[i].hash) continue;
-            size_t j = m->parts[i].hash & (nc - 1);
-            while (np[j].hash) j = (j + 1) & (nc - 1);
-            np[j] = m->parts[i];
-        }
-        cs_free(m->parts);
-        m->parts = np;
-        m->parts_cap = nc;
-    }
+    if ((m->n_parts + 1) * 2 > m->parts_cap)
+        parts_grow(m);
     size_t j = h & (m->parts_cap - 1);
     while (m->parts[j].hash && m->parts[j].hash != h)
         j = (j + 1) & (m->parts_cap - 1);
     if (!m->parts[j].hash) {
         m->parts[j].hash = h;
-        m->parts[j].token = token;
-        m->parts[j].key = cs_memdup(key, klen);
+        m->parts[j].token = cs_murmur3_token(key, klen);
         m->parts[j].key_len = klen;
+        m->parts[j].key = key_store(m, key, klen);
         m->n_parts++;
     }
     return &m->parts[j];
+}
+
+static void rowset_grow(bench_model *m)
+{
+    size_t nc = m->rowset_cap ? m->rowset_cap * 2 : 4096;
+    uint64_t *ns = cs_calloc(nc, sizeof(uint64_t));
+    for (size_t i = 0; i < m->rowset_cap; i++) {
+        if (!m->rowset[i]) continue;
+        size_t j = m->rowset[i] & (nc - 1);
+        while (ns[j]) j = (j + 1) & (nc - 1);
+        ns[j] = m->rowset[i];
+    }
+    cs_free(m->rowset);
+    m->rowset = ns;
+    m->rowset_cap = nc;
 }
 
 /* Returns true if the (partition, row) pair is new. */
 static bool rowset_add(bench_model *m, uint64_t h)
 {
     if (!h) h = 1;
-    if ((m->n_rowset + 1) * 2 > m->rowset_cap) {
-        size_t nc = m->rowset_cap ? m->rowset_cap * 2 : 4096;
-        uint64_t *ns = cs_calloc(nc, sizeof(uint64_t));
-        for (size_t i = 0; i < m->rowset_cap; i++) {
-            if (!m->rowset[i]) continue;
-            size_t j = m->rowset[i] & (nc - 1);
-            while (ns[j]) j = (j + 1) & (nc - 1);
-            ns[j] = m->rowset[i];
-        }
-        cs_free(m->rowset);
-        m->rowset = ns;
-        m->rowset_cap = nc;
-    }
+    if ((m->n_rowset + 1) * 2 > m->rowset_cap)
+        rowset_grow(m);
     size_t j = h & (m->rowset_cap - 1);
     while (m->rowset[j] && m->rowset[j] != h)
         j = (j + 1) & (m->rowset_cap - 1);
@@ -202,6 +313,55 @@ static uint64_t *bucket_rows(bench_model *m, uint64_t key)
     return &m->bk_rows[j];
 }
 
+static void track_flush(bench_model *m)
+{
+    bench_scratch *sc = m->scratch;
+    int n = sc->n_ents;
+    if (!n)
+        return;
+    /* grow first, so the prefetched slots stay where they are */
+    while ((m->n_parts + (size_t)n + 1) * 2 > m->parts_cap)
+        parts_grow(m);
+    if (!m->one_row_per_part)
+        while ((m->n_rowset + (size_t)n + 1) * 2 > m->rowset_cap)
+            rowset_grow(m);
+    for (int i = 0; i < n; i++) {
+        track_ent *e = &sc->ents[i];
+        __builtin_prefetch(&m->parts[(e->h ? e->h : 1) & (m->parts_cap - 1)], 1);
+        if ((e->what & TRACK_ROW) && !m->one_row_per_part)
+            __builtin_prefetch(&m->rowset[(e->row_h ? e->row_h : 1) & (m->rowset_cap - 1)], 1);
+    }
+    for (int i = 0; i < n; i++) {
+        track_ent *e = &sc->ents[i];
+        part_stat *ps = part_get(m, e->h, sc->keys.p + e->key_off, e->key_len);
+        if (e->what & TRACK_OP)
+            ps->ops++;
+        if ((e->what & TRACK_ROW) && (m->one_row_per_part ? ps->rows == 0 : rowset_add(m, e->row_h))) {
+            ps->rows++;
+            ps->bytes += e->bytes;
+        }
+    }
+    sc->n_ents = 0;
+    cs_buf_reset(&sc->keys);
+}
+
+/* Queue an update of the partition picture: an operation on partition
+ * (h, key) and/or a written row (row_h, bytes). */
+static void track(bench_model *m, uint64_t h, const cs_buf *key, int what, uint64_t row_h, uint64_t bytes)
+{
+    bench_scratch *sc = m->scratch;
+    track_ent *e = &sc->ents[sc->n_ents++];
+    e->h = h;
+    e->row_h = row_h;
+    e->bytes = bytes;
+    e->what = what;
+    e->key_off = (uint32_t)sc->keys.len;
+    e->key_len = (uint32_t)key->len;
+    cs_buf_put(&sc->keys, key->p, key->len);
+    if (sc->n_ents == TRACK_BATCH)
+        track_flush(m);
+}
+
 /* ------------------------------------------------------------ rows */
 
 static int64_t pop_sample(bench_model *m, const bench_col *c)
@@ -223,17 +383,17 @@ static int64_t cluster_count(const bench_col *c, uint64_t pk_hash)
 
 /* Fill v with one row.  clock: the simulated time for generator columns.
  * row_index < 0 picks a random row of the partition.  bump_bucket counts the
- * row in the bucket generator (writes only). */
-static int gen_row(bench_model *m, rowvals *v, int64_t clock, int64_t row_index, bool bump_bucket,
+ * row in the bucket generator (writes only).  values = false leaves regular
+ * and static columns null (v->bytes 0) but draws the same random numbers, so
+ * the sequence does not depend on it: for rows whose values nobody binds. */
+static int gen_row(bench_model *m, rowvals *v, int64_t clock, int64_t row_index, bool bump_bucket, bool values,
                    cs_buf *pkbuf)
 {
     cs_buf_reset(&v->data);
     for (int i = 0; i < m->n_cols; i++)
         v->len[i] = -1;
     cs_buf_reset(pkbuf);
-    int n_pk = 0;
-    for (int i = 0; i < m->n_cols; i++)
-        n_pk += m->cols[i].kind == 0;
+    int n_pk = m->n_pk;
     uint64_t uniq = bench_rng_next(&m->rng);
     /* partition key: non-bucket columns first (the bucket depends on them) */
     uint64_t bk_key = 0x51ED;
@@ -316,6 +476,11 @@ static int gen_row(bench_model *m, rowvals *v, int64_t clock, int64_t row_index,
         bench_col *c = &m->cols[i];
         if (c->kind < 2)
             continue;
+        if (!values) {
+            if (c->spec && c->spec->has_population)
+                pop_sample(m, c);
+            continue;
+        }
         int64_t seed = c->spec && c->spec->has_population ? pop_sample(m, c)
                                                            : (int64_t)(bench_mix64(v->ck_hash ^ v->pk_hash ^ (uint64_t)i) >> 40);
         bench_gen_kind g = c->spec ? c->spec->gen : GEN_DEFAULT;
@@ -382,6 +547,10 @@ static int prepare_stmt(bench_model *m, bc_sync *conn, const char *cql, bench_st
             st->bind_op[i] = 'L';
         if (r.bind_types[i].id == 0x05)
             st->is_counter_update = true;
+        if (st->bind_col[i] >= 0 && m->cols[st->bind_col[i]].kind == 0 && st->bind_op[i] == '=')
+            st->bound_pk++;
+        if (st->bind_col[i] >= 0 && m->cols[st->bind_col[i]].kind >= 2)
+            st->binds_values = true;
     }
     bc_result_destroy(&r);
     return 0;
@@ -451,6 +620,13 @@ int bench_model_init(bench_model *m, bench_profile *p, bc_sync *conn, char *err,
         cs_free(type);
     }
     bc_result_destroy(&r);
+    m->one_row_per_part = true;
+    for (int i = 0; i < m->n_cols; i++) {
+        m->n_pk += m->cols[i].kind == 0;
+        if (m->cols[i].kind == 1)
+            m->one_row_per_part = false;
+    }
+    scratch_init(m);
     for (int i = 0; i < m->n_cols; i++)
         if (m->cols[i].spec && m->cols[i].spec->gen == GEN_CLOCK)
             m->clock_step_ms = m->cols[i].spec->gen_step_ms;
@@ -526,9 +702,12 @@ void bench_model_destroy(bench_model *m)
     for (int i = 0; m->p && i < m->p->n_queries && m->queries; i++)
         stmt_destroy(&m->queries[i]);
     cs_free(m->queries);
-    for (size_t i = 0; i < m->parts_cap; i++)
-        cs_free(m->parts[i].key);
+    for (size_t i = 0; i < m->n_key_chunks; i++)
+        cs_free(m->key_chunks[i]);
+    cs_free(m->key_chunks);
     cs_free(m->parts);
+    scratch_destroy(m);
+    cs_free(m->op_query);
     cs_free(m->rowset);
     cs_free(m->bk_keys);
     cs_free(m->bk_rows);
@@ -561,51 +740,46 @@ static void put_values(const bench_stmt *st, const rowvals *v, const rowvals *w,
     }
 }
 
-static void rowvals_init(rowvals *v, int n)
-{
-    cs_buf_init(&v->data);
-    v->off = cs_calloc((size_t)n + 1, sizeof(size_t));
-    v->len = cs_calloc((size_t)n + 1, sizeof(int32_t));
-}
-
-static void rowvals_destroy(rowvals *v)
-{
-    cs_buf_destroy(&v->data);
-    cs_free(v->off);
-    cs_free(v->len);
-}
-
 int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size_t *flags_off)
 {
     bench_profile *p = m->p;
-    const char *name = p->op_names[op];
-    rowvals v, w;
-    rowvals_init(&v, m->n_cols);
-    rowvals_init(&w, m->n_cols);
-    cs_buf pk;
-    cs_buf_init(&pk);
+    if (m->n_op_query != p->n_ops) {
+        /* op kinds, once (the ops are fixed before the run starts) */
+        cs_free(m->op_query);
+        m->op_query = cs_calloc((size_t)p->n_ops + 1, sizeof(int));
+        for (int i = 0; i < p->n_ops; i++) {
+            m->op_query[i] = strcmp(p->op_names[i], "insert") ? -2 : -1;
+            for (int k = 0; k < p->n_queries && m->op_query[i] == -2; k++)
+                if (!strcmp(p->queries[k].name, p->op_names[i]))
+                    m->op_query[i] = k;
+        }
+        m->n_op_query = p->n_ops;
+    }
+    bench_scratch *sc = m->scratch;
+    rowvals *vp = &sc->v, *wp = &sc->w;
+    cs_buf *pkp = &sc->pk;
     *flags_off = 0;
     m->last_token_set = false;
     int rc = 0;
-    if (!strcmp(name, "insert")) {
+    if (m->op_query[op] == -1) {
         int64_t nparts = bench_dist_sample(&p->insert_partitions, &m->rng);
         if (nparts < 1) nparts = 1;
-        cs_buf stmts;   /* each: [byte kind=1][short idlen][id][values] */
-        cs_buf_init(&stmts);
+        cs_buf *stmts = &sc->stmts;   /* each: [byte kind=1][short idlen][id][values] */
+        cs_buf_reset(stmts);
         int n_stmts = 0;
         for (int64_t k = 0; k < nparts; k++) {
             int64_t nrows = 1;
             m->clock_ms += m->clock_step_ms;
             uint64_t rseed = bench_rng_next(&m->rng);
             bench_rng saved = m->rng;     /* replayed so every row gets the same partition key */
-            gen_row(m, &v, m->clock_ms, 0, false, &pk);
+            gen_row(m, vp, m->clock_ms, 0, false, false, pkp);   /* the key, for the row count */
             if (p->has_insert_rows) {
                 nrows = bench_dist_sample(&p->insert_rows, &m->rng);
             } else {
                 int64_t rows = 1;
                 for (int i = 0; i < m->n_cols; i++)
                     if (m->cols[i].kind == 1 && !(m->cols[i].spec && m->cols[i].spec->gen != GEN_DEFAULT))
-                        rows *= cluster_count(&m->cols[i], v.pk_hash);
+                        rows *= cluster_count(&m->cols[i], vp->pk_hash);
                 nrows = (int64_t)(bench_dist_sample_ratio(&p->insert_select, &m->rng) * (double)rows + 0.5);
             }
             if (nrows < 1) nrows = 1;
@@ -614,16 +788,13 @@ int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size
             for (int64_t r = 0; r < nrows; r++) {
                 if (r) m->clock_ms += m->clock_step_ms;
                 m->rng = saved;
-                gen_row(m, &v, m->clock_ms, (int64_t)(bench_mix64(rseed + (uint64_t)r) >> 1), true, &pk);
-                part_stat *ps = part_get(m, v.pk_hash, pk.p, (uint32_t)pk.len, cs_murmur3_token(pk.p, pk.len));
-                if (r == 0) ps->ops++;
+                gen_row(m, vp, m->clock_ms, (int64_t)(bench_mix64(rseed + (uint64_t)r) >> 1), true, true, pkp);
+                track(m, vp->pk_hash, pkp, (r == 0 ? TRACK_OP : 0) | TRACK_ROW,
+                      bench_mix64(vp->pk_hash ^ vp->ck_hash), vp->bytes);
                 if (!m->last_token_set) {
-                    m->last_token = ps->token;
+                    cs_buf_reset(&sc->last_key);
+                    cs_buf_put(&sc->last_key, pkp->p, pkp->len);
                     m->last_token_set = true;
-                }
-                if (rowset_add(m, bench_mix64(v.pk_hash ^ v.ck_hash))) {
-                    ps->rows++;
-                    ps->bytes += v.bytes;
                 }
                 const bench_stmt *list[1 + 16];
                 int nl = 0;
@@ -631,10 +802,10 @@ int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size
                 for (int e = 0; e < m->n_extra && nl < 17; e++)
                     list[nl++] = &m->extra[e];
                 for (int s = 0; s < nl; s++) {
-                    cs_buf_put_u8(&stmts, 1);
-                    cs_buf_put_u16(&stmts, (uint16_t)list[s]->idlen);
-                    cs_buf_put(&stmts, list[s]->id, (size_t)list[s]->idlen);
-                    put_values(list[s], &v, NULL, &stmts);
+                    cs_buf_put_u8(stmts, 1);
+                    cs_buf_put_u16(stmts, (uint16_t)list[s]->idlen);
+                    cs_buf_put(stmts, list[s]->id, (size_t)list[s]->idlen);
+                    put_values(list[s], vp, NULL, stmts);
                     n_stmts++;
                 }
             }
@@ -644,30 +815,26 @@ int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size
             /* plain EXECUTE: strip the batch item's kind byte */
             *opcode = OP_EXECUTE;
             cs_rd rd;
-            cs_rd_init(&rd, stmts.p + 1, stmts.len - 1);
+            cs_rd_init(&rd, stmts->p + 1, stmts->len - 1);
             uint16_t idl = cs_rd_u16(&rd);
             cs_buf_put_u16(msg, idl);
             cs_buf_put(msg, cs_rd_take(&rd, idl), idl);
             cs_buf_put_u16(msg, 0x0001);   /* ONE */
             *flags_off = msg->len;
             cs_buf_put_u8(msg, 0x01);      /* VALUES */
-            cs_buf_put(msg, stmts.p + 1 + rd.pos, stmts.len - 1 - rd.pos);
+            cs_buf_put(msg, stmts->p + 1 + rd.pos, stmts->len - 1 - rd.pos);
         } else {
             *opcode = OP_BATCH;
             uint8_t type = m->counter_table ? 2 : !strcasecmp(p->batchtype, "LOGGED") ? 0
                          : !strcasecmp(p->batchtype, "COUNTER") ? 2 : 1;
             cs_buf_put_u8(msg, type);
             cs_buf_put_u16(msg, (uint16_t)n_stmts);
-            cs_buf_put(msg, stmts.p, stmts.len);
+            cs_buf_put(msg, stmts->p, stmts->len);
             cs_buf_put_u16(msg, 0x0001);
             cs_buf_put_u8(msg, 0);
         }
-        cs_buf_destroy(&stmts);
     } else {
-        int qi = -1;
-        for (int i = 0; i < p->n_queries; i++)
-            if (!strcmp(p->queries[i].name, name))
-                qi = i;
+        int qi = m->op_query[op];
         if (qi < 0) {
             rc = CS_EINVAL;
             goto out;
@@ -676,27 +843,18 @@ int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size
         const bench_stmt *st = &m->queries[qi];
         int64_t at = m->clock_ms - q->lag_ms;
         bench_rng saved = m->rng;
-        gen_row(m, &v, at, -1, false, &pk);
+        gen_row(m, vp, at, -1, false, st->binds_values, pkp);
         if (q->window_ms) {
             bench_rng after = m->rng;
             m->rng = saved;   /* same partition, earlier time */
-            cs_buf pk2;
-            cs_buf_init(&pk2);
-            gen_row(m, &w, at - q->window_ms, -1, false, &pk2);
-            cs_buf_destroy(&pk2);
+            gen_row(m, wp, at - q->window_ms, -1, false, st->binds_values, &sc->pk2);
             m->rng = after;
         }
         /* the partition read is known when every key column is bound */
-        int bound_pk = 0, n_pk = 0;
-        for (int i = 0; i < m->n_cols; i++)
-            n_pk += m->cols[i].kind == 0;
-        for (int i = 0; i < st->n_binds; i++)
-            if (st->bind_col[i] >= 0 && m->cols[st->bind_col[i]].kind == 0 && st->bind_op[i] == '=')
-                bound_pk++;
-        if (bound_pk == n_pk) {
-            part_stat *ps = part_get(m, v.pk_hash, pk.p, (uint32_t)pk.len, cs_murmur3_token(pk.p, pk.len));
-            ps->ops++;
-            m->last_token = ps->token;
+        if (st->bound_pk == m->n_pk) {
+            track(m, vp->pk_hash, pkp, TRACK_OP, 0, 0);
+            cs_buf_reset(&sc->last_key);
+            cs_buf_put(&sc->last_key, pkp->p, pkp->len);
             m->last_token_set = true;
         }
         *opcode = OP_EXECUTE;
@@ -705,63 +863,86 @@ int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size
         cs_buf_put_u16(msg, 0x0001);
         *flags_off = msg->len;
         cs_buf_put_u8(msg, 0x01 | 0x04);
-        put_values(st, &v, q->window_ms ? &w : NULL, msg);
+        put_values(st, vp, q->window_ms ? wp : NULL, msg);
         cs_buf_put_u32(msg, (uint32_t)(q->page_size > 0 ? q->page_size : 5000));
     }
 out:
-    rowvals_destroy(&v);
-    rowvals_destroy(&w);
-    cs_buf_destroy(&pk);
     return rc ? rc : msg->err;
 }
 
 /* ------------------------------------------------------------ summary */
 
-static int cmp_u64(const void *a, const void *b)
+/* The k-th smallest of a[0..n) (k < n); reorders a.  Three-way partitions,
+ * so runs of equal values (every partition one row) stay linear. */
+static uint64_t select_u64(uint64_t *a, size_t n, size_t k)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
+    size_t lo = 0, hi = n;          /* k lies in [lo, hi) */
+    while (hi - lo > 1) {
+        uint64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi - 1];
+        uint64_t piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+        size_t lt = lo, i = lo, gt = hi;   /* [lo,lt) < piv, [lt,i) == piv, [gt,hi) > piv */
+        while (i < gt) {
+            uint64_t v = a[i];
+            if (v < piv) { a[i] = a[lt]; a[lt++] = v; i++; }
+            else if (v > piv) { a[i] = a[--gt]; a[gt] = v; }
+            else i++;
+        }
+        if (k < lt) hi = lt;
+        else if (k >= gt) lo = gt;
+        else return piv;
+    }
+    return a[lo];
 }
 
-static int cmp_ops_desc(const void *a, const void *b)
+/* Hotter first: more operations, then the smaller key hash (a stable order for ties). */
+static bool hotter(const part_stat *a, const part_stat *b)
 {
-    uint64_t x = ((const part_stat *)a)->ops, y = ((const part_stat *)b)->ops;
-    return x < y ? 1 : x > y ? -1 : 0;
+    return a->ops != b->ops ? a->ops > b->ops : a->hash < b->hash;
 }
 
 void bench_model_summary(bench_model *m, int top_n, bench_part_summary *out)
 {
     memset(out, 0, sizeof(*out));
+    if (m->scratch)
+        track_flush(m);
+    if (top_n < 0)
+        top_n = 0;
     size_t n = 0;
-    part_stat *all = cs_calloc(m->n_parts + 1, sizeof(part_stat));
+    out->top = cs_calloc((size_t)top_n + 1, sizeof(part_stat));
+    int n_top = 0;
     uint64_t *rows = cs_calloc(m->n_parts + 1, sizeof(uint64_t));
     uint64_t *bytes = cs_calloc(m->n_parts + 1, sizeof(uint64_t));
     size_t nw = 0;
     for (size_t i = 0; i < m->parts_cap; i++) {
-        if (!m->parts[i].hash) continue;
-        all[n++] = m->parts[i];
-        out->total_ops += m->parts[i].ops;
-        if (m->parts[i].rows) {
-            rows[nw] = m->parts[i].rows;
-            bytes[nw++] = m->parts[i].bytes;
+        const part_stat *ps = &m->parts[i];
+        if (!ps->hash) continue;
+        n++;
+        out->total_ops += ps->ops;
+        if (ps->rows) {
+            rows[nw] = ps->rows;
+            bytes[nw++] = ps->bytes;
+        }
+        /* keep the top_n hottest, sorted (insertion: top_n is small) */
+        if (top_n && (n_top < top_n || hotter(ps, &out->top[n_top - 1]))) {
+            int j = n_top < top_n ? n_top++ : top_n - 1;
+            while (j > 0 && hotter(ps, &out->top[j - 1])) {
+                out->top[j] = out->top[j - 1];
+                j--;
+            }
+            out->top[j] = *ps;
         }
     }
     out->count = nw;
     if (nw) {
-        qsort(rows, nw, 8, cmp_u64);
-        qsort(bytes, nw, 8, cmp_u64);
-        out->rows_p50 = rows[nw / 2];
-        out->rows_p99 = rows[(size_t)((double)(nw - 1) * 0.99)];
-        out->rows_max = rows[nw - 1];
-        out->bytes_p50 = bytes[nw / 2];
-        out->bytes_p99 = bytes[(size_t)((double)(nw - 1) * 0.99)];
-        out->bytes_max = bytes[nw - 1];
+        size_t k50 = nw / 2, k99 = (size_t)((double)(nw - 1) * 0.99);
+        out->rows_p50 = select_u64(rows, nw, k50);
+        out->rows_p99 = select_u64(rows, nw, k99);
+        out->rows_max = select_u64(rows, nw, nw - 1);
+        out->bytes_p50 = select_u64(bytes, nw, k50);
+        out->bytes_p99 = select_u64(bytes, nw, k99);
+        out->bytes_max = select_u64(bytes, nw, nw - 1);
     }
-    qsort(all, n, sizeof(part_stat), cmp_ops_desc);
-    out->n_top = (int)(n < (size_t)top_n ? n : (size_t)top_n);
-    out->top = cs_calloc((size_t)out->n_top + 1, sizeof(part_stat));
-    memcpy(out->top, all, sizeof(part_stat) * (size_t)out->n_top);
-    cs_free(all);
+    out->n_top = n_top;
     cs_free(rows);
     cs_free(bytes);
 }
@@ -775,6 +956,6 @@ void bench_part_summary_destroy(bench_part_summary *s)
 bool bench_model_last_token(const bench_model *m, int64_t *token)
 {
     if (m->last_token_set)
-        *token = m->last_token;
+        *token = cs_murmur3_token(m->scratch->last_key.p, m->scratch->last_key.len);
     return m->last_token_set;
 }

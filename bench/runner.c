@@ -6,6 +6,13 @@
  * op i is due at t0 + i/rate; a 1 ms timer issues every due op that has a free
  * slot, and latency is measured from the due time, not the send time, so a
  * stalled server shows up in the percentiles (coordinated omission corrected).
+ * A reply's completion time is when the bytes holding it were read (one
+ * clock read per read, bc_result.recv_ns).
+ *
+ * Cost: the client shares the machine with the server, so the per-request
+ * path allocates nothing: request slots (with their message buffers) come
+ * from a pool sized to the connections' in-flight limits, and the model
+ * builds into reused scratch (bench/gen.c).
  */
 #include "bench/run.h"
 #include "bench/route.h"
@@ -21,6 +28,7 @@ typedef struct runner runner;
 
 typedef struct req {
     runner *R;
+    struct req *next_free;
     int op, conn, pages_left;
     uint64_t start_ns;
     uint8_t opcode;
@@ -40,6 +48,9 @@ struct runner {
     int *conn_host;                   /* host index of each connection */
     bench_route route;                /* token ring (token-aware routing) */
     double *cum_ratio;
+    int *op_pages;                    /* pages to fetch per op */
+    req *reqs; req *free_reqs;        /* pool: one per possible in-flight request */
+    uint64_t inflight;                /* requests sent, not yet completed */
     uint64_t t0_ns, warm_end_ns, end_ns, last_tick_ns;
     uint64_t issued, completed, max_ops;
     bool stopping, started;
@@ -117,22 +128,25 @@ static bool may_issue(runner *R, uint64_t now)
 }
 
 /* Build and send one op on connection ci with the given intended start. */
+static void req_put(runner *R, req *q)
+{
+    q->next_free = R->free_reqs;
+    R->free_reqs = q;
+}
+
 static bool issue(runner *R, int ci, uint64_t start_ns)
 {
-    req *q = cs_calloc(1, sizeof(*q));
-    q->R = R;
+    req *q = R->free_reqs;
+    if (!q)
+        return false;     /* cannot happen: the pool covers every slot */
+    R->free_reqs = q->next_free;
     q->op = pick_op(R);
     q->conn = ci;
     q->start_ns = start_ns;
-    cs_buf_init(&q->msg);
-    q->pages_left = 1;
-    const char *name = R->p->op_names[q->op];
-    for (int i = 0; i < R->p->n_queries; i++)
-        if (!strcmp(R->p->queries[i].name, name))
-            q->pages_left = R->p->queries[i].pages;
+    cs_buf_reset(&q->msg);
+    q->pages_left = R->op_pages[q->op];
     if (bench_model_build(&R->model, q->op, &q->msg, &q->opcode, &q->flags_off)) {
-        cs_buf_destroy(&q->msg);
-        cs_free(q);
+        req_put(R, q);
         return false;
     }
     int64_t tok;
@@ -148,24 +162,21 @@ static bool issue(runner *R, int ci, uint64_t start_ns)
             R->res->routed_ops++;
         }
     }
+    q->base_len = q->msg.len;
     if (send_req(R, q)) {
-        cs_buf_destroy(&q->msg);
-        cs_free(q);
+        req_put(R, q);
         return false;
     }
-    q->base_len = q->msg.len;
     R->issued++;
+    R->inflight++;
     return true;
 }
 
 static void issue_due(runner *R, uint64_t now, int prefer);
 
-static void maybe_finish(runner *R)
+static void maybe_finish(runner *R, uint64_t now)
 {
-    int inflight = 0;
-    for (int i = 0; i < R->n_conns; i++)
-        inflight += bc_async_inflight(R->conns[i]);
-    if (inflight == 0 && (R->stopping || !may_issue(R, cs_mono_ns()))) {
+    if (R->inflight == 0 && (R->stopping || !may_issue(R, now))) {
         R->stopping = true;
         uv_timer_stop(&R->timer);
         for (int i = 0; i < R->n_conns; i++)
@@ -178,7 +189,7 @@ static void on_done(void *arg, const bc_result *resp)
 {
     req *q = arg;
     runner *R = q->R;
-    uint64_t now = cs_mono_ns();
+    uint64_t now = resp->recv_ns;
     bench_result *res = R->res;
     bool ok = resp->opcode == OP_RESULT;
     if (ok && q->pages_left > 1 && resp->paging_state && resp->ps_len >= 0 && !R->stopping) {
@@ -215,15 +226,15 @@ static void on_done(void *arg, const bc_result *resp)
         }
     }
     R->completed++;
+    R->inflight--;
     int ci = q->conn;
-    cs_buf_destroy(&q->msg);
-    cs_free(q);
+    req_put(R, q);
     tick(R, now);
     if (R->o->rate <= 0 && may_issue(R, now) && !bc_async_broken(R->conns[ci]))
         issue(R, ci, now);
     else if (R->o->rate > 0 && !R->stopping)
         issue_due(R, now, ci);
-    maybe_finish(R);
+    maybe_finish(R, now);
 }
 
 /* Fixed-rate mode: issue every op that is due and has a free slot.  Called
@@ -264,7 +275,7 @@ static void on_timer(uv_timer_t *t)
     tick(R, now);
     if (R->o->rate > 0)
         issue_due(R, now, -1);
-    maybe_finish(R);
+    maybe_finish(R, now);
 }
 
 static void start_load(runner *R)
@@ -277,7 +288,7 @@ static void start_load(runner *R)
     uv_timer_start(&R->timer, on_timer, 1, 1);
     if (R->o->rate <= 0)
         for (int i = 0; i < R->n_conns; i++)
-            for (int k = 0; k < R->o->concurrency && may_issue(R, cs_mono_ns()); k++)
+            for (int k = 0; k < R->o->concurrency && may_issue(R, R->t0_ns); k++)
                 issue(R, i, cs_mono_ns());
 }
 
@@ -331,6 +342,13 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
     double acc = 0;
     for (int i = 0; i < p->n_ops; i++)
         R->cum_ratio[i] = (acc += p->op_ratios[i] > 0 ? p->op_ratios[i] : 0);
+    R->op_pages = cs_calloc((size_t)p->n_ops, sizeof(int));
+    for (int i = 0; i < p->n_ops; i++) {
+        R->op_pages[i] = 1;
+        for (int k = 0; k < p->n_queries; k++)
+            if (!strcmp(p->queries[k].name, p->op_names[i]))
+                R->op_pages[i] = p->queries[k].pages;
+    }
     out->scheme = cs_strdup(p->name);
     out->description = cs_strdup(p->description ? p->description : "");
     out->table = cs_strdup(R->model.table_q);
@@ -353,15 +371,25 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
     R->conns = cs_calloc((size_t)R->n_conns, sizeof(bc_async *));
     R->conn_host = cs_calloc((size_t)R->n_conns, sizeof(int));
     out->hosts = n_hosts;
+    int per_conn = o->concurrency * (n_hosts > 1 ? 2 : 1);
+    size_t n_reqs = (size_t)R->n_conns * (size_t)(per_conn > 32767 ? 32767 : per_conn < 1 ? 1 : per_conn);
+    R->reqs = cs_calloc(n_reqs, sizeof(req));
+    for (size_t i = n_reqs; i-- > 0;) {
+        R->reqs[i].R = R;
+        cs_buf_init(&R->reqs[i].msg);
+        req_put(R, &R->reqs[i]);
+    }
     for (int i = 0; i < R->n_conns; i++) {
         R->conn_host[i] = i / o->connections;
         const char *host = R->route.n_hosts ? R->route.hosts[R->conn_host[i]] : o->host;
-        bc_async_open(&R->loop, host, o->port, o->concurrency * (n_hosts > 1 ? 2 : 1), o->user, o->pass, on_ready,
-                      R, &R->conns[i]);
+        bc_async_open(&R->loop, host, o->port, per_conn, o->user, o->pass, on_ready, R, &R->conns[i]);
     }
     uv_run(&R->loop, UV_RUN_DEFAULT);
     uv_loop_close(&R->loop);
     uint64_t end = cs_mono_ns();
+    for (size_t i = 0; i < n_reqs; i++)
+        cs_buf_destroy(&R->reqs[i].msg);
+    cs_free(R->reqs);
     rc = 0;
     if (R->n_failed) {
         snprintf(err, errlen, "%s", R->err);
@@ -411,6 +439,7 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
         out->parts.top[i].key = NULL;
     bench_model_destroy(&R->model);
     cs_free(R->cum_ratio);
+    cs_free(R->op_pages);
     cs_free(R->conns);
     cs_free(R->conn_host);
     bench_route_destroy(&R->route);

@@ -28,6 +28,8 @@ typedef struct bench_stmt {     /* a prepared statement and where its markers co
     uint16_t *bind_type;
     char *bind_op;              /* per marker: '=', '>', '<', 'L' (limit), 'I' (IN) */
     bool is_counter_update;
+    int bound_pk;               /* partition key columns bound with '=' */
+    bool binds_values;          /* binds a regular or static column */
 } bench_stmt;
 
 typedef struct part_stat {      /* one partition written or read */
@@ -36,8 +38,10 @@ typedef struct part_stat {      /* one partition written or read */
     uint32_t rows;              /* distinct rows written */
     uint64_t bytes;             /* bytes of distinct rows written (values) */
     uint64_t ops;               /* operations that touched it */
-    uint8_t *key; uint32_t key_len;   /* serialized partition key (for display) */
+    uint8_t *key; uint32_t key_len;   /* serialized partition key (for display; in the model's key arena) */
 } part_stat;
+
+typedef struct bench_scratch bench_scratch;   /* gen.c: buffers reused by every build */
 
 typedef struct bench_model {
     bench_profile *p;
@@ -48,11 +52,17 @@ typedef struct bench_model {
     bench_stmt *extra; int n_extra;
     bench_stmt *queries;        /* parallel to p->queries */
     int64_t clock_ms;           /* simulated clock */
-    int64_t last_token; bool last_token_set;   /* routing: see bench_model_last_token */
+    bool last_token_set;        /* routing: see bench_model_last_token */
     int64_t clock_step_ms;
     bench_rng rng;
+    int n_pk;                   /* partition key columns */
+    bool one_row_per_part;      /* no clustering columns: a partition's row is new iff rows == 0 */
+    int *op_query;              /* per op: -1 insert, else index into p->queries (-2 unknown) */
+    int n_op_query;
+    bench_scratch *scratch;
     /* partition picture */
     part_stat *parts; size_t parts_cap, n_parts;
+    uint8_t **key_chunks; size_t n_key_chunks, key_chunk_used;   /* arena for part_stat.key */
     uint64_t *rowset; size_t rowset_cap, n_rowset;   /* hashes of (partition, clustering) written */
     /* bucket generator: rows written per partition-without-bucket */
     uint64_t *bk_keys; uint64_t *bk_rows; size_t bk_cap, n_bk;
@@ -74,7 +84,8 @@ int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size
  * (IN on the key, range scans): token-aware routing then picks any host. */
 bool bench_model_last_token(const bench_model *m, int64_t *token);
 
-/* Partition picture helpers (gen.c). */
+/* Partition picture helpers (gen.c).  Updates are applied in batches; the
+ * summary applies what is pending first, so read m->parts only after it. */
 typedef struct bench_part_summary {
     size_t count;
     uint64_t rows_p50, rows_p99, rows_max;
