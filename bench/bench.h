@@ -80,6 +80,10 @@ typedef struct bench_ring_result {
  * each (seeded) and replication factor rf (SimpleStrategy placement). */
 int bench_ring_simulate(const int64_t *tokens, const double *weights, size_t n, int nodes, int vnodes,
                         int rf, uint64_t seed, bench_ring_result *out);
+/* The same placement for two weight sets in one walk (weights2/out2 may be NULL). */
+int bench_ring_simulate2(const int64_t *tokens, const double *weights, const double *weights2, size_t n,
+                         int nodes, int vnodes, int rf, uint64_t seed, bench_ring_result *out,
+                         bench_ring_result *out2);
 void bench_ring_result_destroy(bench_ring_result *r);
 
 /* ------------------------------------------------------------ profile (profile.c) */

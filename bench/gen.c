@@ -131,20 +131,38 @@ static int32_t gen_value(bench_model *m, const bench_col *c, int64_t seed, int64
                          cs_buf *out)
 {
     size_t start = out->len;
-    bench_rng r;
-    bench_rng_seed(&r, (uint64_t)seed * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uintptr_t)c->name[0]);
+    uint64_t vseed = (uint64_t)seed * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uintptr_t)c->name[0];
     switch (c->type) {
     case 0x01: case 0x0D: case 0x03: {
-        int64_t n = c->spec && c->spec->has_size ? bench_dist_sample(&c->spec->size, &r)
-                                                  : (c->type == 0x03 ? 16 : 10);
+        int64_t n = c->type == 0x03 ? 16 : 10;
+        if (c->spec && c->spec->has_size) {
+            n = c->spec->size.min;
+            if (c->spec->size.kind != DIST_FIXED) {
+                bench_rng r;
+                bench_rng_seed(&r, vseed);
+                n = bench_dist_sample(&c->spec->size, &r);
+            }
+        }
         if (n < 0) n = 0;
         if (n > 1 << 20) n = 1 << 20;
         uint8_t *d = cs_buf_extend(out, (size_t)n);
         if (!d) return -1;
+        /* bytes from a splitmix64 stream of the seed: 8 bytes (blob) or 12
+         * alphanumeric characters (text) per step */
         static const char alnum[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-        for (int64_t i = 0; i < n; i++) {
-            uint64_t x = bench_rng_next(&r);
-            d[i] = c->type == 0x03 ? (uint8_t)x : (uint8_t)alnum[x % 36];
+        uint64_t k = 0;
+        if (c->type == 0x03) {
+            for (int64_t i = 0; i < n; i += 8) {
+                uint8_t w[8];
+                cs_st64(w, bench_mix64(vseed + ++k * 0x9E3779B97F4A7C15ULL));
+                memcpy(d + i, w, (size_t)(n - i < 8 ? n - i : 8));
+            }
+        } else {
+            for (int64_t i = 0; i < n;) {
+                uint64_t x = bench_mix64(vseed + ++k * 0x9E3779B97F4A7C15ULL);
+                for (int j = 0; j < 12 && i < n; j++, x /= 36)
+                    d[i++] = (uint8_t)alnum[x % 36];
+            }
         }
         break;
     }

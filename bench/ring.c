@@ -18,10 +18,37 @@ static int cmp_vtok(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static void finish(bench_ring_result *out, int nodes, int vnodes, int rf)
+{
+    out->nodes = nodes;
+    out->vnodes = vnodes;
+    out->rf = rf;
+    double sum = 0, mx = 0, mn = -1;
+    for (int i = 0; i < nodes; i++) {
+        double l = out->node_load[i];
+        sum += l;
+        if (l > mx) mx = l;
+        if (mn < 0 || l < mn) mn = l;
+    }
+    out->mean_load = sum / nodes;
+    out->max_load = mx;
+    out->min_load = mn < 0 ? 0 : mn;
+    out->max_over_mean = out->mean_load > 0 ? mx / out->mean_load : 0;
+}
+
 int bench_ring_simulate(const int64_t *tokens, const double *weights, size_t n, int nodes, int vnodes,
                         int rf, uint64_t seed, bench_ring_result *out)
 {
+    return bench_ring_simulate2(tokens, weights, NULL, n, nodes, vnodes, rf, seed, out, NULL);
+}
+
+int bench_ring_simulate2(const int64_t *tokens, const double *weights, const double *weights2, size_t n,
+                         int nodes, int vnodes, int rf, uint64_t seed, bench_ring_result *out,
+                         bench_ring_result *out2)
+{
     memset(out, 0, sizeof(*out));
+    if (out2)
+        memset(out2, 0, sizeof(*out2));
     if (nodes < 1 || vnodes < 1 || rf < 1)
         return -1;
     if (rf > nodes)
@@ -29,10 +56,16 @@ int bench_ring_simulate(const int64_t *tokens, const double *weights, size_t n, 
     size_t nt = (size_t)nodes * (size_t)vnodes;
     vtok *ring = cs_malloc(nt * sizeof(*ring));
     out->node_load = cs_calloc((size_t)nodes, sizeof(double));
-    if (!ring || !out->node_load) {
+    if (out2)
+        out2->node_load = cs_calloc((size_t)nodes, sizeof(double));
+    if (!ring || !out->node_load || (out2 && !out2->node_load)) {
         cs_free(ring);
         cs_free(out->node_load);
         out->node_load = NULL;
+        if (out2) {
+            cs_free(out2->node_load);
+            out2->node_load = NULL;
+        }
         return -1;
     }
     bench_rng r;
@@ -59,25 +92,16 @@ int bench_ring_simulate(const int64_t *tokens, const double *weights, size_t n, 
                 continue;
             if (seen) seen[node] = stamp;
             out->node_load[node] += weights ? weights[i] : 1.0;
+            if (out2)
+                out2->node_load[node] += weights2 ? weights2[i] : 1.0;
             placed++;
         }
     }
     cs_free(seen);
     cs_free(ring);
-    out->nodes = nodes;
-    out->vnodes = vnodes;
-    out->rf = rf;
-    double sum = 0, mx = 0, mn = -1;
-    for (int i = 0; i < nodes; i++) {
-        double l = out->node_load[i];
-        sum += l;
-        if (l > mx) mx = l;
-        if (mn < 0 || l < mn) mn = l;
-    }
-    out->mean_load = sum / nodes;
-    out->max_load = mx;
-    out->min_load = mn < 0 ? 0 : mn;
-    out->max_over_mean = out->mean_load > 0 ? mx / out->mean_load : 0;
+    finish(out, nodes, vnodes, rf);
+    if (out2)
+        finish(out2, nodes, vnodes, rf);
     return 0;
 }
 

@@ -429,8 +429,7 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
             out->size_hist_rows[b < 40 ? b : 39]++;
         }
     }
-    bench_ring_simulate(tokens, w_ops, np, o->nodes, o->vnodes, o->rf, 7, &out->ring_ops);
-    bench_ring_simulate(tokens, w_rows, np, o->nodes, o->vnodes, o->rf, 7, &out->ring_rows);
+    bench_ring_simulate2(tokens, w_ops, w_rows, np, o->nodes, o->vnodes, o->rf, 7, &out->ring_ops, &out->ring_rows);
     cs_free(tokens);
     cs_free(w_ops);
     cs_free(w_rows);
