@@ -32,7 +32,14 @@ typedef struct bench_rng { uint64_t s[4]; } bench_rng;
 void bench_rng_seed(bench_rng *r, uint64_t seed);
 uint64_t bench_rng_next(bench_rng *r);
 double bench_rng_double(bench_rng *r);            /* [0, 1) */
-uint64_t bench_mix64(uint64_t x);                 /* stateless hash (splitmix64 finalizer) */
+/* stateless hash (splitmix64 step and finalizer) */
+static inline uint64_t bench_mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
 
 /* ------------------------------------------------------------ distributions (dist.c)
  * cassandra-stress syntax: fixed(N) uniform(a..b) gaussian(a..b[,stdvrng])

@@ -11,14 +11,6 @@
 
 /* ------------------------------------------------------------ xoshiro256** */
 
-uint64_t bench_mix64(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ULL;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
-}
-
 void bench_rng_seed(bench_rng *r, uint64_t seed)
 {
     for (int i = 0; i < 4; i++)

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 
 #define BASE_MS 1767225600000LL          /* 2026-01-01T00:00:00Z */
 #define DAY_MS 86400000LL
@@ -152,10 +153,13 @@ static int32_t gen_value(bench_model *m, const bench_col *c, int64_t seed, int64
         static const char alnum[] = "abcdefghijklmnopqrstuvwxyz0123456789";
         uint64_t k = 0;
         if (c->type == 0x03) {
-            for (int64_t i = 0; i < n; i += 8) {
+            int64_t i = 0;
+            for (; i + 8 <= n; i += 8)
+                cs_st64(d + i, bench_mix64(vseed + ++k * 0x9E3779B97F4A7C15ULL));
+            if (i < n) {
                 uint8_t w[8];
                 cs_st64(w, bench_mix64(vseed + ++k * 0x9E3779B97F4A7C15ULL));
-                memcpy(d + i, w, (size_t)(n - i < 8 ? n - i : 8));
+                memcpy(d + i, w, (size_t)(n - i));
             }
         } else {
             for (int64_t i = 0; i < n;) {
@@ -208,40 +212,27 @@ static int32_t gen_value(bench_model *m, const bench_col *c, int64_t seed, int64
 
 /* ------------------------------------------------------------ hash sets */
 
-#define KEY_CHUNK (1u << 20)
-
-/* Copy a partition key into the arena (freed with the model). */
-static uint8_t *key_store(bench_model *m, const uint8_t *key, uint32_t klen)
+/* A zeroed table, on huge pages when big: its slots are touched at random,
+ * so 4 KiB pages cost a fault per page when it grows and a TLB miss per
+ * lookup.  Only the 2 MiB-aligned interior is advised (before the zeroing
+ * touches it); if the kernel says no, it is an ordinary table. */
+static void *table_alloc(size_t n)
 {
-    if (klen > KEY_CHUNK / 4) {
-        /* a big key gets its own block, listed before the current chunk */
-        uint8_t *b = cs_memdup(key, klen);
-        m->key_chunks = cs_realloc(m->key_chunks, sizeof(uint8_t *) * (m->n_key_chunks + 1));
-        m->key_chunks[m->n_key_chunks] = b;
-        if (m->n_key_chunks) {
-            m->key_chunks[m->n_key_chunks] = m->key_chunks[m->n_key_chunks - 1];
-            m->key_chunks[m->n_key_chunks - 1] = b;
-        }
-        m->n_key_chunks++;
-        if (m->n_key_chunks == 1)
-            m->key_chunk_used = KEY_CHUNK;   /* not a chunk to fill */
-        return b;
-    }
-    if (!m->n_key_chunks || m->key_chunk_used + klen > KEY_CHUNK) {
-        m->key_chunks = cs_realloc(m->key_chunks, sizeof(uint8_t *) * (m->n_key_chunks + 1));
-        m->key_chunks[m->n_key_chunks++] = cs_malloc(KEY_CHUNK);
-        m->key_chunk_used = 0;
-    }
-    uint8_t *d = m->key_chunks[m->n_key_chunks - 1] + m->key_chunk_used;
-    memcpy(d, key, klen);
-    m->key_chunk_used += klen;
-    return d;
+    uint8_t *p = cs_malloc(n ? n : 1);
+    if (!p)
+        return NULL;
+    const uintptr_t huge = 2u << 20;
+    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), b = ((uintptr_t)p + n) & ~(huge - 1);
+    if (n >= 4 * huge && b > a)
+        madvise((void *)a, b - a, MADV_HUGEPAGE);
+    memset(p, 0, n);
+    return p;
 }
 
 static void parts_grow(bench_model *m)
 {
     size_t nc = m->parts_cap ? m->parts_cap * 2 : 1024;
-    part_stat *np = cs_calloc(nc, sizeof(*np));
+    part_stat *np = table_alloc(nc * sizeof(*np));
     for (size_t i = 0; i < m->parts_cap; i++) {
         if (!m->parts[i].hash) continue;
         size_t j = m->parts[i].hash & (nc - 1);
@@ -264,8 +255,6 @@ static part_stat *part_get(bench_model *m, uint64_t h, const uint8_t *key, uint3
     if (!m->parts[j].hash) {
         m->parts[j].hash = h;
         m->parts[j].token = cs_murmur3_token(key, klen);
-        m->parts[j].key_len = klen;
-        m->parts[j].key = key_store(m, key, klen);
         m->n_parts++;
     }
     return &m->parts[j];
@@ -274,7 +263,7 @@ static part_stat *part_get(bench_model *m, uint64_t h, const uint8_t *key, uint3
 static void rowset_grow(bench_model *m)
 {
     size_t nc = m->rowset_cap ? m->rowset_cap * 2 : 4096;
-    uint64_t *ns = cs_calloc(nc, sizeof(uint64_t));
+    uint64_t *ns = table_alloc(nc * sizeof(uint64_t));
     for (size_t i = 0; i < m->rowset_cap; i++) {
         if (!m->rowset[i]) continue;
         size_t j = m->rowset[i] & (nc - 1);
@@ -331,6 +320,51 @@ static uint64_t *bucket_rows(bench_model *m, uint64_t key)
     return &m->bk_rows[j];
 }
 
+/* Hotter first: more operations, then the smaller key hash (a stable order for ties). */
+static bool hotter(uint64_t ops_a, uint64_t hash_a, uint64_t ops_b, uint64_t hash_b)
+{
+    return ops_a != ops_b ? ops_a > ops_b : hash_a < hash_b;
+}
+
+/* Partition ps just gained an operation (or appeared): keep m->hot the
+ * top_n hottest.  Only ps moved, and only up, so it either joins (pushing
+ * out the coolest), moves up within, or stays out. */
+static void hot_note(bench_model *m, const part_stat *ps, const uint8_t *key, uint32_t klen)
+{
+    int cap = m->top_n;
+    if (cap <= 0)
+        return;
+    if (!m->hot)
+        m->hot = cs_calloc((size_t)cap, sizeof(part_hot));
+    if (m->n_hot == cap) {
+        const part_hot *w = &m->hot[cap - 1];
+        /* a member has ops > the coolest's (or is the coolest, now +1) */
+        if (!hotter(ps->ops, ps->hash, w->ops, w->hash))
+            return;
+    }
+    int i = 0;
+    while (i < m->n_hot && m->hot[i].hash != ps->hash)
+        i++;
+    if (i == m->n_hot) {            /* joins: take the last place */
+        if (m->n_hot < cap) {
+            i = m->n_hot++;
+        } else {
+            i = cap - 1;
+            cs_free(m->hot[i].key);
+        }
+        m->hot[i].hash = ps->hash;
+        m->hot[i].key = cs_memdup(key, klen ? klen : 1);
+        m->hot[i].key_len = klen;
+    }
+    m->hot[i].ops = ps->ops;
+    while (i > 0 && hotter(m->hot[i].ops, m->hot[i].hash, m->hot[i - 1].ops, m->hot[i - 1].hash)) {
+        part_hot t = m->hot[i];
+        m->hot[i] = m->hot[i - 1];
+        m->hot[i - 1] = t;
+        i--;
+    }
+}
+
 static void track_flush(bench_model *m)
 {
     bench_scratch *sc = m->scratch;
@@ -351,9 +385,13 @@ static void track_flush(bench_model *m)
     }
     for (int i = 0; i < n; i++) {
         track_ent *e = &sc->ents[i];
-        part_stat *ps = part_get(m, e->h, sc->keys.p + e->key_off, e->key_len);
+        size_t before = m->n_parts;
+        const uint8_t *key = sc->keys.p + e->key_off;
+        part_stat *ps = part_get(m, e->h, key, e->key_len);
         if (e->what & TRACK_OP)
             ps->ops++;
+        if ((e->what & TRACK_OP) || m->n_parts != before)
+            hot_note(m, ps, key, e->key_len);
         if ((e->what & TRACK_ROW) && (m->one_row_per_part ? ps->rows == 0 : rowset_add(m, e->row_h))) {
             ps->rows++;
             ps->bytes += e->bytes;
@@ -433,7 +471,7 @@ static int gen_row(bench_model *m, rowvals *v, int64_t clock, int64_t row_index,
             if (c->type == 0x11 && g == GEN_DAY) cl = clock;
             v->off[i] = v->data.len;
             v->len[i] = gen_value(m, c, seed, cl, uniq, &v->data);
-            if (pass == 0 && v->len[i] > 0)
+            if (pass == 0 && m->has_bucket && v->len[i] > 0)
                 bk_key = bench_mix64(bk_key ^ cs_xxh64(v->data.p + v->off[i], (size_t)v->len[i], 0));
         }
     }
@@ -598,6 +636,7 @@ int bench_model_init(bench_model *m, bench_profile *p, bc_sync *conn, char *err,
 {
     memset(m, 0, sizeof(*m));
     m->p = p;
+    m->top_n = 10;
     bench_rng_seed(&m->rng, 0xBE7C4);
     char q[1024];
     if (p->keyspace_def && run_ddl(conn, p->keyspace_def, err, errlen))
@@ -641,6 +680,8 @@ int bench_model_init(bench_model *m, bench_profile *p, bc_sync *conn, char *err,
     m->one_row_per_part = true;
     for (int i = 0; i < m->n_cols; i++) {
         m->n_pk += m->cols[i].kind == 0;
+        if (m->cols[i].kind == 0 && m->cols[i].spec && m->cols[i].spec->gen == GEN_BUCKET)
+            m->has_bucket = true;
         if (m->cols[i].kind == 1)
             m->one_row_per_part = false;
     }
@@ -720,9 +761,9 @@ void bench_model_destroy(bench_model *m)
     for (int i = 0; m->p && i < m->p->n_queries && m->queries; i++)
         stmt_destroy(&m->queries[i]);
     cs_free(m->queries);
-    for (size_t i = 0; i < m->n_key_chunks; i++)
-        cs_free(m->key_chunks[i]);
-    cs_free(m->key_chunks);
+    for (int i = 0; i < m->n_hot; i++)
+        cs_free(m->hot[i].key);
+    cs_free(m->hot);
     cs_free(m->parts);
     scratch_destroy(m);
     cs_free(m->op_query);
@@ -742,18 +783,44 @@ static const uint8_t limit_100[4] = { 0, 0, 0, 100 };
  * row generated at the window start in w). */
 static void put_values(const bench_stmt *st, const rowvals *v, const rowvals *w, cs_buf *out)
 {
-    cs_buf_put_u16(out, (uint16_t)st->n_binds);
+    /* sizes first, then one reservation and plain stores */
+    size_t need = 2;
     for (int i = 0; i < st->n_binds; i++) {
         int c = st->bind_col[i];
+        const rowvals *src = st->bind_op[i] == '>' && w ? w : v;
+        need += 4;
         if (st->bind_type[i] == 0x05 || st->bind_op[i] == '+')
-            cs_buf_put_bytes(out, one_bigint, 8);
+            need += 8;
         else if (st->bind_op[i] == 'L')
-            cs_buf_put_bytes(out, limit_100, 4);
-        else if (c < 0)
-            cs_buf_put_bytes(out, NULL, -1);
-        else {
+            need += 4;
+        else if (c >= 0 && src->len[c] > 0)
+            need += (size_t)src->len[c];
+    }
+    uint8_t *d = cs_buf_extend(out, need);
+    if (!d)
+        return;
+    cs_st16(d, (uint16_t)st->n_binds);
+    d += 2;
+    for (int i = 0; i < st->n_binds; i++) {
+        int c = st->bind_col[i];
+        const uint8_t *p = NULL;
+        int32_t n = -1;
+        if (st->bind_type[i] == 0x05 || st->bind_op[i] == '+') {
+            p = one_bigint;
+            n = 8;
+        } else if (st->bind_op[i] == 'L') {
+            p = limit_100;
+            n = 4;
+        } else if (c >= 0) {
             const rowvals *src = st->bind_op[i] == '>' && w ? w : v;
-            cs_buf_put_bytes(out, src->len[c] >= 0 ? src->data.p + src->off[c] : NULL, src->len[c]);
+            n = src->len[c];
+            p = n >= 0 ? src->data.p + src->off[c] : NULL;
+        }
+        cs_st32(d, (uint32_t)n);
+        d += 4;
+        if (n > 0) {
+            memcpy(d, p, (size_t)n);
+            d += n;
         }
     }
 }
@@ -785,12 +852,15 @@ int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size
         cs_buf *stmts = &sc->stmts;   /* each: [byte kind=1][short idlen][id][values] */
         cs_buf_reset(stmts);
         int n_stmts = 0;
+        bool direct = nparts == 1 && m->n_extra == 0;   /* a plain EXECUTE if it is one row */
         for (int64_t k = 0; k < nparts; k++) {
             int64_t nrows = 1;
             m->clock_ms += m->clock_step_ms;
             uint64_t rseed = bench_rng_next(&m->rng);
             bench_rng saved = m->rng;     /* replayed so every row gets the same partition key */
-            gen_row(m, vp, m->clock_ms, 0, false, false, pkp);   /* the key, for the row count */
+            /* row 0 first: the row count depends on its partition key (and
+             * the generator draws the same numbers for every row) */
+            gen_row(m, vp, m->clock_ms, (int64_t)(bench_mix64(rseed) >> 1), true, true, pkp);
             if (p->has_insert_rows) {
                 nrows = bench_dist_sample(&p->insert_rows, &m->rng);
             } else {
@@ -803,10 +873,28 @@ int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size
             if (nrows < 1) nrows = 1;
             if (nrows > MAX_ROWS_PER_OP) nrows = MAX_ROWS_PER_OP;
             bench_rng after = m->rng;
+            if (direct && nrows == 1) {
+                /* one row, one statement: straight into the EXECUTE */
+                track(m, vp->pk_hash, pkp, TRACK_OP | TRACK_ROW, bench_mix64(vp->pk_hash ^ vp->ck_hash), vp->bytes);
+                cs_buf_reset(&sc->last_key);
+                cs_buf_put(&sc->last_key, pkp->p, pkp->len);
+                m->last_token_set = true;
+                *opcode = OP_EXECUTE;
+                cs_buf_put_u16(msg, (uint16_t)m->insert.idlen);
+                cs_buf_put(msg, m->insert.id, (size_t)m->insert.idlen);
+                cs_buf_put_u16(msg, 0x0001);   /* ONE */
+                *flags_off = msg->len;
+                cs_buf_put_u8(msg, 0x01);      /* VALUES */
+                put_values(&m->insert, vp, NULL, msg);
+                m->rng = after;
+                goto out;
+            }
             for (int64_t r = 0; r < nrows; r++) {
-                if (r) m->clock_ms += m->clock_step_ms;
-                m->rng = saved;
-                gen_row(m, vp, m->clock_ms, (int64_t)(bench_mix64(rseed + (uint64_t)r) >> 1), true, true, pkp);
+                if (r) {
+                    m->clock_ms += m->clock_step_ms;
+                    m->rng = saved;
+                    gen_row(m, vp, m->clock_ms, (int64_t)(bench_mix64(rseed + (uint64_t)r) >> 1), true, true, pkp);
+                }
                 track(m, vp->pk_hash, pkp, (r == 0 ? TRACK_OP : 0) | TRACK_ROW,
                       bench_mix64(vp->pk_hash ^ vp->ck_hash), vp->bytes);
                 if (!m->last_token_set) {
@@ -912,22 +1000,12 @@ static uint64_t select_u64(uint64_t *a, size_t n, size_t k)
     return a[lo];
 }
 
-/* Hotter first: more operations, then the smaller key hash (a stable order for ties). */
-static bool hotter(const part_stat *a, const part_stat *b)
-{
-    return a->ops != b->ops ? a->ops > b->ops : a->hash < b->hash;
-}
-
 void bench_model_summary(bench_model *m, int top_n, bench_part_summary *out)
 {
     memset(out, 0, sizeof(*out));
     if (m->scratch)
         track_flush(m);
-    if (top_n < 0)
-        top_n = 0;
     size_t n = 0;
-    out->top = cs_calloc((size_t)top_n + 1, sizeof(part_stat));
-    int n_top = 0;
     uint64_t *rows = cs_calloc(m->n_parts + 1, sizeof(uint64_t));
     uint64_t *bytes = cs_calloc(m->n_parts + 1, sizeof(uint64_t));
     size_t nw = 0;
@@ -940,15 +1018,17 @@ void bench_model_summary(bench_model *m, int top_n, bench_part_summary *out)
             rows[nw] = ps->rows;
             bytes[nw++] = ps->bytes;
         }
-        /* keep the top_n hottest, sorted (insertion: top_n is small) */
-        if (top_n && (n_top < top_n || hotter(ps, &out->top[n_top - 1]))) {
-            int j = n_top < top_n ? n_top++ : top_n - 1;
-            while (j > 0 && hotter(ps, &out->top[j - 1])) {
-                out->top[j] = out->top[j - 1];
-                j--;
-            }
-            out->top[j] = *ps;
-        }
+    }
+    /* the hottest were kept as the run went (hot_note); their figures now */
+    int n_top = m->n_hot < top_n ? m->n_hot : top_n < 0 ? 0 : top_n;
+    out->top = cs_calloc((size_t)n_top + 1, sizeof(part_stat));
+    out->top_key = cs_calloc((size_t)n_top + 1, sizeof(uint8_t *));
+    out->top_key_len = cs_calloc((size_t)n_top + 1, sizeof(uint32_t));
+    for (int i = 0; i < n_top; i++) {
+        const part_hot *h = &m->hot[i];
+        out->top[i] = *part_get(m, h->hash, h->key, h->key_len);
+        out->top_key[i] = cs_memdup(h->key, h->key_len ? h->key_len : 1);
+        out->top_key_len[i] = h->key_len;
     }
     out->count = nw;
     if (nw) {
@@ -967,6 +1047,12 @@ void bench_model_summary(bench_model *m, int top_n, bench_part_summary *out)
 
 void bench_part_summary_destroy(bench_part_summary *s)
 {
+    for (int i = 0; s->top_key && i < s->n_top; i++)
+        cs_free(s->top_key[i]);
+    cs_free(s->top_key);
+    cs_free(s->top_key_len);
+    s->top_key = NULL;
+    s->top_key_len = NULL;
     cs_free(s->top);
     s->top = NULL;
 }

@@ -338,6 +338,7 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
     }
     if (o->seed)
         bench_rng_seed(&R->model.rng, o->seed);
+    R->model.top_n = o->top;
     R->cum_ratio = cs_calloc((size_t)p->n_ops, sizeof(double));
     double acc = 0;
     for (int i = 0; i < p->n_ops; i++)
@@ -405,11 +406,11 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
     bench_model_summary(&R->model, o->top, &out->parts);
     out->top_keys = cs_calloc((size_t)out->parts.n_top + 1, sizeof(char *));
     for (int i = 0; i < out->parts.n_top; i++) {
-        part_stat *ps = &out->parts.top[i];
-        char *s = cs_malloc(ps->key_len * 2 + 3);
+        uint32_t kl = out->parts.top_key_len[i];
+        char *s = cs_malloc(kl * 2 + 3);
         strcpy(s, "0x");
-        for (uint32_t k = 0; k < ps->key_len; k++)
-            sprintf(s + 2 + k * 2, "%02x", ps->key[k]);
+        for (uint32_t k = 0; k < kl; k++)
+            sprintf(s + 2 + k * 2, "%02x", out->parts.top_key[i][k]);
         out->top_keys[i] = s;
     }
     out->size_hist_rows = cs_calloc(40, sizeof(uint64_t));
@@ -433,9 +434,6 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
     cs_free(tokens);
     cs_free(w_ops);
     cs_free(w_rows);
-    /* keys of the top partitions were borrowed from the model: detach them */
-    for (int i = 0; i < out->parts.n_top; i++)
-        out->parts.top[i].key = NULL;
     bench_model_destroy(&R->model);
     cs_free(R->cum_ratio);
     cs_free(R->op_pages);

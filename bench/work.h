@@ -32,14 +32,18 @@ typedef struct bench_stmt {     /* a prepared statement and where its markers co
     bool binds_values;          /* binds a regular or static column */
 } bench_stmt;
 
-typedef struct part_stat {      /* one partition written or read */
+typedef struct part_stat {      /* one partition written or read (40 bytes: there may be millions) */
     uint64_t hash;              /* of the serialized key; 0 = empty slot */
     int64_t token;
-    uint32_t rows;              /* distinct rows written */
     uint64_t bytes;             /* bytes of distinct rows written (values) */
     uint64_t ops;               /* operations that touched it */
-    uint8_t *key; uint32_t key_len;   /* serialized partition key (for display; in the model's key arena) */
+    uint32_t rows;              /* distinct rows written */
 } part_stat;
+
+typedef struct part_hot {       /* one of the hottest partitions so far, with its key */
+    uint64_t hash, ops;
+    uint8_t *key; uint32_t key_len;   /* serialized partition key (for display) */
+} part_hot;
 
 typedef struct bench_scratch bench_scratch;   /* gen.c: buffers reused by every build */
 
@@ -57,12 +61,16 @@ typedef struct bench_model {
     bench_rng rng;
     int n_pk;                   /* partition key columns */
     bool one_row_per_part;      /* no clustering columns: a partition's row is new iff rows == 0 */
+    bool has_bucket;            /* a partition key column uses the bucket generator */
     int *op_query;              /* per op: -1 insert, else index into p->queries (-2 unknown) */
     int n_op_query;
     bench_scratch *scratch;
     /* partition picture */
     part_stat *parts; size_t parts_cap, n_parts;
-    uint8_t **key_chunks; size_t n_key_chunks, key_chunk_used;   /* arena for part_stat.key */
+    /* the top_n hottest partitions, kept as operations come (ops only grow,
+     * so this is exact) because the table does not keep keys */
+    int top_n;                  /* set before the run; default 10 */
+    part_hot *hot; int n_hot;
     uint64_t *rowset; size_t rowset_cap, n_rowset;   /* hashes of (partition, clustering) written */
     /* bucket generator: rows written per partition-without-bucket */
     uint64_t *bk_keys; uint64_t *bk_rows; size_t bk_cap, n_bk;
@@ -91,7 +99,8 @@ typedef struct bench_part_summary {
     uint64_t rows_p50, rows_p99, rows_max;
     uint64_t bytes_p50, bytes_p99, bytes_max;
     uint64_t total_ops;
-    part_stat *top; int n_top;  /* hottest by ops (copies, keys borrowed) */
+    part_stat *top; int n_top;  /* hottest by ops, then by smaller key hash */
+    uint8_t **top_key; uint32_t *top_key_len;   /* their serialized keys (owned) */
 } bench_part_summary;
 void bench_model_summary(bench_model *m, int top_n, bench_part_summary *out);
 void bench_part_summary_destroy(bench_part_summary *s);
