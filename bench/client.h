@@ -71,6 +71,14 @@ int bc_async_open(uv_loop_t *loop, const char *host, int port, int max_inflight,
 /* Queue a request; opcode + message body.  Returns 0, or CS_EAGAIN if the
  * connection has max_inflight requests outstanding. */
 int bc_async_send(bc_async *c, uint8_t opcode, const uint8_t *msg, size_t len, bc_done_cb cb, void *arg);
+/* The same without a copy: bc_async_begin returns the connection's output
+ * buffer (NULL if the connection is not ready or has no free stream); append
+ * the message body (it starts at *body_off), then bc_async_commit (0, or an
+ * error and the request is dropped) or bc_async_abort.  Nothing else may use
+ * the connection in between. */
+cs_buf *bc_async_begin(bc_async *c, size_t *body_off);
+int bc_async_commit(bc_async *c, uint8_t opcode, bc_done_cb cb, void *arg);
+void bc_async_abort(bc_async *c);
 int bc_async_inflight(const bc_async *c);
 bool bc_async_broken(const bc_async *c);
 void bc_async_close(bc_async *c);

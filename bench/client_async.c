@@ -8,8 +8,9 @@
  * through uv_write from a second buffer (`wbuf`) while `out` keeps filling.
  * Replies are read into one growing buffer, many per read, and matched to
  * their stream id; stream ids are recycled through a free list.  Nothing is
- * allocated per request: the buffers keep their capacity and replies are
- * decoded in place into one bc_result per connection (see bc_done_cb).
+ * allocated per request: the buffers keep their capacity, a request can be
+ * built straight into `out` (bc_async_begin/commit), and replies are decoded
+ * in place into one bc_result per connection (see bc_done_cb).
  */
 #include "bench/client.h"
 #include "common/alloc.h"
@@ -37,6 +38,8 @@ struct bc_async {
     cs_buf wbuf;               /* frames being written by wreq */
     bool writing;
     cs_buf in;                 /* bytes read, not yet a whole frame */
+    size_t build_start;        /* bc_async_begin: where the frame being built starts */
+    bool building;
     bc_result res;             /* the reply handed to callbacks */
     bc_ready_cb ready; void *ready_arg;
     char *user, *pass;
@@ -333,6 +336,48 @@ int bc_async_send(bc_async *c, uint8_t opcode, const uint8_t *msg, size_t len, b
     c->inflight++;
     send_frame(c, id, opcode, msg, len);
     return 0;
+}
+
+cs_buf *bc_async_begin(bc_async *c, size_t *body_off)
+{
+    if (c->state != ST_READY || !c->n_free || c->building)
+        return NULL;
+    c->build_start = c->out.len;
+    if (!cs_buf_extend(&c->out, FRAME_HEADER_LEN)) {
+        c->out.len = c->build_start;
+        c->out.err = 0;
+        return NULL;
+    }
+    c->building = true;
+    *body_off = c->out.len;
+    return &c->out;
+}
+
+int bc_async_commit(bc_async *c, uint8_t opcode, bc_done_cb cb, void *arg)
+{
+    c->building = false;
+    if (c->out.err) {
+        bc_async_abort(c);
+        return CS_ENOMEM;
+    }
+    int16_t id = c->free_ids[--c->n_free];
+    c->slots[id].cb = cb;
+    c->slots[id].arg = arg;
+    c->inflight++;
+    uint8_t *p = c->out.p + c->build_start;
+    p[0] = 4;
+    p[1] = 0;
+    cs_st16(p + 2, (uint16_t)id);
+    p[4] = opcode;
+    cs_st32(p + 5, (uint32_t)(c->out.len - c->build_start - FRAME_HEADER_LEN));
+    return 0;
+}
+
+void bc_async_abort(bc_async *c)
+{
+    c->building = false;
+    c->out.len = c->build_start;
+    c->out.err = 0;
 }
 
 int bc_async_inflight(const bc_async *c) { return c->inflight; }

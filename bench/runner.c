@@ -12,7 +12,9 @@
  * Cost: the client shares the machine with the server, so the per-request
  * path allocates nothing: request slots (with their message buffers) come
  * from a pool sized to the connections' in-flight limits, and the model
- * builds into reused scratch (bench/gen.c).
+ * builds into reused scratch (bench/gen.c) and, against one host, straight
+ * into the connection's output buffer (multi-host routing needs the
+ * partition's token first, so it builds into the request and copies).
  */
 #include "bench/run.h"
 #include "bench/route.h"
@@ -145,6 +147,33 @@ static bool issue(runner *R, int ci, uint64_t start_ns)
     q->start_ns = start_ns;
     cs_buf_reset(&q->msg);
     q->pages_left = R->op_pages[q->op];
+    if (R->route.n_hosts <= 1) {
+        /* one host: build straight into the connection's output */
+        bc_async *c = R->conns[ci];
+        size_t body;
+        cs_buf *b = bc_async_begin(c, &body);
+        if (!b) {
+            req_put(R, q);
+            return false;
+        }
+        if (bench_model_build(&R->model, q->op, b, &q->opcode, &q->flags_off)) {
+            bc_async_abort(c);
+            req_put(R, q);
+            return false;
+        }
+        if (q->pages_left > 1) {   /* kept to ask for the next pages */
+            cs_buf_put(&q->msg, b->p + body, b->len - body);
+            q->flags_off -= body;
+            q->base_len = q->msg.len;
+        }
+        if (bc_async_commit(c, q->opcode, on_done, q)) {
+            req_put(R, q);
+            return false;
+        }
+        R->issued++;
+        R->inflight++;
+        return true;
+    }
     if (bench_model_build(&R->model, q->op, &q->msg, &q->opcode, &q->flags_off)) {
         req_put(R, q);
         return false;
