@@ -5,11 +5,13 @@
  * partition picture can be kept without storing rows.
  *
  * Per-request cost matters (the bench shares the machine with the server):
- * a build allocates nothing once warm (rows and messages go to scratch
- * buffers kept in the model; partition keys go to an arena), a partition's
+ * a build allocates nothing once warm (rows go to scratch buffers kept in
+ * the model, the message to the caller's buffer), the partition table holds
+ * 40-byte entries without keys (only the hottest partitions keep theirs, see
+ * hot_note) and is updated in prefetched batches (track), a partition's
  * token is computed only when the partition is first seen, and tables
  * without clustering columns skip the row set (their one row is new exactly
- * when the partition has no row yet).
+ * when the partition has no row yet).  docs/bench.md, "Client cost".
  */
 #include "bench/work.h"
 #include "common/alloc.h"
