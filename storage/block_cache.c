@@ -9,9 +9,13 @@
  * (second chance), an LRU approximation: a hit only marks its entry, so it
  * touches no other entry's memory (an LRU move-to-front touched three);
  * eviction takes the tail, or gives a marked tail one more round.
- * An entry may hold only a decompressed prefix of its block (a miss decodes
- * up to the end of what the read needs); a later read past that prefix
- * misses and replaces the entry with a longer one.
+ * Admission (sst__cache_admit, asked by point reads): once the shard is
+ * full, a block missed by a point read enters the cache only if it was
+ * missed recently too (a small per-shard bitmap of recent misses, cleared
+ * as it fills: TinyLFU's doorkeeper).  Random point reads over data much
+ * larger than the cache then decode into a scratch buffer instead of
+ * evicting a block and writing 4 KiB of cold memory per miss, while blocks
+ * read again soon still get in.
  */
 #include "storage/sstable_int.h"
 #include "common/alloc.h"
@@ -22,11 +26,11 @@
 
 #define NSHARDS 16                    /* independent LRUs, each with its own mutex */
 #define NBUCKETS 1024                 /* hash buckets per shard */
+#define DK_BITS 4096u                 /* recent-miss bitmap per shard */
 
 typedef struct centry {
     uint64_t rid, blk;
     uint32_t len;
-    uint32_t valid;                   /* bytes [0, valid) decompressed (a point read decodes a prefix) */
     bool ref;                         /* hit since it last came to the tail (CLOCK) */
     struct centry *hnext;             /* hash chain */
     struct centry *prev, *next;       /* list, head = newest; evicted from the tail */
@@ -38,6 +42,8 @@ typedef struct cshard {
     centry **buckets;
     centry *head, *tail;
     size_t used, cap;
+    uint64_t dk[DK_BITS / 64];        /* doorkeeper: blocks missed recently */
+    uint32_t dk_n;                    /* bits set since the last clear */
 } cshard;
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;   /* g_refs, setup/teardown */
@@ -155,7 +161,7 @@ bool sst__cache_get(uint64_t rid, uint64_t blk, uint32_t len, uint32_t off, uint
     pthread_mutex_lock(&sh->mu);
     if (sh->buckets && (uint64_t)off + n <= len) {
         for (centry *e = sh->buckets[bucket_of(h)]; e; e = e->hnext)
-            if (e->rid == rid && e->blk == blk && e->len == len && (uint64_t)off + n <= e->valid) {
+            if (e->rid == rid && e->blk == blk && e->len == len) {
                 memcpy(dst, e->data + off, n);
                 e->ref = true;
                 hit = true;
@@ -171,7 +177,7 @@ void sst__cache_put(uint64_t rid, uint64_t blk, const uint8_t *src, uint32_t len
     uint8_t *d = sst__cache_slot(rid, blk, len);
     if (!d) return;
     memcpy(d, src, len);
-    sst__cache_insert(rid, blk, d, len);
+    sst__cache_insert(rid, blk, d);
 }
 
 /* A slot for block (rid, blk) of len bytes, to be filled by the caller (a
@@ -200,11 +206,36 @@ uint8_t *sst__cache_slot(uint64_t rid, uint64_t blk, uint32_t len)
     return e->data;
 }
 
-/* Give a slot holding the block's first `valid` bytes to the cache as
- * block (rid, blk); it takes ownership (frees the slot if the cache went
- * away meanwhile, or if the cache already holds at least as much of the
- * block).  A shorter entry of the same block is replaced. */
-void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot, uint32_t valid)
+/* Should a point read that missed block (rid, blk) of len bytes cache it?
+ * Yes while the shard has room; else only on the block's second miss
+ * within the doorkeeper's memory (the first one is only recorded). */
+bool sst__cache_admit(uint64_t rid, uint64_t blk, uint32_t len)
+{
+    uint64_t h = key_hash(rid, blk);
+    cshard *sh = shard_of(h);
+    pthread_once(&g_once, init_mutexes);
+    pthread_mutex_lock(&sh->mu);
+    bool admit = true;
+    if (sh->buckets && sh->used + sizeof(centry) + len > sh->cap) {
+        uint32_t bit = (uint32_t)(h >> 40) % DK_BITS;
+        uint64_t m = 1ull << (bit % 64);
+        admit = (sh->dk[bit / 64] & m) != 0;
+        if (!admit) {
+            /* forget after about a shard's worth of blocks */
+            size_t limit = sh->cap / ((size_t)len + sizeof(centry)) + 1;
+            if (limit > DK_BITS / 4) limit = DK_BITS / 4;
+            if (++sh->dk_n > limit) { memset(sh->dk, 0, sizeof sh->dk); sh->dk_n = 1; }
+            sh->dk[bit / 64] |= m;
+        }
+    }
+    pthread_mutex_unlock(&sh->mu);
+    return admit;
+}
+
+/* Give a filled slot to the cache as block (rid, blk); it takes ownership
+ * (frees the slot if the cache went away meanwhile, or if another reader
+ * cached the same block first). */
+void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot)
 {
     centry *e = (centry *)(void *)(slot - offsetof(centry, data));
     uint64_t h = key_hash(rid, blk);
@@ -215,7 +246,7 @@ void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot, uint32_t valid
     if (sh->buckets) {
         for (old = sh->buckets[bucket_of(h)]; old; old = old->hnext)
             if (old->rid == rid && old->blk == blk) break;
-        if (old && old->len == e->len && old->valid >= valid) {
+        if (old && old->len == e->len) {
             old->ref = true;
             pthread_mutex_unlock(&sh->mu);
             cs_free(e);
@@ -225,7 +256,6 @@ void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot, uint32_t valid
     }
     if (sh->buckets && sizeof(centry) + e->len <= sh->cap / 2) {
         e->rid = rid; e->blk = blk;
-        e->valid = valid <= e->len ? valid : e->len;
         e->ref = false;
         size_t b = bucket_of(h);
         e->hnext = sh->buckets[b];

@@ -402,6 +402,7 @@ static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t
             rc = sst_partition_lookup(s->ssts[i], token, pk, pk_len, &s->pctx[i], &k, &l, &n);
         }
         if (rc < 0) return rc;
+        s->pctx[i].point = s->single;   /* block cache admission, partial decode */
         if (n > s->n_wb) { s->wb = k; s->wbl = l; s->n_wb = n; }
     }
     s->n_win = s->n_wb + 1;

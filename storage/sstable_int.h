@@ -88,7 +88,11 @@ int sst_read_partition(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t
                        const st_slice *slices, int n_slices, st__part *p, cs_arena *a,
                        bool *bloom_negative);
 /* Per-partition lookup memo for windowed reads (zero-initialize). */
-typedef struct sst_pctx { int state; bool neg; uint64_t idx; void *ri; } sst_pctx;
+typedef struct sst_pctx {
+    int state; bool neg; uint64_t idx; void *ri;
+    bool unverified;                     /* found by token alone: the read compares the key */
+    bool point;                          /* a point read (cache admission, partial decode) */
+} sst_pctx;
 /* Look up (token, pk) once for a windowed read: fills ctx (as the first
  * sst_read_partition_ctx would) and returns the partition's window
  * boundaries (borrowed from the reader; *n = 0 if absent or not wide). */
@@ -130,12 +134,12 @@ uint64_t sst_writer_bytes(const sst_writer *w);
 uint64_t sst__cache_new_id(void);
 void st__cache_retain(void);
 void st__cache_release(void);
-/* Copy bytes [off, off+n) of cached block blk (whole length len) to dst;
- * false if not cached (or only a shorter prefix of it is). */
+/* Copy bytes [off, off+n) of cached block blk (whole length len) to dst. */
 bool sst__cache_get(uint64_t rid, uint64_t blk, uint32_t len, uint32_t off, uint8_t *dst, uint32_t n);
 void sst__cache_put(uint64_t rid, uint64_t blk, const uint8_t *src, uint32_t len);
 uint8_t *sst__cache_slot(uint64_t rid, uint64_t blk, uint32_t len);   /* NULL: do not cache */
-void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot, uint32_t valid);   /* takes ownership; first `valid` bytes filled */
+void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot);   /* takes ownership */
+bool sst__cache_admit(uint64_t rid, uint64_t blk, uint32_t len);     /* a point read's miss: cache it? */
 void sst__cache_slot_free(uint8_t *slot);
 
 /* Engine glue (engine_bg.c). */

@@ -314,8 +314,10 @@ void sst_reader_unref(sst_reader *r)
 /* Read logical bytes [pos, pos+len) into the arena.  Cached blocks are
  * copied only for the part inside the range (a point read copies its
  * partition, not the whole block); missed blocks are read, checked (CRC),
- * decompressed into a scratch block, cached and then copied likewise. */
-int sst__read_range(sst_reader *r, uint64_t pos, uint64_t len, cs_arena *a, const uint8_t **out)
+ * decompressed into a cache slot and then copied likewise.  A point read
+ * (point) whose missed block the cache does not admit decodes only the
+ * block's prefix up to the range's end, into a scratch buffer. */
+static int read_range(sst_reader *r, uint64_t pos, uint64_t len, cs_arena *a, const uint8_t **out, bool point)
 {
     *out = NULL;
     if (len == 0) { *out = (const uint8_t *)""; return 0; }
@@ -329,6 +331,7 @@ int sst__read_range(sst_reader *r, uint64_t pos, uint64_t len, cs_arena *a, cons
      * a miss decompresses straight into a cache slot, so it costs no
      * allocation besides the slot and one copy of the bytes asked for. */
     uint8_t stackc[2 * 4096 + 64 + SST_BLOCK_HDR];
+    uint8_t scratch[4096];
     uint8_t *cbuf = stackc, *heapc = NULL, *blk = NULL;
     size_t ccap = sizeof stackc;
     int rc = 0;
@@ -360,20 +363,23 @@ int sst__read_range(sst_reader *r, uint64_t pos, uint64_t len, cs_arena *a, cons
         if ((uint64_t)clen + SST_BLOCK_HDR != clen_total || raw != want_len) { rc = corrupt(r, "Data.db", "bad block header", off); break; }
         if (cs_crc32c(0, cbuf + SST_BLOCK_HDR, clen) != crc) { rc = corrupt(r, "Data.db", "block checksum mismatch", off); break; }
         atomic_fetch_add(&r->blocks_read, 1);
-        uint8_t *slot = sst__cache_slot(r->cache_id, b, raw);
+        bool admit = !point || sst__cache_admit(r->cache_id, b, raw);
+        uint8_t *slot = admit ? sst__cache_slot(r->cache_id, b, raw) : NULL;
         uint8_t *out = slot;
+        uint32_t need = raw;
         if (!out) {
-            /* not cached: a whole block into the range goes straight there */
+            /* not cached: a whole block into the range goes straight there,
+             * else only the prefix up to the range's end is decoded (half
+             * a block on average for a point read; the CRC above covered
+             * the whole block) */
             if (from == 0 && to == raw) out = dst;
             else {
-                if (!blk && !(blk = cs_malloc((size_t)bs))) { rc = CS_ENOMEM; break; }
-                out = blk;
+                if (bs <= sizeof scratch) out = scratch;
+                else if (!blk && !(blk = cs_malloc((size_t)bs))) { rc = CS_ENOMEM; break; }
+                else out = blk;
+                need = (uint32_t)to;
             }
         }
-        /* Decode only the block's prefix the read needs (a point read
-         * stops at its partition's end: half a block on average); the
-         * cache keeps that prefix.  The CRC above covered the whole block. */
-        uint32_t need = (uint32_t)to;
         if (stored) {
             if (clen != raw) { sst__cache_slot_free(slot); rc = corrupt(r, "Data.db", "bad stored block", off); break; }
             memcpy(out, cbuf + SST_BLOCK_HDR, need);
@@ -384,13 +390,18 @@ int sst__read_range(sst_reader *r, uint64_t pos, uint64_t len, cs_arena *a, cons
             if (d < 0 || (uint32_t)d != need) { sst__cache_slot_free(slot); rc = corrupt(r, "Data.db", "lz4 decompression failed", off); break; }
         }
         if (out != dst) memcpy(dst, out + from, (size_t)(to - from));
-        if (slot) sst__cache_insert(r->cache_id, b, slot, need);
+        if (slot) sst__cache_insert(r->cache_id, b, slot);
     }
     cs_free(heapc);
     cs_free(blk);
     if (rc) return rc;
     *out = buf;
     return 0;
+}
+
+int sst__read_range(sst_reader *r, uint64_t pos, uint64_t len, cs_arena *a, const uint8_t **out)
+{
+    return read_range(r, pos, len, a, out, false);
 }
 
 static const uint8_t *rd_bytes(cs_rd *rd, uint32_t *n)
@@ -627,6 +638,9 @@ int sst_read_partition(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t
     return sst_read_partition_ctx(r, token, pk, pk_len, slices, n_slices, p, a, bloom_negative, NULL, NULL);
 }
 
+static int read_entry(sst_reader *r, uint64_t i, const st_slice *slices, int n_slices, st__part *p, cs_arena *a,
+                      const uint8_t *want, uint32_t want_len, bool point);
+
 /* As sst_read_partition; ctx (zeroed by the caller, allocated in ca, which
  * must outlive a) remembers the index lookup and the parsed row index
  * across the windows of one partition. */
@@ -638,7 +652,13 @@ int sst_read_partition_ctx(sst_reader *r, int64_t token, const uint8_t *pk, uint
     if (ctx && ctx->state) {
         *bloom_negative = ctx->neg;
         if (ctx->state == 1) return 0;
-        return sst__read_entry_ri(r, ctx->idx, slices, n_slices, p, a, &ctx->ri, ca);
+        int rc = read_entry(r, ctx->idx, slices, n_slices, p, a, ctx->unverified ? pk : NULL, pk_len, ctx->point);
+        if (rc == 0) {                   /* another key with the same token */
+            atomic_fetch_add(&r->bloom_fp, 1);
+            ctx->state = 1;
+        }
+        if (rc >= 0) ctx->unverified = false;
+        return rc;
     }
     atomic_fetch_add(&r->bloom_checks, 1);
     if (!sst__bloom_test(r->bloom, r->bloom_bits, r->bloom_k, sst__bloom_hash(pk, pk_len))) {
@@ -666,31 +686,52 @@ int sst__read_entry(sst_reader *r, uint64_t i, const st_slice *slices, int n_sli
 int sst__read_entry_ri(sst_reader *r, uint64_t i, const st_slice *slices, int n_slices, st__part *p, cs_arena *a,
                        void **ri_cache, cs_arena *ca)
 {
+    (void)ri_cache; (void)ca;
+    return read_entry(r, i, slices, n_slices, p, a, NULL, 0, false);
+}
+
+/* The partition header just decoded (p) against the index entry e: 0 if
+ * it is the partition wanted, 1 if it is another key with the wanted
+ * token (want: the lookup matched the token alone, see
+ * sst_partition_lookup), <0 if data and index disagree. */
+static int check_header(sst_reader *r, const sst_index_entry *e, const st__part *p, const uint8_t *want, uint32_t want_len)
+{
+    if (!want) return st__bytes_cmp(p->pk, p->pk_len, e->pk, e->pk_len) ? corrupt(r, "Data.db", "bad partition header", e->pos) : 0;
+    if (!st__bytes_cmp(p->pk, p->pk_len, want, want_len)) return 0;
+    if (!st__bytes_cmp(e->pk, e->pk_len, want, want_len)) return corrupt(r, "Data.db", "bad partition header", e->pos);
+    return 1;
+}
+
+/* Read index entry i restricted to slices: 1, or <0.  want (may be NULL):
+ * the key the caller looks for, when the index entry was found by token
+ * only; returns 0 if the entry holds another key. */
+static int read_entry(sst_reader *r, uint64_t i, const st_slice *slices, int n_slices, st__part *p, cs_arena *a,
+                      const uint8_t *want, uint32_t want_len, bool point)
+{
     const sst_index_entry *e = &r->idx[i];
     const uint8_t *buf;
     int rc;
     if (n_slices == 0 || e->n_ri == 0) {
-        if ((rc = sst__read_range(r, e->pos, e->len, a, &buf))) return rc;
+        if ((rc = read_range(r, e->pos, e->len, a, &buf, point))) return rc;
         cs_rd rd;
         cs_rd_init(&rd, buf, e->len);
         rc = sst__decode_part_header(&rd, p, a);
         if (rc == CS_ENOMEM) return rc;
-        if (rc || st__bytes_cmp(p->pk, p->pk_len, e->pk, e->pk_len) != 0)
-            return corrupt(r, "Data.db", "bad partition header", e->pos);
+        if (rc) return corrupt(r, "Data.db", "bad partition header", e->pos);
+        if ((rc = check_header(r, e, p, want, want_len))) return rc < 0 ? rc : 0;
         rc = decode_rows(r, &rd, slices, n_slices, p, a, e->pos);
         p->token = e->token;
         return rc ? rc : 1;
     }
     /* Wide partition: header, then only the row index blocks the slices touch. */
-    if ((rc = sst__read_range(r, e->pos, e->hdr_len, a, &buf))) return rc;
+    if ((rc = read_range(r, e->pos, e->hdr_len, a, &buf, point))) return rc;
     cs_rd rd;
     cs_rd_init(&rd, buf, e->hdr_len);
     rc = sst__decode_part_header(&rd, p, a);
     if (rc == CS_ENOMEM) return rc;
-    if (rc || st__bytes_cmp(p->pk, p->pk_len, e->pk, e->pk_len) != 0)
-        return corrupt(r, "Data.db", "bad partition header", e->pos);
+    if (rc) return corrupt(r, "Data.db", "bad partition header", e->pos);
+    if ((rc = check_header(r, e, p, want, want_len))) return rc < 0 ? rc : 0;
     p->token = e->token;
-    (void)ri_cache; (void)ca;
     const sst_ri *pri = get_ri(r, e, &rc);
     if (!pri) return rc;
     const sst_ri_run *ri = pri->runs;
@@ -706,7 +747,7 @@ int sst__read_entry_ri(sst_reader *r, uint64_t i, const st_slice *slices, int n_
         uint32_t end = lo;
         while (end + 1 < e->n_ri && st__before_end(ri[end + 1].first, ri[end + 1].fl, sl->end.key, sl->end.len, sl->end.inclusive)) end++;
         uint64_t from = ri[lo].off, to = ri[end].off + ri[end].len;
-        if ((rc = sst__read_range(r, e->pos + from, to - from, a, &buf))) return rc;
+        if ((rc = read_range(r, e->pos + from, to - from, a, &buf, point))) return rc;
         cs_rd_init(&rd, buf, to - from);
         int before = p->n_rows;
         /* Slices are disjoint and ordered: check order only within this run. */
@@ -769,13 +810,21 @@ int sst_partition_lookup(sst_reader *r, int64_t token, const uint8_t *pk, uint32
         ctx->state = 1; ctx->neg = true;
         return 0;
     }
-    uint64_t i = idx_lower(r, token, pk, pk_len, false);
-    if (i >= r->n_idx || st__key_cmp(r->idx[i].token, r->idx[i].pk, r->idx[i].pk_len, token, pk, pk_len) != 0) {
+    /* By token first: when one entry has it (nearly always), the key is
+     * compared with the partition header the read decodes anyway, which
+     * saves a cache miss on the index entry's key. */
+    uint64_t i = idx_lower(r, token, NULL, 0, false);
+    bool unique = i + 1 >= r->n_idx || r->toks[i + 1] != token;
+    if (i < r->n_idx && r->toks[i] == token && !unique) i = idx_lower(r, token, pk, pk_len, false);
+    if (i >= r->n_idx || r->toks[i] != token ||
+        (!unique && st__bytes_cmp(r->idx[i].pk, r->idx[i].pk_len, pk, pk_len) != 0)) {
         atomic_fetch_add(&r->bloom_fp, 1);
         ctx->state = 1;
         return 0;
     }
-    return sst_partition_known(r, true, i, ctx, keys, lens, n);
+    int rc = sst_partition_known(r, true, i, ctx, keys, lens, n);
+    ctx->unverified = unique;
+    return rc;
 }
 
 int sst_partition_known(sst_reader *r, bool found, uint64_t pos, sst_pctx *ctx,

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "storage/storage.h"
+#include "storage/sstable_int.h"
 #include "common/alloc.h"
 #include "common/arena.h"
 #include "common/err.h"
@@ -577,15 +578,37 @@ Test(storage_read, point_wide_partition, .timeout = 60)
     cr_assert_eq(st.rows, 10 + 3);
 }
 
-/* Point reads of many partitions of one sstable in orders that make the
- * block cache hold, extend and replace decompressed block prefixes. */
+static void open_engine(void)
+{
+    st_config cfg;
+    st_config_defaults(&cfg);
+    cfg.data_dir = g_d; cfg.commitlog_dir = g_c;
+    cr_assert_eq(st_engine_open(&cfg, &E), 0);
+    cr_assert_eq(st_table_open(E, TID, "ks", "r", NULL, &T), 0);
+    cr_assert_eq(st_engine_replay(E, NULL, NULL), 0);
+    cr_assert_eq(st_engine_replay_done(E), 0);
+}
+
+static void reopen(void)
+{
+    st_engine_close(E, true);
+    open_engine();
+}
+
+/* Point reads of many partitions of one sstable in several orders, with a
+ * block cache far smaller than the data (CASSETTE_BLOCK_CACHE_MB=1, 16
+ * shards of 64 KiB): misses the cache does not admit decode a block
+ * prefix into scratch, the others fill and replace cache entries. */
 Test(storage_read, point_reads_block_prefixes, .timeout = 60)
 {
-    enum { N = 3000 };
+    enum { N = 12000 };
+    setenv("CASSETTE_BLOCK_CACHE_MB", "1", 1);
+    reopen();                            /* the cache is sized by the first engine open */
+    unsetenv("CASSETTE_BLOCK_CACHE_MB");
     for (int i = 0; i < N; i++) {
         uint8_t k[4] = { 'b', (uint8_t)i, (uint8_t)(i >> 8), 0 };
-        char v[64];
-        snprintf(v, sizeof v, "value-%d-%d", i, i * 7919);
+        char v[160];
+        snprintf(v, sizeof v, "value-%d-%d-%0100d", i, i * 7919, i);
         put_kv(k, 4, "c", 1, 10, v);
     }
     cr_assert_eq(st_table_flush(T), 0);
@@ -596,8 +619,8 @@ Test(storage_read, point_reads_block_prefixes, .timeout = 60)
         for (int j = 0; j < N; j++) {
             int i = pass == 0 ? j : pass == 1 ? N - 1 - j : (int)((x ^= x << 13, x ^= x >> 7, x ^= x << 17) % N);
             uint8_t k[4] = { 'b', (uint8_t)i, (uint8_t)(i >> 8), 0 };
-            char v[64];
-            int vl = snprintf(v, sizeof v, "value-%d-%d", i, i * 7919);
+            char v[160];
+            int vl = snprintf(v, sizeof v, "value-%d-%d-%0100d", i, i * 7919, i);
             st_point pt;
             st_read_spec rs = { .pk = k, .pk_len = 4, .now_s = NOW };
             cr_assert_eq(st_read_point(T, &rs, &a, &pt), 1, "pass %d key %d", pass, i);
@@ -616,4 +639,58 @@ Test(storage_read, point_reads_block_prefixes, .timeout = 60)
         cr_assert(found);
     }
     cs_arena_destroy(&a);
+    reopen();                            /* default cache again */
+}
+
+/* Block cache admission: free room admits; once full, a block gets in on
+ * its second recent miss; hits copy bytes; a second insert of the same
+ * block keeps one copy. */
+Test(storage_read, block_cache_admission)
+{
+    st_engine_close(E, false);
+    setenv("CASSETTE_BLOCK_CACHE_MB", "1", 1);
+    st__cache_retain();
+    unsetenv("CASSETTE_BLOCK_CACHE_MB");
+    uint64_t rid = sst__cache_new_id();
+    uint8_t blk[4096], got[16];
+    int admitted = 0;
+    for (uint64_t b = 0; b < 2000; b++) {
+        if (!sst__cache_admit(rid, b, sizeof blk)) continue;
+        admitted++;
+        uint8_t *slot = sst__cache_slot(rid, b, sizeof blk);
+        cr_assert_not_null(slot);
+        memset(blk, (int)(b & 0xff), sizeof blk);
+        memcpy(slot, blk, sizeof blk);
+        sst__cache_insert(rid, b, slot);
+    }
+    /* 1 MiB holds ~250 blocks of 4 KiB: the rest were refused (first miss). */
+    cr_assert_gt(admitted, 150);
+    cr_assert_lt(admitted, 1000);
+    uint64_t first_refused = UINT64_MAX;
+    for (uint64_t b = 0; b < 2000 && first_refused == UINT64_MAX; b++)
+        if (!sst__cache_get(rid, b, sizeof blk, 0, got, sizeof got)) first_refused = b;
+    cr_assert_neq(first_refused, UINT64_MAX);
+    /* A new block: refused on its first miss, admitted on the second. */
+    cr_assert(!sst__cache_admit(rid, 100000, sizeof blk));
+    cr_assert(sst__cache_admit(rid, 100000, sizeof blk));
+    uint8_t *slot = sst__cache_slot(rid, 100000, sizeof blk);
+    cr_assert_not_null(slot);
+    memset(slot, 7, sizeof blk);
+    sst__cache_insert(rid, 100000, slot);
+    slot = sst__cache_slot(rid, 100000, sizeof blk);   /* a racing reader's copy */
+    cr_assert_not_null(slot);
+    memset(slot, 8, sizeof blk);
+    sst__cache_insert(rid, 100000, slot);
+    cr_assert(sst__cache_get(rid, 100000, sizeof blk, 100, got, sizeof got));
+    cr_assert_eq(got[0], 7, "the first cached copy stays");
+    /* Hits do not move entries: a block hit stays through later inserts. */
+    for (uint64_t b = 200000; b < 200400; b++) {
+        sst__cache_get(rid, 100000, sizeof blk, 0, got, 1);
+        if (!sst__cache_admit(rid, b, sizeof blk) && !sst__cache_admit(rid, b, sizeof blk)) continue;
+        slot = sst__cache_slot(rid, b, sizeof blk);
+        if (slot) sst__cache_insert(rid, b, slot);
+    }
+    cr_assert(sst__cache_get(rid, 100000, sizeof blk, 0, got, 1), "a block hit all along was evicted");
+    st__cache_release();
+    open_engine();
 }
