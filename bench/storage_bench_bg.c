@@ -27,7 +27,10 @@
  * Meanwhile a writer thread writes one small row every 100 us into another
  * table of the same engine; its write latencies (p50, p99, p99.9, max) are
  * the foreground stall figures, next to the same writer alone (no flush or
- * compaction) as the machine's floor.
+ * compaction) as the machine's floor.  "Blocked" is a write's wall time
+ * minus its thread's CPU time and run-queue wait (/proc/thread-self/
+ * schedstat): the time the engine made it sleep (locks, I/O, page faults
+ * waiting on others), apart from the machine's scheduling.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -36,6 +39,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -56,6 +60,7 @@ typedef struct writer {
     atomic_bool stop;
     uint32_t *lat_ns;               /* per write */
     uint32_t *at_us;                /* its start, us after the writer started */
+    uint32_t *blk_ns;               /* its time off CPU and not runnable (blocked) */
     double t0;
     long n;
     double cpu_s;                   /* writer thread CPU */
@@ -77,9 +82,23 @@ static double cpu_of(clockid_t c)
     return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
+/* This thread's CPU time and run-queue wait (ns, /proc/thread-self/schedstat). */
+static bool sched_read(int fd, uint64_t *cpu, uint64_t *wait)
+{
+    char b[128];
+    ssize_t n = fd >= 0 ? pread(fd, b, sizeof b - 1, 0) : -1;
+    if (n <= 0) return false;
+    b[n] = 0;
+    unsigned long long c, wq;
+    if (sscanf(b, "%llu %llu", &c, &wq) != 2) return false;
+    *cpu = c; *wait = wq;
+    return true;
+}
+
 static void *writer_main(void *arg)
 {
     writer *w = arg;
+    int sfd = open("/proc/thread-self/schedstat", O_RDONLY);
     double c0 = cpu_of(CLOCK_THREAD_CPUTIME_ID);
     struct timespec next;
     clock_gettime(CLOCK_MONOTONIC, &next);
@@ -94,6 +113,8 @@ static void *writer_main(void *arg)
         if (now.tv_sec > next.tv_sec + 1) next = now;   /* far behind: do not burst to catch up */
         char k[32];
         snprintf(k, sizeof k, "fg%014ld", w->seq++ % 100000);
+        uint64_t c0 = 0, q0 = 0, c1 = 0, q1 = 0;
+        bool sok = sched_read(sfd, &c0, &q0);
         double t0 = mono();
         st_mutation *m = st_mutation_new();
         if (!m) break;
@@ -107,10 +128,16 @@ static void *writer_main(void *arg)
         st_mutation_free(m);
         if (rc) { fprintf(stderr, "writer: st_write failed\n"); break; }
         double d = (mono() - t0) * 1e9;
+        /* blocked = wall - on CPU - waiting for a CPU: what the engine made
+         * it wait (locks, I/O), apart from the machine's scheduling */
+        double blk = 0;
+        if (sok && sched_read(sfd, &c1, &q1)) blk = d - (double)(c1 - c0) - (double)(q1 - q0);
+        w->blk_ns[w->n] = blk < 0 ? 0 : blk > 4e9 ? 4000000000u : (uint32_t)blk;
         w->at_us[w->n] = (uint32_t)((t0 - w->t0) * 1e6);
         w->lat_ns[w->n++] = d > 4e9 ? 4000000000u : (uint32_t)d;
     }
     w->cpu_s = cpu_of(CLOCK_THREAD_CPUTIME_ID) - c0;
+    if (sfd >= 0) close(sfd);
     return NULL;
 }
 
@@ -120,6 +147,7 @@ static int writer_start(writer *w, st_engine *e, st_table *t)
     atomic_store(&w->stop, false);
     if (!w->lat_ns && !(w->lat_ns = cs_malloc(sizeof(uint32_t) * WR_MAX))) return -1;
     if (!w->at_us && !(w->at_us = cs_malloc(sizeof(uint32_t) * WR_MAX))) return -1;
+    if (!w->blk_ns && !(w->blk_ns = cs_malloc(sizeof(uint32_t) * WR_MAX))) return -1;
     w->t0 = mono();
     return pthread_create(&w->th, NULL, writer_main, w) ? -1 : 0;
 }
@@ -136,23 +164,26 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-typedef struct lat_sum { long n; double p50, p99, p999, max; } lat_sum;
+typedef struct lat_sum { long n; double p50, p99, p999, max, bp999, bmax; } lat_sum;
 
 /* SBENCH_STALLS=1: when each write slower than 1 ms started, from the
  * writer's start (the operation starts right after it). */
 static void print_stalls(writer *w, double op_s)
 {
     if (!getenv("SBENCH_STALLS")) return;
-    printf("  op %.3f s; writes > 1 ms at (s, ms):", op_s);
+    printf("  op %.3f s; writes > 1 ms at (s, ms, ms blocked):", op_s);
     for (long i = 0; i < w->n; i++)
-        if (w->lat_ns[i] > 1000000) printf(" %.3f/%.1f", w->at_us[i] / 1e6, w->lat_ns[i] / 1e6);
+        if (w->lat_ns[i] > 1000000) printf(" %.3f/%.1f/%.1f", w->at_us[i] / 1e6, w->lat_ns[i] / 1e6, w->blk_ns[i] / 1e6);
     printf("\n");
 }
 
 static lat_sum lat_summary(writer *w)
 {
-    lat_sum s = { w->n, 0, 0, 0, 0 };
+    lat_sum s = { w->n, 0, 0, 0, 0, 0, 0 };
     if (!w->n) return s;
+    qsort(w->blk_ns, (size_t)w->n, sizeof *w->blk_ns, cmp_u32);
+    s.bp999 = w->blk_ns[(w->n - 1) * 999 / 1000] / 1e3;
+    s.bmax = w->blk_ns[w->n - 1] / 1e3;
     qsort(w->lat_ns, (size_t)w->n, sizeof *w->lat_ns, cmp_u32);
     s.p50 = w->lat_ns[(w->n - 1) * 50 / 100] / 1e3;
     s.p99 = w->lat_ns[(w->n - 1) * 99 / 100] / 1e3;
@@ -167,7 +198,7 @@ typedef struct bg_acc {
     double wall, cpu;               /* seconds */
     double user, mem, rd, wr;       /* bytes */
     long wn; double p99, p999, max; /* writer: worst across ops */
-    double p50;
+    double p50, bp999, bmax;        /* blocked: wall minus CPU minus run-queue wait */
 } bg_acc;
 
 typedef struct bg_run {
@@ -219,6 +250,8 @@ static int timed(bg_run *r, bool compact, bg_acc *acc, double user)
         if (l.p99 > acc->p99) acc->p99 = l.p99;
         if (l.p999 > acc->p999) acc->p999 = l.p999;
         if (l.max > acc->max) acc->max = l.max;
+        if (l.bp999 > acc->bp999) acc->bp999 = l.bp999;
+        if (l.bmax > acc->bmax) acc->bmax = l.bmax;
     }
     return 0;
 }
@@ -235,8 +268,8 @@ static void report(const char *what, const bg_acc *a, bool compact)
                a->user / 1e6, a->user / 1e6 / a->wall, a->mem / 1e6, a->mem / 1e6 / a->wall, a->wr / 1e6,
                a->wr / 1e6 / a->wall, a->cpu / (a->wr / 1e9));
     if (a->wn)
-        printf("cassette  %-22s writer during it: %ld writes, latency p50 %.0f us, p99 %.0f us, p99.9 %.0f us, max %.0f us\n",
-               what, a->wn, a->p50, a->p99, a->p999, a->max);
+        printf("cassette  %-22s writer during it: %ld writes, latency p50 %.0f us, p99 %.0f us, p99.9 %.0f us, max %.0f us; "
+               "blocked p99.9 %.0f us, max %.0f us\n", what, a->wn, a->p50, a->p99, a->p999, a->max, a->bp999, a->bmax);
     fflush(stdout);
 }
 
@@ -275,7 +308,8 @@ static void floor_latency(bg_run *r)
     writer_stop(&r->w);
     lat_sum l = lat_summary(&r->w);
     printf("cassette  %-22s writer alone (1 s, no flush/compaction): %ld writes, latency p50 %.0f us, p99 %.0f us, "
-           "p99.9 %.0f us, max %.0f us\n", "floor", l.n, l.p50, l.p99, l.p999, l.max);
+           "p99.9 %.0f us, max %.0f us; blocked p99.9 %.0f us, max %.0f us\n", "floor", l.n, l.p50, l.p99, l.p999, l.max,
+           l.bp999, l.bmax);
 }
 
 static void put_row(st_mutation *m, st_table *t, const uint8_t *pk, const uint8_t *ck, uint32_t cklen,
@@ -328,6 +362,7 @@ int sb_run_bg(const char *root, long keys, long wide_rows, int vsize, const uint
         st_engine_close(r.e, false);
         cs_free(r.w.lat_ns);
         cs_free(r.w.at_us);
+        cs_free(r.w.blk_ns);
     }
     if (wide) {
         bg_run r = { 0 };
@@ -382,6 +417,7 @@ int sb_run_bg(const char *root, long keys, long wide_rows, int vsize, const uint
         st_engine_close(r.e, false);
         cs_free(r.w.lat_ns);
         cs_free(r.w.at_us);
+        cs_free(r.w.blk_ns);
     }
     return 0;
 }
