@@ -2,14 +2,14 @@
  * memtable.c: the in-memory write buffer of one table.
  *
  * A memtable is a B+tree of partitions ordered by (token, key bytes); each
- * partition holds its deletion, its rows ordered by clustering bytes (one
- * inline, a sorted array up to ROWS_ARRAY_MAX, a B+tree past that) and,
- * when it has them, range tombstones and a static row (mt_pext).  A row
- * written once stays packed (its ops as they came in the op stream); the
- * first write that finds it unpacks it into an st__row that later writes
- * reconcile into in place (so a memtable holds at most one version of each
- * cell).  Every byte allocated for data is counted in `mem`, which drives
- * flushing and back-pressure (docs/impl.md, "Memtables and flush").
+ * partition holds its rows ordered by clustering bytes (one inline, a sorted
+ * array up to ROWS_ARRAY_MAX, a B+tree past that) and, when it has them, its
+ * deletion, range tombstones and a static row (mt_pext).  A row written once
+ * stays packed (its ops as they came in the op stream); the first write that
+ * finds it unpacks it into an st__row that later writes reconcile into in
+ * place (so a memtable holds at most one version of each cell).  Every
+ * byte allocated for data is counted in `mem`, which drives flushing and
+ * back-pressure (docs/impl.md, "Memtables and flush").
  *
  * Locking: one rwlock per memtable.  mt_apply takes it for writing for one
  * partition update (so readers see a partition update all or nothing);
@@ -51,6 +51,7 @@ typedef struct mt_row {
 
 /* Rarely used parts of a partition. */
 typedef struct mt_pext {
+    st_deletion pdel;                    /* partition deletion */
     st__rt *rts; int n_rts, cap_rts;    /* heap, bytes owned */
     st__row *stat;                       /* static row or NULL */
 } mt_pext;
@@ -63,11 +64,10 @@ typedef struct mt_pext {
 
 struct mt_partition {
     int64_t token;
-    st_deletion pdel;
     uint32_t pk_len;
     uint32_t n_rows;             /* PROBE: a lookup key, pk bytes at rows */
     void *rows;
-    mt_pext *ext;                /* NULL unless range tombstones or a static row */
+    mt_pext *ext;                /* NULL unless a deletion, range tombstones or a static row */
     uint8_t pk[];
 };
 
@@ -369,7 +369,7 @@ static st__row *row_new(cs_arena *slab, const uint8_t *ck, uint32_t n, uint8_t f
 
 static mt_pext *part_ext(mt_memtable *m, mt_partition *p)
 {
-    if (!p->ext) p->ext = cs_arena_zalloc(&m->slab, sizeof *p->ext);
+    if (!p->ext && (p->ext = cs_arena_zalloc(&m->slab, sizeof *p->ext)) != NULL) p->ext->pdel = ST_NO_DELETION;
     return p->ext;
 }
 
@@ -456,7 +456,6 @@ int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, 
         p = cs_arena_alloc(&m->slab, sizeof *p + pk_len);
         if (!p) { rc = CS_ENOMEM; goto out; }
         p->token = token;
-        p->pdel = ST_NO_DELETION;
         p->pk_len = pk_len;
         p->n_rows = 0;
         p->rows = NULL;
@@ -475,7 +474,8 @@ int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, 
         if (k == 0) break;
         switch (op.kind) {
         case ST__OP_PDEL:
-            p->pdel = st__del_max(p->pdel, op.d);
+            if (!part_ext(m, p)) { rc = CS_ENOMEM; break; }
+            p->ext->pdel = st__del_max(p->ext->pdel, op.d);
             note_ts(m, op.d.ts_us);
             break;
         case ST__OP_RT:
@@ -551,7 +551,7 @@ int mt_read_partition(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t
     p->pk = mp->pk_len ? cs_arena_memdup(a, mp->pk, mp->pk_len) : cs_arena_alloc(a, 1);
     p->pk_len = mp->pk_len;
     p->token = mp->token;
-    p->pdel = mp->pdel;
+    p->pdel = mp->ext ? mp->ext->pdel : ST_NO_DELETION;
     if (mp->ext) {
         for (int i = 0; i < mp->ext->n_rts; i++)
             if (st__part_add_rt(p, &mp->ext->rts[i], a)) { rc = CS_ENOMEM; goto out; }
@@ -687,7 +687,7 @@ int mt_foreach(mt_memtable *m, int (*cb)(st__part *p, void *arg), void *arg)
         st__part p;
         memset(&p, 0, sizeof p);
         p.pk = mp->pk; p.pk_len = mp->pk_len; p.token = mp->token;
-        p.pdel = mp->pdel;
+        p.pdel = mp->ext ? mp->ext->pdel : ST_NO_DELETION;
         if (mp->ext) {
             p.rts = mp->ext->rts; p.n_rts = p.cap_rts = mp->ext->n_rts;
             p.stat = mp->ext->stat;

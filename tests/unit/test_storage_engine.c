@@ -314,6 +314,30 @@ Test(storage_engine, memtable_row_forms)
     cr_assert_eq(cs_alloc_count(), 0, "leak: %zu allocations", cs_alloc_count());
 }
 
+/* A partition deletion lives in the partition's extension: rows older than
+ * it disappear, newer ones stay, in the memtable and after a flush. */
+Test(storage_engine, memtable_partition_deletion)
+{
+    st_engine *e = open_engine(ST_SYNC_PERIODIC, 0);
+    st_table *t = open_table(e);
+    for (uint32_t ck = 0; ck < 40; ck++) put_int(e, t, 2, ck, ck, 100 + ck);   /* ts 100..139 */
+    uint8_t k[4] = { 0, 0, 0, 2 };
+    st_mutation *m = st_mutation_new();
+    st_mut_partition(m, t, k, 4);
+    st_mut_partition_delete(m, (st_deletion){ 119, 1 });                      /* kills ts <= 119 */
+    cr_assert_eq(st_write(e, m, NULL), 0);
+    st_mutation_free(m);
+    put_int(e, t, 2, 5, 555, 200);                                             /* rewritten after it */
+    uint32_t last = 0;
+    cr_assert_eq(count_rows(t, k, 4, &last), 21);
+    cr_assert_eq(last, 39);
+    cr_assert_eq(mt_check(t->mem), 0);
+    cr_assert_eq(st_table_flush(t), 0);
+    cr_assert_eq(count_rows(t, k, 4, &last), 21);
+    st_engine_close(e, false);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
 /* Accounted memtable bytes per key/value row (16-byte key, 100-byte value,
  * row marker: what the storage bench's fill and a CQL INSERT into
  * (key blob PRIMARY KEY, value blob) write): within ~2x of the 116 raw bytes. */
