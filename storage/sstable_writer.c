@@ -67,6 +67,7 @@ struct sst_writer {
     uint64_t bq_x[SST_BLOOM_LAG], bq_step[SST_BLOOM_LAG]; int bq_n, bq_head;   /* keys whose bits are not set yet */
     sst_stats st;
     uint64_t hist_off[96];
+    int hint_size, hint_cells;           /* histogram buckets of the previous partition */
     int err;
     bool first;
     int64_t last_token; cs_buf last_key;
@@ -89,6 +90,18 @@ void sst__hist_offsets(uint64_t off[96])
         off[i] = next;
         last = next;
     }
+}
+
+/* sst__hist_add with a guess: the bucket of the previous value (partitions
+ * of one table are often alike), else the binary search. */
+static void hist_add_hint(uint64_t counts[96], const uint64_t off[96], uint64_t v, int *hint)
+{
+    int h = *hint;
+    if (off[h] >= v && (h == 0 || off[h - 1] < v)) { counts[h]++; return; }
+    int lo = 0, hi = 95;
+    while (lo < hi) { int mid = (lo + hi) / 2; if (off[mid] >= v) hi = mid; else lo = mid + 1; }
+    counts[lo]++;
+    *hint = lo;
 }
 
 void sst__hist_add(uint64_t counts[96], const uint64_t off[96], uint64_t v)
@@ -589,8 +602,8 @@ int sst_writer_end(sst_writer *w)
     w->st.cells += w->part_cells;
     if (w->part_token < w->st.min_token) w->st.min_token = w->part_token;
     if (w->part_token > w->st.max_token) w->st.max_token = w->part_token;
-    sst__hist_add(w->st.size_hist, w->hist_off, len);
-    sst__hist_add(w->st.cell_hist, w->hist_off, w->part_cells);
+    hist_add_hint(w->st.size_hist, w->hist_off, len, &w->hint_size);
+    hist_add_hint(w->st.cell_hist, w->hist_off, w->part_cells, &w->hint_cells);
     return 0;
 }
 
