@@ -3,7 +3,9 @@
  *
  * States: CONNECTING -> STARTING (STARTUP sent) [-> AUTH] -> READY -> BROKEN.
  * Requests are framed into `out` and written once per loop iteration from a
- * uv_check_t, so a burst of sends becomes one write: uv_try_write first (the
+ * uv_check_t (started when `out` gets its first frame, so an iteration runs
+ * only the checks of connections with something to send), so a burst of
+ * sends becomes one write: uv_try_write first (the
  * usual case writes everything, no request object), and only a remainder goes
  * through uv_write from a second buffer (`wbuf`) while `out` keeps filling.
  * Replies are read into one growing buffer, many per read, and matched to
@@ -26,7 +28,8 @@ typedef struct pending { bc_done_cb cb; void *arg; } pending;
 
 struct bc_async {
     uv_tcp_t tcp;              /* embedded handle; freed in close cb */
-    uv_check_t check;          /* flushes `out` once per iteration */
+    uv_check_t check;          /* flushes `out` once per iteration; runs only while `out` has frames */
+    bool check_on;
     uv_connect_t creq;
     uv_write_t wreq;           /* the one uv_write in flight (writing) */
     uv_loop_t *loop;
@@ -98,13 +101,28 @@ static void flush_out(bc_async *c)
     c->writing = true;
 }
 
-static void on_check(uv_check_t *h) { flush_out((bc_async *)h->data); }
+static void on_check(uv_check_t *h)
+{
+    bc_async *c = h->data;
+    uv_check_stop(&c->check);
+    c->check_on = false;
+    flush_out(c);   /* a remainder is on_write's to flush */
+}
+
+static void want_flush(bc_async *c)
+{
+    if (!c->check_on && c->state != ST_BROKEN) {
+        uv_check_start(&c->check, on_check);
+        c->check_on = true;
+    }
+}
 
 static void send_frame(bc_async *c, int16_t stream, uint8_t opcode, const uint8_t *msg, size_t len)
 {
     uint8_t *p = cs_buf_extend(&c->out, FRAME_HEADER_LEN + len);
     if (!p)
         return;
+    want_flush(c);
     p[0] = 4;                  /* v4 request */
     p[1] = 0;
     cs_st16(p + 2, (uint16_t)stream);
@@ -314,7 +332,6 @@ int bc_async_open(uv_loop_t *loop, const char *host, int port, int max_inflight,
     c->tcp.data = c;
     uv_check_init(loop, &c->check);
     c->check.data = c;
-    uv_check_start(&c->check, on_check);
     c->creq.data = c;
     c->state = ST_CONNECTING;
     if (uv_tcp_connect(&c->creq, &c->tcp, (struct sockaddr *)&sa, on_connect)) {
@@ -370,6 +387,7 @@ int bc_async_commit(bc_async *c, uint8_t opcode, bc_done_cb cb, void *arg)
     cs_st16(p + 2, (uint16_t)id);
     p[4] = opcode;
     cs_st32(p + 5, (uint32_t)(c->out.len - c->build_start - FRAME_HEADER_LEN));
+    want_flush(c);
     return 0;
 }
 
