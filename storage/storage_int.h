@@ -165,8 +165,9 @@ typedef struct mt_memtable {
     st_clog_pos first_pos;               /* first commit log record applied */
     st_clog_pos flush_pos;               /* switch position: records < this are inside */
     bool flush_failed;                   /* set under the table lock; retried before newer flushes */
-    cs_arena slab;                       /* partitions, rows, cells, tree nodes (under lock, writers) */
+    cs_arena slab;                       /* partitions, rows, cells (under lock, writers) */
     bool has_rts;                        /* some partition holds heap range tombstones */
+    cs_arena nodes;                      /* B+tree nodes, apart from the data (denser for the TLB) */
 } mt_memtable;
 
 mt_memtable *mt_new(void);
