@@ -378,7 +378,14 @@ static int process_rows(cql_sx *x, row_src *src, const st_partition_view *pv, in
     st_scan *sc = src->sc;
     cs_arena_destroy(&x->part_arena);
     cs_arena_init(&x->part_arena);
-    x->pk = cs_arena_memdup(&x->part_arena, pv->pk_len ? pv->pk : (const uint8_t *)"", pv->pk_len + 1);
+    /* pk_len bytes plus a terminator: the source (a scan's key buffer or
+     * st_read_point's arena copy) holds exactly pk_len bytes. */
+    uint8_t *pk = cs_arena_alloc(&x->part_arena, (size_t)pv->pk_len + 1);
+    if (pk) {
+        if (pv->pk_len) memcpy(pk, pv->pk, pv->pk_len);
+        pk[pv->pk_len] = 0;
+    }
+    x->pk = pk;
     x->pk_len = pv->pk_len;
     x->token = pv->token;
     x->pkvals = cs_arena_zalloc(&x->part_arena, sizeof(cql_value) * (size_t)(x->t->n_pk + 1));
