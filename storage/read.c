@@ -455,6 +455,17 @@ static void release_sources(st_scan *s)
     s->n_mts = s->n_ssts = 0;
 }
 
+/* A partition key copy with a zero byte after it: st_partition_view.pk has
+ * always had one (callers copy pk_len + 1 bytes). */
+static uint8_t *key_copy(cs_arena *a, const uint8_t *pk, uint32_t len)
+{
+    uint8_t *k = cs_arena_alloc(a, (size_t)len + 1);
+    if (!k) return NULL;
+    if (len) memcpy(k, pk, len);
+    k[len] = 0;
+    return k;
+}
+
 static bool bad_slices(const st_read_spec *spec)
 {
     for (int i = 0; i < spec->n_slices; i++) {
@@ -492,7 +503,7 @@ int st_scan_open(st_table *t, const st_read_spec *spec, st_scan **out)
     }
     s->single = spec->pk != NULL;
     if (s->single) {
-        s->spec.pk = spec->pk_len ? cs_arena_memdup(&s->keep, spec->pk, spec->pk_len) : cs_arena_alloc(&s->keep, 1);
+        s->spec.pk = key_copy(&s->keep, spec->pk, spec->pk_len);
     } else {
         s->cur_token = spec->start_token;
         s->cur_has_key = spec->start_key != NULL;
@@ -537,7 +548,7 @@ int st_read_point(st_table *t, const st_read_spec *spec, cs_arena *a, st_point *
     s.now_s = spec->now_s ? spec->now_s : cs_now_s();
     int rc = snapshot_sources(&s, a);
     if (rc == 0) {
-        const uint8_t *pk = spec->pk_len ? cs_arena_memdup(a, spec->pk, spec->pk_len) : cs_arena_alloc(a, 1);
+        const uint8_t *pk = key_copy(a, spec->pk, spec->pk_len);
         rc = pk ? load_partition(&s, cs_murmur3_token(pk, spec->pk_len), pk, spec->pk_len, false) : CS_ENOMEM;
     }
     if (rc == 1) {

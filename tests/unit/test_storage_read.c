@@ -694,3 +694,31 @@ Test(storage_read, block_cache_admission)
     st__cache_release();
     open_engine();
 }
+
+/* A partition key of a multiple of 16 bytes, big enough for an arena chunk
+ * of its own: the returned pk has a readable zero byte after it (the CQL
+ * layer copies pk_len + 1 bytes), through the scan and the fast path. */
+Test(storage_read, point_big_key_has_trailing_byte)
+{
+    static uint8_t k[10000];
+    for (size_t i = 0; i < sizeof k; i++) k[i] = (uint8_t)('a' + i % 26);
+    put_kv(k, sizeof k, "c", 1, 10, "v");
+    for (int flushed = 0; flushed < 2; flushed++) {
+        st_read_spec rs = { .pk = k, .pk_len = sizeof k, .now_s = NOW };
+        cs_arena a;
+        cs_arena_init(&a);
+        st_point pt;
+        cr_assert_eq(st_read_point(T, &rs, &a, &pt), 1);
+        cr_assert_eq(pt.part.pk_len, sizeof k);
+        cr_assert_eq(pt.part.pk[sizeof k], 0);
+        cr_assert(!memcmp(pt.part.pk, k, sizeof k));
+        cs_arena_destroy(&a);
+        st_scan *s;
+        cr_assert_eq(st_scan_open(T, &rs, &s), 0);
+        st_partition_view p;
+        cr_assert_eq(st_scan_next_partition(s, &p), 1);
+        cr_assert_eq(p.pk[sizeof k], 0);
+        st_scan_close(s);
+        cr_assert_eq(st_table_flush(T), 0);
+    }
+}
