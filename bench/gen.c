@@ -970,9 +970,7 @@ int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size
         cs_buf_put(msg, st->id, (size_t)st->idlen);
         cs_buf_put_u16(msg, 0x0001);
         *flags_off = msg->len;
-        /* VALUES | PAGE_SIZE | SKIP_METADATA: the result metadata came with
-         * PREPARE, so, as the drivers do, rows come back without it */
-        cs_buf_put_u8(msg, 0x01 | 0x02 | 0x04);
+        cs_buf_put_u8(msg, 0x01 | 0x04);
         put_values(st, vp, q->window_ms ? wp : NULL, msg);
         cs_buf_put_u32(msg, (uint32_t)(q->page_size > 0 ? q->page_size : 5000));
     }
