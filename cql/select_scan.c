@@ -356,6 +356,19 @@ static int budget_stop(cql_sx *x, st_scan *sc, int32_t part_emitted, bool after_
     return 0;
 }
 
+/* n bytes of p and a terminating 0 (the source may end right after p[n-1]:
+ * a point read's copies do). */
+static uint8_t *dup_z(cs_arena *a, const uint8_t *p, size_t n)
+{
+    uint8_t *d = cs_arena_alloc(a, n + 1);
+    if (d) {
+        if (n)
+            memcpy(d, p, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
 /* The rows of one partition: from an open scan, or from a point read. */
 typedef struct row_src {
     st_scan *sc;                       /* NULL: pt */
@@ -380,12 +393,7 @@ static int process_rows(cql_sx *x, row_src *src, const st_partition_view *pv, in
     cs_arena_init(&x->part_arena);
     /* pk_len bytes plus a terminator: the source (a scan's key buffer or
      * st_read_point's arena copy) holds exactly pk_len bytes. */
-    uint8_t *pk = cs_arena_alloc(&x->part_arena, (size_t)pv->pk_len + 1);
-    if (pk) {
-        if (pv->pk_len) memcpy(pk, pv->pk, pv->pk_len);
-        pk[pv->pk_len] = 0;
-    }
-    x->pk = pk;
+    x->pk = dup_z(&x->part_arena, pv->pk, pv->pk_len);
     x->pk_len = pv->pk_len;
     x->token = pv->token;
     x->pkvals = cs_arena_zalloc(&x->part_arena, sizeof(cql_value) * (size_t)(x->t->n_pk + 1));
@@ -407,8 +415,8 @@ static int process_rows(cql_sx *x, row_src *src, const st_partition_view *pv, in
                 return cs_error_set(x->e, CS_ERR_SERVER, "out of memory");
             for (int i = 0; i < rv.n_cells; i++) {
                 x->scells[i] = rv.cells[i];
-                x->scells[i].path = cs_arena_memdup(&x->part_arena, rv.cells[i].path_len ? rv.cells[i].path : (const uint8_t *)"", rv.cells[i].path_len + 1);
-                x->scells[i].val = cs_arena_memdup(&x->part_arena, rv.cells[i].val_len ? rv.cells[i].val : (const uint8_t *)"", rv.cells[i].val_len + 1);
+                x->scells[i].path = dup_z(&x->part_arena, rv.cells[i].path, rv.cells[i].path_len);
+                x->scells[i].val = dup_z(&x->part_arena, rv.cells[i].val, rv.cells[i].val_len);
             }
             x->n_scells = rv.n_cells;
             continue;
