@@ -246,6 +246,27 @@ static void parts_grow(bench_model *m)
     m->parts_cap = nc;
 }
 
+/* Size the partition table for the partitions the profile can produce (the
+ * product of the partition key columns' populations, when every one has a
+ * bounded population and no generator), up to PRESIZE_MAX, before the run:
+ * doubling a table of a million partitions mid-run rehashes it in one go
+ * and stalls the client's loop for ~100 ms, which a fixed-rate run reports
+ * as a latency spike of the server. */
+#define PRESIZE_MAX (4u << 20)
+static void presize_parts(bench_model *m)
+{
+    double n = 1;
+    for (int i = 0; i < m->n_cols; i++) {
+        if (m->cols[i].kind != 0) continue;
+        const bench_colspec *c = m->cols[i].spec;
+        if (!c || !c->has_population || c->gen != GEN_DEFAULT) return;
+        n *= (double)(c->population.max - c->population.min + 1);
+    }
+    if (n > PRESIZE_MAX) n = PRESIZE_MAX;
+    while ((double)m->parts_cap < 2 * n + 2)
+        parts_grow(m);
+}
+
 static part_stat *part_get(bench_model *m, uint64_t h, const uint8_t *key, uint32_t klen)
 {
     if (!h) h = 1;
@@ -688,6 +709,7 @@ int bench_model_init(bench_model *m, bench_profile *p, bc_sync *conn, char *err,
             m->one_row_per_part = false;
     }
     scratch_init(m);
+    presize_parts(m);
     for (int i = 0; i < m->n_cols; i++)
         if (m->cols[i].spec && m->cols[i].spec->gen == GEN_CLOCK)
             m->clock_step_ms = m->cols[i].spec->gen_step_ms;

@@ -25,6 +25,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 typedef struct runner runner;
 
@@ -42,6 +44,8 @@ typedef struct req {
 struct runner {
     uv_loop_t loop;
     uv_timer_t timer;
+    uv_poll_t pacer;                  /* fixed rate: timerfd armed for the next op's intended time */
+    int pacer_fd;                     /* -1: none (1 ms timer and completions only) */
     bench_model model;
     bench_profile *p;
     const bench_opts *o;
@@ -203,6 +207,39 @@ static bool issue(runner *R, int ci, uint64_t start_ns)
 
 static void issue_due(runner *R, uint64_t now, int prefer);
 
+/*
+ * Fixed-rate pacing.  libuv timers have millisecond resolution, so with only
+ * the 1 ms timer an op due between two ticks (and no completion to pick it
+ * up) left up to a millisecond late, and that delay was counted as the
+ * server's latency (latencies are measured from the intended time).  A
+ * timerfd (nanosecond resolution, in the same loop through uv_poll) is
+ * armed for the next op's intended time, no sooner than PACE_MIN_NS after
+ * now, so ops leave within a few microseconds of their schedule at the cost
+ * of at most one wake-up per PACE_MIN_NS.
+ */
+#define PACE_MIN_NS 20000u
+
+static void pacer_arm(runner *R, uint64_t now)
+{
+    if (R->pacer_fd < 0 || R->stopping)
+        return;
+    uint64_t next = R->t0_ns + (uint64_t)((double)R->issued / R->o->rate * 1e9);
+    if (next < now + PACE_MIN_NS)
+        next = now + PACE_MIN_NS;
+    struct itimerspec its = { .it_value = { .tv_sec = (time_t)(next / 1000000000u), .tv_nsec = (long)(next % 1000000000u) } };
+    timerfd_settime(R->pacer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static void pacer_close(runner *R)
+{
+    if (R->pacer_fd < 0)
+        return;
+    uv_poll_stop(&R->pacer);
+    uv_close((uv_handle_t *)&R->pacer, NULL);
+    close(R->pacer_fd);
+    R->pacer_fd = -1;
+}
+
 static void maybe_finish(runner *R, uint64_t now)
 {
     if (R->inflight == 0 && (R->stopping || !may_issue(R, now))) {
@@ -211,6 +248,7 @@ static void maybe_finish(runner *R, uint64_t now)
         for (int i = 0; i < R->n_conns; i++)
             bc_async_close(R->conns[i]);
         uv_close((uv_handle_t *)&R->timer, NULL);
+        pacer_close(R);
     }
 }
 
@@ -297,6 +335,18 @@ static void issue_due(runner *R, uint64_t now, int prefer)
     }
 }
 
+static void on_pacer(uv_poll_t *h, int status, int events)
+{
+    (void)status; (void)events;
+    runner *R = h->data;
+    uint64_t expirations;
+    if (read(R->pacer_fd, &expirations, sizeof expirations) < 0) { /* EAGAIN: nothing to clear */ }
+    uint64_t now = cs_mono_ns();
+    if (!R->stopping)
+        issue_due(R, now, -1);
+    pacer_arm(R, cs_mono_ns());
+}
+
 static void on_timer(uv_timer_t *t)
 {
     runner *R = t->data;
@@ -315,6 +365,17 @@ static void start_load(runner *R)
     R->end_ns = R->warm_end_ns + (uint64_t)(R->o->duration_s * 1e9);
     R->started = true;
     uv_timer_start(&R->timer, on_timer, 1, 1);
+    if (R->o->rate > 0) {
+        R->pacer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+        if (R->pacer_fd >= 0 && uv_poll_init(&R->loop, &R->pacer, R->pacer_fd) == 0) {
+            R->pacer.data = R;
+            uv_poll_start(&R->pacer, UV_READABLE, on_pacer);
+            pacer_arm(R, R->t0_ns);
+        } else if (R->pacer_fd >= 0) {
+            close(R->pacer_fd);
+            R->pacer_fd = -1;
+        }
+    }
     if (R->o->rate <= 0)
         for (int i = 0; i < R->n_conns; i++)
             for (int k = 0; k < R->o->concurrency && may_issue(R, R->t0_ns); k++)
@@ -353,6 +414,7 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
         return -1;
     }
     runner *R = cs_calloc(1, sizeof(*R));
+    R->pacer_fd = -1;
     R->p = p;
     R->o = o;
     R->res = out;
