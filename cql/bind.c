@@ -25,7 +25,14 @@ void cql__eval_init(cql_eval *ev, cql_ctx *ctx, cql_session *s, const char *ks,
     ev->vals = vals;
     ev->n_vals = n_vals;
     ev->arena = arena;
-    ev->now_us = cs_now_us();
+    ev->now_us = 0;   /* read on first use (cql__eval_now_us) */
+}
+
+int64_t cql__eval_now_us(cql_eval *ev)
+{
+    if (!ev->now_us)
+        ev->now_us = cs_now_us();
+    return ev->now_us;
 }
 
 /* Copy a buffer's bytes into the arena as a value. */

@@ -44,6 +44,7 @@ struct cql_ctx {
     void *index_builds;               /* index/view builds in progress (index_build.c), lazily created */
     cql_tcache_ent tcache[CQL_TCACHE_SIZE];   /* executor-owned (exec.c) */
     void *select_meta;                /* SELECT result metadata memo (exec_select.c), lazily created */
+    st_mutation *spare_mut;           /* an emptied mutation for the next write (exec_batch.c) */
 };
 
 /* Free ctx->select_meta (exec_select.c; called by cql_exec_ctx_destroy). */

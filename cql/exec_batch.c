@@ -38,13 +38,20 @@ int cql__wbatch_init(cql_wbatch *b, cql_ctx *ctx, int32_t now_s)
     b->now_s = now_s;
     b->cur_part = -1;
     cs_arena_init(&b->arena);
-    b->m = st_mutation_new();
+    /* the mutation of the previous write, emptied, when there is one (a
+     * nested write group, e.g. during an index build, makes its own) */
+    b->m = ctx->spare_mut ? ctx->spare_mut : st_mutation_new();
+    ctx->spare_mut = NULL;
     return b->m ? 0 : CS_ENOMEM;
 }
 
 void cql__wbatch_destroy(cql_wbatch *b)
 {
-    st_mutation_free(b->m);
+    if (b->m && b->ctx && !b->ctx->spare_mut) {
+        st_mutation_reset(b->m);
+        b->ctx->spare_mut = b->m;
+    } else
+        st_mutation_free(b->m);
     if (b->parts != &b->part1)
         cs_free(b->parts);
     cs_free(b->ctrs);

@@ -38,12 +38,14 @@ typedef struct cql_eval {
     const char *ks;                    /* keyspace of the statement's table (UDT/function lookup) */
     const cql_value *vals; int n_vals; /* bound values by marker index (names already resolved) */
     cs_arena *arena;                   /* evaluated values live here (request lifetime) */
-    int64_t now_us;                    /* statement time (currentTimestamp() etc.) */
+    int64_t now_us;                    /* statement time (currentTimestamp() etc.); 0 = not read yet */
 } cql_eval;
 
-/* Initialise an evaluation context (now_us = cs_now_us()). */
+/* Initialise an evaluation context (the clock is read on first use). */
 void cql__eval_init(cql_eval *ev, cql_ctx *ctx, cql_session *s, const char *ks,
                     const cql_value *vals, int n_vals, cs_arena *arena);
+/* The statement time: cs_now_us() at the first call, the same afterwards. */
+int64_t cql__eval_now_us(cql_eval *ev);
 
 /*
  * Evaluate `t` as a value of type `recv` (the receiver).  `recv_name` names

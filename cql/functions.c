@@ -341,17 +341,17 @@ int cql__fn_call(cql_eval *ev, const char *fullname, const ctype *const *at, con
     if (!strcmp(name, "currenttimestamp")) {
         if ((rc = arity(shown, 0, n, e)))
             return rc;
-        return put_i64(ev, ev->now_us / 1000, out, e);
+        return put_i64(ev, cql__eval_now_us(ev) / 1000, out, e);
     }
     if (!strcmp(name, "currentdate")) {
         if ((rc = arity(shown, 0, n, e)))
             return rc;
-        return put_date(ev, ev->now_us / 1000, out, e);
+        return put_date(ev, cql__eval_now_us(ev) / 1000, out, e);
     }
     if (!strcmp(name, "currenttime")) {
         if ((rc = arity(shown, 0, n, e)))
             return rc;
-        int64_t ns = (ev->now_us % 86400000000LL) * 1000;
+        int64_t ns = (cql__eval_now_us(ev) % 86400000000LL) * 1000;
         return put_i64(ev, ns, out, e);
     }
     if (!strcmp(name, "totimestamp") || !strcmp(name, "todate") || !strcmp(name, "tounixtimestamp") ||

@@ -9,6 +9,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 #include "cql/cql_int.h"
 #include "common/alloc.h"
@@ -22,7 +23,13 @@ enum { KIND_VOID = 1, KIND_ROWS = 2, KIND_SET_KEYSPACE = 3, KIND_SCHEMA_CHANGE =
 
 void cql_result_init(cql_result *r)
 {
-    memset(r, 0, sizeof(*r));
+    /* Everything but the ~1 KB schema change, which is only read when
+     * schema_changed is set and is cleared by whoever sets it (result.c,
+     * exec_ddl.c): its strings are just emptied. */
+    memset(r, 0, offsetof(cql_result, change));
+    r->change.change_type[0] = r->change.target[0] = r->change.keyspace[0] = '\0';
+    r->change.name[0] = r->change.arg_types[0] = '\0';
+    memset((char *)r + offsetof(cql_result, need_sync), 0, sizeof(*r) - offsetof(cql_result, need_sync));
     cs_buf_init(&r->body);
 }
 

@@ -269,6 +269,26 @@ void st_mutation_free(st_mutation *m)
     cs_free(m);
 }
 
+void st_mutation_reset(st_mutation *m)
+{
+    if (!m) return;
+    if (m->ops.cap > 65536 || m->ops.err) {   /* a big batch's buffer is not kept */
+        cs_buf_destroy(&m->ops);
+        cs_buf_init(&m->ops);
+        cs_buf_reserve(&m->ops, 256);
+    }
+    m->ops.len = 0;
+    if (m->cap_tables > 64) {
+        cs_free(m->tables);
+        m->tables = NULL;
+        m->cap_tables = 0;
+    }
+    m->n_tables = 0;
+    m->err = 0;
+    m->in_part = m->in_row = false;
+    m->n_ops = 0;
+}
+
 bool st_mutation_empty(const st_mutation *m) { return !m || m->n_ops == 0; }
 
 static void put_del(cs_buf *b, st_deletion d)

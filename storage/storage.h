@@ -162,6 +162,9 @@ typedef struct st_bound {
  * copied.  Errors are sticky; st_write reports them. */
 st_mutation *st_mutation_new(void);
 void st_mutation_free(st_mutation *m);
+/* Empty m for reuse (as if just made by st_mutation_new, its sticky error
+ * cleared); keeps its buffers unless they grew large. */
+void st_mutation_reset(st_mutation *m);
 /* Start a partition update: all calls until the next st_mut_partition apply to it. */
 void st_mut_partition(st_mutation *m, st_table *t, const uint8_t *pk, uint32_t pk_len);
 void st_mut_partition_delete(st_mutation *m, st_deletion d);
