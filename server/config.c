@@ -152,6 +152,7 @@ static const key_def keys[] = {
     { "commitlog_segment_size", K_SIZE, 1024 * 1024, F(st.segment_size) },
     { "commitlog_total_space", K_SIZE, 1024 * 1024, F(st.commitlog_total_space) },
     { "memtable_heap_space", K_SIZE, 1024 * 1024, F(st.memtable_space) },
+    { "file_cache_size", K_SIZE, 1024 * 1024, F(st.block_cache_size) },
     { "memtable_offheap_space", K_IGNORE, 0, 0, 0 },
     { "native_transport_max_frame_size", K_SIZE, 1024 * 1024, F(max_frame_size) },
     { "native_transport_max_concurrent_connections", K_INT, 0, F(max_connections) },
@@ -576,6 +577,8 @@ static void build_settings(config *c)
     setting(b, "commitlog_total_space", "%s", sz);
     setting(b, "concurrent_compactors", "%d", c->st.compaction_threads);
     setting(b, "data_file_directories", "[%s]", c->data_dir);
+    fmt_size(sz, sizeof sz, c->st.block_cache_size);
+    setting(b, "file_cache_size", "%s", sz);
     setting(b, "listen_address", "%s", c->listen_address);
     setting(b, "materialized_views_enabled", "%s",
             c->cql.materialized_views_enabled ? "true" : "false");

@@ -1,8 +1,12 @@
 /*
  * block_cache.c: a process-wide LRU cache of decompressed sstable blocks,
  * keyed by (reader id, block number).  Reader ids are never reused, so the
- * blocks of a deleted sstable simply age out.  Capacity: 32 MiB, or
- * CASSETTE_BLOCK_CACHE_MB (0 disables).  The cache lives while at least one
+ * blocks of a deleted sstable simply age out.  Capacity: st_config's
+ * block_cache_size (file_cache_size, default 256 MiB, like Cassandra's chunk
+ * cache min(512 MiB, heap/4)), or CASSETTE_BLOCK_CACHE_MB (0 disables).  It
+ * is a bound, not a reservation: blocks are allocated as they are read, so
+ * an idle server holds only the hash buckets (sized for the capacity, one
+ * pointer per ~4 KiB block).  The cache lives while at least one
  * engine is open (st__cache_retain/release), so memory counters return to
  * zero after the last st_engine_close.  Thread-safe: 16 shards by key hash,
  * each with its own mutex and 1/16 of the capacity.  Replacement is CLOCK
@@ -25,7 +29,7 @@
 #include <string.h>
 
 #define NSHARDS 16                    /* independent LRUs, each with its own mutex */
-#define NBUCKETS 1024                 /* hash buckets per shard */
+#define NBUCKETS_MIN 1024             /* hash buckets per shard, at least (a power of 2) */
 #define DK_BITS 4096u                 /* recent-miss bitmap per shard */
 
 typedef struct centry {
@@ -40,6 +44,7 @@ typedef struct centry {
 typedef struct cshard {
     pthread_mutex_t mu;
     centry **buckets;
+    size_t nbuckets;                  /* a power of 2 */
     centry *head, *tail;
     size_t used, cap;
     uint64_t dk[DK_BITS / 64];        /* doorkeeper: blocks missed recently */
@@ -65,7 +70,7 @@ static uint64_t key_hash(uint64_t rid, uint64_t blk)
 }
 
 static cshard *shard_of(uint64_t h) { return &g_shards[h % NSHARDS]; }
-static size_t bucket_of(uint64_t h) { return (size_t)((h / NSHARDS) % NBUCKETS); }
+static size_t bucket_of(const cshard *sh, uint64_t h) { return (size_t)((h / NSHARDS) & (sh->nbuckets - 1)); }
 
 static void lru_unlink(cshard *sh, centry *e)
 {
@@ -98,7 +103,7 @@ static centry *clock_victim(cshard *sh)
 
 static void evict(cshard *sh, centry *e)
 {
-    centry **pp = &sh->buckets[bucket_of(key_hash(e->rid, e->blk))];
+    centry **pp = &sh->buckets[bucket_of(sh, key_hash(e->rid, e->blk))];
     while (*pp && *pp != e) pp = &(*pp)->hnext;
     if (*pp) *pp = e->hnext;
     lru_unlink(sh, e);
@@ -113,19 +118,23 @@ static void init_mutexes(void)
 
 /* Shard memory is set up by the first engine and freed by the last; the
  * shard mutexes live for the process. */
-void st__cache_retain(void)
+void st__cache_retain(size_t cap)
 {
     pthread_once(&g_once, init_mutexes);
     pthread_mutex_lock(&g_mu);
     if (g_refs++ == 0) {
         const char *env = getenv("CASSETTE_BLOCK_CACHE_MB");
-        size_t cap = (env ? (size_t)strtoul(env, NULL, 10) : 32) << 20;
+        if (env) cap = (size_t)strtoul(env, NULL, 10) << 20;
+        /* about one bucket per block a full shard holds: chains stay ~1 long */
+        size_t nb = NBUCKETS_MIN;
+        while (nb < cap / NSHARDS / SST_BLOCK_SIZE && nb < ((size_t)1 << 24)) nb <<= 1;
         for (int i = 0; i < NSHARDS; i++) {
             cshard *sh = &g_shards[i];
             pthread_mutex_lock(&sh->mu);
             sh->head = sh->tail = NULL;
             sh->used = 0;
-            sh->buckets = cap ? cs_calloc(NBUCKETS, sizeof *sh->buckets) : NULL;
+            sh->nbuckets = nb;
+            sh->buckets = cap ? cs_calloc(nb, sizeof *sh->buckets) : NULL;
             sh->cap = sh->buckets ? cap / NSHARDS : 0;
             pthread_mutex_unlock(&sh->mu);
         }
@@ -160,7 +169,7 @@ bool sst__cache_get(uint64_t rid, uint64_t blk, uint32_t len, uint32_t off, uint
     pthread_once(&g_once, init_mutexes);
     pthread_mutex_lock(&sh->mu);
     if (sh->buckets && (uint64_t)off + n <= len) {
-        for (centry *e = sh->buckets[bucket_of(h)]; e; e = e->hnext)
+        for (centry *e = sh->buckets[bucket_of(sh, h)]; e; e = e->hnext)
             if (e->rid == rid && e->blk == blk && e->len == len) {
                 memcpy(dst, e->data + off, n);
                 e->ref = true;
@@ -194,7 +203,7 @@ uint8_t *sst__cache_slot(uint64_t rid, uint64_t blk, uint32_t len)
     pthread_mutex_lock(&sh->mu);
     if (sh->buckets && sh->tail && sh->used + sizeof *e + len > sh->cap && clock_victim(sh)->len == len) {
         e = sh->tail;
-        centry **pp = &sh->buckets[bucket_of(key_hash(e->rid, e->blk))];
+        centry **pp = &sh->buckets[bucket_of(sh, key_hash(e->rid, e->blk))];
         while (*pp && *pp != e) pp = &(*pp)->hnext;
         if (*pp) *pp = e->hnext;
         lru_unlink(sh, e);
@@ -244,7 +253,7 @@ void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot)
     pthread_mutex_lock(&sh->mu);
     centry *old = NULL;
     if (sh->buckets) {
-        for (old = sh->buckets[bucket_of(h)]; old; old = old->hnext)
+        for (old = sh->buckets[bucket_of(sh, h)]; old; old = old->hnext)
             if (old->rid == rid && old->blk == blk) break;
         if (old && old->len == e->len) {
             old->ref = true;
@@ -257,7 +266,7 @@ void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot)
     if (sh->buckets && sizeof(centry) + e->len <= sh->cap / 2) {
         e->rid = rid; e->blk = blk;
         e->ref = false;
-        size_t b = bucket_of(h);
+        size_t b = bucket_of(sh, h);
         e->hnext = sh->buckets[b];
         sh->buckets[b] = e;
         lru_push(sh, e);

@@ -41,6 +41,7 @@ void st_config_defaults(st_config *c)
     c->memtable_space = 256u << 20;
     c->compaction_threads = 1;
     c->snapshot_on_truncate = false;
+    c->block_cache_size = (size_t)256 << 20;
 }
 
 void st_table_opts_defaults(st_table_opts *o)
@@ -80,7 +81,7 @@ int st_engine_open(const st_config *cfg, st_engine **out)
     pthread_mutex_init(&e->mu, NULL);
     pthread_cond_init(&e->cv, NULL);
     atomic_init(&e->mem_total, 0);
-    st__cache_retain();
+    st__cache_retain(cfg->block_cache_size);
     int rc = (!e->data_dir || !e->clog_dir) ? CS_ENOMEM : vfs_mkdirs(e->data_dir);
     if (!rc) rc = clog_open(&e->cfg, &e->log);
     if (!rc) rc = st__bg_start(e);

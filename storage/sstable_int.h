@@ -132,7 +132,9 @@ uint64_t sst_writer_bytes(const sst_writer *w);
 
 /* Block cache (block_cache.c). */
 uint64_t sst__cache_new_id(void);
-void st__cache_retain(void);
+/* The first engine sizes the cache: cap bytes (CASSETTE_BLOCK_CACHE_MB
+ * overrides; 0 disables); later engines share it. */
+void st__cache_retain(size_t cap);
 void st__cache_release(void);
 /* Copy bytes [off, off+n) of cached block blk (whole length len) to dst. */
 bool sst__cache_get(uint64_t rid, uint64_t blk, uint32_t len, uint32_t off, uint8_t *dst, uint32_t n);

@@ -64,6 +64,9 @@ typedef struct st_config {
     size_t memtable_space;           /* memtable_heap_space total, flush largest past it (default 256 MiB) */
     int compaction_threads;          /* concurrent_compactors (default 1) */
     bool snapshot_on_truncate;       /* auto_snapshot (default false) */
+    size_t block_cache_size;         /* file_cache_size: process-wide block cache capacity,
+                                        grown lazily as blocks are read (default 256 MiB;
+                                        0 disables; CASSETTE_BLOCK_CACHE_MB overrides) */
 } st_config;
 
 void st_config_defaults(st_config *c);

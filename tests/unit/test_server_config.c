@@ -21,6 +21,7 @@ __attribute__((weak)) void st_config_defaults(st_config *c)
     c->segment_size = 32u << 20;
     c->memtable_space = 256u << 20;
     c->compaction_threads = 1;
+    c->block_cache_size = (size_t)256 << 20;
 }
 __attribute__((weak)) void cql_config_defaults(cql_config *c)
 {
@@ -93,6 +94,7 @@ Test(server_config, cassandra_41_style)
         "commitlog_sync_period: 10000ms\n"
         "commitlog_segment_size: 64MiB\n"
         "memtable_heap_space: 2048MiB\n"
+        "file_cache_size: 512MiB\n"
         "native_transport_max_frame_size: 16MiB\n"
         "tombstone_warn_threshold: 500\n"
         "tombstone_failure_threshold: 50000\n"
@@ -119,6 +121,7 @@ Test(server_config, cassandra_41_style)
     cr_assert_eq(c.st.sync_period_ms, 10000);
     cr_assert_eq(c.st.segment_size, 64u << 20);
     cr_assert_eq(c.st.memtable_space, 2048ull << 20);
+    cr_assert_eq(c.st.block_cache_size, 512u << 20);
     cr_assert_eq(c.max_frame_size, 16u << 20);
     cr_assert_eq(c.cql.tombstone_warn_threshold, 500);
     cr_assert_eq(c.cql.tombstone_failure_threshold, 50000);
@@ -136,6 +139,7 @@ Test(server_config, cassandra_41_style)
     cr_assert(strstr(c.cql.config_text, "cluster_name\tMy Cluster\n") != NULL);
     cr_assert(strstr(c.cql.config_text, "commitlog_segment_size\t64MiB\n") != NULL);
     cr_assert(strstr(c.cql.config_text, "memtable_heap_space\t2GiB\n") != NULL);
+    cr_assert(strstr(c.cql.config_text, "file_cache_size\t512MiB\n") != NULL);
     cr_assert(strstr(c.cql.config_text, "data_file_directories\t[/var/lib/cassette/data]\n") != NULL);
     cr_assert(strstr(c.cql.config_text, "native_transport_max_frame_size\t16MiB\n") != NULL);
     cr_assert(strstr(c.cql.config_text, "batch_size_warn_threshold\t10KiB\n") != NULL);
@@ -163,6 +167,7 @@ Test(server_config, legacy_suffixes)
         "commitlog_sync_group_window_in_ms: 7\n"
         "commitlog_segment_size_in_mb: 8\n"
         "memtable_heap_space_in_mb: 64\n"
+        "file_cache_size_in_mb: 96\n"
         "native_transport_max_frame_size_in_mb: 4\n"
         "batch_size_warn_threshold_in_kb: 6\n"
         "batch_size_fail_threshold_in_kb: 60\n"
@@ -175,6 +180,7 @@ Test(server_config, legacy_suffixes)
     cr_assert_eq(c.st.sync_group_window_ms, 7);
     cr_assert_eq(c.st.segment_size, 8u << 20);
     cr_assert_eq(c.st.memtable_space, 64u << 20);
+    cr_assert_eq(c.st.block_cache_size, 96u << 20);
     cr_assert_eq(c.max_frame_size, 4u << 20);
     cr_assert_eq(c.cql.batch_size_warn_kb, 6);
     cr_assert_eq(c.cql.batch_size_fail_kb, 60);
@@ -194,6 +200,7 @@ Test(server_config, defaults_and_data_dir)
     cr_assert_eq(c.native_port, 9042);
     cr_assert_eq(c.max_frame_size, 16u << 20);
     cr_assert_str_eq(c.cluster_name, "Test Cluster");
+    cr_assert_eq(c.st.block_cache_size, 256u << 20);   /* file_cache_size */
     config_finish(&c, "/tmp/x");
     cr_assert_str_eq(c.st.data_dir, "/tmp/x/data");
     cr_assert_str_eq(c.st.commitlog_dir, "/tmp/x/commitlog");

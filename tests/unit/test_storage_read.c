@@ -648,9 +648,7 @@ Test(storage_read, point_reads_block_prefixes, .timeout = 60)
 Test(storage_read, block_cache_admission)
 {
     st_engine_close(E, false);
-    setenv("CASSETTE_BLOCK_CACHE_MB", "1", 1);
-    st__cache_retain();
-    unsetenv("CASSETTE_BLOCK_CACHE_MB");
+    st__cache_retain((size_t)1 << 20);
     uint64_t rid = sst__cache_new_id();
     uint8_t blk[4096], got[16];
     int admitted = 0;
