@@ -45,7 +45,11 @@ struct cql_ctx {
     cql_tcache_ent tcache[CQL_TCACHE_SIZE];   /* executor-owned (exec.c) */
     void *select_meta;                /* SELECT result metadata memo (exec_select.c), lazily created */
     st_mutation *spare_mut;           /* an emptied mutation for the next write (exec_batch.c) */
+    void *sel_memo;                   /* SELECT column list memo (select_sel.c), lazily created */
 };
+
+/* Free ctx->sel_memo (select_sel.c; called by cql_exec_ctx_destroy). */
+void cql__sel_memo_free(cql_ctx *ctx);
 
 /* Free ctx->select_meta (exec_select.c; called by cql_exec_ctx_destroy). */
 void cql__select_meta_free(cql_ctx *ctx);

@@ -407,6 +407,7 @@ void cql_exec_ctx_destroy(cql_ctx *ctx)
 {
     cql_exec_caches_free(ctx);
     cql__select_meta_free(ctx);
+    cql__sel_memo_free(ctx);
     st_mutation_free(ctx->spare_mut);
     ctx->spare_mut = NULL;
 }

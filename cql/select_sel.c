@@ -45,6 +45,8 @@ static const char *type_name(const ctype *t, char *buf, size_t n)
 }
 
 static xsel *compile(cql_eval *ev, const sch_table *t, const ast_selector *as, bool top, cs_error *e);
+static int sel_compile(cql_eval *ev, const sch_table *t, const ast_select *as, xselection *out,
+                       cs_error *e);
 
 static int compile_args(cql_eval *ev, const sch_table *t, xsel *x, const ast_selector *as,
                         char *names, size_t nn, cs_error *e)
@@ -274,12 +276,103 @@ static xsel *compile(cql_eval *ev, const sch_table *t, const ast_selector *as, b
     return x;
 }
 
+/* Memo of plain column selections (`SELECT a, b FROM ...`, no alias, no
+ * function): the column indexes per statement, checked against the catalog
+ * version (any DDL invalidates), the table and the names (another statement
+ * may be allocated where a freed one was), so a prepared SELECT does not
+ * look its columns up by name on every execution. */
+#define SEL_MEMO_SIZE 64
+#define SEL_MEMO_COLS 16
+typedef struct sel_memo_ent {
+    const ast_select *as;
+    const sch_table *t;
+    uint8_t ver[16];
+    int n;
+    int16_t cols[SEL_MEMO_COLS];
+} sel_memo_ent;
+
+void cql__sel_memo_free(cql_ctx *ctx)
+{
+    cs_free(ctx->sel_memo);
+    ctx->sel_memo = NULL;
+}
+
+static bool plain_sel(const ast_selector *a)
+{
+    return a->kind == SEL_COLUMN && !a->alias;
+}
+
+/* The memo entry for `as` when it is a plain column selection that fits. */
+static sel_memo_ent *memo_slot(cql_eval *ev, const ast_select *as)
+{
+    if (!ev->ctx || as->star || as->n_sels <= 0 || as->n_sels > SEL_MEMO_COLS)
+        return NULL;
+    for (int i = 0; i < as->n_sels; i++)
+        if (!plain_sel(as->sels[i]))
+            return NULL;
+    if (!ev->ctx->sel_memo && !(ev->ctx->sel_memo = cs_calloc(SEL_MEMO_SIZE, sizeof(sel_memo_ent))))
+        return NULL;
+    return &((sel_memo_ent *)ev->ctx->sel_memo)[((uintptr_t)as >> 4) % SEL_MEMO_SIZE];
+}
+
+static bool memo_hit(const sel_memo_ent *m, const ast_select *as, const sch_table *t,
+                     const uint8_t ver[16])
+{
+    if (m->as != as || m->t != t || m->n != as->n_sels || memcmp(m->ver, ver, 16))
+        return false;
+    for (int i = 0; i < m->n; i++)
+        if (m->cols[i] >= t->n_cols || strcmp(t->cols[m->cols[i]].name, as->sels[i]->column))
+            return false;
+    return true;
+}
+
 int cql__sel_compile(cql_eval *ev, const sch_table *t, const ast_select *as, xselection *out,
                      cs_error *e)
 {
     memset(out, 0, sizeof(*out));
     out->json = as->json;
     out->star = as->star || as->n_sels == 0;
+    uint8_t ver[16];
+    sel_memo_ent *memo = memo_slot(ev, as);
+    if (memo) {
+        sch_version(ev->ctx->cat, ver);
+        if (memo_hit(memo, as, t, ver)) {
+            int n = memo->n;
+            out->sels = cs_arena_alloc(ev->arena, sizeof(xsel *) * (size_t)(n + 1));
+            xsel *xs = cs_arena_zalloc(ev->arena, sizeof(xsel) * (size_t)n);
+            if (!out->sels || !xs)
+                return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+            for (int i = 0; i < n; i++) {
+                xsel *x = &xs[i];   /* as compile() makes a SEL_COLUMN (the bufs zeroed = initialized) */
+                const sch_column *c = &t->cols[memo->cols[i]];
+                x->kind = SEL_COLUMN;
+                x->col = memo->cols[i];
+                x->type = c->type;
+                x->name = c->name;
+                out->sels[i] = x;
+                if (c->kind == COL_STATIC)
+                    out->selects_static = true;
+            }
+            out->sels[n] = NULL;
+            out->n = n;
+            return 0;
+        }
+    }
+    int rc = sel_compile(ev, t, as, out, e);
+    if (rc == 0 && memo) {
+        memo->as = as;
+        memo->t = t;
+        memcpy(memo->ver, ver, 16);
+        memo->n = out->n;
+        for (int i = 0; i < out->n; i++)
+            memo->cols[i] = (int16_t)out->sels[i]->col;
+    }
+    return rc;
+}
+
+static int sel_compile(cql_eval *ev, const sch_table *t, const ast_select *as, xselection *out,
+                       cs_error *e)
+{
     int n = out->star ? t->n_cols : as->n_sels;
     out->sels = cs_arena_zalloc(ev->arena, sizeof(xsel *) * (size_t)(n + 1));
     if (!out->sels)
