@@ -185,11 +185,10 @@ static int eval_attrs(cql_eval *ev, const ast_using *u, const sch_table *t, int6
 
 /* ---------------------------------------------------------------- INSERT */
 
-static ast_relation *eq_rel(cs_arena *a, const char *col, ast_term *value)
+/* `col = value` for a key column of an INSERT, in blk (one per column). */
+typedef struct eq_blk { ast_relation r; char *col; } eq_blk;
+static ast_relation *eq_rel(eq_blk *blk, const char *col, ast_term *value)
 {
-    struct { ast_relation r; char *col; } *blk = cs_arena_zalloc(a, sizeof *blk);   /* one allocation */
-    if (!blk)
-        return NULL;
     ast_relation *r = &blk->r;
     char **cols = &blk->col;
     cols[0] = (char *)col;
@@ -236,18 +235,22 @@ static int prep_insert(cql_eval *ev, cql_stmt *st, cql_wplan *pl, ast_relation *
         for (int j = 0; j < i; j++)
             if (strcmp(in->columns[i], in->columns[j]) == 0)
                 return cs_error_set(e, CS_ERR_INVALID, "The column names contains duplicates");
-    ast_relation **rels = cs_arena_zalloc(ev->arena, sizeof *rels * (size_t)in->n_columns);
-    pl->ops = cs_arena_zalloc(ev->arena, sizeof *pl->ops * (size_t)in->n_columns);
-    if (!rels || !pl->ops)
+    /* one zeroed block: relations, operations, the relations' storage */
+    size_t n = (size_t)in->n_columns;
+    uint8_t *blk = cs_arena_zalloc(ev->arena, (sizeof(ast_relation *) + sizeof(cql_wop) + sizeof(eq_blk)) * n);
+    if (!blk)
         return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    ast_relation **rels = (ast_relation **)blk;
+    pl->ops = (cql_wop *)(blk + sizeof(ast_relation *) * n);
+    eq_blk *eqs = (eq_blk *)(blk + (sizeof(ast_relation *) + sizeof(cql_wop)) * n);
     int nr = 0;
     for (int i = 0; i < in->n_columns; i++) {
         const sch_column *c = find_col(t, in->columns[i], e);
         if (!c)
             return CS_EUSER;
         if (is_pk_col(c)) {
-            if (!(rels[nr++] = eq_rel(ev->arena, c->name, in->values[i])))
-                return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+            rels[nr] = eq_rel(&eqs[nr], c->name, in->values[i]);
+            nr++;
             continue;
         }
         cql_value v;
