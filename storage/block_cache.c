@@ -117,7 +117,9 @@ static void init_mutexes(void)
 }
 
 /* Shard memory is set up by the first engine and freed by the last; the
- * shard mutexes live for the process. */
+ * shard mutexes live for the process.  A shard's bucket array is allocated
+ * by its first insert, so a server that reads no sstable (a fresh test
+ * database) neither pays for nor holds 512 KiB of buckets at 256 MiB. */
 void st__cache_retain(size_t cap)
 {
     pthread_once(&g_once, init_mutexes);
@@ -134,8 +136,8 @@ void st__cache_retain(size_t cap)
             sh->head = sh->tail = NULL;
             sh->used = 0;
             sh->nbuckets = nb;
-            sh->buckets = cap ? cs_calloc(nb, sizeof *sh->buckets) : NULL;
-            sh->cap = sh->buckets ? cap / NSHARDS : 0;
+            sh->buckets = NULL;   /* allocated by the shard's first insert */
+            sh->cap = cap / NSHARDS;
             pthread_mutex_unlock(&sh->mu);
         }
         atomic_store(&g_slot_cap, g_shards[0].cap);
@@ -263,6 +265,8 @@ void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot)
         }
         if (old) evict(sh, old);
     }
+    if (!sh->buckets && sh->cap)
+        sh->buckets = cs_calloc(sh->nbuckets, sizeof *sh->buckets);
     if (sh->buckets && sizeof(centry) + e->len <= sh->cap / 2) {
         e->rid = rid; e->blk = blk;
         e->ref = false;
