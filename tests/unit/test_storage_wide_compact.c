@@ -80,17 +80,23 @@ static uint32_t digest(st_table *t, const char *pk, bool rev, uint32_t *rows)
     return crc;
 }
 
-TestSuite(storage_wide_compact, .init = setup, .fini = teardown);
-
-Test(storage_wide_compact, streamed_merge_equals_reads, .timeout = 120)
+/* A fresh engine over the test's directories and table `name` in it. */
+static void open_table(const char *name, st_engine **e, st_table **t)
 {
     st_config cfg;
     st_config_defaults(&cfg);
     cfg.data_dir = g_d; cfg.commitlog_dir = g_c;
+    cr_assert_eq(st_engine_open(&cfg, e), 0);
+    cr_assert_eq(st_table_open(*e, TID, "ks", name, NULL, t), 0);
+}
+
+TestSuite(storage_wide_compact, .init = setup, .fini = teardown);
+
+Test(storage_wide_compact, streamed_merge_equals_reads, .timeout = 120)
+{
     st_engine *e;
-    cr_assert_eq(st_engine_open(&cfg, &e), 0);
     st_table *t;
-    cr_assert_eq(st_table_open(e, TID, "ks", "widec", NULL, &t), 0);
+    open_table("widec", &e, &t);
     /* sstable 1: the wide partition (~3.5 MB) and two small neighbours. */
     write_rows(e, t, "wide", 0, NROWS, 1, 10);
     write_rows(e, t, "a", 0, 50, 1, 10);
@@ -148,13 +154,9 @@ Test(storage_wide_compact, streamed_merge_equals_reads, .timeout = 120)
  * rows of every window, and read the small inputs' rows window by window. */
 Test(storage_wide_compact, small_inputs_and_partition_deletion, .timeout = 120)
 {
-    st_config cfg;
-    st_config_defaults(&cfg);
-    cfg.data_dir = g_d; cfg.commitlog_dir = g_c;
     st_engine *e;
-    cr_assert_eq(st_engine_open(&cfg, &e), 0);
     st_table *t;
-    cr_assert_eq(st_table_open(e, TID, "ks", "widec2", NULL, &t), 0);
+    open_table("widec2", &e, &t);
     write_rows(e, t, "wide", 0, NROWS, 1, 10);
     write_rows(e, t, "b", 0, 20, 1, 10);
     cr_assert_eq(st_table_flush(t), 0);
