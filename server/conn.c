@@ -345,6 +345,15 @@ static void run_flushq(srv *s)
             pump(c);
         conn_unref(c);
     }
+    if (s->flush_check_open)
+        uv_idle_stop(&s->flush_idle);
+}
+
+/* Nothing to do: an active idle handle only keeps the loop's poll from
+ * blocking while connections wait in flushq (see flush()). */
+static void on_flush_idle(uv_idle_t *h)
+{
+    (void)h;
 }
 
 static void on_flush_check(uv_check_t *h)
@@ -357,13 +366,21 @@ static void on_flush_check_closed(uv_handle_t *h)
     (void)h;
 }
 
+static void on_flush_idle(uv_idle_t *h);
+
 /*
  * Replies are written once per loop iteration, after every read callback of
  * that iteration has run: the commit log tail of all the writes they answer
  * goes to the kernel with one pwrite (st_log_flush in flush_now, then a
  * no-op for the other connections) instead of one per connection.  The
- * check handle runs right after the poll phase, so no reply waits for
- * another event.  Without the handle (srv_close called), write at once.
+ * check handle runs right after the poll phase.  A connection can also be
+ * queued outside the poll phase (a write completed inside uv_write is
+ * reported in the next iteration's pending phase, before the poll; timer
+ * callbacks): then the idle handle, active while the queue is not empty,
+ * makes that iteration's poll return at once instead of blocking until
+ * the next event, so no reply waits for another event (a stuck pipelined
+ * connection under back-pressure, test backpressure_on_unread_replies).
+ * Without the handles (srv_close called), write at once.
  */
 static void flush(conn *c)
 {
@@ -377,11 +394,15 @@ static void flush(conn *c)
             flush_now(c);
             return;
         }
+        uv_idle_init(s->loop, &s->flush_idle);   /* cannot fail (libuv) */
         s->flush_check.data = s;
+        s->flush_idle.data = s;
         s->flush_check_open = true;
-        uv_unref((uv_handle_t *)&s->flush_check);   /* never keeps the loop alive */
+        uv_unref((uv_handle_t *)&s->flush_check);   /* never keep the loop alive */
+        uv_unref((uv_handle_t *)&s->flush_idle);
         uv_check_start(&s->flush_check, on_flush_check);
     }
+    uv_idle_start(&s->flush_idle, on_flush_idle);
     c->queued = true;
     c->qnext = s->flushq;
     s->flushq = c;
@@ -395,6 +416,7 @@ void conn__srv_close(srv *s)
     if (s->flush_check_open) {
         s->flush_check_open = false;
         uv_close((uv_handle_t *)&s->flush_check, on_flush_check_closed);
+        uv_close((uv_handle_t *)&s->flush_idle, on_flush_check_closed);
     }
 }
 

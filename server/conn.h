@@ -56,7 +56,8 @@ typedef struct srv {
      * flush): connections with output wait in `flushq` for the check
      * handle, which writes the commit log tail once and then each reply. */
     uv_check_t flush_check;
-    bool flush_check_open;           /* flush_check initialized and not closed */
+    uv_idle_t flush_idle;            /* active while flushq is not empty: the poll must not block */
+    bool flush_check_open;           /* flush_check and flush_idle initialized and not closed */
     conn *flushq;                    /* connections waiting for on_flush_check */
     /* cs_mono_ns at the last read or the end of the last CQL request (0:
      * unknown): the start of the next request of the same read, so each
