@@ -208,6 +208,14 @@ static int seg_create(clog *l)
     return 0;
 }
 
+/* A record's bytes at d: header, payload, trailer. */
+static void put_record(uint8_t *d, const uint8_t *h, const void *p, size_t n, const uint8_t *t)
+{
+    memcpy(d, h, CLOG_REC_HDR);
+    memcpy(d + CLOG_REC_HDR, p, n);
+    memcpy(d + CLOG_REC_HDR + n, t, CLOG_REC_TRL);
+}
+
 static void seg_mark(clog_seg *s, const uint8_t id[16])
 {
     for (int i = s->n_dirty - 1; i >= 0; i--)
@@ -400,20 +408,9 @@ int clog_append(clog *l, const uint8_t *p, size_t n, const uint8_t (*ids)[16], i
             else { l->wbuf = nb; l->wcap = nc; }
         }
         if (!rc) {
-            uint8_t *d = l->wbuf + l->wlen;
-            memcpy(d, h, CLOG_REC_HDR);
-            memcpy(d + CLOG_REC_HDR, p, n);
-            memcpy(d + CLOG_REC_HDR + n, t, CLOG_REC_TRL);
+            put_record(l->wbuf + l->wlen, h, p, n, t);
             l->wlen += rec;
             if (l->wlen >= WBUF_MAX) rc = wbuf_write(l);
-        }
-        if (!rc) {
-            s->size += rec;
-            l->total += rec;
-            l->written.segment = s->id;
-            l->written.offset = s->size;
-            for (int i = 0; i < n_ids; i++) seg_mark(s, ids[i]);
-            if (end) *end = l->written;
         }
     } else if (!rc && s) {
         if (l->wlen && (rc = wbuf_write(l))) goto out;   /* keep file order */
@@ -422,22 +419,20 @@ int clog_append(clog *l, const uint8_t *p, size_t n, const uint8_t (*ids)[16], i
         uint8_t *buf = rec <= sizeof stackbuf ? stackbuf : cs_malloc(rec);
         if (!buf) rc = CS_ENOMEM;
         else {
-            memcpy(buf, h, CLOG_REC_HDR);
-            memcpy(buf + CLOG_REC_HDR, p, n);
-            memcpy(buf + CLOG_REC_HDR + n, t, CLOG_REC_TRL);
+            put_record(buf, h, p, n, t);
             ssize_t w = vfs_pwrite(s->fd, buf, rec, s->size);
             if (buf != stackbuf) cs_free(buf);
             if (w < 0) rc = (int)w;
         }
-        if (!rc) {
-            s->size += rec;
-            l->total += rec;
-            l->written.segment = s->id;
-            l->written.offset = s->size;
-            for (int i = 0; i < n_ids; i++) seg_mark(s, ids[i]);
-            if (end) *end = l->written;
-        }
     } else if (!rc) rc = CS_EIO;
+    if (!rc) {   /* the record is in the segment (or in its deferred tail) */
+        s->size += rec;
+        l->total += rec;
+        l->written.segment = s->id;
+        l->written.offset = s->size;
+        for (int i = 0; i < n_ids; i++) seg_mark(s, ids[i]);
+        if (end) *end = l->written;
+    }
 out:
     pthread_mutex_unlock(&l->mu);
     return rc;
