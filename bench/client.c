@@ -176,6 +176,14 @@ void bc_result_destroy(bc_result *r)
     memset(r, 0, sizeof(*r));
 }
 
+void bc_decode_error(cs_rd *rd, bc_result *r)
+{
+    r->err_code = (int)cs_rd_u32(rd);
+    size_t n;
+    const char *m = cs_rd_string(rd, &n);
+    snprintf(r->err_msg, sizeof(r->err_msg), "%.*s", m ? (int)n : 0, m ? m : "");
+}
+
 int bc_decode_response(int opcode, const uint8_t *msg, size_t len, const char **warnings, int n_warnings,
                        bc_result *r)
 {
@@ -193,10 +201,7 @@ int bc_decode_response(int opcode, const uint8_t *msg, size_t len, const char **
     cs_rd rd;
     cs_rd_init(&rd, r->body, len);
     if (opcode == OP_ERROR) {
-        r->err_code = (int)cs_rd_u32(&rd);
-        size_t n;
-        const char *m = cs_rd_string(&rd, &n);
-        snprintf(r->err_msg, sizeof(r->err_msg), "%.*s", m ? (int)n : 0, m ? m : "");
+        bc_decode_error(&rd, r);
         return 0;
     }
     if (opcode != OP_RESULT)

@@ -46,6 +46,9 @@ int bc_sync_query(bc_sync *c, const char *cql, int page_size, const uint8_t *ps,
 int bc_sync_prepare(bc_sync *c, const char *cql, bc_result *out);
 void bc_sync_close(bc_sync *c);
 
+/* Fill r->err_code and r->err_msg from an ERROR message body read by rd. */
+void bc_decode_error(cs_rd *rd, bc_result *r);
+
 /* Decode a RESULT/ERROR message body into r (copying the body). */
 int bc_decode_response(int opcode, const uint8_t *msg, size_t len, const char **warnings, int n_warnings,
                        bc_result *r);

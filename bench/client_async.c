@@ -161,10 +161,7 @@ static int decode_lean(bc_result *r, uint8_t opcode, const uint8_t *msg, size_t 
     cs_rd rd;
     cs_rd_init(&rd, msg, len);
     if (opcode == OP_ERROR) {
-        r->err_code = (int)cs_rd_u32(&rd);
-        size_t n;
-        const char *m = cs_rd_string(&rd, &n);
-        snprintf(r->err_msg, sizeof(r->err_msg), "%.*s", m ? (int)n : 0, m ? m : "");
+        bc_decode_error(&rd, r);
         return 0;
     }
     r->err_msg[0] = 0;

@@ -231,9 +231,9 @@ static void *table_alloc(size_t n)
     return p;
 }
 
-static void parts_grow(bench_model *m)
+/* Move the partition table into a zeroed table of nc slots (a power of two). */
+static void parts_resize(bench_model *m, size_t nc)
 {
-    size_t nc = m->parts_cap ? m->parts_cap * 2 : 1024;
     part_stat *np = table_alloc(nc * sizeof(*np));
     for (size_t i = 0; i < m->parts_cap; i++) {
         if (!m->parts[i].hash) continue;
@@ -244,6 +244,11 @@ static void parts_grow(bench_model *m)
     cs_free(m->parts);
     m->parts = np;
     m->parts_cap = nc;
+}
+
+static void parts_grow(bench_model *m)
+{
+    parts_resize(m, m->parts_cap ? m->parts_cap * 2 : 1024);
 }
 
 /* Size the partition table for the partitions the profile can produce (the
@@ -263,8 +268,11 @@ static void presize_parts(bench_model *m)
         n *= (double)(c->population.max - c->population.min + 1);
     }
     if (n > PRESIZE_MAX) n = PRESIZE_MAX;
-    while ((double)m->parts_cap < 2 * n + 2)
-        parts_grow(m);
+    size_t nc = m->parts_cap ? m->parts_cap : 1024;
+    while ((double)nc < 2 * n + 2)
+        nc *= 2;
+    if (nc > m->parts_cap)
+        parts_resize(m, nc);   /* one table, not every doubling on the way */
 }
 
 static part_stat *part_get(bench_model *m, uint64_t h, const uint8_t *key, uint32_t klen)
