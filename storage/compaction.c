@@ -692,30 +692,37 @@ static int cmp_min_token(const void *a, const void *b)
     return x->st.min_token < y->st.min_token ? -1 : x->st.min_token > y->st.min_token;
 }
 
+/* Size-tiered bucketing over v sorted by size: the end of the bucket that
+ * starts at v[start] (members within 0.5-1.5x of the bucket's running
+ * average, or all under 50 MiB). */
+static int stcs_bucket_end(sst_reader *const *v, int start, int n)
+{
+    double sum = (double)v[start]->file_bytes;
+    int end = start + 1;
+    while (end < n) {
+        double avg = sum / (end - start);
+        double sz = (double)v[end]->file_bytes;
+        bool small = sz < 50.0 * 1048576 && avg < 50.0 * 1048576;
+        if (!small && (sz < avg * 0.5 || sz > avg * 1.5)) break;
+        sum += sz;
+        end++;
+    }
+    return end;
+}
+
 /* Size-tiered buckets over v (sorted by size): the first bucket with at
  * least min_threshold members, capped at max_threshold.  Moves the pick to
  * the front of v; returns its length (0 = none). */
 static int stcs_pick(sst_reader **v, int n, int min_t, int max_t)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_size);
-    int start = 0;
-    while (start < n) {
-        double sum = (double)v[start]->file_bytes;
-        int end = start + 1;
-        while (end < n) {
-            double avg = sum / (end - start);
-            double sz = (double)v[end]->file_bytes;
-            bool small = sz < 50.0 * 1048576 && avg < 50.0 * 1048576;
-            if (!small && (sz < avg * 0.5 || sz > avg * 1.5)) break;
-            sum += sz;
-            end++;
-        }
+    for (int start = 0, end; start < n; start = end) {
+        end = stcs_bucket_end(v, start, n);
         if (end - start >= min_t) {
             int k = CS_MIN(end - start, max_t);
             memmove(v, v + start, sizeof *v * (size_t)k);
             return k;
         }
-        start = end;
     }
     return 0;
 }
@@ -900,19 +907,9 @@ uint64_t st__compaction_estimate(st_table *t)
     } else {
         /* The bucketing of stcs_pick, counted instead of picked. */
         qsort(v, (size_t)n, sizeof *v, cmp_size);
-        int start = 0;
-        while (start < n) {
-            double sum = (double)v[start]->file_bytes;
-            int end = start + 1;
-            while (end < n) {
-                double avg = sum / (end - start), sz = (double)v[end]->file_bytes;
-                bool small = sz < 50.0 * 1048576 && avg < 50.0 * 1048576;
-                if (!small && (sz < avg * 0.5 || sz > avg * 1.5)) break;
-                sum += sz;
-                end++;
-            }
+        for (int start = 0, end; start < n; start = end) {
+            end = stcs_bucket_end(v, start, n);
             if (end - start >= min_t) due += (uint64_t)((end - start + max_t - 1) / max_t);
-            start = end;
         }
     }
     cs_free(v);
