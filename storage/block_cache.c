@@ -1,18 +1,27 @@
 /*
- * block_cache.c: a process-wide LRU cache of decompressed sstable blocks,
- * keyed by (reader id, block number).  Reader ids are never reused, so the
- * blocks of a deleted sstable simply age out.  Capacity: st_config's
+ * block_cache.c: a process-wide cache of decompressed sstable blocks, keyed
+ * by (reader id, block number).  Reader ids are never reused, so the blocks
+ * of a deleted sstable simply age out.  Capacity: st_config's
  * block_cache_size (file_cache_size, default 256 MiB, like Cassandra's chunk
  * cache min(512 MiB, heap/4)), or CASSETTE_BLOCK_CACHE_MB (0 disables).  It
  * is a bound, not a reservation: blocks are allocated as they are read, so
- * an idle server holds only the hash buckets (sized for the capacity, one
- * pointer per ~4 KiB block).  The cache lives while at least one
- * engine is open (st__cache_retain/release), so memory counters return to
- * zero after the last st_engine_close.  Thread-safe: 16 shards by key hash,
- * each with its own mutex and 1/16 of the capacity.  Replacement is CLOCK
- * (second chance), an LRU approximation: a hit only marks its entry, so it
- * touches no other entry's memory (an LRU move-to-front touched three);
- * eviction takes the tail, or gives a marked tail one more round.
+ * an idle server holds nothing; a shard's slot table (sized for the
+ * capacity, 32 bytes per ~2 KiB of it) is allocated by its first insert.
+ * The cache lives while at least one engine is open (st__cache_retain/
+ * release), so memory counters return to zero after the last
+ * st_engine_close.  Thread-safe: 16 shards by key hash, each with its own
+ * mutex and 1/16 of the capacity.
+ *
+ * A shard is an open-addressing table (linear probing, backward-shift
+ * deletion) of 32-byte slots holding the key, the length, the CLOCK mark
+ * and the block's pointer: a hit reads one slot (one cache line, usually
+ * the home slot) and then only the bytes it copies, never a block header
+ * or a chain (a chained table cost a miss on the bucket, one on the entry
+ * header, and a write to it for the mark).  Replacement is CLOCK (second
+ * chance), an LRU approximation, with the hand sweeping the slot table: a
+ * hit only marks its slot; eviction takes the first unmarked slot after
+ * the hand, unmarking the ones it passes.  A new block starts marked, so
+ * it survives at least one sweep.
  * Admission (sst__cache_admit, asked by point reads): once the shard is
  * full, a block missed by a point read enters the cache only if it was
  * missed recently too (a small per-shard bitmap of recent misses, cleared
@@ -28,24 +37,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NSHARDS 16                    /* independent LRUs, each with its own mutex */
-#define NBUCKETS_MIN 1024             /* hash buckets per shard, at least (a power of 2) */
+#define NSHARDS 16                    /* independent tables, each with its own mutex */
+#define NSLOTS_MIN 2048               /* slots per shard, at least (a power of 2) */
+#define NSLOTS_MAX ((size_t)1 << 26)
 #define DK_BITS 4096u                 /* recent-miss bitmap per shard */
 
+/* A cached block: its bytes, after a 16-byte header (the slot holds the key). */
 typedef struct centry {
-    uint64_t rid, blk;
     uint32_t len;
-    bool ref;                         /* hit since it last came to the tail (CLOCK) */
-    struct centry *hnext;             /* hash chain */
-    struct centry *prev, *next;       /* list, head = newest; evicted from the tail */
+    uint32_t pad[3];
     uint8_t data[];
 } centry;
 
+/* One table slot (rid 0: empty; reader ids start at 1). */
+typedef struct cslot {
+    uint64_t rid, blk;
+    uint32_t len;
+    uint32_t ref;                     /* hit since the hand last passed (CLOCK) */
+    centry *e;
+} cslot;
+
 typedef struct cshard {
     pthread_mutex_t mu;
-    centry **buckets;
-    size_t nbuckets;                  /* a power of 2 */
-    centry *head, *tail;
+    cslot *slots;                     /* NULL until the first insert */
+    size_t nslots;                    /* a power of 2 */
+    size_t count;                     /* occupied slots */
+    size_t hand;                      /* CLOCK hand: a slot index */
     size_t used, cap;
     uint64_t dk[DK_BITS / 64];        /* doorkeeper: blocks missed recently */
     uint32_t dk_n;                    /* bits set since the last clear */
@@ -70,45 +87,86 @@ static uint64_t key_hash(uint64_t rid, uint64_t blk)
 }
 
 static cshard *shard_of(uint64_t h) { return &g_shards[h % NSHARDS]; }
-static size_t bucket_of(const cshard *sh, uint64_t h) { return (size_t)((h / NSHARDS) & (sh->nbuckets - 1)); }
+static size_t home_of(size_t nslots, uint64_t h) { return (size_t)((h / NSHARDS) & (nslots - 1)); }
 
-static void lru_unlink(cshard *sh, centry *e)
+/* The slot of (rid, blk), or SIZE_MAX. */
+static size_t find(const cshard *sh, uint64_t h, uint64_t rid, uint64_t blk)
 {
-    if (e->prev) e->prev->next = e->next; else sh->head = e->next;
-    if (e->next) e->next->prev = e->prev; else sh->tail = e->prev;
-    e->prev = e->next = NULL;
-}
-
-static void lru_push(cshard *sh, centry *e)
-{
-    e->prev = NULL;
-    e->next = sh->head;
-    if (sh->head) sh->head->prev = e;
-    sh->head = e;
-    if (!sh->tail) sh->tail = e;
-}
-
-/* The next block to evict: the tail, after giving marked tails a second
- * round at the head.  NULL if empty. */
-static centry *clock_victim(cshard *sh)
-{
-    centry *e;
-    while ((e = sh->tail) && e->ref) {
-        e->ref = false;
-        lru_unlink(sh, e);
-        lru_push(sh, e);
+    size_t mask = sh->nslots - 1;
+    for (size_t i = home_of(sh->nslots, h);; i = (i + 1) & mask) {
+        const cslot *s = &sh->slots[i];
+        if (s->rid == rid && s->blk == blk) return i;
+        if (s->rid == 0) return SIZE_MAX;
     }
+}
+
+/* Empty slot i, shifting later members of its probe run back so every key
+ * stays reachable from its home slot. */
+static void slot_remove(cshard *sh, size_t i)
+{
+    size_t mask = sh->nslots - 1;
+    size_t j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        cslot *s = &sh->slots[j];
+        if (s->rid == 0) break;
+        size_t home = home_of(sh->nslots, key_hash(s->rid, s->blk));
+        /* s may fill the hole at i if its home is not in (i, j] (cyclically) */
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            sh->slots[i] = *s;
+            i = j;
+        }
+    }
+    memset(&sh->slots[i], 0, sizeof sh->slots[i]);
+    sh->count--;
+}
+
+static void slot_put(cslot *slots, size_t nslots, uint64_t h, const cslot *v)
+{
+    size_t i = home_of(nslots, h);
+    while (slots[i].rid) i = (i + 1) & (nslots - 1);
+    slots[i] = *v;
+}
+
+/* The next slot to evict (CLOCK): the first unmarked occupied slot from
+ * the hand on, unmarking the marked ones passed.  SIZE_MAX if empty. */
+static size_t clock_victim(cshard *sh)
+{
+    if (!sh->count) return SIZE_MAX;
+    size_t mask = sh->nslots - 1;
+    for (;;) {
+        size_t i = sh->hand;
+        sh->hand = (i + 1) & mask;
+        cslot *s = &sh->slots[i];
+        if (!s->rid) continue;
+        if (s->ref) { s->ref = 0; continue; }
+        return i;
+    }
+}
+
+/* Remove slot i and return its block (not freed). */
+static centry *take(cshard *sh, size_t i)
+{
+    centry *e = sh->slots[i].e;
+    sh->used -= sizeof *e + e->len;
+    slot_remove(sh, i);
     return e;
 }
 
-static void evict(cshard *sh, centry *e)
+/* Double the slot table (keeps it at most 3/4 full); false if out of memory. */
+static bool grow(cshard *sh)
 {
-    centry **pp = &sh->buckets[bucket_of(sh, key_hash(e->rid, e->blk))];
-    while (*pp && *pp != e) pp = &(*pp)->hnext;
-    if (*pp) *pp = e->hnext;
-    lru_unlink(sh, e);
-    sh->used -= sizeof *e + e->len;
-    cs_free(e);
+    if (sh->nslots >= NSLOTS_MAX) return false;
+    size_t n = sh->nslots * 2;
+    cslot *ns = cs_calloc(n, sizeof *ns);
+    if (!ns) return false;
+    for (size_t i = 0; i < sh->nslots; i++)
+        if (sh->slots[i].rid) slot_put(ns, n, key_hash(sh->slots[i].rid, sh->slots[i].blk), &sh->slots[i]);
+    cs_free(sh->slots);
+    sh->slots = ns;
+    sh->nslots = n;
+    sh->hand = 0;
+    return true;
 }
 
 static void init_mutexes(void)
@@ -117,9 +175,9 @@ static void init_mutexes(void)
 }
 
 /* Shard memory is set up by the first engine and freed by the last; the
- * shard mutexes live for the process.  A shard's bucket array is allocated
+ * shard mutexes live for the process.  A shard's slot table is allocated
  * by its first insert, so a server that reads no sstable (a fresh test
- * database) neither pays for nor holds 512 KiB of buckets at 256 MiB. */
+ * database) neither pays for nor holds it. */
 void st__cache_retain(size_t cap)
 {
     pthread_once(&g_once, init_mutexes);
@@ -127,16 +185,15 @@ void st__cache_retain(size_t cap)
     if (g_refs++ == 0) {
         const char *env = getenv("CASSETTE_BLOCK_CACHE_MB");
         if (env) cap = (size_t)strtoul(env, NULL, 10) << 20;
-        /* about one bucket per block a full shard holds: chains stay ~1 long */
-        size_t nb = NBUCKETS_MIN;
-        while (nb < cap / NSHARDS / SST_BLOCK_SIZE && nb < ((size_t)1 << 24)) nb <<= 1;
+        /* about two slots per block a full shard holds: probe runs stay short */
+        size_t ns = NSLOTS_MIN;
+        while (ns < 2 * (cap / NSHARDS / SST_BLOCK_SIZE) && ns < NSLOTS_MAX) ns <<= 1;
         for (int i = 0; i < NSHARDS; i++) {
             cshard *sh = &g_shards[i];
             pthread_mutex_lock(&sh->mu);
-            sh->head = sh->tail = NULL;
-            sh->used = 0;
-            sh->nbuckets = nb;
-            sh->buckets = NULL;   /* allocated by the shard's first insert */
+            sh->slots = NULL;   /* allocated by the shard's first insert */
+            sh->nslots = ns;
+            sh->count = sh->hand = sh->used = 0;
             sh->cap = cap / NSHARDS;
             pthread_mutex_unlock(&sh->mu);
         }
@@ -153,10 +210,10 @@ void st__cache_release(void)
         for (int i = 0; i < NSHARDS; i++) {
             cshard *sh = &g_shards[i];
             pthread_mutex_lock(&sh->mu);
-            while (sh->tail) evict(sh, sh->tail);
-            cs_free(sh->buckets);
-            sh->buckets = NULL;
-            sh->cap = 0;
+            for (size_t k = 0; sh->slots && k < sh->nslots; k++) cs_free(sh->slots[k].e);
+            cs_free(sh->slots);
+            sh->slots = NULL;
+            sh->count = sh->used = sh->cap = 0;
             pthread_mutex_unlock(&sh->mu);
         }
     }
@@ -170,14 +227,14 @@ bool sst__cache_get(uint64_t rid, uint64_t blk, uint32_t len, uint32_t off, uint
     cshard *sh = shard_of(h);
     pthread_once(&g_once, init_mutexes);
     pthread_mutex_lock(&sh->mu);
-    if (sh->buckets && (uint64_t)off + n <= len) {
-        for (centry *e = sh->buckets[bucket_of(sh, h)]; e; e = e->hnext)
-            if (e->rid == rid && e->blk == blk && e->len == len) {
-                memcpy(dst, e->data + off, n);
-                e->ref = true;
-                hit = true;
-                break;
-            }
+    if (sh->slots && (uint64_t)off + n <= len) {
+        size_t i = find(sh, h, rid, blk);
+        if (i != SIZE_MAX && sh->slots[i].len == len) {
+            cslot *s = &sh->slots[i];
+            memcpy(dst, s->e->data + off, n);
+            s->ref = 1;
+            hit = true;
+        }
     }
     pthread_mutex_unlock(&sh->mu);
     return hit;
@@ -191,11 +248,11 @@ void sst__cache_put(uint64_t rid, uint64_t blk, const uint8_t *src, uint32_t len
     sst__cache_insert(rid, blk, d);
 }
 
-/* A slot for block (rid, blk) of len bytes, to be filled by the caller (a
+/* A buffer for block (rid, blk) of len bytes, to be filled by the caller (a
  * miss decompresses straight into it) and handed to sst__cache_insert; NULL
  * if the cache is disabled, the block too big for it, or out of memory.
- * When the shard is full and its least recent block has the same length,
- * that block's memory is taken over (no free + malloc per miss). */
+ * When the shard is full and its next victim has the same length, that
+ * block's memory is taken over (no free + malloc per miss). */
 uint8_t *sst__cache_slot(uint64_t rid, uint64_t blk, uint32_t len)
 {
     size_t cap = atomic_load(&g_slot_cap);   /* insert re-checks under the lock */
@@ -203,13 +260,9 @@ uint8_t *sst__cache_slot(uint64_t rid, uint64_t blk, uint32_t len)
     cshard *sh = shard_of(key_hash(rid, blk));
     centry *e = NULL;
     pthread_mutex_lock(&sh->mu);
-    if (sh->buckets && sh->tail && sh->used + sizeof *e + len > sh->cap && clock_victim(sh)->len == len) {
-        e = sh->tail;
-        centry **pp = &sh->buckets[bucket_of(sh, key_hash(e->rid, e->blk))];
-        while (*pp && *pp != e) pp = &(*pp)->hnext;
-        if (*pp) *pp = e->hnext;
-        lru_unlink(sh, e);
-        sh->used -= sizeof *e + e->len;
+    if (sh->slots && sh->used + sizeof *e + len > sh->cap) {
+        size_t v = clock_victim(sh);
+        if (v != SIZE_MAX && sh->slots[v].len == len) e = take(sh, v);
     }
     pthread_mutex_unlock(&sh->mu);
     if (!e && !(e = cs_malloc(sizeof *e + len))) return NULL;
@@ -227,7 +280,7 @@ bool sst__cache_admit(uint64_t rid, uint64_t blk, uint32_t len)
     pthread_once(&g_once, init_mutexes);
     pthread_mutex_lock(&sh->mu);
     bool admit = true;
-    if (sh->buckets && sh->used + sizeof(centry) + len > sh->cap) {
+    if (sh->slots && sh->used + sizeof(centry) + len > sh->cap) {
         uint32_t bit = (uint32_t)(h >> 40) % DK_BITS;
         uint64_t m = 1ull << (bit % 64);
         admit = (sh->dk[bit / 64] & m) != 0;
@@ -243,8 +296,8 @@ bool sst__cache_admit(uint64_t rid, uint64_t blk, uint32_t len)
     return admit;
 }
 
-/* Give a filled slot to the cache as block (rid, blk); it takes ownership
- * (frees the slot if the cache went away meanwhile, or if another reader
+/* Give a filled buffer to the cache as block (rid, blk); it takes ownership
+ * (frees the buffer if the cache went away meanwhile, or if another reader
  * cached the same block first). */
 void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot)
 {
@@ -253,36 +306,36 @@ void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot)
     cshard *sh = shard_of(h);
     pthread_once(&g_once, init_mutexes);
     pthread_mutex_lock(&sh->mu);
-    centry *old = NULL;
-    if (sh->buckets) {
-        for (old = sh->buckets[bucket_of(sh, h)]; old; old = old->hnext)
-            if (old->rid == rid && old->blk == blk) break;
-        if (old && old->len == e->len) {
-            old->ref = true;
+    if (sh->slots) {
+        size_t i = find(sh, h, rid, blk);
+        if (i != SIZE_MAX && sh->slots[i].len == e->len) {
+            sh->slots[i].ref = 1;
             pthread_mutex_unlock(&sh->mu);
             cs_free(e);
             return;
         }
-        if (old) evict(sh, old);
+        if (i != SIZE_MAX) cs_free(take(sh, i));
     }
-    if (!sh->buckets && sh->cap)
-        sh->buckets = cs_calloc(sh->nbuckets, sizeof *sh->buckets);
-    if (sh->buckets && sizeof(centry) + e->len <= sh->cap / 2) {
-        e->rid = rid; e->blk = blk;
-        e->ref = false;
-        size_t b = bucket_of(sh, h);
-        e->hnext = sh->buckets[b];
-        sh->buckets[b] = e;
-        lru_push(sh, e);
+    if (!sh->slots && sh->cap && sh->nslots)
+        sh->slots = cs_calloc(sh->nslots, sizeof *sh->slots);
+    if (sh->slots && sizeof(centry) + e->len <= sh->cap / 2 &&
+        ((sh->count + 1) * 4 <= sh->nslots * 3 || grow(sh))) {
+        cslot v = { .rid = rid, .blk = blk, .len = e->len, .ref = 1, .e = e };
+        slot_put(sh->slots, sh->nslots, h, &v);
+        sh->count++;
         sh->used += sizeof *e + e->len;
-        for (centry *v; sh->used > sh->cap && (v = clock_victim(sh)) && v != e;) evict(sh, v);
+        while (sh->used > sh->cap) {
+            size_t x = clock_victim(sh);
+            if (x == SIZE_MAX || sh->slots[x].e == e) break;
+            cs_free(take(sh, x));
+        }
         e = NULL;
     }
     pthread_mutex_unlock(&sh->mu);
     cs_free(e);
 }
 
-/* Release a slot that was not inserted. */
+/* Release a buffer that was not inserted. */
 void sst__cache_slot_free(uint8_t *slot)
 {
     if (slot) cs_free(slot - offsetof(centry, data));

@@ -720,3 +720,50 @@ Test(storage_read, point_big_key_has_trailing_byte)
         cr_assert_eq(st_table_flush(T), 0);
     }
 }
+
+/* Block cache against a model: random inserts (several lengths, so slot
+ * tables grow and blocks of different sizes evict each other), lookups
+ * and re-inserts; a hit always returns the bytes last inserted for its
+ * (reader, block, length), and the memory counters return to zero. */
+Test(storage_read, block_cache_model)
+{
+    st_engine_close(E, false);
+    size_t before = cs_alloc_count();
+    st__cache_retain((size_t)64 << 20);
+    uint64_t rids[3] = { sst__cache_new_id(), sst__cache_new_id(), sst__cache_new_id() };
+    static const uint32_t lens[4] = { 48, 48, 1000, 4096 };
+    uint8_t buf[4096], got[4096];
+    uint64_t x = 88172645463325252ull;
+    int hits = 0;
+    for (int it = 0; it < 400000; it++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        uint64_t rid = rids[x % 3], blk = (x >> 8) % 60000;
+        uint32_t len = lens[(blk ^ rid) % 4];
+        if (it % 1000 == 999) len = lens[(x >> 40) % 4];   /* the same block, another length */
+        uint8_t tag = (uint8_t)(rid * 31 + blk * 7 + len);
+        if ((x >> 32) % 3) {
+            uint32_t off = (uint32_t)((x >> 20) % len), n = (uint32_t)((x >> 36) % (len - off)) + 1;
+            if (sst__cache_get(rid, blk, len, off, got, n)) {
+                hits++;
+                for (uint32_t k = 0; k < n; k++)
+                    cr_assert_eq(got[k], (uint8_t)(tag + off + k), "block %llu len %u byte %u",
+                                 (unsigned long long)blk, len, off + k);
+            }
+        } else {
+            for (uint32_t k = 0; k < len; k++) buf[k] = (uint8_t)(tag + k);
+            if ((x >> 50) % 2) {
+                sst__cache_put(rid, blk, buf, len);
+            } else {
+                uint8_t *s = sst__cache_slot(rid, blk, len);
+                if (!s) continue;
+                memcpy(s, buf, len);
+                if ((x >> 52) % 8 == 0) sst__cache_slot_free(s);
+                else sst__cache_insert(rid, blk, s);
+            }
+        }
+    }
+    cr_assert_gt(hits, 1000);
+    st__cache_release();
+    cr_assert_eq(cs_alloc_count(), before, "cache memory not freed");
+    open_engine();
+}
