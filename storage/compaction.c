@@ -855,7 +855,11 @@ int st_table_compact(st_table *t)
 {
     if (!t) return CS_EINVAL;
     pthread_mutex_lock(&t->mu);
-    while (t->compacting) pthread_cond_wait(&t->cv, &t->mu);
+    if (t->compacting) {   /* a background compaction: at normal priority while we wait */
+        st__bg_urgent(t->e, 1, +1);
+        while (t->compacting) pthread_cond_wait(&t->cv, &t->mu);
+        st__bg_urgent(t->e, 1, -1);
+    }
     t->compacting = true;
     int n = t->n_ssts;
     sst_reader **v = cs_malloc(sizeof *v * (size_t)(n + 1));

@@ -17,6 +17,28 @@
  * memtable_space (largest first); commit log over commitlog_total_space
  * (tables dirty in the oldest segment); st_engine_close(flush_all).
  * Back-pressure: st_write waits while all memtables exceed memtable_space.
+ *
+ * Priority: flush and compaction run under SCHED_IDLE while there is
+ * headroom, so they only take CPU the request loop and its clients leave
+ * (a waking normal task preempts a SCHED_IDLE one at once; a 650 ms flush
+ * at normal priority halved the loop's CPU, 150-370 ms p99).  A thread is
+ * raised to SCHED_OTHER nice 0 whenever starving it would hurt:
+ *   - flush: memtable memory (active + flushing) over 3/4 of memtable_space
+ *     (writers are held at all of it), checked by every st_write
+ *     (st__maybe_flush) and at each job; a caller waiting for a flush
+ *     (st_table_flush / nodetool flush, snapshot before TRUNCATE and DROP,
+ *     st_engine_close) or held by back-pressure;
+ *   - compaction: a caller waiting for it (st__wait_idle for TRUNCATE/DROP,
+ *     a major compaction waiting for the background one); its table has
+ *     BG_BACKLOG_PENDING compactions pending or BG_BACKLOG_SSTABLES x
+ *     min_threshold sstables when it is picked;
+ *   - both: closing; and a flush thread while it publishes (it then holds
+ *     locks writers take: a preempted SCHED_IDLE holder would stall them).
+ * Waiters count themselves in bg_urgent and raise the threads directly
+ * (pthread_setschedparam on the thread); a thread lowers itself only at a
+ * job boundary, re-checking every reason under prio_mu.  The kernel lets a
+ * thread leave SCHED_IDLE only with CAP_SYS_NICE or RLIMIT_NICE >= 20:
+ * without either, every thread stays at normal priority, as before.
  */
 #include "storage/sstable_int.h"
 #include "common/alloc.h"
@@ -26,10 +48,18 @@
 #include "common/vfs.h"
 
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
+
+static bool bg_hold(st_engine *e, int i);
+static void bg_unhold(st_engine *e, int i, bool was_idle);
+static void bg_raise(st_engine *e, int kind);
+static bool bg_mem_pressure(st_engine *e);
 
 typedef struct st__job {
     st_table *t;
@@ -163,6 +193,7 @@ static int flush_one(st_engine *e, st_table *t, mt_memtable *m, uint64_t gen, ui
     size_t bytes = atomic_load(&m->mem);
     CS_DEBUG("storage: flushed %s.%s generation %" PRIu64 " (%zu memtable bytes) in %.1f ms", t->ks, t->name,
              gen, bytes, (double)(cs_mono_ns() - t0) / 1e6);
+    bool held = bg_hold(e, 0);   /* publishing takes t->mu, e->mu, the commit log's lock */
     pthread_mutex_lock(&t->mu);
     if (rc) {
         m->flush_failed = true;
@@ -184,6 +215,7 @@ static int flush_one(st_engine *e, st_table *t, mt_memtable *m, uint64_t gen, ui
         mt_unref(m);
         st__recycle(e);
     }
+    bg_unhold(e, 0, held);
     return rc;
 }
 
@@ -263,6 +295,7 @@ int st__flush_table(st_table *t, bool wait)
     }
     pthread_mutex_unlock(&t->mu);
     pthread_rwlock_unlock(&e->barrier);
+    if (wait) st__bg_urgent(e, 0, +1);   /* before the job is visible: it starts at normal priority */
     pthread_mutex_lock(&e->mu);
     if (j) {
         st__job **pp = &e->jobs;
@@ -282,6 +315,7 @@ int st__flush_table(st_table *t, bool wait)
         while (t->flush_jobs > 0) pthread_cond_wait(&t->cv, &t->mu);
     }
     pthread_mutex_unlock(&t->mu);
+    st__bg_urgent(e, 0, -1);
     return rc;
 }
 
@@ -297,6 +331,7 @@ void st__maybe_flush(st_engine *e)
 {
     size_t total = atomic_load(&e->mem_total), fl = atomic_load(&e->mem_flushing);
     size_t active = total > fl ? total - fl : 0;
+    if (atomic_load(&e->bg_idle[0]) && bg_mem_pressure(e)) bg_raise(e, 0);
     if (active > e->cfg.memtable_space / 2) {
         st_table *best = NULL;
         size_t best_mem = 0;
@@ -325,7 +360,8 @@ void st__backpressure(st_engine *e)
 {
     if (atomic_load(&e->mem_total) <= e->cfg.memtable_space) return;
     st__maybe_flush(e);
-    uint64_t deadline = cs_mono_ns() + 10ull * 1000000000ull;
+    st__bg_urgent(e, 0, +1);
+    uint64_t t0 = cs_mono_ns(), deadline = t0 + 10ull * 1000000000ull;
     pthread_mutex_lock(&e->mu);
     while (atomic_load(&e->mem_total) > e->cfg.memtable_space && e->jobs && cs_mono_ns() < deadline && !e->closing) {
         struct timespec ts;
@@ -335,6 +371,140 @@ void st__backpressure(st_engine *e)
         pthread_cond_timedwait(&e->cv, &e->mu, &ts);
     }
     pthread_mutex_unlock(&e->mu);
+    st__bg_urgent(e, 0, -1);
+    atomic_fetch_add(&e->bp_waits, 1);
+    atomic_fetch_add(&e->bp_ns, cs_mono_ns() - t0);
+}
+
+/* ---------------------------------------------------------------- priority */
+
+/* The policy is in the file header ("Priority").  threads[i] changes policy
+ * only under prio_mu, and whoever lowers it re-reads every reason to stay
+ * at normal priority under that mutex, after the waiter that raised it
+ * published its reason: so a thread never goes back to SCHED_IDLE past a
+ * waiter that needs it. */
+
+enum { BG_FLUSH = 0, BG_COMPACT = 1 };
+
+/* A compaction thread stays at normal priority while its table has this
+ * many compactions pending, or this many times min_threshold sstables. */
+#define BG_BACKLOG_PENDING 4
+#define BG_BACKLOG_SSTABLES 8
+
+/* Memtable memory (active + flushing) past which a flush must not wait for
+ * idle CPU: writers are held at memtable_space (st__backpressure), and a
+ * flush starts at half of it, so this leaves the writers a quarter of the
+ * space while the flush finishes at normal priority. */
+static bool bg_mem_pressure(st_engine *e)
+{
+    return atomic_load(&e->mem_total) > e->cfg.memtable_space / 4 * 3;
+}
+
+/* Can a thread that entered SCHED_IDLE get back to SCHED_OTHER nice 0?
+ * The kernel treats SCHED_IDLE as nice 20: leaving it needs CAP_SYS_NICE or
+ * an RLIMIT_NICE of at least 20.  Without it every thread stays normal. */
+static bool bg_idle_reversible(void)
+{
+#ifdef SCHED_IDLE
+    if (geteuid() == 0) return true;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NICE, &rl) == 0) {
+        if (rl.rlim_cur >= 20) return true;
+        if (rl.rlim_max >= 20 || rl.rlim_max == RLIM_INFINITY) {
+            rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ? 20 : rl.rlim_max;
+            if (setrlimit(RLIMIT_NICE, &rl) == 0) return true;
+        }
+    }
+    FILE *f = fopen("/proc/self/status", "r");
+    bool cap = false;
+    if (f) {
+        char line[256];
+        unsigned long long v;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "CapEff: %llx", &v) == 1) { cap = (v >> 23) & 1; break; }   /* CAP_SYS_NICE */
+        fclose(f);
+    }
+    return cap;
+#else
+    return false;
+#endif
+}
+
+/* Caller holds prio_mu.  self: i is the calling thread. */
+static void bg_set_policy(st_engine *e, int i, bool idle, bool self)
+{
+#ifdef SCHED_IDLE
+    if (atomic_load(&e->bg_idle[i]) == idle) return;
+    struct sched_param sp = { .sched_priority = 0 };
+    int rc = pthread_setschedparam(self ? pthread_self() : e->threads[i], idle ? SCHED_IDLE : SCHED_OTHER, &sp);
+    if (rc) {
+        /* Stay (or try to stay) normal from now on. */
+        CS_WARN("storage: cannot set background thread %d to %s: %s; background threads stay at normal priority",
+                i, idle ? "SCHED_IDLE" : "SCHED_OTHER", strerror(rc));
+        e->bg_idle_ok = false;
+        return;
+    }
+    atomic_store(&e->bg_idle[i], idle);
+#else
+    (void)e; (void)i; (void)idle; (void)self;
+#endif
+}
+
+/* The calling background thread i: idle policy unless a reason says
+ * otherwise (backlog: its compaction is overdue). */
+static void bg_pace(st_engine *e, int i, bool backlog)
+{
+    if (!e->bg_idle_ok && !atomic_load(&e->bg_idle[i])) return;
+    pthread_mutex_lock(&e->prio_mu);
+    bool urgent = i == 0 ? atomic_load(&e->bg_urgent[BG_FLUSH]) > 0 || bg_mem_pressure(e)
+                         : atomic_load(&e->bg_urgent[BG_COMPACT]) > 0 || backlog;
+    bg_set_policy(e, i, e->bg_idle_ok && !urgent, true);
+    pthread_mutex_unlock(&e->prio_mu);
+}
+
+/* Raise the flush thread (kind BG_FLUSH) or the compaction threads to
+ * normal priority now. */
+static void bg_raise(st_engine *e, int kind)
+{
+    pthread_mutex_lock(&e->prio_mu);
+    for (int i = kind == BG_FLUSH ? 0 : 1; i < (kind == BG_FLUSH ? 1 : e->n_threads); i++)
+        if (atomic_load(&e->bg_idle[i])) bg_set_policy(e, i, false, false);
+    pthread_mutex_unlock(&e->prio_mu);
+}
+
+void st__bg_urgent(st_engine *e, int kind, int delta)
+{
+    atomic_fetch_add(&e->bg_urgent[kind], delta);
+    if (delta > 0) bg_raise(e, kind);
+}
+
+/* The calling background thread i at normal priority while it holds locks
+ * the request path takes (a preempted SCHED_IDLE holder would stall it);
+ * returns whether it was idle, for bg_unhold. */
+static bool bg_hold(st_engine *e, int i)
+{
+    if (!atomic_load(&e->bg_idle[i])) return false;
+    pthread_mutex_lock(&e->prio_mu);
+    bg_set_policy(e, i, false, true);
+    pthread_mutex_unlock(&e->prio_mu);
+    return true;
+}
+
+static void bg_unhold(st_engine *e, int i, bool was_idle)
+{
+    if (was_idle) bg_pace(e, i, false);
+}
+
+/* Index of the calling thread in threads[] (stored before it can run:
+ * st__bg_start creates the threads under prio_mu). */
+static int bg_self(st_engine *e)
+{
+    pthread_mutex_lock(&e->prio_mu);
+    int k = 0;
+    for (int i = 0; i < e->n_threads; i++)
+        if (pthread_equal(e->threads[i], pthread_self())) k = i;
+    pthread_mutex_unlock(&e->prio_mu);
+    return k;
 }
 
 /* ---------------------------------------------------------------- threads */
@@ -349,6 +519,7 @@ static void *flush_main(void *arg)
         st__job *j = e->jobs;
         e->jobs = j->next;
         pthread_mutex_unlock(&e->mu);
+        bg_pace(e, 0, false);
         bool wait = j->wait;
         run_flush(e, j);
         if (!wait) cs_free(j);
@@ -361,9 +532,11 @@ static void *flush_main(void *arg)
 static void *compact_main(void *arg)
 {
     st_engine *e = arg;
+    int self = bg_self(e);
     pthread_mutex_lock(&e->mu);
     while (!e->closing) {
         st_table *pick = NULL;
+        bool backlog = false;
         for (int i = 0; i < e->n_tables && !pick; i++) {
             st_table *t = e->tables[i];
             pthread_mutex_lock(&t->mu);
@@ -371,6 +544,9 @@ static void *compact_main(void *arg)
                 t->compacting = true;
                 t->want_compact = false;
                 pick = t;
+                int min_t = t->opts.min_threshold > 1 ? t->opts.min_threshold : 2;
+                backlog = t->n_ssts >= BG_BACKLOG_SSTABLES * min_t ||
+                          st__compaction_estimate(t) >= BG_BACKLOG_PENDING;
             }
             pthread_mutex_unlock(&t->mu);
         }
@@ -382,6 +558,7 @@ static void *compact_main(void *arg)
             continue;
         }
         pthread_mutex_unlock(&e->mu);
+        bg_pace(e, self, backlog);
         st__compact_background(pick);
         pthread_mutex_lock(&pick->mu);
         pick->compacting = false;
@@ -397,22 +574,38 @@ int st__bg_start(st_engine *e)
 {
     int nc = e->cfg.compaction_threads > 0 ? e->cfg.compaction_threads : 1;
     if (nc > 7) nc = 7;
-    if (pthread_create(&e->threads[0], NULL, flush_main, e) != 0) return CS_EIO;
-    e->n_threads = 1;
-    for (int i = 0; i < nc; i++) {
+    pthread_mutex_init(&e->prio_mu, NULL);
+    e->bg_idle_ok = bg_idle_reversible();
+    if (!e->bg_idle_ok) CS_DEBUG("storage: SCHED_IDLE cannot be left without CAP_SYS_NICE; flush and compaction run at normal priority");
+    pthread_mutex_lock(&e->prio_mu);   /* threads[] complete before any thread reads it (bg_self) */
+    int rc = 0;
+    if (pthread_create(&e->threads[0], NULL, flush_main, e) != 0) rc = CS_EIO;
+    else e->n_threads = 1;
+    for (int i = 0; !rc && i < nc; i++) {
         if (pthread_create(&e->threads[e->n_threads], NULL, compact_main, e) != 0) break;
         e->n_threads++;
     }
-    return 0;
+    pthread_mutex_unlock(&e->prio_mu);
+    return rc;
 }
 
 void st__bg_stop(st_engine *e)
 {
+    if (e->n_threads > 0) {
+        /* Closing: whatever is left runs at normal priority. */
+        st__bg_urgent(e, BG_FLUSH, +1);
+        st__bg_urgent(e, BG_COMPACT, +1);
+    }
     pthread_mutex_lock(&e->mu);
     e->closing = true;
     pthread_cond_broadcast(&e->cv);
     pthread_mutex_unlock(&e->mu);
     for (int i = 0; i < e->n_threads; i++) pthread_join(e->threads[i], NULL);
+    if (e->n_threads > 0) {
+        uint64_t w = atomic_load(&e->bp_waits), ns = atomic_load(&e->bp_ns);
+        if (w) CS_INFO("storage: writers waited for memtable flushes %" PRIu64 " times, %.1f ms in all", w, (double)ns / 1e6);
+        pthread_mutex_destroy(&e->prio_mu);
+    }
     e->n_threads = 0;
 }
 
@@ -428,10 +621,14 @@ void st__bg_kick(st_engine *e)
  * Balanced by st__resume. */
 void st__wait_idle(st_table *t)
 {
+    st__bg_urgent(t->e, BG_FLUSH, +1);
+    st__bg_urgent(t->e, BG_COMPACT, +1);
     pthread_mutex_lock(&t->mu);
     t->paused++;
     while (t->flush_jobs > 0 || t->compacting) pthread_cond_wait(&t->cv, &t->mu);
     pthread_mutex_unlock(&t->mu);
+    st__bg_urgent(t->e, BG_FLUSH, -1);
+    st__bg_urgent(t->e, BG_COMPACT, -1);
 }
 
 void st__resume(st_table *t)

@@ -273,6 +273,12 @@ struct st_engine {
     pthread_t threads[8]; int n_threads;
     struct st__job *jobs;                /* queue head */
     int64_t last_compaction_check_ms;
+    /* Background thread priority (engine_bg.c, "priority"). */
+    pthread_mutex_t prio_mu;             /* policy changes of threads[] */
+    atomic_bool bg_idle_ok;              /* SCHED_IDLE can be left again (root, CAP_SYS_NICE or RLIMIT_NICE) */
+    atomic_bool bg_idle[8];              /* threads[i] runs under SCHED_IDLE */
+    atomic_int bg_urgent[2];             /* callers waiting on a flush [0] / a compaction [1] */
+    atomic_uint_fast64_t bp_waits, bp_ns; /* writers held by st__backpressure, and for how long */
 };
 
 st_table *st__table_find_locked(st_engine *e, const uint8_t id[16]);
@@ -286,6 +292,10 @@ void st__maybe_flush(st_engine *e);
 int st__bg_start(st_engine *e);
 void st__bg_stop(st_engine *e);
 void st__bg_kick(st_engine *e);
+/* A caller starts (+1) / stops (-1) waiting synchronously for background
+ * work: kind 0 a flush, 1 a compaction.  Raises those threads to normal
+ * priority while anyone waits. */
+void st__bg_urgent(st_engine *e, int kind, int delta);
 void st__table_sst_unref_all(st_table *t);
 
 #endif

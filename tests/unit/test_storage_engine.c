@@ -2,6 +2,8 @@
  * test_storage_engine.c: write/read/replay through storage.h.
  */
 #include <criterion/criterion.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -404,4 +406,66 @@ Test(storage_engine, mutation_reset_reuse)
     cr_assert_eq(count_rows(t, NULL, 0, NULL), 2);   /* k2's write did not repeat k1 */
     st_engine_close(e, false);
     cr_assert_eq(cs_alloc_count(), 0, "leak: %zu allocations", cs_alloc_count());
+}
+
+/* Background priority (engine_bg.c "Priority"): the flush thread runs under
+ * SCHED_IDLE for a flush nobody waits for, at normal priority while a caller
+ * waits (st__bg_urgent) or memtable memory nears back-pressure. */
+static int bg_policy(st_engine *e, int i)
+{
+    int pol; struct sched_param sp;
+    cr_assert_eq(pthread_getschedparam(e->threads[i], &pol, &sp), 0);
+    return pol;
+}
+
+static void flush_async_and_wait(st_engine *e, st_table *t, uint32_t pk)
+{
+    put_int(e, t, pk, 1, pk, 1000 + pk);
+    cr_assert_eq(st__flush_table(t, false), 0);
+    for (int i = 0; i < 5000; i++) {
+        pthread_mutex_lock(&t->mu);
+        int n = t->flush_jobs;
+        pthread_mutex_unlock(&t->mu);
+        if (n == 0) return;
+        usleep(1000);
+    }
+    cr_assert_fail("flush did not finish");
+}
+
+Test(storage_engine, background_priority)
+{
+    st_engine *e = open_engine(ST_SYNC_PERIODIC, 0);
+    st_table *t = open_table(e);
+    flush_async_and_wait(e, t, 1);
+    if (!atomic_load(&e->bg_idle_ok)) {   /* no CAP_SYS_NICE: never idle */
+        cr_assert(!atomic_load(&e->bg_idle[0]));
+        cr_assert_eq(bg_policy(e, 0), SCHED_OTHER);
+        st_engine_close(e, false);
+        return;
+    }
+    cr_assert(atomic_load(&e->bg_idle[0]));
+    cr_assert_eq(bg_policy(e, 0), SCHED_IDLE);
+    /* A waiter raises the thread at once, and it stays up while one waits. */
+    st__bg_urgent(e, 0, +1);
+    cr_assert(!atomic_load(&e->bg_idle[0]));
+    cr_assert_eq(bg_policy(e, 0), SCHED_OTHER);
+    flush_async_and_wait(e, t, 2);
+    cr_assert_eq(bg_policy(e, 0), SCHED_OTHER);
+    st__bg_urgent(e, 0, -1);
+    flush_async_and_wait(e, t, 3);
+    cr_assert_eq(bg_policy(e, 0), SCHED_IDLE);
+    /* A synchronous flush runs at normal priority. */
+    put_int(e, t, 4, 1, 4, 1004);
+    cr_assert_eq(st_table_flush(t), 0);
+    cr_assert_eq(bg_policy(e, 0), SCHED_OTHER);
+    flush_async_and_wait(e, t, 5);
+    cr_assert_eq(bg_policy(e, 0), SCHED_IDLE);
+    /* Memory near back-pressure: the next write raises it. */
+    e->cfg.memtable_space = 1;
+    put_int(e, t, 6, 1, 6, 1006);
+    cr_assert(!atomic_load(&e->bg_idle[0]));
+    cr_assert_eq(bg_policy(e, 0), SCHED_OTHER);
+    e->cfg.memtable_space = 256u << 20;
+    cr_assert_eq(count_rows(t, NULL, 0, NULL), 6);
+    st_engine_close(e, true);
 }
