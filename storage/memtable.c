@@ -648,7 +648,7 @@ int mt_check(mt_memtable *m)
 
 /* Prefetch what flushing partition p will read: the partition, and its one
  * row (the common case) once the partition itself has arrived. */
-static inline void prefetch_part(const mt_partition *p, bool row)
+static inline __attribute__((always_inline)) void prefetch_part(const mt_partition *p, bool row)
 {
     if (!p) return;
     if (!row) { __builtin_prefetch(p); return; }
