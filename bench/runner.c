@@ -3,9 +3,15 @@
  *
  * Scheduling: in max-throughput mode every connection keeps `concurrency`
  * requests in flight, a completion issuing the next op.  In fixed-rate mode
- * op i is due at t0 + i/rate; a 1 ms timer issues every due op that has a free
- * slot, and latency is measured from the due time, not the send time, so a
- * stalled server shows up in the percentiles (coordinated omission corrected).
+ * op i is due at t0 + i/rate and latency is measured from the due time, not
+ * the send time, so a stalled server shows up in the percentiles
+ * (coordinated omission corrected).  An op is issued as soon as its time has
+ * come and a slot is free: by a completion (onto the connection just freed)
+ * or by a periodic timerfd ticking at the ops' times, which runs only while
+ * a slot is free (see "Fixed-rate pacing" below); a 1 ms timer is the
+ * backstop.  Ops issued together fill one connection's free slots
+ * before the next, and a connection writes everything queued in one loop
+ * iteration at once (client_async.c), so a burst is one write.
  * A reply's completion time is when the bytes holding it were read (one
  * clock read per read, bc_result.recv_ns).
  *
@@ -44,8 +50,11 @@ typedef struct req {
 struct runner {
     uv_loop_t loop;
     uv_timer_t timer;
-    uv_poll_t pacer;                  /* fixed rate: timerfd armed for the next op's intended time */
+    uv_poll_t pacer;                  /* fixed rate: periodic timerfd ticking at the ops' intended times */
     int pacer_fd;                     /* -1: none (1 ms timer and completions only) */
+    uint64_t pace_next_ns;            /* the pacer's next tick; 0 = stopped */
+    uint64_t pace_period_ns, pace_tol_ns;
+    double ns_per_op;                 /* fixed rate: 1e9 / rate */
     bench_model model;
     bench_profile *p;
     const bench_opts *o;
@@ -63,7 +72,8 @@ struct runner {
     bench_hist tick_hist; uint64_t tick_ops;
     int ticks_cap;
     char err[512];
-    int next_conn;
+    int next_conn;                    /* fixed rate: where the search for a free slot goes on */
+    int fill_conn;                    /* fixed rate: the connection being filled */
 };
 
 static void add_kind(bench_kind_count **arr, int *n, const char *kind)
@@ -205,29 +215,68 @@ static bool issue(runner *R, int ci, uint64_t start_ns)
     return true;
 }
 
-static void issue_due(runner *R, uint64_t now, int prefer);
+static bool issue_due(runner *R, uint64_t now, int prefer);
 
 /*
  * Fixed-rate pacing.  libuv timers have millisecond resolution, so with only
  * the 1 ms timer an op due between two ticks (and no completion to pick it
  * up) left up to a millisecond late, and that delay was counted as the
  * server's latency (latencies are measured from the intended time).  A
- * timerfd (nanosecond resolution, in the same loop through uv_poll) is
- * armed for the next op's intended time, no sooner than PACE_MIN_NS after
- * now, so ops leave within a few microseconds of their schedule at the cost
- * of at most one wake-up per PACE_MIN_NS.
+ * periodic timerfd (nanosecond resolution, in the same loop through
+ * uv_poll) ticks at the ops' intended times: period 1/rate rounded up, or
+ * PACE_MIN_NS at higher rates (then each tick issues every op due by then),
+ * phased on the next op.  A tick costs one read (the expiration count),
+ * where re-arming a one-shot timer for every op cost a timerfd_settime,
+ * which reprograms the hrtimer (a VM exit here).  The pacer runs only while
+ * a slot is free: with every slot busy the completions issue the due ops and
+ * a tick could send nothing, so it is stopped, and started again, phased on
+ * the next op, when a completion leaves a slot free and nothing due.  It is
+ * also re-phased when its ticks drift more than PACE_TOL_NS after the ops'
+ * times (the period is rounded up to whole ns) or when completions issued
+ * ops ahead of it, so that ticks would come with nothing to send.
  */
-#define PACE_MIN_NS 20000u
+#define PACE_MIN_NS 10000u
+#define PACE_TOL_NS 2000u
 
-static void pacer_arm(runner *R, uint64_t now)
+static uint64_t intended_ns(const runner *R, uint64_t i)
 {
-    if (R->pacer_fd < 0 || R->stopping)
-        return;
-    uint64_t next = R->t0_ns + (uint64_t)((double)R->issued / R->o->rate * 1e9);
-    if (next < now + PACE_MIN_NS)
-        next = now + PACE_MIN_NS;
-    struct itimerspec its = { .it_value = { .tv_sec = (time_t)(next / 1000000000u), .tv_nsec = (long)(next % 1000000000u) } };
+    return R->t0_ns + (uint64_t)((double)i * R->ns_per_op);
+}
+
+static void pacer_set(runner *R, uint64_t first_ns)
+{
+    struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+    if (first_ns) {
+        its.it_value.tv_sec = (time_t)(first_ns / 1000000000u);
+        its.it_value.tv_nsec = (long)(first_ns % 1000000000u);
+        its.it_interval.tv_sec = (time_t)(R->pace_period_ns / 1000000000u);
+        its.it_interval.tv_nsec = (long)(R->pace_period_ns % 1000000000u);
+    }
     timerfd_settime(R->pacer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+    R->pace_next_ns = first_ns;
+}
+
+/* After issue_due: keep the pacer ticking on the next op while a slot is
+ * free and the run goes on, else stop it. */
+static void pacer_arm(runner *R, uint64_t now, bool slot_free)
+{
+    if (R->pacer_fd < 0)
+        return;
+    if (!slot_free || R->stopping || !may_issue(R, now)) {
+        if (R->pace_next_ns)
+            pacer_set(R, 0);
+        return;
+    }
+    uint64_t t = intended_ns(R, R->issued), e = R->pace_next_ns, p = R->pace_period_ns;
+    if (!e) {
+        pacer_set(R, t);
+        return;
+    }
+    /* the first tick at or after t, and the ticks before it (sending nothing) */
+    uint64_t early = e < t ? (t - e + p - 1) / p : 0;
+    uint64_t late = e + early * p - t;
+    if (early > 1 || late > R->pace_tol_ns)
+        pacer_set(R, t);
 }
 
 static void pacer_close(runner *R)
@@ -300,51 +349,60 @@ static void on_done(void *arg, const bc_result *resp)
     if (R->o->rate <= 0 && may_issue(R, now) && !bc_async_broken(R->conns[ci]))
         issue(R, ci, now);
     else if (R->o->rate > 0 && !R->stopping)
-        issue_due(R, now, ci);
+        pacer_arm(R, now, issue_due(R, now, ci));
     maybe_finish(R, now);
 }
 
-/* Fixed-rate mode: issue every op that is due and has a free slot.  Called
- * from the 1 ms timer and from each completion, so a connection freed between
- * two ticks takes the next due op at once instead of idling until the tick
- * (which capped the rate at n_conns * concurrency per tick-rounded RTT and
- * showed up as a growing queue, i.e. a fake stall in the percentiles). */
-static void issue_due(runner *R, uint64_t now, int prefer)
+static bool slot_free(runner *R, int ci, int cap)
 {
-    double elapsed = (double)(now - R->t0_ns) / 1e9;
-    uint64_t due = (uint64_t)(elapsed * R->o->rate);
+    return !bc_async_broken(R->conns[ci]) && bc_async_inflight(R->conns[ci]) < cap;
+}
+
+/* Fixed-rate mode: issue every op that is due and has a free slot; returns
+ * whether a slot is still free (false: the ops left due wait for
+ * completions).  Called from each completion (prefer: its connection, so a
+ * connection freed between two pacer wake-ups takes the next due op at
+ * once), from the pacer and from the 1 ms timer.  Several due ops fill one
+ * connection's free slots before moving on, so they leave in one write. */
+static bool issue_due(runner *R, uint64_t now, int prefer)
+{
     int cap = R->o->concurrency;
-    while (R->issued < due && may_issue(R, now)) {
+    while (may_issue(R, now)) {
+        uint64_t intended = intended_ns(R, R->issued);
+        if (intended > now)
+            return true;
         int ci = -1;
-        if (prefer >= 0 && !bc_async_broken(R->conns[prefer]) && bc_async_inflight(R->conns[prefer]) < cap) {
+        if (prefer >= 0 && slot_free(R, prefer, cap)) {
             ci = prefer;
+        } else if (slot_free(R, R->fill_conn, cap)) {
+            ci = R->fill_conn;
         } else {
             for (int tried = 0; tried < R->n_conns; tried++) {
                 int c = R->next_conn++ % R->n_conns;
-                if (!bc_async_broken(R->conns[c]) && bc_async_inflight(R->conns[c]) < cap) {
-                    ci = c;
+                if (slot_free(R, c, cap)) {
+                    ci = R->fill_conn = c;
                     break;
                 }
             }
         }
         if (ci < 0)
-            break; /* all slots busy: the op stays due, its latency keeps growing */
-        uint64_t intended = R->t0_ns + (uint64_t)((double)R->issued / R->o->rate * 1e9);
+            return false; /* all slots busy: the op stays due, its latency keeps growing */
         if (!issue(R, ci, intended))
-            break;
+            return false;
     }
+    return true;
 }
 
 static void on_pacer(uv_poll_t *h, int status, int events)
 {
     (void)status; (void)events;
     runner *R = h->data;
-    uint64_t expirations;
-    if (read(R->pacer_fd, &expirations, sizeof expirations) < 0) { /* EAGAIN: nothing to clear */ }
+    uint64_t ticks;
+    if (read(R->pacer_fd, &ticks, sizeof ticks) == (ssize_t)sizeof ticks && R->pace_next_ns)
+        R->pace_next_ns += ticks * R->pace_period_ns;
     uint64_t now = cs_mono_ns();
-    if (!R->stopping)
-        issue_due(R, now, -1);
-    pacer_arm(R, cs_mono_ns());
+    bool free_slot = R->stopping ? false : issue_due(R, now, -1);
+    pacer_arm(R, now, free_slot);
 }
 
 static void on_timer(uv_timer_t *t)
@@ -352,8 +410,8 @@ static void on_timer(uv_timer_t *t)
     runner *R = t->data;
     uint64_t now = cs_mono_ns();
     tick(R, now);
-    if (R->o->rate > 0)
-        issue_due(R, now, -1);
+    if (R->o->rate > 0 && !R->stopping)
+        pacer_arm(R, now, issue_due(R, now, -1));
     maybe_finish(R, now);
 }
 
@@ -364,19 +422,27 @@ static void start_load(runner *R)
     R->last_tick_ns = R->warm_end_ns;
     R->end_ns = R->warm_end_ns + (uint64_t)(R->o->duration_s * 1e9);
     R->started = true;
+    R->ns_per_op = R->o->rate > 0 ? 1e9 / R->o->rate : 0;
+    R->pace_period_ns = (uint64_t)ceil(R->ns_per_op);
+    R->pace_tol_ns = PACE_TOL_NS;
+    if (R->pace_period_ns < PACE_MIN_NS) {
+        R->pace_period_ns = PACE_MIN_NS;   /* ticks between ops: any lateness below a period is expected */
+        R->pace_tol_ns = PACE_MIN_NS;
+    }
     uv_timer_start(&R->timer, on_timer, 1, 1);
     if (R->o->rate > 0) {
         R->pacer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
         if (R->pacer_fd >= 0 && uv_poll_init(&R->loop, &R->pacer, R->pacer_fd) == 0) {
             R->pacer.data = R;
             uv_poll_start(&R->pacer, UV_READABLE, on_pacer);
-            pacer_arm(R, R->t0_ns);
         } else if (R->pacer_fd >= 0) {
             close(R->pacer_fd);
             R->pacer_fd = -1;
         }
     }
-    if (R->o->rate <= 0)
+    if (R->o->rate > 0)
+        pacer_arm(R, R->t0_ns, issue_due(R, R->t0_ns, -1));
+    else
         for (int i = 0; i < R->n_conns; i++)
             for (int k = 0; k < R->o->concurrency && may_issue(R, R->t0_ns); k++)
                 issue(R, i, cs_mono_ns());

@@ -98,6 +98,37 @@ def test_preset_runs_and_reports(srv, tmp_path, preset):
     assert abs(sum(ring["node_load"]) - 3 * parts["total_ops"]) < 1e-6 * max(1, parts["total_ops"]) + 1
 
 
+@pytest.fixture(scope="module")
+def srv_rate(tmp_path_factory):
+    # its own server: the partition counts of test_bench_partitions_agree_with_server
+    # assume the kv table holds only the keys of the short runs
+    s = H.Server(tmp_path_factory.mktemp("benchrate"))
+    s.start(port=0)
+    yield s
+    s.stop()
+
+
+@pytest.mark.parametrize("conns,conc", [(4, 1), (2, 8)])
+def test_fixed_rate_keeps_the_schedule(srv_rate, tmp_path, conns, conc):
+    # --rate: op i is due at i/rate; the run issues exactly -n ops at that
+    # pace (not faster), every op answered, latencies from the due times.
+    out = tmp_path / "rate.json"
+    p = bench(srv_rate, "run", "preset:kv", "--ops", "insert=1", "-n", "3000", "--rate", "4000", "--warmup", "0.25s",
+              "--connections", str(conns), "--concurrency", str(conc), "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(out.read_text())
+    assert doc["rate"] == 4000.0
+    (s,) = doc["schemes"]
+    ins = s["operations"]["insert"]
+    assert s["errors"] == 0, s["errors_by_kind"]
+    assert ins["ops"] == 2000            # 3000 ops, the first 0.25 s (1000) are warm-up
+    # 2000 ops due over 0.5 s: the pacer does not run ahead of the schedule
+    assert s["elapsed_s"] >= 0.49
+    assert ins["throughput"] <= 4000 * 1.02
+    lat = ins["latency_ms"]
+    assert 0 < lat["p50"] <= lat["p99"] <= lat["max"] + 1e-9
+
+
 def test_time_series_schemes_side_by_side(srv, tmp_path):
     html = tmp_path / "ts.html"
     js = tmp_path / "ts.json"
