@@ -3,8 +3,7 @@
  *
  * Partitions arrive in (token, key) order.  Each is serialized into a
  * logical byte stream cut into SST_BLOCK_SIZE blocks, each lz4-compressed
- * with a CRC32C (each block on its own: the LZ4 state is reset, not
- * re-cleared, between blocks); compressed blocks reach the file in writes of 256 KiB, and
+ * with a CRC32C; compressed blocks reach the file in writes of 256 KiB, and
  * the writeback of every 8 MiB is started as it goes (sync_file_range), so
  * the fsync at finish is short.  Rows are encoded straight into reserved
  * memory.  The partition index (with a row index entry every ~4 KiB
@@ -46,7 +45,6 @@ struct sst_writer {
     cs_buf out;                          /* compressed blocks not yet written: one pwrite per SST_WRITE_BUF */
     uint64_t synced;                     /* file bytes handed to writeback (sync_file_range) */
     uint8_t *cbuf; size_t ccap;          /* compression scratch, reused for every block */
-    LZ4_stream_t *lz;                    /* compression state, reset (not cleared) per block */
     cs_buf block;                        /* current uncompressed block */
     uint64_t logical;                    /* logical bytes emitted so far */
     cs_buf chunks;                       /* u64 BE compressed offsets */
@@ -326,16 +324,7 @@ static int flush_block(sst_writer *w)
         w->cbuf = c;
         w->ccap = (size_t)bound;
     }
-    if (!w->lz) {
-        if (!(w->lz = cs_malloc(sizeof *w->lz))) return CS_ENOMEM;
-        LZ4_initStream(w->lz, sizeof *w->lz);
-    }
-    /* Each block is compressed on its own, as by LZ4_compress_default, but
-     * without clearing the 16 KiB hash table every time (that was ~8% of a
-     * compaction's instructions for a 4 KiB block): the fast reset only
-     * moves the table's base past its old entries. */
-    LZ4_resetStream_fast(w->lz);
-    int n = LZ4_compress_fast_continue(w->lz, (const char *)w->block.p, (char *)w->cbuf, (int)w->block.len, bound, 1);
+    int n = LZ4_compress_default((const char *)w->block.p, (char *)w->cbuf, (int)w->block.len, bound);
     const uint8_t *src = w->cbuf;
     uint32_t clen;
     if (n <= 0 || (size_t)n >= w->block.len) {
@@ -773,7 +762,6 @@ void sst_writer_abort(sst_writer *w)
     }
     cs_buf_destroy(&w->block); cs_buf_destroy(&w->chunks); cs_buf_destroy(&w->index); cs_buf_destroy(&w->out);
     cs_free(w->cbuf);
-    cs_free(w->lz);
     cs_buf_destroy(&w->part); cs_buf_destroy(&w->ri); cs_buf_destroy(&w->last_key); cs_buf_destroy(&w->run_first); cs_buf_destroy(&w->last_ck);
     cs_free(w->bloom);
     cs_free(w->dir);
