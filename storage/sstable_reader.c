@@ -26,6 +26,24 @@
 #include <sys/mman.h>
 
 #define IDX_FOOTER 36
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+/* Ask for transparent huge pages (THP "madvise" mode) on the 2 MiB-aligned
+ * interior of a big array about to be filled: the index entries, the token
+ * array and the chunk offsets are read at random by point reads, and with
+ * 4 KiB pages nearly every such read also missed the TLB (an 80 MB entry
+ * array spans 20k pages).  Call before the first write, so the pages are
+ * faulted in huge; a no-op for small arrays, or where unsupported. */
+static void advise_huge(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+    if (!p || n < 2 * HUGE_PAGE) return;
+    uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1), e = ((uintptr_t)p + n) & ~(HUGE_PAGE - 1);
+    if (e > a) (void)madvise((void *)a, (size_t)(e - a), MADV_HUGEPAGE);
+#else
+    (void)p; (void)n;
+#endif
+}
 
 static int corrupt(sst_reader *r, const char *comp, const char *what, uint64_t off)
 {
@@ -71,9 +89,13 @@ static int load_index(sst_reader *r)
         return corrupt(r, "Index.db", "bad footer", n - IDX_FOOTER);
     r->n_chunks = n_chunks;
     r->chunks = cs_malloc(sizeof(uint64_t) * (size_t)(n_chunks + 1));
-    r->idx = cs_calloc((size_t)(n_entries ? n_entries : 1), sizeof(sst_index_entry));
+    r->idx = cs_malloc(sizeof(sst_index_entry) * (size_t)(n_entries ? n_entries : 1));
     r->toks = cs_malloc(sizeof(int64_t) * (size_t)(n_entries ? n_entries : 1));
     if (!r->chunks || !r->idx || !r->toks) return CS_ENOMEM;
+    advise_huge(r->chunks, sizeof(uint64_t) * (size_t)(n_chunks + 1));
+    advise_huge(r->idx, sizeof(sst_index_entry) * (size_t)n_entries);
+    memset(r->idx, 0, sizeof(sst_index_entry) * (size_t)(n_entries ? n_entries : 1));
+    advise_huge(r->toks, sizeof(int64_t) * (size_t)n_entries);
     for (uint64_t i = 0; i <= n_chunks; i++) {
         r->chunks[i] = cs_be64(b + chunks_off + 8 * i);
         if (i && r->chunks[i] < r->chunks[i - 1]) return corrupt(r, "Index.db", "chunk offsets not increasing", chunks_off + 8 * i);
@@ -137,7 +159,9 @@ static int load_filter(sst_reader *r)
         if (k == 0 || k > 64 || bits == 0 || bits % 8 || SST_FILE_HDR + 8 + bits / 8 + 4 != n) {
             rc = corrupt(r, "Filter.db", "bad filter size", SST_FILE_HDR);
         } else {
-            r->bloom = cs_memdup(b + SST_FILE_HDR + 8, bits / 8);
+            r->bloom = cs_malloc((size_t)(bits / 8));
+            advise_huge(r->bloom, (size_t)(bits / 8));
+            if (r->bloom) memcpy(r->bloom, b + SST_FILE_HDR + 8, (size_t)(bits / 8));
             r->bloom_bits = bits;
             r->bloom_k = k;
             if (!r->bloom) rc = CS_ENOMEM;
