@@ -64,6 +64,8 @@ typedef struct cshard {
     size_t count;                     /* occupied slots */
     size_t hand;                      /* CLOCK hand: a slot index */
     size_t used, cap;
+    _Atomic(cslot *) pf;              /* slots and nslots for sst__cache_prefetch, which reads */
+    atomic_size_t pf_n;               /* them without the lock (a stale pair only misaims a prefetch) */
     uint64_t dk[DK_BITS / 64];        /* doorkeeper: blocks missed recently */
     uint32_t dk_n;                    /* bits set since the last clear */
 } cshard;
@@ -166,6 +168,8 @@ static bool grow(cshard *sh)
     sh->slots = ns;
     sh->nslots = n;
     sh->hand = 0;
+    atomic_store_explicit(&sh->pf_n, n, memory_order_relaxed);
+    atomic_store_explicit(&sh->pf, ns, memory_order_relaxed);
     return true;
 }
 
@@ -193,6 +197,8 @@ void st__cache_retain(size_t cap)
             pthread_mutex_lock(&sh->mu);
             sh->slots = NULL;   /* allocated by the shard's first insert */
             sh->nslots = ns;
+            atomic_store_explicit(&sh->pf, NULL, memory_order_relaxed);
+            atomic_store_explicit(&sh->pf_n, ns, memory_order_relaxed);
             sh->count = sh->hand = sh->used = 0;
             sh->cap = cap / NSHARDS;
             pthread_mutex_unlock(&sh->mu);
@@ -211,6 +217,7 @@ void st__cache_release(void)
             cshard *sh = &g_shards[i];
             pthread_mutex_lock(&sh->mu);
             for (size_t k = 0; sh->slots && k < sh->nslots; k++) cs_free(sh->slots[k].e);
+            atomic_store_explicit(&sh->pf, NULL, memory_order_relaxed);
             cs_free(sh->slots);
             sh->slots = NULL;
             sh->count = sh->used = sh->cap = 0;
@@ -238,6 +245,18 @@ bool sst__cache_get(uint64_t rid, uint64_t blk, uint32_t len, uint32_t off, uint
     }
     pthread_mutex_unlock(&sh->mu);
     return hit;
+}
+
+/* Start loading the slot where block (rid, blk) would be, without the lock:
+ * a read that knows its block early (from the index entry) overlaps this
+ * miss with other work (the memtable lookup) before sst__cache_get. */
+void sst__cache_prefetch(uint64_t rid, uint64_t blk)
+{
+    uint64_t h = key_hash(rid, blk);
+    cshard *sh = shard_of(h);
+    cslot *s = atomic_load_explicit(&sh->pf, memory_order_relaxed);
+    size_t n = atomic_load_explicit(&sh->pf_n, memory_order_relaxed);
+    if (s && n) __builtin_prefetch(s + home_of(n, h));
 }
 
 void sst__cache_put(uint64_t rid, uint64_t blk, const uint8_t *src, uint32_t len)
@@ -316,8 +335,10 @@ void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot)
         }
         if (i != SIZE_MAX) cs_free(take(sh, i));
     }
-    if (!sh->slots && sh->cap && sh->nslots)
+    if (!sh->slots && sh->cap && sh->nslots) {
         sh->slots = cs_calloc(sh->nslots, sizeof *sh->slots);
+        atomic_store_explicit(&sh->pf, sh->slots, memory_order_relaxed);
+    }
     if (sh->slots && sizeof(centry) + e->len <= sh->cap / 2 &&
         ((sh->count + 1) * 4 <= sh->nslots * 3 || grow(sh))) {
         cslot v = { .rid = rid, .blk = blk, .len = e->len, .ref = 1, .e = e };

@@ -138,6 +138,7 @@ void st__cache_retain(size_t cap);
 void st__cache_release(void);
 /* Copy bytes [off, off+n) of cached block blk (whole length len) to dst. */
 bool sst__cache_get(uint64_t rid, uint64_t blk, uint32_t len, uint32_t off, uint8_t *dst, uint32_t n);
+void sst__cache_prefetch(uint64_t rid, uint64_t blk);              /* its slot, no lock */
 void sst__cache_put(uint64_t rid, uint64_t blk, const uint8_t *src, uint32_t len);
 uint8_t *sst__cache_slot(uint64_t rid, uint64_t blk, uint32_t len);   /* NULL: do not cache */
 void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot);   /* takes ownership */

@@ -885,6 +885,9 @@ int sst_partition_known(sst_reader *r, bool found, uint64_t pos, sst_pctx *ctx,
     memset(ctx, 0, sizeof *ctx);
     ctx->state = 2; ctx->idx = pos;
     const sst_index_entry *e = &r->idx[pos];
+    /* The read comes after the other sources' lookups and the memtable's:
+     * start loading the block cache slot of the partition's first block. */
+    sst__cache_prefetch(r->cache_id, e->pos / r->block_size);
     if (e->n_ri < 2) return 0;
     int rc;
     const sst_ri *ri = get_ri(r, e, &rc);
