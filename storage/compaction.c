@@ -615,7 +615,7 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
             since_check = 0;
             pthread_mutex_lock(&t->mu);
             t->cmp_done = done;
-            bool stale = t->epoch != epoch || t->dropped || t->e->closing;
+            bool stale = t->epoch != epoch || t->dropped || t->paused > 0 || t->e->closing;
             pthread_mutex_unlock(&t->mu);
             if (stale) { rc = CS_EAGAIN; break; }
         }
@@ -855,11 +855,14 @@ int st_table_compact(st_table *t)
 {
     if (!t) return CS_EINVAL;
     pthread_mutex_lock(&t->mu);
-    if (t->compacting) {   /* a background compaction: at normal priority while we wait */
+    /* Not during a truncate/drop (paused): its swap of the sstable set would
+     * race the choice of inputs below (st_table_pin: t may be dropped). */
+    if (!t->dropped && (t->compacting || t->paused > 0)) {   /* background compaction: normal priority */
         st__bg_urgent(t->e, 1, +1);
-        while (t->compacting) pthread_cond_wait(&t->cv, &t->mu);
+        while (!t->dropped && (t->compacting || t->paused > 0)) pthread_cond_wait(&t->cv, &t->mu);
         st__bg_urgent(t->e, 1, -1);
     }
+    if (t->dropped) { pthread_mutex_unlock(&t->mu); return 0; }
     t->compacting = true;
     int n = t->n_ssts;
     sst_reader **v = cs_malloc(sizeof *v * (size_t)(n + 1));

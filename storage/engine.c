@@ -359,9 +359,28 @@ int st_table_drop(st_table *t)
     } else {
         vfs_rmtree(t->dir);
     }
-    table_free(t);
+    pthread_mutex_lock(&t->mu);
+    bool pinned = t->pins > 0;
+    t->drop_done = pinned;
+    pthread_mutex_unlock(&t->mu);
+    if (!pinned) table_free(t);
     st__recycle(e);
     return rc;
+}
+
+void st_table_pin(st_table *t)
+{
+    pthread_mutex_lock(&t->mu);
+    t->pins++;
+    pthread_mutex_unlock(&t->mu);
+}
+
+void st_table_unpin(st_table *t)
+{
+    pthread_mutex_lock(&t->mu);
+    bool last = --t->pins == 0 && t->drop_done;
+    pthread_mutex_unlock(&t->mu);
+    if (last) table_free(t);
 }
 
 /* ---------------------------------------------------------------- writes */

@@ -635,6 +635,7 @@ void st__resume(st_table *t)
 {
     pthread_mutex_lock(&t->mu);
     if (t->paused > 0) t->paused--;
+    pthread_cond_broadcast(&t->cv);      /* st_table_compact waits for it */
     pthread_mutex_unlock(&t->mu);
 }
 

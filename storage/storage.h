@@ -113,12 +113,25 @@ st_table *st_table_find(st_engine *e, const uint8_t id[16]);   /* NULL if not op
 int st_table_set_opts(st_table *t, const st_table_opts *opts);  /* ALTER TABLE WITH */
 /* TRUNCATE: discard memtables and sstables now (writes after it are kept). */
 int st_table_truncate(st_table *t);
-/* DROP: truncate, delete the directory, forget the table; handle invalid after. */
+/* DROP: truncate, delete the directory, forget the table; handle invalid after
+ * (unless pinned: see st_table_pin). */
 int st_table_drop(st_table *t);
 /* Flush memtable to an sstable now and wait for it (nodetool flush). */
 int st_table_flush(st_table *t);
-/* Major compaction of all sstables now and wait for it (nodetool compact). */
+/* Major compaction of all sstables now and wait for it (nodetool compact).
+ * Waits while a truncate or drop of t is in progress; on a dropped table
+ * (pinned, see below) it does nothing and returns 0. */
 int st_table_compact(st_table *t);
+/* Pinning (additive; for work on another thread, e.g. the admin endpoint's
+ * flush/compact on a worker thread): a pinned handle stays valid across
+ * st_table_drop.  Pin on a thread that knows t is open (the thread that
+ * would drop it); drop then does everything but free the handle, and the
+ * last st_table_unpin frees it (on the unpinning thread).  On a dropped,
+ * pinned table st_table_flush and st_table_compact return 0 at once
+ * (nothing left to write), st_table_stats_get reports an empty table.
+ * Unpin everything before st_engine_close. */
+void st_table_pin(st_table *t);
+void st_table_unpin(st_table *t);
 
 /* ---------------------------------------------------------------- writes */
 

@@ -256,6 +256,8 @@ struct st_table {
     bool want_compact;                   /* compaction check requested */
     uint64_t cmp_done, cmp_total;        /* running compaction progress */
     bool flushing_now;
+    int pins;                            /* st_table_pin holders */
+    bool drop_done;                      /* dropped while pinned: the last unpin frees */
 };
 
 struct st_engine {
