@@ -128,9 +128,24 @@ typedef struct cql_batch_item {
 int cql_batch(cql_ctx *ctx, cql_session *s, uint8_t type, const cql_batch_item *items,
               int n_items, const cql_params *p, cql_result *r, cs_error *e);
 
-/* Admin operations (nodetool-like), for server/admin.c and tools. */
+/* Admin operations (nodetool-like), for server/admin.c and tools.
+ * cql_admin_flush / cql_admin_compact: resolve, run and release in one
+ * call, on the loop thread (tests).  The admin endpoint splits them:
+ * cql_admin_resolve on the loop thread names the storage tables (errors:
+ * CS_ERR_INVALID for unknown names) and pins each (st_table_pin), so a
+ * concurrent DROP cannot free them; cql_admin_run flushes or compacts them
+ * on any thread (a table dropped meanwhile is a no-op); cql_admin_release
+ * (any thread) unpins and frees the array. */
 int cql_admin_flush(cql_ctx *ctx, const char *ks, const char **tables, int n_tables, cs_error *e);
 int cql_admin_compact(cql_ctx *ctx, const char *ks, const char **tables, int n_tables, cs_error *e);
+typedef struct cql_admin_target {
+    st_table *st;                      /* pinned */
+    char name[400];                    /* ks.table[.index], for messages */
+} cql_admin_target;
+int cql_admin_resolve(cql_ctx *ctx, const char *ks, const char **tables, int n_tables,
+                      cql_admin_target **out, int *n_out, cs_error *e);
+int cql_admin_run(cql_admin_target *v, int n, bool compact, cs_error *e);
+void cql_admin_release(cql_admin_target *v, int n);
 
 /* Node facts for admin tools (nodetool info/status/describecluster). */
 typedef struct cql_node_info {

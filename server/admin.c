@@ -1,6 +1,8 @@
 /*
  * admin.c: the HTTP/1.0 admin endpoint (see admin.h).  One request per
  * connection: read until the blank line (at most 8 KiB), answer, close.
+ * Everything runs on the loop thread except the flushes and compactions of
+ * POST /flush and /compact (see "flush/compact" below).
  */
 #include "server/admin.h"
 #include "server/msg.h"
@@ -12,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "common/alloc.h"
 #include "common/buf.h"
@@ -95,6 +99,77 @@ static bool query_param(const char *q, const char *name, char *out, size_t cap)
     return false;
 }
 
+/* ---------------------------------------------------------------- flush/compact
+ *
+ * POST /flush and /compact: the names are resolved and the storage tables
+ * pinned here on the loop (cql_admin_resolve reads the catalog), the flush
+ * or major compaction runs on libuv's thread pool (uv_queue_work), and the
+ * reply is sent from the after-work callback back on the loop once the work
+ * is done, so `nodetool flush ks t` still returns with the sstables on disk
+ * while the loop keeps serving CQL.  The pins keep a table dropped meanwhile
+ * valid (storage.h st_table_pin; flushing a dropped table is a no-op);
+ * a->jobs lists the jobs in flight for admin_close and admin_busy. */
+typedef struct admin_job {
+    uv_work_t req;                   /* first member */
+    admin_conn *ac;
+    admin *a;
+    bool compact;
+    cql_admin_target *targets;
+    int n_targets;
+    int rc;
+    cs_error e;
+    struct admin_job *prev, *next;   /* a->jobs */
+} admin_job;
+
+/* Test hook (CASSETTE_TEST_ADMIN_HOLD=PATH): the worker creates PATH.held,
+ * then waits until PATH exists (or the endpoint closes, or 120 s), so tests
+ * can act while a flush/compact is in progress, by order of events. */
+static void test_hold(admin *a)
+{
+    if (!a->test_hold[0])
+        return;
+    char held[sizeof a->test_hold + 8];
+    snprintf(held, sizeof held, "%s.held", a->test_hold);
+    FILE *f = fopen(held, "w");
+    if (f)
+        fclose(f);
+    for (int i = 0; i < 24000 && !atomic_load(&a->closing) && access(a->test_hold, F_OK) != 0; i++) {
+        struct timespec ts = { 0, 5 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void job_work(uv_work_t *req)
+{
+    admin_job *j = (admin_job *)req;
+    test_hold(j->a);
+    j->rc = cql_admin_run(j->targets, j->n_targets, j->compact, &j->e);
+}
+
+static void job_done(uv_work_t *req, int status)
+{
+    admin_job *j = (admin_job *)req;
+    admin *a = j->a;
+    if (j->prev)
+        j->prev->next = j->next;
+    else
+        a->jobs = j->next;
+    if (j->next)
+        j->next->prev = j->prev;
+    a->n_jobs--;
+    cql_admin_release(j->targets, j->n_targets);
+    if (status == UV_ECANCELED) {
+        respond_text(j->ac, 500, "nodetool: the server is shutting down\n");
+    } else if (j->rc == 0) {
+        respond_text(j->ac, 200, "OK\n");
+    } else {
+        char msg[1100];
+        snprintf(msg, sizeof msg, "%s\n", cs_error_isset(&j->e) ? j->e.msg : cs_strerror(j->rc));
+        respond_text(j->ac, 500, msg);
+    }
+    cs_free(j);
+}
+
 static void do_flush_compact(admin_conn *ac, bool compact, const char *query)
 {
     char ks[256], tables[1024];
@@ -105,18 +180,40 @@ static void do_flush_compact(admin_conn *ac, bool compact, const char *query)
     char *save = NULL;
     for (char *t = strtok_r(tables, ",", &save); t && n < 64; t = strtok_r(NULL, ",", &save))
         names[n++] = t;
-    cs_error e;
-    cs_error_init(&e);
-    cql_ctx *ctx = ac->a->server->cql;
-    int rc = compact ? cql_admin_compact(ctx, ks[0] ? ks : NULL, names, n, &e)
-                     : cql_admin_flush(ctx, ks[0] ? ks : NULL, names, n, &e);
-    if (rc == 0) {
-        respond_text(ac, 200, "OK\n");
+    admin *a = ac->a;
+    if (atomic_load(&a->closing)) {
+        respond_text(ac, 500, "nodetool: the server is shutting down\n");
         return;
     }
-    char msg[1100];
-    snprintf(msg, sizeof msg, "%s\n", cs_error_isset(&e) ? e.msg : cs_strerror(rc));
-    respond_text(ac, cs_error_isset(&e) && e.code == CS_ERR_INVALID ? 400 : 500, msg);
+    admin_job *j = cs_calloc(1, sizeof *j);
+    if (!j) {
+        respond_text(ac, 500, "out of memory\n");
+        return;
+    }
+    cs_error_init(&j->e);
+    int rc = cql_admin_resolve(a->server->cql, ks[0] ? ks : NULL, names, n, &j->targets, &j->n_targets, &j->e);
+    if (rc == 0) {
+        j->ac = ac;
+        j->a = a;
+        j->compact = compact;
+        rc = uv_queue_work(a->loop, &j->req, job_work, job_done);
+        if (rc != 0)
+            cql_admin_release(j->targets, j->n_targets);
+    }
+    if (rc != 0) {
+        char msg[1100];
+        snprintf(msg, sizeof msg, "%s\n", cs_error_isset(&j->e) ? j->e.msg : cs_strerror(rc));
+        respond_text(ac, cs_error_isset(&j->e) && j->e.code == CS_ERR_INVALID ? 400 : 500, msg);
+        cs_free(j);
+        return;
+    }
+    j->next = a->jobs;
+    if (a->jobs)
+        a->jobs->prev = j;
+    a->jobs = j;
+    a->n_jobs++;
+    ac->answered = true;               /* on_read ignores the connection until the reply */
+    uv_read_stop((uv_stream_t *)&ac->tcp);
 }
 
 static void metric(cs_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -437,6 +534,15 @@ void admin_init(admin *a, uv_loop_t *loop, srv *server)
     a->loop = loop;
     a->server = server;
     a->started_ms = (uint64_t)cs_now_ms();
+    atomic_init(&a->closing, false);
+    const char *hold = getenv("CASSETTE_TEST_ADMIN_HOLD");
+    if (hold)
+        snprintf(a->test_hold, sizeof a->test_hold, "%s", hold);
+}
+
+bool admin_busy(const admin *a)
+{
+    return a->n_jobs > 0;
 }
 
 int admin_listen(admin *a, const char *addr, int port)
@@ -464,6 +570,11 @@ int admin_listen(admin *a, const char *addr, int port)
 
 void admin_close(admin *a)
 {
+    /* Jobs not started yet are cancelled (their reply says so); running
+     * ones finish (a test hold lets go) and reply: admin_busy until then. */
+    atomic_store(&a->closing, true);
+    for (admin_job *j = a->jobs; j; j = j->next)
+        uv_cancel((uv_req_t *)&j->req);
     if (a->listening) {
         a->listening = false;
         uv_close((uv_handle_t *)&a->tcp, NULL);

@@ -1,8 +1,11 @@
 /*
  * admin.h: a tiny HTTP/1.0 admin endpoint on 127.0.0.1 (config `admin_port`,
  * 0 disables), for cassette-tool, tests and Prometheus.  Owner:
- * server/admin.c.  Runs on the request loop thread, like the CQL layer it
- * calls, so flush/compact see a consistent catalog.
+ * server/admin.c.  Runs on the (main) request loop thread, like the CQL
+ * layer it calls, so names are resolved against a consistent catalog; the
+ * flush or major compaction itself runs on libuv's thread pool and the
+ * reply is sent once it is done (nodetool flush returns with the data on
+ * disk), so requests on every connection are served meanwhile.
  *
  *   POST /flush?ks=KS&table=T[,T2]   nodetool flush   (no ks: every keyspace)
  *   POST /compact?ks=KS&table=T      nodetool compact
@@ -12,6 +15,7 @@
 #ifndef CS_SERVER_ADMIN_H
 #define CS_SERVER_ADMIN_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <uv.h>
 
@@ -24,11 +28,19 @@ typedef struct admin {
     bool listening;
     int port;                        /* bound port */
     uint64_t started_ms;
+    struct admin_job *jobs;          /* flushes/compactions in flight (loop thread) */
+    int n_jobs;
+    atomic_bool closing;             /* admin_close ran (read by workers) */
+    char test_hold[512];             /* CASSETTE_TEST_ADMIN_HOLD (admin.c) */
 } admin;
 
 void admin_init(admin *a, uv_loop_t *loop, srv *server);
 /* 0 or a negative libuv error. */
 int admin_listen(admin *a, const char *addr, int port);
+/* Stop listening; cancel flush/compact jobs not started yet. */
 void admin_close(admin *a);
+/* True while flush/compact jobs are in flight (after admin_close, keep
+ * running the loop until false: a worker may still use the engine). */
+bool admin_busy(const admin *a);
 
 #endif

@@ -257,7 +257,7 @@ int main(int argc, char **argv)
     st_defer_log_writes(true);     /* one commit log write per reply batch (conn.c flush) */
     a.server.log_deferred = true;
     while (uv_run(loop, UV_RUN_ONCE) != 0) {
-        if (a.stopping && a.server.n_conns == 0)
+        if (a.stopping && a.server.n_conns == 0 && !admin_busy(&a.adm))   /* admin: flush/compact in flight */
             break;
     }
     /* Release the engine's sync notifier on this thread (storage.h), then
