@@ -306,10 +306,20 @@ static void table_metrics(cs_buf *b, srv *s)
 static void do_metrics(admin_conn *ac)
 {
     const srv *s = ac->a->server;
-    const srv_stats *st = &s->stats;
+    srv_stats sum;
+    srv_stats_sum(s, &sum);
+    const srv_stats *st = &sum;
     cs_buf b;
     cs_buf_init(&b);
     metric(&b, "# TYPE cassette_connections gauge\ncassette_connections %d\n", s->n_conns);
+    metric(&b, "# TYPE cassette_loop_connections gauge\n");
+    for (int i = 0; i < s->n_loops; i++)
+        metric(&b, "cassette_loop_connections{loop=\"%d\"} %d\n", i,
+               __atomic_load_n(&s->loops[i].n_conns, __ATOMIC_RELAXED));
+    metric(&b, "# TYPE cassette_loop_requests_total counter\n");
+    for (int i = 0; i < s->n_loops; i++)
+        metric(&b, "cassette_loop_requests_total{loop=\"%d\"} %llu\n", i,
+               (unsigned long long)__atomic_load_n(&s->loops[i].stats.requests, __ATOMIC_RELAXED));
     metric(&b, "# TYPE cassette_connections_total counter\ncassette_connections_total %llu\n",
            (unsigned long long)st->connections_total);
     metric(&b, "# TYPE cassette_connections_rejected_total counter\n"
@@ -357,11 +367,13 @@ static void do_metrics(admin_conn *ac)
 static void do_status(admin_conn *ac)
 {
     const srv *s = ac->a->server;
+    srv_stats sum;
+    srv_stats_sum(s, &sum);
     char body[512];
     int n = snprintf(body, sizeof body,
                      "{\"status\":\"UN\",\"native_port\":%d,\"connections\":%d,"
                      "\"requests\":%llu,\"memory_bytes\":%zu,\"uptime_ms\":%llu}\n",
-                     s->port, s->n_conns, (unsigned long long)s->stats.requests, cs_alloc_used(),
+                     s->port, s->n_conns, (unsigned long long)sum.requests, cs_alloc_used(),
                      (unsigned long long)((uint64_t)cs_now_ms() - ac->a->started_ms));
     respond(ac, 200, "application/json", body, (size_t)n);
 }
@@ -399,6 +411,7 @@ static void on_top_done(uv_timer_t *t)
     admin_conn *ac = w->ac;
     cs_buf out;
     cs_buf_init(&out);
+    srv_exec_lock(ac->a->server);   /* server/conn.h */
     sch_table *tb = sch_table_by_id(cql_ctx_catalog(ac->a->server->cql), w->table_id);
     if (tb) {
         nodetool_toppartitions_report(ac->a->server, tb, 10, &out);
@@ -406,6 +419,7 @@ static void on_top_done(uv_timer_t *t)
     } else {
         respond_text(ac, 400, "nodetool: the table was dropped while sampling\n");
     }
+    srv_exec_unlock(ac->a->server);
     cs_buf_destroy(&out);
     uv_close((uv_handle_t *)&w->timer, on_top_timer_closed);
 }
@@ -506,8 +520,12 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
     }
     ac->len += (size_t)nread;
     ac->buf[ac->len] = '\0';
-    if (strstr(ac->buf, "\r\n\r\n") || strstr(ac->buf, "\n\n"))
+    if (strstr(ac->buf, "\r\n\r\n") || strstr(ac->buf, "\n\n")) {
+        /* cql/ is called only under the execution lock (server/conn.h) */
+        srv_exec_lock(ac->a->server);
         handle(ac);
+        srv_exec_unlock(ac->a->server);
+    }
     else if (ac->len >= sizeof ac->buf - 1)
         respond_text(ac, 400, "request too large\n");
 }

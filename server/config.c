@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/alloc.h"
 #include "common/err.h"
@@ -174,6 +175,7 @@ static const key_def keys[] = {
     { "concurrent_compactors", K_INT, 0, F(st.compaction_threads) },
     { "auto_snapshot", K_BOOL, 0, F(st.snapshot_on_truncate) },
     { "admin_port", K_INT, 0, F(admin_port) },
+    { "request_loops", K_INT, 0, F(request_loops) },
     /* Known Cassandra keys with no effect on a single cassette node. */
     { "partitioner", K_IGNORE, 0, 0, 0 },
     { "seed_provider", K_IGNORE, 0, 0, 0 },
@@ -312,6 +314,8 @@ int config_set(config *c, const char *key, const char *v)
         return copy_str((char *)c + k->off, (size_t)k->width, v);
     case K_INT:
         if (parse_int(v, &iv))
+            return CS_EINVAL;
+        if (k->off == offsetof(config, request_loops) && (iv < 0 || iv > CONFIG_MAX_REQUEST_LOOPS))
             return CS_EINVAL;
         *(int *)((char *)c + k->off) = iv;
         return 0;
@@ -491,6 +495,7 @@ void config_defaults(config *c)
     c->max_connections = -1;
     c->authenticator = CONFIG_AUTH_ALLOW_ALL;
     c->admin_port = 7199;
+    c->request_loops = 1;
     cs_buf_init(&c->settings);
 }
 
@@ -589,6 +594,7 @@ static void build_settings(config *c)
     setting(b, "native_transport_max_frame_size", "%s", sz);
     setting(b, "native_transport_port", "%d", c->native_port);
     setting(b, "num_tokens", "%d", c->cql.num_tokens);
+    setting(b, "request_loops", "%d", c->request_loops);
     setting(b, "rpc_address", "%s", c->rpc_address);
     setting(b, "tombstone_failure_threshold", "%d", c->cql.tombstone_failure_threshold);
     setting(b, "tombstone_warn_threshold", "%d", c->cql.tombstone_warn_threshold);
@@ -613,6 +619,13 @@ void config_finish(config *c, const char *base)
     c->cql.cluster_name = c->cluster_name;
     c->cql.listen_address = c->listen_address;
     c->cql.native_port = c->native_port;
+    c->request_loops_effective = c->request_loops;
+    if (c->request_loops_effective <= 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        c->request_loops_effective = n > 0 ? (int)n : 1;
+    }
+    if (c->request_loops_effective > CONFIG_MAX_REQUEST_LOOPS)
+        c->request_loops_effective = CONFIG_MAX_REQUEST_LOOPS;
     build_settings(c);
     c->cql.config_text = c->settings.err ? NULL : (const char *)c->settings.p;
 }

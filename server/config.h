@@ -21,6 +21,7 @@
 #include "storage/storage.h"
 
 enum { CONFIG_AUTH_ALLOW_ALL = 0, CONFIG_AUTH_PASSWORD = 1 };
+#define CONFIG_MAX_REQUEST_LOOPS 64
 
 typedef struct config {
     st_config st;                     /* engine settings; strings point into this struct */
@@ -33,6 +34,8 @@ typedef struct config {
     int max_connections;              /* native_transport_max_concurrent_connections (-1: no limit) */
     int authenticator;                /* CONFIG_AUTH_* */
     int admin_port;                   /* cassette: HTTP admin on 127.0.0.1 (7199; 0 disables) */
+    int request_loops;                /* cassette: request loop threads (1; 0: one per CPU) */
+    int request_loops_effective;      /* request_loops with 0 resolved (config_finish) */
     char data_dir[1024];              /* first of data_file_directories ("" = not set) */
     char commitlog_dir[1024];         /* commitlog_directory ("" = not set) */
     bool admin_port_set;              /* admin_port given explicitly */

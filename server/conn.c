@@ -1,7 +1,8 @@
 /*
  * conn.c: one client connection of the native protocol server.
  *
- * State machine (one per connection; every transition is on the loop thread):
+ * State machine (one per connection; every transition is on the thread of
+ * the request loop that owns the connection, see conn.h):
  *
  *                 first frame, version 3 or 4
  *   C_NEW ────────────────────────────────────────► C_UNINIT
@@ -53,9 +54,16 @@
  *     cannot grow the server's memory without bound.  When unsent output
  *     (in flight + queued) exceeds MAX_PENDING_OUT, frame processing and
  *     reading stop; both resume when the write completes (on_write -> pump).
+ * 10. Calls into cql/ (requests, tracing, system_views.clients registration)
+ *     run under the execution lock (srv_exec_lock), taken at the first such
+ *     call of a read batch and released by pump after the batch: one lock
+ *     round trip per read, not per frame.  Reading, framing, the commit log
+ *     tail write and reply writes run outside it, in parallel across loops.
  */
 #include "server/conn.h"
 #include "cql/trace.h"
+
+#include <stdatomic.h>
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -63,6 +71,7 @@
 #include <stdio.h>
 #include <strings.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/alloc.h"
 #include "common/err.h"
@@ -82,8 +91,8 @@ enum { C_NEW, C_UNINIT, C_AUTH, C_READY, C_CLOSING };
 
 struct conn {
     uv_tcp_t tcp;                    /* embedded handle; first member */
-    srv *s;                          /* owning server (borrowed) */
-    conn *prev, *next;               /* srv->conns list */
+    srv_loop *s;                     /* owning loop (borrowed) */
+    conn *prev, *next;               /* srv_loop.conns list */
     int state;                       /* C_* */
     uint8_t version;                 /* fixed by the first frame; 0 before */
     bool compress;                   /* lz4 negotiated and STARTUP answered */
@@ -126,19 +135,37 @@ const uint32_t srv_lat_bounds_us[SRV_LAT_BUCKETS - 1] = {
 };
 
 /* Count one CQL request's latency (from its frame to its queued reply). */
-static void record_latency(srv *s, uint64_t start_ns, uint64_t end_ns)
+static void record_latency(srv_loop *s, uint64_t start_ns, uint64_t end_ns)
 {
     uint64_t us = (end_ns - start_ns) / 1000;
     int i = 0;
     while (i < SRV_LAT_BUCKETS - 1 && us > srv_lat_bounds_us[i])
         i++;
-    s->stats.lat_buckets[i]++;
-    s->stats.lat_sum_us += us;
-    s->stats.lat_count++;
+    SRV_STAT_ADD(s->stats.lat_buckets[i], 1);
+    SRV_STAT_ADD(s->stats.lat_sum_us, us);
+    SRV_STAT_ADD(s->stats.lat_count, 1);
 }
 
 static void flush(conn *c);
 static void pump(conn *c);
+
+/* The execution lock (conn.h), taken at the first call into cql/ of a
+ * read batch and released when the batch is processed (pump). */
+static void exec_enter(srv_loop *l)
+{
+    if (!l->exec_held) {
+        srv_exec_lock(l->server);
+        l->exec_held = true;
+    }
+}
+
+static void exec_leave(srv_loop *l)
+{
+    if (l->exec_held) {
+        l->exec_held = false;
+        srv_exec_unlock(l->server);
+    }
+}
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
 static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf);
 
@@ -157,16 +184,22 @@ static void conn_unref(conn *c)
 static void on_close(uv_handle_t *h)
 {
     conn *c = (conn *)h;
-    srv *s = c->s;
-    if (c->listed)
+    srv_loop *s = c->s;
+    if (c->listed) {
+        bool held = s->exec_held;
+        exec_enter(s);
         cql_session_closed(s->cql, &c->session);
+        if (!held)
+            exec_leave(s);
+    }
     if (c->prev)
         c->prev->next = c->next;
     else
         s->conns = c->next;
     if (c->next)
         c->next->prev = c->prev;
-    s->n_conns--;
+    SRV_STAT_ADD(s->n_conns, -1);
+    atomic_fetch_sub(&s->server->n_conns, 1);
     c->handle_closed = true;
     c->refs++;
     conn_unref(c);
@@ -291,7 +324,7 @@ static void flush_now(conn *c)
             conn__close(c, false);
             return;
         }
-        c->s->stats.bytes_out += (uint64_t)n;
+        SRV_STAT_ADD(c->s->stats.bytes_out, (uint64_t)n);
         if ((size_t)n == c->out.len) {
             c->out.len = 0;
             if (c->out.cap > IDLE_BUF_KEEP)
@@ -316,7 +349,7 @@ static void flush_now(conn *c)
                 conn__close(c, false);
                 return;
             }
-            c->s->stats.bytes_out += len;
+            SRV_STAT_ADD(c->s->stats.bytes_out, len);
             c->writing = true;
             c->inflight = len;
             c->refs++;
@@ -333,7 +366,7 @@ static void flush_now(conn *c)
  * resumes here (as in on_write); what it produces is queued again and
  * written before this returns, so nothing waits for another event.
  */
-static void run_flushq(srv *s)
+static void run_flushq(srv_loop *s)
 {
     while (s->flushq) {
         conn *c = s->flushq;
@@ -384,7 +417,7 @@ static void on_flush_idle(uv_idle_t *h);
  */
 static void flush(conn *c)
 {
-    srv *s = c->s;
+    srv_loop *s = c->s;
     if (c->closed || c->writing)
         return;
     if (c->queued)
@@ -409,7 +442,7 @@ static void flush(conn *c)
     c->refs++;
 }
 
-void conn__srv_close(srv *s)
+void conn__srv_close(srv_loop *s)
 {
     run_flushq(s);
     cs_buf_destroy(&s->spare_body);
@@ -438,9 +471,9 @@ static void error_init(cs_error *e)
 /* Append an ERROR frame for e on `stream`. */
 static void reply_error(conn *c, int16_t stream, const cs_error *e)
 {
-    c->s->stats.errors++;
+    SRV_STAT_ADD(c->s->stats.errors, 1);
     if (e->code == CS_ERR_PROTOCOL)
-        c->s->stats.protocol_errors++;
+        SRV_STAT_ADD(c->s->stats.protocol_errors, 1);
     msg_write_error(&c->out, c->version ? c->version : 4, stream, c->compress, e);
 }
 
@@ -471,6 +504,7 @@ static void become_ready(conn *c)
     c->state = C_READY;
     if (!c->listed) {
         c->listed = true;
+        exec_enter(c->s);            /* released by pump */
         cql_session_opened(c->s->cql, &c->session);
     }
 }
@@ -490,8 +524,8 @@ static void refuse_version(conn *c, const uint8_t *hdr)
     snprintf(e.msg, sizeof e.msg,
              "Invalid or unsupported protocol version (%u); supported versions are (%s)", v,
              SUPPORTED_TEXT);
-    c->s->stats.errors++;
-    c->s->stats.protocol_errors++;
+    SRV_STAT_ADD(c->s->stats.errors, 1);
+    SRV_STAT_ADD(c->s->stats.protocol_errors, 1);
     /* v1/v2 get their own version byte back (Cassandra answers an old
      * version in that version); anything else a v4 frame. */
     msg_write_error(&c->out, (v == 1 || v == 2) ? v : 4, (int16_t)cs_be16(hdr + 2), false, &e);
@@ -640,7 +674,7 @@ static void encode_result(conn *c, cs_buf *dst, int16_t stream, const cql_result
 static void finish_cql(conn *c, int16_t stream, int rc, cql_result *r, cs_error *e,
                        uint64_t start_ns, const uint8_t *tracing_id)
 {
-    srv *s = c->s;
+    srv_loop *s = c->s;
     if (rc == CS_EUSER || (rc != 0 && cs_error_isset(e))) {
         reply_error(c, stream, e);
         s->clock_ns = cs_mono_ns();
@@ -679,7 +713,7 @@ static void finish_cql(conn *c, int16_t stream, int rc, cql_result *r, cs_error 
     record_latency(s, start_ns, s->clock_ns);
 events:
     if (r->schema_changed)
-        srv_push_schema_change(s, &r->change);
+        srv_push_schema_change(s->server, &r->change);
 }
 
 /* A traced request (frame flag 0x02, spec v4 §2.2) becomes a trace session
@@ -713,7 +747,7 @@ static void trace_request(conn *c, const msg_request *m, int64_t started_us, uin
  * initialization serves both the decoding and the execution). */
 static void on_cql_request(conn *c, int16_t stream, msg_request *m, bool tracing, cs_error *ep)
 {
-    srv *s = c->s;
+    srv_loop *s = c->s;
     uint64_t start_ns = s->clock_ns ? s->clock_ns : cs_mono_ns();
     s->clock_ns = 0;                 /* set again by finish_cql on success */
     m->params.start_ns = start_ns;
@@ -725,6 +759,7 @@ static void on_cql_request(conn *c, int16_t stream, msg_request *m, bool tracing
         cs_error_init(&e_);
         pe = &e_;
     }
+    exec_enter(s);                   /* released by pump, after the read batch */
     cql_result_init(&r);
     if (s->spare_body.cap) {         /* no allocation for the body */
         r.body = s->spare_body;
@@ -793,15 +828,15 @@ static bool check_state(conn *c, int16_t stream, uint8_t op)
 /* Handle one complete frame whose header passed the framing checks. */
 static void on_frame(conn *c, const frame_header *h, const uint8_t *body)
 {
-    srv *s = c->s;
+    srv_loop *s = c->s;
     /* Only a CQL request leaves srv.clock_ns set (at its end): any other
      * frame (STARTUP with password hashing, errors...) makes the next
      * request read the clock. */
     uint64_t clock_ns = s->clock_ns;
     s->clock_ns = 0;
-    s->stats.requests++;
+    SRV_STAT_ADD(s->stats.requests, 1);
     if (h->opcode < CS_ARRAY_LEN(s->stats.by_opcode))
-        s->stats.by_opcode[h->opcode]++;
+        SRV_STAT_ADD(s->stats.by_opcode[h->opcode], 1);
     if (h->version != c->version) {
         /* Cassandra PreV5Handlers.ProtocolDecoder; the framing is the same
          * 9-byte header, so the connection stays usable. */
@@ -950,6 +985,7 @@ static void pump(conn *c)
     for (;;) {
         size_t before = c->in.len;
         process_input(c);
+        exec_leave(c->s);
         flush(c);
         if (c->closed || c->state == C_CLOSING)
             break;
@@ -997,7 +1033,7 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
     }
     if (nread == 0)
         return;
-    c->s->stats.bytes_in += (uint64_t)nread;
+    SRV_STAT_ADD(c->s->stats.bytes_in, (uint64_t)nread);
     if (c->state == C_CLOSING)
         return;                      /* lingering: input is discarded */
     c->in.len += (size_t)nread;
@@ -1008,11 +1044,14 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 
 /* ------------------------------------------------------------ accept / events */
 
-int conn__accept(srv *s)
+int conn__accept(srv_loop *s, int fd)
 {
     conn *c = cs_calloc(1, sizeof *c);
-    if (!c)
+    if (!c) {
+        if (fd >= 0)
+            close(fd);
         return CS_ENOMEM;
+    }
     c->s = s;
     c->state = C_NEW;
     cs_buf_init(&c->in);
@@ -1024,13 +1063,21 @@ int conn__accept(srv *s)
     if (s->conns)
         s->conns->prev = c;
     s->conns = c;
-    s->n_conns++;
-    s->stats.connections_total++;
-    int rc = uv_accept((uv_stream_t *)&s->tcp, (uv_stream_t *)&c->tcp);
-    if (rc == 0 && s->cfg->max_connections >= 0 && s->n_conns > s->cfg->max_connections) {
-        s->stats.connections_rejected++;
+    SRV_STAT_ADD(s->n_conns, 1);
+    int total = atomic_fetch_add(&s->server->n_conns, 1) + 1;
+    SRV_STAT_ADD(s->stats.connections_total, 1);
+    int rc;
+    if (fd < 0) {
+        rc = uv_accept((uv_stream_t *)&s->server->tcp, (uv_stream_t *)&c->tcp);
+    } else {
+        rc = uv_tcp_open(&c->tcp, fd);
+        if (rc != 0)
+            close(fd);
+    }
+    if (rc == 0 && s->cfg->max_connections >= 0 && total > s->cfg->max_connections) {
+        SRV_STAT_ADD(s->stats.connections_rejected, 1);
         CS_WARN("connection rejected: %d connections open (native_transport_max_concurrent_connections)",
-                s->n_conns - 1);
+                total - 1);
         rc = UV_ECONNREFUSED;
     }
     if (rc != 0) {

@@ -1,8 +1,15 @@
 /*
- * conn.h: the native protocol server: listener (server/loop.c) and client
- * connections (server/conn.c).  Everything here runs on ONE libuv loop
- * thread, the request loop, which also calls the (single-threaded) CQL layer.
- * Nothing is thread-safe; nothing needs to be.
+ * conn.h: the native protocol server: listener and request loops
+ * (server/loop.c) and client connections (server/conn.c).
+ *
+ * Threads: request_loops libuv loops (default 1).  Loop 0 accepts every
+ * connection and hands it round-robin to a loop; a connection's reads,
+ * frame decoding, replies and back-pressure all run on its loop's thread.
+ * Every call into the (single-threaded) CQL layer runs under one execution
+ * lock (srv.exec), taken once per connection read batch, so what runs in
+ * parallel is the socket I/O and framing.  Per-loop state is touched only
+ * by its thread; cross-loop work (accepted sockets, schema events, stop)
+ * travels through each loop's inbox and uv_async handle.
  */
 #ifndef CS_SERVER_CONN_H
 #define CS_SERVER_CONN_H
@@ -37,21 +44,35 @@ typedef struct srv_stats {
     uint64_t bytes_in, bytes_out;
 } srv_stats;
 
-/* Server-wide state: the listener and every live connection. */
-typedef struct srv {
-    uv_loop_t *loop;                 /* borrowed */
-    uv_tcp_t tcp;                    /* listening socket */
-    bool listening;                  /* tcp initialized and open */
-    bool stopping;                   /* srv_close called: refuse new work */
+/* Add n to a counter owned by one loop thread; srv_stats_sum may read it
+ * from another thread at the same time (relaxed atomics: plain moves). */
+#define SRV_STAT_ADD(field, n) \
+    __atomic_store_n(&(field), __atomic_load_n(&(field), __ATOMIC_RELAXED) + (n), __ATOMIC_RELAXED)
+
+typedef struct srv srv;
+typedef struct srv_msg srv_msg;
+
+/*
+ * One request loop: a libuv loop and the connections it owns.  Loop 0 is
+ * the main loop (signals, admin endpoint, background timer, the listener);
+ * loops 1..n-1 (request_loops > 1) each run on a thread of their own.  A
+ * connection lives entirely on one loop: everything in this struct is
+ * touched only by that loop's thread, except `stats` and `n_conns` (read
+ * by other threads with relaxed atomics) and the inbox (under `mu`).
+ */
+typedef struct srv_loop {
+    srv *server;                     /* owning server */
+    int index;                       /* 0 = the main loop */
+    uv_loop_t *loop;                 /* loop 0: borrowed; others: &own */
     const config *cfg;               /* borrowed, outlives srv */
     st_engine *eng;                  /* borrowed */
-    cql_ctx *cql;                    /* borrowed */
-    conn *conns;                     /* doubly linked list of live connections */
-    int n_conns;
-    int port;                        /* bound port after srv_listen */
-    char addr[64];                   /* bound numeric address after srv_listen */
-    srv_stats stats;
+    cql_ctx *cql;                    /* borrowed: call only under the execution lock */
+    bool stopping;                   /* closing: refuse new work */
     bool log_deferred;               /* st_defer_log_writes on: st_log_flush before replies */
+    bool exec_held;                  /* this loop's thread holds srv.exec (conn.c) */
+    conn *conns;                     /* doubly linked list of live connections */
+    int n_conns;                     /* SRV_STAT_ADD only (read by the admin endpoint) */
+    srv_stats stats;                 /* SRV_STAT_ADD only */
     /* Replies are handed to the kernel once per loop iteration (conn.c
      * flush): connections with output wait in `flushq` for the check
      * handle, which writes the commit log tail once and then each reply. */
@@ -64,31 +85,79 @@ typedef struct srv {
      * request costs one clock read (conn.c on_cql_request). */
     uint64_t clock_ns;
     cs_buf spare_body;               /* a RESULT body buffer kept between requests */
-} srv;
+    /* Cross-loop messages (loop.c): accepted sockets, schema events, stop. */
+    uv_async_t wake;
+    bool wake_open;                  /* under mu: uv_async_send allowed */
+    bool stop_requested;             /* under mu */
+    uv_mutex_t mu;
+    srv_msg *inbox, *inbox_tail;     /* under mu, FIFO */
+    uv_loop_t own;                   /* loops 1..n-1 */
+    uv_thread_t thread;
+    bool thread_started;
+} srv_loop;
 
-/* Prepare s (no handles opened yet). */
-void srv_init(srv *s, uv_loop_t *loop, const config *cfg, st_engine *eng, cql_ctx *cql);
+/* Server-wide state: the listener and the request loops. */
+struct srv {
+    uv_loop_t *loop;                 /* loop 0, borrowed */
+    uv_tcp_t tcp;                    /* listening socket (on loop 0) */
+    bool listening;                  /* tcp initialized and open */
+    bool stopping;                   /* srv_close called: refuse new work */
+    const config *cfg;               /* borrowed, outlives srv */
+    st_engine *eng;                  /* borrowed */
+    cql_ctx *cql;                    /* borrowed: call only under the execution lock */
+    int port;                        /* bound port after srv_listen */
+    char addr[64];                   /* bound numeric address after srv_listen */
+    int n_loops;                     /* request_loops (>= 1) */
+    srv_loop *loops;                 /* [n_loops]; loops[0] runs on `loop` */
+    unsigned next_loop;              /* round-robin for accepted connections */
+    _Atomic int n_conns;             /* live connections on every loop */
+    /* The execution lock: every call into cql/ (and so storage writes)
+     * runs under it, so the CQL layer keeps its single-threaded design
+     * while the loops read, decode and write in parallel. */
+    uv_mutex_t exec;
+};
+
+/* Take / release the execution lock.  Any code outside the connection path
+ * that calls cql/ or mutates what it reads (admin endpoint, background
+ * timer) must hold it while the server runs. */
+void srv_exec_lock(srv *s);
+void srv_exec_unlock(srv *s);
+/* Sum of every loop's counters (any thread). */
+void srv_stats_sum(const srv *s, srv_stats *out);
+
+/* Prepare s for n_loops request loops (no handles opened yet); loop 0 is
+ * `loop`, owned by the calling thread.  Returns 0 or CS_ENOMEM. */
+int srv_init(srv *s, uv_loop_t *loop, int n_loops, const config *cfg, st_engine *eng, cql_ctx *cql);
+/* Start the threads of loops 1..n-1 (after srv_listen).  0 or a negative
+ * libuv error (then srv_close and srv_join as usual). */
+int srv_start(srv *s);
 /* Bind and listen on addr:port (a numeric address or a host name; port 0
  * picks a free port).  s->addr and s->port receive the bound address.
  * Returns 0 or a negative libuv error. */
 int srv_listen(srv *s, const char *addr, int port);
-/* Stop accepting and close every connection.  Handles close asynchronously:
- * run the loop afterwards until it has no more handles of ours. */
+/* Stop accepting and close every connection, on every loop.  Handles close
+ * asynchronously: run loop 0 afterwards until loops[0].n_conns is 0, then
+ * srv_join. */
 void srv_close(srv *s);
-/* Push EVENT SCHEMA_CHANGE (stream -1) to every connection registered for it. */
+/* Wait for loops 1..n-1 to finish (after srv_close) and free them. */
+void srv_join(srv *s);
+/* Push EVENT SCHEMA_CHANGE (stream -1) to every connection registered for it:
+ * at once on the calling loop, through the inbox on the others. */
 void srv_push_schema_change(srv *s, const cql_schema_change *c);
 
 /* ------------------------------------------------ internal to server/ (conn.c <-> loop.c) */
 
-/* Create a connection for an accepted client; it starts reading at once.
- * 0 or a negative error (the client is then closed). */
-int conn__accept(srv *s);
+/* Create a connection on loop l for an accepted client: fd < 0 accepts
+ * from the listener (loop 0 only), fd >= 0 adopts a socket loop 0 accepted.
+ * It starts reading at once.  0 or a negative error (the client is then
+ * closed). */
+int conn__accept(srv_loop *l, int fd);
 /* Close a connection (after pending output if `after_flush`). */
 void conn__close(conn *c, bool after_flush);
 /* Write an EVENT frame if the connection registered for schema events. */
 void conn__push_schema_change(conn *c, const cql_schema_change *ch);
 conn *conn__next(conn *c);
 /* Write every queued reply now and close the flush handle (srv_close). */
-void conn__srv_close(srv *s);
+void conn__srv_close(srv_loop *l);
 
 #endif

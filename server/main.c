@@ -2,12 +2,14 @@
  * main.c: the cassette server binary.
  *
  *   cassette [--config FILE] [--listen ADDR] [--port PORT] [--data-dir DIR]
+ *            [--request-loops N]
  *
  * Startup: read the config, open the storage engine, open the CQL layer
  * (schema load and commit log replay), listen, print
- * "cassette listening on ADDR:PORT" on stdout (tests parse it).  SIGINT or
- * SIGTERM: stop accepting, close connections, free the CQL layer, flush and
- * close the engine, exit 0.
+ * "cassette listening on ADDR:PORT" on stdout (tests parse it), start the
+ * other request loops' threads (request_loops, server/conn.h).  SIGINT or
+ * SIGTERM: stop accepting, close connections on every loop, join the loop
+ * threads, free the CQL layer, flush and close the engine, exit 0.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -48,7 +50,9 @@ static void on_background(uv_timer_t *t)
     app *a = t->data;
     if (a->stopping)
         return;
+    srv_exec_lock(&a->server);
     int more = cql_background_step(a->server.cql);
+    srv_exec_unlock(&a->server);
     uint64_t ms = more ? 1 : 100;
     if (uv_timer_get_repeat(t) != ms)
         uv_timer_start(t, on_background, ms, ms);
@@ -57,10 +61,12 @@ static void on_background(uv_timer_t *t)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: cassette [--config FILE] [--listen ADDR] [--port PORT] [--data-dir DIR]\n"
+               "                [--request-loops N]\n"
                "  --config FILE    cassandra.yaml-style configuration\n"
                "  --listen ADDR    native transport address (rpc_address; default 127.0.0.1)\n"
                "  --port PORT      native transport port (9042); 0 picks a free port\n"
-               "  --data-dir DIR   data under DIR/data, commit log under DIR/commitlog\n");
+               "  --data-dir DIR   data under DIR/data, commit log under DIR/commitlog\n"
+               "  --request-loops N  request loop threads (request_loops; 0: one per CPU)\n");
 }
 
 /* True if 127.0.0.1:port can be bound now (probe with a plain socket, so a
@@ -129,7 +135,7 @@ static int lock_commitlog_dir(const char *dir)
 int main(int argc, char **argv)
 {
     const char *config_path = NULL, *listen = NULL, *data_dir = NULL;
-    int port = -1;
+    int port = -1, loops = -1;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -156,6 +162,15 @@ int main(int argc, char **argv)
             port = (int)p;
         } else if (strcmp(arg, "--data-dir") == 0) {
             data_dir = val;
+        } else if (strcmp(arg, "--request-loops") == 0) {
+            char *end;
+            long n = strtol(val, &end, 10);
+            if (*end || n < 0 || n > CONFIG_MAX_REQUEST_LOOPS) {
+                fprintf(stderr, "cassette: bad request loop count %s (0-%d)\n", val,
+                        CONFIG_MAX_REQUEST_LOOPS);
+                return 2;
+            }
+            loops = (int)n;
         } else {
             fprintf(stderr, "cassette: unknown option %s\n", arg);
             usage(stderr);
@@ -177,6 +192,8 @@ int main(int argc, char **argv)
     }
     if (port >= 0)
         cfg.native_port = port;
+    if (loops >= 0)
+        cfg.request_loops = loops;
     config_finish(&cfg, data_dir);
 
     int lock_fd = lock_commitlog_dir(cfg.st.commitlog_dir);
@@ -200,8 +217,11 @@ int main(int argc, char **argv)
 
     uv_loop_t *loop = uv_default_loop();
     static app a;
-    srv_init(&a.server, loop, &cfg, eng, cql);
-    rc = srv_listen(&a.server, cfg.rpc_address, cfg.native_port);
+    rc = srv_init(&a.server, loop, cfg.request_loops_effective, &cfg, eng, cql);
+    if (rc == 0)
+        rc = srv_listen(&a.server, cfg.rpc_address, cfg.native_port);
+    else
+        rc = UV_ENOMEM;
     if (rc != 0) {
         fprintf(stderr, "cassette: cannot listen on %s:%d: %s\n", cfg.rpc_address, cfg.native_port,
                 uv_strerror(rc));
@@ -242,8 +262,9 @@ int main(int argc, char **argv)
     if (a.adm.listening)
         printf("cassette admin on 127.0.0.1:%d\n", a.adm.port);
     fflush(stdout);
-    CS_INFO("cassette listening on %s:%d (data %s, commit log %s)", a.server.addr,
-            a.server.port, cfg.st.data_dir, cfg.st.commitlog_dir);
+    CS_INFO("cassette listening on %s:%d (data %s, commit log %s, %d request loop%s)", a.server.addr,
+            a.server.port, cfg.st.data_dir, cfg.st.commitlog_dir, a.server.n_loops,
+            a.server.n_loops == 1 ? "" : "s");
 
     /* Run until a signal has closed our handles.  The engine may keep its
      * own handles (commit log sync notifications) on this loop, so "no more
@@ -255,16 +276,25 @@ int main(int argc, char **argv)
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
     cs_arena_cache_enable(true);   /* request arenas reuse 4 KiB chunks (arena.h) */
     st_defer_log_writes(true);     /* one commit log write per reply batch (conn.c flush) */
-    a.server.log_deferred = true;
+    a.server.loops[0].log_deferred = true;
+    rc = srv_start(&a.server);
+    if (rc != 0) {
+        CS_ERROR("cannot start the request loops: %s", uv_strerror(rc));
+        a.stopping = true;
+        srv_close(&a.server);
+        admin_close(&a.adm);
+        uv_close((uv_handle_t *)&a.sigint, NULL);
+        uv_close((uv_handle_t *)&a.sigterm, NULL);
+    }
     while (uv_run(loop, UV_RUN_ONCE) != 0) {
-        if (a.stopping && a.server.n_conns == 0 && !admin_busy(&a.adm))   /* admin: flush/compact in flight */
+        if (a.stopping && a.server.loops[0].n_conns == 0 && !admin_busy(&a.adm))   /* admin: flush/compact in flight */
             break;
     }
+    srv_join(&a.server);             /* the other loops have closed their connections */
     /* Release the engine's sync notifier on this thread (storage.h), then
      * let the close callbacks run so uv_loop_close finds no handle left. */
     st_log_flush(eng);
     st_defer_log_writes(false);
-    a.server.log_deferred = false;
     st_engine_detach_loop(eng, loop);
     uv_timer_stop(&a.background);
     uv_close((uv_handle_t *)&a.background, NULL);

@@ -97,6 +97,12 @@ W int cql_batch(cql_ctx *ctx, cql_session *s, uint8_t type, const cql_batch_item
     return 0;
 }
 
+/* Only the request loop threads (server/loop.c) call these; stubbed so
+ * the engine's st_sync_wait is not linked in over the stub below. */
+W int st_engine_detach_loop(st_engine *e, struct uv_loop_s *loop) { return 0; }
+W void st_defer_log_writes(bool on) {}
+W int st_log_flush(st_engine *e) { return 0; }
+
 /* Durable-write stub: the callback runs 20 ms later on the loop. */
 typedef struct sync_wait { uv_timer_t t; void (*cb)(void *); void *arg; } sync_wait;
 static void sync_closed(uv_handle_t *h) { cs_free(h); }
@@ -148,7 +154,7 @@ static void start_server(int auth, size_t max_frame)
     cfg.max_connections = -1;
     cfg.authenticator = auth;
     uv_loop_init(&loop);
-    srv_init(&server, &loop, &cfg, (st_engine *)&cfg /* non-NULL: sync path */, NULL);
+    cr_assert_eq(srv_init(&server, &loop, 1, &cfg, (st_engine *)&cfg /* non-NULL: sync path */, NULL), 0);
     cr_assert_eq(srv_listen(&server, "127.0.0.1", 0), 0);
     port = server.port;
     uv_async_init(&loop, &stop_async, on_stop);
@@ -161,6 +167,7 @@ static void stop_server(void)
     pthread_join(thread, NULL);
     cr_assert_eq(uv_loop_close(&loop), 0);
     cr_assert_eq(server.n_conns, 0);
+    srv_join(&server);
     cr_assert_eq(listed_sessions, 0, "system_views.clients registrations left");
     /* Every connection, buffer, pending reply and write request was freed. */
     cr_assert_eq(cs_alloc_count(), allocs_at_start, "%zu allocations leaked",

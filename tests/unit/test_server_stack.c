@@ -64,8 +64,11 @@ static void setup(void)
     cr_assert_eq(st_engine_open(&cfg.st, &eng), 0);
     cr_assert_eq(cql_ctx_new(eng, &cfg.cql, &cql), 0);
     uv_loop_init(&loop);
-    srv_init(&server, &loop, &cfg, eng, cql);
+    /* Two request loops: connections alternate between this loop and a
+     * thread of its own (server/conn.h). */
+    cr_assert_eq(srv_init(&server, &loop, 2, &cfg, eng, cql), 0);
     cr_assert_eq(srv_listen(&server, "127.0.0.1", 0), 0);
+    cr_assert_eq(srv_start(&server), 0);
     admin_init(&adm, &loop, &server);
     cr_assert_eq(admin_listen(&adm, "127.0.0.1", 0), 0);
     uv_async_init(&loop, &stop_async, on_stop);
@@ -76,6 +79,7 @@ static void teardown(void)
 {
     uv_async_send(&stop_async);
     pthread_join(thread, NULL);
+    srv_join(&server);
     cql_ctx_free(cql);
     st_engine_close(eng, true);
     uv_loop_close(&loop);

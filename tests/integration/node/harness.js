@@ -30,7 +30,10 @@ function startServer() {
   fs.mkdirSync(dataDir);
   const logPath = path.join(dir, 'server.log');
   const log = fs.openSync(logPath, 'a');
-  const proc = spawn(bin, ['--listen', '127.0.0.1', '--port', '0', '--data-dir', dataDir],
+  // CASSETTE_ARGS: extra server arguments, as in ../cassette_harness.py
+  // (e.g. "--request-loops 2"); split on spaces (no quoting needed here).
+  const extra = (process.env.CASSETTE_ARGS || '').split(/\s+/).filter((a) => a);
+  const proc = spawn(bin, ['--listen', '127.0.0.1', '--port', '0', '--data-dir', dataDir, ...extra],
     { stdio: ['ignore', 'pipe', log] });
   let exited = null;
   const exitPromise = new Promise((resolve) => {
