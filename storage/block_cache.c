@@ -7,6 +7,9 @@
  * is a bound, not a reservation: blocks are allocated as they are read, so
  * an idle server holds nothing; a shard's slot table (sized for the
  * capacity, 32 bytes per ~2 KiB of it) is allocated by its first insert.
+ * In shards of at least SLAB_MIN_CAP, blocks of up to SST_BLOCK_SIZE bytes
+ * live in 2 MiB slabs asked for as transparent huge pages (see ent_alloc),
+ * so a hit does not also miss the TLB; other blocks are cs_malloc'd.
  * The cache lives while at least one engine is open (st__cache_retain/
  * release), so memory counters return to zero after the last
  * st_engine_close.  Thread-safe: 16 shards by key hash, each with its own
@@ -34,20 +37,32 @@
 #include "common/alloc.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define NSHARDS 16                    /* independent tables, each with its own mutex */
 #define NSLOTS_MIN 2048               /* slots per shard, at least (a power of 2) */
 #define NSLOTS_MAX ((size_t)1 << 26)
 #define DK_BITS 4096u                 /* recent-miss bitmap per shard */
+#define SLAB_BYTES ((size_t)2 << 20)  /* one transparent huge page */
+#define SLAB_MIN_CAP ((size_t)4 << 20) /* shards at least this big take blocks from slabs */
 
 /* A cached block: its bytes, after a 16-byte header (the slot holds the key). */
 typedef struct centry {
     uint32_t len;
-    uint32_t pad[3];
+    uint16_t shard;                   /* whose slab it is from (slab) */
+    uint16_t slab;                    /* 1: a SLAB_ENTRY-byte piece of a slab, else cs_malloc'd */
+    struct centry *next_free;         /* slab free list */
     uint8_t data[];
 } centry;
+
+/* Blocks of up to SST_BLOCK_SIZE bytes in a big shard live in slabs: 2 MiB
+ * regions asked for as huge pages (madvise), carved in pieces of this size
+ * and recycled through a per-shard free list.  With malloc'd 4 KiB blocks
+ * every hit of a 256 MiB cache also missed the TLB (64k pages). */
+#define SLAB_ENTRY (sizeof(centry) + SST_BLOCK_SIZE)
 
 /* One table slot (rid 0: empty; reader ids start at 1). */
 typedef struct cslot {
@@ -66,6 +81,9 @@ typedef struct cshard {
     size_t used, cap;
     _Atomic(cslot *) pf;              /* slots and nslots for sst__cache_prefetch, which reads */
     atomic_size_t pf_n;               /* them without the lock (a stale pair only misaims a prefetch) */
+    void **slabs; size_t n_slabs, cap_slabs;   /* mmap'd, SLAB_BYTES each */
+    uint8_t *carve; size_t carve_left;   /* the newest slab's uncarved part */
+    centry *free_ents;                /* freed slab pieces */
     uint64_t dk[DK_BITS / 64];        /* doorkeeper: blocks missed recently */
     uint32_t dk_n;                    /* bits set since the last clear */
 } cshard;
@@ -147,10 +165,74 @@ static size_t clock_victim(cshard *sh)
 }
 
 /* Remove slot i and return its block (not freed). */
+static size_t ent_bytes(const centry *e) { return e->slab ? SLAB_ENTRY : sizeof *e + e->len; }
+
+/* Add a slab to shard sh (locked) and carve from it; false if none. */
+static bool new_slab(cshard *sh)
+{
+    if (sh->n_slabs == sh->cap_slabs) {
+        size_t n = sh->cap_slabs * 2 + 8;
+        void **ns = cs_realloc(sh->slabs, sizeof(void *) * n);
+        if (!ns) return false;
+        sh->slabs = ns;
+        sh->cap_slabs = n;
+    }
+    /* map twice the size, keep the 2 MiB-aligned middle */
+    uint8_t *m = mmap(NULL, 2 * SLAB_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return false;
+    uint8_t *a = (uint8_t *)(((uintptr_t)m + SLAB_BYTES - 1) & ~(uintptr_t)(SLAB_BYTES - 1));
+    if (a > m) munmap(m, (size_t)(a - m));
+    if (a + SLAB_BYTES < m + 2 * SLAB_BYTES) munmap(a + SLAB_BYTES, (size_t)(m + 2 * SLAB_BYTES - (a + SLAB_BYTES)));
+#ifdef MADV_HUGEPAGE
+    (void)madvise(a, SLAB_BYTES, MADV_HUGEPAGE);
+#endif
+    sh->slabs[sh->n_slabs++] = a;
+    sh->carve = a;
+    sh->carve_left = SLAB_BYTES;
+    return true;
+}
+
+/* A block buffer of len bytes for shard sh (locked): a slab piece if the
+ * shard uses slabs, else (or if no slab can be had) cs_malloc'd.  NULL if
+ * out of memory. */
+static centry *ent_alloc(cshard *sh, uint32_t len)
+{
+    centry *e = NULL;
+    if (len <= SST_BLOCK_SIZE && sh->cap >= SLAB_MIN_CAP) {
+        if ((e = sh->free_ents)) {
+            sh->free_ents = e->next_free;
+        } else {
+            if (sh->carve_left < SLAB_ENTRY && sh->n_slabs * SLAB_BYTES < sh->cap + SLAB_BYTES)
+                new_slab(sh);
+            if (sh->carve_left >= SLAB_ENTRY) {
+                e = (centry *)(void *)sh->carve;
+                sh->carve += SLAB_ENTRY;
+                sh->carve_left -= SLAB_ENTRY;
+            }
+        }
+        if (e) {
+            e->slab = 1;
+            e->shard = (uint16_t)(sh - g_shards);
+        }
+    }
+    if (!e && (e = cs_malloc(sizeof *e + len))) e->slab = 0;
+    if (e) e->len = len;
+    return e;
+}
+
+/* Free a block buffer of shard sh (locked). */
+static void ent_free(cshard *sh, centry *e)
+{
+    if (!e) return;
+    if (!e->slab) { cs_free(e); return; }
+    e->next_free = sh->free_ents;
+    sh->free_ents = e;
+}
+
 static centry *take(cshard *sh, size_t i)
 {
     centry *e = sh->slots[i].e;
-    sh->used -= sizeof *e + e->len;
+    sh->used -= ent_bytes(e);
     slot_remove(sh, i);
     return e;
 }
@@ -216,7 +298,14 @@ void st__cache_release(void)
         for (int i = 0; i < NSHARDS; i++) {
             cshard *sh = &g_shards[i];
             pthread_mutex_lock(&sh->mu);
-            for (size_t k = 0; sh->slots && k < sh->nslots; k++) cs_free(sh->slots[k].e);
+            for (size_t k = 0; sh->slots && k < sh->nslots; k++) ent_free(sh, sh->slots[k].e);
+            for (size_t k = 0; k < sh->n_slabs; k++) munmap(sh->slabs[k], SLAB_BYTES);
+            cs_free(sh->slabs);
+            sh->slabs = NULL;
+            sh->n_slabs = sh->cap_slabs = 0;
+            sh->carve = NULL;
+            sh->carve_left = 0;
+            sh->free_ents = NULL;
             atomic_store_explicit(&sh->pf, NULL, memory_order_relaxed);
             cs_free(sh->slots);
             sh->slots = NULL;
@@ -281,12 +370,14 @@ uint8_t *sst__cache_slot(uint64_t rid, uint64_t blk, uint32_t len)
     pthread_mutex_lock(&sh->mu);
     if (sh->slots && sh->used + sizeof *e + len > sh->cap) {
         size_t v = clock_victim(sh);
-        if (v != SIZE_MAX && sh->slots[v].len == len) e = take(sh, v);
+        if (v != SIZE_MAX && (sh->slots[v].e->slab ? len <= SST_BLOCK_SIZE : sh->slots[v].len == len)) {
+            e = take(sh, v);
+            e->len = len;
+        }
     }
+    if (!e) e = ent_alloc(sh, len);
     pthread_mutex_unlock(&sh->mu);
-    if (!e && !(e = cs_malloc(sizeof *e + len))) return NULL;
-    e->len = len;
-    return e->data;
+    return e ? e->data : NULL;
 }
 
 /* Should a point read that missed block (rid, blk) of len bytes cache it?
@@ -329,11 +420,11 @@ void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot)
         size_t i = find(sh, h, rid, blk);
         if (i != SIZE_MAX && sh->slots[i].len == e->len) {
             sh->slots[i].ref = 1;
+            ent_free(sh, e);
             pthread_mutex_unlock(&sh->mu);
-            cs_free(e);
             return;
         }
-        if (i != SIZE_MAX) cs_free(take(sh, i));
+        if (i != SIZE_MAX) ent_free(sh, take(sh, i));
     }
     if (!sh->slots && sh->cap && sh->nslots) {
         sh->slots = cs_calloc(sh->nslots, sizeof *sh->slots);
@@ -344,20 +435,26 @@ void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot)
         cslot v = { .rid = rid, .blk = blk, .len = e->len, .ref = 1, .e = e };
         slot_put(sh->slots, sh->nslots, h, &v);
         sh->count++;
-        sh->used += sizeof *e + e->len;
+        sh->used += ent_bytes(e);
         while (sh->used > sh->cap) {
             size_t x = clock_victim(sh);
             if (x == SIZE_MAX || sh->slots[x].e == e) break;
-            cs_free(take(sh, x));
+            ent_free(sh, take(sh, x));
         }
         e = NULL;
     }
+    ent_free(sh, e);
     pthread_mutex_unlock(&sh->mu);
-    cs_free(e);
 }
 
 /* Release a buffer that was not inserted. */
 void sst__cache_slot_free(uint8_t *slot)
 {
-    if (slot) cs_free(slot - offsetof(centry, data));
+    if (!slot) return;
+    centry *e = (centry *)(void *)(slot - offsetof(centry, data));
+    if (!e->slab) { cs_free(e); return; }
+    cshard *sh = &g_shards[e->shard];
+    pthread_mutex_lock(&sh->mu);
+    ent_free(sh, e);
+    pthread_mutex_unlock(&sh->mu);
 }
