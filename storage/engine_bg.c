@@ -23,11 +23,12 @@
  * (a waking normal task preempts a SCHED_IDLE one at once; a 650 ms flush
  * at normal priority halved the loop's CPU, 150-370 ms p99).  A thread is
  * raised to SCHED_OTHER nice 0 whenever starving it would hurt:
- *   - flush: memtable memory (active + flushing) over 3/4 of memtable_space
- *     (writers are held at all of it), checked by every st_write
- *     (st__maybe_flush) and at each job; a caller waiting for a flush
- *     (st_table_flush / nodetool flush, snapshot before TRUNCATE and DROP,
- *     st_engine_close) or held by back-pressure;
+ *   - flush: writers would reach back-pressure (memtable_space) within
+ *     BG_HORIZON_NS at the rate they filled memtables since the flushing
+ *     began, or memory is over 3/4 of memtable_space (bg_mem_pressure,
+ *     checked by st_write once per MiB written and at each job); a caller
+ *     waiting for a flush (st_table_flush / nodetool flush, snapshot before
+ *     TRUNCATE and DROP, st_engine_close) or held by back-pressure;
  *   - compaction: a caller waiting for it (st__wait_idle for TRUNCATE/DROP,
  *     a major compaction waiting for the background one); its table has
  *     BG_BACKLOG_PENDING compactions pending or BG_BACKLOG_SSTABLES x
@@ -291,7 +292,7 @@ int st__flush_table(st_table *t, bool wait)
         t->mem = fresh;
         j->t = t; j->mt = old; j->gen = t->next_gen++; j->epoch = t->epoch; j->wait = wait;
         t->flush_jobs++;
-        atomic_fetch_add(&e->mem_flushing, atomic_load(&old->mem));
+        if (atomic_fetch_add(&e->mem_flushing, atomic_load(&old->mem)) == 0) atomic_store(&e->bg_switch_ns, cs_mono_ns());
     }
     pthread_mutex_unlock(&t->mu);
     pthread_rwlock_unlock(&e->barrier);
@@ -331,7 +332,13 @@ void st__maybe_flush(st_engine *e)
 {
     size_t total = atomic_load(&e->mem_total), fl = atomic_load(&e->mem_flushing);
     size_t active = total > fl ? total - fl : 0;
-    if (atomic_load(&e->bg_idle[0]) && bg_mem_pressure(e)) bg_raise(e, 0);
+    if (atomic_load(&e->bg_idle[0])) {
+        /* The rate estimate once per MiB written, not per write (a clock read). */
+        uint_fast64_t mark = total >> 20, prev = atomic_load(&e->bg_mark);
+        if (total > e->cfg.memtable_space / 4 * 3 ||
+            (mark != prev && atomic_compare_exchange_strong(&e->bg_mark, &prev, mark) && bg_mem_pressure(e)))
+            bg_raise(e, 0);
+    }
     if (active > e->cfg.memtable_space / 2) {
         st_table *best = NULL;
         size_t best_mem = 0;
@@ -389,15 +396,25 @@ enum { BG_FLUSH = 0, BG_COMPACT = 1 };
 /* A compaction thread stays at normal priority while its table has this
  * many compactions pending, or this many times min_threshold sstables. */
 #define BG_BACKLOG_PENDING 4
-#define BG_BACKLOG_SSTABLES 8
+#define BG_BACKLOG_SSTABLES 4
 
-/* Memtable memory (active + flushing) past which a flush must not wait for
- * idle CPU: writers are held at memtable_space (st__backpressure), and a
- * flush starts at half of it, so this leaves the writers a quarter of the
- * space while the flush finishes at normal priority. */
+/* A flush must not wait for idle CPU once the writers would reach
+ * back-pressure (memtable_space, st__backpressure) within BG_HORIZON_NS at
+ * the rate they have filled the active memtables since the flushing began
+ * (bg_switch_ns), or once memory is past 3/4 of memtable_space anyway.
+ * At max throughput (~40 MB/s of memtable) that is at once, as before the
+ * idle policy; at half of it (~13 MB/s) a 256 MiB space never gets there. */
+#define BG_HORIZON_NS (4ull * 1000000000ull)
+
 static bool bg_mem_pressure(st_engine *e)
 {
-    return atomic_load(&e->mem_total) > e->cfg.memtable_space / 4 * 3;
+    size_t space = e->cfg.memtable_space, total = atomic_load(&e->mem_total), fl = atomic_load(&e->mem_flushing);
+    if (total > space / 4 * 3) return true;
+    if (fl == 0 || total >= space) return fl > 0;
+    size_t active = total > fl ? total - fl : 0;
+    uint64_t el = cs_mono_ns() - atomic_load(&e->bg_switch_ns);
+    /* headroom / (active / el) < horizon */
+    return (double)(space - total) * (double)el < (double)active * (double)BG_HORIZON_NS;
 }
 
 /* Can a thread that entered SCHED_IDLE get back to SCHED_OTHER nice 0?

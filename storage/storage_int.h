@@ -281,6 +281,8 @@ struct st_engine {
     atomic_bool bg_idle[8];              /* threads[i] runs under SCHED_IDLE */
     atomic_int bg_urgent[2];             /* callers waiting on a flush [0] / a compaction [1] */
     atomic_uint_fast64_t bp_waits, bp_ns; /* writers held by st__backpressure, and for how long */
+    atomic_uint_fast64_t bg_switch_ns;   /* when mem_flushing last rose from 0 */
+    atomic_uint_fast64_t bg_mark;        /* mem_total >> 20 at the last pressure estimate */
 };
 
 st_table *st__table_find_locked(st_engine *e, const uint8_t id[16]);

@@ -460,7 +460,7 @@ Test(storage_engine, background_priority)
     cr_assert_eq(bg_policy(e, 0), SCHED_OTHER);
     flush_async_and_wait(e, t, 5);
     cr_assert_eq(bg_policy(e, 0), SCHED_IDLE);
-    /* Memory near back-pressure: the next write raises it. */
+    /* Memory at back-pressure: the held writer raises it. */
     e->cfg.memtable_space = 1;
     put_int(e, t, 6, 1, 6, 1006);
     cr_assert(!atomic_load(&e->bg_idle[0]));
