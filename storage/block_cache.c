@@ -348,6 +348,25 @@ void sst__cache_prefetch(uint64_t rid, uint64_t blk)
     if (s && n) __builtin_prefetch(s + home_of(n, h));
 }
 
+/* Start loading bytes [off, off+n) of block (rid, blk) if it is cached
+ * (at most 4 lines): a point read does this before its memtable lookup,
+ * which then overlaps the miss on the bytes sst__cache_get copies. */
+void sst__cache_prefetch_bytes(uint64_t rid, uint64_t blk, uint32_t off, uint32_t n)
+{
+    uint64_t h = key_hash(rid, blk);
+    cshard *sh = shard_of(h);
+    pthread_once(&g_once, init_mutexes);
+    pthread_mutex_lock(&sh->mu);
+    if (sh->slots) {
+        size_t i = find(sh, h, rid, blk);
+        if (i != SIZE_MAX && off < sh->slots[i].len) {
+            const uint8_t *p = sh->slots[i].e->data + off;
+            for (uint32_t k = 0; k < n && k < 256; k += 64) __builtin_prefetch(p + k);
+        }
+    }
+    pthread_mutex_unlock(&sh->mu);
+}
+
 void sst__cache_put(uint64_t rid, uint64_t blk, const uint8_t *src, uint32_t len)
 {
     uint8_t *d = sst__cache_slot(rid, blk, len);

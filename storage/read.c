@@ -405,6 +405,12 @@ static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t
         s->pctx[i].point = s->single;   /* block cache admission, partial decode */
         if (n > s->n_wb) { s->wb = k; s->wbl = l; s->n_wb = n; }
     }
+    /* A point read: start loading each found partition's cached bytes
+     * (their slots were prefetched by the lookups) so the memtable lookup
+     * overlaps those misses. */
+    if (s->single)
+        for (int i = 0; i < s->n_ssts; i++)
+            if (s->pctx[i].state == 2) sst_prefetch_partition(s->ssts[i], s->pctx[i].idx);
     s->n_win = s->n_wb + 1;
     /* Only windows between the first slice's start and the last slice's end
      * can hold wanted rows (window w spans [wb[w-1], wb[w])). */

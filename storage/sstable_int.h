@@ -110,6 +110,8 @@ int sst_next_key(sst_reader *r, int64_t token, const uint8_t *key, uint32_t klen
  * that the partition is index entry pos (found) or absent (!found). */
 int sst_partition_known(sst_reader *r, bool found, uint64_t pos, sst_pctx *ctx,
                         const uint8_t *const **keys, const uint32_t **lens, int *n);
+/* Start loading the cached bytes of index entry pos's partition start. */
+void sst_prefetch_partition(sst_reader *r, uint64_t pos);
 bool sst_may_contain_ck(sst_reader *r, const st_slice *slices, int n_slices);
 int sst_partition_bounds(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_arena *a,
                          const uint8_t ***keys, uint32_t **lens, int *n);
@@ -139,6 +141,7 @@ void st__cache_release(void);
 /* Copy bytes [off, off+n) of cached block blk (whole length len) to dst. */
 bool sst__cache_get(uint64_t rid, uint64_t blk, uint32_t len, uint32_t off, uint8_t *dst, uint32_t n);
 void sst__cache_prefetch(uint64_t rid, uint64_t blk);              /* its slot, no lock */
+void sst__cache_prefetch_bytes(uint64_t rid, uint64_t blk, uint32_t off, uint32_t n);   /* if cached */
 void sst__cache_put(uint64_t rid, uint64_t blk, const uint8_t *src, uint32_t len);
 uint8_t *sst__cache_slot(uint64_t rid, uint64_t blk, uint32_t len);   /* NULL: do not cache */
 void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot);   /* takes ownership */

@@ -896,6 +896,15 @@ int sst_partition_known(sst_reader *r, bool found, uint64_t pos, sst_pctx *ctx,
     return 0;
 }
 
+void sst_prefetch_partition(sst_reader *r, uint64_t pos)
+{
+    if (pos >= r->n_idx) return;
+    const sst_index_entry *e = &r->idx[pos];
+    uint64_t off = e->pos % r->block_size;
+    uint64_t n = e->len < r->block_size - off ? e->len : r->block_size - off;
+    sst__cache_prefetch_bytes(r->cache_id, e->pos / r->block_size, (uint32_t)off, (uint32_t)n);
+}
+
 /* As sst_partition_lookup without a memo; keys copied into a. */
 int sst_partition_bounds(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_arena *a,
                          const uint8_t ***keys, uint32_t **lens, int *n)
