@@ -35,6 +35,11 @@
  *     min_threshold sstables when it is picked;
  *   - both: closing; and a flush thread while it publishes (it then holds
  *     locks writers take: a preempted SCHED_IDLE holder would stall them).
+ * Left open: Linux has no priority inheritance for these policies, so a
+ * SCHED_IDLE thread preempted inside one of its other short t->mu / e->mu
+ * sections (compaction's progress check every 64 partitions, the job
+ * bookkeeping) makes a writer that needs the lock wait until that thread
+ * gets a CPU again: at once on an idle CPU, later on a saturated machine.
  * Waiters count themselves in bg_urgent and raise the threads directly
  * (pthread_setschedparam on the thread); a thread lowers itself only at a
  * job boundary, re-checking every reason under prio_mu.  The kernel lets a
