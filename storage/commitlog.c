@@ -26,10 +26,12 @@
  *
  * Syncing: a background thread (sync_main) fsyncs the active segment
  *   periodic: every sync_period_ms (and when a waiter asks);
- *   batch:    as soon as a waiter asks;
+ *   batch:    as soon as a waiter asks, or, while the writers a round
+ *             acknowledged come back within half an fsync, once they have
+ *             (bounded gathering, gather_plan);
  *   group:    at most once per sync_group_window_ms, shared by all waiters.
  * Waiters registered by clog_sync_wait are completed on their own libuv loop
- * through one uv_async_t per loop (notifier).  A waiter registered on a
+ * through one uv_async_t per loop (notifier), each loop woken once per round.  A waiter registered on a
  * deferring thread does not wake the sync thread itself: the notifier's
  * uv_check handle does, once, after the loop iteration that registered it,
  * so every write read in one iteration shares one fsync (and no fsync
@@ -48,6 +50,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +65,8 @@
 #define CLOG_HDR 20                 /* magic u32, version u32, id u64, crc u32 */
 #define CLOG_REC_HDR 8              /* len u32, crc(len) u32 */
 #define CLOG_REC_TRL 4              /* crc(payload) u32 */
+#define GATHER_MAX_NS 200000u       /* batch-mode gathering bound (gather_plan) */
+#define GATHER_SCORE_MAX 8          /* gather while gather_score > GATHER_SCORE_MAX / 2 */
 
 typedef struct clog_hdr { uint8_t b[CLOG_HDR]; } clog_hdr;
 _Static_assert(sizeof(clog_hdr) == 20, "commit log segment header is 20 bytes");
@@ -117,6 +124,13 @@ struct clog {
     bool kicked;                     /* a waiter asked for a sync now (not deferred) */
     uint64_t n_syncs, n_waited;      /* fsync rounds and waiters they completed (under smu) */
     uint64_t sync_ns;                /* time spent in do_sync (sync thread only) */
+    int n_pending;                   /* waiters registered, not yet completed (under smu) */
+    int gather_target;               /* batch: waiters to gather before the next fsync (under smu) */
+    uint64_t gather_until;           /* ... gathering at most until then, cs_mono_ns (under smu) */
+    uint64_t gather_from, gather_hit;   /* when that target was set, and reached (0: not yet) */
+    int gather_score;                /* recent targets reached within the bound (see gather_plan) */
+    uint64_t n_targets, n_hits;      /* targets set, and reached within their bound (under smu) */
+    uint64_t n_gathers, n_gather_to, gather_ns;   /* gathering rounds, timeouts, time (under smu) */
     clog_waiter *waiters;
     clog_notifier *notifiers;
     pthread_t thr;
@@ -256,7 +270,12 @@ int clog_open(const st_config *cfg, clog **out)
     pthread_mutex_init(&l->mu, NULL);
     pthread_mutex_init(&l->fsync_mu, NULL);
     pthread_mutex_init(&l->smu, NULL);
-    pthread_cond_init(&l->scv, NULL);
+    pthread_condattr_t ca;   /* timed waits on the monotonic clock (gathering deadlines) */
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&l->scv, &ca);
+    pthread_condattr_destroy(&ca);
+    l->gather_score = GATHER_SCORE_MAX;
     int rc = l->dir ? vfs_mkdirs(l->dir) : CS_ENOMEM;
     if (rc) { clog_close(l); return rc; }
     char **names; int n;
@@ -331,9 +350,13 @@ void clog_close(clog *l)
         pthread_mutex_unlock(&l->smu);
         pthread_join(l->thr, NULL);
         if (l->n_syncs)
-            CS_INFO("commitlog: %" PRIu64 " syncs completed %" PRIu64 " waiting writes (%.1f per sync, %.0f us per sync)",
+            CS_INFO("commitlog: %" PRIu64 " syncs completed %" PRIu64 " waiting writes (%.1f per sync, %.0f us per sync); "
+                    "writers back within the gathering bound after %" PRIu64 " of %" PRIu64 " syncs; "
+                    "%" PRIu64 " gathered (%" PRIu64 " at the bound, %.0f us each)",
                     l->n_syncs, l->n_waited, (double)l->n_waited / (double)l->n_syncs,
-                    (double)l->sync_ns / 1e3 / (double)l->n_syncs);
+                    (double)l->sync_ns / 1e3 / (double)l->n_syncs, l->n_hits, l->n_targets,
+                    l->n_gathers, l->n_gather_to,
+                    l->n_gathers ? (double)l->gather_ns / 1e3 / (double)l->n_gathers : 0.0);
     }
     pthread_mutex_lock(&l->mu);
     if (l->wlen) wbuf_write(l);   /* (normally done by the final sync) */
@@ -542,36 +565,106 @@ static int do_sync(clog *l, st_clog_pos *done)
     return rc;
 }
 
-/* Move satisfied waiters to their notifiers and wake those loops.  Caller holds smu. */
-static void complete_waiters(clog *l, bool all)
+/* Move satisfied waiters to their notifiers and wake those loops; returns
+ * how many.  Each notifier gets its whole share with one lock and one
+ * uv_async_send, after the others are unlinked: its loop, woken by the
+ * first send, would otherwise take a partial list (and contend for n->mu
+ * while we push the rest), answering the round in two loop wake-ups.
+ * Caller holds smu (clog_detach_loop takes it before closing a notifier). */
+static int complete_waiters(clog *l, bool all)
 {
+    int done = 0;
+    clog_waiter *got = NULL, **tail = &got;   /* satisfied, in list order */
     clog_waiter **pp = &l->waiters;
     while (*pp) {
         clog_waiter *w = *pp;
         if (all || st__pos_cmp(w->pos, l->synced) <= 0) {
             *pp = w->next;
-            l->n_waited++;
-            clog_notifier *n = w->n;   /* w may be run and freed by the loop once queued */
-            pthread_mutex_lock(&n->mu);
-            w->next = n->ready;
-            n->ready = w;
-            pthread_mutex_unlock(&n->mu);
-            uv_async_send(&n->async);
+            w->next = NULL;
+            *tail = w;
+            tail = &w->next;
+            done++;
         } else {
             pp = &w->next;
         }
     }
+    l->n_waited += (uint64_t)done;
+    l->n_pending -= done;
+    while (got) {
+        /* One notifier's waiters, pushed in list order onto a chain (so the
+         * ready list keeps the newest-first order notifier_async_cb expects). */
+        clog_notifier *n = got->n;
+        clog_waiter *chain = NULL, *last = NULL, **gp = &got;
+        while (*gp) {
+            clog_waiter *w = *gp;
+            if (w->n != n) { gp = &w->next; continue; }
+            *gp = w->next;
+            w->next = chain;
+            chain = w;
+            if (!last) last = w;
+        }
+        pthread_mutex_lock(&n->mu);   /* the waiters may be run and freed by the loop once queued */
+        last->next = n->ready;
+        n->ready = chain;
+        pthread_mutex_unlock(&n->mu);
+        uv_async_send(&n->async);
+    }
+    return done;
 }
 
-static void ts_after_ms(struct timespec *ts, int ms)
+/* Deadlines for timed waits on scv (a CLOCK_MONOTONIC condition variable). */
+static void ts_at_ns(struct timespec *ts, uint64_t mono_ns)
 {
-    clock_gettime(CLOCK_REALTIME, ts);
-    ts->tv_sec += ms / 1000;
-    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) { ts->tv_sec++; ts->tv_nsec -= 1000000000L; }
+    ts->tv_sec = (time_t)(mono_ns / 1000000000u);
+    ts->tv_nsec = (long)(mono_ns % 1000000000u);
 }
+
+static void ts_after_ms(struct timespec *ts, int ms) { ts_at_ns(ts, cs_mono_ns() + (uint64_t)ms * 1000000u); }
 
 #define KICK_TIMEOUT_MS 2
+
+/* Batch-mode gathering: after an fsync round, the next one waits until as
+ * many waiters are pending as were active in that round (those it
+ * completed plus those already waiting), at most half a recent round and
+ * never more than GATHER_MAX_NS, then starts at once.  Without it, writers
+ * that come back quickly (turnaround well under an fsync) split into two
+ * groups that alternate: the writes acked by round k come back during
+ * round k+1 and wait for all of round k+2, two fsyncs per write.  When
+ * they come back slowly (a busy request loop answering and reading a whole
+ * group takes longer than the bound) gathering would only leave the disk
+ * idle while the loop works, and alternating groups overlap the two; so
+ * gathering is on only while recent targets were reached within the bound
+ * (gather_score, measured whether or not the sync thread waited).  A lone
+ * serial writer never waits (its one write is the whole target), and a
+ * burst that ends costs at most the bound once.  Durability is unchanged:
+ * waiting only delays an fsync. */
+static uint64_t g_gather_max_ns = GATHER_MAX_NS;   /* CASSETTE_COMMITLOG_GATHER_MAX_US (tests) */
+
+/* True while the sync thread should keep gathering.  Caller holds smu. */
+static bool gathering(const clog *l, uint64_t now)
+{
+    return l->n_pending < l->gather_target && now < l->gather_until;
+}
+
+/* After a batch round that completed `done` waiters at end_ns: score the
+ * previous target (reached within its bound or not), then set the next
+ * target and deadline.  `avg_ns` is the recent round duration.  Caller
+ * holds smu. */
+static void gather_plan(clog *l, int done, uint64_t end_ns, uint64_t avg_ns)
+{
+    uint64_t bound = avg_ns / 2 < g_gather_max_ns ? avg_ns / 2 : g_gather_max_ns;
+    if (l->gather_target > 0) {
+        bool hit = l->gather_hit && l->gather_hit - l->gather_from <= bound;
+        l->n_targets++;
+        l->n_hits += hit;
+        if (hit && l->gather_score < GATHER_SCORE_MAX) l->gather_score++;
+        if (!hit && l->gather_score > 0) l->gather_score--;
+    }
+    l->gather_target = done + l->n_pending;
+    l->gather_from = end_ns;
+    l->gather_hit = l->n_pending >= l->gather_target ? end_ns : 0;
+    l->gather_until = l->gather_score > GATHER_SCORE_MAX / 2 ? end_ns + bound : end_ns;
+}
 
 static void *sync_main(void *arg)
 {
@@ -579,7 +672,12 @@ static void *sync_main(void *arg)
     int mode = l->cfg.sync_mode;
     int period = l->cfg.sync_period_ms > 0 ? l->cfg.sync_period_ms : 10000;
     int window = l->cfg.sync_group_window_ms > 0 ? l->cfg.sync_group_window_ms : 15;
-    uint64_t last_ns = 0;
+    uint64_t last_ns = 0, avg_ns = 0, gather_t0 = 0;
+#ifdef PR_SET_TIMERSLACK
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);   /* gathering deadlines are ~100 us */
+#endif
+    const char *gm = getenv("CASSETTE_COMMITLOG_GATHER_MAX_US");
+    if (gm) g_gather_max_ns = (uint64_t)strtoul(gm, NULL, 10) * 1000u;
     pthread_mutex_lock(&l->smu);
     for (;;) {
         if (l->stop) break;
@@ -589,6 +687,19 @@ static void *sync_main(void *arg)
                 ts_after_ms(&ts, period);
                 pthread_cond_timedwait(&l->scv, &l->smu, &ts);
                 if (l->stop) break;
+            }
+        } else if (mode == ST_SYNC_BATCH && l->requested && l->gather_until > l->gather_from &&
+                   (l->n_pending >= l->gather_target || gathering(l, cs_mono_ns()))) {
+            /* Gathering (gather_plan): go as soon as every recently active
+             * writer is back (clog_sync_wait signals), even mid-iteration
+             * of a deferring loop (their records are appended already). */
+            uint64_t now = cs_mono_ns();
+            if (l->n_pending < l->gather_target) {
+                if (!gather_t0) gather_t0 = now;
+                ts_at_ns(&ts, l->gather_until);
+                pthread_cond_timedwait(&l->scv, &l->smu, &ts);
+                if (l->stop) break;
+                continue;
             }
         } else if (!l->kicked) {
             /* Waiters of a deferring loop are kicked once per loop iteration
@@ -612,18 +723,26 @@ static void *sync_main(void *arg)
                 pthread_mutex_lock(&l->smu);
             }
         }
+        uint64_t t0 = cs_mono_ns();
+        if (gather_t0) {
+            l->n_gathers++;
+            if (l->n_pending < l->gather_target) l->n_gather_to++;
+            l->gather_ns += t0 - gather_t0;
+            gather_t0 = 0;
+        }
         l->requested = false;
         l->kicked = false;
         pthread_mutex_unlock(&l->smu);
         st_clog_pos p;
-        uint64_t t0 = cs_mono_ns();
         int rc = do_sync(l, &p);
         last_ns = cs_mono_ns();
         l->sync_ns += last_ns - t0;
+        avg_ns = avg_ns ? (avg_ns * 7 + (last_ns - t0)) / 8 : last_ns - t0;
         pthread_mutex_lock(&l->smu);
         if (!rc && st__pos_cmp(p, l->synced) > 0) l->synced = p;
         l->n_syncs++;
-        complete_waiters(l, false);
+        int done = complete_waiters(l, false);
+        if (mode == ST_SYNC_BATCH) gather_plan(l, done, last_ns, avg_ns);
     }
     pthread_mutex_unlock(&l->smu);
     st_clog_pos p;
@@ -645,6 +764,13 @@ int clog_sync_now(clog *l)
     complete_waiters(l, false);
     pthread_mutex_unlock(&l->smu);
     return 0;
+}
+
+void clog_get_sync_stats(clog *l, clog_sync_stats *out)
+{
+    pthread_mutex_lock(&l->smu);
+    *out = (clog_sync_stats){ l->n_syncs, l->n_waited, l->n_gathers, l->n_gather_to, l->gather_ns, l->synced };
+    pthread_mutex_unlock(&l->smu);
 }
 
 static void notifier_async_cb(uv_async_t *h)
@@ -672,7 +798,9 @@ static void notifier_check_cb(uv_check_t *h)
     pthread_mutex_lock(&l->smu);
     if (l->requested && !l->kicked) {
         l->kicked = true;
-        pthread_cond_signal(&l->scv);
+        /* A gathering sync thread wakes at its deadline or when the last
+         * awaited waiter registers, not for every loop iteration. */
+        if (!gathering(l, cs_mono_ns())) pthread_cond_signal(&l->scv);
     }
     pthread_mutex_unlock(&l->smu);
 }
@@ -717,6 +845,10 @@ int clog_sync_wait(clog *l, struct uv_loop_s *loop, st_clog_pos pos, void (*cb)(
     w->next = l->waiters;
     l->waiters = w;
     l->requested = true;
+    if (++l->n_pending == l->gather_target && !l->gather_hit) {   /* every recent writer is back */
+        l->gather_hit = cs_mono_ns();
+        if (l->gather_until > l->gather_from) pthread_cond_signal(&l->scv);   /* gathering: go */
+    }
     if (tl_defer) {
         /* The loop's deferred writes of this iteration are not even in the
          * kernel yet: sync once, after the iteration (notifier_check_cb). */
@@ -747,6 +879,7 @@ int clog_detach_loop(clog *l, struct uv_loop_s *loop)
             clog_waiter *w = *wp;
             if (w->n == n) {
                 *wp = w->next;
+                l->n_pending--;
                 pthread_mutex_lock(&n->mu);
                 w->next = n->ready;
                 n->ready = w;

@@ -8,10 +8,14 @@
  *  - EIO during flush -> error, data still readable and replayable
  *  - segments recycled after flush
  *  - B+tree: ordered inserts, random inserts, seeks both ways
+ *  - batch mode gathering: a lone writer never waits, a gathering round
+ *    starts at its bound, writers coming back quickly share one fsync, and
+ *    no acknowledgement precedes the fsync covering its write
  */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +26,10 @@
 #include "storage/commitlog.h"
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/util.h"
 #include "common/vfs.h"
+
+#include <uv.h>
 
 static char g_dir[256], g_d[300], g_c[300];
 static const uint8_t TID[16] = { 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4 };
@@ -406,5 +413,203 @@ Test(storage_commitlog, wiped_log_dir_keeps_new_writes)
     reopen_replay(&e, &t, 1 << 20);
     cr_assert_eq(rows(t), 2);
     st_engine_close(e, false);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+/* ---------------------------------------------------------------- batch gathering */
+
+/* Batch mode with every fsync made slow (SYNC_DELAY_US) by the fault hook:
+ * long enough that the test's own scheduling delays are small beside it. */
+#define SYNC_DELAY_US 20000
+static int slow_sync_cb(int op, const char *path, void *arg)
+{
+    (void)path; (void)arg;
+    if (op == VFS_OP_SYNC) usleep(SYNC_DELAY_US);
+    return 0;
+}
+
+static clog *batch_open(void)
+{
+    st_config cfg;
+    st_config_defaults(&cfg);
+    cfg.data_dir = g_d; cfg.commitlog_dir = g_c;
+    cfg.sync_mode = ST_SYNC_BATCH;
+    clog *l;
+    cr_assert_eq(clog_open(&cfg, &l), 0);
+    return l;
+}
+
+typedef struct gw {
+    clog *l;
+    uv_loop_t *loop;
+    st_clog_pos pos;
+    uint64_t t_reg, t_done;          /* registered, acknowledged (cs_mono_ns) */
+    int again;                       /* writes still to do (a serial client) */
+    int done;
+    int think_ms;                    /* > 0: the next write waits this long (uv timer) */
+    uv_timer_t timer;
+} gw;
+
+static int g_acks;
+
+static void gw_write(gw *w);
+static void gw_timer_cb(uv_timer_t *t) { gw_write(t->data); }
+
+/* The acknowledgement: never before an fsync covering the write. */
+static void gw_cb(void *arg)
+{
+    gw *w = arg;
+    clog_sync_stats st;
+    clog_get_sync_stats(w->l, &st);
+    cr_assert(st.synced.segment > w->pos.segment ||
+              (st.synced.segment == w->pos.segment && st.synced.offset >= w->pos.offset),
+              "acknowledged before its fsync");
+    w->t_done = cs_mono_ns();
+    w->done++;
+    g_acks++;
+    if (w->again > 0) {
+        w->again--;
+        if (w->think_ms > 0) uv_timer_start(&w->timer, gw_timer_cb, (uint64_t)w->think_ms, 0);
+        else gw_write(w);
+    }
+}
+
+static void gw_write(gw *w)
+{
+    static const uint8_t rec[100];
+    cr_assert_eq(clog_append(w->l, rec, sizeof rec, NULL, 0, &w->pos), 0);
+    w->t_reg = cs_mono_ns();
+    cr_assert_eq(clog_sync_wait(w->l, w->loop, w->pos, gw_cb, w), 0);
+}
+
+static void batch_close(clog *l, uv_loop_t *loop)
+{
+    cr_assert_eq(clog_detach_loop(l, loop), 0);
+    uv_run(loop, UV_RUN_NOWAIT);
+    cr_assert_eq(uv_loop_close(loop), 0);
+    clog_close(l);
+    vfs_set_fault(NULL, NULL);
+}
+
+/* One serial writer: each write is the whole gathering target, so no round
+ * ever waits for others, and every write costs one fsync. */
+Test(storage_commitlog, batch_single_writer_not_delayed, .timeout = 60)
+{
+    clog *l = batch_open();
+    vfs_set_fault(slow_sync_cb, NULL);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    gw w = { .l = l, .loop = &loop, .again = 19 };
+    g_acks = 0;
+    uint64_t t0 = cs_mono_ns();
+    gw_write(&w);
+    while (g_acks < 20) uv_run(&loop, UV_RUN_ONCE);
+    uint64_t el = cs_mono_ns() - t0;
+    clog_sync_stats st;
+    clog_get_sync_stats(l, &st);
+    cr_assert_eq(st.gathers, 0, "a lone writer waited for others %" PRIu64 " times", st.gathers);
+    cr_assert_eq(st.waited, 20);
+    cr_assert_eq(st.syncs, 20);
+    cr_assert_geq(el, 20ull * SYNC_DELAY_US * 1000);
+    batch_close(l, &loop);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+/* Ten writers register while one fsync runs; the next round gathers for
+ * them but the first writer never comes back: the round starts at the
+ * bound (half a recent fsync, at most 200 us), not later.  A write after
+ * the burst is not held longer than that either. */
+Test(storage_commitlog, batch_gather_bounded, .timeout = 60)
+{
+    clog *l = batch_open();
+    vfs_set_fault(slow_sync_cb, NULL);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    gw w[11];
+    memset(w, 0, sizeof w);
+    g_acks = 0;
+    for (int i = 0; i < 10; i++) { w[i].l = l; w[i].loop = &loop; gw_write(&w[i]); }
+    while (g_acks < 10) uv_run(&loop, UV_RUN_ONCE);
+    clog_sync_stats st;
+    clog_get_sync_stats(l, &st);
+    cr_assert_eq(st.waited, 10);
+    /* Writes that found an fsync running waited for at most one more. */
+    cr_assert_leq(st.syncs, 2);
+    for (int i = 0; i < 10; i++) {
+        uint64_t lat = w[i].t_done - w[i].t_reg;
+        cr_assert_lt(lat, (2ull * SYNC_DELAY_US + 200 + 100000) * 1000, "write %d: %" PRIu64 " ns", i, lat);
+    }
+    /* One more write: at most the bound, then one fsync. */
+    w[10].l = l; w[10].loop = &loop;
+    gw_write(&w[10]);
+    while (g_acks < 11) uv_run(&loop, UV_RUN_ONCE);
+    uint64_t lat = w[10].t_done - w[10].t_reg;
+    cr_assert_lt(lat, (uint64_t)(SYNC_DELAY_US + 200 + 100000) * 1000, "%" PRIu64 " ns", lat);
+    clog_get_sync_stats(l, &st);
+    cr_assert_leq(st.gather_timeouts, st.gathers);
+    if (st.gathers) cr_assert_lt(st.gather_ns / st.gathers, 100000000ull);
+    batch_close(l, &loop);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+/* Five serial clients whose next write follows each acknowledgement (like
+ * 50 benchmark connections with one request in flight): after the first
+ * rounds, every fsync covers all five, because the sync thread waits for
+ * the writers it just acknowledged instead of starting a round for the few
+ * that arrived during the previous one. */
+Test(storage_commitlog, batch_gather_merges_writers, .timeout = 60)
+{
+    setenv("CASSETTE_COMMITLOG_GATHER_MAX_US", "1000000", 1);   /* bound: half an fsync */
+    clog *l = batch_open();
+    vfs_set_fault(slow_sync_cb, NULL);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    gw w[5];
+    memset(w, 0, sizeof w);
+    g_acks = 0;
+    for (int i = 0; i < 5; i++) { w[i].l = l; w[i].loop = &loop; w[i].again = 11; gw_write(&w[i]); }
+    while (g_acks < 60) uv_run(&loop, UV_RUN_ONCE);
+    clog_sync_stats st;
+    clog_get_sync_stats(l, &st);
+    cr_assert_eq(st.waited, 60);
+    /* Without gathering: about two rounds per write (21+ rounds). */
+    cr_assert_leq(st.syncs, 15, "%" PRIu64 " rounds for 60 writes of 5 writers", st.syncs);
+    cr_assert_gt(st.gathers, 0);
+    cr_assert_lt(st.gather_timeouts, st.gathers);
+    batch_close(l, &loop);
+    unsetenv("CASSETTE_COMMITLOG_GATHER_MAX_US");
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+/* Two writers, one of which comes back only 5 ms after its acknowledgement,
+ * far beyond the bound (200 us): rounds that gather for it start at the
+ * bound with the other writer alone instead of waiting the 5 ms. */
+Test(storage_commitlog, batch_gather_slow_writer_bounded, .timeout = 60)
+{
+    clog *l = batch_open();
+    vfs_set_fault(slow_sync_cb, NULL);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    gw w[2];
+    memset(w, 0, sizeof w);
+    g_acks = 0;
+    for (int i = 0; i < 2; i++) {
+        w[i].l = l; w[i].loop = &loop; w[i].again = 19;
+        uv_timer_init(&loop, &w[i].timer);
+        w[i].timer.data = &w[i];
+    }
+    w[1].think_ms = 5;
+    gw_write(&w[0]);
+    gw_write(&w[1]);
+    while (g_acks < 40) uv_run(&loop, UV_RUN_ONCE);
+    clog_sync_stats st;
+    clog_get_sync_stats(l, &st);
+    cr_assert_eq(st.waited, 40);
+    cr_assert_gt(st.gathers, 0);
+    cr_assert_gt(st.gather_timeouts, 0);
+    cr_assert_lt(st.gather_ns / st.gathers, 3000000ull, "%" PRIu64 " ns per gathering round",
+                 st.gather_ns / st.gathers);
+    for (int i = 0; i < 2; i++) uv_close((uv_handle_t *)&w[i].timer, NULL);
+    batch_close(l, &loop);
     cr_assert_eq(cs_alloc_count(), 0);
 }
