@@ -7,7 +7,9 @@
 #             redis-benchmark -c 50 -t set -d 100
 #   cassette: commitlog_sync: batch (concurrent writers share one fsync) and
 #             commitlog_sync: group with a 1 ms window, cassette-bench
-#             preset:kv --connections 50 --concurrency 1 --ops insert=1
+#             preset:kv --connections 50 --concurrency 1 --ops insert=1,
+#             and batch with one client (--connections 1: serial durable
+#             latency, which batch-mode gathering must not lengthen)
 # Runs alternate (redis, batch, group) RUNS times so that machine noise hits
 # all three alike.  Prints a markdown table, one row per run, and the
 # server's own "writes per sync" line from its shutdown log.
@@ -37,7 +39,7 @@ redis_run() { # -> SET/s
     kill "$RPID"; wait "$RPID" 2>/dev/null || true; RPID=
 }
 
-cassette_run() { # MODE -> "ops/s p50 p99 per-sync-line"
+cassette_run() { # MODE [CONNECTIONS] -> "ops/s p50 p99 per-sync-line"
     rm -rf "$W/c"; mkdir -p "$W/c"
     if [ "$1" = group ]; then
         printf 'commitlog_sync: group\ncommitlog_sync_group_window: 1ms\n' >"$W/c.yaml"
@@ -51,10 +53,10 @@ cassette_run() { # MODE -> "ops/s p50 p99 per-sync-line"
         i=$((i + 1)); [ $i -gt 200 ] && { echo "cassette did not start" >&2; exit 1; }; sleep 0.05
     done
     port=$(sed -n 's/^cassette listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$W/c.log" | head -1)
-    "$B/cassette-bench" run preset:kv -p "$port" --connections 50 --concurrency 1 --ops insert=1 \
+    "$B/cassette-bench" run preset:kv -p "$port" --connections "${2:-50}" --concurrency 1 --ops insert=1 \
         --duration "${SECS}s" --json "$W/c.json" --quiet >/dev/null
     kill "$CPID"; wait "$CPID" 2>/dev/null || true; CPID=
-    sync_line=$(grep -o 'commitlog: .*per sync[^)]*)' "$W/c.log" | tail -1 || true)
+    sync_line=$(grep -o 'commitlog: [0-9]* syncs.*' "$W/c.log" | tail -1 || true)
     /usr/bin/python3 -c "
 import json; d = json.load(open('$W/c.json'))['schemes'][0]; l = d['operations']['insert']['latency_ms']
 print('%.0f | %.3f / %.3f' % (d['throughput'], l['p50'], l['p99']))" | tr '\n' ' '
@@ -62,14 +64,15 @@ print('%.0f | %.3f / %.3f' % (d['throughput'], l['p50'], l['p99']))" | tr '\n' '
 }
 
 echo "# machine: $(nproc) vCPUs; load before: $(uptime | sed 's/.*load average: //')"
-echo "| run | redis appendfsync always (SET/s) | cassette batch (INSERT/s) | batch p50 / p99 ms | batch sync log | cassette group 1 ms (INSERT/s) | group p50 / p99 ms | group sync log |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| run | redis appendfsync always (SET/s) | cassette batch (INSERT/s) | batch p50 / p99 ms | batch sync log | cassette group 1 ms (INSERT/s) | group p50 / p99 ms | group sync log | batch, 1 client (INSERT/s) | 1 client p50 / p99 ms | 1 client sync log |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 r=1
 while [ $r -le "$RUNS" ]; do
     rs=$(redis_run)
     cb=$(cassette_run batch)
     cg=$(cassette_run group)
-    echo "| $r | $rs | $cb | $cg |"
+    c1=$(cassette_run batch 1)
+    echo "| $r | $rs | $cb | $cg | $c1 |"
     r=$((r + 1))
 done
 echo "# load after: $(uptime | sed 's/.*load average: //')"
