@@ -802,9 +802,9 @@ static void notifier_check_cb(uv_check_t *h)
     pthread_mutex_lock(&l->smu);
     if (l->requested && !l->kicked) {
         l->kicked = true;
-        /* A gathering sync thread wakes at its deadline or when the last
-         * awaited waiter registers, not for every loop iteration. */
-        if (!gathering(l, cs_mono_ns())) pthread_cond_signal(&l->scv);
+        /* Always: the sync thread may be idle in an untimed wait (it saw no
+         * request), gathering or not; a gathering one just waits again. */
+        pthread_cond_signal(&l->scv);
     }
     pthread_mutex_unlock(&l->smu);
 }

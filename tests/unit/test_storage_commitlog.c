@@ -10,7 +10,8 @@
  *  - B+tree: ordered inserts, random inserts, seeks both ways
  *  - batch mode gathering: a lone writer never waits, a gathering round
  *    starts at its bound, writers coming back quickly share one fsync, and
- *    no acknowledgement precedes the fsync covering its write
+ *    no acknowledgement precedes the fsync covering its write; a writer on
+ *    a deferring thread is never stranded in a gathering window
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -611,5 +612,35 @@ Test(storage_commitlog, batch_gather_slow_writer_bounded, .timeout = 60)
                  st.gather_ns / st.gathers);
     for (int i = 0; i < 2; i++) uv_close((uv_handle_t *)&w[i].timer, NULL);
     batch_close(l, &loop);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+/* A writer on a deferring thread (like the server's loop, which kicks the
+ * sync thread from a uv_check handle after each iteration) comes back
+ * while the sync thread idles inside a gathering window waiting for a
+ * second writer that never returns: the kick must still wake it (the
+ * round starts at the bound), not leave the write waiting for ever. */
+Test(storage_commitlog, batch_gather_deferring_writer_not_stranded, .timeout = 30)
+{
+    setenv("CASSETTE_COMMITLOG_GATHER_MAX_US", "1000000", 1);   /* bound: half an fsync */
+    clog *l = batch_open();
+    vfs_set_fault(slow_sync_cb, NULL);
+    clog_defer(true);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    gw w[2];
+    memset(w, 0, sizeof w);
+    g_acks = 0;
+    for (int i = 0; i < 2; i++) { w[i].l = l; w[i].loop = &loop; }
+    w[0].again = 5;
+    gw_write(&w[0]);
+    gw_write(&w[1]);
+    while (g_acks < 7) uv_run(&loop, UV_RUN_ONCE);
+    clog_sync_stats st;
+    clog_get_sync_stats(l, &st);
+    cr_assert_eq(st.waited, 7);
+    clog_defer(false);
+    batch_close(l, &loop);
+    unsetenv("CASSETTE_COMMITLOG_GATHER_MAX_US");
     cr_assert_eq(cs_alloc_count(), 0);
 }
