@@ -113,7 +113,8 @@ struct srv {
     _Atomic int n_conns;             /* live connections on every loop */
     /* The execution lock: every call into cql/ (and so storage writes)
      * runs under it, so the CQL layer keeps its single-threaded design
-     * while the loops read, decode and write in parallel. */
+     * while the loops read, decode and write in parallel.  An adaptive
+     * mutex (a waiter spins briefly first): read batches are short. */
     uv_mutex_t exec;
 };
 

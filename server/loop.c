@@ -76,7 +76,13 @@ int srv_init(srv *s, uv_loop_t *loop, int n_loops, const config *cfg, st_engine 
     if (!s->loops)
         return CS_ENOMEM;
     s->n_loops = n_loops;
-    uv_mutex_init(&s->exec);
+    /* Adaptive: a loop waiting for the other's read batch spins briefly
+     * before sleeping (the batches are short). */
+    pthread_mutexattr_t ma;
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ADAPTIVE_NP);
+    pthread_mutex_init(&s->exec, &ma);
+    pthread_mutexattr_destroy(&ma);
     for (int i = 0; i < n_loops; i++) {
         srv_loop *l = &s->loops[i];
         l->server = s;
