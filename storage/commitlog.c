@@ -122,6 +122,7 @@ struct clog {
     st_clog_pos synced;
     bool requested, stop;
     bool kicked;                     /* a waiter asked for a sync now (not deferred) */
+    bool idle_wait;                  /* sync thread in its untimed wait (nothing requested) */
     uint64_t n_syncs, n_waited;      /* fsync rounds and waiters they completed (under smu) */
     uint64_t sync_ns;                /* time spent in do_sync (sync thread only) */
     int n_pending;                   /* waiters registered, not yet completed (under smu) */
@@ -709,7 +710,9 @@ static void *sync_main(void *arg)
             /* Waiters of a deferring loop are kicked once per loop iteration
              * (notifier_check_cb); the timeout is only a safety net. */
             if (!l->requested) {
+                l->idle_wait = true;
                 pthread_cond_wait(&l->scv, &l->smu);
+                l->idle_wait = false;
                 continue;
             }
             ts_after_ms(&ts, KICK_TIMEOUT_MS);
@@ -858,6 +861,14 @@ int clog_sync_wait(clog *l, struct uv_loop_s *loop, st_clog_pos pos, void (*cb)(
          * kernel yet: sync once, after the iteration (notifier_check_cb). */
         if (!n->check_on && uv_check_start(&n->check, notifier_check_cb) == 0) n->check_on = true;
         if (!n->check_on) { l->kicked = true; pthread_cond_signal(&l->scv); }
+        /* The check runs after this iteration's poll only if the write was
+         * registered before that poll returned (an I/O callback).  From a
+         * check or idle callback, or outside uv_run, it runs after the next
+         * poll, which may block until some unrelated event (a request loop
+         * with no timer: for ever).  So an idle sync thread is woken into
+         * its timed wait, whose timeout (KICK_TIMEOUT_MS) bounds that case;
+         * a busy one (any round in progress or planned) needs nothing. */
+        else if (l->idle_wait) pthread_cond_signal(&l->scv);
     } else {
         l->kicked = true;
         pthread_cond_signal(&l->scv);
