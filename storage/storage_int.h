@@ -271,7 +271,7 @@ struct st_engine {
     atomic_size_t mem_total;             /* all memtables (active + flushing) */
     atomic_size_t mem_flushing;          /* memtables being flushed */
     bool replaying;
-    bool closing;
+    atomic_bool closing;                 /* st__bg_stop; read under t->mu by compactions */
     pthread_t threads[8]; int n_threads;
     struct st__job *jobs;                /* queue head */
     int64_t last_compaction_check_ms;
