@@ -76,6 +76,7 @@ if [ "${SKIP_SAN:-0}" != 1 ]; then
     fi
     export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:print_summary=1}"
     export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+    export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0}"
     # shellcheck disable=SC2046
     step "unit (asan+ubsan)" sh tests/run_unit.sh $(unit_bins "$B/san")
     step "integration (asan+ubsan)" sh tests/run_integration.sh "$B/san/cassette"
