@@ -161,7 +161,7 @@ static void job_done(uv_work_t *req, int status)
     if (status == UV_ECANCELED) {
         respond_text(j->ac, 500, "nodetool: the server is shutting down\n");
     } else if (j->rc == 0) {
-        respond_text(j->ac, 200, "OK\n");
+        respond_text(j->ac, 200, "");   /* nodetool flush/compact print nothing */
     } else {
         char msg[1100];
         snprintf(msg, sizeof msg, "%s\n", cs_error_isset(&j->e) ? j->e.msg : cs_strerror(j->rc));

@@ -114,6 +114,7 @@ def test_flush_returns_with_data_on_disk(server, session, ks):
     assert data_files(server, ks, "fl") == []
     r = tool(server, "flush", ks, "fl")
     assert r.returncode == 0, r.stderr
+    assert r.stdout == ""                                      # like nodetool: silent on success
     assert len(data_files(server, ks, "fl")) == 1
     assert sstable_count(server, ks, "fl") == 1
     for i in range(200, 300):
@@ -122,6 +123,7 @@ def test_flush_returns_with_data_on_disk(server, session, ks):
     assert sstable_count(server, ks, "fl") == 2
     r = tool(server, "compact", ks, "fl")
     assert r.returncode == 0, r.stderr
+    assert r.stdout == ""
     assert sstable_count(server, ks, "fl") == 1
     assert len(data_files(server, ks, "fl")) == 1
     assert session.execute("SELECT count(*) FROM %s.fl" % ks).one()[0] == 300
