@@ -35,7 +35,9 @@
  * deferring thread does not wake the sync thread itself: the notifier's
  * uv_check handle does, once, after the loop iteration that registered it,
  * so every write read in one iteration shares one fsync (and no fsync
- * starts before the iteration's deferred records exist).  In batch and
+ * starts before the iteration's deferred records exist); its uv_idle handle,
+ * active until then, keeps the next poll from blocking when the waiter was
+ * registered after this iteration's check phase began.  In batch and
  * group modes the active segment is zero-filled ahead of the writes
  * (seg_prealloc), so an fdatasync commits no file-size change.
  */
@@ -93,8 +95,9 @@ typedef struct clog_waiter {
 struct clog_notifier {
     uv_async_t async;                /* first: handle->data = this */
     uv_check_t check;                /* kicks the sync thread after an iteration's writes */
+    uv_idle_t idle;                  /* active with check: the next poll does not block */
     bool check_on;
-    int open_handles;                /* freed when both handles have closed */
+    int open_handles;                /* freed when all three handles have closed */
     clog *l;
     uv_loop_t *loop;
     pthread_mutex_t mu;
@@ -122,7 +125,6 @@ struct clog {
     st_clog_pos synced;
     bool requested, stop;
     bool kicked;                     /* a waiter asked for a sync now (not deferred) */
-    bool idle_wait;                  /* sync thread in its untimed wait (nothing requested) */
     uint64_t n_syncs, n_waited;      /* fsync rounds and waiters they completed (under smu) */
     uint64_t sync_ns;                /* time spent in do_sync (sync thread only) */
     int n_pending;                   /* waiters registered, not yet completed (under smu) */
@@ -334,9 +336,10 @@ static void notifier_close_cb(uv_handle_t *h)
     cs_free(n);
 }
 
-/* Close both handles of a notifier; the last close callback frees it. */
+/* Close the handles of a notifier; the last close callback frees it. */
 static void notifier_close(clog_notifier *n)
 {
+    uv_close((uv_handle_t *)&n->idle, notifier_close_cb);
     uv_close((uv_handle_t *)&n->check, notifier_close_cb);
     uv_close((uv_handle_t *)&n->async, notifier_close_cb);
 }
@@ -710,9 +713,7 @@ static void *sync_main(void *arg)
             /* Waiters of a deferring loop are kicked once per loop iteration
              * (notifier_check_cb); the timeout is only a safety net. */
             if (!l->requested) {
-                l->idle_wait = true;
                 pthread_cond_wait(&l->scv, &l->smu);
-                l->idle_wait = false;
                 continue;
             }
             ts_after_ms(&ts, KICK_TIMEOUT_MS);
@@ -793,6 +794,12 @@ static void notifier_async_cb(uv_async_t *h)
     while (rev) { clog_waiter *nx = rev->next; rev->cb(rev->arg); cs_free(rev); rev = nx; }
 }
 
+/* Nothing to do: an active idle handle only keeps the poll from blocking. */
+static void notifier_idle_cb(uv_idle_t *h)
+{
+    (void)h;
+}
+
 /* End of a loop iteration that registered waiters (uv_check runs after the
  * iteration's I/O callbacks): wake the sync thread once for all of them, so
  * the writes of every request read in this iteration share one fsync. */
@@ -800,6 +807,7 @@ static void notifier_check_cb(uv_check_t *h)
 {
     clog_notifier *n = h->data;
     uv_check_stop(h);
+    uv_idle_stop(&n->idle);
     n->check_on = false;
     clog *l = n->l;
     pthread_mutex_lock(&l->smu);
@@ -839,7 +847,9 @@ int clog_sync_wait(clog *l, struct uv_loop_s *loop, st_clog_pos pos, void (*cb)(
             return CS_EIO;
         }
         n->check.data = n;
-        n->open_handles = 2;
+        uv_idle_init(loop, &n->idle);   /* cannot fail (libuv) */
+        n->idle.data = n;
+        n->open_handles = 3;
         n->l = l;
         n->loop = loop;
         pthread_mutex_init(&n->mu, NULL);
@@ -859,16 +869,17 @@ int clog_sync_wait(clog *l, struct uv_loop_s *loop, st_clog_pos pos, void (*cb)(
     if (tl_defer) {
         /* The loop's deferred writes of this iteration are not even in the
          * kernel yet: sync once, after the iteration (notifier_check_cb). */
-        if (!n->check_on && uv_check_start(&n->check, notifier_check_cb) == 0) n->check_on = true;
+        if (!n->check_on && uv_check_start(&n->check, notifier_check_cb) == 0) {
+            n->check_on = true;
+            /* The check runs after this iteration's poll only if the write
+             * was registered before that poll returned (an I/O callback).
+             * From a check or idle callback, or outside uv_run, it runs
+             * after the next poll, which could block until some unrelated
+             * event (a request loop without timers: for ever); an active
+             * idle handle makes that poll return at once. */
+            uv_idle_start(&n->idle, notifier_idle_cb);
+        }
         if (!n->check_on) { l->kicked = true; pthread_cond_signal(&l->scv); }
-        /* The check runs after this iteration's poll only if the write was
-         * registered before that poll returned (an I/O callback).  From a
-         * check or idle callback, or outside uv_run, it runs after the next
-         * poll, which may block until some unrelated event (a request loop
-         * with no timer: for ever).  So an idle sync thread is woken into
-         * its timed wait, whose timeout (KICK_TIMEOUT_MS) bounds that case;
-         * a busy one (any round in progress or planned) needs nothing. */
-        else if (l->idle_wait) pthread_cond_signal(&l->scv);
     } else {
         l->kicked = true;
         pthread_cond_signal(&l->scv);
