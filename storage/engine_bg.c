@@ -60,7 +60,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-#include <unistd.h>
 
 static bool bg_hold(st_engine *e, int i);
 static void bg_unhold(st_engine *e, int i, bool was_idle);
@@ -428,7 +427,6 @@ static bool bg_mem_pressure(st_engine *e)
 static bool bg_idle_reversible(void)
 {
 #ifdef SCHED_IDLE
-    if (geteuid() == 0) return true;
     struct rlimit rl;
     if (getrlimit(RLIMIT_NICE, &rl) == 0) {
         if (rl.rlim_cur >= 20) return true;
