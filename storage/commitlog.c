@@ -353,18 +353,17 @@ void clog_close(clog *l)
         pthread_cond_broadcast(&l->scv);
         pthread_mutex_unlock(&l->smu);
         pthread_join(l->thr, NULL);
-        if (l->n_syncs && l->n_targets)
-            CS_INFO("commitlog: %" PRIu64 " syncs completed %" PRIu64 " waiting writes (%.1f per sync, %.0f us per sync); "
-                    "writers back within the gathering bound after %" PRIu64 " of %" PRIu64 " syncs; "
-                    "%" PRIu64 " gathered (%" PRIu64 " at the bound, %.0f us each)",
+        if (l->n_syncs) {
+            char gather[200] = "";   /* batch mode only */
+            if (l->n_targets)
+                snprintf(gather, sizeof gather, "; writers back within the gathering bound after %" PRIu64 " of %" PRIu64
+                         " syncs; %" PRIu64 " gathered (%" PRIu64 " at the bound, %.0f us each)",
+                         l->n_hits, l->n_targets, l->n_gathers, l->n_gather_to,
+                         l->n_gathers ? (double)l->gather_ns / 1e3 / (double)l->n_gathers : 0.0);
+            CS_INFO("commitlog: %" PRIu64 " syncs completed %" PRIu64 " waiting writes (%.1f per sync, %.0f us per sync)%s",
                     l->n_syncs, l->n_waited, (double)l->n_waited / (double)l->n_syncs,
-                    (double)l->sync_ns / 1e3 / (double)l->n_syncs, l->n_hits, l->n_targets,
-                    l->n_gathers, l->n_gather_to,
-                    l->n_gathers ? (double)l->gather_ns / 1e3 / (double)l->n_gathers : 0.0);
-        else if (l->n_syncs)
-            CS_INFO("commitlog: %" PRIu64 " syncs completed %" PRIu64 " waiting writes (%.1f per sync, %.0f us per sync)",
-                    l->n_syncs, l->n_waited, (double)l->n_waited / (double)l->n_syncs,
-                    (double)l->sync_ns / 1e3 / (double)l->n_syncs);
+                    (double)l->sync_ns / 1e3 / (double)l->n_syncs, gather);
+        }
     }
     pthread_mutex_lock(&l->mu);
     if (l->wlen) wbuf_write(l);   /* (normally done by the final sync) */
