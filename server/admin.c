@@ -76,6 +76,14 @@ static void respond_text(admin_conn *ac, int code, const char *text)
     respond(ac, code, "text/plain; charset=utf-8", text, strlen(text));
 }
 
+/* A failed request: the error's message if it has one, else rc's. */
+static void respond_failure(admin_conn *ac, int code, int rc, const cs_error *e)
+{
+    char msg[1100];
+    snprintf(msg, sizeof msg, "%s\n", cs_error_isset(e) ? e->msg : cs_strerror(rc));
+    respond_text(ac, code, msg);
+}
+
 /* Copy query parameter `name` from "a=1&b=2" into out (no %-decoding needed
  * for CQL identifiers).  Returns true if present. */
 static bool query_param(const char *q, const char *name, char *out, size_t cap)
@@ -163,9 +171,7 @@ static void job_done(uv_work_t *req, int status)
     } else if (j->rc == 0) {
         respond_text(j->ac, 200, "");   /* nodetool flush/compact print nothing */
     } else {
-        char msg[1100];
-        snprintf(msg, sizeof msg, "%s\n", cs_error_isset(&j->e) ? j->e.msg : cs_strerror(j->rc));
-        respond_text(j->ac, 500, msg);
+        respond_failure(j->ac, 500, j->rc, &j->e);
     }
     cs_free(j);
 }
@@ -201,9 +207,7 @@ static void do_flush_compact(admin_conn *ac, bool compact, const char *query)
             cql_admin_release(j->targets, j->n_targets);
     }
     if (rc != 0) {
-        char msg[1100];
-        snprintf(msg, sizeof msg, "%s\n", cs_error_isset(&j->e) ? j->e.msg : cs_strerror(rc));
-        respond_text(ac, cs_error_isset(&j->e) && j->e.code == CS_ERR_INVALID ? 400 : 500, msg);
+        respond_failure(ac, cs_error_isset(&j->e) && j->e.code == CS_ERR_INVALID ? 400 : 500, rc, &j->e);
         cs_free(j);
         return;
     }
