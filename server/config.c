@@ -176,6 +176,7 @@ static const key_def keys[] = {
     { "auto_snapshot", K_BOOL, 0, F(st.snapshot_on_truncate) },
     { "admin_port", K_INT, 0, F(admin_port) },
     { "request_loops", K_INT, 0, F(request_loops) },
+    { "commitlog_sync_wait_poll_us", K_INT, 0, F(commitlog_sync_wait_poll_us) },
     /* Known Cassandra keys with no effect on a single cassette node. */
     { "partitioner", K_IGNORE, 0, 0, 0 },
     { "seed_provider", K_IGNORE, 0, 0, 0 },
@@ -316,6 +317,8 @@ int config_set(config *c, const char *key, const char *v)
         if (parse_int(v, &iv))
             return CS_EINVAL;
         if (k->off == offsetof(config, request_loops) && (iv < 0 || iv > CONFIG_MAX_REQUEST_LOOPS))
+            return CS_EINVAL;
+        if (k->off == offsetof(config, commitlog_sync_wait_poll_us) && (iv < 0 || iv > CONFIG_MAX_SYNC_WAIT_POLL_US))
             return CS_EINVAL;
         *(int *)((char *)c + k->off) = iv;
         return 0;
@@ -496,6 +499,7 @@ void config_defaults(config *c)
     c->authenticator = CONFIG_AUTH_ALLOW_ALL;
     c->admin_port = 7199;
     c->request_loops = 1;
+    c->commitlog_sync_wait_poll_us = CONFIG_DEFAULT_SYNC_WAIT_POLL_US;
     cs_buf_init(&c->settings);
 }
 
@@ -578,6 +582,7 @@ static void build_settings(config *c)
                                            ? c->st.sync_mode : 0]);
     setting(b, "commitlog_sync_group_window", "%dms", c->st.sync_group_window_ms);
     setting(b, "commitlog_sync_period", "%dms", c->st.sync_period_ms);
+    setting(b, "commitlog_sync_wait_poll_us", "%d", c->commitlog_sync_wait_poll_us);
     fmt_size(sz, sizeof sz, c->st.commitlog_total_space);
     setting(b, "commitlog_total_space", "%s", sz);
     setting(b, "concurrent_compactors", "%d", c->st.compaction_threads);

@@ -22,6 +22,8 @@
 
 enum { CONFIG_AUTH_ALLOW_ALL = 0, CONFIG_AUTH_PASSWORD = 1 };
 #define CONFIG_MAX_REQUEST_LOOPS 64
+#define CONFIG_DEFAULT_SYNC_WAIT_POLL_US 200   /* commitlog_sync_wait_poll_us (server/conn.h srv_loop_run) */
+#define CONFIG_MAX_SYNC_WAIT_POLL_US 1000000
 
 typedef struct config {
     st_config st;                     /* engine settings; strings point into this struct */
@@ -36,6 +38,7 @@ typedef struct config {
     int admin_port;                   /* cassette: HTTP admin on 127.0.0.1 (7199; 0 disables) */
     int request_loops;                /* cassette: request loop threads (1; 0: one per CPU) */
     int request_loops_effective;      /* request_loops with 0 resolved (config_finish) */
+    int commitlog_sync_wait_poll_us;            /* cassette: a loop with writes waiting for a commit log sync polls this long after activity */
     char data_dir[1024];              /* first of data_file_directories ("" = not set) */
     char commitlog_dir[1024];         /* commitlog_directory ("" = not set) */
     bool admin_port_set;              /* admin_port given explicitly */

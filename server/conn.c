@@ -368,6 +368,8 @@ static void flush_now(conn *c)
  */
 static void run_flushq(srv_loop *s)
 {
+    if (s->flushq && s->poll_ns)
+        s->active_ns = cs_mono_ns();
     while (s->flushq) {
         conn *c = s->flushq;
         s->flushq = c->qnext;
@@ -645,6 +647,7 @@ static void on_sync_done(void *arg)
 {
     pending_reply *p = arg;
     conn *c = p->c;
+    c->s->sync_waits--;
     record_latency(c->s, p->start_ns, cs_mono_ns());
     if (!c->closed) {
         cs_buf_put(&c->out, p->frame.p, p->frame.len);
@@ -696,8 +699,10 @@ static void finish_cql(conn *c, int16_t stream, int rc, cql_result *r, cs_error 
             cs_buf_init(&p->frame);
             encode_result(c, &p->frame, stream, r, tracing_id);
             c->refs++;
+            s->sync_waits++;             /* before: the callback may run at once */
             if (st_sync_wait(s->eng, s->loop, r->sync_pos, on_sync_done, p) == 0)
                 goto events;
+            s->sync_waits--;
             c->refs--;
             cs_buf_destroy(&p->frame);
             cs_free(p);
@@ -1037,7 +1042,7 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
     if (c->state == C_CLOSING)
         return;                      /* lingering: input is discarded */
     c->in.len += (size_t)nread;
-    c->s->clock_ns = cs_mono_ns();   /* start of this read's first request */
+    c->s->clock_ns = c->s->active_ns = cs_mono_ns();   /* start of this read's first request */
     pump(c);
     c->s->clock_ns = 0;              /* never reused after this callback */
 }

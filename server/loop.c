@@ -24,6 +24,7 @@
 
 #include "common/alloc.h"
 #include "common/arena.h"
+#include "common/util.h"
 #include "common/err.h"
 #include "common/log.h"
 
@@ -91,10 +92,18 @@ int srv_init(srv *s, uv_loop_t *loop, int n_loops, const config *cfg, st_engine 
         l->cfg = cfg;
         l->eng = eng;
         l->cql = cql;
+        l->poll_ns = cfg && cfg->commitlog_sync_wait_poll_us > 0 ? (uint64_t)cfg->commitlog_sync_wait_poll_us * 1000u : 0;
         uv_mutex_init(&l->mu);
     }
     tl_loop = &s->loops[0];
     return 0;
+}
+
+int srv_loop_run(srv_loop *l)
+{
+    if (l->sync_waits > 0 && l->poll_ns && cs_mono_ns() - l->active_ns < l->poll_ns)
+        return uv_run(l->loop, UV_RUN_NOWAIT);
+    return uv_run(l->loop, UV_RUN_ONCE);
 }
 
 /* Close every connection of l and refuse new ones (on l's thread). */
@@ -203,7 +212,7 @@ static void loop_main(void *arg)
     cs_arena_cache_enable(true);     /* as main.c does for loop 0 */
     st_defer_log_writes(true);
     l->log_deferred = true;
-    while (uv_run(l->loop, UV_RUN_ONCE) != 0) {
+    while (srv_loop_run(l) != 0) {
         if (l->stopping && l->n_conns == 0)
             break;
     }

@@ -286,7 +286,7 @@ int main(int argc, char **argv)
         uv_close((uv_handle_t *)&a.sigint, NULL);
         uv_close((uv_handle_t *)&a.sigterm, NULL);
     }
-    while (uv_run(loop, UV_RUN_ONCE) != 0) {
+    while (srv_loop_run(&a.server.loops[0]) != 0) {
         if (a.stopping && a.server.loops[0].n_conns == 0 && !admin_busy(&a.adm))   /* admin: flush/compact in flight */
             break;
     }

@@ -165,6 +165,7 @@ Test(server_config, legacy_suffixes)
         "commitlog_sync: group\n"
         "commitlog_sync_period_in_ms: 2000\n"
         "commitlog_sync_group_window_in_ms: 7\n"
+        "commitlog_sync_wait_poll_us: 0\n"
         "commitlog_segment_size_in_mb: 8\n"
         "memtable_heap_space_in_mb: 64\n"
         "file_cache_size_in_mb: 96\n"
@@ -178,6 +179,7 @@ Test(server_config, legacy_suffixes)
     cr_assert_eq(c.st.sync_mode, ST_SYNC_GROUP);
     cr_assert_eq(c.st.sync_period_ms, 2000);
     cr_assert_eq(c.st.sync_group_window_ms, 7);
+    cr_assert_eq(c.commitlog_sync_wait_poll_us, 0);
     cr_assert_eq(c.st.segment_size, 8u << 20);
     cr_assert_eq(c.st.memtable_space, 64u << 20);
     cr_assert_eq(c.st.block_cache_size, 96u << 20);
@@ -201,6 +203,7 @@ Test(server_config, defaults_and_data_dir)
     cr_assert_eq(c.max_frame_size, 16u << 20);
     cr_assert_str_eq(c.cluster_name, "Test Cluster");
     cr_assert_eq(c.st.block_cache_size, 256u << 20);   /* file_cache_size */
+    cr_assert_eq(c.commitlog_sync_wait_poll_us, 200);
     config_finish(&c, "/tmp/x");
     cr_assert_str_eq(c.st.data_dir, "/tmp/x/data");
     cr_assert_str_eq(c.st.commitlog_dir, "/tmp/x/commitlog");
@@ -213,6 +216,8 @@ Test(server_config, bad_values_are_errors)
         "commitlog_sync: sometimes\n", "native_transport_port: ninety\n",
         "commitlog_sync_period: 10 fortnights\n", "auto_snapshot: maybe\n",
         "authenticator: KerberosAuthenticator\n", "memtable_heap_space: 12XB\n",
+        "commitlog_sync_wait_poll_us: -1\n", "commitlog_sync_wait_poll_us: 1000001\n",
+        "commitlog_sync_wait_poll_us: fast\n",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         config c;
