@@ -239,11 +239,19 @@ void sst__encode_row(cs_buf *b, const st__row *r)
 
 /* ---------------------------------------------------------------- writer */
 
+/* In writes of at most SST_WRITE_BUF: the kernel (PREEMPT_NONE here) does
+ * not preempt a thread inside a system call, so one 11 MB pwrite of a
+ * partition index (~4 ms of copying) by a SCHED_IDLE flush held its CPU
+ * against the request loop waking there. */
 static int write_all(int fd, const void *p, size_t n, uint64_t *off)
 {
-    ssize_t w = vfs_pwrite(fd, p, n, *off);
-    if (w < 0) return (int)w;
-    *off += n;
+    for (size_t done = 0; done < n;) {
+        size_t k = n - done < SST_WRITE_BUF ? n - done : SST_WRITE_BUF;
+        ssize_t w = vfs_pwrite(fd, (const uint8_t *)p + done, k, *off);
+        if (w < 0) return (int)w;
+        *off += k;
+        done += k;
+    }
     return 0;
 }
 
