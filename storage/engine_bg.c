@@ -25,7 +25,7 @@
  * raised to SCHED_OTHER nice 0 whenever starving it would hurt:
  *   - flush: writers would reach back-pressure (memtable_space) within
  *     BG_HORIZON_NS at the rate they filled memtables since the flushing
- *     began, or memory is over 3/4 of memtable_space (bg_mem_pressure,
+ *     began, or memory is over 3/4 of memtable_space (st__bg_mem_pressure,
  *     checked by st_write once per MiB written and at each job); a caller
  *     waiting for a flush (st_table_flush / nodetool flush, snapshot before
  *     TRUNCATE and DROP, st_engine_close) or held by back-pressure;
@@ -64,7 +64,6 @@
 static bool bg_hold(st_engine *e, int i);
 static void bg_unhold(st_engine *e, int i, bool was_idle);
 static void bg_raise(st_engine *e, int kind);
-static bool bg_mem_pressure(st_engine *e);
 
 typedef struct st__job {
     st_table *t;
@@ -340,7 +339,7 @@ void st__maybe_flush(st_engine *e)
         /* The rate estimate once per MiB written, not per write (a clock read). */
         uint_fast64_t mark = total >> 20, prev = atomic_load(&e->bg_mark);
         if (total > e->cfg.memtable_space / 4 * 3 ||
-            (mark != prev && atomic_compare_exchange_strong(&e->bg_mark, &prev, mark) && bg_mem_pressure(e)))
+            (mark != prev && atomic_compare_exchange_strong(&e->bg_mark, &prev, mark) && st__bg_mem_pressure(e)))
             bg_raise(e, 0);
     }
     if (active > e->cfg.memtable_space / 2) {
@@ -409,14 +408,24 @@ enum { BG_FLUSH = 0, BG_COMPACT = 1 };
  * At max throughput (~40 MB/s of memtable) that is at once, as before the
  * idle policy; at half of it (~13 MB/s) a 256 MiB space never gets there. */
 #define BG_HORIZON_NS (4ull * 1000000000ull)
+/* The rate is estimated only once the writers have had this long and
+ * written this much since the switch: at a flush's start, a few writes in
+ * the microseconds after it made any rate look huge, and the whole flush
+ * (a policy is re-decided only between jobs) ran at normal priority while
+ * the writers were at 15 MB/s (fixed 60k/s INSERT: per-second p99 2-6 ms).
+ * A writer at max throughput (~40 MB/s) is still caught within ~0.1 s
+ * (st__maybe_flush re-checks every MiB written). */
+#define BG_RATE_MIN_NS (100ull * 1000000ull)
+#define BG_RATE_MIN_BYTES ((size_t)1 << 20)
 
-static bool bg_mem_pressure(st_engine *e)
+bool st__bg_mem_pressure(st_engine *e)
 {
     size_t space = e->cfg.memtable_space, total = atomic_load(&e->mem_total), fl = atomic_load(&e->mem_flushing);
     if (total > space / 4 * 3) return true;
     if (fl == 0 || total >= space) return fl > 0;
     size_t active = total > fl ? total - fl : 0;
     uint64_t el = cs_mono_ns() - atomic_load(&e->bg_switch_ns);
+    if (el < BG_RATE_MIN_NS || active < BG_RATE_MIN_BYTES) return false;
     /* headroom / (active / el) < horizon */
     return (double)(space - total) * (double)el < (double)active * (double)BG_HORIZON_NS;
 }
@@ -476,7 +485,7 @@ static void bg_pace(st_engine *e, int i, bool backlog)
 {
     if (!e->bg_idle_ok && !atomic_load(&e->bg_idle[i])) return;
     pthread_mutex_lock(&e->prio_mu);
-    bool urgent = i == 0 ? atomic_load(&e->bg_urgent[BG_FLUSH]) > 0 || bg_mem_pressure(e)
+    bool urgent = i == 0 ? atomic_load(&e->bg_urgent[BG_FLUSH]) > 0 || st__bg_mem_pressure(e)
                          : atomic_load(&e->bg_urgent[BG_COMPACT]) > 0 || backlog;
     bg_set_policy(e, i, e->bg_idle_ok && !urgent, true);
     pthread_mutex_unlock(&e->prio_mu);

@@ -300,6 +300,10 @@ void st__bg_kick(st_engine *e);
  * work: kind 0 a flush, 1 a compaction.  Raises those threads to normal
  * priority while anyone waits. */
 void st__bg_urgent(st_engine *e, int kind, int delta);
+/* Flush urgency from memory: over 3/4 of memtable_space, or writers would
+ * reach back-pressure within 4 s at their rate since the last switch
+ * (engine_bg.c BG_HORIZON_NS). */
+bool st__bg_mem_pressure(st_engine *e);
 void st__table_sst_unref_all(st_table *t);
 
 #endif

@@ -13,6 +13,7 @@
 #include "storage/storage.h"
 #include "storage/storage_int.h"   /* mt_check on the active memtable */
 #include "common/alloc.h"
+#include "common/util.h"
 #include "common/hash.h"
 #include "common/vfs.h"
 
@@ -430,6 +431,44 @@ static void flush_async_and_wait(st_engine *e, st_table *t, uint32_t pk)
         usleep(1000);
     }
     cr_assert_fail("flush did not finish");
+}
+
+/* The flush's memory urgency (engine_bg.c st__bg_mem_pressure): the 3/4
+ * rule at once; the rate rule only once the rate since the switch has been
+ * measured over BG_RATE_MIN_NS and BG_RATE_MIN_BYTES (a few writes just
+ * after a switch used to look like an enormous rate). */
+Test(storage_engine, flush_pressure_rate_rule)
+{
+    st_engine *e = open_engine(ST_SYNC_PERIODIC, 0);
+    size_t space = e->cfg.memtable_space, MiB = (size_t)1 << 20;
+    size_t saved_total = atomic_load(&e->mem_total), saved_fl = atomic_load(&e->mem_flushing);
+    uint64_t saved_sw = atomic_load(&e->bg_switch_ns), now = cs_mono_ns();
+    /* half flushing, 1 MiB written 10 us after the switch: too early to tell */
+    atomic_store(&e->mem_flushing, space / 2);
+    atomic_store(&e->mem_total, space / 2 + MiB);
+    atomic_store(&e->bg_switch_ns, now - 10000);
+    cr_assert(!st__bg_mem_pressure(e));
+    /* 200 ms: 1 MiB (5 MB/s, headroom for ~25 s) no; 40 MiB (200 MB/s) yes */
+    atomic_store(&e->bg_switch_ns, now - 200000000ull);
+    cr_assert(!st__bg_mem_pressure(e));
+    atomic_store(&e->mem_total, space / 2 + 40 * MiB);
+    cr_assert(st__bg_mem_pressure(e));
+    /* under 1 MiB written is never enough to tell */
+    atomic_store(&e->mem_total, space / 2 + MiB / 2);
+    atomic_store(&e->bg_switch_ns, now - 2000000000ull);
+    cr_assert(!st__bg_mem_pressure(e));
+    /* over 3/4 of the space: at once, whatever the rate */
+    atomic_store(&e->mem_total, space / 4 * 3 + MiB);
+    atomic_store(&e->bg_switch_ns, now);
+    cr_assert(st__bg_mem_pressure(e));
+    /* nothing flushing and under 3/4: no */
+    atomic_store(&e->mem_flushing, 0);
+    atomic_store(&e->mem_total, space / 2);
+    cr_assert(!st__bg_mem_pressure(e));
+    atomic_store(&e->mem_total, saved_total);
+    atomic_store(&e->mem_flushing, saved_fl);
+    atomic_store(&e->bg_switch_ns, saved_sw);
+    st_engine_close(e, false);
 }
 
 Test(storage_engine, background_priority)
