@@ -30,12 +30,17 @@
  *     the connection stays open, since framing is intact.
  *  4. Compression (lz4) applies to every frame after the reply to STARTUP, in
  *     both directions; the READY/AUTHENTICATE reply itself is uncompressed.
- *  5. A frame whose length exceeds native_transport_max_frame_size, or whose
- *     header is corrupt, is answered with a ProtocolException and the
- *     connection is closed after the error is written: the byte stream can
- *     no longer be trusted.  The close lingers (FIN, then input discarded
- *     until the peer closes or LINGER_MS) so the error is not lost to a
- *     RST.  Other connections are never affected.
+ *  5. A frame longer (header included) than native_transport_max_frame_size
+ *     is skipped as its bytes arrive, never buffered, and once it has all
+ *     gone by it is answered on its stream with an InvalidRequest "Request
+ *     is too big: length N exceeds maximum allowed length M." (N counts the
+ *     header); the connection goes on with the next frame (Cassandra's
+ *     Envelope.Decoder discard mode).  A corrupt header (a negative body
+ *     length) is answered with a ProtocolException and the connection is
+ *     closed after the error is written: the byte stream can no longer be
+ *     trusted.  The close lingers (FIN, then input discarded until the peer
+ *     closes or LINGER_MS) so the error is not lost to a RST.  Other
+ *     connections are never affected.
  *  6. Replies are gathered in `out` and written once per loop iteration:
  *     flush() queues the connection on srv->flushq and a uv_check handle,
  *     after every read callback of the iteration has run, writes the commit
@@ -113,6 +118,9 @@ struct conn {
     bool queued;                     /* in srv->flushq (invariant 6) */
     conn *qnext;                     /* next in srv->flushq */
     cs_buf in;                       /* unparsed input */
+    uint64_t discard;                /* bytes of an oversize frame still to skip (invariant 5) */
+    uint64_t discard_total;          /* that frame's length, header included */
+    int16_t discard_stream;          /* and its stream id */
     cs_buf out;                      /* replies not yet handed to the kernel */
     cs_arena arena;                  /* decoded requests of the current read */
     cql_session session;
@@ -493,6 +501,18 @@ static void reply_protocol_error(conn *c, int16_t stream, const char *fmt, ...)
     reply_error(c, stream, &e);
 }
 
+/* An oversize request (invariant 5): `len` is the frame's length, header
+ * included, or an lz4 body's decompressed length. */
+static void reply_too_big(conn *c, int16_t stream, uint64_t len)
+{
+    cs_error e;
+    cs_error_init(&e);
+    e.code = CS_ERR_INVALID;
+    snprintf(e.msg, sizeof e.msg, "Request is too big: length %llu exceeds maximum allowed length %zu.",
+             (unsigned long long)len, c->s->cfg->max_frame_size);
+    reply_error(c, stream, &e);
+}
+
 static void reply_frame(conn *c, int16_t stream, uint8_t opcode, const uint8_t *body, size_t len)
 {
     msg_write_frame(&c->out, c->version, stream, opcode, c->compress, NULL, 0, body, len);
@@ -865,10 +885,11 @@ static void on_frame(conn *c, const frame_header *h, const uint8_t *body)
     int rc = frame_body_decode(h, body, h->length, s->cfg->max_frame_size, &fb);
     if (rc != 0) {
         frame_body_destroy(&fb);
-        if (rc == CS_ETOOBIG)
-            reply_protocol_error(c, h->stream, "Request is too big: length %u exceeds maximum "
-                                 "allowed length %zu.", cs_be32(body), s->cfg->max_frame_size);
-        else
+        if (rc == CS_ETOOBIG) {
+            /* lz4 body decompressing past the limit: refused like an
+             * oversize frame (InvalidRequest), the connection goes on. */
+            reply_too_big(c, h->stream, cs_be32(body));
+        } else
             reply_protocol_error(c, h->stream, "Invalid frame body: %s", cs_strerror(rc));
         return;
     }
@@ -923,6 +944,14 @@ static void process_input(conn *c)
            c->out.len + c->inflight <= MAX_PENDING_OUT) {
         const uint8_t *p = c->in.p + off;
         size_t avail = c->in.len - off;
+        if (c->discard > 0) {
+            size_t k = avail < c->discard ? avail : (size_t)c->discard;
+            off += k;
+            c->discard -= k;
+            if (c->discard == 0)
+                reply_too_big(c, c->discard_stream, c->discard_total);
+            continue;
+        }
         uint8_t v = p[0] & 0x7f;
         if (c->state == C_NEW) {
             /* An unsupported version is refused as soon as its stream id has
@@ -945,11 +974,10 @@ static void process_input(conn *c)
             conn__close(c, true);
             break;
         }
-        if (h.length > max) {
-            reply_protocol_error(c, h.stream, "Request is too big: length %u exceeds maximum "
-                                 "allowed length %zu.", h.length, max);
-            conn__close(c, true);
-            break;
+        if ((uint64_t)h.length + FRAME_HEADER_LEN > max) {
+            c->discard = c->discard_total = (uint64_t)h.length + FRAME_HEADER_LEN;
+            c->discard_stream = h.stream;
+            continue;                /* skipped by the branch above */
         }
         if (avail < FRAME_HEADER_LEN + (size_t)h.length) {
             /* Make room for the whole frame so the next read completes it. */

@@ -16,6 +16,7 @@ import time
 import pytest
 from cassandra import InvalidRequest
 
+import cassette_harness as H
 import rawcql
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -280,3 +281,30 @@ def test_large_valid_value(session, tables):
     ps = session.prepare("INSERT INTO %s.t (k, v) VALUES (?, ?)" % tables)
     session.execute(ps, (424242, big))
     assert session.execute("SELECT v FROM %s.t WHERE k = 424242" % tables).one().v == big
+
+
+def test_oversize_request_is_invalid_request(contact, session, tables):
+    """A request over native_transport_max_frame_size (16 MiB) is refused
+    with InvalidRequest "Request is too big", and the connection that sent
+    it goes on serving (Cassandra skips the frame, as here)."""
+    big = "x" * ((16 << 20) + 1)
+    with pytest.raises(InvalidRequest) as ei:
+        session.execute("INSERT INTO %s.t (k, v) VALUES (987654, %%s)" % tables, [big])
+    # The driver compresses with lz4 when it can: then the decompressed body
+    # is what is too big (Cassandra, which has no such limit, refuses the
+    # mutation instead: also InvalidRequest, another message).
+    if H.is_cassette():
+        assert "Request is too big" in str(ei.value), ei.value
+        assert "exceeds maximum allowed length 16777216" in str(ei.value), ei.value
+    assert session.execute("SELECT count(*) FROM %s.t WHERE k = 987654" % tables).one()[0] == 0
+    # The same socket: the error comes on the request's stream, then the
+    # next request on the connection is answered.
+    with rawcql.connect(*contact) as c:
+        c.send(rawcql.frame(rawcql.OP_QUERY, rawcql.query_body(b"SELECT key FROM system.local"),
+                            stream=7, length=(16 << 20) + 1))
+        c.send(b"\0" * ((16 << 20) + 1 - len(rawcql.query_body(b"SELECT key FROM system.local"))))
+        f = c.recv()
+        err = f.error()
+        assert err is not None and err[0] == 0x2200 and f.stream == 7, (f, err)
+        ok = c.query("SELECT key FROM system.local")
+        assert ok.opcode == rawcql.OP_RESULT, ok
