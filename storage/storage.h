@@ -229,7 +229,8 @@ bool st_sync_needed(st_engine *e);
  * st_write then appends its commit log record to an in-memory tail, and
  * st_log_flush writes the whole tail with one system call.  The caller must
  * call st_log_flush before acknowledging any write (syncs, segment switches
- * and close also write the tail).  Off by default. */
+ * and close also write the tail; in batch and group modes, where writes are
+ * acknowledged after their sync, it returns at once).  Off by default. */
 void st_defer_log_writes(bool on);
 int st_log_flush(st_engine *e);
 /* Call cb(arg) on `loop` (via uv_async) once the log is durable past pos.
