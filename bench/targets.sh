@@ -10,8 +10,8 @@ set -u
 B=${1:-build}
 cd "$(dirname "$0")/.."
 echo "=== $(date -u +%H:%M) HEAD $(git rev-parse --short HEAD 2>/dev/null) load $(uptime | sed 's/.*average: //')"
-echo "=== yardstick 1"; sh bench/yardstick.sh "$B" 10 2>&1 | tail -7
-echo "=== yardstick 2"; sh bench/yardstick.sh "$B" 10 2>&1 | tail -7
+echo "=== yardstick 1"; sh bench/yardstick.sh "$B" 10 2>&1 | tail -8
+echo "=== yardstick 2"; sh bench/yardstick.sh "$B" 10 2>&1 | tail -8
 echo "=== durable"; sh bench/durable.sh "$B" 10 2 2>&1 | tail -5
 echo "=== storage bench kv"
 make --no-print-directory BUILD="$B" storage-bench >/dev/null 2>&1

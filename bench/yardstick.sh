@@ -6,7 +6,8 @@
 #             flight per connection) and -c 50 -P 16 (16 in flight)
 #   cassette: cassette-bench preset:kv (prepared 100-byte INSERT / point
 #             SELECT), --connections 50 --concurrency 1 and 16, then a fixed
-#             rate at half the measured max for the p99.
+#             rate at half the measured 50 x 1 max for the p99, INSERT and
+#             SELECT.
 # Needs Debian's redis-server and redis-tools.  Everything binds to
 # 127.0.0.1 on free ports; every run is bounded in time.
 set -eu
@@ -53,6 +54,9 @@ ins16=$(kv ins16 50 16 insert=1); get16=$(kv get16 50 16 read=1)
 max=$(json_field "$ins1" "d['throughput']")
 half=$(/usr/bin/python3 -c "print(int($max/2))")
 rate=$(kv rate 50 1 insert=1 "--rate $half")
+gmax=$(json_field "$get1" "d['throughput']")
+ghalf=$(/usr/bin/python3 -c "print(int($gmax/2))")
+grate=$(kv grate 50 1 read=1 "--rate $ghalf")
 
 f() { json_field "$1" "'%.0f' % d['throughput']"; }
 p() { json_field "$1" "'%.3f / %.3f' % (d['operations']['$2']['latency_ms']['p50'], d['operations']['$2']['latency_ms']['p99'])"; }
@@ -66,3 +70,4 @@ echo "| 50 conns x 1 in flight: GET vs prepared SELECT | $rg1 | $(f "$get1") | $
 echo "| 50 conns x 16 in flight: SET -P 16 vs INSERT | $rs16 | $(f "$ins16") | $(ratio "$(f "$ins16")" "$rs16") | $(p "$ins16" insert) |"
 echo "| 50 conns x 16 in flight: GET -P 16 vs SELECT | $rg16 | $(f "$get16") | $(ratio "$(f "$get16")" "$rg16") | $(p "$get16" read) |"
 echo "| INSERT at a fixed $half/s (half of max), CO-corrected | - | $(f "$rate") | - | $(p "$rate" insert) |"
+echo "| SELECT at a fixed $ghalf/s (half of max), CO-corrected | - | $(f "$grate") | - | $(p "$grate" read) |"
