@@ -149,7 +149,8 @@ char *cs_strndup(const char *s, size_t n)
     char *d = cs_malloc(n + 1);
     if (!d)
         return NULL;
-    memcpy(d, s, n);
+    if (n)
+        memcpy(d, s, n);             /* s may be NULL when n is 0 (an empty cs_buf) */
     d[n] = 0;
     return d;
 }

@@ -4,6 +4,8 @@
  * quoting, comments, unknown keys (warned, not fatal), bad values.
  */
 #include <criterion/criterion.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -207,6 +209,23 @@ Test(server_config, defaults_and_data_dir)
     config_finish(&c, "/tmp/x");
     cr_assert_str_eq(c.st.data_dir, "/tmp/x/data");
     cr_assert_str_eq(c.st.commitlog_dir, "/tmp/x/commitlog");
+    config_destroy(&c);
+}
+
+/* An empty file (a cs_buf that never grew: NULL data) is a valid,
+ * empty configuration. */
+Test(server_config, empty_file)
+{
+    char path[] = "/tmp/cassette-empty-yaml-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    close(fd);
+    config c;
+    char err[256] = "";
+    config_defaults(&c);
+    cr_assert_eq(config_load(&c, path, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(c.native_port, 9042);
+    unlink(path);
     config_destroy(&c);
 }
 
