@@ -11,6 +11,7 @@ long window makes a write wait for most of a second, which is what the
 polling is observed over.
 """
 
+import contextlib
 import os
 import subprocess
 import time
@@ -37,18 +38,30 @@ def setting(conn, name):
     return rows(conn.query("SELECT value FROM system_views.settings WHERE name = '%s'" % name))
 
 
-def start(tmp_path, yaml):
+@contextlib.contextmanager
+def running(tmp_path, yaml):
+    """A private server with `yaml` as its configuration and table k.t,
+    and a raw connection to it."""
     tmp_path.mkdir(parents=True, exist_ok=True)
     cfg = tmp_path / "c.yaml"
     cfg.write_text(yaml)
     s = H.Server(tmp_path)
     s.start(extra_args=["--config", str(cfg)])
     c = R.connect(s.host, s.port)
-    for q in ("CREATE KEYSPACE k WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-              "CREATE TABLE k.t (id int PRIMARY KEY, v text)"):
-        f = c.query(q)
-        assert f.opcode == R.OP_RESULT, f
-    return s, c
+    try:
+        for q in ("CREATE KEYSPACE k WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+                  "CREATE TABLE k.t (id int PRIMARY KEY, v text)"):
+            f = c.query(q)
+            assert f.opcode == R.OP_RESULT, f
+        yield s, c
+    finally:
+        c.close()
+        s.stop()
+
+
+def group_mode(poll_us):
+    return ("commitlog_sync: group\ncommitlog_sync_group_window: %dms\n"
+            "commitlog_sync_wait_poll_us: %d\n" % (WINDOW_MS, poll_us))
 
 
 def write(c, i):
@@ -63,6 +76,7 @@ def slow_write_cpu(s, c):
     before, t0 = cpu_s(s.proc.pid), time.monotonic()
     write(c, 2)
     waited = time.monotonic() - t0
+    assert waited > 0.3, "the write did not wait for the group window (%.3f s)" % waited
     return cpu_s(s.proc.pid) - before, waited
 
 
@@ -73,56 +87,35 @@ def idle_cpu(s, seconds=1.0):
 
 
 def test_default_shown_in_settings(tmp_path):
-    s, c = start(tmp_path, "")
-    try:
+    with running(tmp_path, "") as (s, c):
         assert setting(c, "commitlog_sync_wait_poll_us") == [(b"200",)]
-    finally:
-        c.close()
-        s.stop()
 
 
 def test_polls_while_a_sync_is_pending(tmp_path):
-    s, c = start(tmp_path, "commitlog_sync: group\ncommitlog_sync_group_window: %dms\n"
-                           "commitlog_sync_wait_poll_us: 1000000\n" % WINDOW_MS)
-    try:
+    with running(tmp_path, group_mode(1000000)) as (s, c):
         assert setting(c, "commitlog_sync_wait_poll_us") == [(b"1000000",)]
         used, waited = slow_write_cpu(s, c)
-        assert waited > 0.3, "the write did not wait for the group window (%.3f s)" % waited
         assert used > 0.3 * waited, "no polling: %.2f s of CPU while a write waited %.2f s" % (used, waited)
         time.sleep(0.2)
         used = idle_cpu(s)
         assert used < 0.15, "polling with nothing pending: %.2f s of CPU in 1 s" % used
-        c.query("SELECT id FROM k.t WHERE id = 2")
-    finally:
-        c.close()
-        s.stop()
 
 
 def test_zero_never_polls(tmp_path):
-    s, c = start(tmp_path, "commitlog_sync: group\ncommitlog_sync_group_window: %dms\n"
-                           "commitlog_sync_wait_poll_us: 0\n" % WINDOW_MS)
-    try:
+    with running(tmp_path, group_mode(0)) as (s, c):
         assert setting(c, "commitlog_sync_wait_poll_us") == [(b"0",)]
         used, waited = slow_write_cpu(s, c)
-        assert waited > 0.3, "the write did not wait for the group window (%.3f s)" % waited
         assert used < 0.15, "polling turned off, yet %.2f s of CPU while a write waited %.2f s" % (used, waited)
-    finally:
-        c.close()
-        s.stop()
 
 
 def test_periodic_mode_does_not_poll(tmp_path):
     """Periodic mode acknowledges before the sync: nothing is pending, so
     even a long poll window leaves the loop sleeping between requests."""
-    s, c = start(tmp_path, "commitlog_sync_wait_poll_us: 1000000\n")
-    try:
+    with running(tmp_path, "commitlog_sync_wait_poll_us: 1000000\n") as (s, c):
         for i in range(50):
             write(c, i)
         used = idle_cpu(s)
         assert used < 0.15, "periodic mode polled: %.2f s of CPU in 1 s" % used
-    finally:
-        c.close()
-        s.stop()
 
 
 @pytest.mark.parametrize("value", ["-1", "1000001", "fast"])
