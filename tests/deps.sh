@@ -2,7 +2,8 @@
 # tests/deps.sh: `make deps`.  Installs what the build and the tests need and
 # is a fast no-op (well under a second) when everything is already there.
 #   Debian packages: build libraries, criterion, the Python driver + pytest,
-#                    and what cqlsh needs (python3-tz, python3-tzlocal).
+#                    what cqlsh needs (python3-tz, python3-tzlocal), and the
+#                    Go driver gocql with the Go toolchain (tests/integration/go).
 #   Node.js:         nodejs from Debian; npm only if no `npm` exists at all
 #                    (some machines carry node+npm outside Debian, and
 #                    Debian's npm package conflicts with them).
@@ -15,7 +16,8 @@ set -eu
 cd "$(dirname "$0")/.."
 
 PKGS="libuv1-dev liblz4-dev libxxhash-dev libcriterion-dev python3-cassandra \
-python3-pytest python3-lz4 python3-tz python3-tzlocal libyaml-dev"
+python3-pytest python3-lz4 python3-tz python3-tzlocal libyaml-dev \
+golang-go golang-github-gocql-gocql-dev"
 
 missing=""
 for p in $PKGS; do

@@ -4,6 +4,8 @@
 #      python3-cassandra driver); each test module starts BINARY itself.
 #   2. node's built-in runner over tests/integration/node/*.test.js with the
 #      npm cassandra-driver from tests/integration/node_modules.
+#   3. go test over tests/integration/go with Debian's gocql, against one
+#      server started here.
 # Last line: "N passed, N failed" (pytest errors count as failures, pytest's
 # exit 5 "no tests collected" counts as nothing).  Exit 1 if anything failed.
 # Env: CASSETTE_CONTACT=host:port runs the tests against an already running
@@ -25,7 +27,7 @@ TMO=${INTEGRATION_TIMEOUT:-900}
 passed=0
 failed=0
 out=$(mktemp "${TMPDIR:-/tmp}/cassette-int.XXXXXX")
-trap 'rm -f "$out" "$out.tap" "$out.rc"' EXIT INT TERM
+trap 'rm -f "$out" "$out.tap" "$out.rc" "$out.go"' EXIT INT TERM
 
 # count_pytest FILE RC: add pytest's summary counts to passed/failed.
 count_pytest() {
@@ -68,6 +70,47 @@ if ls "$here"/integration/node/*.test.js >/dev/null 2>&1; then
             failed=$((failed + 1))
         fi
     fi
+fi
+
+# 3. Go: gocql (Debian's golang-github-gocql-gocql-dev, GOPATH mode, no
+#    network) over tests/integration/go, against a server started here
+#    (or CASSETTE_CONTACT).  Skipped, with a line saying so, without go.
+if command -v go >/dev/null 2>&1 && [ -d /usr/share/gocode/src/github.com/gocql/gocql ]; then
+    echo "== integration (go test, gocql): $bin"
+    gdir=$(mktemp -d "${TMPDIR:-/tmp}/cassette-go.XXXXXX")
+    contact=${CASSETTE_CONTACT:-}
+    gpid=
+    if [ -z "$contact" ]; then
+        "$bin" --listen 127.0.0.1 --port 0 --data-dir "$gdir/data" >"$gdir/server.log" 2>&1 &
+        gpid=$!
+        i=0
+        while ! grep -q "^cassette listening on" "$gdir/server.log" 2>/dev/null; do
+            i=$((i + 1)); [ $i -gt 400 ] && break; sleep 0.05
+        done
+        gport=$(sed -n 's/^cassette listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$gdir/server.log" | head -1)
+        contact="127.0.0.1:${gport:-0}"
+    fi
+    (cd "$here/integration/go" && GO111MODULE=off GOPATH="$gdir/gopath:/usr/share/gocode" \
+        GOCACHE="${TMPDIR:-/tmp}/cassette-gocache" GOFLAGS= CASSETTE_CONTACT="$contact" \
+        timeout -k 10 "$TMO" go test -v -count=1 . 2>&1) | tee "$out.go"
+    if [ -n "$gpid" ]; then
+        kill "$gpid" 2>/dev/null; wait "$gpid" 2>/dev/null
+        if grep -qE "ERROR|runtime error|Sanitizer" "$gdir/server.log"; then
+            echo "go: server log has errors:"; grep -E "ERROR|runtime error|Sanitizer" "$gdir/server.log" | head -20
+            failed=$((failed + 1))
+        fi
+    fi
+    gp=$(grep -acE '^--- PASS' "$out.go")
+    gf=$(grep -acE '^--- FAIL' "$out.go")
+    passed=$((passed + gp))
+    failed=$((failed + gf))
+    if [ "$gp" -eq 0 ] && [ "$gf" -eq 0 ]; then
+        echo "go: no test ran (build failed?)"
+        failed=$((failed + 1))
+    fi
+    rm -rf "$gdir" "$out.go"
+else
+    echo "== integration (go test): skipped, no go or gocql (make deps installs them)"
 fi
 
 echo "$passed passed, $failed failed"
