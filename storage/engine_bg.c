@@ -372,8 +372,10 @@ void st__backpressure(st_engine *e)
     st__maybe_flush(e);
     st__bg_urgent(e, 0, +1);
     uint64_t t0 = cs_mono_ns(), deadline = t0 + 10ull * 1000000000ull;
+    bool waited = false;   /* with no flush queued there is nothing to wait for (and nothing to count) */
     pthread_mutex_lock(&e->mu);
     while (atomic_load(&e->mem_total) > e->cfg.memtable_space && e->jobs && cs_mono_ns() < deadline && !e->closing) {
+        waited = true;
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += 50 * 1000000L;
@@ -382,8 +384,10 @@ void st__backpressure(st_engine *e)
     }
     pthread_mutex_unlock(&e->mu);
     st__bg_urgent(e, 0, -1);
-    atomic_fetch_add(&e->bp_waits, 1);
-    atomic_fetch_add(&e->bp_ns, cs_mono_ns() - t0);
+    if (waited) {
+        atomic_fetch_add(&e->bp_waits, 1);
+        atomic_fetch_add(&e->bp_ns, cs_mono_ns() - t0);
+    }
 }
 
 /* ---------------------------------------------------------------- priority */
