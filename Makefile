@@ -53,7 +53,7 @@ endif
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps run test unit integration crash clean check-layers lint-malloc bench-startup storage-bench
+.PHONY: all deps run-deps run test unit integration crash clean check-layers lint-malloc bench-startup storage-bench
 all: $(BINS)
 
 $(B)/%.o: %.c
@@ -98,7 +98,10 @@ $(B)/tests/test_server_%: $(B)/tests/unit/test_server_%.o $(ALL_LIBS)
 deps:
 	@sh tests/deps.sh
 
-run: deps all
+run-deps:
+	@sh tests/deps.sh run
+
+run: run-deps all
 	@mkdir -p data
 	$(B)/cassette --listen 127.0.0.1 --port 9042 --data-dir ./data
 

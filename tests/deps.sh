@@ -18,16 +18,23 @@ cd "$(dirname "$0")/.."
 PKGS="libuv1-dev liblz4-dev libxxhash-dev libcriterion-dev python3-cassandra \
 python3-pytest python3-lz4 python3-tz python3-tzlocal libyaml-dev \
 golang-go golang-github-gocql-gocql-dev"
+# `sh tests/deps.sh run` (make run): only what building and running the
+# server needs: no test drivers, no Go toolchain, no npm.
+RUN_ONLY=false
+if [ "${1:-}" = run ]; then
+    RUN_ONLY=true
+    PKGS="libuv1-dev liblz4-dev libxxhash-dev libyaml-dev"
+fi
 
 missing=""
 for p in $PKGS; do
     st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
     case "$st" in *"ok installed") ;; *) missing="$missing $p" ;; esac
 done
-if ! command -v node >/dev/null 2>&1; then
+if ! $RUN_ONLY && ! command -v node >/dev/null 2>&1; then
     missing="$missing nodejs"
 fi
-if ! command -v npm >/dev/null 2>&1; then
+if ! $RUN_ONLY && ! command -v npm >/dev/null 2>&1; then
     missing="$missing npm"
 fi
 
@@ -43,7 +50,7 @@ fi
 # npm modules: reinstall only when package-lock.json changed since the last
 # `npm ci` (a copy of it is kept inside node_modules as the stamp).
 NI=tests/integration
-if [ -f "$NI/package-lock.json" ]; then
+if ! $RUN_ONLY && [ -f "$NI/package-lock.json" ]; then
     if ! cmp -s "$NI/package-lock.json" "$NI/node_modules/.cassette-lock" 2>/dev/null \
        || [ ! -f "$NI/node_modules/cassandra-driver/package.json" ]; then
         echo "deps: npm ci in $NI"
