@@ -39,6 +39,7 @@ func session(t *testing.T) *gocql.Session {
 	if err != nil {
 		t.Fatalf("CreateSession: %v", err)
 	}
+	t.Cleanup(s.Close)
 	return s
 }
 
@@ -49,13 +50,19 @@ func exec(t *testing.T, s *gocql.Session, q string, args ...interface{}) {
 	}
 }
 
-func setup(t *testing.T, s *gocql.Session) {
+// A session with keyspace go_ks and the tables of ddl created.
+func sessionWith(t *testing.T, ddl ...string) *gocql.Session {
+	t.Helper()
+	s := session(t)
 	exec(t, s, "CREATE KEYSPACE IF NOT EXISTS go_ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	for _, q := range ddl {
+		exec(t, s, q)
+	}
+	return s
 }
 
 func TestConnectAndSystemLocal(t *testing.T) {
 	s := session(t)
-	defer s.Close()
 	var version, dc string
 	if err := s.Query("SELECT release_version, data_center FROM system.local").Scan(&version, &dc); err != nil {
 		t.Fatal(err)
@@ -66,10 +73,7 @@ func TestConnectAndSystemLocal(t *testing.T) {
 }
 
 func TestTypesRoundTrip(t *testing.T) {
-	s := session(t)
-	defer s.Close()
-	setup(t, s)
-	exec(t, s, `CREATE TABLE IF NOT EXISTS go_ks.types (id int PRIMARY KEY, t text, b bigint, d double,
+	s := sessionWith(t, `CREATE TABLE IF NOT EXISTS go_ks.types (id int PRIMARY KEY, t text, b bigint, d double,
 		ts timestamp, u uuid, tu timeuuid, bl blob, ok boolean, l list<int>, m map<text, int>, st set<text>)`)
 	u := gocql.TimeUUID()
 	id := gocql.MustRandomUUID()
@@ -110,10 +114,7 @@ func TestTypesRoundTrip(t *testing.T) {
 }
 
 func TestClusteringOrderAndPaging(t *testing.T) {
-	s := session(t)
-	defer s.Close()
-	setup(t, s)
-	exec(t, s, "CREATE TABLE IF NOT EXISTS go_ks.ts (p text, c int, v text, PRIMARY KEY (p, c)) WITH CLUSTERING ORDER BY (c DESC)")
+	s := sessionWith(t, "CREATE TABLE IF NOT EXISTS go_ks.ts (p text, c int, v text, PRIMARY KEY (p, c)) WITH CLUSTERING ORDER BY (c DESC)")
 	b := s.NewBatch(gocql.UnloggedBatch)
 	for i := 0; i < 250; i++ {
 		b.Query("INSERT INTO go_ks.ts (p, c, v) VALUES (?, ?, ?)", "day1", i, "v"+strconv.Itoa(i))
@@ -144,10 +145,7 @@ func TestClusteringOrderAndPaging(t *testing.T) {
 }
 
 func TestCountersAndLWT(t *testing.T) {
-	s := session(t)
-	defer s.Close()
-	setup(t, s)
-	exec(t, s, "CREATE TABLE IF NOT EXISTS go_ks.cnt (k text PRIMARY KEY, n counter)")
+	s := sessionWith(t, "CREATE TABLE IF NOT EXISTS go_ks.cnt (k text PRIMARY KEY, n counter)")
 	for i := 0; i < 5; i++ {
 		exec(t, s, "UPDATE go_ks.cnt SET n = n + ? WHERE k = ?", int64(2), "likes")
 	}
@@ -171,7 +169,6 @@ func TestCountersAndLWT(t *testing.T) {
 
 func TestErrorsAreTyped(t *testing.T) {
 	s := session(t)
-	defer s.Close()
 	err := s.Query("SELEC * FROM system.local").Exec()
 	var re gocql.RequestError
 	if !errors.As(err, &re) || re.Code() != gocql.ErrCodeSyntax {
@@ -184,10 +181,7 @@ func TestErrorsAreTyped(t *testing.T) {
 }
 
 func TestSchemaMetadata(t *testing.T) {
-	s := session(t)
-	defer s.Close()
-	setup(t, s)
-	exec(t, s, "CREATE TABLE IF NOT EXISTS go_ks.meta (a int, b text, c int, PRIMARY KEY ((a), b))")
+	s := sessionWith(t, "CREATE TABLE IF NOT EXISTS go_ks.meta (a int, b text, c int, PRIMARY KEY ((a), b))")
 	km, err := s.KeyspaceMetadata("go_ks")
 	if err != nil {
 		t.Fatal(err)
