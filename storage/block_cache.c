@@ -260,6 +260,16 @@ static void init_mutexes(void)
     for (int i = 0; i < NSHARDS; i++) pthread_mutex_init(&g_shards[i].mu, NULL);
 }
 
+/* The shard of block (rid, blk), locked; *h receives the block's hash. */
+static cshard *lock_shard(uint64_t rid, uint64_t blk, uint64_t *h)
+{
+    *h = key_hash(rid, blk);
+    cshard *sh = shard_of(*h);
+    pthread_once(&g_once, init_mutexes);
+    pthread_mutex_lock(&sh->mu);
+    return sh;
+}
+
 /* Shard memory is set up by the first engine and freed by the last; the
  * shard mutexes live for the process.  A shard's slot table is allocated
  * by its first insert, so a server that reads no sstable (a fresh test
@@ -319,10 +329,8 @@ void st__cache_release(void)
 bool sst__cache_get(uint64_t rid, uint64_t blk, uint32_t len, uint32_t off, uint8_t *dst, uint32_t n)
 {
     bool hit = false;
-    uint64_t h = key_hash(rid, blk);
-    cshard *sh = shard_of(h);
-    pthread_once(&g_once, init_mutexes);
-    pthread_mutex_lock(&sh->mu);
+    uint64_t h;
+    cshard *sh = lock_shard(rid, blk, &h);
     if (sh->slots && (uint64_t)off + n <= len) {
         size_t i = find(sh, h, rid, blk);
         if (i != SIZE_MAX && sh->slots[i].len == len) {
@@ -353,10 +361,8 @@ void sst__cache_prefetch(uint64_t rid, uint64_t blk)
  * which then overlaps the miss on the bytes sst__cache_get copies. */
 void sst__cache_prefetch_bytes(uint64_t rid, uint64_t blk, uint32_t off, uint32_t n)
 {
-    uint64_t h = key_hash(rid, blk);
-    cshard *sh = shard_of(h);
-    pthread_once(&g_once, init_mutexes);
-    pthread_mutex_lock(&sh->mu);
+    uint64_t h;
+    cshard *sh = lock_shard(rid, blk, &h);
     if (sh->slots) {
         size_t i = find(sh, h, rid, blk);
         if (i != SIZE_MAX && off < sh->slots[i].len) {
@@ -404,10 +410,8 @@ uint8_t *sst__cache_slot(uint64_t rid, uint64_t blk, uint32_t len)
  * within the doorkeeper's memory (the first one is only recorded). */
 bool sst__cache_admit(uint64_t rid, uint64_t blk, uint32_t len)
 {
-    uint64_t h = key_hash(rid, blk);
-    cshard *sh = shard_of(h);
-    pthread_once(&g_once, init_mutexes);
-    pthread_mutex_lock(&sh->mu);
+    uint64_t h;
+    cshard *sh = lock_shard(rid, blk, &h);
     bool admit = true;
     if (sh->slots && sh->used + sizeof(centry) + len > sh->cap) {
         uint32_t bit = (uint32_t)(h >> 40) % DK_BITS;
@@ -431,10 +435,8 @@ bool sst__cache_admit(uint64_t rid, uint64_t blk, uint32_t len)
 void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot)
 {
     centry *e = (centry *)(void *)(slot - offsetof(centry, data));
-    uint64_t h = key_hash(rid, blk);
-    cshard *sh = shard_of(h);
-    pthread_once(&g_once, init_mutexes);
-    pthread_mutex_lock(&sh->mu);
+    uint64_t h;
+    cshard *sh = lock_shard(rid, blk, &h);
     if (sh->slots) {
         size_t i = find(sh, h, rid, blk);
         if (i != SIZE_MAX && sh->slots[i].len == e->len) {
