@@ -17,37 +17,9 @@
 #include "common/hash.h"
 #include "common/vfs.h"
 
-static char g_dir[256];
-static const uint8_t TID[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
-
-static void setup(void)
-{
-    snprintf(g_dir, sizeof g_dir, "/tmp/cs_st_engine_%d", (int)getpid());
-    vfs_rmtree(g_dir);
-}
-static void teardown(void) { vfs_rmtree(g_dir); }
-
-static st_engine *open_engine(int mode, size_t seg)
-{
-    static char d[300], c[300];
-    snprintf(d, sizeof d, "%s/data", g_dir);
-    snprintf(c, sizeof c, "%s/commitlog", g_dir);
-    st_config cfg;
-    st_config_defaults(&cfg);
-    cfg.data_dir = d; cfg.commitlog_dir = c;
-    cfg.sync_mode = mode;
-    if (seg) cfg.segment_size = seg;
-    st_engine *e;
-    cr_assert_eq(st_engine_open(&cfg, &e), 0);
-    return e;
-}
-
-static st_table *open_table(st_engine *e)
-{
-    st_table *t;
-    cr_assert_eq(st_table_open(e, TID, "ks", "t", NULL, &t), 0);
-    return t;
-}
+#define STORAGE_FIXTURE_TAG "st_engine"
+#define STORAGE_FIXTURE_TID { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 }
+#include "test_storage_fixture.h"
 
 static void put_int(st_engine *e, st_table *t, uint32_t pk, uint32_t ck, uint32_t v, int64_t ts)
 {

@@ -15,36 +15,9 @@
 #include "storage/storage.h"
 #include "common/vfs.h"
 
-static char g_dir[256];
-static const uint8_t TID[16] = { 9, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
-
-static void setup(void)
-{
-    snprintf(g_dir, sizeof g_dir, "/tmp/cs_st_pin_%d", (int)getpid());
-    vfs_rmtree(g_dir);
-}
-static void teardown(void) { vfs_rmtree(g_dir); }
-
-static st_engine *open_engine(void)
-{
-    static char d[300], c[300];
-    snprintf(d, sizeof d, "%s/data", g_dir);
-    snprintf(c, sizeof c, "%s/commitlog", g_dir);
-    st_config cfg;
-    st_config_defaults(&cfg);
-    cfg.data_dir = d;
-    cfg.commitlog_dir = c;
-    st_engine *e;
-    cr_assert_eq(st_engine_open(&cfg, &e), 0);
-    return e;
-}
-
-static st_table *open_table(st_engine *e)
-{
-    st_table *t;
-    cr_assert_eq(st_table_open(e, TID, "ks", "t", NULL, &t), 0);
-    return t;
-}
+#define STORAGE_FIXTURE_TAG "st_pin"
+#define STORAGE_FIXTURE_TID { 9, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 }
+#include "test_storage_fixture.h"
 
 static void put(st_engine *e, st_table *t, uint32_t pk, int64_t ts)
 {
@@ -86,7 +59,7 @@ TestSuite(storage_pin, .init = setup, .fini = teardown);
 
 Test(storage_pin, pinned_table_outlives_drop)
 {
-    st_engine *e = open_engine();
+    st_engine *e = open_engine(ST_SYNC_PERIODIC, 0);
     st_table *t = open_table(e);
     for (uint32_t i = 0; i < 50; i++)
         put(e, t, i, 1000 + i);
@@ -112,7 +85,7 @@ Test(storage_pin, pinned_table_outlives_drop)
 
 Test(storage_pin, pin_without_drop_changes_nothing)
 {
-    st_engine *e = open_engine();
+    st_engine *e = open_engine(ST_SYNC_PERIODIC, 0);
     st_table *t = open_table(e);
     st_table_pin(t);
     st_table_pin(t);
@@ -148,7 +121,7 @@ static void *worker(void *p)
 /* DROP on this thread while another flushes/compacts the pinned table. */
 static void drop_during(bool compact)
 {
-    st_engine *e = open_engine();
+    st_engine *e = open_engine(ST_SYNC_PERIODIC, 0);
     for (int round = 0; round < 20; round++) {
         st_table *t = open_table(e);
         for (uint32_t s = 0; s < 4; s++) {
@@ -180,7 +153,7 @@ Test(storage_pin, drop_during_compact) { drop_during(true); }
  * truncate removed comes back (the compaction waits for or abandons it). */
 Test(storage_pin, truncate_during_compact)
 {
-    st_engine *e = open_engine();
+    st_engine *e = open_engine(ST_SYNC_PERIODIC, 0);
     st_table *t = open_table(e);
     for (int round = 0; round < 30; round++) {
         for (uint32_t s = 0; s < 3; s++) {
