@@ -376,7 +376,7 @@ static void flush_now(conn *c)
  */
 static void run_flushq(srv_loop *s)
 {
-    if (s->flushq && s->poll_ns)
+    if (s->flushq && s->sync_waits > 0 && s->poll_ns)   /* only polling reads it (srv_loop_run) */
         s->active_ns = cs_mono_ns();
     while (s->flushq) {
         conn *c = s->flushq;
