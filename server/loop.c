@@ -211,6 +211,7 @@ static void loop_main(void *arg)
     pthread_setname_np(pthread_self(), name);   /* for top -H and perf */
     cs_arena_cache_enable(true);     /* as main.c does for loop 0 */
     st_defer_log_writes(true);
+    st_foreground_thread(true);      /* teardown of obsolete sstables off this thread (reaper.c) */
     l->log_deferred = true;
     while (srv_loop_run(l) != 0) {
         if (l->stopping && l->n_conns == 0)
@@ -220,6 +221,7 @@ static void loop_main(void *arg)
      * this loop, then let the close callbacks run. */
     st_log_flush(l->eng);
     st_defer_log_writes(false);
+    st_foreground_thread(false);
     l->log_deferred = false;
     st_engine_detach_loop(l->eng, l->loop);
     wake_close(l);

@@ -275,7 +275,8 @@ int main(int argc, char **argv)
      * (glibc otherwise raises the threshold after the first such free). */
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
     cs_arena_cache_enable(true);   /* request arenas reuse 4 KiB chunks (arena.h) */
-    st_defer_log_writes(true);     /* one commit log write per reply batch (conn.c flush) */
+    st_defer_log_writes(true);       /* one commit log write per reply batch (conn.c flush) */
+    st_foreground_thread(true);      /* teardown of obsolete sstables off this thread (reaper.c) */
     a.server.loops[0].log_deferred = true;
     rc = srv_start(&a.server);
     if (rc != 0) {
@@ -295,6 +296,7 @@ int main(int argc, char **argv)
      * let the close callbacks run so uv_loop_close finds no handle left. */
     st_log_flush(eng);
     st_defer_log_writes(false);
+    st_foreground_thread(false);
     st_engine_detach_loop(eng, loop);
     uv_timer_stop(&a.background);
     uv_close((uv_handle_t *)&a.background, NULL);

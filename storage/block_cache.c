@@ -9,7 +9,9 @@
  * capacity, 32 bytes per ~2 KiB of it) is allocated by its first insert.
  * In shards of at least SLAB_MIN_CAP, blocks of up to SST_BLOCK_SIZE bytes
  * live in 2 MiB slabs asked for as transparent huge pages (see ent_alloc),
- * so a hit does not also miss the TLB; other blocks are cs_malloc'd.
+ * so a hit does not also miss the TLB; other blocks are cs_malloc'd.  A
+ * helper thread faults slabs in ahead of need (see "Slabs are faulted
+ * in"), so no read pays for a huge page's first touch.
  * The cache lives while at least one engine is open (st__cache_retain/
  * release), so memory counters return to zero after the last
  * st_engine_close.  Thread-safe: 16 shards by key hash, each with its own
@@ -40,6 +42,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
 
 #define NSHARDS 16                    /* independent tables, each with its own mutex */
@@ -167,7 +171,123 @@ static size_t clock_victim(cshard *sh)
 /* Remove slot i and return its block (not freed). */
 static size_t ent_bytes(const centry *e) { return e->slab ? SLAB_ENTRY : sizeof *e + e->len; }
 
-/* Add a slab to shard sh (locked) and carve from it; false if none. */
+/* Slabs are faulted in by a helper thread, never by the read that needs
+ * one: on this project's VMs the first touch of a 2 MiB huge page costs
+ * 1-5 ms (the guest zeroes it, the host faults its own pages in), and a
+ * request loop taking that fault stalls every connection it serves (a
+ * cold 256 MiB cache meant ~0.5 s of such stalls in its first seconds, the
+ * SELECT p99 of docs/performance.md).  Once a shard asks, the helper keeps
+ * up to SPARE_SLABS faulted-in slabs ready, never making more than the
+ * shards may still take (g_grow.left); a shard that finds none asks, and
+ * its blocks are cs_malloc'd (4 KiB faults, ~1.5 us each) meanwhile.  The
+ * helper starts with the first request, so a server that reads no sstable
+ * has no extra thread; it stops with the cache (st__cache_release). */
+#define SPARE_SLABS 4
+
+static struct {
+    pthread_mutex_t mu;               /* after a shard's mutex, never before */
+    pthread_cond_t cv;
+    void *spare[SPARE_SLABS];
+    int n_spare;
+    size_t left;                      /* slabs the shards may still take, less those made */
+    bool wanted;                      /* a shard asked since the helper last filled up */
+    bool running, stop;
+    pthread_t th;
+    uint64_t made, waited;            /* slabs made; asks that found none ready */
+} g_grow = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+
+/* A 2 MiB-aligned slab, faulted in (huge if THP allows); NULL if none. */
+static void *map_slab(void)
+{
+    /* map twice the size, keep the 2 MiB-aligned middle */
+    uint8_t *m = mmap(NULL, 2 * SLAB_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    uint8_t *a = (uint8_t *)(((uintptr_t)m + SLAB_BYTES - 1) & ~(uintptr_t)(SLAB_BYTES - 1));
+    if (a > m) munmap(m, (size_t)(a - m));
+    if (a + SLAB_BYTES < m + 2 * SLAB_BYTES) munmap(a + SLAB_BYTES, (size_t)(m + 2 * SLAB_BYTES - (a + SLAB_BYTES)));
+#ifdef MADV_HUGEPAGE
+    (void)madvise(a, SLAB_BYTES, MADV_HUGEPAGE);
+#endif
+    for (size_t o = 0; o < SLAB_BYTES; o += 4096) ((volatile uint8_t *)a)[o] = 0;
+    return a;
+}
+
+static void *grow_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&g_grow.mu);
+    while (!g_grow.stop) {
+        if (g_grow.wanted && g_grow.n_spare < SPARE_SLABS && g_grow.left > 0) {
+            g_grow.left--;
+            pthread_mutex_unlock(&g_grow.mu);
+            void *a = map_slab();
+            pthread_mutex_lock(&g_grow.mu);
+            if (!a) {                    /* out of memory: try again when asked again */
+                g_grow.left++;
+                g_grow.wanted = false;
+                continue;
+            }
+            g_grow.spare[g_grow.n_spare++] = a;
+            g_grow.made++;
+            continue;
+        }
+        g_grow.wanted = false;
+        pthread_cond_wait(&g_grow.cv, &g_grow.mu);
+    }
+    pthread_mutex_unlock(&g_grow.mu);
+    return NULL;
+}
+
+/* A ready slab, or NULL; either way the helper is asked to make more. */
+static void *spare_take(void)
+{
+    void *a = NULL;
+    pthread_mutex_lock(&g_grow.mu);
+    if (g_grow.n_spare) a = g_grow.spare[--g_grow.n_spare];
+    else g_grow.waited++;
+    if (!g_grow.stop && (g_grow.left || g_grow.n_spare)) {
+        if (!g_grow.running) {
+            /* the helper takes no signal meant for the process */
+            sigset_t all, old;
+            sigfillset(&all);
+            pthread_sigmask(SIG_SETMASK, &all, &old);
+            g_grow.running = pthread_create(&g_grow.th, NULL, grow_main, NULL) == 0;
+            if (g_grow.running) pthread_setname_np(g_grow.th, "cache-slabs");   /* for top -H and perf */
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
+        }
+        g_grow.wanted = true;
+        pthread_cond_signal(&g_grow.cv);
+    }
+    pthread_mutex_unlock(&g_grow.mu);
+    return a;
+}
+
+/* Stop the helper and unmap its spare slabs (the last engine closed). */
+static void grow_stop(void)
+{
+    pthread_mutex_lock(&g_grow.mu);
+    bool running = g_grow.running;
+    g_grow.stop = true;
+    pthread_cond_signal(&g_grow.cv);
+    pthread_mutex_unlock(&g_grow.mu);
+    if (running) pthread_join(g_grow.th, NULL);
+    pthread_mutex_lock(&g_grow.mu);
+    while (g_grow.n_spare) munmap(g_grow.spare[--g_grow.n_spare], SLAB_BYTES);
+    g_grow.running = g_grow.stop = g_grow.wanted = false;
+    g_grow.left = 0;
+    pthread_mutex_unlock(&g_grow.mu);
+}
+
+void sst__cache_slab_stats(uint64_t *made, uint64_t *waited, int *spare)
+{
+    pthread_mutex_lock(&g_grow.mu);
+    *made = g_grow.made;
+    *waited = g_grow.waited;
+    *spare = g_grow.n_spare;
+    pthread_mutex_unlock(&g_grow.mu);
+}
+
+/* Add a ready slab to shard sh (locked) and carve from it; false if none. */
 static bool new_slab(cshard *sh)
 {
     if (sh->n_slabs == sh->cap_slabs) {
@@ -177,15 +297,8 @@ static bool new_slab(cshard *sh)
         sh->slabs = ns;
         sh->cap_slabs = n;
     }
-    /* map twice the size, keep the 2 MiB-aligned middle */
-    uint8_t *m = mmap(NULL, 2 * SLAB_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) return false;
-    uint8_t *a = (uint8_t *)(((uintptr_t)m + SLAB_BYTES - 1) & ~(uintptr_t)(SLAB_BYTES - 1));
-    if (a > m) munmap(m, (size_t)(a - m));
-    if (a + SLAB_BYTES < m + 2 * SLAB_BYTES) munmap(a + SLAB_BYTES, (size_t)(m + 2 * SLAB_BYTES - (a + SLAB_BYTES)));
-#ifdef MADV_HUGEPAGE
-    (void)madvise(a, SLAB_BYTES, MADV_HUGEPAGE);
-#endif
+    uint8_t *a = spare_take();
+    if (!a) return false;
     sh->slabs[sh->n_slabs++] = a;
     sh->carve = a;
     sh->carve_left = SLAB_BYTES;
@@ -296,6 +409,10 @@ void st__cache_retain(size_t cap)
             pthread_mutex_unlock(&sh->mu);
         }
         atomic_store(&g_slot_cap, g_shards[0].cap);
+        size_t per = g_shards[0].cap >= SLAB_MIN_CAP ? (g_shards[0].cap + SLAB_BYTES - 1) / SLAB_BYTES : 0;
+        pthread_mutex_lock(&g_grow.mu);
+        g_grow.left = per * NSHARDS;   /* ent_alloc's bound: n_slabs * SLAB_BYTES < cap + SLAB_BYTES */
+        pthread_mutex_unlock(&g_grow.mu);
     }
     pthread_mutex_unlock(&g_mu);
 }
@@ -305,6 +422,7 @@ void st__cache_release(void)
     pthread_mutex_lock(&g_mu);
     if (--g_refs == 0) {
         atomic_store(&g_slot_cap, 0);
+        grow_stop();
         for (int i = 0; i < NSHARDS; i++) {
             cshard *sh = &g_shards[i];
             pthread_mutex_lock(&sh->mu);

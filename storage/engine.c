@@ -82,6 +82,7 @@ int st_engine_open(const st_config *cfg, st_engine **out)
     pthread_cond_init(&e->cv, NULL);
     atomic_init(&e->mem_total, 0);
     st__cache_retain(cfg->block_cache_size);
+    st__reaper_retain();
     int rc = (!e->data_dir || !e->clog_dir) ? CS_ENOMEM : vfs_mkdirs(e->data_dir);
     if (!rc) rc = clog_open(&e->cfg, &e->log);
     if (!rc) rc = st__bg_start(e);
@@ -132,6 +133,7 @@ void st_engine_close(st_engine *e, bool flush_all)
     cs_free(e->data_dir);
     cs_free(e->clog_dir);
     cs_free(e);
+    st__reaper_release();
     st__cache_release();
 }
 
@@ -310,6 +312,10 @@ int st_table_truncate(st_table *t)
     pthread_mutex_unlock(&t->mu);
     pthread_rwlock_unlock(&e->barrier);
     int rc = save_truncated(t, pos);
+    /* TRUNCATE and DROP reclaim disk before they return, even on a request
+     * loop (which otherwise hands teardown to the reaper). */
+    bool fg = st__foreground();
+    st_foreground_thread(false);
     size_t freed = atomic_load(&old->mem);
     mt_unref(old);
     for (int i = 0; i < nfl; i++) {
@@ -322,6 +328,7 @@ int st_table_truncate(st_table *t)
     atomic_fetch_sub(&e->mem_total, freed);
     for (int i = 0; i < n; i++) { sst__mark_obsolete(ssts[i]); sst_reader_unref(ssts[i]); }
     cs_free(ssts);
+    st_foreground_thread(fg);
     st__resume(t);
     st__recycle(e);
     return rc;

@@ -136,14 +136,20 @@ static void part_free(void *p)
     cs_free(mp->ext->rts);
 }
 
-void mt_unref(mt_memtable *m)
+static void mt_free(void *arg)
 {
-    if (!m || atomic_fetch_sub(&m->refs, 1) != 1) return;
+    mt_memtable *m = arg;
     if (m->has_rts) st__btree_destroy(&m->parts, part_free);
     cs_arena_destroy(&m->slab);
     cs_arena_destroy(&m->nodes);
     pthread_rwlock_destroy(&m->lock);
     cs_free(m);
+}
+
+void mt_unref(mt_memtable *m)
+{
+    if (!m || atomic_fetch_sub(&m->refs, 1) != 1) return;
+    if (!st__reap(mt_free, m)) mt_free(m);
 }
 
 /* ---------------------------------------------------------------- rows of a partition */

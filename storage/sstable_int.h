@@ -147,6 +147,9 @@ uint8_t *sst__cache_slot(uint64_t rid, uint64_t blk, uint32_t len);   /* NULL: d
 void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot);   /* takes ownership */
 bool sst__cache_admit(uint64_t rid, uint64_t blk, uint32_t len);     /* a point read's miss: cache it? */
 void sst__cache_slot_free(uint8_t *slot);
+/* Slabs made by the block cache's helper thread, asks that found none
+ * ready, slabs ready now (block_cache.c "Slabs are faulted in"). */
+void sst__cache_slab_stats(uint64_t *made, uint64_t *waited, int *spare);
 
 /* Engine glue (engine_bg.c). */
 int st__table_load_sstables(st_table *t);

@@ -315,9 +315,9 @@ void sst__delete_files(const char *dir, uint64_t gen)
     }
 }
 
-void sst_reader_unref(sst_reader *r)
+static void reader_free(void *arg)
 {
-    if (!r || atomic_fetch_sub(&r->refs, 1) != 1) return;
+    sst_reader *r = arg;
     if (r->data_map) munmap((void *)r->data_map, r->data_map_len);
     if (r->data_fd >= 0) vfs_close(r->data_fd);
     if (atomic_load(&r->obsolete)) sst__delete_files(r->dir, r->gen);
@@ -331,6 +331,12 @@ void sst_reader_unref(sst_reader *r)
     cs_free(r->bloom);
     cs_free(r->dir);
     cs_free(r);
+}
+
+void sst_reader_unref(sst_reader *r)
+{
+    if (!r || atomic_fetch_sub(&r->refs, 1) != 1) return;
+    if (!st__reap(reader_free, r)) reader_free(r);
 }
 
 /* ---------------------------------------------------------------- data */

@@ -232,6 +232,12 @@ bool st_sync_needed(st_engine *e);
  * and close also write the tail; in batch and group modes, where writes are
  * acknowledged after their sync, it returns at once).  Off by default. */
 void st_defer_log_writes(bool on);
+/* The calling thread serves requests (the server's request loops): when it
+ * drops the last reference to an obsolete sstable or a flushed memtable,
+ * the teardown (unmap, unlink, free: milliseconds for big ones) runs on a
+ * helper thread instead (reaper.c).  Off by default; st_engine_close
+ * waits for handed-off teardown, so nothing outlives the engine. */
+void st_foreground_thread(bool on);
 int st_log_flush(st_engine *e);
 /* Call cb(arg) on `loop` (via uv_async) once the log is durable past pos.
  * Calls cb at once if already durable.  Must be called on loop's thread. */

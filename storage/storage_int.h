@@ -170,6 +170,19 @@ typedef struct mt_memtable {
     cs_arena nodes;                      /* B+tree nodes, apart from the data (denser for the TLB) */
 } mt_memtable;
 
+/* Teardown off request threads (reaper.c): st__reap queues fn(arg) for the
+ * helper if the caller is a foreground thread (st_foreground_thread) and
+ * returns true; false means the caller runs it.  Teardown that must be
+ * done when a call returns (TRUNCATE and DROP reclaim disk at once) clears
+ * the flag around it (st__foreground saves it).  Engines retain the helper
+ * while open; release waits for the queue. */
+bool st__reap(void (*fn)(void *), void *arg);
+void st__reap_drain(void);
+uint64_t st__reaped(void);
+bool st__foreground(void);
+void st__reaper_retain(void);
+void st__reaper_release(void);
+
 mt_memtable *mt_new(void);
 void mt_ref(mt_memtable *m);
 void mt_unref(mt_memtable *m);
