@@ -554,12 +554,17 @@ static st_clog_pos clean_pos(const uint8_t id[16], void *arg)
     return p;
 }
 
-void st__recycle(st_engine *e)
+void st__recycle_segments(st_engine *e)
 {
     pthread_rwlock_wrlock(&e->barrier);
     pthread_mutex_lock(&e->mu);
     clog_recycle(e->log, clean_pos, e);
     pthread_mutex_unlock(&e->mu);
     pthread_rwlock_unlock(&e->barrier);
+}
+
+void st__recycle(st_engine *e)
+{
+    st__recycle_segments(e);
     clog_reap(e->log);
 }

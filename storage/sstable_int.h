@@ -160,6 +160,9 @@ void st__compact_background(st_table *t);
 uint64_t st__compaction_estimate(st_table *t);
 void st__backpressure(st_engine *e);
 void st__recycle(st_engine *e);
+/* st__recycle without the unlinking (clog_reap), for a caller that unlinks
+ * later at lower priority. */
+void st__recycle_segments(st_engine *e);
 int st__save_replay_floor(st_table *t, st_clog_pos pos);
 /* Merge materialized partitions from several sources into out (arena a). */
 int st__part_merge(st__part **in, int n, st__part *out, cs_arena *a);
