@@ -485,10 +485,25 @@ int config_load(config *c, const char *path, char *err, size_t errlen)
 
 /* ------------------------------------------------------------ lifecycle */
 
+size_t config_default_file_cache_size(uint64_t ram)
+{
+    const uint64_t mib = 1024 * 1024;
+    uint64_t half = ram / 2 < 1024 * mib ? ram / 2 : 1024 * mib;
+    uint64_t quarter = ram / 4 < 8192 * mib ? ram / 4 : 8192 * mib;
+    uint64_t heap = half > quarter ? half : quarter;
+    uint64_t cache = heap / 4 < 512 * mib ? heap / 4 : 512 * mib;
+    return (size_t)(cache / mib * mib);
+}
+
 void config_defaults(config *c)
 {
     memset(c, 0, sizeof *c);
     st_config_defaults(&c->st);
+    /* As Cassandra sizes its chunk cache for this machine (a bound, not a
+     * reservation: the cache grows as blocks are read). */
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && psz > 0)
+        c->st.block_cache_size = config_default_file_cache_size((uint64_t)pages * (uint64_t)psz);
     cql_config_defaults(&c->cql);
     strcpy(c->cluster_name, "Test Cluster");
     strcpy(c->listen_address, "127.0.0.1");

@@ -49,6 +49,10 @@ typedef struct config {
 
 /* Defaults as Cassandra 4.1's (with cassette's noted exceptions). */
 void config_defaults(config *c);
+/* Cassandra 4.1's default file_cache_size on a machine with ram_bytes of
+ * memory: min(512 MiB, max heap / 4), the max heap being cassandra-env.sh's
+ * default, max(min(RAM / 2, 1 GiB), min(RAM / 4, 8 GiB)). */
+size_t config_default_file_cache_size(uint64_t ram_bytes);
 /* Read a YAML file over the current values.  Returns 0, CS_EIO (file cannot be
  * read; cs_last_errno) or CS_EINVAL (a known key has a bad value: err says
  * which).  Unknown keys only warn. */

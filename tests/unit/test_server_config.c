@@ -197,6 +197,17 @@ Test(server_config, legacy_suffixes)
     config_destroy(&c);
 }
 
+/* min(512 MiB, heap / 4), heap = max(min(RAM/2, 1 GiB), min(RAM/4, 8 GiB)) */
+Test(server_config, default_file_cache_size_follows_cassandra)
+{
+    const uint64_t gib = 1ull << 30, mib = 1ull << 20;
+    cr_assert_eq(config_default_file_cache_size(24 * gib), 512 * mib);   /* heap 6 GiB */
+    cr_assert_eq(config_default_file_cache_size(64 * gib), 512 * mib);   /* heap 8 GiB */
+    cr_assert_eq(config_default_file_cache_size(4 * gib), 256 * mib);    /* heap 1 GiB */
+    cr_assert_eq(config_default_file_cache_size(2 * gib), 256 * mib);    /* heap 1 GiB */
+    cr_assert_eq(config_default_file_cache_size(1 * gib), 128 * mib);    /* heap 512 MiB */
+}
+
 Test(server_config, defaults_and_data_dir)
 {
     config c;
@@ -204,7 +215,9 @@ Test(server_config, defaults_and_data_dir)
     cr_assert_eq(c.native_port, 9042);
     cr_assert_eq(c.max_frame_size, 16u << 20);
     cr_assert_str_eq(c.cluster_name, "Test Cluster");
-    cr_assert_eq(c.st.block_cache_size, 256u << 20);   /* file_cache_size */
+    /* file_cache_size: Cassandra's default for this machine's memory */
+    cr_assert_eq(c.st.block_cache_size,
+                 config_default_file_cache_size((uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE)));
     cr_assert_eq(c.commitlog_sync_wait_poll_us, 200);
     config_finish(&c, "/tmp/x");
     cr_assert_str_eq(c.st.data_dir, "/tmp/x/data");
