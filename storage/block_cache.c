@@ -43,7 +43,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
-#include <signal.h>
 #include <sys/mman.h>
 
 #define NSHARDS 16                    /* independent tables, each with its own mutex */
@@ -246,15 +245,7 @@ static void *spare_take(void)
     if (g_grow.n_spare) a = g_grow.spare[--g_grow.n_spare];
     else g_grow.waited++;
     if (!g_grow.stop && (g_grow.left || g_grow.n_spare)) {
-        if (!g_grow.running) {
-            /* the helper takes no signal meant for the process */
-            sigset_t all, old;
-            sigfillset(&all);
-            pthread_sigmask(SIG_SETMASK, &all, &old);
-            g_grow.running = pthread_create(&g_grow.th, NULL, grow_main, NULL) == 0;
-            if (g_grow.running) pthread_setname_np(g_grow.th, "cache-slabs");   /* for top -H and perf */
-            pthread_sigmask(SIG_SETMASK, &old, NULL);
-        }
+        if (!g_grow.running) g_grow.running = st__helper_start(&g_grow.th, grow_main, "cache-slabs");
         g_grow.wanted = true;
         pthread_cond_signal(&g_grow.cv);
     }

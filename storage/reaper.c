@@ -48,6 +48,18 @@ void st_foreground_thread(bool on) { tl_foreground = on; }
 
 bool st__foreground(void) { return tl_foreground; }
 
+bool st__helper_start(pthread_t *th, void *(*fn)(void *), const char *name)
+{
+    /* the helper takes no signal meant for the process */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    bool ok = pthread_create(th, NULL, fn, NULL) == 0;
+    if (ok) pthread_setname_np(*th, name);   /* for top -H and perf */
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return ok;
+}
+
 static void *reap_main(void *arg)
 {
     (void)arg;
@@ -81,15 +93,8 @@ bool st__reap(void (*fn)(void *), void *arg)
     if (!it) return false;
     it->next = NULL; it->fn = fn; it->arg = arg;
     pthread_mutex_lock(&g_reap.mu);
-    if (g_reap.refs > 0 && !g_reap.stop && !g_reap.running) {
-        /* the helper takes no signal meant for the process */
-        sigset_t all, old;
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        g_reap.running = pthread_create(&g_reap.th, NULL, reap_main, NULL) == 0;
-        if (g_reap.running) pthread_setname_np(g_reap.th, "reaper");   /* for top -H and perf */
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-    }
+    if (g_reap.refs > 0 && !g_reap.stop && !g_reap.running)
+        g_reap.running = st__helper_start(&g_reap.th, reap_main, "reaper");
     bool queued = g_reap.running && !g_reap.stop;
     if (queued) {
         if (g_reap.tail) g_reap.tail->next = it; else g_reap.head = it;

@@ -177,6 +177,9 @@ typedef struct mt_memtable {
  * the flag around it (st__foreground saves it).  Engines retain the helper
  * while open; release waits for the queue. */
 bool st__reap(void (*fn)(void *), void *arg);
+/* Start fn(NULL) on a thread named `name` that blocks every signal (the
+ * reaper, the block cache's slab helper). */
+bool st__helper_start(pthread_t *th, void *(*fn)(void *), const char *name);
 void st__reap_drain(void);
 uint64_t st__reaped(void);
 bool st__foreground(void);
