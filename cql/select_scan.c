@@ -488,8 +488,23 @@ static int run_point(cql_sx *x, st_read_spec *spec, int32_t first_part_emitted)
     cql_metrics_sample(x->ctx, x->t, false, spec->pk, spec->pk_len);   /* nodetool toppartitions */
     if (x->stop)
         return 0;
+    /* Every regular column (whatever the selection and filters use) is
+     * simple here (point_read_ok); without counters storage may read the
+     * sstables newest first and stop early (st_read_spec.cover_cols). */
+    const sch_table *t = x->t;
+    uint32_t cover[64];
+    int n_cover = 0;
+    if (!t->is_counter) {
+        for (int i = 0; i < t->n_cols && n_cover <= 64; i++)
+            if (t->cols[i].kind == COL_REGULAR) {
+                if (n_cover < 64) cover[n_cover] = t->cols[i].id;
+                n_cover++;
+            }
+        if (n_cover <= 64) { spec->cover_cols = cover; spec->n_cover = n_cover; }
+    }
     st_point pt;
     int rc = st_read_point(x->t->st, spec, &x->arena, &pt);
+    spec->cover_cols = NULL; spec->n_cover = 0;
     if (rc < 0)
         return cs_error_set(x->e, CS_ERR_SERVER, "Read failed: %s", cs_strerror(rc));
     if (rc == 1) {

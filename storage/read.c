@@ -42,6 +42,7 @@ struct st_scan {
     cs_arena pa;                        /* per-window arena (rows handed out) */
     cs_arena parena;                    /* per-partition arena (window bounds) */
     bool single, done;
+    bool cover;                         /* timestamp-ordered point read (spec.cover_cols) */
     /* Current partition, read window by window (see load_partition). */
     int64_t ptoken; uint8_t *pkey; uint32_t pkey_len, pkey_cap;
     const uint8_t *const *wb; const uint32_t *wbl; int n_wb;   /* window boundaries (row index first keys, borrowed) */
@@ -244,6 +245,35 @@ static int window_slices(st_scan *s, int k, st_slice *out)
 /* Materialize window k of the current partition into s->out (arena pa).
  * The first window also yields the static row and counts partition-level
  * tombstones and sstables consulted.  Returns 0 or <0. */
+/* Timestamp-ordered point read (spec.cover_cols): do the parts read so far
+ * settle the result for sources whose data is all at or before max_ts?
+ * Yes if they hold one row without clustering, no deletion of any kind
+ * (conservative), a live row marker newer than max_ts and, for every
+ * listed column, a simple cell newer than max_ts: nothing older can then
+ * shadow the marker or those cells, or add a tombstone that would. */
+static bool covered(const st_scan *s, st__part *const *parts, int np, int64_t max_ts)
+{
+    const st_read_spec *sp = &s->spec;
+    bool marker = false;
+    uint64_t found = 0, all = sp->n_cover >= 64 ? ~0ull : (1ull << sp->n_cover) - 1;
+    for (int i = 0; i < np; i++) {
+        const st__part *p = parts[i];
+        if (p->pdel.ts_us != INT64_MIN || p->n_rts || p->stat || p->n_rows > 1) return false;
+        if (p->n_rows == 0) continue;
+        const st__row *r = p->rows[0];
+        if (r->ck_len || r->del.ts_us != INT64_MIN || r->n_cdels) return false;
+        if (r->lv.ts_us != INT64_MIN && r->lv.ts_us > max_ts && (r->lv.ttl_s <= 0 || r->lv.ldt_s > s->now_s))
+            marker = true;
+        for (int c = 0; c < r->n_cells; c++) {
+            const st_cell *cell = &r->cells[c];
+            if (cell->ts_us <= max_ts || cell->path_len) continue;
+            for (int k = 0; k < sp->n_cover; k++)
+                if (sp->cover_cols[k] == cell->col) { found |= 1ull << k; break; }
+        }
+    }
+    return marker && found == all;
+}
+
 static int load_window(st_scan *s, int k, bool *exists)
 {
     cs_arena *a;
@@ -288,6 +318,20 @@ static int load_window(st_scan *s, int k, bool *exists)
     }
     for (int i = 0; i < s->n_ssts; i++) {
         sst_reader *r = s->ssts[i];
+        if (s->cover) {
+            /* Newest first (st_read_point sorted them): stop once what was
+             * read settles the row for every sstable left. */
+            if (covered(s, parts, np, r->st.max_ts)) {
+                if (first) s->stats.sstables_skipped += (uint64_t)(s->n_ssts - i);
+                break;
+            }
+            if (s->pctx[i].state == 0) {   /* the lookup load_partition left for now */
+                const uint8_t *const *k; const uint32_t *l; int n;
+                int rc = sst_partition_lookup(r, token, pk, pk_len, &s->pctx[i], &k, &l, &n);
+                if (rc < 0) return rc;
+                s->pctx[i].point = true;
+            }
+        }
         if (nsl && !sst_may_contain_ck(r, sl, nsl) && r->st.tombstones == 0 && !want_static) {
             if (first) s->stats.sstables_skipped++;
             continue;
@@ -388,7 +432,7 @@ static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t
     if (s->n_ssts && !s->pctx) return CS_ENOMEM;
     /* One bloom probe + index search per sstable for the whole partition:
      * the memo in pctx[i] serves every window's read. */
-    for (int i = 0; i < s->n_ssts; i++) {
+    for (int i = 0; i < s->n_ssts && !s->cover; i++) {
         const uint8_t *const *k; const uint32_t *l; int n;
         int rc;
         if (known) {
@@ -408,7 +452,7 @@ static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t
     /* A point read: start loading each found partition's cached bytes
      * (their slots were prefetched by the lookups) so the memtable lookup
      * overlaps those misses. */
-    if (s->single)
+    if (s->single && !s->cover)
         for (int i = 0; i < s->n_ssts; i++)
             if (s->pctx[i].state == 2) sst_prefetch_partition(s->ssts[i], s->pctx[i].idx);
     s->n_win = s->n_wb + 1;
@@ -553,6 +597,17 @@ int st_read_point(st_table *t, const st_read_spec *spec, cs_arena *a, st_point *
     s.done = true;
     s.now_s = spec->now_s ? spec->now_s : cs_now_s();
     int rc = snapshot_sources(&s, a);
+    s.cover = rc == 0 && spec->n_cover > 0 && spec->n_cover <= 64 && spec->cover_cols && !spec->n_slices &&
+              !spec->with_tombstones;
+    if (s.cover) {
+        /* newest first by max timestamp (insertion sort: a handful) */
+        for (int i = 1; i < s.n_ssts; i++) {
+            sst_reader *r = s.ssts[i];
+            int j = i;
+            for (; j > 0 && s.ssts[j - 1]->st.max_ts < r->st.max_ts; j--) s.ssts[j] = s.ssts[j - 1];
+            s.ssts[j] = r;
+        }
+    }
     if (rc == 0) {
         const uint8_t *pk = key_copy(a, spec->pk, spec->pk_len);
         rc = pk ? load_partition(&s, cs_murmur3_token(pk, spec->pk_len), pk, spec->pk_len, false) : CS_ENOMEM;

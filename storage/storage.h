@@ -286,6 +286,17 @@ typedef struct st_read_spec {
      * replaces max_tombstones (0 = keep max_tombstones): a caller can let
      * an empty page scan far but end a page holding rows early. */
     uint64_t max_tombstones_live;
+    /* st_read_point of a partition without clustering columns whose caller
+     * reads only the row marker and these simple (not multi-cell, not
+     * counter) columns: ids, at most 64; n_cover 0 = off.  The memtables
+     * are read, then the sstables newest first by max timestamp, and the
+     * read stops once a live row marker and a cell of every listed column
+     * are newer than everything in the sstables left (Cassandra's
+     * timestamp-ordered read, SinglePartitionReadCommand
+     * .queryMemtableAndSSTablesInTimestampOrder).  Other columns of the row
+     * may then be missing from the result.  Ignored with slices or
+     * with_tombstones. */
+    const uint32_t *cover_cols; int n_cover;
 } st_read_spec;
 
 /* Returned by st_scan_next_partition / st_scan_next_row when the
