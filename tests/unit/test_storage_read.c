@@ -801,7 +801,7 @@ static void fmt_cover(const st_read_spec *rs, const uint32_t *cols, int n_cols, 
  * timestamps out of write order) spread over the memtable and several
  * sstables; a covered read returns the same marker and columns as the
  * full read, and covered reads do skip sstables. */
-Test(storage_read, point_timestamp_ordered_matches_full_read, .timeout = 120)
+Test(storage_read, point_timestamp_ordered_matches_full_read, .timeout = 60)
 {
     uint64_t seed = 0x2545F4914F6CDD1Dull ^ ((uint64_t)getpid() << 17), x = seed;
 #define RND() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
@@ -829,7 +829,7 @@ Test(storage_read, point_timestamp_ordered_matches_full_read, .timeout = 120)
                 for (uint32_t c = 1; c <= 3; c++) {
                     int ck = (int)(RND() % 10);
                     if (ck >= 7) continue;
-                    char v[16];
+                    char v[32];
                     snprintf(v, sizeof v, "v%d.%d", round, op);
                     st_cell cell = { .col = c, .ts_us = ts, .val = (const uint8_t *)v, .val_len = (uint32_t)strlen(v) };
                     if (ck == 0) { cell.flags = ST_CELL_TOMBSTONE; cell.ldt_s = NOW; cell.val = NULL; cell.val_len = 0; }
