@@ -216,3 +216,71 @@ def test_prepared_statements_across_restart(fresh_server):
         assert s.execute(sel, (2,)).one().v == "after"
     finally:
         c.shutdown()
+
+
+def test_point_reads_newest_first_across_sstables(fresh_server):
+    """Point reads of a table without clustering read the sstables newest
+    first and may stop early (storage st_read_spec.cover_cols): with
+    client timestamps out of write order, UPDATEs without a row marker, an
+    older DELETE and a partition deletion spread over the memtable and
+    several sstables, every read returns what the full merge returns, after
+    each flush, after a major compaction and after a restart."""
+    if not H.is_cassette():
+        pytest.skip("uses cassette's admin endpoint")
+    srv = fresh_server
+    c, s = H.connect(srv.host, srv.port)
+    steps = [
+        # (statement, flush after)
+        ("INSERT INTO kn.t (k, a, b, n) VALUES (1, 'a10', 'b10', 10) USING TIMESTAMP 10", True),
+        ("INSERT INTO kn.t (k, a, b, n) VALUES (1, 'a20', 'b20', 20) USING TIMESTAMP 20", True),
+        ("INSERT INTO kn.t (k, a) VALUES (1, 'a15') USING TIMESTAMP 15", False),
+        ("INSERT INTO kn.t (k, a, b, n) VALUES (2, 'a10', 'b10', 10) USING TIMESTAMP 10", True),
+        ("UPDATE kn.t USING TIMESTAMP 30 SET b = 'u30' WHERE k = 2", False),
+        ("INSERT INTO kn.t (k, a, b, n) VALUES (3, 'a50', 'b50', 50) USING TIMESTAMP 50", True),
+        ("DELETE b FROM kn.t USING TIMESTAMP 40 WHERE k = 3", False),
+        ("INSERT INTO kn.t (k, a, b, n) VALUES (4, 'a10', 'b10', 10) USING TIMESTAMP 10", True),
+        ("DELETE FROM kn.t USING TIMESTAMP 15 WHERE k = 4", True),
+        ("INSERT INTO kn.t (k, a) VALUES (4, 'a20') USING TIMESTAMP 20", False),
+        ("INSERT INTO kn.t (k, a, b, n) VALUES (5, 'a30', 'b30', 30) USING TIMESTAMP 30", True),
+        ("INSERT INTO kn.t (k, a, b, n) VALUES (5, 'a20', 'b20', 20) USING TIMESTAMP 20", True),
+        ("INSERT INTO kn.t (k, a, b, n) VALUES (5, 'a10', 'b10', 10) USING TIMESTAMP 10", False),
+        ("INSERT INTO kn.t (k, a, b, n) VALUES (6, 'a10', 'b10', 10) USING TIMESTAMP 10", True),
+        ("INSERT INTO kn.t (k, a, b, n) VALUES (6, 'a60', 'b60', 60) USING TIMESTAMP 60", False),
+        ("DELETE n FROM kn.t USING TIMESTAMP 70 WHERE k = 6", False),
+    ]
+    want = {
+        1: ("a20", "b20", 20, 20),
+        2: ("a10", "u30", 10, 10),
+        3: ("a50", "b50", 50, 50),
+        4: ("a20", None, None, 20),
+        5: ("a30", "b30", 30, 30),
+        6: ("a60", "b60", None, 60),
+    }
+
+    def read_all(sess):
+        sel = sess.prepare("SELECT a, b, n, writetime(a) FROM kn.t WHERE k = ?")
+        return {k: tuple(sess.execute(sel, (k,)).one()) for k in want}
+
+    try:
+        s.execute("CREATE KEYSPACE kn WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        s.execute("CREATE TABLE kn.t (k int PRIMARY KEY, a text, b text, n int)")
+        for stmt, flush in steps:
+            s.execute(stmt)
+            if flush:
+                st, body = srv.admin("POST", "/flush?ks=kn&table=t")
+                assert st == 200, (st, body)
+        assert read_all(s) == want
+        st, body = srv.admin("POST", "/flush?ks=kn&table=t")
+        assert st == 200, (st, body)
+        assert read_all(s) == want, "after the last flush"
+        st, body = srv.admin("POST", "/compact?ks=kn&table=t")
+        assert st == 200, (st, body)
+        assert read_all(s) == want, "after compaction"
+    finally:
+        c.shutdown()
+    srv.restart()
+    c, s = H.connect(srv.host, srv.port)
+    try:
+        assert read_all(s) == want, "after restart"
+    finally:
+        c.shutdown()
