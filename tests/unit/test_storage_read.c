@@ -101,24 +101,39 @@ static void dump_scan(const st_read_spec *rs, char *out, size_t n, st_scan_stats
     st_scan_close(s);
 }
 
-/* The same through the point-read fast path (st_read_point). */
-static void dump_point(const st_read_spec *rs, char *out, size_t n, st_scan_stats *stats, bool *found)
+/* A point read (st_read_point) as text, one row at a time by f. */
+typedef size_t (*row_text_fn)(char *out, size_t n, const st_row_view *r, const void *arg);
+
+static void point_text(const st_read_spec *rs, row_text_fn f, const void *arg, char *out, size_t n,
+                       st_scan_stats *stats, bool *found)
 {
     cs_arena a;
     cs_arena_init(&a);
     st_point pt;
     int rc = st_read_point(T, rs, &a, &pt);
     cr_assert_geq(rc, 0);
-    *found = rc == 1;
+    if (found) *found = rc == 1;
     size_t len = 0;
     out[0] = 0;
     for (int i = 0; rc == 1 && i < pt.n_rows; i++) {
-        len += fmt_row(out + len, n - len, &pt.rows[i]);
+        len += f(out + len, n - len, &pt.rows[i], arg);
         cr_assert_lt(len, n, "dump buffer too small");
     }
     if (rc == 1) cr_assert(pt.part.pk_len == rs->pk_len && !memcmp(pt.part.pk, rs->pk, rs->pk_len));
     if (stats) *stats = pt.stats;
     cs_arena_destroy(&a);
+}
+
+static size_t fmt_row_text(char *out, size_t n, const st_row_view *r, const void *arg)
+{
+    (void)arg;
+    return fmt_row(out, n, r);
+}
+
+/* The same through the point-read fast path (st_read_point). */
+static void dump_point(const st_read_spec *rs, char *out, size_t n, st_scan_stats *stats, bool *found)
+{
+    point_text(rs, fmt_row_text, NULL, out, n, stats, found);
 }
 
 /* Scan and fast path must agree on rows, presence and stats. */
@@ -768,31 +783,28 @@ Test(storage_read, block_cache_model)
     open_engine();
 }
 
-/* The row of a point read as "m@ts;col=v@ts;..." over the columns in
- * cols (a covered read may omit the others). */
+/* A row as "row m@ts;col=v@ts;..." over the columns of cov (a covered
+ * read may omit the others). */
+typedef struct cover_set { const uint32_t *cols; int n; } cover_set;
+
+static size_t fmt_cover_row(char *out, size_t n, const st_row_view *r, const void *arg)
+{
+    const cover_set *cs = arg;
+    size_t len = (size_t)snprintf(out, n, "row ");
+    if (r->liveness.ts_us != INT64_MIN) len += (size_t)snprintf(out + len, n - len, "m@%lld;", (long long)r->liveness.ts_us);
+    for (int c = 0; c < r->n_cells; c++)
+        for (int k = 0; k < cs->n; k++)
+            if (r->cells[c].col == cs->cols[k])
+                len += (size_t)snprintf(out + len, n - len, "%u=%.*s@%lld;", r->cells[c].col, (int)r->cells[c].val_len,
+                                        (const char *)r->cells[c].val, (long long)r->cells[c].ts_us);
+    return len;
+}
+
 static void fmt_cover(const st_read_spec *rs, const uint32_t *cols, int n_cols, char *out, size_t n,
                       st_scan_stats *stats)
 {
-    cs_arena a;
-    cs_arena_init(&a);
-    st_point pt;
-    int rc = st_read_point(T, rs, &a, &pt);
-    cr_assert_geq(rc, 0);
-    size_t len = 0;
-    out[0] = 0;
-    for (int i = 0; rc == 1 && i < pt.n_rows; i++) {
-        const st_row_view *r = &pt.rows[i];
-        len += (size_t)snprintf(out + len, n - len, "row ");
-        if (r->liveness.ts_us != INT64_MIN) len += (size_t)snprintf(out + len, n - len, "m@%lld;", (long long)r->liveness.ts_us);
-        for (int c = 0; c < r->n_cells; c++)
-            for (int k = 0; k < n_cols; k++)
-                if (r->cells[c].col == cols[k])
-                    len += (size_t)snprintf(out + len, n - len, "%u=%.*s@%lld;", r->cells[c].col, (int)r->cells[c].val_len,
-                                            (const char *)r->cells[c].val, (long long)r->cells[c].ts_us);
-        cr_assert_lt(len, n);
-    }
-    if (stats) *stats = pt.stats;
-    cs_arena_destroy(&a);
+    cover_set cs = { cols, n_cols };
+    point_text(rs, fmt_cover_row, &cs, out, n, stats, NULL);
 }
 
 /* Timestamp-ordered point reads (st_read_spec.cover_cols): random writes
