@@ -154,6 +154,9 @@ static st_deletion rt_deletion(const st__part *p, const st__row *r)
 
 /* Build the live view of row r into v (cells in arena a).  Returns true if
  * the row has live data. */
+/* A row marker that has not expired at now (a non-expiring one never does). */
+static bool lv_unexpired(const st_liveness *lv, int32_t now) { return lv->ttl_s <= 0 || lv->ldt_s > now; }
+
 static bool row_live(st_scan *s, const st__part *p, const st__row *r, st_row_view *v, cs_arena *a)
 {
     int32_t now = s->now_s;
@@ -172,7 +175,7 @@ static bool row_live(st_scan *s, const st__part *p, const st__row *r, st_row_vie
     v->liveness.ts_us = INT64_MIN;
     bool live = false;
     if (r->lv.ts_us != INT64_MIN && r->lv.ts_us > d.ts_us) {
-        if (r->lv.ttl_s <= 0 || r->lv.ldt_s > now) { v->liveness = r->lv; live = true; }
+        if (lv_unexpired(&r->lv, now)) { v->liveness = r->lv; live = true; }
     }
     st_cell *cells = r->n_cells ? cs_arena_alloc(a, sizeof(st_cell) * (size_t)r->n_cells) : NULL;
     int nc = 0;
@@ -242,9 +245,6 @@ static int window_slices(st_scan *s, int k, st_slice *out)
     return n;
 }
 
-/* Materialize window k of the current partition into s->out (arena pa).
- * The first window also yields the static row and counts partition-level
- * tombstones and sstables consulted.  Returns 0 or <0. */
 /* Timestamp-ordered point read (spec.cover_cols): do the parts read so far
  * settle the result for sources whose data is all at or before max_ts?
  * Yes if they hold one row without clustering, no deletion of any kind
@@ -262,7 +262,7 @@ static bool covered(const st_scan *s, st__part *const *parts, int np, int64_t ma
         if (p->n_rows == 0) continue;
         const st__row *r = p->rows[0];
         if (r->ck_len || r->del.ts_us != INT64_MIN || r->n_cdels) return false;
-        if (r->lv.ts_us != INT64_MIN && r->lv.ts_us > max_ts && (r->lv.ttl_s <= 0 || r->lv.ldt_s > s->now_s))
+        if (r->lv.ts_us != INT64_MIN && r->lv.ts_us > max_ts && lv_unexpired(&r->lv, s->now_s))
             marker = true;
         for (int c = 0; c < r->n_cells; c++) {
             const st_cell *cell = &r->cells[c];
@@ -274,6 +274,9 @@ static bool covered(const st_scan *s, st__part *const *parts, int np, int64_t ma
     return marker && found == all;
 }
 
+/* Materialize window k of the current partition into s->out (arena pa).
+ * The first window also yields the static row and counts partition-level
+ * tombstones and sstables consulted.  Returns 0 or <0. */
 static int load_window(st_scan *s, int k, bool *exists)
 {
     cs_arena *a;
