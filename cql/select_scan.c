@@ -495,12 +495,12 @@ static int run_point(cql_sx *x, st_read_spec *spec, int32_t first_part_emitted)
     uint32_t cover[64];
     int n_cover = 0;
     if (!t->is_counter) {
-        for (int i = 0; i < t->n_cols && n_cover <= 64; i++)
+        for (int i = 0; i < t->n_cols; i++)
             if (t->cols[i].kind == COL_REGULAR) {
-                if (n_cover < 64) cover[n_cover] = t->cols[i].id;
-                n_cover++;
+                if (n_cover == 64) { n_cover = 0; break; }   /* more than storage takes: a full read */
+                cover[n_cover++] = t->cols[i].id;
             }
-        if (n_cover <= 64) { spec->cover_cols = cover; spec->n_cover = n_cover; }
+        spec->cover_cols = cover; spec->n_cover = n_cover;   /* 0: off */
     }
     st_point pt;
     int rc = st_read_point(x->t->st, spec, &x->arena, &pt);
