@@ -106,6 +106,23 @@ int srv_loop_run(srv_loop *l)
     return uv_run(l->loop, UV_RUN_ONCE);
 }
 
+void srv_loop_thread_begin(srv_loop *l)
+{
+    cs_arena_cache_enable(true);
+    st_defer_log_writes(true);
+    st_foreground_thread(true);
+    l->log_deferred = true;
+}
+
+void srv_loop_thread_end(srv_loop *l)
+{
+    st_log_flush(l->eng);
+    st_defer_log_writes(false);
+    st_foreground_thread(false);
+    l->log_deferred = false;
+    st_engine_detach_loop(l->eng, l->loop);
+}
+
 /* Close every connection of l and refuse new ones (on l's thread). */
 static void loop_stop(srv_loop *l)
 {
@@ -209,21 +226,14 @@ static void loop_main(void *arg)
     char name[16];
     snprintf(name, sizeof name, "cs-loop%d", l->index);
     pthread_setname_np(pthread_self(), name);   /* for top -H and perf */
-    cs_arena_cache_enable(true);     /* as main.c does for loop 0 */
-    st_defer_log_writes(true);
-    st_foreground_thread(true);      /* teardown of obsolete sstables off this thread (reaper.c) */
-    l->log_deferred = true;
+    srv_loop_thread_begin(l);        /* as main.c does for loop 0 */
     while (srv_loop_run(l) != 0) {
         if (l->stopping && l->n_conns == 0)
             break;
     }
     /* As main.c: write the log tail and release the engine's notifier of
      * this loop, then let the close callbacks run. */
-    st_log_flush(l->eng);
-    st_defer_log_writes(false);
-    st_foreground_thread(false);
-    l->log_deferred = false;
-    st_engine_detach_loop(l->eng, l->loop);
+    srv_loop_thread_end(l);
     wake_close(l);
     for (int i = 0; i < 4; i++)
         uv_run(l->loop, UV_RUN_NOWAIT);

@@ -274,10 +274,7 @@ int main(int argc, char **argv)
      * unmaps them instead of taking the request loop's malloc arena lock
      * (glibc otherwise raises the threshold after the first such free). */
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-    cs_arena_cache_enable(true);   /* request arenas reuse 4 KiB chunks (arena.h) */
-    st_defer_log_writes(true);       /* one commit log write per reply batch (conn.c flush) */
-    st_foreground_thread(true);      /* teardown of obsolete sstables off this thread (reaper.c) */
-    a.server.loops[0].log_deferred = true;
+    srv_loop_thread_begin(&a.server.loops[0]);   /* request duty of loop 0 on this thread (conn.h) */
     rc = srv_start(&a.server);
     if (rc != 0) {
         CS_ERROR("cannot start the request loops: %s", uv_strerror(rc));
@@ -294,10 +291,7 @@ int main(int argc, char **argv)
     srv_join(&a.server);             /* the other loops have closed their connections */
     /* Release the engine's sync notifier on this thread (storage.h), then
      * let the close callbacks run so uv_loop_close finds no handle left. */
-    st_log_flush(eng);
-    st_defer_log_writes(false);
-    st_foreground_thread(false);
-    st_engine_detach_loop(eng, loop);
+    srv_loop_thread_end(&a.server.loops[0]);
     uv_timer_stop(&a.background);
     uv_close((uv_handle_t *)&a.background, NULL);
     for (int i = 0; i < 4; i++)
