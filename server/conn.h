@@ -161,10 +161,12 @@ int srv_loop_run(srv_loop *l);
  * (arena.h), commit log records are deferred to one write per reply batch
  * (conn.c flush), obsolete sstables are torn down off this thread
  * (storage reaper.c).  srv_loop_thread_end first writes the log tail and
- * releases the engine's sync notifier of l; request arenas stay cached
- * until the caller disables them (after its last arena is gone). */
+ * releases eng's sync notifier of the thread's uv loop; it takes no
+ * srv_loop, since main.c calls it after srv_join has freed them.  Request
+ * arenas stay cached until the caller disables them (after its last arena
+ * is gone). */
 void srv_loop_thread_begin(srv_loop *l);
-void srv_loop_thread_end(srv_loop *l);
+void srv_loop_thread_end(st_engine *eng, uv_loop_t *loop);
 /* Bind and listen on addr:port (a numeric address or a host name; port 0
  * picks a free port).  s->addr and s->port receive the bound address.
  * Returns 0 or a negative libuv error. */

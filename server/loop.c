@@ -114,13 +114,12 @@ void srv_loop_thread_begin(srv_loop *l)
     l->log_deferred = true;
 }
 
-void srv_loop_thread_end(srv_loop *l)
+void srv_loop_thread_end(st_engine *eng, uv_loop_t *loop)
 {
-    st_log_flush(l->eng);
+    st_log_flush(eng);
     st_defer_log_writes(false);
     st_foreground_thread(false);
-    l->log_deferred = false;
-    st_engine_detach_loop(l->eng, l->loop);
+    st_engine_detach_loop(eng, loop);
 }
 
 /* Close every connection of l and refuse new ones (on l's thread). */
@@ -233,7 +232,8 @@ static void loop_main(void *arg)
     }
     /* As main.c: write the log tail and release the engine's notifier of
      * this loop, then let the close callbacks run. */
-    srv_loop_thread_end(l);
+    srv_loop_thread_end(l->eng, l->loop);
+    l->log_deferred = false;
     wake_close(l);
     for (int i = 0; i < 4; i++)
         uv_run(l->loop, UV_RUN_NOWAIT);

@@ -291,7 +291,7 @@ int main(int argc, char **argv)
     srv_join(&a.server);             /* the other loops have closed their connections */
     /* Release the engine's sync notifier on this thread (storage.h), then
      * let the close callbacks run so uv_loop_close finds no handle left. */
-    srv_loop_thread_end(&a.server.loops[0]);
+    srv_loop_thread_end(eng, loop);
     uv_timer_stop(&a.background);
     uv_close((uv_handle_t *)&a.background, NULL);
     for (int i = 0; i < 4; i++)
