@@ -320,6 +320,7 @@ int clog_open(const st_config *cfg, clog **out)
     if (rc) { clog_close(l); return rc; }
     l->synced = l->written;
     if (pthread_create(&l->thr, NULL, sync_main, l) != 0) { clog_close(l); return CS_EIO; }
+    pthread_setname_np(l->thr, "commitlog-sync");   /* for top -H and perf */
     l->thr_started = true;
     *out = l;
     return 0;

@@ -621,9 +621,13 @@ int st__bg_start(st_engine *e)
     pthread_mutex_lock(&e->prio_mu);   /* threads[] complete before any thread reads it (bg_self) */
     int rc = 0;
     if (pthread_create(&e->threads[0], NULL, flush_main, e) != 0) rc = CS_EIO;
-    else e->n_threads = 1;
+    else {
+        pthread_setname_np(e->threads[0], "flush");   /* for top -H and perf */
+        e->n_threads = 1;
+    }
     for (int i = 0; !rc && i < nc; i++) {
         if (pthread_create(&e->threads[e->n_threads], NULL, compact_main, e) != 0) break;
+        pthread_setname_np(e->threads[e->n_threads], "compaction");
         e->n_threads++;
     }
     pthread_mutex_unlock(&e->prio_mu);
