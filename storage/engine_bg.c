@@ -279,6 +279,7 @@ int st__flush_table(st_table *t, bool wait)
     bool retry = t->n_flushing > 0 && t->flushing[0]->flush_failed;
     if ((mt_partitions(t->mem) > 0 || retry) && !t->dropped && t->paused == 0) {
         mt_memtable *fresh = mt_new();
+        if (fresh) mt_expect_partitions(fresh, mt_partitions(t->mem));
         j = cs_calloc(1, sizeof *j);
         if (!fresh || !j) {
             mt_unref(fresh); cs_free(j);

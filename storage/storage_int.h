@@ -168,6 +168,13 @@ typedef struct mt_memtable {
     cs_arena slab;                       /* partitions, rows, cells (under lock, writers) */
     bool has_rts;                        /* some partition holds heap range tombstones */
     cs_arena nodes;                      /* B+tree nodes, apart from the data (denser for the TLB) */
+    /* Hash index of the partitions by token (memtable.c, "partition
+     * index"): `idx`, and while it grows the table it replaces, `idx_old`,
+     * moved over a few slots per insert from slot `idx_moved` on. */
+    struct mt_ptab { uint64_t *slots; unsigned bits; size_t count; } idx, idx_old;
+    size_t idx_moved;
+    unsigned idx_hint_bits;              /* first table's size (2^bits), from the memtable before */
+    bool idx_off;                        /* no index (a pointer past 48 bits, or no memory): the tree answers */
 } mt_memtable;
 
 /* Teardown off request threads (reaper.c): st__reap queues fn(arg) for the
@@ -187,6 +194,9 @@ void st__reaper_retain(void);
 void st__reaper_release(void);
 
 mt_memtable *mt_new(void);
+/* Size a fresh memtable's partition index for about n partitions (the
+ * count of the memtable it replaces), before it is shared. */
+void mt_expect_partitions(mt_memtable *m, size_t n);
 void mt_ref(mt_memtable *m);
 void mt_unref(mt_memtable *m);
 /* Apply one partition's ops (op stream from r positioned after the

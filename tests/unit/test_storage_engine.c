@@ -347,6 +347,113 @@ Test(storage_engine, memtable_bytes_per_kv_row)
     cr_assert_eq(cs_alloc_count(), 0);
 }
 
+/* Apply one row (key i, value v) to memtable m under a chosen token. */
+static void idx_put(st_table *t, mt_memtable *m, int64_t token, uint32_t i, uint32_t v)
+{
+    uint8_t k[8] = { 'p', 'k', 0, 0, (uint8_t)(i >> 24), (uint8_t)(i >> 16), (uint8_t)(i >> 8), (uint8_t)i };
+    uint8_t val[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v };
+    st_mutation *mu = st_mutation_new();
+    st_mut_partition(mu, t, k, i == UINT32_MAX ? 0 : 8);          /* key ~0: the empty key */
+    st_mut_row(mu, NULL, 0, 0);
+    st_mut_row_liveness(mu, (st_liveness){ 1000 + v, 0, 0 });
+    st_cell c = { .col = 1, .ts_us = 1000 + v, .val = val, .val_len = 4 };
+    st_mut_cell(mu, &c);
+    cs_rd r;
+    cs_rd_init(&r, mu->ops.p, mu->ops.len);
+    st__op op;
+    cr_assert_eq(st__op_next(&r, &op), 1);
+    cr_assert_eq(op.kind, ST__OP_PARTITION);
+    size_t added;
+    cr_assert_eq(mt_apply(m, token, op.pk, op.pk_len, &r, &added), 0);
+    st_mutation_free(mu);
+}
+
+/* Read key i under token from m: -1 if absent, else its value. */
+static int64_t idx_get(mt_memtable *m, int64_t token, uint32_t i)
+{
+    uint8_t k[8] = { 'p', 'k', 0, 0, (uint8_t)(i >> 24), (uint8_t)(i >> 16), (uint8_t)(i >> 8), (uint8_t)i };
+    cs_arena a;
+    cs_arena_init(&a);
+    st__part p;
+    int rc = mt_read_partition(m, token, k, i == UINT32_MAX ? 0 : 8, NULL, 0, &p, &a);
+    cr_assert(rc == 0 || rc == 1, "rc %d", rc);
+    int64_t v = -1;
+    if (rc == 1) {
+        cr_assert_eq(p.n_rows, 1);
+        cr_assert_eq(p.rows[0]->n_cells, 1);
+        const uint8_t *b = p.rows[0]->cells[0].val;
+        v = (int64_t)((uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]);
+    }
+    cs_arena_destroy(&a);
+    return v;
+}
+
+/* Token of key i: runs of three keys share one (colliding tokens), the
+ * rest are spread; key ~0 is the empty key, under token 0 with key 0. */
+static int64_t idx_token(uint32_t i)
+{
+    if (i == UINT32_MAX) return 0;
+    return i % 4 == 3 ? (int64_t)(i / 12) : (int64_t)((uint64_t)i * 0x9E3779B97F4A7C15ull);
+}
+
+/* The memtable's partition index: lookups through it agree with what was
+ * written while its table doubles (mt_check, in the middle of moving the
+ * old table too), with tokens shared by several keys and the empty key,
+ * for absent keys (same token, other key; unseen tokens), after
+ * overwrites; and a memtable sized ahead (mt_expect_partitions) does not
+ * grow its table. */
+Test(storage_engine, memtable_partition_index)
+{
+    st_engine *e = open_engine(ST_SYNC_PERIODIC, 0);
+    st_table *t = open_table(e);
+    mt_memtable *m = mt_new();
+    cr_assert_not_null(m);
+    const uint32_t n = 40000;
+    idx_put(t, m, idx_token(UINT32_MAX), UINT32_MAX, 7);
+    unsigned grew = 0, last_bits = 0, moving_checked = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        idx_put(t, m, idx_token(i), i, i);
+        if (m->idx.bits != last_bits) { grew++; last_bits = m->idx.bits; }
+        /* once per growth, halfway through moving the old table */
+        if (m->idx_old.slots && m->idx_moved > ((size_t)1 << m->idx_old.bits) / 2 && moving_checked != m->idx.bits) {
+            cr_assert_eq(mt_check(m), 0, "moving, after key %u", i);
+            moving_checked = m->idx.bits;
+        }
+        if ((i & (i + 1)) == 0 || i % 9973 == 0) cr_assert_eq(mt_check(m), 0, "after key %u", i);
+    }
+    cr_assert_geq(moving_checked, 10, "checked while moving up to %u bits", moving_checked);
+    cr_assert(!m->idx_off, "index turned off");
+    cr_assert_geq(grew, 8, "table grew %u times", grew);
+    cr_assert_eq(mt_partitions(m), (size_t)n + 1);
+    cr_assert_eq(mt_check(m), 0);
+    for (uint32_t i = 0; i < n; i++) cr_assert_eq(idx_get(m, idx_token(i), i), (int64_t)i, "key %u", i);
+    cr_assert_eq(idx_get(m, 0, UINT32_MAX), 7);
+    for (uint32_t i = n; i < n + 2000; i++) {
+        cr_assert_eq(idx_get(m, idx_token(i), i), -1, "absent key %u", i);
+        cr_assert_eq(idx_get(m, idx_token(i % n), i), -1, "absent key %u under a present token", i);
+    }
+    /* Overwrites find their partition: no new ones, newest value read. */
+    for (uint32_t i = 0; i < n; i += 7) idx_put(t, m, idx_token(i), i, i + 1000000);
+    cr_assert_eq(mt_partitions(m), (size_t)n + 1);
+    for (uint32_t i = 0; i < n; i++) cr_assert_eq(idx_get(m, idx_token(i), i), (int64_t)(i % 7 ? i : i + 1000000), "key %u", i);
+    cr_assert_eq(mt_check(m), 0);
+
+    /* Sized from the memtable before: one table, no growth. */
+    mt_memtable *m2 = mt_new();
+    mt_expect_partitions(m2, mt_partitions(m));
+    idx_put(t, m2, idx_token(0), 0, 0);
+    unsigned bits = m2->idx.bits;
+    cr_assert_geq((size_t)3 << bits, (size_t)4 * (n + 1), "%u bits for %u partitions", bits, n + 1);
+    for (uint32_t i = 1; i <= n; i++) idx_put(t, m2, idx_token(i), i, i);
+    cr_assert_eq(m2->idx.bits, bits, "grew from %u to %u bits", bits, m2->idx.bits);
+    cr_assert_null(m2->idx_old.slots);
+    cr_assert_eq(mt_check(m2), 0);
+    mt_unref(m2);
+    mt_unref(m);
+    st_engine_close(e, false);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
 /* st_mutation_reset: an emptied mutation (its sticky error cleared) writes
  * like a new one, and holds nothing of what it held before. */
 Test(storage_engine, mutation_reset_reuse)
