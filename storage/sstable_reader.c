@@ -21,6 +21,10 @@
 #include <fcntl.h>
 #include <lz4.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -234,20 +238,73 @@ static int load_stats(sst_reader *r)
     return rc;
 }
 
+/* A Data.db shortened under a running server (by hand, by another
+ * process) turns a read of its mapping past the new end into SIGBUS, which
+ * would kill the server.  Cassandra's JVM turns such a fault into an error
+ * of the read that made it; so does this: the only code that reads a
+ * mapping is map_copy (a missed block's compressed bytes), which arms a
+ * per-thread jump the SIGBUS handler takes when the faulting address lies
+ * in the mapping being read.  The read then fails as corrupt, naming the
+ * file, and the server goes on.  Any other SIGBUS gets the action that was
+ * there before (default: the process dies) when the access repeats. */
+static _Thread_local sigjmp_buf *volatile tl_fault_jmp;   /* volatile: read by the handler only */
+static _Thread_local const uint8_t *volatile tl_fault_lo, *volatile tl_fault_hi;
+static struct sigaction g_sigbus_prev;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig; (void)uc;
+    const uint8_t *a = si->si_addr;
+    if (tl_fault_jmp && a >= tl_fault_lo && a < tl_fault_hi) siglongjmp(*tl_fault_jmp, 1);
+    sigaction(SIGBUS, &g_sigbus_prev, NULL);
+}
+
+static void sigbus_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;   /* not blocked after the jump (no mask saved: no system call per copy) */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, &g_sigbus_prev);
+}
+
+/* Copy len bytes at off of r's mapped Data.db to dst; false if the file no
+ * longer holds them (SIGBUS). */
+static bool map_copy(const sst_reader *r, void *dst, uint64_t off, size_t len)
+{
+    sigjmp_buf jb;
+    if (sigsetjmp(jb, 0)) {
+        tl_fault_jmp = NULL;
+        return false;
+    }
+    tl_fault_lo = r->data_map;
+    tl_fault_hi = r->data_map + r->data_map_len;
+    tl_fault_jmp = &jb;
+    atomic_signal_fence(memory_order_seq_cst);   /* the copy stays between arming and disarming */
+    memcpy(dst, r->data_map + off, len);
+    atomic_signal_fence(memory_order_seq_cst);
+    tl_fault_jmp = NULL;
+    return true;
+}
+
 /* Map Data.db read-only, as Cassandra's disk_access_mode mmap: a block
- * missing from the block cache is then checked and decompressed straight
- * from the page cache, with no system call and no copy.  Sstables are
- * immutable and unlinked only after the last unref, so the mapping stays
- * valid while the reader lives.  CASSETTE_SSTABLE_MMAP=0 (or a failed
- * mmap) reads blocks with pread instead. */
+ * missing from the block cache is then copied from the page cache with no
+ * system call (map_copy: one memcpy of the compressed bytes, which keeps a
+ * truncated file from killing the server), checked and decompressed.
+ * Sstables are immutable and unlinked only after the last unref, so the
+ * mapping stays valid while the reader lives.  CASSETTE_SSTABLE_MMAP=0 (or
+ * a failed mmap) reads blocks with pread instead. */
 static void map_data(sst_reader *r, uint64_t sz)
 {
     static int mode = -1;                /* racy init is harmless: same value */
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
     if (mode < 0) {
         const char *env = getenv("CASSETTE_SSTABLE_MMAP");
         mode = !(env && env[0] == '0');
     }
     if (!mode || sz == 0 || sz > SIZE_MAX) return;
+    pthread_once(&once, sigbus_install);
     void *m = mmap(NULL, (size_t)sz, PROT_READ, MAP_SHARED, r->data_fd, 0);
     if (m == MAP_FAILED) return;
     r->data_map = m;
@@ -391,16 +448,16 @@ static int read_range(sst_reader *r, uint64_t pos, uint64_t len, cs_arena *a, co
         tl_miss_score = tl_miss_score + 16 > 1024 ? 1024 : tl_miss_score + 16;
         uint64_t off = r->chunks[b], clen_total = r->chunks[b + 1] - off;
         if (clen_total < SST_BLOCK_HDR || clen_total > bs * 2 + 64 + SST_BLOCK_HDR) { rc = corrupt(r, "Data.db", "bad block length", off); break; }
+        if (clen_total > ccap) {
+            cs_free(heapc);
+            cbuf = heapc = cs_malloc((size_t)clen_total);
+            ccap = (size_t)clen_total;
+            if (!cbuf) { rc = CS_ENOMEM; break; }
+        }
         if (r->data_map) {
-            /* off + clen_total <= file size: chunk offsets were checked at open */
-            cbuf = (uint8_t *)r->data_map + off;
+            /* off + clen_total <= the size at open: chunk offsets were checked then */
+            if (!map_copy(r, cbuf, off, (size_t)clen_total)) { rc = corrupt(r, "Data.db", "block past the end of the file (truncated while open)", off); break; }
         } else {
-            if (clen_total > ccap) {
-                cs_free(heapc);
-                cbuf = heapc = cs_malloc((size_t)clen_total);
-                ccap = (size_t)clen_total;
-                if (!cbuf) { rc = CS_ENOMEM; break; }
-            }
             ssize_t got = vfs_pread(r->data_fd, cbuf, (size_t)clen_total, off);
             if (got < 0) { rc = (int)got; break; }
             if ((uint64_t)got != clen_total) { rc = corrupt(r, "Data.db", "truncated block", off); break; }
