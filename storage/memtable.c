@@ -106,13 +106,13 @@ static int row_cmp(const void *a, const void *b)
 
 /* ---------------------------------------------------------------- partition index
  *
- * The B+tree orders the partitions (scans, flush); a point lookup (a write
- * to a partition already here, a read) goes through this open-addressing
- * hash table instead: a slot and the partition it points to are about two
- * cache misses, where a descent of a million-partition tree is about ten
- * (find_leaf and its comparisons were ~18% of the request loop's samples
- * under a 50 x 16 point SELECT).  A miss here means the partition is
- * absent: reads skip the tree, writes descend it once for the position.
+ * The B+tree orders the partitions (scans, flush, and writes, which need
+ * a new partition's position in it anyway); a point read goes through this
+ * open-addressing hash table instead: a slot and the partition it points
+ * to are about two cache misses, where a descent of a million-partition
+ * tree is about ten (find_leaf and its comparisons were ~18% of the
+ * request loop's samples under a 50 x 16 point SELECT).  A miss here means
+ * the partition is absent.
  *
  * A slot is the partition's pointer with 16 bits of its token's hash in
  * the top bits (user pointers fit in 48 bits; a memtable handed one that
@@ -128,7 +128,7 @@ static int row_cmp(const void *a, const void *b)
 
 #define IDX_MIN_BITS 6
 #define IDX_MAX_BITS 40
-#define IDX_MOVE 8
+#define IDX_MOVE 16                 /* old slots moved per insert while the table grows */
 #define IDX_PTR ((1ull << 48) - 1)
 
 static inline uint64_t idx_hash(int64_t token)
@@ -173,22 +173,31 @@ static void idx_drop(mt_memtable *m)
     m->idx_off = true;
 }
 
-/* Move up to `max` slots of the table being replaced; free it when done. */
-static void idx_move(mt_memtable *m, size_t max)
+/* Move the next `n` slots of the table being replaced (all: SIZE_MAX);
+ * free it when done.  Each entry's partition is read for its token, so
+ * they are all fetched first (one wait for the window, not one each). */
+static void idx_move(mt_memtable *m, size_t n)
 {
     struct mt_ptab *o = &m->idx_old;
-    size_t cap = (size_t)1 << o->bits;
-    for (; max > 0 && m->idx_moved < cap; m->idx_moved++) {
+    size_t cap = (size_t)1 << o->bits, end = cap - m->idx_moved < n ? cap : m->idx_moved + n;
+    for (size_t i = m->idx_moved; i < end && n != SIZE_MAX; i++)
+        if (o->slots[i]) __builtin_prefetch((const void *)(uintptr_t)(o->slots[i] & IDX_PTR));
+    for (; m->idx_moved < end; m->idx_moved++) {
         uint64_t s = o->slots[m->idx_moved];
         if (!s) continue;
         const mt_partition *p = (const mt_partition *)(uintptr_t)(s & IDX_PTR);
         tab_put(&m->idx, idx_hash(p->token), p);
-        max--;
     }
     if (m->idx_moved == cap) {
         cs_free(o->slots);
         memset(o, 0, sizeof *o);
     }
+}
+
+/* Start loading the slot where a partition of this token would go. */
+static inline void idx_prefetch(const mt_memtable *m, int64_t token)
+{
+    if (m->idx.slots) __builtin_prefetch(&m->idx.slots[idx_hash(token) >> (64 - m->idx.bits)], 1);
 }
 
 /* The partition (token, pk) if the index holds it.  Meaningful only while
@@ -594,10 +603,13 @@ int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, 
     size_t slab0 = m->slab.used + m->nodes.used;
     mt_partition probe = { .token = token, .pk_len = pk_len, .n_rows = PROBE, .rows = (void *)pk };
     st__bpos pp;
-    /* With the index on, a partition it lacks is absent and the descent
-     * only finds its position. */
-    mt_partition *p = m->idx_off ? NULL : idx_find(m, token, pk, pk_len);
-    if (!p && !(p = st__btree_find(&m->parts, &probe, &pp))) {
+    /* A write descends the tree: a new partition needs its position there
+     * anyway, and probing the index first cost fill-random ~8% (an absent
+     * key's probe runs to an empty slot).  The slot a new partition goes
+     * to is fetched meanwhile. */
+    idx_prefetch(m, token);
+    mt_partition *p = st__btree_find(&m->parts, &probe, &pp);
+    if (!p) {
         p = cs_arena_alloc(&m->slab, sizeof *p + pk_len);
         if (!p) { rc = CS_ENOMEM; goto out; }
         p->token = token;
