@@ -76,6 +76,8 @@ typedef struct cs_error {
     char arg_types[256];      /* FUNCTION_FAILURE: comma separated */
     uint8_t unprepared_id[16];/* UNPREPARED */
     int unprepared_id_len;
+    char failure_endpoint[48];/* READ_/WRITE_FAILURE: the failed replica's address (v5 <reasonmap>) */
+    uint16_t failure_reason;  /* ... and its RequestFailureReason code */
 } cs_error;
 
 void cs_error_init(cs_error *e);

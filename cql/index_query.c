@@ -140,15 +140,7 @@ int cql_index_select(cql_sx *x, const cql_pstate *ps, bool *handled)
     if (cql_index_is_building(x->ctx, ix)) {
         /* Cassandra 4.1: IndexNotAvailableException -> read failure */
         cs_buf_destroy(&iv);
-        int rc = cs_error_set(x->e, CS_ERR_READ_FAILURE,
-                              "Operation failed - received 0 responses and 1 failures: "
-                              "INDEX_NOT_AVAILABLE from localhost/127.0.0.1:7000");
-        x->e->cl = x->p ? x->p->consistency : 1;
-        x->e->received = 0;
-        x->e->blockfor = 1;
-        x->e->numfailures = 1;
-        x->e->data_present = 0;
-        return rc;
+        return cql__read_failure(x, 6, "INDEX_NOT_AVAILABLE");
     }
     cs_buf_init(&pk);
     cs_buf_init(&last);

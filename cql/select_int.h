@@ -149,6 +149,14 @@ int cql__scan_range(cql_sx *x, const cql_pstate *ps);
 int cql__scan_virtual(cql_sx *x, const cql_pstate *ps);
 /* Tombstone budgets of one page of page_size rows (0: unpaged, unlimited):
  * *soft once the page holds a row, *hard while it is empty. */
+/* Cassandra's answer to a local read that failed on this node (its
+ * LocalReadRunnable reports the failure to the read callback, and the
+ * coordinator throws ReadFailureException): READ_FAILURE with 0 responses,
+ * 1 failure from this node (listen_address), reason `code` named `name`
+ * (RequestFailureReason: 0 UNKNOWN, 1 READ_TOO_MANY_TOMBSTONES, ...).
+ * Returns CS_EUSER. */
+int cql__read_failure(cql_sx *x, uint16_t code, const char *name);
+
 void cql__tombstone_budget(int32_t page_size, int fail_threshold, uint64_t *soft, uint64_t *hard);
 
 #endif

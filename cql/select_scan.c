@@ -23,6 +23,7 @@
 #include "cql/metrics.h"
 #include "common/alloc.h"
 #include "common/hash.h"
+#include "common/log.h"
 #include "common/util.h"
 
 /* ---------------------------------------------------------------- row materialization */
@@ -268,22 +269,38 @@ static int on_row(cql_sx *x, const uint8_t *ck, uint32_t ck_len, const st_cell *
 
 /* ---------------------------------------------------------------- scanning */
 
+int cql__read_failure(cql_sx *x, uint16_t code, const char *name)
+{
+    const char *addr = x->ctx->cfg.listen_address ? x->ctx->cfg.listen_address : "127.0.0.1";
+    /* InetAddressAndPort's text: host name (reverse lookup) / address : storage port */
+    int rc = cs_error_set(x->e, CS_ERR_READ_FAILURE,
+                          "Operation failed - received 0 responses and 1 failures: %s from %s/%s:7000",
+                          name, strcmp(addr, "127.0.0.1") == 0 ? "localhost" : "", addr);
+    x->e->cl = x->p ? x->p->consistency : 1;
+    x->e->received = 0;
+    x->e->blockfor = 1;
+    x->e->numfailures = 1;
+    x->e->data_present = 0;
+    snprintf(x->e->failure_endpoint, sizeof x->e->failure_endpoint, "%s", addr);
+    x->e->failure_reason = code;
+    return rc;
+}
+
 static int check_tombstones_stats(cql_sx *x, const st_scan_stats *stt)
 {
     uint64_t tomb = x->tombstones + (stt ? stt->tombstones : 0);
     int fail = x->ctx->cfg.tombstone_failure_threshold;
-    if (fail > 0 && tomb > (uint64_t)fail) {
-        int rc = cs_error_set(x->e, CS_ERR_READ_FAILURE,
-                              "Operation failed - received 0 responses and 1 failures: "
-                              "READ_TOO_MANY_TOMBSTONES from localhost/127.0.0.1:7000");
-        x->e->cl = x->p ? x->p->consistency : 1;
-        x->e->received = 0;
-        x->e->blockfor = 1;
-        x->e->numfailures = 1;
-        x->e->data_present = 0;
-        return rc;
-    }
+    if (fail > 0 && tomb > (uint64_t)fail) return cql__read_failure(x, 1, "READ_TOO_MANY_TOMBSTONES");
     return 0;
+}
+
+/* A storage error under a read (corrupt sstable, I/O error, no memory):
+ * logged by storage with the file; the client gets Cassandra's read
+ * failure, reason UNKNOWN. */
+static int storage_read_failure(cql_sx *x, int rc)
+{
+    CS_DEBUG("read of %s.%s failed: %s", x->t->ks->name, x->t->name, cs_strerror(rc));
+    return cql__read_failure(x, 0, "UNKNOWN");
 }
 
 static int check_tombstones(cql_sx *x, const st_scan *sc)
@@ -435,7 +452,7 @@ static int process_rows(cql_sx *x, row_src *src, const st_partition_view *pv, in
             return rc;
     }
     if (rc < 0)
-        return cs_error_set(x->e, CS_ERR_SERVER, "Read failed: %s", cs_strerror(rc));
+        return storage_read_failure(x, rc);
     if (rc == ST_SCAN_BUDGET && sc)
         return budget_stop(x, sc, x->part_emitted, false);
     if (x->stop || x->part_skip)
@@ -506,14 +523,14 @@ static int run_point(cql_sx *x, st_read_spec *spec, int32_t first_part_emitted)
     int rc = st_read_point(x->t->st, spec, &x->arena, &pt);
     spec->cover_cols = NULL; spec->n_cover = 0;
     if (rc < 0)
-        return cs_error_set(x->e, CS_ERR_SERVER, "Read failed: %s", cs_strerror(rc));
+        return storage_read_failure(x, rc);
     if (rc == 1) {
         row_src src = { NULL, &pt, 0 };
         rc = process_rows(x, &src, &pt.part, first_part_emitted);
         if (rc == 0)
             rc = check_tombstones_stats(x, &pt.stats);
         if (rc < 0 && rc != CS_EUSER)
-            rc = cs_error_set(x->e, CS_ERR_SERVER, "Read failed: %s", cs_strerror(rc));
+            rc = storage_read_failure(x, rc);
     }
     x->tombstones += pt.stats.tombstones;
     return rc > 0 ? 0 : rc;
@@ -552,7 +569,7 @@ static int run_scan(cql_sx *x, st_read_spec *spec, int32_t first_part_emitted)
     if (rc == ST_SCAN_BUDGET)
         rc = budget_stop(x, sc, pe, processed);   /* pe: the resumed partition's count until one is processed */
     if (rc < 0 && rc != CS_EUSER)
-        rc = cs_error_set(x->e, CS_ERR_SERVER, "Read failed: %s", cs_strerror(rc));
+        rc = storage_read_failure(x, rc);
     const st_scan_stats *stt = st_scan_stats_get(sc);
     if (stt)
         x->tombstones += stt->tombstones;

@@ -10,6 +10,7 @@
  */
 #include "server/msg.h"
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -502,6 +503,27 @@ static void put_type_list(cs_buf *b, const char *s)
     for (int i = 0; i < n; i++)
         cs_buf_put_stringn(b, items[i], lens[i]);
 }
+/* The failures of a READ_/WRITE_FAILURE: v3/v4 count them ([int]); v5
+ * maps each failed replica ([inetaddr]) to its reason code ([short]), here
+ * this node when the error names it (cs_error.failure_endpoint). */
+static void put_failures(cs_buf *b, const cs_error *e, int version)
+{
+    if (version < 5) {
+        cs_buf_put_u32(b, (uint32_t)e->numfailures);
+        return;
+    }
+    uint8_t a[16];
+    int n = 0;
+    if (e->failure_endpoint[0] && inet_pton(AF_INET, e->failure_endpoint, a) == 1) n = 4;
+    else if (e->failure_endpoint[0] && inet_pton(AF_INET6, e->failure_endpoint, a) == 1) n = 16;
+    cs_buf_put_u32(b, n ? 1u : 0u);
+    if (n) {
+        cs_buf_put_u8(b, (uint8_t)n);
+        cs_buf_put(b, a, (size_t)n);
+        cs_buf_put_u16(b, e->failure_reason);
+    }
+}
+
 
 void msg_put_error(cs_buf *b, uint8_t version, const cs_error *e)
 {
@@ -530,20 +552,14 @@ void msg_put_error(cs_buf *b, uint8_t version, const cs_error *e)
         cs_buf_put_u16(b, e->cl);
         cs_buf_put_u32(b, (uint32_t)e->received);
         cs_buf_put_u32(b, (uint32_t)e->blockfor);
-        if (version >= 5)
-            cs_buf_put_u32(b, 0);                   /* empty <reasonmap> */
-        else
-            cs_buf_put_u32(b, (uint32_t)e->numfailures);
+        put_failures(b, e, version);
         cs_buf_put_u8(b, e->data_present);
         break;
     case CS_ERR_WRITE_FAILURE:
         cs_buf_put_u16(b, e->cl);
         cs_buf_put_u32(b, (uint32_t)e->received);
         cs_buf_put_u32(b, (uint32_t)e->blockfor);
-        if (version >= 5)
-            cs_buf_put_u32(b, 0);
-        else
-            cs_buf_put_u32(b, (uint32_t)e->numfailures);
+        put_failures(b, e, version);
         cs_buf_put_string(b, e->write_type[0] ? e->write_type : "SIMPLE");
         break;
     case CS_ERR_FUNCTION_FAILURE:

@@ -7,6 +7,7 @@
  */
 #include "server/msg.h"
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -224,7 +225,12 @@ int msg_error_decode(uint8_t version, const uint8_t *body, size_t len, cs_error 
                     return CS_ECORRUPT;
                 for (int32_t i = 0; i < k && !r.err; i++) {
                     uint8_t alen = cs_rd_u8(&r);
-                    cs_rd_take(&r, (size_t)alen + 2);
+                    const uint8_t *a = cs_rd_take(&r, alen);
+                    uint16_t reason = cs_rd_u16(&r);
+                    if (i == 0 && a && (alen == 4 || alen == 16)) {   /* the first failed replica */
+                        inet_ntop(alen == 4 ? AF_INET : AF_INET6, a, e->failure_endpoint, sizeof e->failure_endpoint);
+                        e->failure_reason = reason;
+                    }
                 }
             }
         }

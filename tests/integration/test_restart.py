@@ -288,14 +288,16 @@ def test_point_reads_newest_first_across_sstables(fresh_server):
 
 def test_data_file_truncated_under_running_server(fresh_server):
     """A Data.db shortened while the server has it open (mapped): reads of
-    blocks past the new end fail with an error and a log line naming the
-    file, reads of the blocks still there succeed, and the server stays up
-    (the mapping's SIGBUS used to kill it)."""
+    blocks past the new end fail as Cassandra fails a local read that
+    throws (ReadFailure, 1 failure, reason UNKNOWN) with a log line naming
+    the file, reads of the blocks still there succeed, and the server stays
+    up (the mapping's SIGBUS used to kill it)."""
     if not H.is_cassette():
         pytest.skip("truncates cassette's sstable files in place")
     import glob
     import os
     import random
+    from cassandra import ReadFailure
 
     def val(k, i):                    # incompressible: the file spans many blocks
         return random.Random(k * 1000 + i).randbytes(200)
@@ -328,8 +330,10 @@ def test_data_file_truncated_under_running_server(fresh_server):
                 assert [r.c for r in rows] == list(range(100)), k
                 assert all(r.v == val(k, r.c) for r in rows), k
                 ok += 1
-            except Exception as e:        # the driver's error for a failed read
-                failed.append((k, type(e).__name__, str(e)))
+            except ReadFailure as e:
+                assert e.failures == 1 and e.received_responses == 0, e
+                assert "received 0 responses and 1 failures: UNKNOWN from localhost/127.0.0.1:7000" in str(e), e
+                failed.append((k, str(e)))
         assert ok > 0 and failed, (ok, failed)
         assert srv.alive()
         assert s.execute("SELECT release_version FROM system.local").one()[0]

@@ -408,6 +408,39 @@ Test(server_msg, error_codes_roundtrip)
     }
 }
 
+/* READ_FAILURE as Cassandra sends it for a read that failed on this node:
+ * v4 counts the failures; v5 maps the node's address to the reason code
+ * (IPv4 and IPv6); an error naming no node sends an empty map. */
+Test(server_msg, read_failure_reasonmap)
+{
+    const char *addrs[] = { "127.0.0.1", "::1", "" };
+    for (int v = 4; v <= 5; v++)
+        for (int i = 0; i < 3; i++) {
+            cs_error e;
+            cs_error_init(&e);
+            cs_error_set(&e, CS_ERR_READ_FAILURE, "Operation failed - received 0 responses and 1 failures");
+            e.cl = 1;
+            e.blockfor = 1;
+            e.numfailures = 1;
+            strcpy(e.failure_endpoint, addrs[i]);
+            e.failure_reason = 1;
+            cs_buf b;
+            cs_buf_init(&b);
+            msg_put_error(&b, (uint8_t)v, &e);
+            size_t fixed = 4 + 2 + strlen(e.msg) + 2 + 4 + 4 + 4 + 1;   /* code, msg, cl, received, blockfor, n, data_present */
+            size_t want = fixed + (v == 5 && addrs[i][0] ? 1 + (i == 0 ? 4 : 16) + 2 : 0);
+            cr_assert_eq(b.len, want, "v%d %s: %zu bytes", v, addrs[i], b.len);
+            cs_error d;
+            cr_assert_eq(msg_error_decode((uint8_t)v, b.p, b.len, &d), 0);
+            cr_assert_eq(d.numfailures, v == 5 && !addrs[i][0] ? 0 : 1, "v%d %s", v, addrs[i]);
+            if (v == 5 && addrs[i][0]) {
+                cr_assert_str_eq(d.failure_endpoint, addrs[i]);
+                cr_assert_eq(d.failure_reason, 1);
+            }
+            cs_buf_destroy(&b);
+        }
+}
+
 Test(server_msg, events_and_schema_change)
 {
     cql_schema_change cases[3] = {
