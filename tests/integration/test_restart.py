@@ -3,7 +3,12 @@ data directory): schema, every type, deletes, statics, counters.  A table
 digest must be the same before and after each restart.
 """
 
+import glob
+import os
+import random
+
 import pytest
+from cassandra import ReadFailure
 
 import cassette_harness as H
 from typedata import SCALAR_TYPES, VALUES, same
@@ -294,11 +299,6 @@ def test_data_file_truncated_under_running_server(fresh_server):
     up (the mapping's SIGBUS used to kill it)."""
     if not H.is_cassette():
         pytest.skip("truncates cassette's sstable files in place")
-    import glob
-    import os
-    import random
-    from cassandra import ReadFailure
-
     def val(k, i):                    # incompressible: the file spans many blocks
         return random.Random(k * 1000 + i).randbytes(200)
     srv = fresh_server
