@@ -24,6 +24,7 @@
 #include <string.h>
 #include "cql/select_int.h"
 #include "cql/index.h"   /* index hook (issue 5) */
+#include "cql/metrics.h"
 #include "common/alloc.h"
 #include "common/hash.h"
 #include "common/util.h"
@@ -624,6 +625,8 @@ static int run_select(cql_sx *x, cql_result *r)
     }
     if (rc)
         return rc;
+    if (!x->t->is_virtual)
+        cql_metrics_record_read_stats(x->ctx, x->t, x->live_rows, x->tombstones);
     int warn = x->ctx->cfg.tombstone_warn_threshold;
     if (warn > 0 && x->tombstones > (uint64_t)warn) {
         /* the query as text, without the trailing ';' a client may send */

@@ -7,6 +7,7 @@
 #include "cql/metrics.h"
 #include "common/alloc.h"
 #include "common/hash.h"
+#include "common/util.h"
 #include "cql/cql_int.h"
 #include <stdlib.h>
 #include <string.h>
@@ -183,10 +184,43 @@ void cql_metrics_record_read_stats(cql_ctx *ctx, const sch_table *t, uint64_t ro
 {
     metrics *m = M(ctx);
     cql_table_metrics *tm = m && t ? find(m, t->id, true) : NULL;
-    if (tm) {
-        tm->rows_read += rows;
-        tm->tombstones_scanned += tombstones;
+    if (!tm)
+        return;
+    tm->rows_read += rows;
+    tm->tombstones_scanned += tombstones;
+    int64_t minute = cs_now_ms() / 60000;
+    cql_slice_minute *sm = &tm->slices[minute % 5];
+    if (sm->minute != minute)
+        *sm = (cql_slice_minute){ .minute = minute };
+    sm->reads++;
+    sm->rows += rows;
+    sm->tombstones += tombstones;
+    if (rows > sm->rows_max)
+        sm->rows_max = rows;
+    if (tombstones > sm->tombstones_max)
+        sm->tombstones_max = tombstones;
+}
+
+void cql_metrics_slices(const cql_table_metrics *tm, int64_t now_ms, double *avg_rows, uint64_t *max_rows,
+                        double *avg_tombstones, uint64_t *max_tombstones)
+{
+    uint64_t reads = 0, rows = 0, tombs = 0;
+    *max_rows = *max_tombstones = 0;
+    int64_t now = now_ms / 60000;
+    for (int i = 0; tm && i < 5; i++) {
+        const cql_slice_minute *sm = &tm->slices[i];
+        if (!sm->reads || sm->minute <= now - 5 || sm->minute > now)
+            continue;
+        reads += sm->reads;
+        rows += sm->rows;
+        tombs += sm->tombstones;
+        if (sm->rows_max > *max_rows)
+            *max_rows = sm->rows_max;
+        if (sm->tombstones_max > *max_tombstones)
+            *max_tombstones = sm->tombstones_max;
     }
+    *avg_rows = reads ? (double)rows / (double)reads : 0.0 / 0.0;
+    *avg_tombstones = reads ? (double)tombs / (double)reads : 0.0 / 0.0;
 }
 
 const cql_table_metrics *cql_metrics_get(cql_ctx *ctx, const uint8_t id[16])

@@ -27,11 +27,26 @@ typedef struct cql_latency {
     uint64_t buckets[CQL_LAT_BUCKETS];
 } cql_latency;
 
+/* One minute of SELECTs on a table: live rows and tombstones each read
+ * scanned (what Cassandra's LiveScannedHistogram and
+ * TombstoneScannedHistogram record per read command). */
+typedef struct cql_slice_minute {
+    int64_t minute;                   /* wall clock minutes; slot reused after 5 */
+    uint64_t reads, rows, rows_max, tombstones, tombstones_max;
+} cql_slice_minute;
+
 typedef struct cql_table_metrics {
     uint8_t id[16];
     cql_latency reads, writes, scans;
     uint64_t tombstones_scanned, rows_read;
+    cql_slice_minute slices[5];       /* the last five minutes, by minute % 5 */
 } cql_table_metrics;
+
+/* tablestats' "... per slice (last five minutes)": mean and max live rows
+ * and tombstones per read over the five minutes before now_ms (means NaN,
+ * maxima 0 without a read, as Cassandra prints them). */
+void cql_metrics_slices(const cql_table_metrics *tm, int64_t now_ms, double *avg_rows, uint64_t *max_rows,
+                        double *avg_tombstones, uint64_t *max_tombstones);
 
 /* Bucket upper bounds in microseconds (Cassandra's EstimatedHistogram). */
 const uint64_t *cql_latency_offsets(void);
@@ -44,6 +59,7 @@ void cql_metrics_record(cql_ctx *ctx, const sch_table *t, int kind, uint64_t mic
                         const uint8_t *pk, size_t pk_len);
 /* Count one touch of partition pk for toppartitions (no-op unless sampling). */
 void cql_metrics_sample(cql_ctx *ctx, const sch_table *t, bool write, const uint8_t *pk, size_t pk_len);
+/* Count one SELECT's live rows and tombstones scanned on t. */
 void cql_metrics_record_read_stats(cql_ctx *ctx, const sch_table *t, uint64_t rows, uint64_t tombstones);
 /* Metrics of a table; NULL if it has seen no request. */
 const cql_table_metrics *cql_metrics_get(cql_ctx *ctx, const uint8_t id[16]);

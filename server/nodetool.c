@@ -12,6 +12,7 @@
 #include "cql/types.h"
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void out_printf(cs_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -63,7 +64,62 @@ static uint64_t total_load(sch_catalog *c)
     return sum;
 }
 
-static const char *listen_addr(srv *s) { return "127.0.0.1"; }
+static const char *listen_addr(srv *s)
+{
+    return s->cfg && s->cfg->listen_address[0] ? s->cfg->listen_address : "127.0.0.1";
+}
+
+/* A double as Java's Double.toString prints it (tablestats prints doubles
+ * by string concatenation): NaN, the shortest digits that read back the
+ * same, at least one decimal, E notation below 1e-3 and from 1e7. */
+static void java_double(double v, char *out, size_t n)
+{
+    if (v != v) { snprintf(out, n, "NaN"); return; }
+    if (v == 0) { snprintf(out, n, v < 0 || 1 / v < 0 ? "-0.0" : "0.0"); return; }
+    char digits[40];
+    int prec = 1;
+    for (; prec < 17; prec++) {
+        snprintf(digits, sizeof digits, "%.*e", prec - 1, v);
+        if (strtod(digits, NULL) == v) break;
+    }
+    snprintf(digits, sizeof digits, "%.*e", prec - 1, v);
+    /* digits: [-]d.ddde[+-]XX */
+    char mant[24] = "";
+    int neg = digits[0] == '-', k = 0;
+    for (const char *q = digits + neg; *q && *q != 'e'; q++)
+        if (*q != '.' && k < (int)sizeof mant - 1) mant[k++] = *q;
+    mant[k] = 0;
+    int exp = atoi(strchr(digits, 'e') + 1);
+    double a = v < 0 ? -v : v;
+    if (a >= 1e-3 && a < 1e7) {
+        char buf[64];
+        int pos = 0;
+        if (neg) buf[pos++] = '-';
+        if (exp < 0) {
+            pos += snprintf(buf + pos, sizeof buf - (size_t)pos, "0.");
+            for (int z = 0; z < -exp - 1; z++) buf[pos++] = '0';
+            pos += snprintf(buf + pos, sizeof buf - (size_t)pos, "%s", mant);
+        } else {
+            int len = (int)strlen(mant);
+            for (int d = 0; d <= exp; d++) buf[pos++] = d < len ? mant[d] : '0';
+            buf[pos++] = '.';
+            if (len > exp + 1) pos += snprintf(buf + pos, sizeof buf - (size_t)pos, "%s", mant + exp + 1);
+            else buf[pos++] = '0';
+        }
+        buf[pos] = 0;
+        snprintf(out, n, "%s", buf);
+    } else {
+        snprintf(out, n, "%s%c.%sE%d", neg ? "-" : "", mant[0], mant[1] ? mant + 1 : "0", exp);
+    }
+}
+
+/* FBUtilities.prettyPrintMemory: KiB below 1 MiB, three decimals. */
+static void pretty_memory(uint64_t b, char *out, size_t n)
+{
+    if (b >= 1ull << 30) snprintf(out, n, "%.3fGiB", (double)b / (double)(1ull << 30));
+    else if (b >= 1ull << 20) snprintf(out, n, "%.3fMiB", (double)b / (double)(1ull << 20));
+    else snprintf(out, n, "%.3fKiB", (double)b / 1024.0);
+}
 
 static int do_status(srv *s, cs_buf *o)
 {
@@ -116,6 +172,28 @@ static int do_describecluster(srv *s, cs_buf *o)
 
 static double mean_ms(const cql_latency *l) { return l->count ? (double)l->total_us / (double)l->count / 1000.0 : 0.0 / 0.0; }
 
+/* Java's String.format("%01.3f") of a latency: NaN without requests. */
+static void ms3(double v, char *out, size_t n)
+{
+    if (v != v) snprintf(out, n, "NaN");
+    else snprintf(out, n, "%.3f", v);
+}
+
+/* nodetool prints the per-level lines for LeveledCompactionStrategy only. */
+static bool is_leveled(const sch_table *t)
+{
+    for (int i = 0; i < t->n_compaction; i++)
+        if (!strcmp(t->compaction_k[i], "class") && strstr(t->compaction_v[i], "LeveledCompactionStrategy"))
+            return true;
+    return false;
+}
+
+/* One table in Cassandra 4.1's tablestats layout (TableStatsPrinter), every
+ * figure from the table's storage and request metrics.  Lines a single node
+ * without repair, snapshots or off-heap memtables always reads the same in
+ * Cassandra too: Old SSTable count 0 (one sstable format), Speculative
+ * retries 0, Percent repaired 0.0, Bytes repaired / pending 0, memtable off
+ * heap 0, Dropped Mutations 0. */
 static void table_stats_block(cs_buf *o, srv *s, sch_table *t)
 {
     const cql_table_metrics *tm = cql_metrics_get(s->cql, t->id);
@@ -127,42 +205,75 @@ static void table_stats_block(cs_buf *o, srv *s, sch_table *t)
     memset(&st, 0, sizeof(st));
     if (t->st)
         st_table_stats_get(t->st, &st);
+    char d[64], m[64];
     out_printf(o, "\t\tTable%s: %s\n", t->is_view ? " (view)" : "", t->name);
     out_printf(o, "\t\tSSTable count: %llu\n", (unsigned long long)st.sstable_count);
-    int leveled = 0;
-    for (int l = 1; l < 8; l++)
-        leveled += st.sstables_per_level[l];
-    if (leveled > 0) {
+    out_printf(o, "\t\tOld SSTable count: 0\n");
+    if (is_leveled(t)) {
         out_printf(o, "\t\tSSTables in each level: [");
+        for (int l = 0; l < 8; l++) {
+            /* nodetool shows the level's limit when it is over it: L0 4, then fanout^level */
+            uint64_t max = 4;
+            for (int k = 0; k < l; k++) max = k ? max * 10 : 10;
+            if (st.sstables_per_level[l] > 0 && (uint64_t)st.sstables_per_level[l] > max)
+                out_printf(o, "%s%d/%llu", l ? ", " : "", st.sstables_per_level[l], (unsigned long long)max);
+            else
+                out_printf(o, "%s%d", l ? ", " : "", st.sstables_per_level[l]);
+        }
+        out_printf(o, "]\n\t\tSSTable bytes in each level: [");
         for (int l = 0; l < 8; l++)
-            out_printf(o, "%s%d", l ? ", " : "", st.sstables_per_level[l]);
+            out_printf(o, "%s%llu", l ? ", " : "", (unsigned long long)st.sstables_bytes_per_level[l]);
         out_printf(o, "]\n");
     }
+    uint64_t offheap = st.bloom_mem_bytes + st.index_mem_bytes + st.chunk_offsets_bytes;
     out_printf(o, "\t\tSpace used (live): %llu\n", (unsigned long long)st.sstable_bytes);
     out_printf(o, "\t\tSpace used (total): %llu\n", (unsigned long long)st.sstable_bytes);
     out_printf(o, "\t\tSpace used by snapshots (total): 0\n");
-    out_printf(o, "\t\tOff heap memory used (total): 0\n");
-    out_printf(o, "\t\tSSTable Compression Ratio: -1.0\n");
+    out_printf(o, "\t\tOff heap memory used (total): %llu\n", (unsigned long long)offheap);
+    /* CompressionRatio: compressed / uncompressed over the live sstables, -1 without any */
+    java_double(st.uncompressed_bytes ? (double)st.data_bytes / (double)st.uncompressed_bytes : -1.0, d, sizeof d);
+    out_printf(o, "\t\tSSTable Compression Ratio: %s\n", d);
     out_printf(o, "\t\tNumber of partitions (estimate): %llu\n", (unsigned long long)st.partitions_estimate);
     out_printf(o, "\t\tMemtable cell count: %llu\n", (unsigned long long)st.memtable_cells);
     out_printf(o, "\t\tMemtable data size: %llu\n", (unsigned long long)st.memtable_bytes);
     out_printf(o, "\t\tMemtable off heap memory used: 0\n");
-    out_printf(o, "\t\tMemtable switch count: %llu\n", (unsigned long long)(st.bytes_flushed ? 1 : 0));
+    out_printf(o, "\t\tMemtable switch count: %llu\n", (unsigned long long)st.memtable_switches);
+    out_printf(o, "\t\tSpeculative retries: 0\n");
     out_printf(o, "\t\tLocal read count: %llu\n", (unsigned long long)tm->reads.count);
-    out_printf(o, "\t\tLocal read latency: %.3f ms\n", mean_ms(&tm->reads));
+    ms3(mean_ms(&tm->reads), d, sizeof d);
+    out_printf(o, "\t\tLocal read latency: %s ms\n", d);
     out_printf(o, "\t\tLocal write count: %llu\n", (unsigned long long)tm->writes.count);
-    out_printf(o, "\t\tLocal write latency: %.3f ms\n", mean_ms(&tm->writes));
+    ms3(mean_ms(&tm->writes), d, sizeof d);
+    out_printf(o, "\t\tLocal write latency: %s ms\n", d);
     out_printf(o, "\t\tPending flushes: %llu\n", (unsigned long long)st.pending_flushes);
     out_printf(o, "\t\tPercent repaired: 0.0\n");
+    pretty_memory(0, m, sizeof m);
+    out_printf(o, "\t\tBytes repaired: %s\n", m);
+    pretty_memory(st.sstable_bytes, d, sizeof d);
+    out_printf(o, "\t\tBytes unrepaired: %s\n", d);
+    out_printf(o, "\t\tBytes pending repair: %s\n", m);
     out_printf(o, "\t\tBloom filter false positives: %llu\n", (unsigned long long)st.bloom_false_positives);
     out_printf(o, "\t\tBloom filter false ratio: %.5f\n", st.bloom_fp_ratio);
+    out_printf(o, "\t\tBloom filter space used: %llu\n", (unsigned long long)st.bloom_disk_bytes);
+    out_printf(o, "\t\tBloom filter off heap memory used: %llu\n", (unsigned long long)st.bloom_mem_bytes);
+    out_printf(o, "\t\tIndex summary off heap memory used: %llu\n", (unsigned long long)st.index_mem_bytes);
+    out_printf(o, "\t\tCompression metadata off heap memory used: %llu\n", (unsigned long long)st.chunk_offsets_bytes);
     out_printf(o, "\t\tCompacted partition minimum bytes: %llu\n", (unsigned long long)st.min_partition_bytes);
     out_printf(o, "\t\tCompacted partition maximum bytes: %llu\n", (unsigned long long)st.max_partition_bytes);
     out_printf(o, "\t\tCompacted partition mean bytes: %llu\n", (unsigned long long)st.mean_partition_bytes);
-    out_printf(o, "\t\tEstimated droppable tombstones: %llu\n", (unsigned long long)st.droppable_tombstones);
-    out_printf(o, "\t\tPending compactions: %llu\n", (unsigned long long)st.pending_compactions);
-    out_printf(o, "\t\tCompactions completed: %llu\n", (unsigned long long)st.compactions_done);
-    out_printf(o, "\t\tDropped Mutations: 0\n\n");
+    double avg_rows, avg_tombs;
+    uint64_t max_rows, max_tombs;
+    cql_metrics_slices(tm, cs_now_ms(), &avg_rows, &max_rows, &avg_tombs, &max_tombs);
+    java_double(avg_rows, d, sizeof d);
+    out_printf(o, "\t\tAverage live cells per slice (last five minutes): %s\n", d);
+    out_printf(o, "\t\tMaximum live cells per slice (last five minutes): %llu\n", (unsigned long long)max_rows);
+    java_double(avg_tombs, d, sizeof d);
+    out_printf(o, "\t\tAverage tombstones per slice (last five minutes): %s\n", d);
+    out_printf(o, "\t\tMaximum tombstones per slice (last five minutes): %llu\n", (unsigned long long)max_tombs);
+    out_printf(o, "\t\tDropped Mutations: 0\n");
+    /* getDroppableTombstoneRatio: droppable tombstones / cells, over the live sstables */
+    out_printf(o, "\t\tDroppable tombstone ratio: %.5f\n\n",
+               st.cells_estimate ? (double)st.droppable_tombstones / (double)st.cells_estimate : 0.0);
 }
 
 /* tablestats [ks[.table] ...] */
@@ -200,9 +311,19 @@ static int do_tablestats(srv *s, char **args, int n, cs_buf *o)
                     wr.count += tm->writes.count;
                     wr.total_us += tm->writes.total_us;
                 }
-                out_printf(&body, "Keyspace : %s\n\tRead Count: %llu\n\tRead Latency: %.3f ms\n\tWrite Count: %llu\n"
-                                  "\tWrite Latency: %.3f ms\n\tPending Flushes: 0\n", k->name,
-                           (unsigned long long)rd.count, mean_ms(&rd), (unsigned long long)wr.count, mean_ms(&wr));
+                uint64_t pending = 0;
+                for (int x = 0; x < k->n_tables; x++) {
+                    st_table_stats ts;
+                    if (k->tables[x]->st && !st_table_stats_get(k->tables[x]->st, &ts))
+                        pending += ts.pending_flushes;
+                }
+                char rl[64], wl[64];
+                java_double(mean_ms(&rd), rl, sizeof rl);
+                java_double(mean_ms(&wr), wl, sizeof wl);
+                out_printf(&body, "Keyspace : %s\n\tRead Count: %llu\n\tRead Latency: %s ms\n\tWrite Count: %llu\n"
+                                  "\tWrite Latency: %s ms\n\tPending Flushes: %llu\n", k->name,
+                           (unsigned long long)rd.count, rl, (unsigned long long)wr.count, wl,
+                           (unsigned long long)pending);
                 ks_header = true;
             }
             table_stats_block(&body, s, t);
@@ -297,28 +418,70 @@ static int do_tablehistograms(srv *s, char **args, int n, cs_buf *o)
     return 200;
 }
 
+/* compactionstats as Cassandra 4.1's: the estimated remaining tasks
+ * (each table's compaction strategy estimate) in total and per table that
+ * has any, a blank line, then the running compactions as nodetool's
+ * TableBuilder aligns them (columns as wide as their widest cell, one space
+ * apart) and the remaining time, n/a as with compaction_throughput 0
+ * (cassette does not throttle compaction). */
 static int do_compactionstats(srv *s, cs_buf *o)
 {
+    sch_catalog *c = cql_ctx_catalog(s->cql);
+    uint64_t total = 0;
+    cs_buf per;
+    cs_buf_init(&per);
+    for (int i = 0; i < sch_keyspace_count(c); i++) {
+        sch_keyspace *k = sch_keyspace_at(c, i);
+        for (int j = 0; j < k->n_tables; j++) {
+            st_table_stats st;
+            if (!k->tables[j]->st || st_table_stats_get(k->tables[j]->st, &st) || !st.pending_compactions)
+                continue;
+            total += st.pending_compactions;
+            out_printf(&per, "- %s.%s: %llu\n", k->name, k->tables[j]->name,
+                       (unsigned long long)st.pending_compactions);
+        }
+    }
+    out_printf(o, "pending tasks: %llu\n", (unsigned long long)total);
+    cs_buf_put(o, per.p, per.len);
+    cs_buf_destroy(&per);
+    out_printf(o, "\n");
     st_compaction_info info[64];
     int n = st_compactions_list(s->eng, info, 64);
-    if (n < 0)
-        n = 0;
-    out_printf(o, "pending tasks: %d\n", n);
-    if (n) {
-        out_printf(o, "\n%-38s %-16s %-16s %-16s %12s %12s %6s %9s\n", "id", "compaction type", "keyspace", "table",
-                   "completed", "total", "unit", "progress");
-        for (int i = 0; i < n; i++) {
-            cs_uuid u;
-            memcpy(u.b, info[i].table_id, 16);
-            char id[37];
-            cs_uuid_format(&u, id);
-            out_printf(o, "%-38s %-16s %-16s %-16s %12llu %12llu %6s %8.2f%%\n", id, info[i].kind, info[i].ks,
-                       info[i].table, (unsigned long long)info[i].done_bytes, (unsigned long long)info[i].total_bytes,
-                       "bytes",
-                       info[i].total_bytes ? 100.0 * (double)info[i].done_bytes / (double)info[i].total_bytes : 0.0);
-        }
-        out_printf(o, "Active compaction remaining time :   0h00m00s\n");
+    if (n <= 0)
+        return 200;
+    enum { NCOL = 8 };
+    char cells[65][NCOL][48];
+    static const char *head[NCOL] = { "id", "compaction type", "keyspace", "table", "completed", "total", "unit",
+                                      "progress" };
+    for (int col = 0; col < NCOL; col++)
+        snprintf(cells[0][col], sizeof cells[0][col], "%s", head[col]);
+    for (int i = 0; i < n; i++) {
+        cs_uuid u;
+        memcpy(u.b, info[i].table_id, 16);
+        char (*r)[48] = cells[i + 1];
+        cs_uuid_format(&u, r[0]);
+        snprintf(r[1], sizeof r[1], "%s", info[i].kind);
+        snprintf(r[2], sizeof r[2], "%s", info[i].ks);
+        snprintf(r[3], sizeof r[3], "%s", info[i].table);
+        snprintf(r[4], sizeof r[4], "%llu", (unsigned long long)info[i].done_bytes);
+        snprintf(r[5], sizeof r[5], "%llu", (unsigned long long)info[i].total_bytes);
+        snprintf(r[6], sizeof r[6], "bytes");
+        if (info[i].total_bytes)
+            snprintf(r[7], sizeof r[7], "%.2f%%", 100.0 * (double)info[i].done_bytes / (double)info[i].total_bytes);
+        else
+            snprintf(r[7], sizeof r[7], "n/a");
     }
+    int w[NCOL] = { 0 };
+    for (int i = 0; i <= n; i++)
+        for (int col = 0; col < NCOL; col++) {
+            int l = (int)strlen(cells[i][col]);
+            if (l > w[col]) w[col] = l;
+        }
+    for (int i = 0; i <= n; i++) {
+        for (int col = 0; col < NCOL; col++)
+            out_printf(o, "%-*s%s", w[col], cells[i][col], col < NCOL - 1 ? " " : "\n");
+    }
+    out_printf(o, "%25s%10s\n", "Active compaction remaining time : ", "n/a");
     return 200;
 }
 

@@ -302,6 +302,7 @@ int st__flush_table(st_table *t, bool wait)
         old->flush_pos = switch_pos;
         t->flushing[t->n_flushing++] = old;
         t->mem = fresh;
+        t->memtable_switches++;
         j->t = t; j->mt = old; j->gen = t->next_gen++; j->epoch = t->epoch; j->wait = wait;
         t->flush_jobs++;
         if (atomic_fetch_add(&e->mem_flushing, atomic_load(&old->mem)) == 0) atomic_store(&e->bg_switch_ns, cs_mono_ns());
@@ -706,7 +707,17 @@ int st_table_stats_get(st_table *t, st_table_stats *out)
         out->droppable_tombstones += sst__droppable(&r->st, cs_now_s(), t->opts.gc_grace_s);
         out->bloom_false_positives += atomic_load(&r->bloom_fp);
         out->bloom_checks += atomic_load(&r->bloom_checks);
-        if (r->st.level >= 0 && r->st.level < 8) out->sstables_per_level[r->st.level]++;
+        if (r->st.level >= 0 && r->st.level < 8) {
+            out->sstables_per_level[r->st.level]++;
+            out->sstables_bytes_per_level[r->st.level] += r->file_bytes;
+        }
+        out->data_bytes += r->chunks[r->n_chunks];
+        out->uncompressed_bytes += r->logical;
+        out->bloom_disk_bytes += SST_FILE_HDR + 12 + r->bloom_bits / 8;
+        out->bloom_mem_bytes += r->bloom_bits / 8;
+        out->index_mem_bytes += r->idx_len + r->n_idx * (sizeof *r->idx + sizeof *r->toks) + r->n_sum * sizeof *r->sum;
+        out->chunk_offsets_bytes += (r->n_chunks + 1) * sizeof *r->chunks;
+        for (int k = 0; k < 96; k++) out->cells_estimate += off[k] * r->st.cell_hist[k];
         for (int k = 0; k < 96; k++) {
             if (!r->st.size_hist[k]) continue;
             uint64_t v = off[k];
@@ -722,6 +733,7 @@ int st_table_stats_get(st_table *t, st_table_stats *out)
     out->pending_flushes = (uint64_t)t->flush_jobs;
     out->pending_compactions = st__compaction_estimate(t);
     out->compactions_done = t->compactions_done;
+    out->memtable_switches = t->memtable_switches;
     out->max_partition_bytes = maxb;
     out->min_partition_bytes = nb ? minb : 0;
     out->mean_partition_bytes = nb ? sumb / nb : 0;

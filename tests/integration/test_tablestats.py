@@ -1,0 +1,141 @@
+"""cassette-tool tablestats prints Cassandra 4.1's nodetool tablestats
+layout (TableStatsPrinter): the same lines in the same order, doubles as
+Java prints them (NaN before any request), and every figure taken from the
+table: compression ratio of its sstables, memtable switches, bloom filter
+and index memory, live rows and tombstones per read over the last five
+minutes, droppable tombstone ratio.
+"""
+
+import os
+import re
+import subprocess
+
+import pytest
+
+import cassette_harness as H
+
+TOOL = os.path.join(os.path.dirname(H.binary_path()), "cassette-tool")
+
+pytestmark = pytest.mark.skipif(not H.is_cassette(), reason="needs cassette-tool and the admin endpoint")
+
+# Cassandra 4.1 TableStatsPrinter, one table without leveled compaction.
+TABLE_LINES = [
+    "Table", "SSTable count", "Old SSTable count", "Space used (live)", "Space used (total)",
+    "Space used by snapshots (total)", "Off heap memory used (total)", "SSTable Compression Ratio",
+    "Number of partitions (estimate)", "Memtable cell count", "Memtable data size",
+    "Memtable off heap memory used", "Memtable switch count", "Speculative retries",
+    "Local read count", "Local read latency", "Local write count", "Local write latency",
+    "Pending flushes", "Percent repaired", "Bytes repaired", "Bytes unrepaired", "Bytes pending repair",
+    "Bloom filter false positives", "Bloom filter false ratio", "Bloom filter space used",
+    "Bloom filter off heap memory used", "Index summary off heap memory used",
+    "Compression metadata off heap memory used", "Compacted partition minimum bytes",
+    "Compacted partition maximum bytes", "Compacted partition mean bytes",
+    "Average live cells per slice (last five minutes)", "Maximum live cells per slice (last five minutes)",
+    "Average tombstones per slice (last five minutes)", "Maximum tombstones per slice (last five minutes)",
+    "Dropped Mutations", "Droppable tombstone ratio",
+]
+KEYSPACE_LINES = ["Read Count", "Read Latency", "Write Count", "Write Latency", "Pending Flushes"]
+
+
+def tablestats(server, what):
+    H.wait_for(lambda: server.admin_port, timeout=10, what="the admin port line")
+    r = subprocess.run([TOOL, "-p", str(server.admin_port), "tablestats", what], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "Total number of tables: 1" and lines[1] == "----------------", r.stdout
+    assert lines[2].startswith("Keyspace : "), r.stdout
+    ks_part = [l for l in lines if l.startswith("\t") and not l.startswith("\t\t")]
+    tb_part = [l for l in lines if l.startswith("\t\t")]
+    assert [l.strip().split(":")[0] for l in ks_part] == KEYSPACE_LINES, r.stdout
+    return {l.strip().split(": ", 1)[0]: l.strip().split(": ", 1)[1] for l in ks_part + tb_part}, \
+        [l.strip().split(":")[0] for l in tb_part]
+
+
+def flush(server, ks, table):
+    r = subprocess.run([TOOL, "-p", str(server.admin_port), "flush", ks, table], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+
+
+def test_layout_and_figures(server, session, ks):
+    session.execute("CREATE TABLE %s.ts (k int, c int, v text, PRIMARY KEY (k, c))" % ks)
+    st, labels = tablestats(server, "%s.ts" % ks)
+    assert labels == TABLE_LINES
+    assert st["Read Latency"] == "NaN ms" and st["Local read latency"] == "NaN ms"
+    assert st["Local write latency"] == "NaN ms"
+    assert st["SSTable Compression Ratio"] == "-1.0"                    # no sstable yet
+    assert st["Memtable switch count"] == "0"
+    assert st["Average live cells per slice (last five minutes)"] == "NaN"
+    assert st["Maximum live cells per slice (last five minutes)"] == "0"
+
+    ins = session.prepare("INSERT INTO %s.ts (k, c, v) VALUES (?, ?, ?)" % ks)
+    for k in range(20):
+        for c in range(10):
+            session.execute(ins, (k, c, "value %d %d " % (k, c) * 5))
+    for c in range(0, 10, 2):
+        session.execute("DELETE FROM %s.ts WHERE k = 0 AND c = %d" % (ks, c))
+    flush(server, ks, "ts")
+    st, labels = tablestats(server, "%s.ts" % ks)
+    assert labels == TABLE_LINES
+    assert st["SSTable count"] == "1" and st["Memtable switch count"] == "1"
+    ratio = float(st["SSTable Compression Ratio"])
+    assert 0 < ratio < 1, ratio                                          # repetitive values compress
+    assert int(st["Bloom filter space used"]) > int(st["Bloom filter off heap memory used"]) > 0
+    off = int(st["Off heap memory used (total)"])
+    assert off == (int(st["Bloom filter off heap memory used"]) + int(st["Index summary off heap memory used"])
+                   + int(st["Compression metadata off heap memory used"])), st
+    assert re.fullmatch(r"\d+\.\d{3}KiB", st["Bytes unrepaired"]), st["Bytes unrepaired"]
+    assert st["Bytes repaired"] == "0.000KiB"
+    assert st["Local write count"] == "205"
+    assert re.fullmatch(r"\d+\.\d{3} ms", st["Local write latency"])
+
+    # reads: live rows and tombstones scanned per read, over the last five minutes
+    for k in range(1, 5):
+        assert len(list(session.execute("SELECT * FROM %s.ts WHERE k = %d" % (ks, k)))) == 10
+    assert len(list(session.execute("SELECT * FROM %s.ts WHERE k = 0" % ks))) == 5
+    st, _ = tablestats(server, "%s.ts" % ks)
+    assert st["Local read count"] == "5"
+    assert float(st["Average live cells per slice (last five minutes)"]) == pytest.approx(9.0)   # (4*10+5)/5
+    assert st["Maximum live cells per slice (last five minutes)"] == "10"
+    assert float(st["Average tombstones per slice (last five minutes)"]) == pytest.approx(1.0)   # 5 in one of 5
+    assert st["Maximum tombstones per slice (last five minutes)"] == "5"
+    assert re.fullmatch(r"\d+\.\d+(E-?\d+)?", st["Read Latency"].split()[0]), st["Read Latency"]
+    assert st["Droppable tombstone ratio"] == "0.00000"                  # gc_grace not over
+
+
+def test_leveled_table_prints_levels(server, session, ks):
+    session.execute("CREATE TABLE %s.lv (k int PRIMARY KEY, v int) WITH compaction = "
+                    "{'class': 'LeveledCompactionStrategy'}" % ks)
+    session.execute("INSERT INTO %s.lv (k, v) VALUES (1, 1)" % ks)
+    flush(server, ks, "lv")
+    st, labels = tablestats(server, "%s.lv" % ks)
+    i = labels.index("Old SSTable count")
+    assert labels[i + 1:i + 3] == ["SSTables in each level", "SSTable bytes in each level"]
+    assert labels[:i + 1] + labels[i + 3:] == TABLE_LINES
+    assert re.fullmatch(r"\[\d+(, \d+(/\d+)?){7}\]", st["SSTables in each level"]), st["SSTables in each level"]
+    assert sum(int(x.split("/")[0]) for x in st["SSTables in each level"].strip("[]").split(", ")) == 1
+
+
+def test_compactionstats_layout(server, session, ks):
+    """compactionstats as nodetool 4.1: 'pending tasks: N' (the tables'
+    estimated remaining compactions), one '- ks.table: n' line per table with
+    any (their sum is N), then a blank line.  A table whose compaction is
+    disabled estimates nothing, as Cassandra's size-tiered strategy (its
+    estimate is updated only when it looks for work)."""
+    session.execute("CREATE TABLE %s.cs (k int PRIMARY KEY, v int) WITH compaction = "
+                    "{'class': 'SizeTieredCompactionStrategy', 'enabled': 'false'}" % ks)
+    for i in range(4):
+        session.execute("INSERT INTO %s.cs (k, v) VALUES (%d, %d)" % (ks, i, i))
+        flush(server, ks, "cs")
+    r = subprocess.run([TOOL, "-p", str(server.admin_port), "compactionstats"], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.split("\n")
+    m = re.fullmatch(r"pending tasks: (\d+)", lines[0])
+    assert m, r.stdout
+    per = [l for l in lines[1:] if l.startswith("- ")]
+    assert all(re.fullmatch(r"- \w+\.\w+: [1-9]\d*", l) for l in per), r.stdout
+    assert "- %s.cs: " % ks not in r.stdout, r.stdout
+    assert sum(int(l.rsplit(": ", 1)[1]) for l in per) == int(m.group(1)), r.stdout
+    assert lines[1 + len(per)] == "", r.stdout
