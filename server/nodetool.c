@@ -192,8 +192,8 @@ static bool is_leveled(const sch_table *t)
  * figure from the table's storage and request metrics.  Lines a single node
  * without repair, snapshots or off-heap memtables always reads the same in
  * Cassandra too: Old SSTable count 0 (one sstable format), Speculative
- * retries 0, Percent repaired 0.0, Bytes repaired / pending 0, memtable off
- * heap 0, Dropped Mutations 0. */
+ * retries 0, Bytes repaired / pending 0, memtable off heap 0, Dropped
+ * Mutations 0. */
 static void table_stats_block(cs_buf *o, srv *s, sch_table *t)
 {
     const cql_table_metrics *tm = cql_metrics_get(s->cql, t->id);
@@ -246,10 +246,11 @@ static void table_stats_block(cs_buf *o, srv *s, sch_table *t)
     ms3(mean_ms(&tm->writes), d, sizeof d);
     out_printf(o, "\t\tLocal write latency: %s ms\n", d);
     out_printf(o, "\t\tPending flushes: %llu\n", (unsigned long long)st.pending_flushes);
-    out_printf(o, "\t\tPercent repaired: 0.0\n");
+    /* PercentRepaired: 100.0 without sstables; cassette never marks one repaired */
+    out_printf(o, "\t\tPercent repaired: %s\n", st.sstable_count ? "0.0" : "100.0");
     pretty_memory(0, m, sizeof m);
     out_printf(o, "\t\tBytes repaired: %s\n", m);
-    pretty_memory(st.sstable_bytes, d, sizeof d);
+    pretty_memory(st.uncompressed_bytes, d, sizeof d);   /* BytesUnrepaired: uncompressed lengths */
     out_printf(o, "\t\tBytes unrepaired: %s\n", d);
     out_printf(o, "\t\tBytes pending repair: %s\n", m);
     out_printf(o, "\t\tBloom filter false positives: %llu\n", (unsigned long long)st.bloom_false_positives);

@@ -66,6 +66,7 @@ def test_layout_and_figures(server, session, ks):
     assert st["Local write latency"] == "NaN ms"
     assert st["SSTable Compression Ratio"] == "-1.0"                    # no sstable yet
     assert st["Memtable switch count"] == "0"
+    assert st["Percent repaired"] == "100.0"                             # TableMetrics: no sstable
     assert st["Average live cells per slice (last five minutes)"] == "NaN"
     assert st["Maximum live cells per slice (last five minutes)"] == "0"
 
@@ -86,7 +87,7 @@ def test_layout_and_figures(server, session, ks):
     assert off == (int(st["Bloom filter off heap memory used"]) + int(st["Index summary off heap memory used"])
                    + int(st["Compression metadata off heap memory used"])), st
     assert re.fullmatch(r"\d+\.\d{3}KiB", st["Bytes unrepaired"]), st["Bytes unrepaired"]
-    assert st["Bytes repaired"] == "0.000KiB"
+    assert st["Bytes repaired"] == "0.000KiB" and st["Percent repaired"] == "0.0"
     assert st["Local write count"] == "205"
     assert re.fullmatch(r"\d+\.\d{3} ms", st["Local write latency"])
 
