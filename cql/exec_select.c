@@ -625,8 +625,9 @@ static int run_select(cql_sx *x, cql_result *r)
     }
     if (rc)
         return rc;
-    if (!x->t->is_virtual)
-        cql_metrics_record_read_stats(x->ctx, x->t, x->live_rows, x->tombstones);
+    if (!x->t->is_virtual)   /* sstables per read: single-partition reads, as Cassandra's histogram */
+        cql_metrics_record_read_stats(x->ctx, x->t, x->live_rows, x->tombstones,
+                                      x->w.pk_all && x->w.n_pks == 1 ? (int64_t)x->sstables_read : -1);
     int warn = x->ctx->cfg.tombstone_warn_threshold;
     if (warn > 0 && x->tombstones > (uint64_t)warn) {
         /* the query as text, without the trailing ';' a client may send */

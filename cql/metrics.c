@@ -54,6 +54,25 @@ double cql_latency_pct(const cql_latency *l, double p)
     return (double)l->max_us;
 }
 
+double cql_count_pct(const cql_latency *l, double p)
+{
+    if (!l->count)
+        return 0;
+    uint64_t want = (uint64_t)((double)l->count * p / 100.0 + 0.999999);
+    if (want == 0)
+        want = 1;
+    if (l->zeros >= want)
+        return 0;
+    const uint64_t *off = cql_latency_offsets();
+    uint64_t seen = l->zeros;
+    for (int i = 0; i < CQL_LAT_BUCKETS; i++) {
+        seen += l->buckets[i];
+        if (seen >= want)
+            return (double)off[i];
+    }
+    return (double)l->max_us;
+}
+
 static metrics *M(cql_ctx *ctx)
 {
     if (!ctx->metrics)
@@ -180,7 +199,8 @@ void cql_metrics_sample(cql_ctx *ctx, const sch_table *t, bool write, const uint
         top_add(write ? &m->writes : &m->reads, pk, pk_len);
 }
 
-void cql_metrics_record_read_stats(cql_ctx *ctx, const sch_table *t, uint64_t rows, uint64_t tombstones)
+void cql_metrics_record_read_stats(cql_ctx *ctx, const sch_table *t, uint64_t rows, uint64_t tombstones,
+                                   int64_t sstables)
 {
     metrics *m = M(ctx);
     cql_table_metrics *tm = m && t ? find(m, t->id, true) : NULL;
@@ -188,6 +208,12 @@ void cql_metrics_record_read_stats(cql_ctx *ctx, const sch_table *t, uint64_t ro
         return;
     tm->rows_read += rows;
     tm->tombstones_scanned += tombstones;
+    if (sstables == 0) {
+        tm->sstables_per_read.zeros++;
+        tm->sstables_per_read.count++;
+    } else if (sstables > 0) {
+        lat_add(&tm->sstables_per_read, (uint64_t)sstables);
+    }
     int64_t minute = cs_now_ms() / 60000;
     cql_slice_minute *sm = &tm->slices[minute % 5];
     if (sm->minute != minute)

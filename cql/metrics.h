@@ -25,6 +25,7 @@ typedef struct cql_latency {
     uint64_t total_us;
     uint64_t max_us;
     uint64_t buckets[CQL_LAT_BUCKETS];
+    uint64_t zeros;                   /* values of 0 in a count histogram (cql_count_pct) */
 } cql_latency;
 
 /* One minute of SELECTs on a table: live rows and tombstones each read
@@ -40,6 +41,7 @@ typedef struct cql_table_metrics {
     cql_latency reads, writes, scans;
     uint64_t tombstones_scanned, rows_read;
     cql_slice_minute slices[5];       /* the last five minutes, by minute % 5 */
+    cql_latency sstables_per_read;    /* single-partition SELECTs: sstables consulted (a count, zeros kept) */
 } cql_table_metrics;
 
 /* tablestats' "... per slice (last five minutes)": mean and max live rows
@@ -52,6 +54,9 @@ void cql_metrics_slices(const cql_table_metrics *tm, int64_t now_ms, double *avg
 const uint64_t *cql_latency_offsets(void);
 /* Value at percentile p (0..100) of a latency histogram, in microseconds. */
 double cql_latency_pct(const cql_latency *l, double p);
+/* The same for a count histogram whose zeros are kept apart (Cassandra's
+ * histograms that "consider zeroes", such as SSTablesPerReadHistogram). */
+double cql_count_pct(const cql_latency *l, double p);
 
 /* Record one request on a table.  kind: 0 read, 1 write, 2 range scan.
  * pk/pk_len: the partition touched (for toppartitions), may be NULL. */
@@ -59,8 +64,10 @@ void cql_metrics_record(cql_ctx *ctx, const sch_table *t, int kind, uint64_t mic
                         const uint8_t *pk, size_t pk_len);
 /* Count one touch of partition pk for toppartitions (no-op unless sampling). */
 void cql_metrics_sample(cql_ctx *ctx, const sch_table *t, bool write, const uint8_t *pk, size_t pk_len);
-/* Count one SELECT's live rows and tombstones scanned on t. */
-void cql_metrics_record_read_stats(cql_ctx *ctx, const sch_table *t, uint64_t rows, uint64_t tombstones);
+/* Count one SELECT's live rows and tombstones scanned on t, and the
+ * sstables it consulted when it read a single partition (else -1). */
+void cql_metrics_record_read_stats(cql_ctx *ctx, const sch_table *t, uint64_t rows, uint64_t tombstones,
+                                   int64_t sstables);
 /* Metrics of a table; NULL if it has seen no request. */
 const cql_table_metrics *cql_metrics_get(cql_ctx *ctx, const uint8_t id[16]);
 

@@ -125,6 +125,7 @@ typedef struct cql_sx {
     /* ORDER BY with IN over several partitions: sort in memory */
     bool buffer; cql_brow *brows; size_t n_brows, cap_brows;
     uint64_t tombstones, live_rows;
+    uint64_t sstables_read;            /* sstables consulted (st_scan_stats), for SSTablesPerReadHistogram */
     /* Paged reads: tombstones a page may scan before it ends early (0 =
      * unlimited): tomb_budget once the page has a row, tomb_hard while it
      * has none (see cql__tombstone_budget in select_scan.c). */

@@ -533,6 +533,7 @@ static int run_point(cql_sx *x, st_read_spec *spec, int32_t first_part_emitted)
             rc = storage_read_failure(x, rc);
     }
     x->tombstones += pt.stats.tombstones;
+    x->sstables_read += pt.stats.sstables_read;
     return rc > 0 ? 0 : rc;
 }
 
@@ -571,8 +572,10 @@ static int run_scan(cql_sx *x, st_read_spec *spec, int32_t first_part_emitted)
     if (rc < 0 && rc != CS_EUSER)
         rc = storage_read_failure(x, rc);
     const st_scan_stats *stt = st_scan_stats_get(sc);
-    if (stt)
+    if (stt) {
         x->tombstones += stt->tombstones;
+        x->sstables_read += stt->sstables_read;
+    }
     st_scan_close(sc);
     return rc > 0 ? 0 : rc;
 }

@@ -411,7 +411,9 @@ static int do_tablehistograms(srv *s, char **args, int n, cs_buf *o)
                                                                            : cql_latency_pct(&tm->reads, rows[i].p);
         double wl = rows[i].mn ? cql_latency_pct(&tm->writes, 0) : rows[i].mx ? (double)tm->writes.max_us
                                                                             : cql_latency_pct(&tm->writes, rows[i].p);
-        out_printf(o, "%-10s%18.2f%18.2f%18.2f%18llu%18llu\n", rows[i].name, rl, wl, 0.0,
+        const cql_latency *sp = &tm->sstables_per_read;
+        double ss = rows[i].mn ? cql_count_pct(sp, 0) : rows[i].mx ? (double)sp->max_us : cql_count_pct(sp, rows[i].p);
+        out_printf(o, "%-10s%18.2f%18.2f%18.2f%18llu%18llu\n", rows[i].name, rl, wl, ss,
                    (unsigned long long)hist_pct(&hb, rows[i].p, rows[i].mn, rows[i].mx),
                    (unsigned long long)hist_pct(&hc, rows[i].p, rows[i].mn, rows[i].mx));
     }

@@ -140,3 +140,24 @@ def test_compactionstats_layout(server, session, ks):
     assert "- %s.cs: " % ks not in r.stdout, r.stdout
     assert sum(int(l.rsplit(": ", 1)[1]) for l in per) == int(m.group(1)), r.stdout
     assert lines[1 + len(per)] == "", r.stdout
+
+
+def test_tablehistograms_sstables_per_read(server, session, ks):
+    """tablehistograms' SSTables column: sstables a single-partition read
+    consulted (Cassandra's SSTablesPerReadHistogram), 0 for reads answered
+    by the memtable; it used to print 0.00 always."""
+    session.execute("CREATE TABLE %s.hs (k int, c int, v int, PRIMARY KEY (k, c))" % ks)
+    for i in range(3):                        # partition 1 in three sstables
+        session.execute("INSERT INTO %s.hs (k, c, v) VALUES (1, %d, %d)" % (ks, i, i))
+        flush(server, ks, "hs")
+    session.execute("INSERT INTO %s.hs (k, c, v) VALUES (2, 0, 0)" % ks)   # memtable only
+    for _ in range(3):
+        assert len(list(session.execute("SELECT * FROM %s.hs WHERE k = 1" % ks))) == 3
+    assert len(list(session.execute("SELECT * FROM %s.hs WHERE k = 2" % ks))) == 1
+    r = subprocess.run([TOOL, "-p", str(server.admin_port), "tablehistograms", ks, "hs"], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    rows = {l.split()[0]: l.split() for l in r.stdout.splitlines()[3:] if l.strip()}
+    assert float(rows["Min"][3]) == 0.0, r.stdout              # the memtable-only read
+    assert float(rows["Max"][3]) == 3.0, r.stdout
+    assert float(rows["50%"][3]) == 3.0, r.stdout
