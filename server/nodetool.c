@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void out_printf(cs_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void out_printf(cs_buf *o, const char *fmt, ...)
@@ -593,6 +594,179 @@ void nodetool_toppartitions_report(srv *s, const sch_table *t, int top, cs_buf *
     cql_toppartitions_free(wr, nw);
 }
 
+/* ---------------------------------------------------------------- keyspace verbs
+ *
+ * repair, cleanup, disableautocompaction and enableautocompaction take
+ * nodetool's [options] [keyspace [tables...]]: options (a leading '-') are
+ * accepted and, for a single node, change nothing; without a keyspace they
+ * apply to every keyspace that is not LocalStrategy (system, system_schema)
+ * nor virtual, as parseOptionalKeyspace(NON_LOCAL_STRATEGY). */
+
+/* Options of these verbs that take a value (skipped with it). */
+static bool option_has_value(const char *a)
+{
+    static const char *const v[] = { "-dc", "--in-dc", "-st", "--start-token", "-et", "--end-token", "-hosts",
+                                     "--in-hosts", "-j", "--job-threads", "--jobs", "-pl" };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (!strcmp(a, v[i]))
+            return true;
+    return false;
+}
+
+typedef struct ks_args {
+    const char *ks;                      /* NULL: all non-local keyspaces */
+    const char *tables[32]; int n_tables;
+    bool ignore_unreplicated;            /* repair -iuk */
+} ks_args;
+
+/* Parse [options] [keyspace [tables...]]; checks the names.  Returns 200 or
+ * an HTTP error with nodetool's message in o. */
+static int parse_ks_args(srv *s, char **args, int n, ks_args *ka, cs_buf *o)
+{
+    memset(ka, 0, sizeof *ka);
+    for (int i = 0; i < n; i++) {
+        if (args[i][0] == '-') {
+            if (!strcmp(args[i], "-iuk") || !strcmp(args[i], "--ignore-unreplicated-keyspaces"))
+                ka->ignore_unreplicated = true;
+            if (option_has_value(args[i]))
+                i++;
+            continue;
+        }
+        if (!ka->ks) ka->ks = args[i];
+        else if (ka->n_tables < 32) ka->tables[ka->n_tables++] = args[i];
+    }
+    sch_catalog *c = cql_ctx_catalog(s->cql);
+    if (ka->ks && !sch_keyspace_find(c, ka->ks)) {
+        out_printf(o, "nodetool: Keyspace [%s] does not exist.\n", ka->ks);
+        return 404;
+    }
+    for (int i = 0; i < ka->n_tables; i++)
+        if (!sch_table_find(c, ka->ks, ka->tables[i])) {
+            out_printf(o, "nodetool: Unknown keyspace/table %s.%s\n", ka->ks, ka->tables[i]);
+            return 404;
+        }
+    return 200;
+}
+
+/* Replication class (last component) and every replica it asks for. */
+static const char *repl_class(const sch_keyspace *k, int *replicas)
+{
+    const char *cls = "";
+    int rf = 0;
+    for (int i = 0; i < k->n_repl; i++) {
+        if (!strcmp(k->repl_k[i], "class")) {
+            const char *dot = strrchr(k->repl_v[i], '.');
+            cls = dot ? dot + 1 : k->repl_v[i];
+        } else {
+            rf += atoi(k->repl_v[i]);    /* replication_factor, or one per data center */
+        }
+    }
+    *replicas = rf;
+    return cls;
+}
+
+static bool in_scope(const sch_keyspace *k, const ks_args *ka)
+{
+    if (k->is_virtual)
+        return false;
+    if (ka->ks)
+        return !strcmp(k->name, ka->ks);
+    int rf;
+    return strcmp(repl_class(k, &rf), "LocalStrategy") != 0;
+}
+
+/* "[2026-11-21 12:00:00,123] " as RepairRunner prints its messages. */
+static void repair_stamp(cs_buf *o)
+{
+    int64_t ms = cs_now_ms();
+    time_t secs = (time_t)(ms / 1000);
+    struct tm tm;
+    localtime_r(&secs, &tm);
+    out_printf(o, "[%04d-%02d-%02d %02d:%02d:%02d,%03d] ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+               tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+}
+
+/* repair: a keyspace with one replica needs none (StorageService.repair
+ * returns 0 and nodetool prints that); with more replicas than this single
+ * node, every range has no neighbour and Cassandra's repair aborts with
+ * "Nothing to repair for <range> in <ks>", or skips the keyspace with
+ * --ignore-unreplicated-keyspaces.  system_distributed is repaired only
+ * when named. */
+static int do_repair(srv *s, char **args, int n, cs_buf *o)
+{
+    ks_args ka;
+    int code = parse_ks_args(s, args, n, &ka, o);
+    if (code != 200)
+        return code;
+    sch_catalog *c = cql_ctx_catalog(s->cql);
+    cql_node_info ni;
+    cql_node_info_get(s->cql, &ni);
+    static int cmd;
+    for (int i = 0; i < sch_keyspace_count(c); i++) {
+        sch_keyspace *k = sch_keyspace_at(c, i);
+        if (!in_scope(k, &ka) || (!ka.ks && !strcmp(k->name, "system_distributed")))
+            continue;
+        int rf;
+        repl_class(k, &rf);
+        if (rf < 2) {
+            repair_stamp(o);
+            out_printf(o, "Replication factor is 1. No repair is needed for keyspace '%s'\n", k->name);
+            continue;
+        }
+        /* the first range of this node's ring: (last token, first token] */
+        long long lo = ni.n_tokens ? (long long)ni.tokens[ni.n_tokens - 1] : 0;
+        long long hi = ni.n_tokens ? (long long)ni.tokens[0] : 0;
+        if (ka.ignore_unreplicated) {
+            repair_stamp(o);
+            out_printf(o, "Nothing to repair for (%lld,%lld] in %s - unreplicated keyspace is ignored since repair "
+                          "was called with --ignore-unreplicated-keyspaces\n", lo, hi, k->name);
+            continue;
+        }
+        ++cmd;
+        repair_stamp(o);
+        out_printf(o, "Repair command #%d failed with error Nothing to repair for (%lld,%lld] in %s - aborting\n",
+                   cmd, lo, hi, k->name);
+        repair_stamp(o);
+        out_printf(o, "Repair command #%d finished with error\n", cmd);
+        out_printf(o, "error: Repair job has failed with the error message: Repair command #%d failed with error "
+                      "Nothing to repair for (%lld,%lld] in %s - aborting. Check the logs on the repair "
+                      "participants for further details\n", cmd, lo, hi, k->name);
+        return 500;
+    }
+    return 200;
+}
+
+/* cleanup: drops data this node no longer owns; a single node owns every
+ * token, so there is nothing to drop (Cassandra prints nothing either). */
+static int do_cleanup(srv *s, char **args, int n, cs_buf *o)
+{
+    ks_args ka;
+    return parse_ks_args(s, args, n, &ka, o);
+}
+
+static int do_autocompaction(srv *s, char **args, int n, bool on, cs_buf *o)
+{
+    ks_args ka;
+    int code = parse_ks_args(s, args, n, &ka, o);
+    if (code != 200)
+        return code;
+    sch_catalog *c = cql_ctx_catalog(s->cql);
+    for (int i = 0; i < sch_keyspace_count(c); i++) {
+        sch_keyspace *k = sch_keyspace_at(c, i);
+        if (!in_scope(k, &ka))
+            continue;
+        for (int j = 0; j < k->n_tables; j++) {
+            sch_table *t = k->tables[j];
+            bool want = ka.n_tables == 0;
+            for (int x = 0; x < ka.n_tables; x++)
+                want = want || !strcmp(ka.tables[x], t->name);
+            if (want && t->st)
+                st_table_set_autocompaction(t->st, on);
+        }
+    }
+    return 200;
+}
+
 int nodetool_run(srv *s, const char *verb, char **args, int n, cs_buf *o)
 {
     if (!strcmp(verb, "status")) return do_status(s, o);
@@ -605,6 +779,10 @@ int nodetool_run(srv *s, const char *verb, char **args, int n, cs_buf *o)
     if (!strcmp(verb, "version")) { out_printf(o, "ReleaseVersion: 4.1.8\n"); return 200; }
     if (!strcmp(verb, "truncatehints")) return 200;   /* a single node keeps no hints */
     if (!strcmp(verb, "statusbinary")) { out_printf(o, "running\n"); return 200; }
+    if (!strcmp(verb, "repair")) return do_repair(s, args, n, o);
+    if (!strcmp(verb, "cleanup")) return do_cleanup(s, args, n, o);
+    if (!strcmp(verb, "disableautocompaction")) return do_autocompaction(s, args, n, false, o);
+    if (!strcmp(verb, "enableautocompaction")) return do_autocompaction(s, args, n, true, o);
     out_printf(o, "nodetool: unknown command '%s'\n", verb);
     return 404;
 }

@@ -844,7 +844,7 @@ void st__compact_background(st_table *t)
 {
     for (int i = 0; i < 64; i++) {
         pthread_mutex_lock(&t->mu);
-        bool stop = t->dropped || t->paused > 0 || t->e->closing;
+        bool stop = t->dropped || t->paused > 0 || t->e->closing || atomic_load(&t->autocompaction_off);
         pthread_mutex_unlock(&t->mu);
         if (stop || compact_once(t) == 0) break;
     }

@@ -656,6 +656,18 @@ void st__bg_stop(st_engine *e)
     e->n_threads = 0;
 }
 
+void st_table_set_autocompaction(st_table *t, bool on)
+{
+    if (!t) return;
+    atomic_store(&t->autocompaction_off, !on);
+    if (on) st__bg_kick(t->e);   /* look for work now, as Cassandra's enableAutoCompaction */
+}
+
+bool st_table_autocompaction(const st_table *t)
+{
+    return t && !atomic_load(&t->autocompaction_off);
+}
+
 void st__bg_kick(st_engine *e)
 {
     pthread_mutex_lock(&e->mu);

@@ -393,6 +393,12 @@ typedef struct st_table_stats {
 } st_table_stats;
 int st_table_stats_get(st_table *t, st_table_stats *out);
 
+/* nodetool disable/enableautocompaction: background compactions of t stop
+ * (the running one finishes) or resume; explicit compactions still run.
+ * Not persisted: a restart starts with autocompaction on, as Cassandra. */
+void st_table_set_autocompaction(st_table *t, bool on);
+bool st_table_autocompaction(const st_table *t);
+
 /* Partition size histogram (bytes and cells), for tablehistograms:
  * fills up to n buckets (Cassandra's EstimatedHistogram offsets). */
 typedef struct st_histogram { uint64_t offsets[96]; uint64_t counts[96]; int n; } st_histogram;

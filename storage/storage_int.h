@@ -275,6 +275,7 @@ struct st_table {
     int flush_jobs;                      /* queued + running */
     uint64_t bytes_flushed, bytes_compacted, compactions_done;
     uint64_t memtable_switches;          /* Cassandra's MemtableSwitchCount (under mu) */
+    atomic_bool autocompaction_off;      /* nodetool disableautocompaction (not persisted) */
     uint64_t bloom_checks, bloom_fp;
     uint64_t compact_done_bytes, compact_total_bytes;
     int compact_running;

@@ -31,6 +31,8 @@ static void usage(FILE *f)
         "  flush [keyspace [tables...]]        compact [keyspace [tables...]]\n"
         "  tablestats [keyspace[.table]...]    tablehistograms keyspace table\n"
         "  getendpoints keyspace table key     toppartitions keyspace table duration_ms\n"
+        "  repair [options] [keyspace [tables...]]     cleanup [keyspace [tables...]]\n"
+        "  disableautocompaction | enableautocompaction [keyspace [tables...]]\n"
         "  metrics                             (Prometheus text)\n"
         "  sstable dump|metadata|verify FILE   commitlog dump DIR   (offline)\n");
 }
