@@ -531,6 +531,10 @@ static int run_point(cql_sx *x, st_read_spec *spec, int32_t first_part_emitted)
             rc = check_tombstones_stats(x, &pt.stats);
         if (rc < 0 && rc != CS_EUSER)
             rc = storage_read_failure(x, rc);
+    } else {
+        /* no live row: its tombstones were scanned all the same (a
+         * partition of deleted rows fails the read as in Cassandra) */
+        rc = check_tombstones_stats(x, &pt.stats);
     }
     x->tombstones += pt.stats.tombstones;
     x->sstables_read += pt.stats.sstables_read;
@@ -567,6 +571,8 @@ static int run_scan(cql_sx *x, st_read_spec *spec, int32_t first_part_emitted)
         if (rc)
             break;
     }
+    if (rc == 0)   /* partitions without a live row, skipped above, scanned tombstones too */
+        rc = check_tombstones(x, sc);
     if (rc == ST_SCAN_BUDGET)
         rc = budget_stop(x, sc, pe, processed);   /* pe: the resumed partition's count until one is processed */
     if (rc < 0 && rc != CS_EUSER)

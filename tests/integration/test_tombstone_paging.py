@@ -122,6 +122,23 @@ def test_unpaged_fails_with_read_failure(session, wide):
     assert "code=1300" in str(ei.value)
 
 
+def test_unpaged_partition_of_deleted_rows_fails(session, wide):
+    """A partition holding only deleted rows: each row deletion is a
+    tombstone scanned (Cassandra's ReadCommand counts it), so unpaged the
+    read fails past tombstone_failure_threshold, by key and by token range;
+    it used to return no row, the check being made only for partitions
+    with a live row.  Paged, it is short pages as above."""
+    dele = session.prepare("DELETE FROM %s.tp WHERE p = 1 AND c = ?" % wide)
+    _batched(session, dele, [(c,) for c in range(100050)])
+    for q in ("SELECT c FROM %s.tp WHERE p = 1" % wide,
+              "SELECT c FROM %s.tp WHERE token(p) = token(1)" % wide):
+        with pytest.raises(ReadFailure) as ei:
+            session.execute(SimpleStatement(q, fetch_size=None))
+        assert "READ_TOO_MANY_TOMBSTONES" in str(ei.value)
+    st = SimpleStatement("SELECT c FROM %s.tp WHERE p = 1" % wide, fetch_size=100)
+    assert list(session.execute(st)) == []
+
+
 def test_token_range_over_deleted_partitions(session, wide):
     ks = wide
     session.execute("CREATE TABLE %s.tr (k int PRIMARY KEY, v int)" % ks)
