@@ -176,6 +176,26 @@ static void job_done(uv_work_t *req, int status)
     cs_free(j);
 }
 
+/* POST /drain: nodetool drain as Cassandra's StorageService.drain: stop
+ * the native transport first (no new writes), then flush every table, and
+ * reply once the memtables are on disk.  The node stays up for nodetool
+ * but never listens for clients again (enablebinary is refused); a second
+ * drain is a no-op, as Cassandra's "Cannot drain node (did it already
+ * happen?)". */
+static void do_flush_compact(admin_conn *ac, bool compact, const char *query);
+
+static void do_drain(admin_conn *ac)
+{
+    srv *s = ac->a->server;
+    if (s->drained) {
+        CS_WARN("Cannot drain node (did it already happen?)");
+        respond_text(ac, 200, "");
+        return;
+    }
+    srv_native_stop(s, true);
+    do_flush_compact(ac, false, NULL);
+}
+
 static void do_flush_compact(admin_conn *ac, bool compact, const char *query)
 {
     char ks[256], tables[1024];
@@ -493,6 +513,8 @@ static void handle(admin_conn *ac)
     bool post = strcmp(method, "POST") == 0, get = strcmp(method, "GET") == 0;
     if (post && strcmp(target, "/flush") == 0)
         do_flush_compact(ac, false, query);
+    else if (post && strcmp(target, "/drain") == 0)
+        do_drain(ac);
     else if (post && strcmp(target, "/compact") == 0)
         do_flush_compact(ac, true, query);
     else if (get && strcmp(target, "/metrics") == 0)

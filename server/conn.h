@@ -117,6 +117,12 @@ struct srv {
     srv_loop *loops;                 /* [n_loops]; loops[0] runs on `loop` */
     unsigned next_loop;              /* round-robin for accepted connections */
     _Atomic int n_conns;             /* live connections on every loop */
+    /* nodetool disablebinary / drain: the listener closed and every client
+     * connection with it; other loops read native_off when an accepted
+     * socket reaches them. */
+    _Atomic bool native_off;
+    bool listener_closing;           /* uv_close of tcp not yet called back (loop 0) */
+    bool drained;                    /* nodetool drain: never listens again */
     /* The execution lock: every call into cql/ (and so storage writes)
      * runs under it, so the CQL layer keeps its single-threaded design
      * while the loops read, decode and write in parallel.  An adaptive
@@ -129,6 +135,14 @@ struct srv {
  * timer) must hold it while the server runs. */
 void srv_exec_lock(srv *s);
 void srv_exec_unlock(srv *s);
+/* nodetool disablebinary (drained false) and drain (true), on loop 0's
+ * thread: close the listener and every client connection on every loop.
+ * srv_native_start listens again on the same address and port: 0, CS_EAGAIN
+ * while the old listener is still closing, CS_EINVAL once drained, or a
+ * libuv error.  srv_native_running: the listener is open. */
+void srv_native_stop(srv *s, bool drained);
+int srv_native_start(srv *s);
+bool srv_native_running(const srv *s);
 /* Sum of every loop's counters (any thread). */
 void srv_stats_sum(const srv *s, srv_stats *out);
 

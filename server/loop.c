@@ -28,7 +28,7 @@
 #include "common/err.h"
 #include "common/log.h"
 
-enum { MSG_FD, MSG_SCHEMA };
+enum { MSG_FD, MSG_SCHEMA, MSG_CLOSE_CONNS };
 
 struct srv_msg {
     srv_msg *next;
@@ -180,7 +180,13 @@ static void on_wake(uv_async_t *h)
     while (m && !l->stopping) {
         srv_msg *next = m->next;
         if (m->kind == MSG_FD) {
-            conn__accept(l, m->fd);
+            if (atomic_load(&l->server->native_off))
+                close(m->fd);    /* accepted before the transport stopped */
+            else
+                conn__accept(l, m->fd);
+        } else if (m->kind == MSG_CLOSE_CONNS) {
+            for (conn *c = l->conns; c; c = conn__next(c))
+                conn__close(c, false);
         } else {
             push_local(l, &m->ch);
         }
@@ -384,6 +390,65 @@ int srv_listen(srv *s, const char *addr, int port)
         }
     }
     return 0;
+}
+
+static void on_listener_closed(uv_handle_t *h)
+{
+    ((srv *)h->data)->listener_closing = false;
+}
+
+void srv_native_stop(srv *s, bool drained)
+{
+    if (drained)
+        s->drained = true;
+    atomic_store(&s->native_off, true);
+    if (s->listening) {
+        s->listening = false;
+        s->listener_closing = true;
+        uv_close((uv_handle_t *)&s->tcp, on_listener_closed);
+    }
+    for (conn *c = s->loops[0].conns; c; c = conn__next(c))
+        conn__close(c, false);
+    for (int i = 1; i < s->n_loops; i++) {
+        srv_msg *m = cs_calloc(1, sizeof *m);
+        if (!m)
+            continue;
+        m->kind = MSG_CLOSE_CONNS;
+        m->fd = -1;
+        if (!post(&s->loops[i], m))
+            free_msgs(m);
+    }
+    CS_INFO("native transport stopped%s", drained ? " (drained)" : "");
+}
+
+int srv_native_start(srv *s)
+{
+    if (s->drained || s->stopping)
+        return CS_EINVAL;
+    if (s->listening)
+        return 0;
+    if (s->listener_closing)
+        return CS_EAGAIN;
+    atomic_store(&s->native_off, false);
+    char addr[64];
+    snprintf(addr, sizeof addr, "%s", s->addr);
+    int rc = srv_listen(s, addr, s->port);
+    if (rc != 0) {
+        atomic_store(&s->native_off, true);
+        if (s->listening) {            /* bound, then listen failed */
+            s->listening = false;
+            s->listener_closing = true;
+            uv_close((uv_handle_t *)&s->tcp, on_listener_closed);
+        }
+        return rc;
+    }
+    CS_INFO("native transport listening again on %s:%d", s->addr, s->port);
+    return 0;
+}
+
+bool srv_native_running(const srv *s)
+{
+    return s->listening;
 }
 
 void srv_close(srv *s)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <uv.h>
 
 static void out_printf(cs_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void out_printf(cs_buf *o, const char *fmt, ...)
@@ -143,8 +144,8 @@ static int do_info(srv *s, cs_buf *o)
     human(total_load(cql_ctx_catalog(s->cql)), load, sizeof(load));
     double heap = (double)cs_alloc_used() / (1024.0 * 1024.0), rss = (double)rss_bytes() / (1024.0 * 1024.0);
     out_printf(o, "ID                     : %s\n", ni.host_id);
-    out_printf(o, "Gossip active          : true\n");
-    out_printf(o, "Native Transport active: true\n");
+    out_printf(o, "Gossip active          : %s\n", s->drained ? "false" : "true");   /* drain stops gossip */
+    out_printf(o, "Native Transport active: %s\n", srv_native_running(s) ? "true" : "false");
     out_printf(o, "Load                   : %s\n", load);
     out_printf(o, "Generation No          : %lld\n", (long long)(ni.started_ms / 1000));
     out_printf(o, "Uptime (seconds)       : %lld\n", (long long)((cs_now_ms() - ni.started_ms) / 1000));
@@ -778,7 +779,26 @@ int nodetool_run(srv *s, const char *verb, char **args, int n, cs_buf *o)
     if (!strcmp(verb, "getendpoints")) return do_getendpoints(s, args, n, o);
     if (!strcmp(verb, "version")) { out_printf(o, "ReleaseVersion: 4.1.8\n"); return 200; }
     if (!strcmp(verb, "truncatehints")) return 200;   /* a single node keeps no hints */
-    if (!strcmp(verb, "statusbinary")) { out_printf(o, "running\n"); return 200; }
+    if (!strcmp(verb, "statusbinary")) {
+        out_printf(o, "%s\n", srv_native_running(s) ? "running" : "not running");
+        return 200;
+    }
+    if (!strcmp(verb, "disablebinary")) {
+        srv_native_stop(s, false);
+        return 200;
+    }
+    if (!strcmp(verb, "enablebinary")) {
+        int rc = srv_native_start(s);
+        if (rc == 0)
+            return 200;
+        if (s->drained)   /* StorageService.checkServiceAllowedToStart */
+            out_printf(o, "error: Unable to start native transport because the node was drained.\n");
+        else if (rc == CS_EAGAIN)
+            out_printf(o, "error: the native transport is still closing; try again\n");
+        else
+            out_printf(o, "error: Error starting native transport: %s\n", uv_strerror(rc));
+        return 500;
+    }
     if (!strcmp(verb, "repair")) return do_repair(s, args, n, o);
     if (!strcmp(verb, "cleanup")) return do_cleanup(s, args, n, o);
     if (!strcmp(verb, "disableautocompaction")) return do_autocompaction(s, args, n, false, o);

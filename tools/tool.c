@@ -33,6 +33,7 @@ static void usage(FILE *f)
         "  getendpoints keyspace table key     toppartitions keyspace table duration_ms\n"
         "  repair [options] [keyspace [tables...]]     cleanup [keyspace [tables...]]\n"
         "  disableautocompaction | enableautocompaction [keyspace [tables...]]\n"
+        "  drain | disablebinary | enablebinary | statusbinary\n"
         "  metrics                             (Prometheus text)\n"
         "  sstable dump|metadata|verify FILE   commitlog dump DIR   (offline)\n");
 }
@@ -143,6 +144,8 @@ int main(int argc, char **argv)
         int rc = http(host, port, "POST", target);
         return rc;
     }
+    if (!strcmp(verb, "drain"))
+        return http(host, port, "POST", "/drain");
     if (!strcmp(verb, "metrics"))
         return http(host, port, "GET", "/metrics");
     snprintf(target, sizeof(target), "/nodetool/");

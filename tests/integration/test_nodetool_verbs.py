@@ -108,3 +108,78 @@ def test_disable_and_enable_autocompaction(server, session, ks):
     assert sstables(server, ks, "ac") == 1
     assert tool(server, "enableautocompaction").returncode == 0
     assert tool(server, "disableautocompaction", ks, "nope").returncode != 0
+
+
+def closed_by_server(c, timeout=10):
+    """The raw connection c sees EOF (or a reset) within timeout."""
+    import socket as so
+    c.sock.settimeout(timeout)
+    try:
+        return c.sock.recv(1) == b""
+    except (ConnectionResetError, so.timeout):
+        return False
+
+
+@pytest.mark.parametrize("loops", [1, 2])
+def test_disablebinary_and_enablebinary(tmp_path, loops):
+    """disablebinary closes the listener and every client connection, on
+    every request loop; statusbinary and info say so; enablebinary listens
+    again on the same port and the data is still there."""
+    import rawcql
+    srv = H.new_server(tmp_path, extra_args=["--request-loops", str(loops)])
+    try:
+        c, s = H.connect(srv.host, srv.port)
+        s.execute("CREATE KEYSPACE kb WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        s.execute("CREATE TABLE kb.t (k int PRIMARY KEY, v int)")
+        s.execute("INSERT INTO kb.t (k, v) VALUES (1, 1)")
+        c.shutdown()
+        raws = [rawcql.connect(srv.host, srv.port) for _ in range(4)]   # spread over the loops
+        assert tool(srv, "statusbinary").stdout == "running\n"
+        r = tool(srv, "disablebinary")
+        assert r.returncode == 0 and r.stdout == "", r.stderr
+        assert all(closed_by_server(x) for x in raws)
+        assert tool(srv, "statusbinary").stdout == "not running\n"
+        assert "Native Transport active: false" in tool(srv, "info").stdout
+        assert not H.port_open(srv.host, srv.port)
+        H.wait_for(lambda: tool(srv, "enablebinary").returncode == 0, timeout=10, what="enablebinary")
+        assert tool(srv, "statusbinary").stdout == "running\n"
+        c, s = H.connect(srv.host, srv.port)
+        assert s.execute("SELECT v FROM kb.t WHERE k = 1").one().v == 1
+        c.shutdown()
+        assert tool(srv, "enablebinary").returncode == 0                 # already running: fine
+    finally:
+        srv.stop()
+
+
+def test_drain(tmp_path):
+    """drain: the native transport stops, every memtable is flushed (the
+    rows are in sstables), the node refuses to start the transport again
+    ('because the node was drained'), a second drain is a no-op, and after
+    a restart the data is there."""
+    import glob
+    srv = H.new_server(tmp_path)
+    try:
+        c, s = H.connect(srv.host, srv.port)
+        s.execute("CREATE KEYSPACE kd WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        s.execute("CREATE TABLE kd.t (k int PRIMARY KEY, v int)")
+        for i in range(50):
+            s.execute("INSERT INTO kd.t (k, v) VALUES (%d, %d)" % (i, i))
+        c.shutdown()
+        assert glob.glob(os.path.join(srv.data_dir, "data", "kd", "t-*", "cs-*-Data.db")) == []
+        r = tool(srv, "drain")
+        assert r.returncode == 0 and r.stdout == "", r.stderr
+        assert len(glob.glob(os.path.join(srv.data_dir, "data", "kd", "t-*", "cs-*-Data.db"))) == 1
+        assert tool(srv, "statusbinary").stdout == "not running\n"
+        info = tool(srv, "info").stdout
+        assert "Native Transport active: false" in info and "Gossip active          : false" in info
+        r = tool(srv, "enablebinary")
+        assert r.returncode != 0
+        assert "Unable to start native transport because the node was drained." in r.stderr
+        assert tool(srv, "drain").returncode == 0
+        assert tool(srv, "flush").returncode == 0                        # nodetool still works
+        srv.restart()
+        c, s = H.connect(srv.host, srv.port)
+        assert s.execute("SELECT count(*) FROM kd.t").one()[0] == 50
+        c.shutdown()
+    finally:
+        srv.stop()
