@@ -9,6 +9,7 @@
 #include "common/hash.h"
 #include "common/util.h"
 #include "cql/cql_int.h"
+#include "storage/storage.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -247,6 +248,30 @@ void cql_metrics_slices(const cql_table_metrics *tm, int64_t now_ms, double *avg
     }
     *avg_rows = reads ? (double)rows / (double)reads : 0.0 / 0.0;
     *avg_tombstones = reads ? (double)tombs / (double)reads : 0.0 / 0.0;
+}
+
+int cql_thread_pools(cql_ctx *ctx, bool in_request, cql_pool *out, int max)
+{
+    st_engine_stats es;
+    st_engine_stats_get(ctx->eng, &es);
+    uint64_t reads = 0, writes = 0;
+    metrics *m = ctx->metrics;
+    for (size_t i = 0; m && i < m->cap; i++) {   /* empty slots count zero */
+        reads += m->tables[i].reads.count + m->tables[i].scans.count;
+        writes += m->tables[i].writes.count;
+    }
+    cql_pool p[5] = {
+        { "CompactionExecutor", es.compactions_running, es.compaction_threads, (int)es.compactions_pending,
+          es.compactions_done, 0, 0 },
+        { "MemtableFlushWriter", es.flushes_running, es.flush_threads, (int)es.flushes_queued, es.flushes_done, 0, 0 },
+        /* a writer held by back-pressure holds the loop: never blocked when asked */
+        { "MutationStage", 0, 1, 0, writes, 0, es.backpressure_waits },
+        { "Native-Transport-Requests", in_request ? 1 : 0, 1, 0, ctx->requests, 0, 0 },
+        { "ReadStage", 0, 1, 0, reads, 0, 0 },
+    };
+    int n = max < 5 ? max : 5;
+    memcpy(out, p, sizeof *out * (size_t)n);
+    return n;
 }
 
 const cql_table_metrics *cql_metrics_get(cql_ctx *ctx, const uint8_t id[16])

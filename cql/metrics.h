@@ -80,6 +80,19 @@ void cql_toppartitions_stop(cql_ctx *ctx, cql_top_entry **reads, int *n_reads, c
                             int *n_writes);
 void cql_toppartitions_free(cql_top_entry *e, int n);
 
+/* The thread pools of nodetool tpstats and system_views.thread_pools, as
+ * cassette runs them: CompactionExecutor and MemtableFlushWriter are the
+ * storage threads; MutationStage, ReadStage and Native-Transport-Requests
+ * run on the request loops under the one execution lock, so at most one
+ * task of them is active (the request asking, when in_request).  Sorted by
+ * name; returns how many (at most max). */
+typedef struct cql_pool {
+    const char *name;
+    int active, active_limit, pending;
+    uint64_t completed, blocked, blocked_all_time;
+} cql_pool;
+int cql_thread_pools(cql_ctx *ctx, bool in_request, cql_pool *out, int max);
+
 void cql_metrics_free(cql_ctx *ctx);
 
 #endif

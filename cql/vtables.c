@@ -225,6 +225,34 @@ static int rows_sstable_tasks(cql_ctx *ctx, sch_table *t, emit_fn emit, void *ar
     return rc;
 }
 
+/* system_views.thread_pools (cql_thread_pools): asked through CQL, the
+ * request asking is the one active Native-Transport-Requests task. */
+static int rows_thread_pools(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
+{
+    cql_pool p[8];
+    int n = cql_thread_pools(ctx, true, p, 8);
+    vrow r;
+    cs_buf_init(&r.store);
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        vrow_begin(&r, t);
+        uint8_t b[8];
+        vset_text(&r, "name", p[i].name);
+        vset_int(&r, "active_tasks", p[i].active);
+        vset_int(&r, "active_tasks_limit", p[i].active_limit);
+        cs_st64(b, p[i].blocked);
+        vset(&r, "blocked_tasks", b, 8);
+        cs_st64(b, p[i].blocked_all_time);
+        vset(&r, "blocked_tasks_all_time", b, 8);
+        cs_st64(b, p[i].completed);
+        vset(&r, "completed_tasks", b, 8);
+        vset_int(&r, "pending_tasks", p[i].pending);
+        rc = vemit(&r, emit, arg);
+    }
+    cs_buf_destroy(&r.store);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- system_virtual_schema */
 
 static int rows_vkeyspaces(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
@@ -425,6 +453,7 @@ void sch__vtables_attach(sch_catalog *c)
         { "system_views", "max_partition_size", rows_max_partition },
         { "system_views", "clients", rows_clients },
         { "system_views", "sstable_tasks", rows_sstable_tasks },
+        { "system_views", "thread_pools", rows_thread_pools },
         { "system_virtual_schema", "keyspaces", rows_vkeyspaces },
         { "system_virtual_schema", "tables", rows_vtables },
         { "system_virtual_schema", "columns", rows_vcolumns },

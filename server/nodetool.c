@@ -595,6 +595,49 @@ void nodetool_toppartitions_report(srv *s, const sch_table *t, int top, cs_buf *
     cql_toppartitions_free(wr, nw);
 }
 
+/* tpstats as Cassandra 4.1's TpStatsPrinter: the pools (cql_thread_pools)
+ * aligned by TableBuilder, then the dropped-messages table, here its
+ * header only: a single node exchanges no internode messages, so it has
+ * no message type to list. */
+static void table_print(cs_buf *o, char (*cells)[6][40], int rows, int cols)
+{
+    int w[6] = { 0 };
+    for (int i = 0; i < rows; i++)
+        for (int c = 0; c < cols; c++) {
+            int l = (int)strlen(cells[i][c]);
+            if (l > w[c]) w[c] = l;
+        }
+    for (int i = 0; i < rows; i++)
+        for (int c = 0; c < cols; c++)
+            out_printf(o, "%-*s%s", w[c], cells[i][c], c < cols - 1 ? " " : "\n");
+}
+
+static int do_tpstats(srv *s, cs_buf *o)
+{
+    cql_pool p[8];
+    int n = cql_thread_pools(s->cql, false, p, 8);
+    char cells[9][6][40];
+    static const char *head[6] = { "Pool Name", "Active", "Pending", "Completed", "Blocked", "All time blocked" };
+    for (int c = 0; c < 6; c++)
+        snprintf(cells[0][c], sizeof cells[0][c], "%s", head[c]);
+    for (int i = 0; i < n; i++) {
+        snprintf(cells[i + 1][0], 40, "%s", p[i].name);
+        snprintf(cells[i + 1][1], 40, "%d", p[i].active);
+        snprintf(cells[i + 1][2], 40, "%d", p[i].pending);
+        snprintf(cells[i + 1][3], 40, "%llu", (unsigned long long)p[i].completed);
+        snprintf(cells[i + 1][4], 40, "%llu", (unsigned long long)p[i].blocked);
+        snprintf(cells[i + 1][5], 40, "%llu", (unsigned long long)p[i].blocked_all_time);
+    }
+    table_print(o, cells, n + 1, 6);
+    out_printf(o, "\nLatencies waiting in queue (micros) per dropped message types\n");
+    char dcells[1][6][40];
+    static const char *dhead[6] = { "Message type", "Dropped    ", "50%     ", "95%     ", "99%     ", "Max" };
+    for (int c = 0; c < 6; c++)
+        snprintf(dcells[0][c], 40, "%s", dhead[c]);
+    table_print(o, dcells, 1, 6);
+    return 200;
+}
+
 /* ---------------------------------------------------------------- keyspace verbs
  *
  * repair, cleanup, disableautocompaction and enableautocompaction take
@@ -800,6 +843,7 @@ int nodetool_run(srv *s, const char *verb, char **args, int n, cs_buf *o)
         return 500;
     }
     if (!strcmp(verb, "repair")) return do_repair(s, args, n, o);
+    if (!strcmp(verb, "tpstats")) return do_tpstats(s, o);
     if (!strcmp(verb, "cleanup")) return do_cleanup(s, args, n, o);
     if (!strcmp(verb, "disableautocompaction")) return do_autocompaction(s, args, n, false, o);
     if (!strcmp(verb, "enableautocompaction")) return do_autocompaction(s, args, n, true, o);

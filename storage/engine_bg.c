@@ -771,6 +771,32 @@ int st_table_partition_histograms(st_table *t, st_histogram *bytes, st_histogram
     return 0;
 }
 
+void st_engine_stats_get(st_engine *e, st_engine_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!e) return;
+    out->flush_threads = e->n_threads > 0 ? 1 : 0;          /* threads[0] flushes */
+    out->compaction_threads = e->n_threads > 1 ? e->n_threads - 1 : 0;
+    out->backpressure_waits = atomic_load(&e->bp_waits);
+    uint64_t jobs = 0;
+    pthread_mutex_lock(&e->mu);
+    for (int i = 0; i < e->n_tables; i++) {
+        st_table *t = e->tables[i];
+        pthread_mutex_lock(&t->mu);
+        jobs += (uint64_t)t->flush_jobs;
+        out->flushes_done += t->memtable_switches - (uint64_t)t->flush_jobs;
+        out->compactions_done += t->compactions_done;
+        if (t->compact_running) out->compactions_running++;
+        uint64_t est = st__compaction_estimate(t);
+        out->compactions_pending += est > (t->compact_running ? 1u : 0u) ? est - (t->compact_running ? 1u : 0u) : 0;
+        pthread_mutex_unlock(&t->mu);
+    }
+    pthread_mutex_unlock(&e->mu);
+    /* one flush thread runs one job at a time; the rest wait */
+    out->flushes_running = jobs ? 1 : 0;
+    out->flushes_queued = jobs ? jobs - 1 : 0;
+}
+
 int st_compactions_list(st_engine *e, st_compaction_info *out, int max)
 {
     if (!e || (!out && max)) return CS_EINVAL;

@@ -393,6 +393,19 @@ typedef struct st_table_stats {
 } st_table_stats;
 int st_table_stats_get(st_table *t, st_table_stats *out);
 
+/* Engine-wide figures for thread pool views (nodetool tpstats,
+ * system_views.thread_pools): the flush and compaction threads, flushes
+ * and compactions running, queued and done since open, and how often
+ * writers waited for flushes (back-pressure). */
+typedef struct st_engine_stats {
+    int flush_threads, compaction_threads;
+    int flushes_running, compactions_running;
+    uint64_t flushes_queued, compactions_pending;    /* pending: the strategies' estimates */
+    uint64_t flushes_done, compactions_done;
+    uint64_t backpressure_waits;
+} st_engine_stats;
+void st_engine_stats_get(st_engine *e, st_engine_stats *out);
+
 /* nodetool disable/enableautocompaction: background compactions of t stop
  * (the running one finishes) or resume; explicit compactions still run.
  * Not persisted: a restart starts with autocompaction on, as Cassandra. */

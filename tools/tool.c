@@ -33,7 +33,7 @@ static void usage(FILE *f)
         "  getendpoints keyspace table key     toppartitions keyspace table duration_ms\n"
         "  repair [options] [keyspace [tables...]]     cleanup [keyspace [tables...]]\n"
         "  disableautocompaction | enableautocompaction [keyspace [tables...]]\n"
-        "  drain | disablebinary | enablebinary | statusbinary\n"
+        "  drain | disablebinary | enablebinary | statusbinary | tpstats\n"
         "  metrics                             (Prometheus text)\n"
         "  sstable dump|metadata|verify FILE   commitlog dump DIR   (offline)\n");
 }

@@ -183,3 +183,44 @@ def test_drain(tmp_path):
         c.shutdown()
     finally:
         srv.stop()
+
+
+def test_tpstats_and_thread_pools(server, session, ks):
+    """tpstats and system_views.thread_pools list the same pools with
+    figures that move with the work: writes, reads, flushes done; through
+    CQL the asking request is the one active Native-Transport-Requests task."""
+    def pools():
+        r = tool(server, "tpstats")
+        assert r.returncode == 0, r.stderr
+        lines = r.stdout.splitlines()
+        assert lines[0].split() == ["Pool", "Name", "Active", "Pending", "Completed", "Blocked", "All", "time",
+                                    "blocked"], r.stdout
+        out = {}
+        for l in lines[1:]:
+            if not l.strip():
+                break
+            f = l.split()
+            out[f[0]] = [int(x) for x in f[1:]]
+        assert "Latencies waiting in queue (micros) per dropped message types" in r.stdout
+        return out
+
+    session.execute("CREATE TABLE %s.tp (k int PRIMARY KEY, v int)" % ks)
+    before = pools()
+    assert sorted(before) == ["CompactionExecutor", "MemtableFlushWriter", "MutationStage",
+                              "Native-Transport-Requests", "ReadStage"]
+    for i in range(30):
+        session.execute("INSERT INTO %s.tp (k, v) VALUES (%d, %d)" % (ks, i, i))
+    for i in range(20):
+        session.execute("SELECT v FROM %s.tp WHERE k = %d" % (ks, i))
+    r = subprocess.run([TOOL, "-p", str(server.admin_port), "flush", ks, "tp"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    after = pools()
+    assert after["MutationStage"][2] - before["MutationStage"][2] >= 30
+    assert after["ReadStage"][2] - before["ReadStage"][2] >= 20
+    assert after["MemtableFlushWriter"][2] - before["MemtableFlushWriter"][2] >= 1
+    assert after["Native-Transport-Requests"][2] - before["Native-Transport-Requests"][2] >= 50
+    rows = {r.name: r for r in session.execute("SELECT * FROM system_views.thread_pools")}
+    assert sorted(rows) == sorted(after)
+    assert rows["Native-Transport-Requests"].active_tasks == 1
+    assert rows["MutationStage"].completed_tasks >= after["MutationStage"][2]
+    assert rows["CompactionExecutor"].active_tasks_limit >= 1
