@@ -87,6 +87,7 @@ typedef struct cshard {
     void **slabs; size_t n_slabs, cap_slabs;   /* mmap'd, SLAB_BYTES each */
     uint8_t *carve; size_t carve_left;   /* the newest slab's uncarved part */
     centry *free_ents;                /* freed slab pieces */
+    uint64_t hits, requests;          /* sst__cache_get (system_views.caches) */
     uint64_t dk[DK_BITS / 64];        /* doorkeeper: blocks missed recently */
     uint32_t dk_n;                    /* bits set since the last clear */
 } cshard;
@@ -449,8 +450,26 @@ bool sst__cache_get(uint64_t rid, uint64_t blk, uint32_t len, uint32_t off, uint
             hit = true;
         }
     }
+    sh->requests++;
+    sh->hits += hit;
     pthread_mutex_unlock(&sh->mu);
     return hit;
+}
+
+void st_block_cache_stats_get(st_block_cache_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    pthread_once(&g_once, init_mutexes);
+    for (int i = 0; i < NSHARDS; i++) {
+        cshard *sh = &g_shards[i];
+        pthread_mutex_lock(&sh->mu);
+        out->capacity_bytes += sh->cap;
+        out->size_bytes += sh->used;
+        out->entries += sh->count;
+        out->hits += sh->hits;
+        out->requests += sh->requests;
+        pthread_mutex_unlock(&sh->mu);
+    }
 }
 
 /* Start loading the slot where block (rid, blk) would be, without the lock:

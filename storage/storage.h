@@ -406,6 +406,13 @@ typedef struct st_engine_stats {
 } st_engine_stats;
 void st_engine_stats_get(st_engine *e, st_engine_stats *out);
 
+/* The process-wide block cache (file_cache_size; Cassandra's chunk cache):
+ * capacity and bytes held, blocks held, lookups and hits since start. */
+typedef struct st_block_cache_stats {
+    uint64_t capacity_bytes, size_bytes, entries, hits, requests;
+} st_block_cache_stats;
+void st_block_cache_stats_get(st_block_cache_stats *out);
+
 /* nodetool disable/enableautocompaction: background compactions of t stop
  * (the running one finishes) or resume; explicit compactions still run.
  * Not persisted: a restart starts with autocompaction on, as Cassandra. */
