@@ -423,6 +423,23 @@ static int do_tablehistograms(srv *s, char **args, int n, cs_buf *o)
     return 200;
 }
 
+/* nodetool's TableBuilder: rows x cols cells of cell_size bytes each (a
+ * flat array, row-major), every column as wide as its widest cell, one
+ * space apart, left-aligned. */
+static void table_print(cs_buf *o, const char *cells, size_t cell_size, int rows, int cols)
+{
+    int w[16] = { 0 };
+    for (int i = 0; i < rows; i++)
+        for (int c = 0; c < cols && c < 16; c++) {
+            int l = (int)strlen(cells + ((size_t)i * (size_t)cols + (size_t)c) * cell_size);
+            if (l > w[c]) w[c] = l;
+        }
+    for (int i = 0; i < rows; i++)
+        for (int c = 0; c < cols && c < 16; c++)
+            out_printf(o, "%-*s%s", w[c], cells + ((size_t)i * (size_t)cols + (size_t)c) * cell_size,
+                       c < cols - 1 ? " " : "\n");
+}
+
 /* compactionstats as Cassandra 4.1's: the estimated remaining tasks
  * (each table's compaction strategy estimate) in total and per table that
  * has any, a blank line, then the running compactions as nodetool's
@@ -476,16 +493,7 @@ static int do_compactionstats(srv *s, cs_buf *o)
         else
             snprintf(r[7], sizeof r[7], "n/a");
     }
-    int w[NCOL] = { 0 };
-    for (int i = 0; i <= n; i++)
-        for (int col = 0; col < NCOL; col++) {
-            int l = (int)strlen(cells[i][col]);
-            if (l > w[col]) w[col] = l;
-        }
-    for (int i = 0; i <= n; i++) {
-        for (int col = 0; col < NCOL; col++)
-            out_printf(o, "%-*s%s", w[col], cells[i][col], col < NCOL - 1 ? " " : "\n");
-    }
+    table_print(o, &cells[0][0][0], sizeof cells[0][0], n + 1, NCOL);
     out_printf(o, "%25s%10s\n", "Active compaction remaining time : ", "n/a");
     return 200;
 }
@@ -599,19 +607,6 @@ void nodetool_toppartitions_report(srv *s, const sch_table *t, int top, cs_buf *
  * aligned by TableBuilder, then the dropped-messages table, here its
  * header only: a single node exchanges no internode messages, so it has
  * no message type to list. */
-static void table_print(cs_buf *o, char (*cells)[6][40], int rows, int cols)
-{
-    int w[6] = { 0 };
-    for (int i = 0; i < rows; i++)
-        for (int c = 0; c < cols; c++) {
-            int l = (int)strlen(cells[i][c]);
-            if (l > w[c]) w[c] = l;
-        }
-    for (int i = 0; i < rows; i++)
-        for (int c = 0; c < cols; c++)
-            out_printf(o, "%-*s%s", w[c], cells[i][c], c < cols - 1 ? " " : "\n");
-}
-
 static int do_tpstats(srv *s, cs_buf *o)
 {
     cql_pool p[8];
@@ -628,13 +623,13 @@ static int do_tpstats(srv *s, cs_buf *o)
         snprintf(cells[i + 1][4], 40, "%llu", (unsigned long long)p[i].blocked);
         snprintf(cells[i + 1][5], 40, "%llu", (unsigned long long)p[i].blocked_all_time);
     }
-    table_print(o, cells, n + 1, 6);
+    table_print(o, &cells[0][0][0], sizeof cells[0][0], n + 1, 6);
     out_printf(o, "\nLatencies waiting in queue (micros) per dropped message types\n");
     char dcells[1][6][40];
     static const char *dhead[6] = { "Message type", "Dropped    ", "50%     ", "95%     ", "99%     ", "Max" };
     for (int c = 0; c < 6; c++)
         snprintf(dcells[0][c], 40, "%s", dhead[c]);
-    table_print(o, dcells, 1, 6);
+    table_print(o, &dcells[0][0][0], sizeof dcells[0][0], 1, 6);
     return 200;
 }
 
