@@ -29,12 +29,23 @@ static void out_printf(cs_buf *o, const char *fmt, ...)
         cs_buf_put(o, tmp, (size_t)(n < (int)sizeof(tmp) ? n : (int)sizeof(tmp) - 1));
 }
 
+/* FileUtils.stringifyFileSize: DecimalFormat("#.##") of the value in the
+ * largest unit it reaches ("3.2 MiB", "512 MiB", "0 bytes"). */
 static void human(uint64_t b, char *out, size_t n)
 {
-    if (b >= 1ull << 30) snprintf(out, n, "%.2f GiB", (double)b / (1ull << 30));
-    else if (b >= 1ull << 20) snprintf(out, n, "%.2f MiB", (double)b / (1ull << 20));
-    else if (b >= 1024) snprintf(out, n, "%.2f KiB", (double)b / 1024);
-    else snprintf(out, n, "%llu bytes", (unsigned long long)b);
+    static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+    int u = 0;
+    double v = (double)b;
+    while (u < 4 && v >= 1024.0) { v /= 1024.0; u++; }
+    char num[48];
+    snprintf(num, sizeof num, "%.2f", v);
+    char *dot = strchr(num, '.');
+    if (dot) {                                   /* no trailing zeros, no lone point */
+        char *end = num + strlen(num) - 1;
+        while (end > dot && *end == '0') *end-- = 0;
+        if (end == dot) *end = 0;
+    }
+    snprintf(out, n, "%s %s", num, units[u]);
 }
 
 static uint64_t rss_bytes(void)
@@ -150,11 +161,40 @@ static int do_info(srv *s, cs_buf *o)
     out_printf(o, "Generation No          : %lld\n", (long long)(ni.started_ms / 1000));
     out_printf(o, "Uptime (seconds)       : %lld\n", (long long)((cs_now_ms() - ni.started_ms) / 1000));
     out_printf(o, "Heap Memory (MB)       : %.2f / %.2f\n", heap, rss);
-    out_printf(o, "Off Heap Memory (MB)   : 0.00\n");
+    /* as Info.getOffHeapMemoryUsed: every table's memtable (0 here), bloom
+     * filter, index summary and compression metadata memory */
+    uint64_t offheap = 0;
+    sch_catalog *c = cql_ctx_catalog(s->cql);
+    for (int i = 0; i < sch_keyspace_count(c); i++) {
+        sch_keyspace *k = sch_keyspace_at(c, i);
+        for (int j = 0; j < k->n_tables; j++) {
+            st_table_stats st;
+            if (k->tables[j]->st && !st_table_stats_get(k->tables[j]->st, &st))
+                offheap += st.bloom_mem_bytes + st.index_mem_bytes + st.chunk_offsets_bytes;
+        }
+    }
+    out_printf(o, "Off Heap Memory (MB)   : %.2f\n", (double)offheap / (1024.0 * 1024.0));
     out_printf(o, "Data Center            : datacenter1\n");
     out_printf(o, "Rack                   : rack1\n");
     out_printf(o, "Exceptions             : 0\n");
-    out_printf(o, "Percent Repaired       : 100.0%%\n");
+    /* cassette keeps no key, row or counter cache: empty ones, as Cassandra
+     * prints a cache sized 0 */
+    static const char *const none[] = { "Key Cache", "Row Cache", "Counter Cache" };
+    for (int i = 0; i < 3; i++)
+        out_printf(o, "%-23s: entries 0, size 0 bytes, capacity 0 bytes, 0 hits, 0 requests, NaN recent hit rate, "
+                      "0 save period in seconds\n", none[i]);
+    st_block_cache_stats cs;
+    st_block_cache_stats_get(&cs);
+    char size[32], cap[32], rate[16];
+    human(cs.size_bytes, size, sizeof size);
+    human(cs.capacity_bytes, cap, sizeof cap);
+    if (cs.requests) snprintf(rate, sizeof rate, "%.3f", (double)cs.hits / (double)cs.requests);
+    else snprintf(rate, sizeof rate, "NaN");
+    /* the block cache is the chunk cache; its miss latency is not timed */
+    out_printf(o, "%-23s: entries %llu, size %s, capacity %s, %llu misses, %llu requests, %s recent hit rate, "
+                  "NaN microseconds miss latency\n", "Chunk Cache", (unsigned long long)cs.entries, size, cap,
+               (unsigned long long)(cs.requests - cs.hits), (unsigned long long)cs.requests, rate);
+    out_printf(o, "Percent Repaired       : 100.0%%\n");   /* keyspaces with RF < 2 are left out: none left */
     out_printf(o, "Token                  : (invoke with -T/--tokens to see all %d tokens)\n", ni.n_tokens);
     return 200;
 }

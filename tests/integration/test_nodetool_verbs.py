@@ -246,3 +246,26 @@ def test_caches_chunk_cache(server, session, ks):
     assert after.request_count - before.request_count >= 200
     assert after.hit_count - before.hit_count >= 100          # the second pass finds the blocks cached
     assert 0 <= after.hit_ratio <= 1 and after.entry_count >= 1 and after.size_bytes > 0
+
+
+def test_info_caches_and_memory(server, session, ks):
+    """info: the cache lines of nodetool 4.1 (no key/row/counter cache:
+    sized 0; the block cache as the Chunk Cache with its lookups), off-heap
+    memory from the tables' filters and indexes, sizes as
+    FileUtils.stringifyFileSize."""
+    session.execute("CREATE TABLE %s.inf (k int PRIMARY KEY, v int)" % ks)
+    session.execute("INSERT INTO %s.inf (k, v) VALUES (1, 1)" % ks)
+    assert tool(server, "flush", ks, "inf").returncode == 0
+    session.execute("SELECT v FROM %s.inf WHERE k = 1" % ks)
+    r = tool(server, "info")
+    assert r.returncode == 0, r.stderr
+    lines = {l.split(":", 1)[0].strip(): l.split(":", 1)[1].strip() for l in r.stdout.splitlines()}
+    for name in ("Key Cache", "Row Cache", "Counter Cache"):
+        assert lines[name].startswith("entries 0, size 0 bytes, capacity 0 bytes, 0 hits, 0 requests"), lines[name]
+    m = re.fullmatch(r"entries (\d+), size ([\d.]+ (?:bytes|KiB|MiB|GiB)), capacity ([\d.]+ (?:KiB|MiB|GiB)), "
+                     r"(\d+) misses, (\d+) requests, ([\d.]+|NaN) recent hit rate, NaN microseconds miss latency",
+                     lines["Chunk Cache"])
+    assert m and int(m.group(5)) >= int(m.group(4)) and int(m.group(5)) >= 1, lines["Chunk Cache"]
+    assert float(lines["Off Heap Memory (MB)"]) > 0
+    assert re.fullmatch(r"\d+(\.\d{1,2})? (bytes|KiB|MiB|GiB)", lines["Load"]), lines["Load"]
+    assert not re.search(r"\.\d*0 ", lines["Load"]), lines["Load"]        # "#.##": no trailing zero
