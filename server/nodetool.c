@@ -147,6 +147,8 @@ static int do_status(srv *s, cs_buf *o)
     return 200;
 }
 
+static const char *repl_class(const sch_keyspace *k, int *replicas);
+
 static int do_info(srv *s, cs_buf *o)
 {
     cql_node_info ni;
@@ -194,7 +196,23 @@ static int do_info(srv *s, cs_buf *o)
     out_printf(o, "%-23s: entries %llu, size %s, capacity %s, %llu misses, %llu requests, %s recent hit rate, "
                   "NaN microseconds miss latency\n", "Chunk Cache", (unsigned long long)cs.entries, size, cap,
                (unsigned long long)(cs.requests - cs.hits), (unsigned long long)cs.requests, rate);
-    out_printf(o, "Percent Repaired       : 100.0%%\n");   /* keyspaces with RF < 2 are left out: none left */
+    /* TableMetrics.globalPercentRepaired: over the sstables of keyspaces
+     * replicated more than once (not system_distributed); nothing is ever
+     * repaired here, so 0.0 as soon as such a keyspace holds data */
+    uint64_t replicated = 0;
+    for (int i = 0; i < sch_keyspace_count(c); i++) {
+        sch_keyspace *k = sch_keyspace_at(c, i);
+        int rf;
+        if (k->is_virtual || !strcmp(k->name, "system_distributed") || strcmp(repl_class(k, &rf), "LocalStrategy") == 0 ||
+            rf < 2)
+            continue;
+        for (int j = 0; j < k->n_tables; j++) {
+            st_table_stats st;
+            if (k->tables[j]->st && !st_table_stats_get(k->tables[j]->st, &st))
+                replicated += st.uncompressed_bytes;
+        }
+    }
+    out_printf(o, "Percent Repaired       : %s%%\n", replicated ? "0.0" : "100.0");
     out_printf(o, "Token                  : (invoke with -T/--tokens to see all %d tokens)\n", ni.n_tokens);
     return 200;
 }

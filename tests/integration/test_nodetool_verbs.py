@@ -269,3 +269,31 @@ def test_info_caches_and_memory(server, session, ks):
     assert float(lines["Off Heap Memory (MB)"]) > 0
     assert re.fullmatch(r"\d+(\.\d{1,2})? (bytes|KiB|MiB|GiB)", lines["Load"]), lines["Load"]
     assert not re.search(r"\.\d*0 ", lines["Load"]), lines["Load"]        # "#.##": no trailing zero
+
+
+def test_info_percent_repaired(tmp_path):
+    """Percent Repaired (TableMetrics.globalPercentRepaired): 100.0% while
+    no keyspace replicated more than once holds an sstable, 0.0% once one
+    does (nothing is ever repaired on one node)."""
+    srv = H.new_server(tmp_path)
+    try:
+        def pct():
+            r = tool(srv, "info")
+            assert r.returncode == 0, r.stderr
+            return re.search(r"Percent Repaired\s+: (\S+)", r.stdout).group(1)
+        assert pct() == "100.0%"
+        c, s = H.connect(srv.host, srv.port)
+        s.execute("CREATE KEYSPACE k1 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        s.execute("CREATE TABLE k1.t (k int PRIMARY KEY)")
+        s.execute("INSERT INTO k1.t (k) VALUES (1)")
+        assert tool(srv, "flush", "k1").returncode == 0
+        assert pct() == "100.0%"                     # RF 1: left out
+        s.execute("CREATE KEYSPACE k3 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
+        s.execute("CREATE TABLE k3.t (k int PRIMARY KEY)")
+        s.execute("INSERT INTO k3.t (k) VALUES (1)")
+        assert pct() == "100.0%"                     # memtable only
+        assert tool(srv, "flush", "k3").returncode == 0
+        assert pct() == "0.0%"
+        c.shutdown()
+    finally:
+        srv.stop()
