@@ -288,7 +288,13 @@ static void table_stats_block(cs_buf *o, srv *s, sch_table *t)
     uint64_t offheap = st.bloom_mem_bytes + st.index_mem_bytes + st.chunk_offsets_bytes;
     out_printf(o, "\t\tSpace used (live): %llu\n", (unsigned long long)st.sstable_bytes);
     out_printf(o, "\t\tSpace used (total): %llu\n", (unsigned long long)st.sstable_bytes);
-    out_printf(o, "\t\tSpace used by snapshots (total): 0\n");
+    uint64_t snap_true = 0;   /* SnapshotsSize: the snapshots' true size */
+    st_snapshot_info *sv; int nsv;
+    if (t->st && st_table_snapshots(t->st, &sv, &nsv) == 0) {
+        for (int x = 0; x < nsv; x++) snap_true += sv[x].true_size;
+        cs_free(sv);
+    }
+    out_printf(o, "\t\tSpace used by snapshots (total): %llu\n", (unsigned long long)snap_true);
     out_printf(o, "\t\tOff heap memory used (total): %llu\n", (unsigned long long)offheap);
     /* CompressionRatio: compressed / uncompressed over the live sstables, -1 without any */
     java_double(st.uncompressed_bytes ? (double)st.data_bytes / (double)st.uncompressed_bytes : -1.0, d, sizeof d);
@@ -691,6 +697,200 @@ static int do_tpstats(srv *s, cs_buf *o)
     return 200;
 }
 
+/* ---------------------------------------------------------------- snapshots
+ *
+ * snapshot [-t tag] [-sf] [-cf table] [-kt ks.t,...] [keyspaces...],
+ * listsnapshots, clearsnapshot [-t tag | --all] [keyspaces...]: nodetool
+ * 4.1's arguments and messages over st_table_snapshot & co (hard links in
+ * <table dir>/snapshots/<tag>/ with a manifest.json).  Without keyspaces a
+ * snapshot covers every keyspace, system ones included, as Cassandra's.
+ * The flush before a snapshot runs on the request loop (a few
+ * milliseconds for a test's memtables; -sf skips it). */
+
+typedef struct snap_target { sch_keyspace *k; sch_table *t; } snap_target;
+
+/* Tables named by keyspaces / -cf / -kt; 200, or an error in o. */
+static int snap_targets(srv *s, char **ks, int n_ks, const char *table, const char *kt, snap_target *out, int max,
+                        int *n_out, cs_buf *o)
+{
+    sch_catalog *c = cql_ctx_catalog(s->cql);
+    int n = 0;
+    if (kt) {
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s", kt);
+        char *save = NULL;
+        for (char *e = strtok_r(buf, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
+            char *dot = strchr(e, '.');
+            if (dot) *dot = 0;
+            sch_keyspace *k = sch_keyspace_find(c, e);
+            if (!k) { out_printf(o, "error: Keyspace %s does not exist\n", e); return 404; }
+            for (int j = 0; j < k->n_tables && n < max; j++)
+                if (k->tables[j]->st && (!dot || !strcmp(k->tables[j]->name, dot + 1)))
+                    out[n++] = (snap_target){ k, k->tables[j] };
+            if (dot && !sch_table_find(c, e, dot + 1)) { out_printf(o, "error: Table %s.%s does not exist\n", e, dot + 1); return 404; }
+        }
+        *n_out = n;
+        return 200;
+    }
+    if (table && n_ks != 1) {
+        out_printf(o, "error: When specifying the table for a snapshot, you must specify one and only one keyspace\n");
+        return 400;
+    }
+    for (int i = 0; i < n_ks; i++)
+        if (!sch_keyspace_find(c, ks[i])) { out_printf(o, "error: Keyspace %s does not exist\n", ks[i]); return 404; }
+    if (table && !sch_table_find(c, ks[0], table)) {
+        out_printf(o, "error: Table %s.%s does not exist\n", ks[0], table);
+        return 404;
+    }
+    for (int i = 0; i < sch_keyspace_count(c); i++) {
+        sch_keyspace *k = sch_keyspace_at(c, i);
+        bool want = n_ks == 0;
+        for (int x = 0; x < n_ks; x++) want = want || !strcmp(ks[x], k->name);
+        if (!want || k->is_virtual) continue;
+        for (int j = 0; j < k->n_tables && n < max; j++)
+            if (k->tables[j]->st && (!table || !strcmp(k->tables[j]->name, table)))
+                out[n++] = (snap_target){ k, k->tables[j] };
+    }
+    *n_out = n;
+    return 200;
+}
+
+static void ks_list(cs_buf *o, char **ks, int n)
+{
+    if (!n) { out_printf(o, "[all keyspaces]"); return; }
+    out_printf(o, "[");
+    for (int i = 0; i < n; i++) out_printf(o, "%s%s", i ? ", " : "", ks[i]);
+    out_printf(o, "]");
+}
+
+static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
+{
+    char tag[64];
+    snprintf(tag, sizeof tag, "%lld", (long long)cs_now_ms());   /* nodetool's default: the time in ms */
+    const char *table = NULL, *kt = NULL;
+    bool skip_flush = false;
+    char *ks[32]; int n_ks = 0;
+    for (int i = 0; i < n; i++) {
+        const char *a = args[i];
+        if ((!strcmp(a, "-t") || !strcmp(a, "--tag")) && i + 1 < n) snprintf(tag, sizeof tag, "%s", args[++i]);
+        else if (!strcmp(a, "-sf") || !strcmp(a, "--skip-flush")) skip_flush = true;
+        else if ((!strcmp(a, "-cf") || !strcmp(a, "--column-family") || !strcmp(a, "--table")) && i + 1 < n) table = args[++i];
+        else if ((!strcmp(a, "-kt") || !strcmp(a, "--kt-list") || !strcmp(a, "-kc") || !strcmp(a, "--kc.list")) && i + 1 < n) kt = args[++i];
+        else if (!strcmp(a, "--ttl")) { out_printf(o, "error: snapshots with a TTL are not supported by cassette\n"); return 400; }
+        else if (a[0] != '-' && n_ks < 32) ks[n_ks++] = args[i];
+    }
+    if (strchr(tag, ':') || strchr(tag, '/')) {
+        out_printf(o, "error: Snapshot name cannot contain %c\n", strchr(tag, ':') ? ':' : '/');
+        return 400;
+    }
+    if (kt && (n_ks || table)) {
+        out_printf(o, "error: When specifying the Keyspace table list (using -kt,--kt-list,-kc,--kc.list), you must not "
+                      "also specify keyspaces to snapshot\n");
+        return 400;
+    }
+    snap_target tg[512];
+    int nt = 0;
+    int code = snap_targets(s, ks, n_ks, table, kt, tg, 512, &nt, o);
+    if (code != 200) return code;
+    for (int i = 0; i < nt; i++) {   /* every name is free before anything is linked */
+        st_snapshot_info *v; int nv;
+        if (st_table_snapshots(tg[i].t->st, &v, &nv) == 0) {
+            for (int j = 0; j < nv; j++)
+                if (!strcmp(v[j].tag, tag)) {
+                    cs_free(v);
+                    out_printf(o, "error: Snapshot %s for %s already exists.\n", tag, tg[i].k->name);
+                    return 500;
+                }
+            cs_free(v);
+        }
+    }
+    out_printf(o, "Requested creating snapshot(s) for ");
+    if (kt) out_printf(o, "[%s]", kt);
+    else ks_list(o, ks, n_ks);
+    out_printf(o, " with snapshot name [%s] and options {skipFlush=%s}\n", tag, skip_flush ? "true" : "false");
+    for (int i = 0; i < nt; i++) {
+        int rc = st_table_snapshot(tg[i].t->st, tag, skip_flush);
+        if (rc) {
+            out_printf(o, "error: snapshot of %s.%s failed: %s\n", tg[i].k->name, tg[i].t->name, cs_strerror(rc));
+            return 500;
+        }
+    }
+    out_printf(o, "Snapshot directory: %s\n", tag);
+    return 200;
+}
+
+static int do_listsnapshots(srv *s, cs_buf *o)
+{
+    sch_catalog *c = cql_ctx_catalog(s->cql);
+    out_printf(o, "Snapshot Details: \n");
+    enum { COLS = 7, MAXR = 257 };
+    static char cells[MAXR][COLS][64];
+    static const char *head[COLS] = { "Snapshot name", "Keyspace name", "Column family name", "True size",
+                                      "Size on disk", "Creation time", "Expiration time" };
+    for (int col = 0; col < COLS; col++) snprintf(cells[0][col], 64, "%s", head[col]);
+    int rows = 1;
+    uint64_t true_total = 0;
+    for (int i = 0; i < sch_keyspace_count(c); i++) {
+        sch_keyspace *k = sch_keyspace_at(c, i);
+        for (int j = 0; j < k->n_tables; j++) {
+            st_snapshot_info *v; int nv;
+            if (!k->tables[j]->st || st_table_snapshots(k->tables[j]->st, &v, &nv) != 0) continue;
+            for (int x = 0; x < nv && rows < MAXR; x++, rows++) {
+                char (*r)[64] = cells[rows];
+                snprintf(r[0], 64, "%.63s", v[x].tag);
+                snprintf(r[1], 64, "%.63s", k->name);
+                snprintf(r[2], 64, "%.63s", k->tables[j]->name);
+                human(v[x].true_size, r[3], 64);
+                human(v[x].size_on_disk, r[4], 64);
+                time_t secs = (time_t)(v[x].created_ms / 1000);
+                struct tm tm;
+                gmtime_r(&secs, &tm);
+                char base[32];
+                strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+                if (v[x].created_ms % 1000) snprintf(r[5], 64, "%s.%03dZ", base, (int)(v[x].created_ms % 1000));
+                else snprintf(r[5], 64, "%sZ", base);
+                r[6][0] = 0;   /* no TTL: null, which the table prints empty */
+                true_total += v[x].true_size;
+            }
+            cs_free(v);
+        }
+    }
+    if (rows == 1) {
+        out_printf(o, "There are no snapshots\n");
+        return 200;
+    }
+    table_print(o, &cells[0][0][0], sizeof cells[0][0], rows, COLS);
+    char tot[32];
+    human(true_total, tot, sizeof tot);
+    out_printf(o, "\nTotal TrueDiskSpaceUsed: %s\n\n", tot);
+    return 200;
+}
+
+static int do_clearsnapshot(srv *s, char **args, int n, cs_buf *o)
+{
+    const char *tag = NULL;
+    bool all = false;
+    char *ks[32]; int n_ks = 0;
+    for (int i = 0; i < n; i++) {
+        if ((!strcmp(args[i], "-t") || !strcmp(args[i], "--tag")) && i + 1 < n) tag = args[++i];
+        else if (!strcmp(args[i], "--all")) all = true;
+        else if (args[i][0] != '-' && n_ks < 32) ks[n_ks++] = args[i];
+    }
+    if (!tag && !all) { out_printf(o, "error: Specify snapshot name or --all\n"); return 400; }
+    if (tag && all) { out_printf(o, "error: Specify only one of snapshot name or --all\n"); return 400; }
+    snap_target tg[512];
+    int nt = 0;
+    int code = snap_targets(s, ks, n_ks, NULL, NULL, tg, 512, &nt, o);
+    if (code != 200) return code;
+    out_printf(o, "Requested clearing snapshot(s) for ");
+    ks_list(o, ks, n_ks);
+    if (all) out_printf(o, " with [all snapshots]\n");
+    else out_printf(o, " with snapshot name [%s]\n", tag);
+    for (int i = 0; i < nt; i++)
+        st_table_clear_snapshots(tg[i].t->st, tag);
+    return 200;
+}
+
 /* ---------------------------------------------------------------- keyspace verbs
  *
  * repair, cleanup, disableautocompaction and enableautocompaction take
@@ -897,6 +1097,9 @@ int nodetool_run(srv *s, const char *verb, char **args, int n, cs_buf *o)
     }
     if (!strcmp(verb, "repair")) return do_repair(s, args, n, o);
     if (!strcmp(verb, "tpstats")) return do_tpstats(s, o);
+    if (!strcmp(verb, "snapshot")) return do_snapshot(s, args, n, o);
+    if (!strcmp(verb, "listsnapshots")) return do_listsnapshots(s, o);
+    if (!strcmp(verb, "clearsnapshot")) return do_clearsnapshot(s, args, n, o);
     if (!strcmp(verb, "cleanup")) return do_cleanup(s, args, n, o);
     if (!strcmp(verb, "disableautocompaction")) return do_autocompaction(s, args, n, false, o);
     if (!strcmp(verb, "enableautocompaction")) return do_autocompaction(s, args, n, true, o);

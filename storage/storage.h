@@ -413,6 +413,21 @@ typedef struct st_block_cache_stats {
 } st_block_cache_stats;
 void st_block_cache_stats_get(st_block_cache_stats *out);
 
+/* nodetool snapshot / listsnapshots / clearsnapshot: hard links of the
+ * table's live sstables in <table dir>/snapshots/<tag>/ with a
+ * manifest.json (flushed first unless skip_flush; CS_EEXIST if the tag is
+ * taken, CS_EINVAL for a tag with '/').  The list is cs_malloc'd (cs_free);
+ * true_size counts the files no live sstable shares any more.  Clear
+ * removes tag (NULL: every snapshot) and returns how many it removed. */
+typedef struct st_snapshot_info {
+    char tag[256];
+    uint64_t size_on_disk, true_size;
+    int64_t created_ms;
+} st_snapshot_info;
+int st_table_snapshot(st_table *t, const char *tag, bool skip_flush);
+int st_table_snapshots(st_table *t, st_snapshot_info **out, int *n);
+int st_table_clear_snapshots(st_table *t, const char *tag);
+
 /* nodetool disable/enableautocompaction: background compactions of t stop
  * (the running one finishes) or resume; explicit compactions still run.
  * Not persisted: a restart starts with autocompaction on, as Cassandra. */

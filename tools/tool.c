@@ -34,6 +34,8 @@ static void usage(FILE *f)
         "  repair [options] [keyspace [tables...]]     cleanup [keyspace [tables...]]\n"
         "  disableautocompaction | enableautocompaction [keyspace [tables...]]\n"
         "  drain | disablebinary | enablebinary | statusbinary | tpstats\n"
+        "  snapshot [-t tag] [-sf] [-cf table | -kt ks.t,...] [keyspaces...]   listsnapshots\n"
+        "  clearsnapshot -t tag | --all [keyspaces...]\n"
         "  metrics                             (Prometheus text)\n"
         "  sstable dump|metadata|verify FILE   commitlog dump DIR   (offline)\n");
 }

@@ -297,3 +297,53 @@ def test_info_percent_repaired(tmp_path):
         c.shutdown()
     finally:
         srv.stop()
+
+
+def test_snapshots(server, session, ks):
+    """snapshot / listsnapshots / clearsnapshot with nodetool 4.1's
+    arguments and messages: the snapshot flushes first and hard-links the
+    sstables (with a manifest.json), a taken name is an error, the true
+    size grows once the live sstables are compacted away, tablestats'
+    'Space used by snapshots' follows, and clearing removes them."""
+    import glob
+    session.execute("CREATE TABLE %s.sn (k int PRIMARY KEY, v text)" % ks)
+    for i in range(100):
+        session.execute("INSERT INTO %s.sn (k, v) VALUES (%d, 'value %d')" % (ks, i, i))
+    r = tool(server, "snapshot", "-t", "before", "-cf", "sn", ks)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ("Requested creating snapshot(s) for [%s] with snapshot name [before] and options "
+                        "{skipFlush=false}\nSnapshot directory: before\n" % ks)
+    snapdir = glob.glob(os.path.join(server.data_dir, "data", ks, "sn-*", "snapshots", "before"))
+    assert len(snapdir) == 1
+    files = sorted(os.listdir(snapdir[0]))
+    assert "manifest.json" in files and any(f.endswith("-Data.db") for f in files), files
+    r = tool(server, "snapshot", "-t", "before", ks)
+    assert r.returncode != 0 and "Snapshot before for %s already exists." % ks in r.stderr
+    assert tool(server, "snapshot", "-t", "a:b", ks).returncode != 0
+    r = tool(server, "listsnapshots")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "Snapshot Details: "
+    assert lines[1].split() == ["Snapshot", "name", "Keyspace", "name", "Column", "family", "name", "True", "size",
+                                "Size", "on", "disk", "Creation", "time", "Expiration", "time"]
+    row = [l for l in lines if l.startswith("before ") and " %s " % ks in l]
+    assert len(row) == 1 and re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z", row[0]), r.stdout
+    assert re.search(r"Total TrueDiskSpaceUsed: [\d.]+ (bytes|KiB|MiB)", r.stdout)
+
+    def snap_space():
+        st = tool(server, "tablestats", "%s.sn" % ks).stdout
+        return int(re.search(r"Space used by snapshots \(total\): (\d+)", st).group(1))
+    small = snap_space()                          # shares its sstables with the live set
+    for i in range(100, 200):
+        session.execute("INSERT INTO %s.sn (k, v) VALUES (%d, 'value %d')" % (ks, i, i))
+    assert tool(server, "flush", ks, "sn").returncode == 0
+    assert tool(server, "compact", ks, "sn").returncode == 0
+    assert snap_space() > small + 1000            # its sstables are now only the snapshot's
+    assert session.execute("SELECT count(*) FROM %s.sn" % ks).one()[0] == 200
+    r = tool(server, "clearsnapshot", ks)
+    assert r.returncode != 0 and "Specify snapshot name or --all" in r.stderr
+    r = tool(server, "clearsnapshot", "-t", "before", ks)
+    assert r.returncode == 0 and r.stdout == ("Requested clearing snapshot(s) for [%s] with snapshot name "
+                                              "[before]\n" % ks), r.stdout
+    assert not glob.glob(os.path.join(server.data_dir, "data", ks, "sn-*", "snapshots", "before"))
+    assert snap_space() == 0
