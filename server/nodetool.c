@@ -134,6 +134,39 @@ static void pretty_memory(uint64_t b, char *out, size_t n)
     else snprintf(out, n, "%.3fKiB", (double)b / 1024.0);
 }
 
+/* ring as Cassandra 4.1's Ring: one line per token of this node, sorted,
+ * under the last token, then the vnodes warning.  A single node owns the
+ * whole ring: 100.00% effective ownership on every line. */
+static int do_ring(srv *s, cs_buf *o)
+{
+    cql_node_info ni;
+    cql_node_info_get(s->cql, &ni);
+    char load[32], addr[300], fmt[64];
+    human(total_load(cql_ctx_catalog(s->cql)), load, sizeof(load));
+    /* the address column is as wide as "address:storage port" */
+    snprintf(addr, sizeof addr, "%s:7000", listen_addr(s));
+    snprintf(fmt, sizeof fmt, "%%-%ds  %%-12s%%-7s%%-8s%%-16s%%-20s%%-44s\n", (int)strlen(addr));
+    out_printf(o, "\nDatacenter: datacenter1\n==========\n");
+    out_printf(o, fmt, "Address", "Rack", "Status", "State", "Load", "Owns", "Token");
+    char last[32];
+    snprintf(last, sizeof last, "%lld", ni.n_tokens ? (long long)ni.tokens[ni.n_tokens - 1] : 0LL);
+    if (ni.n_tokens > 1)
+        out_printf(o, fmt, "", "", "", "", "", "", last);
+    else
+        out_printf(o, "\n");
+    for (int i = 0; i < ni.n_tokens; i++) {
+        char tok[32];
+        snprintf(tok, sizeof tok, "%lld", (long long)ni.tokens[i]);
+        out_printf(o, fmt, listen_addr(s), "rack1", "Up", "Normal", load, "100.00%", tok);
+    }
+    out_printf(o, "\n");
+    if (ni.n_tokens > 1)
+        out_printf(o, "  Warning: \"nodetool ring\" is used to output all the tokens of a node.\n"
+                      "  To view status related info of a node use \"nodetool status\" instead.\n\n");
+    out_printf(o, "\n  ");
+    return 200;
+}
+
 static int do_status(srv *s, cs_buf *o)
 {
     cql_node_info ni;
@@ -1097,6 +1130,7 @@ int nodetool_run(srv *s, const char *verb, char **args, int n, cs_buf *o)
     }
     if (!strcmp(verb, "repair")) return do_repair(s, args, n, o);
     if (!strcmp(verb, "tpstats")) return do_tpstats(s, o);
+    if (!strcmp(verb, "ring")) return do_ring(s, o);
     if (!strcmp(verb, "snapshot")) return do_snapshot(s, args, n, o);
     if (!strcmp(verb, "listsnapshots")) return do_listsnapshots(s, o);
     if (!strcmp(verb, "clearsnapshot")) return do_clearsnapshot(s, args, n, o);

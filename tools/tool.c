@@ -33,7 +33,7 @@ static void usage(FILE *f)
         "  getendpoints keyspace table key     toppartitions keyspace table duration_ms\n"
         "  repair [options] [keyspace [tables...]]     cleanup [keyspace [tables...]]\n"
         "  disableautocompaction | enableautocompaction [keyspace [tables...]]\n"
-        "  drain | disablebinary | enablebinary | statusbinary | tpstats\n"
+        "  drain | disablebinary | enablebinary | statusbinary | tpstats | ring\n"
         "  snapshot [-t tag] [-sf] [-cf table | -kt ks.t,...] [keyspaces...]   listsnapshots\n"
         "  clearsnapshot -t tag | --all [keyspaces...]\n"
         "  metrics                             (Prometheus text)\n"

@@ -347,3 +347,20 @@ def test_snapshots(server, session, ks):
                                               "[before]\n" % ks), r.stdout
     assert not glob.glob(os.path.join(server.data_dir, "data", ks, "sn-*", "snapshots", "before"))
     assert snap_space() == 0
+
+
+def test_ring(server, session):
+    """ring as nodetool 4.1: one line per token of the node, sorted, under
+    the last token; the same tokens system.local lists."""
+    r = tool(server, "ring")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.split("\n")
+    assert lines[0] == "" and lines[1] == "Datacenter: datacenter1" and lines[2] == "=========="
+    assert lines[3].split() == ["Address", "Rack", "Status", "State", "Load", "Owns", "Token"]
+    rows = [l.split() for l in lines[5:] if l.startswith("127.0.0.1 ")]
+    tokens = [int(x[-1]) for x in rows]
+    local = sorted(int(t) for t in session.execute("SELECT tokens FROM system.local").one().tokens)
+    assert tokens == local
+    assert int(lines[4].split()[0]) == local[-1]
+    assert all(x[1:4] == ["rack1", "Up", "Normal"] and x[-2] == "100.00%" for x in rows)
+    assert '"nodetool ring" is used to output all the tokens of a node.' in r.stdout
