@@ -48,6 +48,15 @@ static void vset(vrow *r, const char *col, const void *p, size_t n)
 
 static void vset_text(vrow *r, const char *col, const char *s) { vset(r, col, s, strlen(s)); }
 static void vset_int(vrow *r, const char *col, int32_t v) { uint8_t b[4]; cs_st32(b, (uint32_t)v); vset(r, col, b, 4); }
+static void vset_bigint(vrow *r, const char *col, int64_t v) { uint8_t b[8]; cs_st64(b, (uint64_t)v); vset(r, col, b, 8); }
+static void vset_double(vrow *r, const char *col, double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    uint8_t b[8];
+    cs_st64(b, u);
+    vset(r, col, b, 8);
+}
 
 static void vset_inet(vrow *r, const char *col, const char *addr)
 {
@@ -207,17 +216,11 @@ static int rows_sstable_tasks(cql_ctx *ctx, sch_table *t, emit_fn emit, void *ar
         cs_uuid id;
         cs_uuid_timeuuid(&id, ctx->started_ms * 1000 + i);
         vset(&r, "task_id", id.b, 16);
-        double ratio = info[i].total_bytes ? (double)info[i].done_bytes / (double)info[i].total_bytes : 0.0;
-        uint64_t u;
-        memcpy(&u, &ratio, 8);
-        uint8_t d[8];
-        cs_st64(d, u);
-        vset(&r, "completion_ratio", d, 8);
+        vset_double(&r, "completion_ratio",
+                    info[i].total_bytes ? (double)info[i].done_bytes / (double)info[i].total_bytes : 0.0);
         vset_text(&r, "kind", strcmp(info[i].kind, "Flush") == 0 ? "flush" : "compaction");
-        cs_st64(d, info[i].done_bytes);
-        vset(&r, "progress", d, 8);
-        cs_st64(d, info[i].total_bytes);
-        vset(&r, "total", d, 8);
+        vset_bigint(&r, "progress", (int64_t)info[i].done_bytes);
+        vset_bigint(&r, "total", (int64_t)info[i].total_bytes);
         vset_text(&r, "unit", "bytes");
         rc = vemit(&r, emit, arg);
     }
@@ -236,22 +239,13 @@ static int rows_caches(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
     vrow r;
     cs_buf_init(&r.store);
     vrow_begin(&r, t);
-    uint8_t b[8];
     vset_text(&r, "name", "chunks");
-    cs_st64(b, cs.capacity_bytes);
-    vset(&r, "capacity_bytes", b, 8);
+    vset_bigint(&r, "capacity_bytes", (int64_t)cs.capacity_bytes);
     vset_int(&r, "entry_count", cs.entries > INT32_MAX ? INT32_MAX : (int32_t)cs.entries);
-    cs_st64(b, cs.hits);
-    vset(&r, "hit_count", b, 8);
-    double ratio = cs.requests ? (double)cs.hits / (double)cs.requests : 0.0 / 0.0;
-    uint64_t u;
-    memcpy(&u, &ratio, 8);
-    cs_st64(b, u);
-    vset(&r, "hit_ratio", b, 8);
-    cs_st64(b, cs.requests);
-    vset(&r, "request_count", b, 8);
-    cs_st64(b, cs.size_bytes);
-    vset(&r, "size_bytes", b, 8);
+    vset_bigint(&r, "hit_count", (int64_t)cs.hits);
+    vset_double(&r, "hit_ratio", cs.requests ? (double)cs.hits / (double)cs.requests : 0.0 / 0.0);
+    vset_bigint(&r, "request_count", (int64_t)cs.requests);
+    vset_bigint(&r, "size_bytes", (int64_t)cs.size_bytes);
     int rc = vemit(&r, emit, arg);
     cs_buf_destroy(&r.store);
     return rc;
@@ -268,16 +262,12 @@ static int rows_thread_pools(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg
     int rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
         vrow_begin(&r, t);
-        uint8_t b[8];
         vset_text(&r, "name", p[i].name);
         vset_int(&r, "active_tasks", p[i].active);
         vset_int(&r, "active_tasks_limit", p[i].active_limit);
-        cs_st64(b, p[i].blocked);
-        vset(&r, "blocked_tasks", b, 8);
-        cs_st64(b, p[i].blocked_all_time);
-        vset(&r, "blocked_tasks_all_time", b, 8);
-        cs_st64(b, p[i].completed);
-        vset(&r, "completed_tasks", b, 8);
+        vset_bigint(&r, "blocked_tasks", (int64_t)p[i].blocked);
+        vset_bigint(&r, "blocked_tasks_all_time", (int64_t)p[i].blocked_all_time);
+        vset_bigint(&r, "completed_tasks", (int64_t)p[i].completed);
         vset_int(&r, "pending_tasks", p[i].pending);
         rc = vemit(&r, emit, arg);
     }
@@ -368,15 +358,6 @@ static int rows_vcolumns(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
 
 /* ---------------------------------------------------------------- per-table metrics */
 
-static void vset_bigint(vrow *r, const char *col, int64_t v) { uint8_t b[8]; cs_st64(b, (uint64_t)v); vset(r, col, b, 8); }
-static void vset_double(vrow *r, const char *col, double v)
-{
-    uint64_t u;
-    memcpy(&u, &v, 8);
-    uint8_t b[8];
-    cs_st64(b, u);
-    vset(r, col, b, 8);
-}
 
 /* One row per user table (and view) with storage, in keyspace/table order. */
 typedef int (*table_row_fn)(cql_ctx *ctx, sch_table *base, vrow *r);
