@@ -122,6 +122,13 @@ void srv_loop_thread_end(st_engine *eng, uv_loop_t *loop)
     st_engine_detach_loop(eng, loop);
 }
 
+/* Close every client connection of l (on l's thread). */
+static void close_conns(srv_loop *l)
+{
+    for (conn *c = l->conns; c; c = conn__next(c))
+        conn__close(c, false);
+}
+
 /* Close every connection of l and refuse new ones (on l's thread). */
 static void loop_stop(srv_loop *l)
 {
@@ -129,8 +136,7 @@ static void loop_stop(srv_loop *l)
         return;
     l->stopping = true;
     conn__srv_close(l);
-    for (conn *c = l->conns; c; c = conn__next(c))
-        conn__close(c, false);
+    close_conns(l);
 }
 
 static void push_local(srv_loop *l, const cql_schema_change *ch)
@@ -185,8 +191,7 @@ static void on_wake(uv_async_t *h)
             else
                 conn__accept(l, m->fd);
         } else if (m->kind == MSG_CLOSE_CONNS) {
-            for (conn *c = l->conns; c; c = conn__next(c))
-                conn__close(c, false);
+            close_conns(l);
         } else {
             push_local(l, &m->ch);
         }
@@ -397,18 +402,24 @@ static void on_listener_closed(uv_handle_t *h)
     ((srv *)h->data)->listener_closing = false;
 }
 
+/* Close the listening socket if open (loop 0); listener_closing until the
+ * close has called back, so srv_native_start does not reuse s->tcp early. */
+static void close_listener(srv *s)
+{
+    if (!s->listening)
+        return;
+    s->listening = false;
+    s->listener_closing = true;
+    uv_close((uv_handle_t *)&s->tcp, on_listener_closed);
+}
+
 void srv_native_stop(srv *s, bool drained)
 {
     if (drained)
         s->drained = true;
     atomic_store(&s->native_off, true);
-    if (s->listening) {
-        s->listening = false;
-        s->listener_closing = true;
-        uv_close((uv_handle_t *)&s->tcp, on_listener_closed);
-    }
-    for (conn *c = s->loops[0].conns; c; c = conn__next(c))
-        conn__close(c, false);
+    close_listener(s);
+    close_conns(&s->loops[0]);
     for (int i = 1; i < s->n_loops; i++) {
         srv_msg *m = cs_calloc(1, sizeof *m);
         if (!m)
@@ -435,11 +446,7 @@ int srv_native_start(srv *s)
     int rc = srv_listen(s, addr, s->port);
     if (rc != 0) {
         atomic_store(&s->native_off, true);
-        if (s->listening) {            /* bound, then listen failed */
-            s->listening = false;
-            s->listener_closing = true;
-            uv_close((uv_handle_t *)&s->tcp, on_listener_closed);
-        }
+        close_listener(s);             /* bound, then listen failed */
         return rc;
     }
     CS_INFO("native transport listening again on %s:%d", s->addr, s->port);
@@ -454,10 +461,7 @@ bool srv_native_running(const srv *s)
 void srv_close(srv *s)
 {
     s->stopping = true;
-    if (s->listening) {
-        s->listening = false;
-        uv_close((uv_handle_t *)&s->tcp, NULL);
-    }
+    close_listener(s);
     for (int i = 1; i < s->n_loops; i++) {
         srv_loop *l = &s->loops[i];
         uv_mutex_lock(&l->mu);
