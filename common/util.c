@@ -139,3 +139,16 @@ int cs_uuid_parse(const char *s, size_t n, cs_uuid *u)
     }
     return k == 16 ? 0 : CS_EINVAL;
 }
+
+void cs_format_instant_ms(int64_t ms, char *out, size_t n)
+{
+    time_t secs = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    char base[32];
+    strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (ms % 1000)
+        snprintf(out, n, "%s.%03dZ", base, (int)(ms % 1000));
+    else
+        snprintf(out, n, "%sZ", base);
+}

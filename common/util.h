@@ -15,6 +15,9 @@ int64_t cs_now_us(void);          /* wall clock, µs since epoch */
 int64_t cs_now_ms(void);
 int32_t cs_now_s(void);           /* wall clock, s since epoch (local deletion time unit) */
 uint64_t cs_mono_ns(void);        /* monotonic */
+/* A time in ms since the epoch as Java's Instant.toString prints it (UTC):
+ * 2026-11-21T18:52:56.123Z, without the fraction when the ms are 0. */
+void cs_format_instant_ms(int64_t ms, char *out, size_t n);
 /* Strictly increasing µs timestamps for writes from this process (like Cassandra's
  * ClientState.getTimestamp): max(now, last + 1). Thread-safe. */
 int64_t cs_write_ts_us(void);

@@ -875,13 +875,7 @@ static int do_listsnapshots(srv *s, cs_buf *o)
                 snprintf(r[2], 64, "%.63s", k->tables[j]->name);
                 human(v[x].true_size, r[3], 64);
                 human(v[x].size_on_disk, r[4], 64);
-                time_t secs = (time_t)(v[x].created_ms / 1000);
-                struct tm tm;
-                gmtime_r(&secs, &tm);
-                char base[32];
-                strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
-                if (v[x].created_ms % 1000) snprintf(r[5], 64, "%s.%03dZ", base, (int)(v[x].created_ms % 1000));
-                else snprintf(r[5], 64, "%sZ", base);
+                cs_format_instant_ms(v[x].created_ms, r[5], 64);
                 r[6][0] = 0;   /* no TTL: null, which the table prints empty */
                 true_total += v[x].true_size;
             }

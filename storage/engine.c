@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 void st_config_defaults(st_config *c)
 {
@@ -268,19 +267,6 @@ int st_table_set_opts(st_table *t, const st_table_opts *opts)
  * <table dir>/snapshots/<ms>-<label>/ (Cassandra's truncate/drop snapshots). */
 static void put_str(cs_buf *b, const char *s) { cs_buf_put(b, s, strlen(s)); }
 
-/* Instant.toString of a time in ms: 2026-11-21T18:52:56.123Z (no fraction
- * when the milliseconds are 0). */
-static void iso_ms(int64_t ms, char *out, size_t n)
-{
-    time_t secs = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&secs, &tm);
-    char base[32];
-    strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (ms % 1000) snprintf(out, n, "%s.%03dZ", base, (int)(ms % 1000));
-    else snprintf(out, n, "%sZ", base);
-}
-
 static int write_file(const char *path, const void *p, size_t len)
 {
     int fd = vfs_open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
@@ -319,7 +305,7 @@ static int snapshot_into(st_table *t, const char *dir, bool skip_flush)
         }
     pthread_mutex_unlock(&t->mu);
     char iso[40];
-    iso_ms(cs_now_ms(), iso, sizeof iso);
+    cs_format_instant_ms(cs_now_ms(), iso, sizeof iso);
     put_str(&man, "],\"created_at\":\"");
     put_str(&man, iso);
     put_str(&man, "\",\"expires_at\":null,\"ephemeral\":false}\n");
