@@ -62,19 +62,42 @@ static uint64_t rss_bytes(void)
     return kb * 1024;
 }
 
-/* Sum of live sstable bytes over every table with storage. */
-static uint64_t total_load(sch_catalog *c)
+static const char *repl_class(const sch_keyspace *k, int *replicas);
+
+/* A table's off-heap memory as Cassandra counts it (Info and tablestats):
+ * memtables (on the heap here: 0), bloom filters, index summaries and
+ * compression metadata, cassette's in-memory filters, partition index and
+ * block offset tables. */
+static uint64_t offheap_bytes(const st_table_stats *st)
 {
-    uint64_t sum = 0;
+    return st->bloom_mem_bytes + st->index_mem_bytes + st->chunk_offsets_bytes;
+}
+
+/* The node's figures summed over every table with storage, in one walk:
+ * load (live sstable and memtable bytes), off-heap memory, and the
+ * uncompressed bytes of keyspaces replicated more than once that
+ * TableMetrics.globalPercentRepaired counts (not system_distributed). */
+typedef struct node_sums { uint64_t load, offheap, replicated; } node_sums;
+
+static node_sums node_sums_get(sch_catalog *c)
+{
+    node_sums ns = { 0, 0, 0 };
     for (int i = 0; i < sch_keyspace_count(c); i++) {
         sch_keyspace *k = sch_keyspace_at(c, i);
+        int rf;
+        bool repaired_kind = !k->is_virtual && strcmp(k->name, "system_distributed") != 0 &&
+                             strcmp(repl_class(k, &rf), "LocalStrategy") != 0 && rf >= 2;
         for (int j = 0; j < k->n_tables; j++) {
             st_table_stats st;
-            if (k->tables[j]->st && !st_table_stats_get(k->tables[j]->st, &st))
-                sum += st.sstable_bytes + st.memtable_bytes;
+            if (!k->tables[j]->st || st_table_stats_get(k->tables[j]->st, &st))
+                continue;
+            ns.load += st.sstable_bytes + st.memtable_bytes;
+            ns.offheap += offheap_bytes(&st);
+            if (repaired_kind)
+                ns.replicated += st.uncompressed_bytes;
         }
     }
-    return sum;
+    return ns;
 }
 
 static const char *listen_addr(srv *s)
@@ -142,7 +165,7 @@ static int do_ring(srv *s, cs_buf *o)
     cql_node_info ni;
     cql_node_info_get(s->cql, &ni);
     char load[32], addr[300], fmt[64];
-    human(total_load(cql_ctx_catalog(s->cql)), load, sizeof(load));
+    human(node_sums_get(cql_ctx_catalog(s->cql)).load, load, sizeof(load));
     /* the address column is as wide as "address:storage port" */
     snprintf(addr, sizeof addr, "%s:7000", listen_addr(s));
     snprintf(fmt, sizeof fmt, "%%-%ds  %%-12s%%-7s%%-8s%%-16s%%-20s%%-44s\n", (int)strlen(addr));
@@ -172,7 +195,7 @@ static int do_status(srv *s, cs_buf *o)
     cql_node_info ni;
     cql_node_info_get(s->cql, &ni);
     char load[32];
-    human(total_load(cql_ctx_catalog(s->cql)), load, sizeof(load));
+    human(node_sums_get(cql_ctx_catalog(s->cql)).load, load, sizeof(load));
     out_printf(o, "Datacenter: datacenter1\n=======================\nStatus=Up/Down\n|/ State=Normal/Leaving/Joining/Moving\n");
     out_printf(o, "--  Address    Load        Tokens  Owns (effective)  Host ID                               Rack\n");
     out_printf(o, "UN  %-9s  %-10s  %-6d  %-16s  %-36s  rack1\n\n", listen_addr(s), load, ni.n_tokens, "100.0%",
@@ -180,14 +203,13 @@ static int do_status(srv *s, cs_buf *o)
     return 200;
 }
 
-static const char *repl_class(const sch_keyspace *k, int *replicas);
-
 static int do_info(srv *s, cs_buf *o)
 {
     cql_node_info ni;
     cql_node_info_get(s->cql, &ni);
     char load[32];
-    human(total_load(cql_ctx_catalog(s->cql)), load, sizeof(load));
+    node_sums ns = node_sums_get(cql_ctx_catalog(s->cql));
+    human(ns.load, load, sizeof(load));
     double heap = (double)cs_alloc_used() / (1024.0 * 1024.0), rss = (double)rss_bytes() / (1024.0 * 1024.0);
     out_printf(o, "ID                     : %s\n", ni.host_id);
     out_printf(o, "Gossip active          : %s\n", s->drained ? "false" : "true");   /* drain stops gossip */
@@ -196,19 +218,7 @@ static int do_info(srv *s, cs_buf *o)
     out_printf(o, "Generation No          : %lld\n", (long long)(ni.started_ms / 1000));
     out_printf(o, "Uptime (seconds)       : %lld\n", (long long)((cs_now_ms() - ni.started_ms) / 1000));
     out_printf(o, "Heap Memory (MB)       : %.2f / %.2f\n", heap, rss);
-    /* as Info.getOffHeapMemoryUsed: every table's memtable (0 here), bloom
-     * filter, index summary and compression metadata memory */
-    uint64_t offheap = 0;
-    sch_catalog *c = cql_ctx_catalog(s->cql);
-    for (int i = 0; i < sch_keyspace_count(c); i++) {
-        sch_keyspace *k = sch_keyspace_at(c, i);
-        for (int j = 0; j < k->n_tables; j++) {
-            st_table_stats st;
-            if (k->tables[j]->st && !st_table_stats_get(k->tables[j]->st, &st))
-                offheap += st.bloom_mem_bytes + st.index_mem_bytes + st.chunk_offsets_bytes;
-        }
-    }
-    out_printf(o, "Off Heap Memory (MB)   : %.2f\n", (double)offheap / (1024.0 * 1024.0));
+    out_printf(o, "Off Heap Memory (MB)   : %.2f\n", (double)ns.offheap / (1024.0 * 1024.0));
     out_printf(o, "Data Center            : datacenter1\n");
     out_printf(o, "Rack                   : rack1\n");
     out_printf(o, "Exceptions             : 0\n");
@@ -229,23 +239,9 @@ static int do_info(srv *s, cs_buf *o)
     out_printf(o, "%-23s: entries %llu, size %s, capacity %s, %llu misses, %llu requests, %s recent hit rate, "
                   "NaN microseconds miss latency\n", "Chunk Cache", (unsigned long long)cs.entries, size, cap,
                (unsigned long long)(cs.requests - cs.hits), (unsigned long long)cs.requests, rate);
-    /* TableMetrics.globalPercentRepaired: over the sstables of keyspaces
-     * replicated more than once (not system_distributed); nothing is ever
-     * repaired here, so 0.0 as soon as such a keyspace holds data */
-    uint64_t replicated = 0;
-    for (int i = 0; i < sch_keyspace_count(c); i++) {
-        sch_keyspace *k = sch_keyspace_at(c, i);
-        int rf;
-        if (k->is_virtual || !strcmp(k->name, "system_distributed") || strcmp(repl_class(k, &rf), "LocalStrategy") == 0 ||
-            rf < 2)
-            continue;
-        for (int j = 0; j < k->n_tables; j++) {
-            st_table_stats st;
-            if (k->tables[j]->st && !st_table_stats_get(k->tables[j]->st, &st))
-                replicated += st.uncompressed_bytes;
-        }
-    }
-    out_printf(o, "Percent Repaired       : %s%%\n", replicated ? "0.0" : "100.0");
+    /* TableMetrics.globalPercentRepaired: nothing is ever repaired here, so
+     * 0.0 as soon as a keyspace it counts holds data */
+    out_printf(o, "Percent Repaired       : %s%%\n", ns.replicated ? "0.0" : "100.0");
     out_printf(o, "Token                  : (invoke with -T/--tokens to see all %d tokens)\n", ni.n_tokens);
     return 200;
 }
@@ -318,7 +314,7 @@ static void table_stats_block(cs_buf *o, srv *s, sch_table *t)
             out_printf(o, "%s%llu", l ? ", " : "", (unsigned long long)st.sstables_bytes_per_level[l]);
         out_printf(o, "]\n");
     }
-    uint64_t offheap = st.bloom_mem_bytes + st.index_mem_bytes + st.chunk_offsets_bytes;
+    uint64_t offheap = offheap_bytes(&st);
     out_printf(o, "\t\tSpace used (live): %llu\n", (unsigned long long)st.sstable_bytes);
     out_printf(o, "\t\tSpace used (total): %llu\n", (unsigned long long)st.sstable_bytes);
     uint64_t snap_true = 0;   /* SnapshotsSize: the snapshots' true size */
