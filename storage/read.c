@@ -248,13 +248,17 @@ static int window_slices(st_scan *s, int k, st_slice *out)
 /* Timestamp-ordered point read (spec.cover_cols): do the parts read so far
  * settle the result for sources whose data is all at or before max_ts?
  * Yes if they hold one row without clustering, no deletion of any kind
- * (conservative), a live row marker newer than max_ts and, for every
- * listed column, a simple cell newer than max_ts: nothing older can then
- * shadow the marker or those cells, or add a tombstone that would. */
+ * (conservative), a row marker newer than max_ts that wins over the other
+ * markers read and is live, and, for every listed column, a simple cell
+ * newer than max_ts: nothing older can then shadow the marker or those
+ * cells, or add a tombstone that would.  (The winning marker, not any
+ * live one: a newer expired marker supersedes an older live one, and the
+ * row then lives only if some column does, which needs every source.) */
 static bool covered(const st_scan *s, st__part *const *parts, int np, int64_t max_ts)
 {
     const st_read_spec *sp = &s->spec;
-    bool marker = false;
+    int64_t marker_ts = INT64_MIN;     /* the newest marker read, */
+    bool marker_live = false;          /* live if every marker of that timestamp is */
     uint64_t found = 0, all = sp->n_cover >= 64 ? ~0ull : (1ull << sp->n_cover) - 1;
     for (int i = 0; i < np; i++) {
         const st__part *p = parts[i];
@@ -262,8 +266,11 @@ static bool covered(const st_scan *s, st__part *const *parts, int np, int64_t ma
         if (p->n_rows == 0) continue;
         const st__row *r = p->rows[0];
         if (r->ck_len || r->del.ts_us != INT64_MIN || r->n_cdels) return false;
-        if (r->lv.ts_us != INT64_MIN && r->lv.ts_us > max_ts && lv_unexpired(&r->lv, s->now_s))
-            marker = true;
+        if (r->lv.ts_us != INT64_MIN && r->lv.ts_us >= marker_ts) {
+            bool live = lv_unexpired(&r->lv, s->now_s);
+            marker_live = r->lv.ts_us > marker_ts ? live : marker_live && live;
+            marker_ts = r->lv.ts_us;
+        }
         for (int c = 0; c < r->n_cells; c++) {
             const st_cell *cell = &r->cells[c];
             if (cell->ts_us <= max_ts || cell->path_len) continue;
@@ -271,7 +278,7 @@ static bool covered(const st_scan *s, st__part *const *parts, int np, int64_t ma
                 if (sp->cover_cols[k] == cell->col) { found |= 1ull << k; break; }
         }
     }
-    return marker && found == all;
+    return marker_ts > max_ts && marker_live && found == all;
 }
 
 /* Materialize window k of the current partition into s->out (arena pa).

@@ -815,7 +815,9 @@ static void fmt_cover(const st_read_spec *rs, const uint32_t *cols, int n_cols, 
  * full read, and covered reads do skip sstables. */
 Test(storage_read, point_timestamp_ordered_matches_full_read, .timeout = 60)
 {
-    uint64_t seed = 0x2545F4914F6CDD1Dull ^ ((uint64_t)getpid() << 17), x = seed;
+    uint64_t seed = 0x2545F4914F6CDD1Dull ^ ((uint64_t)getpid() << 17);
+    if (getenv("CS_SEED")) seed = strtoull(getenv("CS_SEED"), NULL, 0);   /* to replay a failure */
+    uint64_t x = seed;
 #define RND() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
     const uint32_t all[3] = { 1, 2, 3 }, one[1] = { 2 };
     uint64_t skipped = 0, reads = 0;
@@ -865,7 +867,7 @@ Test(storage_read, point_timestamp_ordered_matches_full_read, .timeout = 60)
         cr_assert_str_eq(cov, full, "seed %#llx round %d: covered read differs", (unsigned long long)seed, round);
         rs.cover_cols = one; rs.n_cover = 1;
         fmt_cover(&rs, one, 1, cov1, sizeof cov1, NULL);
-        cr_assert_str_eq(cov1, full1, "seed %#llx round %d: covered read (one column) differs", (unsigned long long)seed, round);
+        cr_assert_str_eq(cov1, full1, "seed %#llx round %d: covered read (one column) differs:\n%s\nvs full\n%s", (unsigned long long)seed, round, cov1, full1);
     }
     /* Plain overwrites: the memtable's row settles it, every sstable skipped. */
     uint8_t key[2] = { 'o', 'w' };
