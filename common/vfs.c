@@ -58,6 +58,13 @@ ssize_t vfs_pread(int fd, void *p, size_t n, uint64_t off)
     return (ssize_t)got;
 }
 
+int vfs_truncate(int fd, uint64_t len)
+{
+    int f = fault(VFS_OP_WRITE, NULL);
+    if (f) return io_err(f);
+    return ftruncate(fd, (off_t)len) != 0 ? io_err(errno) : 0;
+}
+
 ssize_t vfs_pwrite(int fd, const void *p, size_t n, uint64_t off)
 {
     int f = fault(VFS_OP_WRITE, NULL);

@@ -28,6 +28,7 @@ ssize_t vfs_pread(int fd, void *p, size_t n, uint64_t off);    /* reads fully un
 ssize_t vfs_pwrite(int fd, const void *p, size_t n, uint64_t off);
 ssize_t vfs_write(int fd, const void *p, size_t n);            /* append at the fd's offset */
 int vfs_fsync(int fd);                                         /* fdatasync */
+int vfs_truncate(int fd, uint64_t len);                        /* ftruncate (a write, for faults) */
 int vfs_fsync_dir(const char *dir);
 int vfs_rename(const char *from, const char *to);
 int vfs_unlink(const char *path);

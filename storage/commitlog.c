@@ -1,7 +1,7 @@
 /*
  * commitlog.c: the write-ahead log (format: docs/format/commitlog.md).
  *
- * Segments are files CommitLog-1-<id>.log of at most segment_size bytes,
+ * Segments are files CommitLog-2-<id>.log of at most segment_size bytes,
  * written append-only.  One record per st_write.  Invariants:
  *   1. Segment ids only grow; a position (segment id, end offset) orders all
  *      records ever written.
@@ -10,12 +10,27 @@
  *      directory if a segment was created) before the active segment, so
  *      "synced past P" still covers every earlier segment.  No fsync ever
  *      runs on the appending (request loop) thread.
- *   3. A segment is deleted (clog_recycle) only when every table that wrote
+ *   3. A segment is retired (clog_recycle) only when every table that wrote
  *      to it reports a clean position past the segment's end.
  *   4. Segments present at open are "old": replayed, never appended to.
+ *   5. A record's length CRC is seeded with its segment's header CRC, which
+ *      covers the segment id: bytes left in a reused file from its earlier
+ *      segments never read as records of the current one.
  *
  *   clog_open ──> [active] ──clog_append──> full? ──seg_switch──> [closed, dirty]
- *                                                     clog_recycle ──> deleted
+ *                                clog_recycle ──> [doomed] ──clog_reap──> spare
+ *                                                 (CommitLogSpare-<id>.log) or deleted
+ *   seg_create: rename a spare to the new segment's name and overwrite it
+ *   (else create the file).
+ *
+ * Reuse: writing into a file whose pages are still in the page cache costs
+ *   a copy; appending to a new file costs a page allocation per 4 KiB too,
+ *   and on a VM that returns freed memory to its host (virtio-balloon free
+ *   page reporting), a host fault as well: ~17% of the request loop's time
+ *   at 390k INSERT/s here, 1.4% with reuse (docs/performance.md).  Spares
+ *   are kept up to memtable_heap_space bytes (a flush cycle's worth of
+ *   log), at most half of commitlog_total_space; clog_close deletes them
+ *   and cuts the active segment at its last record.
  *
  * Deferred writes (clog_defer): on a thread that enabled them, appends go
  *   to an in-memory tail (wbuf) written with one pwrite by clog_flush, which
@@ -63,18 +78,22 @@
 #include <uv.h>
 
 #define CLOG_MAGIC 0x43534C47u     /* "CSLG" */
-#define CLOG_VERSION 1u
-#define CLOG_HDR 20                 /* magic u32, version u32, id u64, crc u32 */
+#define CLOG_VERSION 2u
+#define CLOG_HDR 24                 /* magic u32, version u32, id u64, flags u32, crc u32 */
+#define CLOG_HDR_V1 20              /* version 1: magic, version, id, crc; CRCs unseeded */
+#define CLOG_F_REUSED 1u            /* header flag: the file held earlier segments */
 #define CLOG_REC_HDR 8              /* len u32, crc(len) u32 */
 #define CLOG_REC_TRL 4              /* crc(payload) u32 */
 #define GATHER_MAX_NS 200000u       /* batch-mode gathering bound (gather_plan) */
 #define GATHER_SCORE_MAX 8          /* gather while gather_score > GATHER_SCORE_MAX / 2 */
 
 typedef struct clog_hdr { uint8_t b[CLOG_HDR]; } clog_hdr;
-_Static_assert(sizeof(clog_hdr) == 20, "commit log segment header is 20 bytes");
+_Static_assert(sizeof(clog_hdr) == 24, "commit log segment header is 24 bytes");
 
 typedef struct clog_seg {
     uint64_t id;
+    unsigned ver;                    /* format version (its file name says it) */
+    uint32_t seed;                   /* record length CRCs start here (header CRC; 0 in v1) */
     int fd;                          /* -1 once closed */
     char *path;
     uint64_t size;                   /* bytes written */
@@ -82,6 +101,11 @@ typedef struct clog_seg {
     uint8_t (*dirty)[16]; int n_dirty, cap_dirty;
     bool old;                        /* from before open */
 } clog_seg;
+
+typedef struct clog_spare {          /* a retired segment file kept for reuse */
+    char *path;                      /* CommitLogSpare-<id>.log */
+    uint64_t len;                    /* file length */
+} clog_spare;
 
 typedef struct clog_notifier clog_notifier;
 typedef struct clog_waiter {
@@ -116,7 +140,10 @@ struct clog {
     pthread_mutex_t fsync_mu;        /* held while fsyncing; taken before mu */
     int *pend_fd; int n_pend, cap_pend;   /* full segments not yet fsynced (under mu) */
     bool dir_dirty;                  /* a segment was created since the last sync (under mu) */
-    clog_seg **doomed; int n_doomed, cap_doomed;   /* recycled, unlinked by clog_reap (under mu) */
+    clog_seg **doomed; int n_doomed, cap_doomed;   /* recycled, kept or unlinked by clog_reap (under mu) */
+    clog_spare *spares; int n_spares, cap_spares;  /* newest last (under mu) */
+    uint64_t spare_bytes, spare_max;               /* their total length, and its bound */
+    bool closing;                                  /* clog_close began: no more spares (under mu) */
     uint8_t *wbuf; size_t wlen, wcap;   /* deferred tail of the active segment (under mu) */
     uint64_t woff;                   /* file offset of wbuf[0] */
     int werr;                        /* sticky error of a deferred write */
@@ -192,11 +219,41 @@ static void seg_free(clog_seg *s)
     cs_free(s);
 }
 
-static char *seg_path(const char *dir, uint64_t id)
+static char *seg_path(const char *dir, unsigned ver, uint64_t id)
 {
     char buf[4096];
-    snprintf(buf, sizeof buf, "%s/CommitLog-%u-%" PRIu64 ".log", dir, CLOG_VERSION, id);
+    snprintf(buf, sizeof buf, "%s/CommitLog-%u-%" PRIu64 ".log", dir, ver, id);
     return cs_strdup(buf);
+}
+
+static char *spare_path(const char *dir, uint64_t id)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s/CommitLogSpare-%" PRIu64 ".log", dir, id);
+    return cs_strdup(buf);
+}
+
+/* Open s->path for a new segment: a spare renamed to it (newest first: its
+ * pages are the likeliest to be cached), else a new file.  Sets s->fd and,
+ * for a spare, s->zeroed to its length (blocks already there).  Returns
+ * CLOG_F_REUSED, 0, or an error.  Caller holds mu. */
+static int seg_file(clog *l, clog_seg *s)
+{
+    while (l->n_spares > 0) {
+        clog_spare sp = l->spares[--l->n_spares];
+        l->spare_bytes -= sp.len;
+        int rc = vfs_rename(sp.path, s->path);
+        if (!rc && (s->fd = vfs_open(s->path, O_WRONLY, 0644)) >= 0) {
+            cs_free(sp.path);
+            s->zeroed = sp.len;
+            return (int)CLOG_F_REUSED;
+        }
+        CS_WARN("commitlog: cannot reuse %s: %s", sp.path, cs_strerror(rc ? rc : s->fd));
+        vfs_unlink(rc ? sp.path : s->path);
+        cs_free(sp.path);
+    }
+    s->fd = vfs_open(s->path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    return s->fd < 0 ? s->fd : 0;
 }
 
 /* Create a new active segment with its header.  Caller holds mu. */
@@ -205,15 +262,18 @@ static int seg_create(clog *l)
     clog_seg *s = cs_calloc(1, sizeof *s);
     if (!s) return CS_ENOMEM;
     s->id = l->next_id++;
-    s->path = seg_path(l->dir, s->id);
+    s->ver = CLOG_VERSION;
+    s->path = seg_path(l->dir, s->ver, s->id);
     if (!s->path) { cs_free(s); return CS_ENOMEM; }
-    s->fd = vfs_open(s->path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
-    if (s->fd < 0) { int rc = s->fd; s->fd = -1; seg_free(s); return rc; }
+    int flags = seg_file(l, s);
+    if (flags < 0) { s->fd = -1; seg_free(s); return flags; }
     uint8_t h[CLOG_HDR];
     cs_st32(h, CLOG_MAGIC);
     cs_st32(h + 4, CLOG_VERSION);
     cs_st64(h + 8, s->id);
-    cs_st32(h + 16, cs_crc32c(0, h, 16));
+    cs_st32(h + 16, (uint32_t)flags);
+    s->seed = cs_crc32c(0, h, 20);
+    cs_st32(h + 20, s->seed);
     ssize_t w = vfs_pwrite(s->fd, h, CLOG_HDR, 0);
     if (w < 0) { vfs_unlink(s->path); seg_free(s); return (int)w; }
     s->size = CLOG_HDR;
@@ -255,10 +315,56 @@ static clog_seg *active(clog *l)
 
 /* ---------------------------------------------------------------- open/close */
 
-static int cmp_u64(const void *a, const void *b)
+typedef struct seg_name { uint64_t id; unsigned ver; } seg_name;
+
+static int cmp_seg_name(const void *a, const void *b)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    uint64_t x = ((const seg_name *)a)->id, y = ((const seg_name *)b)->id;
     return x < y ? -1 : x > y;
+}
+
+/* The segments in dir (CommitLog-<ver>-<id>.log), in id order; with spares,
+ * also keep the spare files (CommitLogSpare-<id>.log) as spares of l, up to
+ * its bound, unlinking the others.  *out is cs_malloc'd. */
+static int seg_list(const char *dir, clog *spares, seg_name **out, int *n_out)
+{
+    char **names; int n;
+    int rc = vfs_list(dir, &names, &n);
+    if (rc) return rc;
+    seg_name *v = cs_malloc(sizeof *v * (size_t)(n + 1));
+    int k = 0;
+    for (int i = 0; v && i < n; i++) {
+        unsigned ver; uint64_t id; int consumed = 0;
+        size_t len = strlen(names[i]);
+        if (sscanf(names[i], "CommitLog-%u-%" SCNu64 ".log%n", &ver, &id, &consumed) == 2 &&
+            consumed == (int)len) {
+            v[k].id = id; v[k].ver = ver; k++;
+        } else if (spares && sscanf(names[i], "CommitLogSpare-%" SCNu64 ".log%n", &id, &consumed) == 1 &&
+                   consumed == (int)len) {
+            clog *l = spares;
+            char *path = spare_path(dir, id);
+            int64_t sz = path ? vfs_file_size(path) : -1;
+            bool keep = path && sz > 0 && l->spare_bytes + (uint64_t)sz <= l->spare_max;
+            if (keep && l->n_spares == l->cap_spares) {
+                int nc = l->cap_spares ? l->cap_spares * 2 : 8;
+                clog_spare *ns = cs_realloc(l->spares, (size_t)nc * sizeof *ns);
+                if (ns) { l->spares = ns; l->cap_spares = nc; } else keep = false;
+            }
+            if (keep) {
+                l->spares[l->n_spares++] = (clog_spare){ path, (uint64_t)sz };
+                l->spare_bytes += (uint64_t)sz;
+            } else {
+                if (path) vfs_unlink(path);
+                cs_free(path);
+            }
+        }
+    }
+    vfs_list_free(names, n);
+    if (!v) return CS_ENOMEM;
+    qsort(v, (size_t)k, sizeof *v, cmp_seg_name);
+    *out = v;
+    *n_out = k;
+    return 0;
 }
 
 static void *sync_main(void *arg);
@@ -281,37 +387,32 @@ int clog_open(const st_config *cfg, clog **out)
     l->gather_score = GATHER_SCORE_MAX;
     int rc = l->dir ? vfs_mkdirs(l->dir) : CS_ENOMEM;
     if (rc) { clog_close(l); return rc; }
-    char **names; int n;
-    rc = vfs_list(l->dir, &names, &n);
+    /* Spares: a flush cycle's worth of log, at most half the log's bound. */
+    uint64_t seg = cfg->segment_size ? cfg->segment_size : 1;
+    l->spare_max = cfg->memtable_space;
+    if (l->spare_max > cfg->commitlog_total_space / 2) l->spare_max = cfg->commitlog_total_space / 2;
+    if (l->spare_max < 2 * seg) l->spare_max = 2 * seg;
+    seg_name *ids; int ni;
+    rc = seg_list(l->dir, l, &ids, &ni);
     if (rc) { clog_close(l); return rc; }
-    uint64_t *ids = cs_malloc(sizeof(uint64_t) * (size_t)(n + 1));
-    int ni = 0;
-    for (int i = 0; ids && i < n; i++) {
-        unsigned ver; uint64_t id; int consumed = 0;
-        if (sscanf(names[i], "CommitLog-%u-%" SCNu64 ".log%n", &ver, &id, &consumed) == 2 &&
-            consumed == (int)strlen(names[i]))
-            ids[ni++] = id;
-    }
-    vfs_list_free(names, n);
-    if (!ids) { clog_close(l); return CS_ENOMEM; }
-    qsort(ids, (size_t)ni, sizeof *ids, cmp_u64);
     /* Ids start from the wall clock in ms (like Cassandra), so positions keep
      * growing even if the commit log directory is emptied while sstables
      * (which store positions) remain. */
     l->next_id = (uint64_t)cs_now_ms();
     for (int i = 0; i < ni; i++) {
         clog_seg *s = cs_calloc(1, sizeof *s);
-        if (!s || !(s->path = seg_path(l->dir, ids[i])) || seg_push(l, s)) {
+        if (!s || !(s->path = seg_path(l->dir, ids[i].ver, ids[i].id)) || seg_push(l, s)) {
             if (s) { cs_free(s->path); cs_free(s); }
             cs_free(ids); clog_close(l); return CS_ENOMEM;
         }
-        s->id = ids[i];
+        s->id = ids[i].id;
+        s->ver = ids[i].ver;
         s->fd = -1;
         s->old = true;
         int64_t sz = vfs_file_size(s->path);
         s->size = sz > 0 ? (uint64_t)sz : 0;
         l->total += s->size;
-        if (ids[i] >= l->next_id) l->next_id = ids[i] + 1;
+        if (ids[i].id >= l->next_id) l->next_id = ids[i].id + 1;
     }
     cs_free(ids);
     pthread_mutex_lock(&l->mu);
@@ -367,9 +468,19 @@ void clog_close(clog *l)
         }
     }
     pthread_mutex_lock(&l->mu);
+    l->closing = true;
     if (l->wlen) wbuf_write(l);   /* (normally done by the final sync) */
+    /* Cut the active segment at its last record: whatever follows (zeros,
+     * or what a reused file held) need not be read again at open. */
+    clog_seg *act = active(l);
+    if (act && act->fd >= 0 && !l->werr && act->zeroed > act->size) vfs_truncate(act->fd, act->size);
     pthread_mutex_unlock(&l->mu);
     cs_free(l->wbuf);
+    for (int i = 0; i < l->n_spares; i++) {
+        vfs_unlink(l->spares[i].path);
+        cs_free(l->spares[i].path);
+    }
+    cs_free(l->spares);
     /* Remaining waiters: the final sync in sync_main completed them. */
     for (clog_notifier *n = l->notifiers, *nx; n; n = nx) {
         nx = n->next;
@@ -417,8 +528,7 @@ int clog_append(clog *l, const uint8_t *p, size_t n, const uint8_t (*ids)[16], i
     if (n > l->cfg.segment_size / 2 || n > UINT32_MAX - 16) return CS_ETOOBIG;
     uint8_t h[CLOG_REC_HDR], t[CLOG_REC_TRL];
     cs_st32(h, (uint32_t)n);
-    cs_st32(h + 4, cs_crc32c(0, h, 4));
-    cs_st32(t, cs_crc32c(0, p, n));
+    cs_st32(t, cs_crc32c(0, p, n));   /* (the length CRC needs the segment: below) */
     size_t rec = CLOG_REC_HDR + n + CLOG_REC_TRL;
     pthread_mutex_lock(&l->mu);
     clog_seg *s = active(l);
@@ -428,6 +538,7 @@ int clog_append(clog *l, const uint8_t *p, size_t n, const uint8_t (*ids)[16], i
         s = active(l);
     }
     if (!rc && l->werr) rc = l->werr;
+    if (s) cs_st32(h + 4, cs_crc32c(s->seed, h, 4));
     if (!rc && s && tl_defer) {
         /* Deferred: append to the tail, written by clog_flush (or when big). */
         if (l->wlen == 0) l->woff = s->size;
@@ -963,8 +1074,40 @@ void clog_recycle(clog *l, st_clog_pos (*clean)(const uint8_t id[16], void *arg)
     pthread_mutex_unlock(&l->mu);
 }
 
-/* Unlink the segments clog_recycle dropped.  Called without the engine's
- * barrier held, so file deletion never delays a writer. */
+/* Keep a retired segment's file as a spare if the spares' bound allows (it
+ * is renamed, so it is never replayed), else unlink it. */
+static void seg_retire(clog *l, clog_seg *s)
+{
+    uint64_t len = s->zeroed > s->size ? s->zeroed : s->size;
+    char *sp = spare_path(l->dir, s->id);
+    pthread_mutex_lock(&l->mu);
+    bool keep = sp && !l->closing && l->spare_bytes + len <= l->spare_max;
+    if (keep && l->n_spares == l->cap_spares) {
+        int nc = l->cap_spares ? l->cap_spares * 2 : 8;
+        clog_spare *ns = cs_realloc(l->spares, (size_t)nc * sizeof *ns);
+        if (ns) { l->spares = ns; l->cap_spares = nc; } else keep = false;
+    }
+    if (keep) l->spare_bytes += len;   /* reserved; added to the list once renamed */
+    pthread_mutex_unlock(&l->mu);
+    if (keep && vfs_rename(s->path, sp) == 0) {
+        pthread_mutex_lock(&l->mu);
+        l->spares[l->n_spares++] = (clog_spare){ sp, len };
+        pthread_mutex_unlock(&l->mu);
+        CS_DEBUG("commitlog: recycled %s as %s", s->path, sp);
+        return;
+    }
+    if (keep) {
+        pthread_mutex_lock(&l->mu);
+        l->spare_bytes -= len;
+        pthread_mutex_unlock(&l->mu);
+    }
+    cs_free(sp);
+    vfs_unlink(s->path);
+    CS_DEBUG("commitlog: deleted %s", s->path);
+}
+
+/* Keep or unlink the segments clog_recycle dropped.  Called without the
+ * engine's barrier held, so file operations never delay a writer. */
 void clog_reap(clog *l)
 {
     pthread_mutex_lock(&l->mu);
@@ -973,8 +1116,7 @@ void clog_reap(clog *l)
     l->doomed = NULL; l->n_doomed = 0; l->cap_doomed = 0;
     pthread_mutex_unlock(&l->mu);
     for (int i = 0; i < n; i++) {
-        vfs_unlink(d[i]->path);
-        CS_DEBUG("commitlog: recycled %s", d[i]->path);
+        seg_retire(l, d[i]);
         seg_free(d[i]);
     }
     cs_free(d);
@@ -996,35 +1138,84 @@ int clog_oldest_dirty(clog *l, uint8_t (*ids)[16], int max)
 
 /* ---------------------------------------------------------------- replay */
 
-/* Replay one old segment: records up to the first torn or corrupt one. */
-static int replay_seg(clog *l, clog_seg *s, clog_replay_cb cb, void *arg, uint64_t *good)
+/* Does a record of the segment whose length CRCs start from seed begin at
+ * p (n bytes left)?  Its length CRC and its payload CRC must check. */
+static bool record_at(const uint8_t *p, size_t n, uint32_t seed)
+{
+    if (n < CLOG_REC_HDR + CLOG_REC_TRL) return false;
+    uint32_t len = cs_be32(p);
+    if (cs_be32(p + 4) != cs_crc32c(seed, p, 4)) return false;
+    if (len == 0 || (uint64_t)len + CLOG_REC_HDR + CLOG_REC_TRL > n) return false;
+    return cs_be32(p + CLOG_REC_HDR + len) == cs_crc32c(0, p + CLOG_REC_HDR, len);
+}
+
+/* The offset of the first record of seed's segment after off, or 0. */
+static size_t next_record(const uint8_t *p, size_t n, size_t off, uint32_t seed)
+{
+    for (size_t o = off + 1; o + CLOG_REC_HDR + CLOG_REC_TRL <= n; o++)
+        if (record_at(p + o, n - o, seed)) return o;
+    return 0;
+}
+
+/* Replay one old segment: records up to the first torn or corrupt one.
+ * *good is the end of the last good record; *clean tells whether what
+ * follows is an expected end (the file's end, zero fill, or bytes a reused
+ * file kept from its earlier segments) rather than damage. */
+static int replay_seg(clog *l, clog_seg *s, clog_replay_cb cb, void *arg, uint64_t *good, bool *clean)
 {
     (void)l;
     *good = 0;
+    *clean = false;
     uint8_t *p; size_t n;
     int rc = vfs_read_all(s->path, &p, &n);
     if (rc) {
         CS_ERROR("commitlog: cannot read %s: %s", s->path, cs_strerror(rc));
         return 0;
     }
-    size_t off = 0;
-    if (n < CLOG_HDR || cs_be32(p) != CLOG_MAGIC || cs_be32(p + 4) != CLOG_VERSION ||
-        cs_be32(p + 16) != cs_crc32c(0, p, 16) || cs_be64(p + 8) != s->id) {
-        if (n > 0) CS_WARN("commitlog: %s: bad segment header, %zu bytes dropped", s->path, n);
+    size_t hdr = s->ver == 1 ? CLOG_HDR_V1 : CLOG_HDR;
+    uint32_t seed = 0, flags = 0;
+    bool hdr_ok = n >= hdr && cs_be32(p) == CLOG_MAGIC && cs_be32(p + 4) == s->ver &&
+                  (s->ver == 1 || s->ver == CLOG_VERSION) && cs_be32(p + hdr - 4) == cs_crc32c(0, p, hdr - 4);
+    if (hdr_ok && s->ver != 1) {
+        flags = cs_be32(p + 16);
+        seed = cs_be32(p + 20);
+    }
+    if (hdr_ok && s->ver != 1 && cs_be64(p + 8) < s->id) {
+        /* A spare renamed to this name before a crash, its new header not
+         * yet written: still the header of the segment it held.  The new
+         * segment had no record yet (records follow the header). */
+        CS_INFO("commitlog: %s was being reused when the server stopped; nothing to replay", s->path);
+        *clean = true;
         cs_free(p);
         return 0;
     }
-    off = CLOG_HDR;
+    if (!hdr_ok || cs_be64(p + 8) != s->id) {
+        if (n > 0) CS_WARN("commitlog: %s: bad segment header, %zu bytes dropped", s->path, n);
+        else *clean = true;
+        cs_free(p);
+        return 0;
+    }
+    size_t off = hdr;
     *good = off;
     while (off < n) {
         size_t left = n - off;
         if (left < CLOG_REC_HDR) {
+            if (flags & CLOG_F_REUSED) { *clean = true; break; }
             CS_WARN("commitlog: %s: torn record header at offset %zu, %zu bytes dropped", s->path, off, left);
             break;
         }
         uint32_t len = cs_be32(p + off);
-        if (len == 0 && cs_be32(p + off + 4) == 0) break;   /* zero fill: end */
-        if (cs_be32(p + off + 4) != cs_crc32c(0, p + off, 4)) {
+        if (len == 0 && cs_be32(p + off + 4) == 0) { *clean = true; break; }   /* zero fill: end */
+        if (cs_be32(p + off + 4) != cs_crc32c(seed, p + off, 4)) {
+            if (flags & CLOG_F_REUSED) {
+                /* The end of this segment's records, unless one of them
+                 * follows (then these bytes are damage). */
+                size_t next = next_record(p, n, off, seed);
+                if (!next) { *clean = true; break; }
+                CS_WARN("commitlog: %s: corrupt record length at offset %zu, %zu bytes dropped "
+                        "(a record of this segment follows at offset %zu)", s->path, off, left, next);
+                break;
+            }
             CS_WARN("commitlog: %s: corrupt record length at offset %zu, %zu bytes dropped", s->path, off, left);
             break;
         }
@@ -1043,6 +1234,10 @@ static int replay_seg(clog *l, clog_seg *s, clog_replay_cb cb, void *arg, uint64
         rc = cb(pl, len, pos, arg);
         if (rc) break;
     }
+    if (off >= n) *clean = true;
+    if (*clean && off < n)
+        CS_DEBUG("commitlog: %s: records end at offset %zu; the %zu bytes after are from its earlier use",
+                 s->path, off, n - off);
     cs_free(p);
     return rc;
 }
@@ -1059,7 +1254,8 @@ int clog_replay(clog *l, clog_replay_cb cb, void *arg)
     if (!v) return CS_ENOMEM;
     int rc = 0;
     uint64_t good;
-    for (int i = 0; i < k && !rc; i++) rc = replay_seg(l, v[i], cb, arg, &good);
+    bool clean;
+    for (int i = 0; i < k && !rc; i++) rc = replay_seg(l, v[i], cb, arg, &good, &clean);
     cs_free(v);
     return rc;
 }
@@ -1148,21 +1344,12 @@ static int dump_cb(const uint8_t *p, size_t n, st_clog_pos pos, void *arg)
 
 static int dump_dir(const char *dir, FILE *out)
 {
-    char **names; int n;
-    int rc = vfs_list(dir, &names, &n);
+    seg_name *ids; int k;
+    int rc = seg_list(dir, NULL, &ids, &k);
     if (rc) return rc;
-    uint64_t *ids = cs_malloc(sizeof(uint64_t) * (size_t)(n + 1));
-    int k = 0;
-    for (int i = 0; ids && i < n; i++) {
-        unsigned ver; uint64_t id;
-        if (sscanf(names[i], "CommitLog-%u-%" SCNu64 ".log", &ver, &id) == 2) ids[k++] = id;
-    }
-    vfs_list_free(names, n);
-    if (!ids) return CS_ENOMEM;
-    qsort(ids, (size_t)k, sizeof *ids, cmp_u64);
     int worst = 0;
     for (int i = 0; i < k; i++) {
-        char *p = seg_path(dir, ids[i]);
+        char *p = seg_path(dir, ids[i].ver, ids[i].id);
         if (!p) { worst = CS_ENOMEM; break; }
         rc = clog_dump(p, out);
         cs_free(p);
@@ -1181,11 +1368,16 @@ int clog_dump(const char *path, FILE *out)
     if (sscanf(base, "CommitLog-%u-%" SCNu64 ".log", &ver, &id) != 2) return dump_dir(path, out);
     int64_t sz = vfs_file_size(path);
     if (sz < 0) return (int)sz;
-    clog_seg s = { .id = id, .fd = -1, .path = (char *)path, .size = (uint64_t)sz, .old = true };
+    clog_seg s = { .id = id, .ver = ver, .fd = -1, .path = (char *)path, .size = (uint64_t)sz, .old = true };
     dump_ctx d = { out, 0 };
     uint64_t good = 0;
-    int rc = replay_seg(NULL, &s, dump_cb, &d, &good);
-    fprintf(out, "%s: %" PRIu64 " records, %" PRIu64 " of %" PRId64 " bytes valid\n", path, d.n, good, sz);
+    bool clean = false;
+    int rc = replay_seg(NULL, &s, dump_cb, &d, &good, &clean);
+    if (clean && good < (uint64_t)sz)
+        fprintf(out, "%s: %" PRIu64 " records in %" PRIu64 " bytes; the other %" PRIu64 " bytes are zero fill "
+                "or left from the file's earlier use\n", path, d.n, good, (uint64_t)sz - good);
+    else
+        fprintf(out, "%s: %" PRIu64 " records, %" PRIu64 " of %" PRId64 " bytes valid\n", path, d.n, good, sz);
     if (rc) return rc;
-    return good == (uint64_t)sz ? 0 : CS_ECORRUPT;
+    return clean ? 0 : CS_ECORRUPT;
 }

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "storage/storage.h"
@@ -85,13 +86,18 @@ static int rows(st_table *t)
     return n;
 }
 
-static int n_segments(void)
+/* Files in the commit log directory whose names start with prefix. */
+static int n_files(const char *prefix)
 {
     char **names; int n;
     if (vfs_list(g_c, &names, &n)) return -1;
+    int k = 0;
+    for (int i = 0; i < n; i++) k += strncmp(names[i], prefix, strlen(prefix)) == 0;
     vfs_list_free(names, n);
-    return n;
+    return k;
 }
+static int n_segments(void) { return n_files("CommitLog-"); }
+static int n_spares(void) { return n_files("CommitLogSpare-"); }
 
 /* Name of the k-th segment in id order (static buffer). */
 static const char *nth_segment(int k)
@@ -99,17 +105,20 @@ static const char *nth_segment(int k)
     static char name[256];
     char **names; int n;
     cr_assert_eq(vfs_list(g_c, &names, &n), 0);
-    uint64_t ids[64]; int m = 0;
+    uint64_t ids[64]; unsigned vers[64]; int m = 0;
     for (int i = 0; i < n && m < 64; i++) {
         unsigned v; unsigned long long id;
-        if (sscanf(names[i], "CommitLog-%u-%llu.log", &v, &id) == 2) ids[m++] = id;
+        if (sscanf(names[i], "CommitLog-%u-%llu.log", &v, &id) == 2) { ids[m] = id; vers[m++] = v; }
     }
     vfs_list_free(names, n);
     for (int i = 0; i < m; i++)
         for (int j = i + 1; j < m; j++)
-            if (ids[j] < ids[i]) { uint64_t x = ids[i]; ids[i] = ids[j]; ids[j] = x; }
+            if (ids[j] < ids[i]) {
+                uint64_t x = ids[i]; ids[i] = ids[j]; ids[j] = x;
+                unsigned w = vers[i]; vers[i] = vers[j]; vers[j] = w;
+            }
     cr_assert_lt(k, m);
-    snprintf(name, sizeof name, "CommitLog-1-%llu.log", (unsigned long long)ids[k]);
+    snprintf(name, sizeof name, "CommitLog-%u-%llu.log", vers[k], (unsigned long long)ids[k]);
     return name;
 }
 
@@ -128,7 +137,7 @@ Test(storage_commitlog, exact_segment_fill)
     st_table *t;
     st_engine *e = eopen(4096, &t);
     /* Record overhead: 12 bytes framing; payload = ops.  Find payload size of a
-     * 0-byte value, then size values so two records fill 4096 - 20 exactly. */
+     * 0-byte value, then size values so two records fill 4096 - 24 exactly. */
     st_clog_pos a, b;
     st_mutation *m = st_mutation_new();
     st_mut_partition(m, t, (const uint8_t *)"pk", 2);
@@ -140,7 +149,7 @@ Test(storage_commitlog, exact_segment_fill)
     cr_assert_eq(put(e, t, 1, 0), 0);
     (void)b;
     /* Fill the rest of segment 1 exactly: medium records, then one sized to the byte. */
-    uint64_t rec0 = a.offset - 20;                      /* a record with a 0-byte value */
+    uint64_t rec0 = a.offset - 24;                      /* a record with a 0-byte value */
     uint32_t i = 2;
     while (4096 - g_pos.offset > 2000) cr_assert_eq(put(e, t, i++, 1000), 0);
     uint64_t left = 4096 - g_pos.offset;
@@ -258,12 +267,127 @@ Test(storage_commitlog, segments_recycled_after_flush)
     st_table *t;
     st_engine *e = eopen(4096, &t);
     for (uint32_t i = 0; i < 200; i++) cr_assert_eq(put(e, t, i, 100), 0);
-    cr_assert_gt(n_segments(), 5);
+    int before = n_segments();
+    cr_assert_gt(before, 5);
+    cr_assert_eq(n_spares(), 0);
     cr_assert_eq(st_table_flush(t), 0);
     cr_assert_eq(n_segments(), 1, "all but the active segment recycled");
+    cr_assert_eq(n_spares(), before - 1, "the recycled files are kept as spares");
+    /* New segments are the spares, renamed: no file is created. */
+    for (uint32_t i = 200; i < 260; i++) cr_assert_eq(put(e, t, i, 100), 0);
+    cr_assert_gt(n_segments(), 2);
+    cr_assert_eq(n_segments() + n_spares(), before, "%d segments, %d spares", n_segments(), n_spares());
     reopen_replay(&e, &t, 4096);
-    cr_assert_eq(rows(t), 200);
+    cr_assert_eq(n_spares(), 0, "spares are deleted at close");
+    cr_assert_eq(rows(t), 260);
     st_engine_close(e, true);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+/* Records a reused file kept from its earlier segments are never replayed:
+ * rows written, flushed (their segments become spares), truncated; then a
+ * few rows go to reused segments and the process dies (a forked child,
+ * _exit without closing).  Replay finds exactly those rows, and no warning:
+ * the old bytes are an expected end, not damage. */
+Test(storage_commitlog, reused_segment_old_records_not_replayed)
+{
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        st_table *t;
+        st_engine *e = eopen(4096, &t);
+        for (uint32_t i = 0; i < 200; i++) if (put(e, t, i, 100)) _exit(2);
+        if (st_table_flush(t) || n_spares() < 5) _exit(3);
+        if (st_table_truncate(t)) _exit(4);
+        int spares = n_spares();
+        for (uint32_t i = 1000; i < 1040; i++) if (put(e, t, i, 100)) _exit(5);
+        if (n_spares() >= spares) _exit(6);    /* the new rows went to reused files */
+        _exit(0);                              /* no close: as if killed */
+    }
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
+    char lp[400];
+    snprintf(lp, sizeof lp, "%s.log", g_dir);
+    fflush(stderr);
+    int saved = dup(2), fd = open(lp, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    cr_assert(saved >= 0 && fd >= 0);
+    dup2(fd, 2);
+    st_table *t;
+    st_engine *e = eopen(4096, &t);
+    int rc = st_engine_replay(e, NULL, NULL);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    char log[8192];
+    ssize_t n = pread(fd, log, sizeof log - 1, 0);
+    log[n > 0 ? n : 0] = 0;
+    close(fd);
+    unlink(lp);
+    cr_assert_eq(rc, 0);
+    cr_assert_eq(st_engine_replay_done(e), 0);
+    cr_assert_eq(rows(t), 40, "only the rows written after the truncate");
+    cr_assert(strstr(log, "WARN") == NULL, "%s", log);
+    st_engine_close(e, false);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+/* In a reused segment, a damaged record followed by records of the same
+ * segment is reported (naming the file and both offsets), not taken for
+ * the end of the segment's records. */
+Test(storage_commitlog, reused_segment_damage_reported)
+{
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        st_table *t;
+        st_engine *e = eopen(4096, &t);
+        for (uint32_t i = 0; i < 200; i++) if (put(e, t, i, 100)) _exit(2);
+        if (st_table_flush(t)) _exit(3);
+        uint64_t seg = g_pos.segment;
+        for (uint32_t i = 1000; i < 1100 && g_pos.segment < seg + 2; i++) if (put(e, t, i, 100)) _exit(5);
+        _exit(0);
+    }
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
+    /* The second segment of the new rows is a reused file: flip a byte in
+     * its first record's length. */
+    char p[400];
+    snprintf(p, sizeof p, "%s/%s", g_c, nth_segment(1));
+    int fd = open(p, O_RDWR);
+    cr_assert_geq(fd, 0);
+    uint8_t hdr[24], x;
+    cr_assert_eq(pread(fd, hdr, 24, 0), 24);
+    cr_assert_eq(hdr[19] & 1, 1, "a reused segment");
+    cr_assert_eq(pread(fd, &x, 1, 24 + 2), 1);
+    x ^= 0x40;
+    cr_assert_eq(pwrite(fd, &x, 1, 24 + 2), 1);
+    close(fd);
+    char lp[400];
+    snprintf(lp, sizeof lp, "%s.log", g_dir);
+    fflush(stderr);
+    int saved = dup(2);
+    fd = open(lp, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    cr_assert(saved >= 0 && fd >= 0);
+    dup2(fd, 2);
+    st_table *t;
+    st_engine *e = eopen(4096, &t);
+    int rc = st_engine_replay(e, NULL, NULL);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    char log[8192];
+    ssize_t n = pread(fd, log, sizeof log - 1, 0);
+    log[n > 0 ? n : 0] = 0;
+    close(fd);
+    unlink(lp);
+    cr_assert_eq(rc, 0);
+    cr_assert(strstr(log, "corrupt record length at offset 24") != NULL, "%s", log);
+    cr_assert(strstr(log, "a record of this segment follows at offset") != NULL, "%s", log);
+    cr_assert(strstr(log, nth_segment(1)) != NULL, "%s", log);
+    st_engine_replay_done(e);
+    st_engine_close(e, false);
     cr_assert_eq(cs_alloc_count(), 0);
 }
 
