@@ -601,7 +601,7 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
                 rc = open_writer(t, &w, gens, n, keys);
                 if (!rc) rc = sst_writer_add(w, &m);
             }
-            if (a.used >= CMP_ARENA_BYTES) { cs_arena_destroy(&a); cs_arena_init(&a); }
+            if (a.used >= CMP_ARENA_BYTES) cs_arena_reset(&a);
             since_check++;
         }
         if (!rc && w && target_bytes && sst_writer_bytes(w) >= target_bytes) {

@@ -82,6 +82,9 @@ int st_engine_open(const st_config *cfg, st_engine **out)
     pthread_mutex_init(&e->mu, NULL);
     pthread_cond_init(&e->cv, NULL);
     atomic_init(&e->mem_total, 0);
+    /* Flushed memtables' chunks serve the next memtables (a flush cycle's
+     * worth at most; trimmed by the compaction thread when unused). */
+    e->mt_pool = cs_chunk_pool_new(MT_CHUNK, e->cfg.memtable_space);
     st__cache_retain(cfg->block_cache_size);
     st__reaper_retain();
     int rc = (!e->data_dir || !e->clog_dir) ? CS_ENOMEM : vfs_mkdirs(e->data_dir);
@@ -128,6 +131,7 @@ void st_engine_close(st_engine *e, bool flush_all)
     }
     for (int i = 0; i < e->n_tables; i++) table_free(e->tables[i]);
     cs_free(e->tables);
+    cs_chunk_pool_unref(e->mt_pool);   /* freed with the last memtable (the reaper may hold one) */
     pthread_rwlock_destroy(&e->barrier);
     pthread_mutex_destroy(&e->mu);
     pthread_cond_destroy(&e->cv);
@@ -231,7 +235,7 @@ int st_table_open(st_engine *e, const uint8_t id[16], const char *ks, const char
     t->ks = cs_strdup(ks);
     t->name = cs_strdup(name);
     t->dir = cs_strdup(buf);
-    t->mem = mt_new();
+    t->mem = mt_new(e->mt_pool);
     t->next_gen = 1;
     int rc = (!t->ks || !t->name || !t->dir || !t->mem) ? CS_ENOMEM : vfs_mkdirs(t->dir);
     if (!rc) rc = st__table_load_sstables(t);
@@ -406,7 +410,7 @@ int st_table_truncate(st_table *t)
     st__wait_idle(t);
     pthread_rwlock_wrlock(&e->barrier);
     st_clog_pos pos = clog_current(e->log);
-    mt_memtable *fresh = mt_new();
+    mt_memtable *fresh = mt_new(e->mt_pool);
     if (!fresh) { pthread_rwlock_unlock(&e->barrier); st__resume(t); return CS_ENOMEM; }
     pthread_mutex_lock(&t->mu);
     mt_memtable *old = t->mem;

@@ -278,7 +278,7 @@ int st__flush_table(st_table *t, bool wait)
     st__job *j = NULL;
     bool retry = t->n_flushing > 0 && t->flushing[0]->flush_failed;
     if ((mt_partitions(t->mem) > 0 || retry) && !t->dropped && t->paused == 0) {
-        mt_memtable *fresh = mt_new();
+        mt_memtable *fresh = mt_new(e->mt_pool);
         if (fresh) mt_expect_partitions(fresh, mt_partitions(t->mem));
         j = cs_calloc(1, sizeof *j);
         if (!fresh || !j) {
@@ -412,6 +412,10 @@ enum { BG_FLUSH = 0, BG_COMPACT = 1 };
 
 /* A compaction thread stays at normal priority while its table has this
  * many compactions pending, or this many times min_threshold sstables. */
+/* The memtable chunk pool is trimmed this often: chunks that sat unused
+ * since the previous trim are freed (a flush cycle under steady writes is
+ * shorter; an idle server's memtable memory is returned within ~2 trims). */
+#define MT_POOL_TRIM_NS (5ull * 1000000000ull)
 #define BG_BACKLOG_PENDING 4
 #define BG_BACKLOG_SSTABLES 4
 
@@ -578,6 +582,16 @@ static void *compact_main(void *arg)
     int self = bg_self(e);
     pthread_mutex_lock(&e->mu);
     while (!e->closing) {
+        /* Memtable chunks no memtable took for a while go back to malloc
+         * (e->mu is not held while they are freed). */
+        uint64_t now = cs_mono_ns();
+        if (e->mt_pool && now - e->mt_pool_trim_ns > MT_POOL_TRIM_NS) {
+            e->mt_pool_trim_ns = now;
+            pthread_mutex_unlock(&e->mu);
+            cs_chunk_pool_trim(e->mt_pool);
+            pthread_mutex_lock(&e->mu);
+            continue;
+        }
         st_table *pick = NULL;
         bool backlog = false;
         for (int i = 0; i < e->n_tables && !pick; i++) {

@@ -242,15 +242,21 @@ void mt_expect_partitions(mt_memtable *m, size_t n)
     m->idx_hint_bits = bits;
 }
 
-mt_memtable *mt_new(void)
+mt_memtable *mt_new(cs_chunk_pool *pool)
 {
     mt_memtable *m = cs_calloc(1, sizeof *m);
     if (!m) return NULL;
     pthread_rwlock_init(&m->lock, NULL);
     cs_arena_init(&m->slab);
-    cs_arena_set_chunk_max(&m->slab, 1u << 20);   /* big memtables: few, mmap-sized chunks */
+    cs_arena_set_chunk_max(&m->slab, MT_CHUNK);   /* big memtables: few, mmap-sized chunks */
     cs_arena_init(&m->nodes);
-    cs_arena_set_chunk_max(&m->nodes, 1u << 20);
+    cs_arena_set_chunk_max(&m->nodes, MT_CHUNK);
+    if (pool) {
+        cs_chunk_pool_ref(pool);
+        m->pool = pool;
+        cs_arena_set_pool(&m->slab, pool);
+        cs_arena_set_pool(&m->nodes, pool);
+    }
     st__btree_init_hint(&m->parts, part_cmp, part_hint);
     m->parts.arena = &m->nodes;
     atomic_init(&m->mem, 0);
@@ -281,6 +287,7 @@ static void mt_free(void *arg)
     if (m->has_rts) st__btree_destroy(&m->parts, part_free);
     cs_arena_destroy(&m->slab);
     cs_arena_destroy(&m->nodes);
+    cs_chunk_pool_unref(m->pool);
     cs_free(m->idx.slots);
     cs_free(m->idx_old.slots);
     pthread_rwlock_destroy(&m->lock);
@@ -843,17 +850,14 @@ int mt_foreach(mt_memtable *m, int (*cb)(st__part *p, void *arg), void *arg)
         prefetch_part(st__biter_get(&a2), false);
         st__biter_next(&a2);
     }
-    cs_arena a;                                  /* reused; reset past 1 MiB */
+    cs_arena a;                                  /* reused; emptied past 1 MiB */
     cs_arena_init(&a);
     for (mt_partition *mp; rc == 0 && (mp = st__biter_get(&it)) != NULL; st__biter_next(&it)) {
         prefetch_part(st__biter_get(&a2), false);
         prefetch_part(st__biter_get(&a1), true);
         st__biter_next(&a1);
         st__biter_next(&a2);
-        if (a.used > (1u << 20)) {
-            cs_arena_destroy(&a);
-            cs_arena_init(&a);
-        }
+        if (a.used > (1u << 20)) cs_arena_reset(&a);   /* keeps its chunks: no page faults again */
         st__part p;
         memset(&p, 0, sizeof p);
         p.pk = mp->pk; p.pk_len = mp->pk_len; p.token = mp->token;

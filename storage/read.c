@@ -290,8 +290,7 @@ static int load_window(st_scan *s, int k, bool *exists)
     if (s->single && (s->n_win == 1 || s->accum)) {
         a = s->ka;                      /* one window (or st_read_point): no arena of its own */
     } else {
-        cs_arena_destroy(&s->pa);
-        cs_arena_init(&s->pa);
+        cs_arena_reset(&s->pa);
         a = &s->pa;
     }
     s->out = NULL; s->n_out = s->next_out = 0;
@@ -431,8 +430,7 @@ static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t
             s->pkey = n; s->pkey_cap = pk_len + 1;
         }
         if (pk_len) memcpy(s->pkey, pk, pk_len);
-        cs_arena_destroy(&s->parena);
-        cs_arena_init(&s->parena);
+        cs_arena_reset(&s->parena);
         pa = &s->parena;
     }
     s->pkey_len = pk_len;
@@ -684,8 +682,7 @@ int st_scan_next_partition(st_scan *s, st_partition_view *p)
     for (;;) {
         if (s->bud_hit) return ST_SCAN_BUDGET;
         if (s->done) return 0;
-        cs_arena_destroy(&s->pa);
-        cs_arena_init(&s->pa);
+        cs_arena_reset(&s->pa);
         s->out = NULL; s->n_out = s->next_out = 0;
         int64_t tok = 0; const uint8_t *key = NULL; uint32_t len = 0;
         if (s->single) {

@@ -175,6 +175,7 @@ typedef struct mt_memtable {
     size_t idx_moved;
     unsigned idx_hint_bits;              /* first table's size (2^bits), from the memtable before */
     bool idx_off;                        /* no index (a pointer past 48 bits, or no memory): the tree answers */
+    cs_chunk_pool *pool;                 /* the engine's: slab and node chunks (a reference; may be NULL) */
 } mt_memtable;
 
 /* Teardown off request threads (reaper.c): st__reap queues fn(arg) for the
@@ -193,7 +194,11 @@ bool st__foreground(void);
 void st__reaper_retain(void);
 void st__reaper_release(void);
 
-mt_memtable *mt_new(void);
+/* MT_CHUNK: the slab's and the nodes' largest chunk, the size pool holds
+ * (the engine's, shared by its memtables so a flushed memtable's memory
+ * serves the next ones; NULL: none). */
+#define MT_CHUNK ((size_t)1 << 20)
+mt_memtable *mt_new(cs_chunk_pool *pool);
 /* Size a fresh memtable's partition index for about n partitions (the
  * count of the memtable it replaces), before it is shared. */
 void mt_expect_partitions(mt_memtable *m, size_t n);
@@ -298,6 +303,8 @@ struct st_engine {
     st_table **tables; int n_tables, cap_tables;
     atomic_size_t mem_total;             /* all memtables (active + flushing) */
     atomic_size_t mem_flushing;          /* memtables being flushed */
+    cs_chunk_pool *mt_pool;              /* memtable chunks (mt_new); NULL if it could not be made */
+    uint64_t mt_pool_trim_ns;            /* last cs_chunk_pool_trim (compaction thread) */
     bool replaying;
     atomic_bool closing;                 /* st__bg_stop; read under t->mu by compactions */
     pthread_t threads[8]; int n_threads;

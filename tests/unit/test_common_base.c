@@ -156,6 +156,84 @@ Test(arena, alloc_and_destroy)
     cr_assert_eq(cs_alloc_count(), 0);
 }
 
+/* cs_arena_reset keeps the chunks: the same allocations again make no new
+ * chunk and land in the memory of the first round. */
+Test(arena, reset_reuses_chunks)
+{
+    cs_arena a;
+    cs_arena_init(&a);
+    char *first = NULL;
+    for (int i = 0; i < 2000; i++) {
+        char *p = cs_arena_alloc(&a, 200);
+        if (!first) first = p;
+        memset(p, 1, 200);
+    }
+    cr_assert_not_null(cs_arena_alloc(&a, 100000));   /* a big one-off chunk too */
+    size_t chunks = cs_alloc_count();
+    for (int round = 0; round < 5; round++) {
+        cs_arena_reset(&a);
+        cr_assert_eq(a.used, 0);
+        char *p0 = NULL;
+        for (int i = 0; i < 2000; i++) {
+            char *p = cs_arena_alloc(&a, 200);
+            cr_assert_not_null(p);
+            if (!p0) p0 = p;
+            memset(p, 2, 200);
+        }
+        cr_assert_not_null(cs_arena_alloc(&a, 100000));
+        cr_assert_eq(p0, first, "round %d: the first chunk is used first again", round);
+        cr_assert_eq(cs_alloc_count(), chunks, "round %d: no new chunk", round);
+    }
+    cs_arena_destroy(&a);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+/* A chunk pool: chunks of its size that a destroyed arena gives back serve
+ * the next arena (no allocation), up to its bound; a trim frees the chunks
+ * no arena took since the previous trim; the last reference frees it. */
+Test(arena, chunk_pool)
+{
+    const size_t CH = 64 << 10;
+    cs_chunk_pool *p = cs_chunk_pool_new(CH, 8 * CH);
+    cr_assert_not_null(p);
+    size_t base = cs_alloc_count();
+    cs_arena a;
+    cs_arena_init(&a);
+    cs_arena_set_chunk_max(&a, CH);
+    cs_arena_set_pool(&a, p);
+    for (int i = 0; i < 12 * 1024; i++) cr_assert_not_null(cs_arena_alloc(&a, 64));   /* 768 KiB */
+    size_t with_arena = cs_alloc_count();
+    cs_arena_destroy(&a);
+    cr_assert_eq(cs_chunk_pool_bytes(p), 8 * CH, "kept up to the bound");
+    cr_assert_eq(cs_alloc_count(), base + 8, "the chunks past the bound and the small ones are freed");
+    /* The next arena takes them: allocating the same again adds only the
+     * small chunks and the ones the pool could not keep. */
+    cs_arena_init(&a);
+    cs_arena_set_chunk_max(&a, CH);
+    cs_arena_set_pool(&a, p);
+    for (int i = 0; i < 12 * 1024; i++) cr_assert_not_null(cs_arena_alloc(&a, 64));
+    cr_assert_eq(cs_alloc_count(), with_arena);
+    cr_assert_eq(cs_chunk_pool_bytes(p), 0);
+    cs_arena_destroy(&a);
+    cr_assert_eq(cs_chunk_pool_bytes(p), 8 * CH);
+    cs_chunk_pool_trim(p);   /* the stock went down to 0 since creation: nothing idle */
+    cr_assert_eq(cs_chunk_pool_bytes(p), 8 * CH);
+    cs_chunk_pool_trim(p);   /* no arena took any since: all idle */
+    cr_assert_eq(cs_chunk_pool_bytes(p), 0);
+    cr_assert_eq(cs_alloc_count(), base);
+    /* References: an arena's holder keeps the pool alive past its creator. */
+    cs_chunk_pool_ref(p);
+    cs_arena_init(&a);
+    cs_arena_set_chunk_max(&a, CH);
+    cs_arena_set_pool(&a, p);
+    for (int i = 0; i < 4 * 1024; i++) cr_assert_not_null(cs_arena_alloc(&a, 64));
+    cs_chunk_pool_unref(p);
+    cs_arena_destroy(&a);
+    cr_assert_gt(cs_chunk_pool_bytes(p), 0);
+    cs_chunk_pool_unref(p);
+    cr_assert_eq(cs_alloc_count(), base - 1, "the pool and its chunks freed");
+}
+
 Test(alloc, fail_nth)
 {
     cs_alloc_fail_nth(2);

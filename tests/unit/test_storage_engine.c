@@ -406,7 +406,7 @@ Test(storage_engine, memtable_partition_index)
 {
     st_engine *e = open_engine(ST_SYNC_PERIODIC, 0);
     st_table *t = open_table(e);
-    mt_memtable *m = mt_new();
+    mt_memtable *m = mt_new(NULL);
     cr_assert_not_null(m);
     const uint32_t n = 40000;
     idx_put(t, m, idx_token(UINT32_MAX), UINT32_MAX, 7);
@@ -439,7 +439,7 @@ Test(storage_engine, memtable_partition_index)
     cr_assert_eq(mt_check(m), 0);
 
     /* Sized from the memtable before: one table, no growth. */
-    mt_memtable *m2 = mt_new();
+    mt_memtable *m2 = mt_new(NULL);
     mt_expect_partitions(m2, mt_partitions(m));
     idx_put(t, m2, idx_token(0), 0, 0);
     unsigned bits = m2->idx.bits;
