@@ -18,7 +18,19 @@ int64_t cs_now_us(void)
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 int64_t cs_now_ms(void) { return cs_now_us() / 1000; }
-int32_t cs_now_s(void) { return (int32_t)(cs_now_us() / 1000000); }
+int64_t cs_now_coarse_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+int32_t cs_now_s(void)
+{
+    /* Seconds: the tick-updated clock is as good and ~5x cheaper (read per SELECT). */
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+    return (int32_t)ts.tv_sec;
+}
 
 uint64_t cs_mono_ns(void)
 {

@@ -14,6 +14,10 @@
 int64_t cs_now_us(void);          /* wall clock, µs since epoch */
 int64_t cs_now_ms(void);
 int32_t cs_now_s(void);           /* wall clock, s since epoch (local deletion time unit) */
+/* Wall clock in ms from the kernel's tick-updated copy (CLOCK_REALTIME_COARSE:
+ * behind by at most a tick, a fifth of the cost here): for bucketing
+ * statistics per request, never for timestamps. */
+int64_t cs_now_coarse_ms(void);
 uint64_t cs_mono_ns(void);        /* monotonic */
 /* A time in ms since the epoch as Java's Instant.toString prints it (UTC):
  * 2026-11-21T18:52:56.123Z, without the fraction when the ms are 0. */

@@ -215,7 +215,7 @@ void cql_metrics_record_read_stats(cql_ctx *ctx, const sch_table *t, uint64_t ro
     } else if (sstables > 0) {
         lat_add(&tm->sstables_per_read, (uint64_t)sstables);
     }
-    int64_t minute = cs_now_ms() / 60000;
+    int64_t minute = cs_now_coarse_ms() / 60000;   /* per SELECT: the cheap clock */
     cql_slice_minute *sm = &tm->slices[minute % 5];
     if (sm->minute != minute)
         *sm = (cql_slice_minute){ .minute = minute };

@@ -589,6 +589,9 @@ static int run_scan(cql_sx *x, st_read_spec *spec, int32_t first_part_emitted)
 static void base_spec(cql_sx *x, st_read_spec *sp, const st_slice *sl, int n)
 {
     memset(sp, 0, sizeof(*sp));
+    if (!x->now_s)
+        x->now_s = cs_now_s();
+    sp->now_s = x->now_s;               /* one clock read for storage and cells_to_row */
     sp->slices = sl;
     sp->n_slices = n;
     sp->reversed = x->reversed;
