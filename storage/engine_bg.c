@@ -412,12 +412,13 @@ enum { BG_FLUSH = 0, BG_COMPACT = 1 };
 
 /* A compaction thread stays at normal priority while its table has this
  * many compactions pending, or this many times min_threshold sstables. */
+#define BG_BACKLOG_PENDING 4
+#define BG_BACKLOG_SSTABLES 4
+
 /* The memtable chunk pool is trimmed this often: chunks that sat unused
  * since the previous trim are freed (a flush cycle under steady writes is
  * shorter; an idle server's memtable memory is returned within ~2 trims). */
 #define MT_POOL_TRIM_NS (5ull * 1000000000ull)
-#define BG_BACKLOG_PENDING 4
-#define BG_BACKLOG_SSTABLES 4
 
 /* A flush must not wait for idle CPU once the writers would reach
  * back-pressure (memtable_space, st__backpressure) within BG_HORIZON_NS at
