@@ -61,40 +61,49 @@ def test_acked_writes_survive_kill9(make_server, mode):
         c.shutdown()
 
 
+def kill9_while_writing(srv, s, first, n, parts, size, pause, min_acked):
+    """Write rows (c, p = c % parts) from c = first on, async, with `size`
+    random bytes, pausing `pause` s every 200; once more than min_acked are
+    acknowledged, kill -9 the server.  Returns the keys acknowledged before
+    the kill."""
+    ins = s.prepare("INSERT INTO %s.wide (p, c, v) VALUES (?, ?, ?)" % KS)
+    acked = set()
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def on_ok(_, key):
+        with lock:
+            acked.add(key)
+
+    def writer():
+        i = first
+        while not stop.is_set() and i < first + n:
+            key = (i % parts, i)
+            f = s.execute_async(ins, (key[0], key[1], os.urandom(size)))
+            f.add_callbacks(on_ok, lambda e: None, callback_args=(key,))
+            i += 1
+            if i % 200 == 0:
+                time.sleep(pause)
+
+    t = threading.Thread(target=writer, daemon=True)
+    t.start()
+    H.wait_for(lambda: len(acked) > min_acked, timeout=60, what="%d acked writes" % min_acked)
+    with lock:
+        snapshot = set(acked)
+    srv.kill9()
+    stop.set()
+    t.join(10)
+    return snapshot
+
+
 def test_kill9_with_writes_in_flight(make_server):
     """Kill while many async writes are outstanding: every write whose
     future succeeded before the kill is there afterwards."""
     srv = make_server(SYNC_MODES["group"])
     c, s = H.connect(srv.host, srv.port)
-    acked = set()
-    lock = threading.Lock()
     try:
         setup_schema(s)
-        ins = s.prepare("INSERT INTO %s.wide (p, c, v) VALUES (?, ?, ?)" % KS)
-        stop = threading.Event()
-
-        def on_ok(_, key):
-            with lock:
-                acked.add(key)
-
-        def writer():
-            i = 0
-            while not stop.is_set() and i < 200000:
-                key = (i % 17, i)
-                f = s.execute_async(ins, (key[0], key[1], os.urandom(64)))
-                f.add_callbacks(on_ok, lambda e: None, callback_args=(key,))
-                i += 1
-                if i % 200 == 0:
-                    time.sleep(0.01)
-
-        t = threading.Thread(target=writer, daemon=True)
-        t.start()
-        H.wait_for(lambda: len(acked) > 2000, timeout=60, what="2000 acked writes")
-        with lock:
-            snapshot = set(acked)
-        srv.kill9()
-        stop.set()
-        t.join(10)
+        snapshot = kill9_while_writing(srv, s, 0, 200000, 17, 64, 0.01, 2000)
     finally:
         c.shutdown()
     srv.start()
@@ -238,8 +247,6 @@ def test_kill9_with_reused_segments(make_server, mode):
     the TRUNCATE, and replay warns about nothing."""
     srv = make_server(SYNC_MODES[mode] + "commitlog_segment_size: 1MiB\nmemtable_heap_space: 1MiB\n")
     c, s = H.connect(srv.host, srv.port)
-    acked = set()
-    lock = threading.Lock()
     try:
         setup_schema(s)
         ins = s.prepare("INSERT INTO %s.wide (p, c, v) VALUES (?, ?, ?)" % KS)
@@ -249,30 +256,7 @@ def test_kill9_with_reused_segments(make_server, mode):
                 f.result()
         assert reused_files(srv), "no segment file reused: %s" % os.listdir(os.path.join(srv.data_dir, "commitlog"))
         s.execute("TRUNCATE %s.wide" % KS)
-        stop = threading.Event()
-
-        def on_ok(_, key):
-            with lock:
-                acked.add(key)
-
-        def writer():
-            i = 100000
-            while not stop.is_set() and i < 140000:
-                key = (i % 7, i)
-                f = s.execute_async(ins, (key[0], key[1], os.urandom(300)))
-                f.add_callbacks(on_ok, lambda e: None, callback_args=(key,))
-                i += 1
-                if i % 200 == 0:
-                    time.sleep(0.005)
-
-        t = threading.Thread(target=writer, daemon=True)
-        t.start()
-        H.wait_for(lambda: len(acked) > 6000, timeout=60, what="6000 acked writes")
-        with lock:
-            snapshot = set(acked)
-        srv.kill9()
-        stop.set()
-        t.join(10)
+        snapshot = kill9_while_writing(srv, s, 100000, 40000, 7, 300, 0.005, 6000)
     finally:
         c.shutdown()
     srv.start()

@@ -30,6 +30,7 @@
 #include "common/err.h"
 #include "common/util.h"
 #include "common/vfs.h"
+#include "test_log_capture.h"
 
 #include <uv.h>
 
@@ -284,47 +285,59 @@ Test(storage_commitlog, segments_recycled_after_flush)
     cr_assert_eq(cs_alloc_count(), 0);
 }
 
-/* Records a reused file kept from its earlier segments are never replayed:
- * rows written, flushed (their segments become spares), truncated; then a
- * few rows go to reused segments and the process dies (a forked child,
- * _exit without closing).  Replay finds exactly those rows, and no warning:
- * the old bytes are an expected end, not damage. */
-Test(storage_commitlog, reused_segment_old_records_not_replayed)
+/* Run fn in a forked child that exits without closing anything, as if
+ * killed (fn _exits non-zero on a failure); the files are then what a
+ * crash leaves. */
+static void run_killed(void (*fn)(void))
 {
     pid_t pid = fork();
     cr_assert_geq(pid, 0);
     if (pid == 0) {
-        st_table *t;
-        st_engine *e = eopen(4096, &t);
-        for (uint32_t i = 0; i < 200; i++) if (put(e, t, i, 100)) _exit(2);
-        if (st_table_flush(t) || n_spares() < 5) _exit(3);
-        if (st_table_truncate(t)) _exit(4);
-        int spares = n_spares();
-        for (uint32_t i = 1000; i < 1040; i++) if (put(e, t, i, 100)) _exit(5);
-        if (n_spares() >= spares) _exit(6);    /* the new rows went to reused files */
-        _exit(0);                              /* no close: as if killed */
+        fn();
+        _exit(0);
     }
     int st;
     cr_assert_eq(waitpid(pid, &st, 0), pid);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
+}
+
+/* Open the engine and replay the commit log, its log captured in log[cap]. */
+static st_engine *replay_logged(st_table **t, char *log, size_t cap)
+{
     char lp[400];
     snprintf(lp, sizeof lp, "%s.log", g_dir);
-    fflush(stderr);
-    int saved = dup(2), fd = open(lp, O_RDWR | O_CREAT | O_TRUNC, 0600);
-    cr_assert(saved >= 0 && fd >= 0);
-    dup2(fd, 2);
+    test_log_capture c;
+    log_capture_begin(&c, lp);
+    st_engine *e = eopen(4096, t);
+    int rc = st_engine_replay(e, NULL, NULL);
+    log_capture_end(&c, log, cap);
+    cr_assert_eq(rc, 0);
+    return e;
+}
+
+/* Rows written and flushed (their segments become spares), truncated; then
+ * 40 rows go to reused segments. */
+static void write_truncate_reuse(void)
+{
     st_table *t;
     st_engine *e = eopen(4096, &t);
-    int rc = st_engine_replay(e, NULL, NULL);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
+    for (uint32_t i = 0; i < 200; i++) if (put(e, t, i, 100)) _exit(2);
+    if (st_table_flush(t) || n_spares() < 5) _exit(3);
+    if (st_table_truncate(t)) _exit(4);
+    int spares = n_spares();
+    for (uint32_t i = 1000; i < 1040; i++) if (put(e, t, i, 100)) _exit(5);
+    if (n_spares() >= spares) _exit(6);    /* the new rows went to reused files */
+}
+
+/* Records a reused file kept from its earlier segments are never replayed:
+ * after a crash (write_truncate_reuse), replay finds exactly the 40 new
+ * rows, and no warning: the old bytes are an expected end, not damage. */
+Test(storage_commitlog, reused_segment_old_records_not_replayed)
+{
+    run_killed(write_truncate_reuse);
     char log[8192];
-    ssize_t n = pread(fd, log, sizeof log - 1, 0);
-    log[n > 0 ? n : 0] = 0;
-    close(fd);
-    unlink(lp);
-    cr_assert_eq(rc, 0);
+    st_table *t;
+    st_engine *e = replay_logged(&t, log, sizeof log);
     cr_assert_eq(st_engine_replay_done(e), 0);
     cr_assert_eq(rows(t), 40, "only the rows written after the truncate");
     cr_assert(strstr(log, "WARN") == NULL, "%s", log);
@@ -332,25 +345,24 @@ Test(storage_commitlog, reused_segment_old_records_not_replayed)
     cr_assert_eq(cs_alloc_count(), 0);
 }
 
+/* Rows flushed, then new rows until two more segments, reused files, are
+ * in use. */
+static void write_reuse_two(void)
+{
+    st_table *t;
+    st_engine *e = eopen(4096, &t);
+    for (uint32_t i = 0; i < 200; i++) if (put(e, t, i, 100)) _exit(2);
+    if (st_table_flush(t)) _exit(3);
+    uint64_t seg = g_pos.segment;
+    for (uint32_t i = 1000; i < 1100 && g_pos.segment < seg + 2; i++) if (put(e, t, i, 100)) _exit(5);
+}
+
 /* In a reused segment, a damaged record followed by records of the same
  * segment is reported (naming the file and both offsets), not taken for
  * the end of the segment's records. */
 Test(storage_commitlog, reused_segment_damage_reported)
 {
-    pid_t pid = fork();
-    cr_assert_geq(pid, 0);
-    if (pid == 0) {
-        st_table *t;
-        st_engine *e = eopen(4096, &t);
-        for (uint32_t i = 0; i < 200; i++) if (put(e, t, i, 100)) _exit(2);
-        if (st_table_flush(t)) _exit(3);
-        uint64_t seg = g_pos.segment;
-        for (uint32_t i = 1000; i < 1100 && g_pos.segment < seg + 2; i++) if (put(e, t, i, 100)) _exit(5);
-        _exit(0);
-    }
-    int st;
-    cr_assert_eq(waitpid(pid, &st, 0), pid);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
+    run_killed(write_reuse_two);
     /* The second segment of the new rows is a reused file: flip a byte in
      * its first record's length. */
     char p[400];
@@ -364,25 +376,9 @@ Test(storage_commitlog, reused_segment_damage_reported)
     x ^= 0x40;
     cr_assert_eq(pwrite(fd, &x, 1, 24 + 2), 1);
     close(fd);
-    char lp[400];
-    snprintf(lp, sizeof lp, "%s.log", g_dir);
-    fflush(stderr);
-    int saved = dup(2);
-    fd = open(lp, O_RDWR | O_CREAT | O_TRUNC, 0600);
-    cr_assert(saved >= 0 && fd >= 0);
-    dup2(fd, 2);
-    st_table *t;
-    st_engine *e = eopen(4096, &t);
-    int rc = st_engine_replay(e, NULL, NULL);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
     char log[8192];
-    ssize_t n = pread(fd, log, sizeof log - 1, 0);
-    log[n > 0 ? n : 0] = 0;
-    close(fd);
-    unlink(lp);
-    cr_assert_eq(rc, 0);
+    st_table *t;
+    st_engine *e = replay_logged(&t, log, sizeof log);
     cr_assert(strstr(log, "corrupt record length at offset 24") != NULL, "%s", log);
     cr_assert(strstr(log, "a record of this segment follows at offset") != NULL, "%s", log);
     cr_assert(strstr(log, nth_segment(1)) != NULL, "%s", log);

@@ -16,6 +16,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/vfs.h"
+#include "test_log_capture.h"
 
 static char g_dir[256], g_d[300], g_c[300];
 static const uint8_t TID[16] = { 7, 7, 7, 7, 7, 7, 7, 7, 1, 1, 1, 1, 1, 1, 1, 1 };
@@ -227,18 +228,10 @@ static int scan_all_logged(st_table *t, int *rows, char *log, size_t cap)
 {
     char lp[400];
     snprintf(lp, sizeof lp, "%s.log", g_dir);
-    fflush(stderr);
-    int saved = dup(2), fd = open(lp, O_RDWR | O_CREAT | O_TRUNC, 0600);
-    cr_assert(saved >= 0 && fd >= 0);
-    dup2(fd, 2);
+    test_log_capture c;
+    log_capture_begin(&c, lp);
     int rc = scan_all(t, rows);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    ssize_t n = pread(fd, log, cap - 1, 0);
-    log[n > 0 ? n : 0] = 0;
-    close(fd);
-    unlink(lp);
+    log_capture_end(&c, log, cap);
     return rc;
 }
 
