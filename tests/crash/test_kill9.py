@@ -96,6 +96,20 @@ def kill9_while_writing(srv, s, first, n, parts, size, pause, min_acked):
     return snapshot
 
 
+def restart_holding(srv, acked):
+    """Start the killed server; every key in acked must be in wide.  Returns
+    the keys there."""
+    srv.start()
+    c, s = H.connect(srv.host, srv.port)
+    try:
+        present = {(r.p, r.c) for r in s.execute("SELECT p, c FROM %s.wide" % KS)}
+    finally:
+        c.shutdown()
+    lost = acked - present
+    assert not lost, "%d of %d acked writes lost, e.g. %s" % (len(lost), len(acked), sorted(lost)[:5])
+    return present
+
+
 def test_kill9_with_writes_in_flight(make_server):
     """Kill while many async writes are outstanding: every write whose
     future succeeded before the kill is there afterwards."""
@@ -106,14 +120,7 @@ def test_kill9_with_writes_in_flight(make_server):
         snapshot = kill9_while_writing(srv, s, 0, 200000, 17, 64, 0.01, 2000)
     finally:
         c.shutdown()
-    srv.start()
-    c, s = H.connect(srv.host, srv.port)
-    try:
-        present = {(r.p, r.c) for r in s.execute("SELECT p, c FROM %s.wide" % KS)}
-        lost = snapshot - present
-        assert not lost, "%d of %d acked writes lost, e.g. %s" % (len(lost), len(snapshot), sorted(lost)[:5])
-    finally:
-        c.shutdown()
+    restart_holding(srv, snapshot)
 
 
 def test_schema_survives_kill9(make_server):
@@ -259,15 +266,8 @@ def test_kill9_with_reused_segments(make_server, mode):
         snapshot = kill9_while_writing(srv, s, 100000, 40000, 7, 300, 0.005, 6000)
     finally:
         c.shutdown()
-    srv.start()
-    c, s = H.connect(srv.host, srv.port)
-    try:
-        present = {(r.p, r.c) for r in s.execute("SELECT p, c FROM %s.wide" % KS)}
-        lost = snapshot - present
-        assert not lost, "%d of %d acked writes lost, e.g. %s" % (len(lost), len(snapshot), sorted(lost)[:5])
-        old = [k for k in present if k[1] < 100000]
-        assert not old, "%d rows from before the TRUNCATE are back, e.g. %s" % (len(old), old[:5])
-        log = srv.run_log().decode("utf-8", "replace")
-        assert "WARN  commitlog" not in log, log
-    finally:
-        c.shutdown()
+    present = restart_holding(srv, snapshot)
+    old = [k for k in present if k[1] < 100000]
+    assert not old, "%d rows from before the TRUNCATE are back, e.g. %s" % (len(old), old[:5])
+    log = srv.run_log().decode("utf-8", "replace")
+    assert "WARN  commitlog" not in log, log
