@@ -18,6 +18,16 @@ int64_t cs_now_us(void)
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 int64_t cs_now_ms(void) { return cs_now_us() / 1000; }
+void cs_format_rate(char *out, size_t cap, uint64_t bytes_per_s)
+{
+    if (bytes_per_s % (1024 * 1024) == 0)
+        snprintf(out, cap, "%lluMiB/s", (unsigned long long)(bytes_per_s >> 20));
+    else if (bytes_per_s % 1024 == 0)
+        snprintf(out, cap, "%lluKiB/s", (unsigned long long)(bytes_per_s >> 10));
+    else
+        snprintf(out, cap, "%lluB/s", (unsigned long long)bytes_per_s);
+}
+
 int64_t cs_now_coarse_ms(void)
 {
     struct timespec ts;

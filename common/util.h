@@ -18,6 +18,8 @@ int32_t cs_now_s(void);           /* wall clock, s since epoch (local deletion t
  * behind by at most a tick, a fifth of the cost here): for bucketing
  * statistics per request, never for timestamps. */
 int64_t cs_now_coarse_ms(void);
+/* A data rate as Cassandra 4.1 prints a DataRateSpec: 64MiB/s, 1536KiB/s, 10B/s. */
+void cs_format_rate(char *out, size_t cap, uint64_t bytes_per_s);
 uint64_t cs_mono_ns(void);        /* monotonic */
 /* A time in ms since the epoch as Java's Instant.toString prints it (UTC):
  * 2026-11-21T18:52:56.123Z, without the fraction when the ms are 0. */

@@ -157,6 +157,8 @@ static int rows_settings(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
             if (kl > 0 && kl < sizeof name && vl < sizeof val) {
                 memcpy(name, p, kl); name[kl] = 0;
                 memcpy(val, v, vl); val[vl] = 0;
+                if (!strcmp(name, "compaction_throughput") && ctx->eng)   /* nodetool may have set it since */
+                    cs_format_rate(val, sizeof val, st_engine_compaction_throughput(ctx->eng));
                 vrow_begin(&r, t);
                 vset_text(&r, "name", name);
                 vset_text(&r, "value", val);

@@ -127,7 +127,7 @@ static int copy_str(char *dst, size_t cap, const char *s)
 /* ------------------------------------------------------------ keys */
 
 /* Kinds of value: how the text is turned into the stored number. */
-enum { K_STR, K_INT, K_BOOL, K_MS, K_SIZE, K_SPECIAL, K_IGNORE };
+enum { K_STR, K_INT, K_BOOL, K_MS, K_SIZE, K_RATE, K_SPECIAL, K_IGNORE };
 
 typedef struct key_def {
     const char *name;       /* 4.1 name */
@@ -196,7 +196,7 @@ static const key_def keys[] = {
     { "hinted_handoff_enabled", K_IGNORE, 0, 0, 0 },
     { "incremental_backups", K_IGNORE, 0, 0, 0 },
     { "snapshot_before_compaction", K_IGNORE, 0, 0, 0 },
-    { "compaction_throughput", K_IGNORE, 0, 0, 0 },
+    { "compaction_throughput", K_RATE, 1024 * 1024, F(st.compaction_throughput) },
     { "disk_failure_policy", K_IGNORE, 0, 0, 0 },
     { "commit_failure_policy", K_IGNORE, 0, 0, 0 },
     { "key_cache_size", K_IGNORE, 0, 0, 0 },
@@ -226,6 +226,7 @@ static const key_def *find_key(const char *key, long long *legacy_unit)
     static const struct { const char *suf; long long unit; } sufs[] = {
         { "_in_ms", 1 }, { "_in_kb", 1024 }, { "_in_mb", 1024 * 1024 },
         { "_in_kib", 1024 }, { "_in_mib", 1024 * 1024 }, { "_in_s", 1000 },
+        { "_mb_per_sec", 1024 * 1024 },
     };
     for (size_t i = 0; i < CS_ARRAY_LEN(sufs); i++) {
         size_t sl = strlen(sufs[i].suf);
@@ -337,6 +338,21 @@ int config_set(config *c, const char *key, const char *v)
             return CS_EINVAL;
         store_ll(c, k, n);
         return 0;
+    case K_RATE: {   /* 4.1's DataRateSpec: 64MiB/s, 1024KiB/s, 0B/s; bare: the unit of the row */
+        char num[64];
+        size_t l = strlen(v);
+        if (l >= sizeof num)
+            return CS_EINVAL;
+        memcpy(num, v, l + 1);
+        if (l > 2 && strcmp(num + l - 2, "/s") == 0)
+            num[l - 2] = '\0';
+        else if (!legacy_unit && strspn(num, "0123456789") != l)
+            return CS_EINVAL;   /* a unit without /s */
+        if (config_parse_size(num, legacy_unit ? legacy_unit : k->unit, &n) || n < 0)
+            return CS_EINVAL;
+        store_ll(c, k, n);
+        return 0;
+    }
     case K_SPECIAL:
         return set_special(c, k, v, legacy_unit);
     default:
@@ -515,6 +531,7 @@ void config_defaults(config *c)
     c->admin_port = 7199;
     c->request_loops = 1;
     c->commitlog_sync_wait_poll_us = CONFIG_DEFAULT_SYNC_WAIT_POLL_US;
+    c->st.compaction_throughput = (uint64_t)64 << 20;   /* Cassandra 4.1's 64MiB/s */
     cs_buf_init(&c->settings);
 }
 
@@ -600,6 +617,8 @@ static void build_settings(config *c)
     setting(b, "commitlog_sync_wait_poll_us", "%d", c->commitlog_sync_wait_poll_us);
     fmt_size(sz, sizeof sz, c->st.commitlog_total_space);
     setting(b, "commitlog_total_space", "%s", sz);
+    cs_format_rate(sz, sizeof sz, c->st.compaction_throughput);
+    setting(b, "compaction_throughput", "%s", sz);
     setting(b, "concurrent_compactors", "%d", c->st.compaction_threads);
     setting(b, "data_file_directories", "[%s]", c->data_dir);
     fmt_size(sz, sizeof sz, c->st.block_cache_size);

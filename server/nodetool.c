@@ -537,8 +537,8 @@ static void table_print(cs_buf *o, const char *cells, size_t cell_size, int rows
  * (each table's compaction strategy estimate) in total and per table that
  * has any, a blank line, then the running compactions as nodetool's
  * TableBuilder aligns them (columns as wide as their widest cell, one space
- * apart) and the remaining time, n/a as with compaction_throughput 0
- * (cassette does not throttle compaction). */
+ * apart) and the remaining time: the bytes left over compaction_throughput
+ * (n/a when unthrottled). */
 static int do_compactionstats(srv *s, cs_buf *o)
 {
     sch_catalog *c = cql_ctx_catalog(s->cql);
@@ -570,9 +570,11 @@ static int do_compactionstats(srv *s, cs_buf *o)
                                       "progress" };
     for (int col = 0; col < NCOL; col++)
         snprintf(cells[0][col], sizeof cells[0][col], "%s", head[col]);
+    uint64_t remaining = 0;
     for (int i = 0; i < n; i++) {
         cs_uuid u;
         memcpy(u.b, info[i].table_id, 16);
+        remaining += info[i].total_bytes > info[i].done_bytes ? info[i].total_bytes - info[i].done_bytes : 0;
         char (*r)[48] = cells[i + 1];
         cs_uuid_format(&u, r[0]);
         snprintf(r[1], sizeof r[1], "%s", info[i].kind);
@@ -587,7 +589,14 @@ static int do_compactionstats(srv *s, cs_buf *o)
             snprintf(r[7], sizeof r[7], "n/a");
     }
     table_print(o, &cells[0][0][0], sizeof cells[0][0], n + 1, NCOL);
-    out_printf(o, "%25s%10s\n", "Active compaction remaining time : ", "n/a");
+    char left[48] = "n/a";
+    uint64_t rate = st_engine_compaction_throughput(s->eng);
+    if (rate) {
+        uint64_t secs = remaining / rate;
+        snprintf(left, sizeof left, "%lluh%02llum%02llus", (unsigned long long)(secs / 3600),
+                 (unsigned long long)(secs % 3600 / 60), (unsigned long long)(secs % 60));
+    }
+    out_printf(o, "%25s%10s\n", "Active compaction remaining time : ", left);
     return 200;
 }
 
@@ -1087,6 +1096,55 @@ static int do_autocompaction(srv *s, char **args, int n, bool on, cs_buf *o)
     return 200;
 }
 
+/* getcompactionthroughput [-d | --precise-mib] (GetCompactionThroughput):
+ * the cap in MiB/s; a cap that is not a whole number of MiB/s needs -d. */
+static int do_getcompactionthroughput(srv *s, char **args, int n, cs_buf *o)
+{
+    bool precise = n > 0 && (!strcmp(args[0], "-d") || !strcmp(args[0], "--precise-mib"));
+    uint64_t r = st_engine_compaction_throughput(s->eng);
+    if (precise) {
+        char d[64];
+        java_double((double)r / 1048576.0, d, sizeof d);
+        out_printf(o, "Current compaction throughput: %s MiB/s\n", d);
+        return 200;
+    }
+    if (r % 1048576) {
+        out_printf(o, "error: Use the -d flag to quiet this error and get the exact throughput in MiB/s\n");
+        return 500;
+    }
+    out_printf(o, "Current compaction throughput: %llu MB/s\n", (unsigned long long)(r >> 20));
+    return 200;
+}
+
+/* setcompactionthroughput N: N MiB/s, 0 unthrottled (SetCompactionThroughput,
+ * DatabaseDescriptor.setCompactionThroughputMebibytesPerSec). */
+static int do_setcompactionthroughput(srv *s, char **args, int n, cs_buf *o)
+{
+    if (n < 1) {
+        out_printf(o, "nodetool: Required parameters are missing: compaction_throughput\n"
+                      "See 'nodetool help' or 'nodetool help <command>'.\n");
+        return 400;
+    }
+    char *end;
+    errno = 0;
+    long v = strtol(args[0], &end, 10);
+    if (errno || end == args[0] || *end || v < INT32_MIN || v > INT32_MAX) {
+        out_printf(o, "nodetool: compaction_throughput: can not convert \"%s\" to a Integer\n"
+                      "See 'nodetool help' or 'nodetool help <command>'.\n", args[0]);
+        return 400;
+    }
+    if (v == INT32_MAX) {
+        out_printf(o, "error: compaction_throughput: %ld is too large; it should be less than %d in MiB/s\n", v, INT32_MAX);
+        return 500;
+    }
+    if (v < 0) {
+        out_printf(o, "error: Invalid data rate: value must be non-negative\n");
+        return 500;
+    }
+    st_engine_set_compaction_throughput(s->eng, (uint64_t)v << 20);
+    return 200;
+}
+
 int nodetool_run(srv *s, const char *verb, char **args, int n, cs_buf *o)
 {
     if (!strcmp(verb, "status")) return do_status(s, o);
@@ -1127,6 +1185,8 @@ int nodetool_run(srv *s, const char *verb, char **args, int n, cs_buf *o)
     if (!strcmp(verb, "cleanup")) return do_cleanup(s, args, n, o);
     if (!strcmp(verb, "disableautocompaction")) return do_autocompaction(s, args, n, false, o);
     if (!strcmp(verb, "enableautocompaction")) return do_autocompaction(s, args, n, true, o);
+    if (!strcmp(verb, "getcompactionthroughput")) return do_getcompactionthroughput(s, args, n, o);
+    if (!strcmp(verb, "setcompactionthroughput")) return do_setcompactionthroughput(s, args, n, o);
     out_printf(o, "nodetool: unknown command '%s'\n", verb);
     return 404;
 }

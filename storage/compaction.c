@@ -29,6 +29,7 @@
 #include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct purge_ctx {
     int32_t gc_before;        /* tombstones with ldt < this are past gc grace */
@@ -511,6 +512,59 @@ static int compact_wide(st_table *t, const purge_ctx *pc, sst_reader **in, cin *
 #define CMP_ARENA_BYTES (1u << 20)
 #define CMP_CHECK_EVERY 64u
 
+/* ---------------------------------------------------------------- throttle */
+
+/* compaction_throughput (storage.h): one schedule for the engine, as
+ * Cassandra's single RateLimiter.  Each payment moves cmp_rate_next_ns, the
+ * time by which everything read so far is paid for, by bytes / rate; a
+ * compaction that finds it in the future sleeps until then.  A schedule
+ * more than CMP_RATE_BURST_NS in the past is brought forward to that, so
+ * an idle spell saves up at most a second of reads (Guava's SmoothBursty). */
+#define CMP_RATE_BURST_NS 1000000000ull
+#define CMP_RATE_SLICE_NS 100000000ull   /* sleep in slices: a stop (or a new rate) is seen within 0.1 s */
+
+void st_engine_set_compaction_throughput(st_engine *e, uint64_t bytes_per_s)
+{
+    atomic_store(&e->cmp_rate, bytes_per_s);
+    pthread_mutex_lock(&e->cmp_rate_mu);
+    e->cmp_rate_next_ns = 0;   /* a new rate starts afresh */
+    pthread_mutex_unlock(&e->cmp_rate_mu);
+}
+
+uint64_t st_engine_compaction_throughput(st_engine *e) { return atomic_load(&e->cmp_rate); }
+
+void st__compaction_throttle(st_engine *e, uint64_t bytes, bool (*stop)(void *arg), void *arg)
+{
+    uint64_t rate = atomic_load(&e->cmp_rate);
+    if (!rate || !bytes) return;
+    pthread_mutex_lock(&e->cmp_rate_mu);
+    uint64_t now = cs_mono_ns();
+    uint64_t base = e->cmp_rate_next_ns + CMP_RATE_BURST_NS < now ? now - CMP_RATE_BURST_NS : e->cmp_rate_next_ns;
+    e->cmp_rate_next_ns = base + (uint64_t)((double)bytes * 1e9 / (double)rate);
+    uint64_t until = e->cmp_rate_next_ns;
+    pthread_mutex_unlock(&e->cmp_rate_mu);
+    for (uint64_t t = cs_mono_ns(); t < until; t = cs_mono_ns()) {
+        if (stop && stop(arg)) return;
+        if (atomic_load(&e->cmp_rate) != rate) return;   /* re-paced by the next payment */
+        uint64_t d = until - t < CMP_RATE_SLICE_NS ? until - t : CMP_RATE_SLICE_NS;
+        struct timespec ts = { (time_t)(d / 1000000000u), (long)(d % 1000000000u) };
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* A compaction stops sleeping in the throttle once its table changed
+ * under it (the check after the sleep then ends it) or the engine closes. */
+typedef struct cmp_stop { st_table *t; uint64_t epoch; } cmp_stop;
+
+static bool cmp_stopped(void *arg)
+{
+    cmp_stop *c = arg;
+    pthread_mutex_lock(&c->t->mu);
+    bool stale = c->t->epoch != c->epoch || c->t->dropped || c->t->paused > 0 || c->t->e->closing;
+    pthread_mutex_unlock(&c->t->mu);
+    return stale;
+}
+
 /* Merge inputs into new sstables at `level`, then swap them in. */
 static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t target_bytes)
 {
@@ -531,9 +585,10 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
         return CS_ENOMEM;
     }
     for (int i = 0; i < n; i++) cin_open(&cins[i], in[i]);
-    uint64_t keys = 0;
+    uint64_t keys = 0, on_disk = 0;
     for (int i = 0; i < n; i++) {
         total += in[i]->logical;
+        on_disk += in[i]->n_chunks ? in[i]->chunks[in[i]->n_chunks] : in[i]->logical;
         keys += in[i]->n_idx;
         gens[i] = in[i]->gen;
         if (st__pos_cmp(in[i]->st.clog_pos, cpos) > 0) cpos = in[i]->st.clog_pos;
@@ -554,6 +609,11 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
     cs_arena a;
     cs_arena_init(&a);
     unsigned since_check = 0;
+    /* The throttle is paid in bytes read from disk (compressed): the
+     * partitions' logical bytes times the inputs' compression ratio. */
+    double ratio = total ? (double)on_disk / (double)total : 1.0;
+    uint64_t paid = 0;
+    cmp_stop stop = { t, epoch };
     for (;;) {
         /* Smallest key among the inputs' cursors, and which inputs hold it. */
         int first = -1;
@@ -613,6 +673,8 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
         if (rc) break;
         if (since_check >= CMP_CHECK_EVERY) {
             since_check = 0;
+            st__compaction_throttle(t->e, (uint64_t)((double)(done - paid) * ratio), cmp_stopped, &stop);
+            paid = done;
             pthread_mutex_lock(&t->mu);
             t->cmp_done = done;
             bool stale = t->epoch != epoch || t->dropped || t->paused > 0 || t->e->closing;

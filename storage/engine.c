@@ -81,6 +81,8 @@ int st_engine_open(const st_config *cfg, st_engine **out)
     pthread_rwlockattr_destroy(&ra);
     pthread_mutex_init(&e->mu, NULL);
     pthread_cond_init(&e->cv, NULL);
+    pthread_mutex_init(&e->cmp_rate_mu, NULL);
+    atomic_init(&e->cmp_rate, cfg->compaction_throughput);
     atomic_init(&e->mem_total, 0);
     /* Flushed memtables' chunks serve the next memtables (a flush cycle's
      * worth at most; trimmed by the compaction thread when unused). */
@@ -135,6 +137,7 @@ void st_engine_close(st_engine *e, bool flush_all)
     pthread_rwlock_destroy(&e->barrier);
     pthread_mutex_destroy(&e->mu);
     pthread_cond_destroy(&e->cv);
+    pthread_mutex_destroy(&e->cmp_rate_mu);
     cs_free(e->data_dir);
     cs_free(e->clog_dir);
     cs_free(e);

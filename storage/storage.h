@@ -67,6 +67,9 @@ typedef struct st_config {
     size_t block_cache_size;         /* file_cache_size: process-wide block cache capacity,
                                         grown lazily as blocks are read (default 256 MiB;
                                         0 disables; CASSETTE_BLOCK_CACHE_MB overrides) */
+    uint64_t compaction_throughput;  /* compaction_throughput, bytes/s of input read by all
+                                        compactions together; 0 = unthrottled (the default
+                                        here; the server's is Cassandra's 64 MiB/s) */
 } st_config;
 
 void st_config_defaults(st_config *c);
@@ -433,6 +436,15 @@ int st_table_clear_snapshots(st_table *t, const char *tag);
  * Not persisted: a restart starts with autocompaction on, as Cassandra. */
 void st_table_set_autocompaction(st_table *t, bool on);
 bool st_table_autocompaction(const st_table *t);
+
+/* nodetool get/setcompactionthroughput: the cap on the bytes all
+ * compactions read per second (on disk: compressed), as Cassandra's
+ * compaction rate limiter (CompactionManager.compactionRateLimiterAcquire):
+ * a compaction pays for what it read every 64 partitions, with up to one
+ * second of unused rate saved up.  0 = unthrottled.  Takes effect at once,
+ * for running compactions too; not persisted. */
+void st_engine_set_compaction_throughput(st_engine *e, uint64_t bytes_per_s);
+uint64_t st_engine_compaction_throughput(st_engine *e);
 
 /* Partition size histogram (bytes and cells), for tablehistograms:
  * fills up to n buckets (Cassandra's EstimatedHistogram offsets). */

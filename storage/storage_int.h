@@ -194,6 +194,11 @@ bool st__foreground(void);
 void st__reaper_retain(void);
 void st__reaper_release(void);
 
+/* Compaction throttle (compaction.c): pay for `bytes` read at the engine's
+ * compaction_throughput, sleeping if ahead of it (in slices, returning early
+ * once *stop says so). */
+void st__compaction_throttle(st_engine *e, uint64_t bytes, bool (*stop)(void *arg), void *arg);
+
 /* MT_CHUNK: the slab's and the nodes' largest chunk, the size pool holds
  * (the engine's, shared by its memtables so a flushed memtable's memory
  * serves the next ones; NULL: none). */
@@ -304,6 +309,9 @@ struct st_engine {
     atomic_size_t mem_total;             /* all memtables (active + flushing) */
     atomic_size_t mem_flushing;          /* memtables being flushed */
     cs_chunk_pool *mt_pool;              /* memtable chunks (mt_new); NULL if it could not be made */
+    _Atomic uint64_t cmp_rate;           /* compaction_throughput, bytes/s (0: unthrottled) */
+    pthread_mutex_t cmp_rate_mu;
+    uint64_t cmp_rate_next_ns;           /* when the reads paid so far are paid for (cs_mono_ns) */
     uint64_t mt_pool_trim_ns;            /* last cs_chunk_pool_trim (compaction thread) */
     bool replaying;
     atomic_bool closing;                 /* st__bg_stop; read under t->mu by compactions */

@@ -33,6 +33,7 @@ static void usage(FILE *f)
         "  getendpoints keyspace table key     toppartitions keyspace table duration_ms\n"
         "  repair [options] [keyspace [tables...]]     cleanup [keyspace [tables...]]\n"
         "  disableautocompaction | enableautocompaction [keyspace [tables...]]\n"
+        "  getcompactionthroughput [-d]        setcompactionthroughput MiB_per_s (0: unthrottled)\n"
         "  drain | disablebinary | enablebinary | statusbinary | tpstats | ring\n"
         "  snapshot [-t tag] [-sf] [-cf table | -kt ks.t,...] [keyspaces...]   listsnapshots\n"
         "  clearsnapshot -t tag | --all [keyspaces...]\n"

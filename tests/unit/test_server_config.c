@@ -242,6 +242,29 @@ Test(server_config, empty_file)
     config_destroy(&c);
 }
 
+/* compaction_throughput: a DataRateSpec (64MiB/s default, KiB/s, B/s), a
+ * bare number in MiB/s, and the legacy compaction_throughput_mb_per_sec. */
+Test(server_config, compaction_throughput)
+{
+    config c;
+    config_defaults(&c);
+    cr_assert_eq(c.st.compaction_throughput, 64u << 20, "Cassandra 4.1's default");
+    config_destroy(&c);
+    static const struct { const char *text; uint64_t want; } ok[] = {
+        { "compaction_throughput: 16MiB/s\n", 16u << 20 },
+        { "compaction_throughput: 1536KiB/s\n", 1536u << 10 },
+        { "compaction_throughput: 1000B/s\n", 1000 },
+        { "compaction_throughput: 0MiB/s\n", 0 },
+        { "compaction_throughput: 8\n", 8u << 20 },
+        { "compaction_throughput_mb_per_sec: 4\n", 4u << 20 },
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        cr_assert_eq(parse(&c, ok[i].text), 0, "%s", ok[i].text);
+        cr_assert_eq(c.st.compaction_throughput, ok[i].want, "%s", ok[i].text);
+        config_destroy(&c);
+    }
+}
+
 Test(server_config, bad_values_are_errors)
 {
     static const char *const bad[] = {
@@ -249,7 +272,8 @@ Test(server_config, bad_values_are_errors)
         "commitlog_sync_period: 10 fortnights\n", "auto_snapshot: maybe\n",
         "authenticator: KerberosAuthenticator\n", "memtable_heap_space: 12XB\n",
         "commitlog_sync_wait_poll_us: -1\n", "commitlog_sync_wait_poll_us: 1000001\n",
-        "commitlog_sync_wait_poll_us: fast\n",
+        "commitlog_sync_wait_poll_us: fast\n", "compaction_throughput: 64MiB\n",
+        "compaction_throughput: 64MB/s\n", "compaction_throughput: -1MiB/s\n",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         config c;
