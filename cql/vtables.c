@@ -438,6 +438,70 @@ static int rows_scan_latency(cql_ctx *c, sch_table *t, emit_fn e, void *a) { ret
 static int rows_disk_usage(cql_ctx *c, sch_table *t, emit_fn e, void *a) { return rows_per_table(c, t, e, a, fill_disk); }
 static int rows_max_partition(cql_ctx *c, sch_table *t, emit_fn e, void *a) { return rows_per_table(c, t, e, a, fill_max_partition); }
 
+/* system.size_estimates and system.table_estimates, as Cassandra's
+ * SizeEstimatesRecorder records them (computed here when read, not every
+ * 5 minutes): for every table and view of every keyspace whose replication
+ * is not LocalStrategy, one row per range of the node's tokens, the
+ * wrap-around range unwrapped into (last, min] and (min, first] (min =
+ * -2^63, Range.unwrap); partitions counted in the sstables, mean partition
+ * size of the sstables (st_table_size_estimate).  table_estimates has each
+ * row twice, range_type 'primary' and 'local_primary' (one node: the same
+ * ranges).  A table without storage reads as empty. */
+static int rows_estimates(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg, bool by_type)
+{
+    int n = ctx->n_tokens;
+    if (n <= 0)
+        return 0;
+    /* ranges: (tokens[i-1], tokens[i]] for i >= 1, then (last, min], (min, first] */
+    int nr = n + 1;
+    int64_t *lo = cs_malloc(sizeof(int64_t) * (size_t)nr), *hi = cs_malloc(sizeof(int64_t) * (size_t)nr);
+    if (!lo || !hi) { cs_free(lo); cs_free(hi); return CS_ENOMEM; }
+    for (int i = 1; i < n; i++) { lo[i - 1] = ctx->tokens[i - 1]; hi[i - 1] = ctx->tokens[i]; }
+    lo[n - 1] = ctx->tokens[n - 1]; hi[n - 1] = INT64_MIN;
+    lo[n] = INT64_MIN; hi[n] = ctx->tokens[0];
+    static const char *const types[] = { "primary", "local_primary" };
+    vrow r;
+    cs_buf_init(&r.store);
+    int rc = 0;
+    sch_catalog *c = ctx->cat;
+    for (int i = 0; i < sch_keyspace_count(c) && !rc; i++) {
+        sch_keyspace *k = sch_keyspace_at(c, i);
+        bool local = k->is_virtual;
+        for (int x = 0; x < k->n_repl; x++)
+            if (!strcmp(k->repl_k[x], "class") && strstr(k->repl_v[x], "LocalStrategy")) local = true;
+        if (local)
+            continue;
+        for (int j = 0; j < k->n_tables && !rc; j++) {
+            sch_table *bt = k->tables[j];
+            for (int g = 0; g < nr && !rc; g++) {
+                uint64_t parts = 0, mean = 0;
+                if (bt->st) st_table_size_estimate(bt->st, lo[g], hi[g], &parts, &mean);
+                char a[24], b[24];
+                snprintf(a, sizeof a, "%lld", (long long)lo[g]);
+                snprintf(b, sizeof b, "%lld", (long long)hi[g]);
+                for (int ty = 0; ty < (by_type ? 2 : 1) && !rc; ty++) {
+                    vrow_begin(&r, t);
+                    vset_text(&r, "keyspace_name", k->name);
+                    vset_text(&r, "table_name", bt->name);
+                    if (by_type) vset_text(&r, "range_type", types[ty]);
+                    vset_text(&r, "range_start", a);
+                    vset_text(&r, "range_end", b);
+                    vset_bigint(&r, "mean_partition_size", (int64_t)mean);
+                    vset_bigint(&r, "partitions_count", (int64_t)parts);
+                    rc = vemit(&r, emit, arg);
+                }
+            }
+        }
+    }
+    cs_buf_destroy(&r.store);
+    cs_free(lo);
+    cs_free(hi);
+    return rc;
+}
+
+static int rows_size_estimates(cql_ctx *c, sch_table *t, emit_fn e, void *a) { return rows_estimates(c, t, e, a, false); }
+static int rows_table_estimates(cql_ctx *c, sch_table *t, emit_fn e, void *a) { return rows_estimates(c, t, e, a, true); }
+
 /* trace.c */
 int cql__trace_sessions_rows(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg);
 int cql__trace_events_rows(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg);
@@ -455,6 +519,8 @@ void sch__vtables_attach(sch_catalog *c)
         { "system", "IndexInfo", cql__index_info_rows },
         { "system", "built_views", cql__built_views_rows },
         { "system", "view_builds_in_progress", cql__view_builds_rows },
+        { "system", "size_estimates", rows_size_estimates },
+        { "system", "table_estimates", rows_table_estimates },
         { "system_views", "settings", rows_settings },
         { "system_traces", "sessions", cql__trace_sessions_rows },
         { "system_traces", "events", cql__trace_events_rows },

@@ -437,6 +437,13 @@ int st_table_clear_snapshots(st_table *t, const char *tag);
 void st_table_set_autocompaction(st_table *t, bool on);
 bool st_table_autocompaction(const st_table *t);
 
+/* system.size_estimates / table_estimates (Cassandra's SizeEstimatesRecorder):
+ * partitions in the token range (start, end] summed over t's sstables
+ * (a partition in several sstables counts in each; memtables are not
+ * counted, as in Cassandra), and the mean partition size (uncompressed
+ * bytes) of all its sstables.  end INT64_MIN means the end of the ring. */
+void st_table_size_estimate(st_table *t, int64_t start, int64_t end, uint64_t *partitions, uint64_t *mean_size);
+
 /* nodetool get/setcompactionthroughput: the cap on the bytes all
  * compactions read per second (on disk: compressed), as Cassandra's
  * compaction rate limiter (CompactionManager.compactionRateLimiterAcquire):

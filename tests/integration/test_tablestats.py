@@ -161,3 +161,39 @@ def test_tablehistograms_sstables_per_read(server, session, ks):
     assert float(rows["Min"][3]) == 0.0, r.stdout              # the memtable-only read
     assert float(rows["Max"][3]) == 3.0, r.stdout
     assert float(rows["50%"][3]) == 3.0, r.stdout
+
+
+def test_size_estimates(server, session, ks):
+    """system.size_estimates and system.table_estimates as Cassandra's
+    SizeEstimatesRecorder fills them (the Spark connector splits its scans
+    by them): per table, one row per range of the node's tokens with the
+    wrap-around range unwrapped at the minimum token, partitions counted in
+    the sstables (the memtable is not), the sstables' mean partition size;
+    table_estimates once per range_type; no LocalStrategy keyspace."""
+    session.execute("CREATE TABLE %s.est (k int PRIMARY KEY, v text)" % ks)
+    ins = session.prepare("INSERT INTO %s.est (k, v) VALUES (?, ?)" % ks)
+    for k in range(500):
+        session.execute(ins, (k, "x" * 100))
+    assert subprocess.run([TOOL, "-p", str(server.admin_port), "flush", ks, "est"], timeout=60).returncode == 0
+    for k in range(500, 600):                      # in the memtable only
+        session.execute(ins, (k, "y"))
+    tokens = sorted(int(t) for t in session.execute("SELECT tokens FROM system.local").one().tokens)
+    rows = list(session.execute("SELECT range_start, range_end, mean_partition_size, partitions_count "
+                                "FROM system.size_estimates WHERE keyspace_name = %s AND table_name = 'est'", (ks,)))
+    lo = -2 ** 63
+    want = [(str(a), str(b)) for a, b in zip(tokens, tokens[1:])] + [(str(tokens[-1]), str(lo)), (str(lo), str(tokens[0]))]
+    assert sorted((r.range_start, r.range_end) for r in rows) == sorted(want)
+    assert sum(r.partitions_count for r in rows) == 500
+    assert all(100 < r.mean_partition_size < 400 for r in rows), [r.mean_partition_size for r in rows]
+    # The counts follow the tokens of the keys.
+    key_tokens = [r.t for r in session.execute("SELECT k, token(k) AS t FROM %s.est" % ks) if r.k < 500]
+    for r in rows:
+        a, b = int(r.range_start), int(r.range_end)
+        b = 2 ** 63 - 1 if b == lo else b
+        assert r.partitions_count == sum(1 for t in key_tokens if a < t <= b), (a, b)
+    te = list(session.execute("SELECT range_type, range_start, range_end, partitions_count FROM system.table_estimates "
+                              "WHERE keyspace_name = %s AND table_name = 'est'", (ks,)))
+    assert sorted(r.range_type for r in te) == sorted(["local_primary", "primary"] * len(want))
+    assert sum(r.partitions_count for r in te if r.range_type == "primary") == 500
+    assert not list(session.execute("SELECT * FROM system.size_estimates WHERE keyspace_name = 'system'"))
+    assert not list(session.execute("SELECT * FROM system.size_estimates WHERE keyspace_name = 'system_schema'"))
