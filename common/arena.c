@@ -272,6 +272,17 @@ char *cs_arena_strndup(cs_arena *a, const char *s, size_t n)
 
 char *cs_arena_strdup(cs_arena *a, const char *s) { return cs_arena_strndup(a, s, strlen(s)); }
 
+void *cs_arena_memdup0(cs_arena *a, const void *p, size_t n)
+{
+    unsigned char *d = cs_arena_alloc(a, n + 1);
+    if (!d)
+        return NULL;
+    if (n)
+        memcpy(d, p, n);
+    d[n] = 0;
+    return d;
+}
+
 void *cs_arena_memdup(cs_arena *a, const void *p, size_t n)
 {
     void *d = cs_arena_alloc(a, n);

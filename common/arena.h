@@ -32,6 +32,9 @@ void *cs_arena_zalloc(cs_arena *a, size_t n);
 char *cs_arena_strndup(cs_arena *a, const char *s, size_t n);
 char *cs_arena_strdup(cs_arena *a, const char *s);
 void *cs_arena_memdup(cs_arena *a, const void *p, size_t n);
+/* n bytes of p (p may be NULL when n is 0) and a NUL after them: reads only
+ * those n bytes. */
+void *cs_arena_memdup0(cs_arena *a, const void *p, size_t n);
 /* Keep up to 32 freed 4 KiB chunks on the calling thread for reuse by its
  * next arenas (the request loop enables it; off by default so leak counts in
  * tests stay exact).  Turning it off frees the cached chunks. */

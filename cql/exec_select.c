@@ -75,9 +75,9 @@ static int buffer_row(cql_sx *x, const xrow *row, const cql_value *vals)
     for (int i = 0; i < x->sel.n; i++)
         cs_buf_put_bytes(&b, vals[i].p, vals[i].len);
     cql_brow *br = &x->brows[x->n_brows];
-    br->ck = cs_arena_memdup(&x->arena, row->ck_len ? row->ck : (const uint8_t *)"", row->ck_len + 1);
+    br->ck = cs_arena_memdup0(&x->arena, row->ck, row->ck_len);
     br->ck_len = row->ck_len;
-    br->vals = cs_arena_memdup(&x->arena, b.p ? b.p : (const uint8_t *)"", b.len + 1);
+    br->vals = cs_arena_memdup0(&x->arena, b.p, b.len);   /* (b holds exactly len bytes) */
     br->vals_len = b.len;
     br->seq = x->n_brows;
     cs_buf_destroy(&b);

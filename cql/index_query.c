@@ -200,7 +200,7 @@ int cql_index_select(cql_sx *x, const cql_pstate *ps, bool *handled)
                     break;
                 }
                 have_last = true;
-                one.p = cs_arena_memdup(&x->arena, pk.len ? pk.p : (const uint8_t *)"", pk.len + 1);
+                one.p = cs_arena_memdup0(&x->arena, pk.p, pk.len);
                 one.len = (int32_t)pk.len;
                 if (!one.p) {
                     rc = CS_ENOMEM;

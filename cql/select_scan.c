@@ -738,14 +738,16 @@ int cql__vrow_add(void *arg, const uint8_t **vals, const int32_t *lens)
         kv[i] = r->vals[t->pk[i] - t->cols];
     sch_partition_key(t, kv, &b);
     r->pk_len = (uint32_t)b.len;
-    r->pk = cs_arena_memdup(&x->arena, b.p ? b.p : (const uint8_t *)"", b.len + 1);
+    r->pk = cs_arena_memdup0(&x->arena, b.p, b.len);   /* (b holds exactly len bytes) */
     cs_buf_reset(&b);
     for (int i = 0; i < t->n_ck && i < 64; i++)
         kv[i] = r->vals[t->ck[i] - t->cols];
     sch_clustering_key(t, kv, t->n_ck, &b);
     r->ck_len = (uint32_t)b.len;
-    r->ck = cs_arena_memdup(&x->arena, b.p ? b.p : (const uint8_t *)"", b.len + 1);
+    r->ck = cs_arena_memdup0(&x->arena, b.p, b.len);
     cs_buf_destroy(&b);
+    if (!r->pk || !r->ck)
+        return vc->err = CS_ENOMEM;
     vc->n++;
     return 0;
 }
