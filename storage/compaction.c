@@ -714,8 +714,7 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
             if (out.n == 0 && cpos.segment) floor_pos = cpos;
             for (int i = 0; i < out.n; i++) t->ssts[t->n_ssts++] = out.v[i];
             out.n = 0;
-            /* The inputs' big files may serve the next sstables (spare files). */
-            for (int i = 0; i < n; i++) { sst__mark_recyclable(in[i]); sst_reader_unref(in[i]); }
+            for (int i = 0; i < n; i++) { sst__mark_obsolete(in[i]); sst_reader_unref(in[i]); }
             t->bytes_compacted += total;
             t->compactions_done++;
         } else {
@@ -824,7 +823,7 @@ static int compact_once(st_table *t)
                 for (int j = 0; j < t->n_ssts; j++)
                     if (t->ssts[j] == r) {
                         if (st__pos_cmp(r->st.clog_pos, floor_pos) > 0) floor_pos = r->st.clog_pos;
-                        t->ssts[j] = t->ssts[--t->n_ssts]; sst__mark_recyclable(r); sst_reader_unref(r); dropped++;
+                        t->ssts[j] = t->ssts[--t->n_ssts]; sst__mark_obsolete(r); sst_reader_unref(r); dropped++;
                         break;
                     }
                 v[i] = NULL;

@@ -104,7 +104,6 @@ static void table_free(st_table *t)
     for (int i = 0; i < t->n_flushing; i++) mt_unref(t->flushing[i]);
     cs_free(t->flushing);
     st__table_sst_unref_all(t);
-    if (t->dir) sst__spares_drop(t->dir);   /* (a table open would remove them anyway) */
     cs_free(t->ssts);
     cs_free(t->ks); cs_free(t->name); cs_free(t->dir);
     pthread_mutex_destroy(&t->mu);
@@ -139,8 +138,6 @@ void st_engine_close(st_engine *e, bool flush_all)
     pthread_mutex_destroy(&e->mu);
     pthread_cond_destroy(&e->cv);
     pthread_mutex_destroy(&e->cmp_rate_mu);
-    st__reap_drain();                 /* sstables freed on the reaper may still make spares: */
-    if (e->data_dir) sst__spares_drop(e->data_dir);   /* the engine's go */
     cs_free(e->data_dir);
     cs_free(e->clog_dir);
     cs_free(e);
@@ -448,7 +445,6 @@ int st_table_truncate(st_table *t)
     atomic_fetch_sub(&e->mem_total, freed);
     for (int i = 0; i < n; i++) { sst__mark_obsolete(ssts[i]); sst_reader_unref(ssts[i]); }
     cs_free(ssts);
-    sst__spares_drop(t->dir);   /* TRUNCATE reclaims disk: no spare files either */
     st_foreground_thread(fg);
     st__resume(t);
     st__recycle(e);
@@ -487,7 +483,6 @@ int st_table_drop(st_table *t)
     } else {
         vfs_rmtree(t->dir);
     }
-    sst__spares_drop(t->dir);
     pthread_mutex_lock(&t->mu);
     bool pinned = t->pins > 0;
     t->drop_done = pinned;

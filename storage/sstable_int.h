@@ -71,7 +71,6 @@ struct sst_reader {
     sst_stats st;
     uint64_t file_bytes;                 /* all components */
     atomic_bool obsolete;                /* delete files on last unref */
-    atomic_bool recyclable;              /* ... but Data.db and Index.db may become spares */
     atomic_bool compacting;
 };
 
@@ -81,29 +80,7 @@ void sst_reader_ref(sst_reader *r);
 static inline uint64_t sst__reader_gen(const sst_reader *r) { return r->gen; }
 void sst_reader_unref(sst_reader *r);
 void sst__mark_obsolete(sst_reader *r);
-/* Obsolete, and its Data.db and Index.db may be kept as spare files for new
- * sstables of the same directory (compaction inputs; never for TRUNCATE or
- * DROP, which reclaim disk). */
-void sst__mark_recyclable(sst_reader *r);
 void sst__delete_files(const char *dir, uint64_t gen);
-
-/* Spare files (sstable_writer.c, "spare files"): a new sstable's Data.db or
- * Index.db overwrites a recycled one of its directory, whose pages are
- * still in the page cache, instead of a new file (whose every 4 KiB is a
- * page fault and a zeroed page, and on a VM that returns freed memory to
- * its host, a host fault).  Spares are named tmp-spare-<n>.db, so a table
- * open removes any left by a crash; at most SST_SPARE_BYTES in the process.
- *   sst__spare_keep: rename path (a component of an obsolete sstable) to a
- *     spare of dir; false if not kept (full, hard-linked by a snapshot, or
- *     the rename failed): the caller deletes it.
- *   sst__spare_take: rename a spare of dir to `to` and open it for writing
- *     (not truncated: the writer truncates at the end); the fd, or <0.
- *   sst__spares_drop: delete the spares of dir and of the directories under
- *     it (TRUNCATE, DROP, table close; an engine's data directory at close). */
-#define SST_SPARE_BYTES ((uint64_t)256 << 20)
-bool sst__spare_keep(const char *dir, const char *path, bool index);
-int sst__spare_take(const char *dir, bool index, const char *to);
-void sst__spares_drop(const char *dir);
 /* Read index entry i restricted to slices into p; 1 or <0. */
 int sst__read_entry(sst_reader *r, uint64_t i, const st_slice *slices, int n_slices, st__part *p, cs_arena *a);
 /* Read a partition restricted to slices; 1 found, 0 absent, <0 error. */

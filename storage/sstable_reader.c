@@ -359,16 +359,7 @@ void sst_reader_ref(sst_reader *r) { if (r) atomic_fetch_add(&r->refs, 1); }
 
 void sst__mark_obsolete(sst_reader *r) { if (r) atomic_store(&r->obsolete, true); }
 
-void sst__mark_recyclable(sst_reader *r)
-{
-    if (!r) return;
-    atomic_store(&r->recyclable, true);
-    atomic_store(&r->obsolete, true);
-}
-
-/* Delete the sstable's files, or with recycle keep Data.db and Index.db as
- * spares where sst__spare_keep takes them. */
-static void remove_files(const char *dir, uint64_t gen, bool recycle)
+void sst__delete_files(const char *dir, uint64_t gen)
 {
     /* TOC first: without it the rest is garbage even if we crash midway.
      * Paths on the stack: a failed allocation must not skip the TOC and
@@ -377,19 +368,16 @@ static void remove_files(const char *dir, uint64_t gen, bool recycle)
     char path[4400];
     for (int i = 0; i < 5; i++) {
         snprintf(path, sizeof path, "%s/cs-%" PRIu64 "-%s", dir, gen, comps[i]);
-        if (recycle && (i == 1 || i == 2) && sst__spare_keep(dir, path, i == 2)) continue;
         vfs_unlink(path);
     }
 }
-
-void sst__delete_files(const char *dir, uint64_t gen) { remove_files(dir, gen, false); }
 
 static void reader_free(void *arg)
 {
     sst_reader *r = arg;
     if (r->data_map) munmap((void *)r->data_map, r->data_map_len);
     if (r->data_fd >= 0) vfs_close(r->data_fd);
-    if (atomic_load(&r->obsolete)) remove_files(r->dir, r->gen, atomic_load(&r->recyclable));
+    if (atomic_load(&r->obsolete)) sst__delete_files(r->dir, r->gen);
     for (uint32_t i = 0; r->ri_slots && i < r->n_ri_slots; i++) cs_free(atomic_load(&r->ri_slots[i]));
     cs_free(r->ri_slots);
     cs_free(r->idx_buf);

@@ -24,10 +24,8 @@
 #include <inttypes.h>
 #include <lz4.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define SST_WRITE_BUF (256u << 10)      /* compressed blocks go to the file in writes of this size */
 #define SST_SYNC_EVERY (8u << 20)        /* start writeback of every 8 MiB written */
@@ -43,7 +41,6 @@ struct sst_writer {
     char *dir;
     uint64_t gen;
     int fd;
-    bool reused;                         /* fd is a spare file: cut it to file_off at the end */
     uint64_t file_off;                   /* compressed bytes written (including those still in out) */
     cs_buf out;                          /* compressed blocks not yet written: one pwrite per SST_WRITE_BUF */
     uint64_t synced;                     /* file bytes handed to writeback (sync_file_range) */
@@ -75,98 +72,6 @@ struct sst_writer {
     bool first;
     int64_t last_token; cs_buf last_key;
 };
-
-/* ---------------------------------------------------------------- spare files */
-
-/* The process's spare files (sstable_int.h, "spare files"): a list under a
- * mutex, newest last; a directory's spares are found by a linear scan (there
- * are few: SST_SPARE_BYTES holds a compaction's worth). */
-typedef struct sst_spare { char *dir, *path; uint64_t size; bool index; } sst_spare;
-static pthread_mutex_t spare_mu = PTHREAD_MUTEX_INITIALIZER;
-static sst_spare *spares;
-static int n_spares, cap_spares;
-static uint64_t spare_bytes, spare_seq;
-
-bool sst__spare_keep(const char *dir, const char *path, bool index)
-{
-    struct stat st;
-    if (stat(path, &st) != 0 || st.st_nlink != 1 || st.st_size <= 0) return false;   /* a snapshot shares it */
-    char sp[4400];
-    pthread_mutex_lock(&spare_mu);
-    bool ok = spare_bytes + (uint64_t)st.st_size <= SST_SPARE_BYTES;
-    if (ok && n_spares == cap_spares) {
-        int nc = cap_spares ? cap_spares * 2 : 8;
-        sst_spare *n = cs_realloc(spares, (size_t)nc * sizeof *n);
-        if (n) { spares = n; cap_spares = nc; } else ok = false;
-    }
-    sst_spare s = { NULL, NULL, (uint64_t)st.st_size, index };
-    if (ok) {
-        snprintf(sp, sizeof sp, "%s/tmp-spare-%" PRIu64 ".db", dir, ++spare_seq);
-        s.dir = cs_strdup(dir);
-        s.path = cs_strdup(sp);
-        ok = s.dir && s.path && vfs_rename(path, sp) == 0;
-    }
-    if (ok) {
-        spares[n_spares++] = s;
-        spare_bytes += s.size;
-    } else {
-        cs_free(s.dir);
-        cs_free(s.path);
-    }
-    pthread_mutex_unlock(&spare_mu);
-    return ok;
-}
-
-int sst__spare_take(const char *dir, bool index, const char *to)
-{
-    pthread_mutex_lock(&spare_mu);
-    int fd = -1;
-    for (int i = n_spares - 1; i >= 0 && fd < 0; i--) {
-        if (spares[i].index != index || strcmp(spares[i].dir, dir) != 0) continue;
-        sst_spare s = spares[i];
-        spares[i] = spares[--n_spares];
-        spare_bytes -= s.size;
-        if (vfs_rename(s.path, to) == 0) {
-            fd = vfs_open(to, O_WRONLY, 0644);
-            if (fd < 0) vfs_unlink(to);
-        } else {
-            vfs_unlink(s.path);
-        }
-        cs_free(s.dir);
-        cs_free(s.path);
-    }
-    pthread_mutex_unlock(&spare_mu);
-    return fd;
-}
-
-void sst__spares_drop(const char *dir)
-{
-    size_t dl = strlen(dir);
-    pthread_mutex_lock(&spare_mu);
-    for (int i = 0; i < n_spares;) {
-        const char *d = spares[i].dir;
-        if (strncmp(d, dir, dl) != 0 || (d[dl] != '\0' && d[dl] != '/')) { i++; continue; }
-        vfs_unlink(spares[i].path);
-        spare_bytes -= spares[i].size;
-        cs_free(spares[i].dir);
-        cs_free(spares[i].path);
-        spares[i] = spares[--n_spares];
-    }
-    if (n_spares == 0) {   /* nothing kept: no allocation outlives the last table */
-        cs_free(spares);
-        spares = NULL;
-        cap_spares = 0;
-    }
-    pthread_mutex_unlock(&spare_mu);
-}
-
-/* Open a new component file at path: a spare of dir if there is one. */
-static int open_new(const char *dir, const char *path, bool index, bool *reused)
-{
-    int fd = sst__spare_take(dir, index, path);
-    *reused = fd >= 0;
-    return fd >= 0 ? fd : vfs_open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
-}
 
 char *sst__path(const char *dir, uint64_t gen, const char *comp, bool tmp)
 {
@@ -386,7 +291,7 @@ int sst_writer_open(const char *dir, uint64_t gen, double fp_chance, uint64_t ex
     w->bloom = cs_calloc(1, w->bloom_bits / 8);
     char *p = sst__path(dir, gen, "Data.db", true);
     if (!w->dir || !w->bloom || !p) { cs_free(p); sst_writer_abort(w); return CS_ENOMEM; }
-    w->fd = open_new(dir, p, false, &w->reused);
+    w->fd = vfs_open(p, O_CREAT | O_TRUNC | O_WRONLY, 0644);
     cs_free(p);
     if (w->fd < 0) { int rc = w->fd; w->fd = -1; sst_writer_abort(w); return rc; }
     uint8_t h[SST_FILE_HDR];
@@ -726,14 +631,11 @@ static int write_component(sst_writer *w, const char *comp, const uint8_t *p, si
 {
     char *path = sst__path(w->dir, w->gen, comp, true);
     if (!path) return CS_ENOMEM;
-    bool reused = false;
-    int fd = strcmp(comp, "Index.db") == 0 ? open_new(w->dir, path, true, &reused)
-                                           : vfs_open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    int fd = vfs_open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
     cs_free(path);
     if (fd < 0) return fd;
     uint64_t off = 0;
     int rc = write_all(fd, p, n, &off);
-    if (!rc && reused) rc = vfs_truncate(fd, n);
     if (!rc) rc = vfs_fsync(fd);
     vfs_close(fd);
     return rc;
@@ -789,7 +691,6 @@ int sst_writer_finish(sst_writer *w, st_clog_pos clog_pos, int level, sst_reader
     *out = NULL;
     int rc = w->err ? w->err : flush_block(w);
     if (!rc) rc = write_out(w);
-    if (!rc && w->reused) rc = vfs_truncate(w->fd, w->file_off);   /* the spare's old bytes past the end */
     if (!rc) rc = vfs_fsync(w->fd);
     if (rc) { sst_writer_abort(w); return rc; }
     vfs_close(w->fd);

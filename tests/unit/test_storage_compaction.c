@@ -6,16 +6,11 @@
  *  - TWCS: fully expired sstables are dropped whole; old windows merged
  *  - gc_grace: tombstones kept before it, purged after
  *  - a corrupt input fails the compaction cleanly
- *  - spare files: compaction inputs' Data.db and Index.db serve the next
- *    sstables (same inode, cut to size); not when a snapshot links them;
- *    TRUNCATE and close delete them
- *  - compaction_throughput caps what compactions read per second
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "storage/storage.h"
@@ -327,107 +322,4 @@ Test(storage_compaction, throughput_cap, .timeout = 60)
     for (int k = 3; k < 5; k++) fill_random(t, k * 1000, 1000, 1000);
     cr_assert_eq(st_table_compact(t), 0);
     cr_assert_eq(count_live(t), 5000);
-}
-
-/* Spare files in t's directory (tmp-spare-*.db); their inodes into ino. */
-static int spares_of(st_table *t, ino_t *ino, int max)
-{
-    char **names; int n;
-    cr_assert_eq(vfs_list(st_table_dir(t), &names, &n), 0);
-    int k = 0;
-    for (int i = 0; i < n; i++) {
-        if (strncmp(names[i], "tmp-spare-", 10) != 0) continue;
-        char p[600];
-        struct stat st;
-        snprintf(p, sizeof p, "%s/%s", st_table_dir(t), names[i]);
-        cr_assert_eq(stat(p, &st), 0);
-        if (k < max) ino[k] = st.st_ino;
-        k++;
-    }
-    vfs_list_free(names, n);
-    return k;
-}
-
-static ino_t inode_of(st_table *t, const char *name)
-{
-    char p[600];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/%s", st_table_dir(t), name);
-    cr_assert_eq(stat(p, &st), 0, "%s", p);
-    return st.st_ino;
-}
-
-static off_t size_of(st_table *t, const char *name)
-{
-    char p[600];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/%s", st_table_dir(t), name);
-    cr_assert_eq(stat(p, &st), 0, "%s", p);
-    return st.st_size;
-}
-
-/* A major compaction's inputs leave their Data.db and Index.db as spares;
- * the next flush writes its Data.db and Index.db into two of them (same
- * inodes), cut to the new sstable's size, and reads back right; TRUNCATE
- * deletes the spares. */
-Test(storage_compaction, inputs_become_spare_files)
-{
-    st_table_opts o;
-    st_table_opts_defaults(&o);
-    o.compaction_enabled = false;
-    st_table *t;
-    cr_assert_eq(st_table_open(E, TID, "ks", "spare", &o, &t), 0);
-    for (int k = 0; k < 3; k++) fill(t, k * 1000, 1000, 300, 10, 0);   /* generations 1-3 */
-    cr_assert_eq(spares_of(t, NULL, 0), 0);
-    off_t in_size = size_of(t, "cs-1-Data.db");
-    cr_assert_eq(st_table_compact(t), 0);                               /* generation 4 */
-    ino_t sp[16];
-    int n = spares_of(t, sp, 16);
-    cr_assert_eq(n, 6, "Data.db and Index.db of the 3 inputs kept, got %d", n);
-    fill(t, 5000, 10, 300, 20, 0);                                       /* generation 5: small */
-    cr_assert_eq(spares_of(t, NULL, 0), 4, "the flush took two spares");
-    ino_t d = inode_of(t, "cs-5-Data.db"), x = inode_of(t, "cs-5-Index.db");
-    bool dk = false, xk = false;
-    for (int i = 0; i < n; i++) { dk |= sp[i] == d; xk |= sp[i] == x; }
-    cr_assert(dk && xk, "the new sstable's files are spares");
-    cr_assert_lt(size_of(t, "cs-5-Data.db") * 4, in_size, "cut to the new sstable's size");
-    cr_assert_eq(count_live(t), 3010);
-    /* Reopened (the spares of a closed engine are deleted), the same. */
-    st_engine_close(E, false);
-    st_config cfg;
-    st_config_defaults(&cfg);
-    cfg.data_dir = g_d; cfg.commitlog_dir = g_c;
-    cr_assert_eq(st_engine_open(&cfg, &E), 0);
-    cr_assert_eq(st_table_open(E, TID, "ks", "spare", &o, &t), 0);
-    cr_assert_eq(st_engine_replay(E, NULL, NULL), 0);
-    cr_assert_eq(st_engine_replay_done(E), 0);
-    cr_assert_eq(spares_of(t, NULL, 0), 0);
-    cr_assert_eq(count_live(t), 3010);
-    /* TRUNCATE leaves no spare behind. */
-    for (int k = 0; k < 2; k++) fill(t, k * 1000, 1000, 300, 30, 0);
-    cr_assert_eq(st_table_compact(t), 0);
-    cr_assert_gt(spares_of(t, NULL, 0), 0);
-    cr_assert_eq(st_table_truncate(t), 0);
-    cr_assert_eq(spares_of(t, NULL, 0), 0);
-    cr_assert_eq(count_live(t), 0);
-}
-
-/* Files a snapshot links are never recycled (the spare would be
- * overwritten under the snapshot). */
-Test(storage_compaction, snapshot_files_not_spares)
-{
-    st_table_opts o;
-    st_table_opts_defaults(&o);
-    o.compaction_enabled = false;
-    st_table *t;
-    cr_assert_eq(st_table_open(E, TID, "ks", "snap", &o, &t), 0);
-    for (int k = 0; k < 2; k++) fill(t, k * 1000, 1000, 300, 10, 0);
-    off_t size = size_of(t, "cs-1-Data.db");
-    cr_assert_eq(st_table_snapshot(t, "keep", true), 0);
-    cr_assert_eq(st_table_compact(t), 0);
-    cr_assert_eq(spares_of(t, NULL, 0), 0);
-    fill(t, 5000, 10, 300, 20, 0);
-    char p[600];
-    snprintf(p, sizeof p, "%s/snapshots/keep/cs-1-Data.db", st_table_dir(t));
-    cr_assert_eq(vfs_file_size(p), size, "the snapshot's file is whole");
 }
