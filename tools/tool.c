@@ -98,7 +98,10 @@ static int http(const char *host, int port, const char *method, const char *targ
     body += 4;
     fputs(body, code / 100 == 2 ? stdout : stderr);
     cs_buf_destroy(&resp);
-    return code / 100 == 2 ? 0 : (code == 404 ? 1 : 2);
+    /* nodetool exits 1 when it rejects the command line (badUse: unknown
+     * command, missing or malformed arguments; the server answers 404 or
+     * 400) and 2 when the command fails (err). */
+    return code / 100 == 2 ? 0 : (code == 404 || code == 400 ? 1 : 2);
 }
 
 int main(int argc, char **argv)
