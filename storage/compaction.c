@@ -552,15 +552,22 @@ void st__compaction_throttle(st_engine *e, uint64_t bytes, bool (*stop)(void *ar
     }
 }
 
-/* A compaction stops sleeping in the throttle once its table changed
- * under it (the check after the sleep then ends it) or the engine closes. */
+/* Must a compaction of t begun at epoch stop (t truncated, dropped or
+ * paused, or the engine closing)?  Caller holds t->mu. */
+static bool cmp_stale_locked(const st_table *t, uint64_t epoch)
+{
+    return t->epoch != epoch || t->dropped || t->paused > 0 || t->e->closing;
+}
+
+/* A compaction stops sleeping in the throttle once it must stop (the
+ * check after the sleep then ends it). */
 typedef struct cmp_stop { st_table *t; uint64_t epoch; } cmp_stop;
 
 static bool cmp_stopped(void *arg)
 {
     cmp_stop *c = arg;
     pthread_mutex_lock(&c->t->mu);
-    bool stale = c->t->epoch != c->epoch || c->t->dropped || c->t->paused > 0 || c->t->e->closing;
+    bool stale = cmp_stale_locked(c->t, c->epoch);
     pthread_mutex_unlock(&c->t->mu);
     return stale;
 }
@@ -677,7 +684,7 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
             paid = done;
             pthread_mutex_lock(&t->mu);
             t->cmp_done = done;
-            bool stale = t->epoch != epoch || t->dropped || t->paused > 0 || t->e->closing;
+            bool stale = cmp_stale_locked(t, epoch);
             pthread_mutex_unlock(&t->mu);
             if (stale) { rc = CS_EAGAIN; break; }
         }
