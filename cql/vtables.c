@@ -49,14 +49,7 @@ static void vset(vrow *r, const char *col, const void *p, size_t n)
 static void vset_text(vrow *r, const char *col, const char *s) { vset(r, col, s, strlen(s)); }
 static void vset_int(vrow *r, const char *col, int32_t v) { uint8_t b[4]; cs_st32(b, (uint32_t)v); vset(r, col, b, 4); }
 static void vset_bigint(vrow *r, const char *col, int64_t v) { uint8_t b[8]; cs_st64(b, (uint64_t)v); vset(r, col, b, 8); }
-static void vset_double(vrow *r, const char *col, double v)
-{
-    uint64_t u;
-    memcpy(&u, &v, 8);
-    uint8_t b[8];
-    cs_st64(b, u);
-    vset(r, col, b, 8);
-}
+static void vset_double(vrow *r, const char *col, double v) { uint8_t b[8]; cs_st_double(b, v); vset(r, col, b, 8); }
 
 static void vset_inet(vrow *r, const char *col, const char *addr)
 {
@@ -466,10 +459,8 @@ static int rows_estimates(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg, b
     sch_catalog *c = ctx->cat;
     for (int i = 0; i < sch_keyspace_count(c) && !rc; i++) {
         sch_keyspace *k = sch_keyspace_at(c, i);
-        bool local = k->is_virtual;
-        for (int x = 0; x < k->n_repl; x++)
-            if (!strcmp(k->repl_k[x], "class") && strstr(k->repl_v[x], "LocalStrategy")) local = true;
-        if (local)
+        const char *cls = sch__kv_get(k->repl_k, k->repl_v, k->n_repl, "class");
+        if (k->is_virtual || (cls && strstr(cls, "LocalStrategy")))
             continue;
         for (int j = 0; j < k->n_tables && !rc; j++) {
             sch_table *bt = k->tables[j];

@@ -671,27 +671,13 @@ void st__bg_stop(st_engine *e)
     e->n_threads = 0;
 }
 
-/* Entries of toks[0..n) (sorted) at or below tok. */
-static uint64_t toks_upto(const int64_t *toks, uint64_t n, int64_t tok)
-{
-    uint64_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (toks[mid] <= tok) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
 void st_table_size_estimate(st_table *t, int64_t start, int64_t end, uint64_t *partitions, uint64_t *mean_size)
 {
     uint64_t n = 0, bytes = 0, keys = 0;
     pthread_mutex_lock(&t->mu);   /* keeps the readers referenced; their arrays are immutable */
     for (int i = 0; i < t->n_ssts; i++) {
-        const sst_reader *r = t->ssts[i];
-        uint64_t below = toks_upto(r->toks, r->n_idx, start);
-        uint64_t upto = end == INT64_MIN ? r->n_idx : toks_upto(r->toks, r->n_idx, end);
-        n += upto > below ? upto - below : 0;
+        sst_reader *r = t->ssts[i];
+        n += sst_keys_in_range(r, start, end);
         bytes += r->logical;
         keys += r->n_idx;
     }

@@ -81,6 +81,9 @@ static inline uint64_t sst__reader_gen(const sst_reader *r) { return r->gen; }
 void sst_reader_unref(sst_reader *r);
 void sst__mark_obsolete(sst_reader *r);
 void sst__delete_files(const char *dir, uint64_t gen);
+/* Partitions of r whose token is in (start, end]; end INT64_MIN: to the end
+ * of the ring. */
+uint64_t sst_keys_in_range(sst_reader *r, int64_t start, int64_t end);
 /* Read index entry i restricted to slices into p; 1 or <0. */
 int sst__read_entry(sst_reader *r, uint64_t i, const st_slice *slices, int n_slices, st__part *p, cs_arena *a);
 /* Read a partition restricted to slices; 1 found, 0 absent, <0 error. */

@@ -655,6 +655,18 @@ static uint64_t idx_lower(sst_reader *r, int64_t token, const uint8_t *key, uint
     return lo;
 }
 
+/* Entries with a token at or below tok. */
+static uint64_t idx_upto(sst_reader *r, int64_t tok)
+{
+    return tok == INT64_MAX ? r->n_idx : idx_lower(r, tok + 1, NULL, 0, false);
+}
+
+uint64_t sst_keys_in_range(sst_reader *r, int64_t start, int64_t end)
+{
+    uint64_t below = idx_upto(r, start), upto = end == INT64_MIN ? r->n_idx : idx_upto(r, end);
+    return upto > below ? upto - below : 0;
+}
+
 static bool in_slice(const st__row *r, const st_slice *s)
 {
     return st__after_start(r->ck, r->ck_len, s->start.key, s->start.len, s->start.inclusive) &&
