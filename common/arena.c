@@ -260,15 +260,7 @@ void *cs_arena_zalloc(cs_arena *a, size_t n)
     return p;
 }
 
-char *cs_arena_strndup(cs_arena *a, const char *s, size_t n)
-{
-    char *d = cs_arena_alloc(a, n + 1);
-    if (!d)
-        return NULL;
-    memcpy(d, s, n);
-    d[n] = 0;
-    return d;
-}
+char *cs_arena_strndup(cs_arena *a, const char *s, size_t n) { return cs_arena_memdup0(a, s, n); }
 
 char *cs_arena_strdup(cs_arena *a, const char *s) { return cs_arena_strndup(a, s, strlen(s)); }
 
