@@ -81,5 +81,7 @@ static inline void cs_st16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p
 static inline void cs_st32(uint8_t *p, uint32_t v)
 { p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v; }
 static inline void cs_st64(uint8_t *p, uint64_t v) { cs_st32(p, (uint32_t)(v >> 32)); cs_st32(p + 4, (uint32_t)v); }
+/* A double as CQL's double: its IEEE 754 bits, big-endian. */
+static inline void cs_st_double(uint8_t *p, double v) { uint64_t u; memcpy(&u, &v, 8); cs_st64(p, u); }
 
 #endif

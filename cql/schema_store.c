@@ -136,14 +136,7 @@ static void cell(rw *w, const char *col, const void *p, size_t n)
 static void cell_text(rw *w, const char *col, const char *s) { if (s) cell(w, col, s, strlen(s)); }
 static void cell_bool(rw *w, const char *col, bool b) { uint8_t v = b ? 1 : 0; cell(w, col, &v, 1); }
 static void cell_int(rw *w, const char *col, int32_t i) { uint8_t v[4]; cs_st32(v, (uint32_t)i); cell(w, col, v, 4); }
-static void cell_double(rw *w, const char *col, double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    uint8_t v[8];
-    cs_st64(v, u);
-    cell(w, col, v, 8);
-}
+static void cell_double(rw *w, const char *col, double d) { uint8_t v[8]; cs_st_double(v, d); cell(w, col, v, 8); }
 static void cell_map(rw *w, const char *col, char **k, char **v, int n)
 {
     cs_buf b;
