@@ -226,6 +226,21 @@ static char *seg_path(const char *dir, unsigned ver, uint64_t id)
     return cs_strdup(buf);
 }
 
+/* Append a spare (path owned by the list from now on) to l's list, growing
+ * it; false if it cannot grow.  Caller holds mu (or is clog_open). */
+static bool spare_push(clog *l, char *path, uint64_t len)
+{
+    if (l->n_spares == l->cap_spares) {
+        int nc = l->cap_spares ? l->cap_spares * 2 : 8;
+        clog_spare *ns = cs_realloc(l->spares, (size_t)nc * sizeof *ns);
+        if (!ns) return false;
+        l->spares = ns;
+        l->cap_spares = nc;
+    }
+    l->spares[l->n_spares++] = (clog_spare){ path, len };
+    return true;
+}
+
 static char *spare_path(const char *dir, uint64_t id)
 {
     char buf[4096];
@@ -344,14 +359,9 @@ static int seg_list(const char *dir, clog *spares, seg_name **out, int *n_out)
             clog *l = spares;
             char *path = spare_path(dir, id);
             int64_t sz = path ? vfs_file_size(path) : -1;
-            bool keep = path && sz > 0 && l->spare_bytes + (uint64_t)sz <= l->spare_max;
-            if (keep && l->n_spares == l->cap_spares) {
-                int nc = l->cap_spares ? l->cap_spares * 2 : 8;
-                clog_spare *ns = cs_realloc(l->spares, (size_t)nc * sizeof *ns);
-                if (ns) { l->spares = ns; l->cap_spares = nc; } else keep = false;
-            }
+            bool keep = path && sz > 0 && l->spare_bytes + (uint64_t)sz <= l->spare_max &&
+                        spare_push(l, path, (uint64_t)sz);
             if (keep) {
-                l->spares[l->n_spares++] = (clog_spare){ path, (uint64_t)sz };
                 l->spare_bytes += (uint64_t)sz;
             } else {
                 if (path) vfs_unlink(path);
@@ -1082,27 +1092,27 @@ static void seg_retire(clog *l, clog_seg *s)
     char *sp = spare_path(l->dir, s->id);
     pthread_mutex_lock(&l->mu);
     bool keep = sp && !l->closing && l->spare_bytes + len <= l->spare_max;
-    if (keep && l->n_spares == l->cap_spares) {
-        int nc = l->cap_spares ? l->cap_spares * 2 : 8;
-        clog_spare *ns = cs_realloc(l->spares, (size_t)nc * sizeof *ns);
-        if (ns) { l->spares = ns; l->cap_spares = nc; } else keep = false;
-    }
-    if (keep) l->spare_bytes += len;   /* reserved; added to the list once renamed */
+    if (keep) l->spare_bytes += len;   /* reserved; listed once renamed */
     pthread_mutex_unlock(&l->mu);
     if (keep && vfs_rename(s->path, sp) == 0) {
         pthread_mutex_lock(&l->mu);
-        l->spares[l->n_spares++] = (clog_spare){ sp, len };
+        bool listed = spare_push(l, sp, len);
+        if (!listed) l->spare_bytes -= len;
         pthread_mutex_unlock(&l->mu);
-        CS_DEBUG("commitlog: recycled %s as %s", s->path, sp);
-        return;
-    }
-    if (keep) {
-        pthread_mutex_lock(&l->mu);
-        l->spare_bytes -= len;
-        pthread_mutex_unlock(&l->mu);
+        if (listed) {
+            CS_DEBUG("commitlog: recycled %s as %s", s->path, sp);
+            return;
+        }
+        vfs_unlink(sp);   /* no room to list it */
+    } else {
+        if (keep) {
+            pthread_mutex_lock(&l->mu);
+            l->spare_bytes -= len;
+            pthread_mutex_unlock(&l->mu);
+        }
+        vfs_unlink(s->path);
     }
     cs_free(sp);
-    vfs_unlink(s->path);
     CS_DEBUG("commitlog: deleted %s", s->path);
 }
 
