@@ -761,24 +761,24 @@ static int snap_targets(srv *s, char **ks, int n_ks, const char *table, const ch
             char *dot = strchr(e, '.');
             if (dot) *dot = 0;
             sch_keyspace *k = sch_keyspace_find(c, e);
-            if (!k) { out_printf(o, "error: Keyspace %s does not exist\n", e); return 404; }
+            if (!k) { out_printf(o, "error: Keyspace %s does not exist\n", e); return 500; }
             for (int j = 0; j < k->n_tables && n < max; j++)
                 if (k->tables[j]->st && (!dot || !strcmp(k->tables[j]->name, dot + 1)))
                     out[n++] = (snap_target){ k, k->tables[j] };
-            if (dot && !sch_table_find(c, e, dot + 1)) { out_printf(o, "error: Table %s.%s does not exist\n", e, dot + 1); return 404; }
+            if (dot && !sch_table_find(c, e, dot + 1)) { out_printf(o, "error: Table %s.%s does not exist\n", e, dot + 1); return 500; }
         }
         *n_out = n;
         return 200;
     }
     if (table && n_ks != 1) {
         out_printf(o, "error: When specifying the table for a snapshot, you must specify one and only one keyspace\n");
-        return 400;
+        return 500;
     }
     for (int i = 0; i < n_ks; i++)
-        if (!sch_keyspace_find(c, ks[i])) { out_printf(o, "error: Keyspace %s does not exist\n", ks[i]); return 404; }
+        if (!sch_keyspace_find(c, ks[i])) { out_printf(o, "error: Keyspace %s does not exist\n", ks[i]); return 500; }
     if (table && !sch_table_find(c, ks[0], table)) {
         out_printf(o, "error: Table %s.%s does not exist\n", ks[0], table);
-        return 404;
+        return 500;
     }
     for (int i = 0; i < sch_keyspace_count(c); i++) {
         sch_keyspace *k = sch_keyspace_at(c, i);
@@ -814,17 +814,17 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
         else if (!strcmp(a, "-sf") || !strcmp(a, "--skip-flush")) skip_flush = true;
         else if ((!strcmp(a, "-cf") || !strcmp(a, "--column-family") || !strcmp(a, "--table")) && i + 1 < n) table = args[++i];
         else if ((!strcmp(a, "-kt") || !strcmp(a, "--kt-list") || !strcmp(a, "-kc") || !strcmp(a, "--kc.list")) && i + 1 < n) kt = args[++i];
-        else if (!strcmp(a, "--ttl")) { out_printf(o, "error: snapshots with a TTL are not supported by cassette\n"); return 400; }
+        else if (!strcmp(a, "--ttl")) { out_printf(o, "error: snapshots with a TTL are not supported by cassette\n"); return 500; }
         else if (a[0] != '-' && n_ks < 32) ks[n_ks++] = args[i];
     }
     if (strchr(tag, ':') || strchr(tag, '/')) {
         out_printf(o, "error: Snapshot name cannot contain %c\n", strchr(tag, ':') ? ':' : '/');
-        return 400;
+        return 500;
     }
     if (kt && (n_ks || table)) {
         out_printf(o, "error: When specifying the Keyspace table list (using -kt,--kt-list,-kc,--kc.list), you must not "
                       "also specify keyspaces to snapshot\n");
-        return 400;
+        return 500;
     }
     snap_target tg[512];
     int nt = 0;
@@ -908,8 +908,8 @@ static int do_clearsnapshot(srv *s, char **args, int n, cs_buf *o)
         else if (!strcmp(args[i], "--all")) all = true;
         else if (args[i][0] != '-' && n_ks < 32) ks[n_ks++] = args[i];
     }
-    if (!tag && !all) { out_printf(o, "error: Specify snapshot name or --all\n"); return 400; }
-    if (tag && all) { out_printf(o, "error: Specify only one of snapshot name or --all\n"); return 400; }
+    if (!tag && !all) { out_printf(o, "error: Specify snapshot name or --all\n"); return 500; }
+    if (tag && all) { out_printf(o, "error: Specify only one of snapshot name or --all\n"); return 500; }
     snap_target tg[512];
     int nt = 0;
     int code = snap_targets(s, ks, n_ks, NULL, NULL, tg, 512, &nt, o);

@@ -318,8 +318,11 @@ def test_snapshots(server, session, ks):
     files = sorted(os.listdir(snapdir[0]))
     assert "manifest.json" in files and any(f.endswith("-Data.db") for f in files), files
     r = tool(server, "snapshot", "-t", "before", ks)
-    assert r.returncode != 0 and "Snapshot before for %s already exists." % ks in r.stderr
-    assert tool(server, "snapshot", "-t", "a:b", ks).returncode != 0
+    # nodetool's err(): "error: ..." and exit 2 (a bad command line, badUse, exits 1)
+    assert r.returncode == 2 and "Snapshot before for %s already exists." % ks in r.stderr
+    assert tool(server, "snapshot", "-t", "a:b", ks).returncode == 2
+    r = tool(server, "snapshot", "-t", "x", "no_such_ks")
+    assert r.returncode == 2 and "error: Keyspace no_such_ks does not exist" in r.stderr, (r.stdout, r.stderr)
     r = tool(server, "listsnapshots")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
@@ -341,7 +344,7 @@ def test_snapshots(server, session, ks):
     assert snap_space() > small + 1000            # its sstables are now only the snapshot's
     assert session.execute("SELECT count(*) FROM %s.sn" % ks).one()[0] == 200
     r = tool(server, "clearsnapshot", ks)
-    assert r.returncode != 0 and "Specify snapshot name or --all" in r.stderr
+    assert r.returncode == 2 and "Specify snapshot name or --all" in r.stderr
     r = tool(server, "clearsnapshot", "-t", "before", ks)
     assert r.returncode == 0 and r.stdout == ("Requested clearing snapshot(s) for [%s] with snapshot name "
                                               "[before]\n" % ks), r.stdout
