@@ -318,6 +318,8 @@ struct cql_stmt {
     int n_binds;                       /* number of bind markers */
     char **bind_names;                 /* n_binds entries; NULL entry for `?` */
     const char *text; size_t text_len; /* source text (arena copy) */
+    void *exec_memo;                   /* the executor's memo of its analysis (cql_stmt_memo,
+                                          exec_int.h): one cs_malloc'd block, freed by cql_stmt_free */
     union {
         ast_select select;
         ast_insert insert;

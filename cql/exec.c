@@ -181,6 +181,36 @@ sch_table *cql__table_cached(cql_ctx *ctx, const ast_qname *qn, const char *sess
     return t;
 }
 
+cql_stmt_memo *cql__stmt_memo(cql_ctx *ctx, const cql_stmt *st, const sch_table *t)
+{
+    cql_stmt_memo *m = st->exec_memo;
+    if (!m)
+        return NULL;
+    uint8_t ver[16];
+    sch_version(ctx->cat, ver);
+    /* the version first: only then is m->t known to be alive */
+    return !memcmp(m->ver, ver, 16) && m->t == t ? m : NULL;
+}
+
+cql_stmt_memo *cql__stmt_memo_new(cql_ctx *ctx, const cql_stmt *cst, const sch_table *t, int n)
+{
+    cql_stmt *st = (cql_stmt *)cst;   /* only its memo field is written */
+    cql_stmt_memo *m = st->exec_memo;
+    if (!m || m->cap < n) {
+        cs_free(m);
+        st->exec_memo = m = cs_malloc(sizeof *m + sizeof m->items[0] * (size_t)(n > 0 ? n : 1));
+        if (!m)
+            return NULL;
+        m->cap = n;
+    }
+    int cap = m->cap;
+    memset(m, 0, sizeof *m);
+    m->cap = cap;
+    sch_version(ctx->cat, m->ver);
+    m->t = t;
+    return m;
+}
+
 /* Per-table request latency for nodetool and system_views (cql/metrics.c):
  * SELECT counts as a read (a range scan when no partition key is given),
  * INSERT/UPDATE/DELETE as a write; a BATCH counts once per statement. */

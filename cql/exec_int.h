@@ -174,6 +174,61 @@ typedef struct cql_where {
 int cql__where_analyze(cql_eval *ev, const sch_table *t, ast_relation **rels, int n_rels,
                        cql_where_kind kind, int flags, cql_where *out, cs_error *e);
 
+/*
+ * Point restrictions: every partition key column by `col = term` and the
+ * clustering columns [0, n_ck) likewise (all of them for UPDATE/DELETE), each
+ * once, no token(), IN, slice or filter: the hot shape of prepared writes and
+ * reads.  cql__where_point_keys recognizes it (statically, from the relations
+ * and the table) and lists the (column, term) pairs in the order
+ * cql__where_analyze evaluates them; cql__where_bind_point then only
+ * evaluates the terms and builds the keys, producing the cql_where and the
+ * errors cql__where_analyze would for those relations ("Invalid unset value
+ * for column k", "Invalid null value in condition for column k", "Invalid
+ * partition key value" ...).  Only for relations that cql__where_analyze
+ * accepted with the same table: the static checks are not repeated.
+ */
+typedef struct cql_keyterm {
+    const sch_column *col;             /* a key column (or, in a write memo, the column written) */
+    const ast_term *term;              /* its value (a DELETE target's: NULL) */
+} cql_keyterm;
+#define CQL_POINT_MAX_CK 32
+
+/* n_ck (>= 0) with out[0, n_rels) filled, or -1 when rels are not a point
+ * restriction of kind (UPDATE and DELETE need every clustering column). */
+int cql__where_point_keys(const sch_table *t, ast_relation *const *rels, int n_rels,
+                          cql_where_kind kind, cql_keyterm *out);
+int cql__where_bind_point(cql_eval *ev, const sch_table *t, const cql_keyterm *keys, int n,
+                          int n_ck, cql_where_kind kind, cql_where *out, cs_error *e);
+
+/*
+ * A statement's memo of its value-independent analysis (st->exec_memo):
+ * made after an execution whose analysis succeeded, used while the catalog
+ * version (any DDL changes it) and the resolved table (another session
+ * keyspace resolves another one) are the ones it was made with, so its
+ * column pointers are alive.  A statement of another shape gets a memo with
+ * point false and is not examined again until the next DDL.  Owners:
+ * exec_modify.c (INSERT/UPDATE/DELETE), exec_select.c (SELECT).  Request
+ * loop only (executions hold the exec lock).
+ */
+typedef struct cql_stmt_memo {
+    uint8_t ver[16];                   /* catalog version when made */
+    const sch_table *t;                /* table it was made for */
+    int cap;                           /* entries in items */
+    bool point;                        /* the fast path applies (else: the general one) */
+    bool has_regular, has_static;      /* write: as cql_wplan */
+    int n_ops;                         /* write: items[0, n_ops) are operations in evaluation order */
+    int n_keys, n_ck;                  /* items[n_ops, n_ops + n_keys): key relations (point keys) */
+    cql_keyterm items[];
+} cql_stmt_memo;
+
+/* st's memo when it was made for t under the current catalog version, else NULL. */
+cql_stmt_memo *cql__stmt_memo(cql_ctx *ctx, const cql_stmt *st, const sch_table *t);
+/* A cleared memo for t (point false) with room for n items, reusing st's
+ * block when it is large enough; NULL when out of memory (no memo then).
+ * The memo is a cache, not part of the statement's meaning: a statement
+ * otherwise immutable (const) gets one too. */
+cql_stmt_memo *cql__stmt_memo_new(cql_ctx *ctx, const cql_stmt *st, const sch_table *t, int n);
+
 /* Does the (non-null) value v of column f->col satisfy the filter?  For
  * collections, v is the serialized collection (or len -1 for null/empty). */
 bool cql__filter_match(const cql_filter *f, const uint8_t *v, int32_t len);

@@ -432,6 +432,111 @@ static int prep_delete(cql_eval *ev, cql_stmt *st, cql_wplan *pl, cs_error *e)
     return 0;
 }
 
+/* ---------------------------------------------------------------- memo */
+
+/*
+ * The hot shapes (exec_int.h, cql_stmt_memo): an INSERT of values, an UPDATE
+ * of `col = term` assignments, a DELETE of whole columns or rows, each
+ * naming every key column by `=` (a point restriction), on a table without
+ * counters, without IF.  What the general analysis below does for them
+ * beyond evaluating terms (column lookups by name, duplicate and kind
+ * checks, the WHERE rules) depends only on the statement and the table, so
+ * after it succeeded once the memo keeps the columns and the terms in the
+ * order they are evaluated, and wplan_bind only evaluates: the same checks
+ * of the values, in the same order, hence the same errors.
+ */
+static void wmemo_record(cql_eval *ev, cql_stmt *st, const cql_wplan *pl, ast_relation **rels,
+                         int n_rels)
+{
+    cql_stmt_memo *m = cql__stmt_memo_new(ev->ctx, st, pl->t, pl->n_ops + n_rels);
+    if (!m || pl->is_counter || cql__wplan_is_lwt(pl))
+        return;
+    const sch_table *t = pl->t;
+    cql_keyterm *it = m->items;
+    int n = 0;
+    switch (st->kind) {
+    case STMT_INSERT: {
+        const ast_insert *in = &st->u.insert;
+        if (in->json)
+            return;
+        for (int i = 0; i < in->n_columns; i++) {
+            const sch_column *c = sch_column_find(t, in->columns[i]);
+            if (!c)
+                return;
+            if (is_pk_col(c))
+                continue;
+            if (n >= pl->n_ops || pl->ops[n].col != c)
+                return;
+            it[n].col = c;
+            it[n++].term = in->values[i];
+        }
+        break;
+    }
+    case STMT_UPDATE:
+        for (int i = 0; i < st->u.update.n_sets; i++) {
+            const ast_set_op *sop = &st->u.update.sets[i];
+            /* (names past prep_set_op's 300-byte buffer would differ in messages) */
+            if (sop->kind != SET_ASSIGN || i >= pl->n_ops || strlen(pl->ops[i].col->name) >= 300)
+                return;
+            it[n].col = pl->ops[i].col;
+            it[n++].term = sop->value;
+        }
+        break;
+    case STMT_DELETE:
+        for (int i = 0; i < pl->n_ops; i++) {
+            if (pl->ops[i].kind != CQL_WOP_DEL_COLUMN)
+                return;
+            it[n].col = pl->ops[i].col;
+            it[n++].term = NULL;
+        }
+        break;
+    default:
+        return;
+    }
+    if (n != pl->n_ops)
+        return;
+    int n_ck = cql__where_point_keys(t, rels, n_rels,
+                                     st->kind == STMT_DELETE ? CQL_WHERE_DELETE : CQL_WHERE_UPDATE, it + n);
+    if (n_ck < 0)
+        return;
+    m->n_ops = n;
+    m->n_keys = n_rels;
+    m->n_ck = n_ck;
+    m->has_regular = pl->has_regular;
+    m->has_static = pl->has_static;
+    m->point = true;
+}
+
+/* The plan of a hot-shape statement from its memo (pl's table, attributes
+ * and counter flag already set): the values evaluated, nothing looked up. */
+static int wplan_bind(cql_eval *ev, const cql_stmt *st, const cql_stmt_memo *m, cql_wplan *pl,
+                      cs_error *e)
+{
+    pl->ops = cs_arena_zalloc(ev->arena, sizeof *pl->ops * (size_t)(m->n_ops ? m->n_ops : 1));
+    if (!pl->ops)
+        return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    for (int i = 0; i < m->n_ops; i++) {
+        cql_wop *op = &pl->ops[i];
+        const sch_column *c = m->items[i].col;
+        op->col = c;
+        if (!m->items[i].term) {
+            op->kind = CQL_WOP_DEL_COLUMN;
+            continue;
+        }
+        op->kind = SET_ASSIGN;
+        if (cql__term_eval(ev, m->items[i].term, c->type, c->name, &op->val, e) < 0)
+            return CS_EUSER;
+    }
+    pl->n_ops = m->n_ops;
+    pl->has_regular = m->has_regular;
+    pl->has_static = m->has_static;
+    pl->row_marker = st->kind == STMT_INSERT;
+    cql_where_kind wk = st->kind == STMT_DELETE ? CQL_WHERE_DELETE : CQL_WHERE_UPDATE;
+    if (cql__where_bind_point(ev, pl->t, m->items + m->n_ops, m->n_keys, m->n_ck, wk, &pl->w, e) < 0)
+        return CS_EUSER;
+    return 0;
+}
+
 /* ---------------------------------------------------------------- prepare */
 
 int cql__wplan_prepare(cql_eval *ev, cql_stmt *st, int64_t batch_ts, int32_t now_s,
@@ -460,6 +565,9 @@ int cql__wplan_prepare(cql_eval *ev, cql_stmt *st, int64_t batch_ts, int32_t now
     ev->ks = t->ks->name;
     if (eval_attrs(ev, us, t, batch_ts, pl, e) < 0)
         return CS_EUSER;
+    cql_stmt_memo *memo = cql__stmt_memo(ev->ctx, st, t);
+    if (memo && memo->point)
+        return wplan_bind(ev, st, memo, pl, e);
 
     ast_relation **rels = NULL;
     int n_rels = 0;
@@ -546,6 +654,8 @@ int cql__wplan_prepare(cql_eval *ev, cql_stmt *st, int64_t batch_ts, int32_t now
         }
     }
     (void)now_s;
+    if (!memo)
+        wmemo_record(ev, st, pl, rels, n_rels);
     return 0;
 }
 

@@ -549,12 +549,36 @@ static void begin_rows(cql_sx *x, cql_result *r, int version, int n_cols, bool s
     m->n = r->body.len;
 }
 
-static int run_select(cql_sx *x, cql_result *r)
+/*
+ * The WHERE clause: a point restriction (exec_int.h) is analysed once per
+ * statement (its memo, checked against the catalog version and the table)
+ * and afterwards only its terms are evaluated; any other shape is analysed
+ * on every execution.
+ */
+static int analyze_where(cql_sx *x)
 {
-    const cql_params *p = x->p;
+    cql_stmt_memo *m = cql__stmt_memo(x->ctx, x->st, x->t);
+    if (m && m->point)
+        return cql__where_bind_point(&x->ev, x->t, m->items, m->n_keys, m->n_ck, CQL_WHERE_SELECT,
+                                     &x->w, x->e);
     int flags = x->as->allow_filtering ? CQL_WHERE_ALLOW_FILTERING : 0;
     int rc = cql__where_analyze(&x->ev, x->t, x->as->where, x->as->n_where, CQL_WHERE_SELECT, flags,
                                 &x->w, x->e);
+    if (rc == 0 && !m && (m = cql__stmt_memo_new(x->ctx, x->st, x->t, x->as->n_where))) {
+        int n_ck = cql__where_point_keys(x->t, x->as->where, x->as->n_where, CQL_WHERE_SELECT, m->items);
+        if (n_ck >= 0) {
+            m->n_keys = x->as->n_where;
+            m->n_ck = n_ck;
+            m->point = true;
+        }
+    }
+    return rc;
+}
+
+static int run_select(cql_sx *x, cql_result *r)
+{
+    const cql_params *p = x->p;
+    int rc = analyze_where(x);
     if (rc == 0)
         rc = cql_index_check_select(x);   /* index hook (issue 5): ORDER BY with an index */
     if (rc)

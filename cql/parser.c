@@ -574,6 +574,10 @@ void cql_stmt_free(cql_stmt *s)
 {
     if (!s)
         return;
+    if (s->kind == STMT_BATCH)   /* the children live in s->arena; their memos do not */
+        for (int i = 0; i < s->u.batch.n_stmts; i++)
+            cs_free(s->u.batch.stmts[i]->exec_memo);
+    cs_free(s->exec_memo);
     cs_arena_destroy(&s->arena);
     cs_free(s);
 }

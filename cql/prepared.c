@@ -8,7 +8,9 @@
  * a keyspace is in use, so the same text prepared under two keyspaces gets
  * two ids.  Cached statements are immutable ASTs; the executor resolves
  * their tables through cql__table_cached (exec.c), a memo checked against
- * the catalog version, so DDL never leaves a stale table behind.
+ * the catalog version, so DDL never leaves a stale table behind.  The one
+ * mutable part is st->exec_memo, the executor's memo of a statement's
+ * analysis (cql_stmt_memo, exec_int.h), checked the same way.
  */
 #include <stdio.h>
 #include <string.h>

@@ -607,3 +607,42 @@ int cql__where_analyze(cql_eval *ev, const sch_table *t, ast_relation **rels, in
     return 0;
 }
 
+
+/* ---------------------------------------------------------------- point restrictions */
+
+int cql__where_point_keys(const sch_table *t, ast_relation *const *rels, int n_rels,
+                          cql_where_kind kind, cql_keyterm *out)
+{
+    if (t->n_pk > 16 || t->n_ck > CQL_POINT_MAX_CK)
+        return -1;
+    uint32_t pk_seen = 0;
+    uint64_t ck_seen = 0;
+    int n_pk = 0, n_ck = 0;
+    for (int i = 0; i < n_rels; i++) {
+        const ast_relation *r = rels[i];
+        if (r->kind != REL_COLUMN || r->op != OP_EQ || r->n_columns != 1 || r->in_marker || !r->value)
+            return -1;
+        const sch_column *c = sch_column_find(t, r->columns[0]);
+        if (!c || c->position < 0)
+            return -1;
+        if (c->kind == COL_PARTITION_KEY) {
+            if (c->position >= 16 || (pk_seen >> c->position & 1))
+                return -1;
+            pk_seen |= 1u << c->position;
+            n_pk++;
+        } else if (c->kind == COL_CLUSTERING) {
+            if (c->position >= CQL_POINT_MAX_CK || (ck_seen >> c->position & 1))
+                return -1;
+            ck_seen |= 1ull << c->position;
+            n_ck++;
+        } else
+            return -1;
+        out[i].col = c;
+        out[i].term = r->value;
+    }
+    if (n_pk != t->n_pk || ck_seen != (n_ck ? (1ull << n_ck) - 1 : 0))
+        return -1;   /* a partition key column missing, or the clustering ones not a prefix */
+    if (kind != CQL_WHERE_SELECT && n_ck != t->n_ck)
+        return -1;
+    return n_ck;
+}

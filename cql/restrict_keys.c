@@ -29,6 +29,30 @@ static int group_to_filter(cql_wan *a, const sch_column *c, const cql_eqgroup *g
     return 0;
 }
 
+/* The serialized partition key of vals (one per pk column) as an arena copy
+ * in *out; b is scratch. */
+static int pk_serialize(cs_arena *ar, const sch_table *t, const cql_value *vals, cs_buf *b,
+                        cql_value *out, cs_error *e)
+{
+    if (t->n_pk == 1 && vals[0].len >= 0) {
+        /* a single component is serialized as itself (sch_partition_key) */
+        out->len = vals[0].len;
+        out->p = cs_arena_memdup(ar, vals[0].p ? vals[0].p : (const uint8_t *)"",
+                                 vals[0].len ? (size_t)vals[0].len : 1);
+    } else {
+        cs_buf_reset(b);
+        int krc = sch_partition_key(t, vals, b);
+        if (krc != 0 || b->err) {
+            bool oom = b->err || krc == CS_ENOMEM;
+            return oom ? cs_error_set(e, CS_ERR_SERVER, "out of memory")
+                       : cs_error_set(e, CS_ERR_INVALID, "Invalid partition key value");
+        }
+        out->len = (int32_t)b->len;
+        out->p = cs_arena_memdup(ar, b->p ? b->p : (const uint8_t *)"", b->len ? b->len : 1);
+    }
+    return out->p ? 0 : cs_error_set(e, CS_ERR_SERVER, "out of memory");
+}
+
 int cql__wan_build_pks(cql_wan *a)
 {
     const sch_table *t = a->t;
@@ -91,26 +115,11 @@ int cql__wan_build_pks(cql_wan *a)
     for (long n = 0; n < total; n++) {
         for (int i = 0; i < t->n_pk; i++)
             vals[i] = a->pk_eq[i].tuples[idx[i]];
-        if (t->n_pk == 1 && vals[0].len >= 0) {
-            /* a single component is serialized as itself (sch_partition_key) */
-            w->pks[w->n_pks].len = vals[0].len;
-            w->pks[w->n_pks].p = cs_arena_memdup(a->ev->arena, vals[0].p ? vals[0].p : (const uint8_t *)"",
-                                                 vals[0].len ? (size_t)vals[0].len : 1);
-            w->n_pks++;
-            if (++idx[0] >= a->pk_eq[0].k)
-                idx[0] = 0;
-            continue;
-        }
-        cs_buf_reset(&b);
-        int krc = sch_partition_key(t, vals, &b);
-        if (krc != 0 || b.err) {
-            bool oom = b.err || krc == CS_ENOMEM;
+        int rc = pk_serialize(a->ev->arena, t, vals, &b, &w->pks[w->n_pks], a->e);
+        if (rc) {
             cs_buf_destroy(&b);
-            return oom ? cs_error_set(a->e, CS_ERR_SERVER, "out of memory")
-                       : cs_error_set(a->e, CS_ERR_INVALID, "Invalid partition key value");
+            return rc;
         }
-        w->pks[w->n_pks].len = (int32_t)b.len;
-        w->pks[w->n_pks].p = cs_arena_memdup(a->ev->arena, b.p ? b.p : (const uint8_t *)"", b.len ? b.len : 1);
         w->n_pks++;
         for (int i = t->n_pk - 1; i >= 0; i--) {   /* odometer */
             if (++idx[i] < a->pk_eq[i].k)
@@ -149,26 +158,32 @@ static int bytes_cmp(const uint8_t *a, size_t an_, const uint8_t *b, size_t bn)
 }
 
 /* Arena copy of a clustering key for vals[0..n), optionally ++ 0xFF. */
-static int ck_key(cql_wan *a, const cql_value *vals, int n, bool after, st_bound *out, bool start)
+static int ck_key_in(cs_arena *ar, const sch_table *t, const cql_value *vals, int n, bool after,
+                     st_bound *out, bool start, cs_error *e)
 {
     cs_buf b;
     cs_buf_init(&b);
-    int krc = sch_clustering_key(a->t, vals, n, &b);
+    int krc = sch_clustering_key(t, vals, n, &b);
     if (krc != 0 || b.err) {
         bool oom = b.err || krc == CS_ENOMEM;
         cs_buf_destroy(&b);
-        return oom ? cs_error_set(a->e, CS_ERR_SERVER, "out of memory")
-                   : cs_error_set(a->e, CS_ERR_INVALID, "Invalid clustering key value");
+        return oom ? cs_error_set(e, CS_ERR_SERVER, "out of memory")
+                   : cs_error_set(e, CS_ERR_INVALID, "Invalid clustering key value");
     }
     if (after)
         cs_buf_put_u8(&b, CK_AFTER);
     out->len = (uint32_t)b.len;
-    out->key = cs_arena_memdup(a->ev->arena, b.p ? b.p : (const uint8_t *)"", b.len ? b.len : 1);
+    out->key = cs_arena_memdup(ar, b.p ? b.p : (const uint8_t *)"", b.len ? b.len : 1);
     out->inclusive = start;
     cs_buf_destroy(&b);
     if (n == 0 && !after)
         out->inclusive = true;   /* empty prefix = unbounded */
-    return out->key ? 0 : cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+    return out->key ? 0 : cs_error_set(e, CS_ERR_SERVER, "out of memory");
+}
+
+static int ck_key(cql_wan *a, const cql_value *vals, int n, bool after, st_bound *out, bool start)
+{
+    return ck_key_in(a->ev->arena, a->t, vals, n, after, out, start, a->e);
 }
 
 static int key_cmp(const void *x, const void *y)
@@ -435,3 +450,64 @@ int cql__wan_build_ck(cql_wan *a)
     return 0;
 }
 
+
+/* ---------------------------------------------------------------- point restrictions */
+
+/*
+ * What collect() and the two builders above make of a point restriction
+ * (exec_int.h): the terms evaluated in relation order with eval_nn's checks,
+ * then one partition key and, when clustering columns are fixed, one exact
+ * key (UPDATE/DELETE) or the slice [P, P ++ 0xFF) (SELECT).
+ */
+int cql__where_bind_point(cql_eval *ev, const sch_table *t, const cql_keyterm *keys, int n,
+                          int n_ck, cql_where_kind kind, cql_where *out, cs_error *e)
+{
+    memset(out, 0, sizeof(*out));
+    cql_value pk[16], ck[CQL_POINT_MAX_CK];
+    for (int i = 0; i < n; i++) {
+        const sch_column *c = keys[i].col;
+        cql_value *v = c->kind == COL_PARTITION_KEY ? &pk[c->position] : &ck[c->position];
+        if (cql__term_eval(ev, keys[i].term, c->type, c->name, v, e))
+            return CS_EUSER;
+        if (v->len == CQL_UNSET)
+            return cs_error_set(e, CS_ERR_INVALID, "Invalid unset value for column %s", c->name);
+        if (v->len == CQL_NULL)
+            return cs_error_set(e, CS_ERR_INVALID, "Invalid null value in condition for column %s", c->name);
+    }
+    out->pk_all = true;
+    out->pks = cs_arena_zalloc(ev->arena, sizeof(cql_value) * 2);
+    if (!out->pks)
+        return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    cs_buf b;
+    cs_buf_init(&b);
+    int rc = pk_serialize(ev->arena, t, pk, &b, &out->pks[0], e);
+    cs_buf_destroy(&b);
+    if (rc)
+        return rc;
+    out->n_pks = 1;
+    out->ck_restricted = n_ck > 0;
+    if (n_ck == 0)
+        return 0;
+    out->ck_eq_prefix = n_ck;
+    out->ck_all = n_ck == t->n_ck;
+    if (kind != CQL_WHERE_SELECT) {
+        out->cks = cs_arena_zalloc(ev->arena, sizeof(cql_value) * 2);
+        if (!out->cks)
+            return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+        st_bound k;
+        if ((rc = ck_key_in(ev->arena, t, ck, n_ck, false, &k, true, e)))
+            return rc;
+        out->cks[0].p = k.key;
+        out->cks[0].len = (int32_t)k.len;
+        out->n_cks = 1;
+        return 0;
+    }
+    out->slices = cs_arena_zalloc(ev->arena, sizeof(st_slice) * 2);
+    if (!out->slices)
+        return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    if ((rc = ck_key_in(ev->arena, t, ck, n_ck, false, &out->slices[0].start, true, e)) ||
+        (rc = ck_key_in(ev->arena, t, ck, n_ck, true, &out->slices[0].end, false, e)))
+        return rc;
+    out->n_slices = 1;
+    return 0;
+}

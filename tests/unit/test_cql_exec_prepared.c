@@ -6,6 +6,7 @@
  * dir; results checked by decoding the RESULT body (test_cql_exec_harness.h).
  */
 #include "test_cql_exec_harness.h"
+#include "cql/exec_int.h"   /* cql__prepared_find, cql_stmt_memo: is the memo in use */
 
 TestSuite(exec_prepared, .init = setup, .fini = teardown, .timeout = 120);
 
@@ -309,4 +310,313 @@ Test(exec_prepared, memos_across_ddl)
     prepare("SELECT b, s FROM sm WHERE k = ?", sid, meta, sizeof meta);
     cr_assert_eq(run(NULL, &o, out, sizeof out), 0, "%s", g_err.msg);
     cr_assert_str_eq(out, "b|s\n12|null\n");
+}
+
+/* ---- the write plan / point WHERE memo (cql_stmt_memo, exec_int.h) ---- */
+
+static int exec_id(const uint8_t *id, cql_value *vals, int n)
+{
+    ropts o;
+    memset(&o, 0, sizeof o);
+    o.id = id;
+    o.vals = vals;
+    o.n_vals = n;
+    return run(NULL, &o, NULL, 0);
+}
+
+/* Is the prepared statement id served from a point memo (the fast path)? */
+static bool memo_point(const uint8_t *id)
+{
+    cql_prepared *p = cql__prepared_find(g_ctx, id, 16);
+    cr_assert(p != NULL);
+    const cql_stmt_memo *m = p->stmt->exec_memo;
+    return m && m->point;
+}
+
+/* The memoized statement id fails with vals exactly as a first execution
+ * (the general analysis, no memo yet) of the same text does; and with want
+ * when given. */
+static void same_error(const char *q, const uint8_t *id, cql_value *vals, int n, const char *want)
+{
+    static int fresh;
+    char q2[512], general[sizeof g_err.msg], meta[1024];
+    snprintf(q2, sizeof q2, "%s%*s", q, ++fresh, "");
+    uint8_t id2[16];
+    prepare(q2, id2, meta, sizeof meta);
+    cr_assert_neq(exec_id(id2, vals, n), 0, "%s should fail", q);
+    snprintf(general, sizeof general, "%s", g_err.msg);
+    int code = g_err.code;
+    cr_assert(memo_point(id), "%s: not memoized", q);
+    cr_assert_neq(exec_id(id, vals, n), 0, "%s should fail", q);
+    cr_assert_str_eq(g_err.msg, general, "%s", q);
+    cr_assert_eq(g_err.code, code, "%s", q);
+    if (want)
+        cr_assert_str_eq(g_err.msg, want, "%s: [%s]", q, g_err.msg);
+}
+
+static cql_value tval(const char *s) { return (cql_value){ (const uint8_t *)s, (int32_t)strlen(s) }; }
+static cql_value bval(uint8_t *buf, int64_t v)
+{
+    cs_st64(buf, (uint64_t)v);
+    return (cql_value){ buf, 8 };
+}
+
+/* Prepared INSERT / UPDATE / DELETE / point SELECT: repeated executions with
+ * other values, bad values (the general analysis's errors, in its order),
+ * unset and null values, bound TTL and TIMESTAMP. */
+Test(exec_prepared, point_memo_values)
+{
+    mkks();
+    ok("CREATE TABLE wm (k int, c int, v text, w int, s int static, PRIMARY KEY (k, c))");
+    const char *ins = "INSERT INTO wm (k, c, v, w) VALUES (?, ?, ?, ?) USING TTL ? AND TIMESTAMP ?";
+    uint8_t iid[16], b[6][8];
+    char meta[1024];
+    prepare(ins, iid, meta, sizeof meta);
+    cql_value v[6];
+    for (int i = 0; i < 4; i++) {
+        char txt[16];
+        snprintf(txt, sizeof txt, "v%d", i);
+        v[0] = ival(b[0], i % 2);
+        v[1] = ival(b[1], i);
+        v[2] = tval(txt);
+        v[3] = ival(b[3], 100 + i);
+        v[4] = ival(b[4], i == 3 ? 1000 : 0);
+        v[5] = bval(b[5], 5000 + i);
+        cr_assert_eq(exec_id(iid, v, 6), 0, "%s", g_err.msg);
+        cr_assert(memo_point(iid));
+    }
+    rows("SELECT k, c, v, w, writetime(v) FROM wm",
+         "1|1|'v1'|101|5001\n1|3|'v3'|103|5003\n0|0|'v0'|100|5000\n0|2|'v2'|102|5002\n");
+    static char out[1024];
+    cr_assert_eq(run("SELECT ttl(v) FROM wm WHERE k = 1 AND c = 3", NULL, out, sizeof out), 0);
+    int ttl = atoi(strchr(out, '\n') + 1);
+    cr_assert(ttl > 990 && ttl <= 1000, "ttl %d", ttl);
+    rows("SELECT ttl(v) FROM wm WHERE k = 1 AND c = 1", "null\n");
+    /* unset: a value column is left alone, TTL and TIMESTAMP take their defaults */
+    v[0] = ival(b[0], 0);
+    v[1] = ival(b[1], 0);
+    v[2] = tval("x");
+    v[3].len = CQL_UNSET;
+    v[4].len = CQL_UNSET;
+    v[5].len = CQL_UNSET;
+    cr_assert_eq(exec_id(iid, v, 6), 0, "%s", g_err.msg);
+    rows("SELECT v, w FROM wm WHERE k = 0 AND c = 0", "'x'|100\n");
+    v[4].len = CQL_NULL;   /* null TTL: none */
+    v[3].len = CQL_NULL;   /* null value: deleted */
+    cr_assert_eq(exec_id(iid, v, 6), 0, "%s", g_err.msg);
+    rows("SELECT v, w, ttl(v) FROM wm WHERE k = 0 AND c = 0", "'x'|null|null\n");
+    /* bad values, each against the general analysis of the same text */
+    cql_value good[6] = { ival(b[0], 7), ival(b[1], 7), tval("y"), ival(b[3], 7), ival(b[4], 0), bval(b[5], 1) };
+    memcpy(v, good, sizeof v);
+    v[0].len = CQL_NULL;
+    same_error(ins, iid, v, 6, "Invalid null value in condition for column k");
+    v[0].len = CQL_UNSET;
+    same_error(ins, iid, v, 6, "Invalid unset value for column k");
+    memcpy(v, good, sizeof v);
+    v[1].len = CQL_NULL;
+    same_error(ins, iid, v, 6, "Invalid null value in condition for column c");
+    v[1].len = 3;   /* wrong type */
+    same_error(ins, iid, v, 6, NULL);
+    memcpy(v, good, sizeof v);
+    v[0].len = CQL_NULL;
+    v[3].len = 2;   /* a value's error comes before a key's */
+    same_error(ins, iid, v, 6, NULL);
+    v[2] = (cql_value){ (const uint8_t *)"\xff\xfe", 2 };   /* invalid UTF-8 first */
+    same_error(ins, iid, v, 6, NULL);
+    memcpy(v, good, sizeof v);
+    uint8_t neg[4];
+    v[4] = ival(neg, -1);
+    v[0].len = CQL_NULL;   /* attributes before values */
+    same_error(ins, iid, v, 6, "A TTL must be greater or equal to 0, but was -1");
+    memcpy(v, good, sizeof v);
+    v[5].len = CQL_NULL;
+    same_error(ins, iid, v, 6, "Invalid null value of timestamp");
+    same_error(ins, iid, v, 5, "Invalid amount of bind variables: expected 6, received 5");
+    v[0] = (cql_value){ (const uint8_t *)"", 0 };   /* empty key: refused when applied */
+    v[5] = bval(b[5], 1);
+    same_error(ins, iid, v, 6, "Key may not be empty");
+    rows("SELECT count(*) FROM wm WHERE k = 7", "0\n");
+
+    /* UPDATE ... WHERE k = ? AND c = ?, with a literal TIMESTAMP */
+    const char *upd = "UPDATE wm USING TIMESTAMP 9000 SET w = ?, v = ? WHERE c = ? AND k = ?";
+    uint8_t uid[16];
+    prepare(upd, uid, meta, sizeof meta);
+    for (int i = 0; i < 3; i++) {
+        v[0] = ival(b[0], 200 + i);
+        v[1] = tval("u");
+        v[2] = ival(b[2], i);
+        v[3] = ival(b[3], 5);
+        cr_assert_eq(exec_id(uid, v, 4), 0, "%s", g_err.msg);
+    }
+    cr_assert(memo_point(uid));
+    rows("SELECT c, w, v, writetime(w) FROM wm WHERE k = 5", "0|200|'u'|9000\n1|201|'u'|9000\n2|202|'u'|9000\n");
+    v[2].len = CQL_NULL;
+    v[3].len = CQL_UNSET;   /* c is evaluated first: WHERE order */
+    same_error(upd, uid, v, 4, "Invalid null value in condition for column c");
+    v[2] = ival(b[2], 0);
+    same_error(upd, uid, v, 4, "Invalid unset value for column k");
+    v[0].len = 5;
+    same_error(upd, uid, v, 4, NULL);
+
+    /* point SELECTs: the partition, then a row */
+    const char *sel = "SELECT c, w FROM wm WHERE k = ?";
+    const char *sel2 = "SELECT w FROM wm WHERE k = ? AND c = ?";
+    uint8_t sid[16], sid2[16];
+    prepare(sel, sid, meta, sizeof meta);
+    prepare(sel2, sid2, meta, sizeof meta);
+    static const char *want[2] = { "c|w\n0|200\n1|201\n2|202\n", "c|w\n1|101\n3|103\n" };
+    for (int i = 0; i < 4; i++) {
+        ropts o;
+        memset(&o, 0, sizeof o);
+        o.id = sid;
+        o.vals = v;
+        o.n_vals = 1;
+        v[0] = ival(b[0], i % 2 ? 1 : 5);
+        cr_assert_eq(run(NULL, &o, out, sizeof out), 0, "%s", g_err.msg);
+        cr_assert_str_eq(out, want[i % 2]);
+        o.id = sid2;
+        o.n_vals = 2;
+        v[1] = ival(b[1], i % 2 ? 3 : 2);
+        cr_assert_eq(run(NULL, &o, out, sizeof out), 0, "%s", g_err.msg);
+        cr_assert_str_eq(out, i % 2 ? "w\n103\n" : "w\n202\n");
+    }
+    cr_assert(memo_point(sid) && memo_point(sid2));
+    v[0].len = CQL_NULL;
+    same_error(sel, sid, v, 1, "Invalid null value in condition for column k");
+    v[0].len = 2;
+    same_error(sel2, sid2, v, 2, NULL);
+    v[0] = ival(b[0], 1);
+    v[1].len = CQL_UNSET;
+    same_error(sel2, sid2, v, 2, "Invalid unset value for column c");
+
+    /* DELETE of a column, then of a row */
+    const char *dc = "DELETE w FROM wm WHERE k = ? AND c = ?", *dr = "DELETE FROM wm WHERE k = ? AND c = ?";
+    uint8_t did[16], did2[16];
+    prepare(dc, did, meta, sizeof meta);
+    prepare(dr, did2, meta, sizeof meta);
+    v[0] = ival(b[0], 5);
+    v[1] = ival(b[1], 1);
+    cr_assert_eq(exec_id(did, v, 2), 0, "%s", g_err.msg);
+    v[1] = ival(b[1], 2);
+    cr_assert_eq(exec_id(did, v, 2), 0, "%s", g_err.msg);
+    cr_assert_eq(exec_id(did2, v, 2), 0, "%s", g_err.msg);
+    v[1] = ival(b[1], 0);
+    cr_assert_eq(exec_id(did2, v, 2), 0, "%s", g_err.msg);
+    cr_assert(memo_point(did) && memo_point(did2));
+    rows("SELECT c, w, v FROM wm WHERE k = 5", "1|null|'u'\n");
+    v[1].len = CQL_NULL;
+    same_error(dr, did2, v, 2, "Invalid null value in condition for column c");
+}
+
+/* A statement whose analysis fails is never served from a memo: a value
+ * error that comes first stays first, then the statement's own error. */
+Test(exec_prepared, point_memo_not_after_failure)
+{
+    mkks();
+    ok("CREATE TABLE wf (k int, c int, v int, PRIMARY KEY (k, c))");
+    uint8_t id[16], b1[4], b2[4];
+    char meta[512];
+    prepare("INSERT INTO wf (k, v) VALUES (?, ?)", id, meta, sizeof meta);
+    cql_value v[2] = { ival(b1, 1), ival(b2, 1) };
+    for (int i = 0; i < 3; i++) {
+        v[0].len = CQL_NULL;
+        cr_assert_neq(exec_id(id, v, 2), 0);
+        cr_assert_str_eq(g_err.msg, "Invalid null value in condition for column k");
+        v[0] = ival(b1, 1);
+        cr_assert_neq(exec_id(id, v, 2), 0);
+        cr_assert_str_eq(g_err.msg, "Some clustering keys are missing: c");
+    }
+    cr_assert(!memo_point(id));
+    /* other shapes keep the general path, and its results */
+    prepare("UPDATE wf SET v = ? WHERE k = ? AND c IN (1, 2)", id, meta, sizeof meta);
+    v[0] = ival(b1, 9);
+    v[1] = ival(b2, 4);
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(exec_id(id, v, 2), 0, "%s", g_err.msg);
+    cr_assert(!memo_point(id));
+    rows("SELECT c, v FROM wf WHERE k = 4", "1|9\n2|9\n");
+}
+
+/* The memo is checked against the catalog version and the table: DDL on the
+ * table (ALTER, DROP + CREATE with another layout) or another session
+ * keyspace never reuses it.  Query texts are cached statements that survive
+ * DDL (prepared ones are dropped: UNPREPARED). */
+Test(exec_prepared, point_memo_across_ddl)
+{
+    mkks();
+    ok("CREATE TABLE wd (k int, c int, v int, PRIMARY KEY (k, c))");
+    ok("CREATE TABLE other (k int PRIMARY KEY, v int)");
+    const char *q = "INSERT INTO wd (k, c, v) VALUES (?, ?, ?)";
+    uint8_t id[16], b[3][4];
+    char meta[512];
+    prepare(q, id, meta, sizeof meta);
+    cql_value v[3] = { ival(b[0], 1), ival(b[1], 2), ival(b[2], 3) };
+    ropts o;
+    memset(&o, 0, sizeof o);
+    o.vals = v;
+    o.n_vals = 3;
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(exec_id(id, v, 3), 0, "%s", g_err.msg);
+        cr_assert_eq(run(q, &o, NULL, 0), 0, "%s", g_err.msg);
+    }
+    cr_assert(memo_point(id));
+    ok("ALTER TABLE other ADD w int");   /* another table: the statement stays prepared */
+    v[2] = ival(b[2], 4);
+    cr_assert_eq(exec_id(id, v, 3), 0, "%s", g_err.msg);
+    cr_assert(memo_point(id));
+    rows("SELECT k, c, v FROM wd", "1|2|4\n");
+    ok("ALTER TABLE wd ADD w int");
+    cr_assert_neq(exec_id(id, v, 3), 0);
+    cr_assert_eq(g_err.code, CS_ERR_UNPREPARED);
+    v[2] = ival(b[2], 5);
+    cr_assert_eq(run(q, &o, NULL, 0), 0, "%s", g_err.msg);
+    ok("ALTER TABLE wd DROP v");
+    cr_assert_neq(run(q, &o, NULL, 0), 0);
+    cr_assert_str_eq(g_err.msg, "Undefined column name v");
+    ok("ALTER TABLE wd ADD v int");
+    cr_assert_eq(run(q, &o, NULL, 0), 0, "%s", g_err.msg);
+    rows("SELECT k, c, v, w FROM wd", "1|2|5|null\n");
+    /* DROP + CREATE: c a partition key column, then a regular one */
+    ok("DROP TABLE wd");
+    ok("CREATE TABLE wd (k int, c int, v int, PRIMARY KEY ((k, c)))");
+    cr_assert_neq(exec_id(id, v, 3), 0);
+    cr_assert_eq(g_err.code, CS_ERR_UNPREPARED);
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(run(q, &o, NULL, 0), 0, "%s", g_err.msg);
+    rows("SELECT k, c, v FROM wd WHERE k = 1 AND c = 2", "1|2|5\n");
+    ok("DROP TABLE wd");
+    ok("CREATE TABLE wd (k int PRIMARY KEY, c int, v int)");
+    cr_assert_eq(run(q, &o, NULL, 0), 0, "%s", g_err.msg);
+    v[1] = ival(b[1], 8);
+    cr_assert_eq(run(q, &o, NULL, 0), 0, "%s", g_err.msg);
+    rows("SELECT k, c, v FROM wd", "1|8|5\n");
+    /* another session keyspace, where the same text names another layout */
+    ok("CREATE KEYSPACE ks2 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    ok("CREATE TABLE ks2.wd (k int, c int, v int, PRIMARY KEY (k, c))");
+    ok("USE ks2");
+    v[1] = ival(b[1], 9);
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(run(q, &o, NULL, 0), 0, "%s", g_err.msg);
+    rows("SELECT k, c, v FROM ks2.wd", "1|9|5\n");
+    ok("USE ks");
+    v[2] = ival(b[2], 6);
+    cr_assert_eq(run(q, &o, NULL, 0), 0, "%s", g_err.msg);
+    rows("SELECT k, c, v FROM ks.wd", "1|9|6\n");
+    rows("SELECT k, c, v FROM ks2.wd", "1|9|5\n");
+    /* a point SELECT text whose clustering column becomes a regular one */
+    const char *sq = "SELECT v FROM wd WHERE k = ? AND c = ?";
+    ok("USE ks2");
+    o.n_vals = 2;
+    static char out[512];
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(run(sq, &o, out, sizeof out), 0, "%s", g_err.msg);
+        cr_assert_str_eq(out, "v\n5\n");
+    }
+    ok("DROP TABLE ks2.wd");
+    ok("CREATE TABLE ks2.wd (k int PRIMARY KEY, c int, v int)");
+    cr_assert_neq(run(sq, &o, NULL, 0), 0);
+    cr_assert(strstr(g_err.msg, "ALLOW FILTERING") != NULL, "%s", g_err.msg);
+    ok("USE ks");   /* ks.wd: c is a regular column too */
+    cr_assert_neq(run(sq, &o, NULL, 0), 0);
+    cr_assert(strstr(g_err.msg, "ALLOW FILTERING") != NULL, "%s", g_err.msg);
 }
