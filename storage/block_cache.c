@@ -93,6 +93,9 @@ typedef struct cshard {
 } cshard;
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;   /* g_refs, setup/teardown */
+/* Time spent loading missed blocks (read, CRC, decompress), as Cassandra's
+ * ChunkCache MissLatency: nodetool info prints the mean. */
+static atomic_uint_fast64_t g_miss_ns, g_miss_n;
 static cshard g_shards[NSHARDS];
 static int g_refs;
 static atomic_size_t g_slot_cap;      /* per-shard capacity, for sst__cache_slot */
@@ -456,6 +459,12 @@ bool sst__cache_get(uint64_t rid, uint64_t blk, uint32_t len, uint32_t off, uint
     return hit;
 }
 
+void sst__cache_miss_time(uint64_t ns)
+{
+    atomic_fetch_add_explicit(&g_miss_ns, ns, memory_order_relaxed);
+    atomic_fetch_add_explicit(&g_miss_n, 1, memory_order_relaxed);
+}
+
 void st_block_cache_stats_get(st_block_cache_stats *out)
 {
     memset(out, 0, sizeof *out);
@@ -470,6 +479,8 @@ void st_block_cache_stats_get(st_block_cache_stats *out)
         out->requests += sh->requests;
         pthread_mutex_unlock(&sh->mu);
     }
+    out->miss_ns = atomic_load_explicit(&g_miss_ns, memory_order_relaxed);
+    out->misses_timed = atomic_load_explicit(&g_miss_n, memory_order_relaxed);
 }
 
 /* Start loading the slot where block (rid, blk) would be, without the lock:

@@ -148,6 +148,8 @@ void sst__cache_prefetch_bytes(uint64_t rid, uint64_t blk, uint32_t off, uint32_
 void sst__cache_put(uint64_t rid, uint64_t blk, const uint8_t *src, uint32_t len);
 uint8_t *sst__cache_slot(uint64_t rid, uint64_t blk, uint32_t len);   /* NULL: do not cache */
 void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot);   /* takes ownership */
+/* A missed block took ns to load (read, check, decompress). */
+void sst__cache_miss_time(uint64_t ns);
 bool sst__cache_admit(uint64_t rid, uint64_t blk, uint32_t len);     /* a point read's miss: cache it? */
 void sst__cache_slot_free(uint8_t *slot);
 /* Slabs made by the block cache's helper thread, asks that found none

@@ -17,6 +17,7 @@
 #include "common/hash.h"
 #include "common/log.h"
 #include "common/vfs.h"
+#include "common/util.h"
 
 #include <fcntl.h>
 #include <lz4.h>
@@ -446,6 +447,7 @@ static int read_range(sst_reader *r, uint64_t pos, uint64_t len, cs_arena *a, co
         }
         /* a miss counts 16 hits: prefetching stays on below ~94% hits */
         tl_miss_score = tl_miss_score + 16 > 1024 ? 1024 : tl_miss_score + 16;
+        uint64_t miss_t0 = cs_mono_ns();
         uint64_t off = r->chunks[b], clen_total = r->chunks[b + 1] - off;
         if (clen_total < SST_BLOCK_HDR || clen_total > bs * 2 + 64 + SST_BLOCK_HDR) { rc = corrupt(r, "Data.db", "bad block length", off); break; }
         if (clen_total > ccap) {
@@ -496,6 +498,7 @@ static int read_range(sst_reader *r, uint64_t pos, uint64_t len, cs_arena *a, co
         }
         if (out != dst) memcpy(dst, out + from, (size_t)(to - from));
         if (slot) sst__cache_insert(r->cache_id, b, slot);
+        sst__cache_miss_time(cs_mono_ns() - miss_t0);
     }
     cs_free(heapc);
     cs_free(blk);

@@ -413,6 +413,7 @@ void st_engine_stats_get(st_engine *e, st_engine_stats *out);
  * capacity and bytes held, blocks held, lookups and hits since start. */
 typedef struct st_block_cache_stats {
     uint64_t capacity_bytes, size_bytes, entries, hits, requests;
+    uint64_t miss_ns, misses_timed;   /* time loading missed blocks, since start */
 } st_block_cache_stats;
 void st_block_cache_stats_get(st_block_cache_stats *out);
 
