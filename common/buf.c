@@ -3,9 +3,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 
-void cs_buf_init(cs_buf *b) { b->p = NULL; b->len = b->cap = 0; b->err = 0; }
 void cs_buf_destroy(cs_buf *b) { cs_free(b->p); cs_buf_init(b); }
-void cs_buf_reset(cs_buf *b) { b->len = 0; b->err = 0; }
 
 int cs_buf_reserve(cs_buf *b, size_t extra)
 {
@@ -31,7 +29,7 @@ int cs_buf_reserve(cs_buf *b, size_t extra)
     return 0;
 }
 
-uint8_t *cs_buf_extend(cs_buf *b, size_t n)
+uint8_t *cs__buf_extend_slow(cs_buf *b, size_t n)
 {
     if (cs_buf_reserve(b, n))
         return NULL;
@@ -49,39 +47,7 @@ uint8_t *cs_buf_steal(cs_buf *b, size_t *len)
     return p;
 }
 
-void cs_buf_put(cs_buf *b, const void *p, size_t n)
-{
-    uint8_t *d = cs_buf_extend(b, n);
-    if (d && n)
-        memcpy(d, p, n);
-}
-
-void cs_buf_put_u8(cs_buf *b, uint8_t v)
-{
-    uint8_t *d = cs_buf_extend(b, 1);
-    if (d)
-        *d = v;
-}
-void cs_buf_put_u16(cs_buf *b, uint16_t v)
-{
-    uint8_t *d = cs_buf_extend(b, 2);
-    if (d)
-        cs_st16(d, v);
-}
-void cs_buf_put_u32(cs_buf *b, uint32_t v)
-{
-    uint8_t *d = cs_buf_extend(b, 4);
-    if (d)
-        cs_st32(d, v);
-}
-void cs_buf_put_u64(cs_buf *b, uint64_t v)
-{
-    uint8_t *d = cs_buf_extend(b, 8);
-    if (d)
-        cs_st64(d, v);
-}
-
-void cs_buf_put_uvarint(cs_buf *b, uint64_t v)
+void cs__buf_put_uvarint_slow(cs_buf *b, uint64_t v)
 {
     uint8_t tmp[10];
     int n = 0;
@@ -91,11 +57,6 @@ void cs_buf_put_uvarint(cs_buf *b, uint64_t v)
     }
     tmp[n++] = (uint8_t)v;
     cs_buf_put(b, tmp, (size_t)n);
-}
-
-void cs_buf_put_svarint(cs_buf *b, int64_t v)
-{
-    cs_buf_put_uvarint(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
 }
 
 void cs_buf_patch_u32(cs_buf *b, size_t off, uint32_t v)

@@ -23,21 +23,91 @@ typedef struct cs_buf {
     int err;        /* sticky: 0 or CS_ENOMEM */
 } cs_buf;
 
-void cs_buf_init(cs_buf *b);
+static inline void cs_buf_init(cs_buf *b) { b->p = NULL; b->len = b->cap = 0; b->err = 0; }
 void cs_buf_destroy(cs_buf *b);
-void cs_buf_reset(cs_buf *b);                 /* len = 0, keeps memory */
+static inline void cs_buf_reset(cs_buf *b) { b->len = 0; b->err = 0; }   /* len = 0, keeps memory */
 int cs_buf_reserve(cs_buf *b, size_t extra);  /* ensure cap >= len + extra */
-uint8_t *cs_buf_extend(cs_buf *b, size_t n);  /* grow len by n, return ptr to new bytes or NULL */
 /* Take ownership of the bytes (caller frees with cs_free); buffer becomes empty. */
 uint8_t *cs_buf_steal(cs_buf *b, size_t *len);
 
-void cs_buf_put(cs_buf *b, const void *p, size_t n);
-void cs_buf_put_u8(cs_buf *b, uint8_t v);
-void cs_buf_put_u16(cs_buf *b, uint16_t v);
-void cs_buf_put_u32(cs_buf *b, uint32_t v);
-void cs_buf_put_u64(cs_buf *b, uint64_t v);
-void cs_buf_put_uvarint(cs_buf *b, uint64_t v);
-void cs_buf_put_svarint(cs_buf *b, int64_t v);
+/* The writers below are inline (they are most of the cost of encoding a
+ * mutation or a result): room at hand is used directly, growth and the
+ * sticky error go through the out-of-line halves (buf.c). */
+uint8_t *cs__buf_extend_slow(cs_buf *b, size_t n);
+void cs__buf_put_uvarint_slow(cs_buf *b, uint64_t v);
+
+/* Grow len by n, return ptr to the new bytes or NULL (error, sticky). */
+static inline uint8_t *cs_buf_extend(cs_buf *b, size_t n)
+{
+    if (!b->err && b->cap - b->len >= n) {
+        uint8_t *r = b->p + b->len;
+        b->len += n;
+        return r;
+    }
+    return cs__buf_extend_slow(b, n);
+}
+
+static inline void cs_buf_put(cs_buf *b, const void *p, size_t n)
+{
+    uint8_t *d = cs_buf_extend(b, n);
+    if (d && n)
+        memcpy(d, p, n);
+}
+
+static inline void cs_buf_put_u8(cs_buf *b, uint8_t v)
+{
+    uint8_t *d = cs_buf_extend(b, 1);
+    if (d)
+        *d = v;
+}
+
+static inline void cs_buf_put_u16(cs_buf *b, uint16_t v)
+{
+    uint8_t *d = cs_buf_extend(b, 2);
+    if (d) {
+        d[0] = (uint8_t)(v >> 8);
+        d[1] = (uint8_t)v;
+    }
+}
+
+static inline void cs_buf_put_u32(cs_buf *b, uint32_t v)
+{
+    uint8_t *d = cs_buf_extend(b, 4);
+    if (d) {
+        d[0] = (uint8_t)(v >> 24);
+        d[1] = (uint8_t)(v >> 16);
+        d[2] = (uint8_t)(v >> 8);
+        d[3] = (uint8_t)v;
+    }
+}
+
+static inline void cs_buf_put_u64(cs_buf *b, uint64_t v)
+{
+    uint8_t *d = cs_buf_extend(b, 8);
+    if (d)
+        for (int i = 0; i < 8; i++)
+            d[i] = (uint8_t)(v >> (56 - 8 * i));
+}
+
+static inline void cs_buf_put_uvarint(cs_buf *b, uint64_t v)
+{
+    if (!b->err && b->cap - b->len >= 10) {   /* room for the longest (10 bytes) */
+        uint8_t *d = b->p + b->len, *start = d;
+        while (v >= 0x80) {
+            *d++ = (uint8_t)(v | 0x80);
+            v >>= 7;
+        }
+        *d++ = (uint8_t)v;
+        b->len += (size_t)(d - start);
+        return;
+    }
+    cs__buf_put_uvarint_slow(b, v);
+}
+
+static inline void cs_buf_put_svarint(cs_buf *b, int64_t v)
+{
+    cs_buf_put_uvarint(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
 /* Overwrite 4 bytes at an earlier offset (for length prefixes). */
 void cs_buf_patch_u32(cs_buf *b, size_t off, uint32_t v);
 /* Native protocol helpers: [string] = u16 len + bytes, [long string] = i32 len,

@@ -253,7 +253,7 @@ static void prepare(const char *q, uint8_t id[16], char *meta, size_t n)
         cs_buf b;
         cs_buf_init(&b);
         if (t) ctype_to_cql(t, &b);
-        len += (size_t)snprintf(meta + len, n - len, "%.*s:%.*s,", (int)sl, nm, (int)b.len, (char *)b.p);
+        len += (size_t)snprintf(meta + len, n - len, "%.*s:%.*s,", (int)sl, nm, (int)b.len, b.p ? (char *)b.p : "");
         cs_buf_destroy(&b);
         if (t) ctype_unref(t);
     }
