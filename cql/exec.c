@@ -229,8 +229,19 @@ static void record_latency(cql_ctx *ctx, cql_session *s, const cql_stmt *st, uin
         return;
     default: return;
     }
-    /* resolved (and memoized) by the execution that just succeeded */
-    sch_table *t = cql__table_cached(ctx, qn, s->keyspace, NULL);
+    /* Resolved by the execution that just succeeded, which checked the
+     * statement's memo against that table and made it again when stale
+     * (cql__wplan_prepare, exec_select.c): a current memo names the table. */
+    const cql_stmt_memo *m = st->exec_memo;
+    const sch_table *t = NULL;
+    if (m) {
+        uint8_t ver[16];
+        sch_version(ctx->cat, ver);
+        if (!memcmp(m->ver, ver, 16))
+            t = m->t;
+    }
+    if (!t)
+        t = cql__table_cached(ctx, qn, s->keyspace, NULL);
     if (t)
         cql_metrics_record(ctx, t, kind, us, NULL, 0);
 }
