@@ -304,8 +304,11 @@ int cql__exec_writes(cql_ctx *ctx, cql_session *s, int kind, const ast_using *us
     cs_arena_init(&arena);
     cql_wbatch b;
     bool b_init = false;
-    cql_wplan *plans = cs_arena_zalloc(&arena, sizeof *plans * (size_t)(n_items ? n_items : 1));
-    cql_wplan **pptr = cs_arena_zalloc(&arena, sizeof *pptr * (size_t)(n_items ? n_items : 1));
+    /* cql__wplan_prepare initializes each plan (none is read before); a
+     * single statement's plan lives here */
+    cql_wplan one, *one_ptr;
+    cql_wplan *plans = n_items <= 1 ? &one : cs_arena_alloc(&arena, sizeof *plans * (size_t)n_items);
+    cql_wplan **pptr = n_items <= 1 ? &one_ptr : cs_arena_alloc(&arena, sizeof *pptr * (size_t)n_items);
     if (!plans || !pptr) {
         cs_error_set(e, CS_ERR_SERVER, "out of memory");
         goto out;
