@@ -703,6 +703,14 @@ static int copy_slice(const mt_partition *mp, const st_slice *s, st__part *p, cs
     return 0;
 }
 
+void mt_prefetch(mt_memtable *m, int64_t token)
+{
+    /* A writer holding the lock may be growing the index: skip the hint. */
+    if (pthread_rwlock_tryrdlock(&m->lock) != 0) return;
+    if (!m->idx_off) idx_prefetch(m, token);
+    pthread_rwlock_unlock(&m->lock);
+}
+
 int mt_read_partition(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len,
                       const st_slice *slices, int n_slices, st__part *p, cs_arena *a)
 {

@@ -656,6 +656,39 @@ int st_read_point(st_table *t, const st_read_spec *spec, cs_arena *a, st_point *
     return rc < 0 ? rc : rc == 1;
 }
 
+/* The sstables a point read probes first (the newest by max timestamp;
+ * st_read_point stops early once they settle the row). */
+#define PREFETCH_SSTS 3
+
+void st_prefetch_key(st_table *t, const uint8_t *pk, uint32_t pk_len)
+{
+    if (!t || (!pk && pk_len)) return;
+    int64_t token = cs_murmur3_token(pk, pk_len);
+    uint64_t h = 0;
+    pthread_mutex_lock(&t->mu);
+    mt_prefetch(t->mem, token);
+    int n = t->n_ssts;
+    if (n) {
+        h = sst__bloom_hash(pk, pk_len);
+        if (n <= PREFETCH_SSTS) {
+            for (int i = 0; i < n; i++) sst_prefetch_bloom(t->ssts[i], h);
+        } else {
+            /* the PREFETCH_SSTS newest: a partial selection, n is small */
+            sst_reader *top[PREFETCH_SSTS];
+            int k = 0;
+            for (int i = 0; i < n; i++) {
+                sst_reader *r = t->ssts[i];
+                if (k == PREFETCH_SSTS && top[k - 1]->st.max_ts >= r->st.max_ts) continue;
+                int j = k < PREFETCH_SSTS ? k++ : PREFETCH_SSTS - 1;
+                for (; j > 0 && top[j - 1]->st.max_ts < r->st.max_ts; j--) top[j] = top[j - 1];
+                top[j] = r;
+            }
+            for (int i = 0; i < k; i++) sst_prefetch_bloom(top[i], h);
+        }
+    }
+    pthread_mutex_unlock(&t->mu);
+}
+
 /* Smallest key after the cursor over all sources. */
 static int next_key(st_scan *s, int64_t *tok, const uint8_t **key, uint32_t *len)
 {

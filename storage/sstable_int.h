@@ -115,6 +115,9 @@ int sst_partition_known(sst_reader *r, bool found, uint64_t pos, sst_pctx *ctx,
                         const uint8_t *const **keys, const uint32_t **lens, int *n);
 /* Start loading the cached bytes of index entry pos's partition start. */
 void sst_prefetch_partition(sst_reader *r, uint64_t pos);
+/* Start loading the bloom filter bytes a lookup of key hash h
+ * (sst__bloom_hash) tests. */
+void sst_prefetch_bloom(sst_reader *r, uint64_t h);
 bool sst_may_contain_ck(sst_reader *r, const st_slice *slices, int n_slices);
 int sst_partition_bounds(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_arena *a,
                          const uint8_t ***keys, uint32_t **lens, int *n);
@@ -204,6 +207,8 @@ void sst__hist_add(uint64_t counts[96], const uint64_t off[96], uint64_t v);
 char *sst__path(const char *dir, uint64_t gen, const char *comp, bool tmp);
 uint64_t sst__bloom_hash(const uint8_t *pk, uint32_t n);
 bool sst__bloom_test(const uint8_t *bits, uint64_t nbits, uint32_t k, uint64_t h);
+/* Start loading the bytes sst__bloom_test(bits, nbits, k, h) reads. */
+void sst__bloom_prefetch(const uint8_t *bits, uint64_t nbits, uint32_t k, uint64_t h);
 /* Read logical range [pos, pos+len) of the data file, verifying block CRCs. */
 int sst__read_range(sst_reader *r, uint64_t pos, uint64_t len, cs_arena *a, const uint8_t **out);
 /* Decode the partition header at rd: pk, flags, deletion, rts, static row. */

@@ -974,6 +974,11 @@ int sst_partition_known(sst_reader *r, bool found, uint64_t pos, sst_pctx *ctx,
     return 0;
 }
 
+void sst_prefetch_bloom(sst_reader *r, uint64_t h)
+{
+    sst__bloom_prefetch(r->bloom, r->bloom_bits, r->bloom_k, h);
+}
+
 void sst_prefetch_partition(sst_reader *r, uint64_t pos)
 {
     if (pos >= r->n_idx) return;

@@ -175,6 +175,13 @@ bool sst__bloom_test(const uint8_t *bits, uint64_t nbits, uint32_t k, uint64_t h
     return true;
 }
 
+void sst__bloom_prefetch(const uint8_t *bits, uint64_t nbits, uint32_t k, uint64_t h)
+{
+    if (nbits == 0) return;
+    bloom_it it = bloom_first(h, nbits);
+    for (uint32_t i = 0; i < k; i++) __builtin_prefetch(&bits[bloom_next(&it) >> 3]);
+}
+
 /* ---------------------------------------------------------------- encoding */
 
 static void put_del(cs_buf *b, st_deletion d) { cs_buf_put_svarint(b, d.ts_us); cs_buf_put_svarint(b, d.ldt_s); }

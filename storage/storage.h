@@ -372,6 +372,14 @@ typedef struct st_point {
 } st_point;
 int st_read_point(st_table *t, const st_read_spec *spec, struct cs_arena *a, st_point *out);
 
+/* A hint, for a caller that knows which partition it will read or write
+ * next (the request loop sees a connection's next request while it runs
+ * the current one): start loading the memory a lookup of partition pk
+ * will touch first (the memtable's index slot, the newest sstables'
+ * bloom filter bytes), so those cache misses overlap other work.
+ * Changes nothing; any table, any key. */
+void st_prefetch_key(st_table *t, const uint8_t *pk, uint32_t pk_len);
+
 /* ---------------------------------------------------------------- stats */
 
 typedef struct st_table_stats {

@@ -212,6 +212,9 @@ void mt_unref(mt_memtable *m);
 /* Apply one partition's ops (op stream from r positioned after the
  * PARTITION op) until the next PARTITION op or end.  Caller holds no lock. */
 int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_rd *r, size_t *added);
+/* Start loading the index slot of partition `token` (a hint; skipped if a
+ * writer holds the lock). */
+void mt_prefetch(mt_memtable *m, int64_t token);
 /* Copy the partition (rows within slices) into p using arena a.
  * Returns 1 found, 0 absent.  Takes the read lock. */
 int mt_read_partition(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len,
