@@ -116,6 +116,15 @@ int cql_prepare(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen,
 int cql_execute(cql_ctx *ctx, cql_session *s, const uint8_t *id, size_t idlen,
                 const cql_params *p, cql_result *r, cs_error *e);
 
+/* A hint from the request loop: the EXECUTE of prepared statement id with
+ * these positional values (the first n_vals; len -1 = null) comes next on
+ * its connection.  If the statement is a point read whose memo is
+ * current, storage starts loading what the lookup of its partition touches
+ * first (st_prefetch_key).  No effect on any result; never an error. */
+#define CQL_PREFETCH_VALUES 8
+void cql_prefetch_execute(cql_ctx *ctx, const uint8_t *id, size_t idlen, const cql_value *vals,
+                          int n_vals);
+
 typedef struct cql_batch_item {
     bool prepared;                     /* kind 1 */
     const char *query; size_t query_len;     /* kind 0 */

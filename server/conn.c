@@ -936,6 +936,29 @@ static void on_frame(conn *c, const frame_header *h, const uint8_t *body)
  * Parse and handle every complete frame in `in`.  Framing errors answer and
  * close (invariant 5); returns when more bytes are needed.
  */
+/* The request after the one about to run is already buffered at `next`:
+ * if it is a plain EXECUTE, tell the executor which partition it will
+ * touch, so the memory that lookup misses loads while this one runs
+ * (cql_prefetch_execute; a hint only, the request is decoded in turn). */
+static void prefetch_next(conn *c, size_t next)
+{
+    if (c->in.len - next < FRAME_HEADER_LEN)
+        return;
+    const uint8_t *p = c->in.p + next;
+    frame_header h;
+    if (frame_header_parse(p, &h) != 0 || h.opcode != OP_EXECUTE || h.response ||
+        h.version != c->version || (h.flags & (FRAME_FLAG_COMPRESSION | FRAME_FLAG_CUSTOM_PAYLOAD)) ||
+        c->in.len - next - FRAME_HEADER_LEN < h.length)
+        return;
+    const uint8_t *id;
+    size_t id_len;
+    cql_value vals[CQL_PREFETCH_VALUES];
+    int n = msg_peek_execute(c->version, p + FRAME_HEADER_LEN, h.length, &id, &id_len, vals,
+                             CQL_PREFETCH_VALUES);
+    if (n >= 0)
+        cql_prefetch_execute(c->s->cql, id, id_len, vals, n);
+}
+
 static void process_input(conn *c)
 {
     size_t off = 0;
@@ -992,6 +1015,8 @@ static void process_input(conn *c)
             }
             break;
         }
+        if (c->state == C_READY)
+            prefetch_next(c, off + FRAME_HEADER_LEN + h.length);
         on_frame(c, &h, p + FRAME_HEADER_LEN);
         off += FRAME_HEADER_LEN + h.length;
     }

@@ -306,6 +306,33 @@ static int dec_execute(cs_rd *r, uint8_t version, cs_arena *a, msg_request *m, c
     return read_query_params(r, version, a, &m->params, e);
 }
 
+int msg_peek_execute(uint8_t version, const uint8_t *body, size_t len, const uint8_t **id,
+                     size_t *id_len, cql_value *vals, int max)
+{
+    cs_rd r;
+    cs_rd_init(&r, body, len);
+    *id = (const uint8_t *)cs_rd_string(&r, id_len);
+    if (version >= 5) {
+        size_t n;
+        (void)cs_rd_string(&r, &n);           /* result metadata id */
+    }
+    (void)cs_rd_u16(&r);                      /* consistency */
+    uint32_t flags = version >= 5 ? cs_rd_u32(&r) : cs_rd_u8(&r);
+    if (r.err || !*id)
+        return -1;
+    if (!(flags & MSG_QF_VALUES))
+        return 0;
+    if (flags & MSG_QF_NAMES)
+        return -1;
+    int n = cs_rd_u16(&r), k = 0;
+    for (; k < n && k < max && !r.err; k++) {
+        const uint8_t *p;
+        vals[k].len = cs_rd_bytes(&r, &p);
+        vals[k].p = p;
+    }
+    return r.err ? -1 : k;
+}
+
 /*
  * BATCH (spec v4 §4.1.7).  The names flag comes after the queries, so the
  * queries are scanned twice: once to find the flags, once to decode.

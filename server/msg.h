@@ -75,6 +75,16 @@ typedef struct msg_request {
 int msg_request_decode(uint8_t version, uint8_t opcode, const uint8_t *body, size_t len,
                        cs_arena *a, msg_request *out, cs_error *e);
 
+/* A look at an EXECUTE body without decoding it (a prefetch hint for the
+ * request after the current one): the statement id and the first
+ * positional values (up to max; NULL values have len -1).  Returns the
+ * number of values stored (0 if the request has none), or -1 when the
+ * body is not a plain EXECUTE with positional values that this reads
+ * without an arena (named values, short body...).  Never an error: the
+ * request itself is decoded by msg_request_decode when its turn comes. */
+int msg_peek_execute(uint8_t version, const uint8_t *body, size_t len, const uint8_t **id,
+                     size_t *id_len, cql_value *vals, int max);
+
 /* Look up a STARTUP option (case-sensitive key, as Cassandra). NULL if absent;
  * *vlen receives the length. */
 const char *msg_startup_get(const msg_request *r, const char *key, size_t *vlen);

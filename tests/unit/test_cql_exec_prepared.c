@@ -620,3 +620,72 @@ Test(exec_prepared, point_memo_across_ddl)
     cr_assert_neq(run(sq, &o, NULL, 0), 0);
     cr_assert(strstr(g_err.msg, "ALLOW FILTERING") != NULL, "%s", g_err.msg);
 }
+
+/* ---- the request loop's hint about the next EXECUTE (cql/prefetch.c) ---- */
+
+/* A hint never changes a result and never touches a table the catalog no
+ * longer has: current memos (single and composite partition keys, with
+ * sstables and a memtable), any values (too few, null, empty), unknown ids,
+ * writes, and memos made before DROP TABLE / ALTER TABLE. */
+Test(exec_prepared, prefetch_hint)
+{
+    mkks();
+    ok("CREATE TABLE ph (k int PRIMARY KEY, v int)");
+    ok("CREATE TABLE pc (a int, b text, v int, PRIMARY KEY ((a, b)))");
+    char q[128];
+    for (int round = 0; round < 5; round++) {     /* five sstables, then a memtable */
+        for (int i = 0; i < 20; i++) {
+            snprintf(q, sizeof q, "INSERT INTO ph (k, v) VALUES (%d, %d)", round * 20 + i, round);
+            ok(q);
+            snprintf(q, sizeof q, "INSERT INTO pc (a, b, v) VALUES (%d, 'x%d', %d)", i, round, round);
+            ok(q);
+        }
+        if (round < 4) {
+            cs_error fe;
+            const char *tb[] = { "ph", "pc" };
+            cr_assert_eq(cql_admin_flush(g_ctx, "ks", tb, 2, &fe), 0, "%s", fe.msg);
+        }
+    }
+    uint8_t sid[16], cid[16], iid[16], b[4][4];
+    char meta[512], out[256];
+    prepare("SELECT v FROM ph WHERE k = ?", sid, meta, sizeof meta);
+    prepare("SELECT v FROM pc WHERE a = ? AND b = ?", cid, meta, sizeof meta);
+    prepare("INSERT INTO ph (k, v) VALUES (?, ?)", iid, meta, sizeof meta);
+    cql_value k[2] = { ival(b[0], 41), ival(b[1], 7) };
+    cql_value c[2] = { ival(b[2], 3), tval("x1") };
+    ropts o;
+    memset(&o, 0, sizeof o);
+    /* no memo yet: nothing to do */
+    cql_prefetch_execute(g_ctx, sid, 16, k, 1);
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(exec_id(sid, k, 1), 0, "%s", g_err.msg);
+        cr_assert_eq(exec_id(cid, c, 2), 0, "%s", g_err.msg);
+        cr_assert_eq(exec_id(iid, k, 2), 0, "%s", g_err.msg);
+    }
+    cr_assert(memo_point(sid) && memo_point(cid) && memo_point(iid));
+    cql_value nul = { NULL, -1 }, empty = { (const uint8_t *)"", 0 };
+    cql_prefetch_execute(g_ctx, sid, 16, k, 1);
+    cql_prefetch_execute(g_ctx, sid, 16, k, 0);
+    cql_prefetch_execute(g_ctx, sid, 16, &nul, 1);
+    cql_prefetch_execute(g_ctx, sid, 16, &empty, 1);
+    cql_prefetch_execute(g_ctx, sid, 15, k, 1);
+    cql_prefetch_execute(g_ctx, cid, 16, c, 2);
+    cql_prefetch_execute(g_ctx, cid, 16, c, 1);
+    cql_prefetch_execute(g_ctx, iid, 16, k, 2);
+    uint8_t unknown[16] = { 1 };
+    cql_prefetch_execute(g_ctx, unknown, 16, k, 1);
+    o.id = sid; o.vals = k; o.n_vals = 1;
+    cr_assert_eq(run(NULL, &o, out, sizeof out), 0, "%s", g_err.msg);
+    cr_assert_str_eq(out, "v\n7\n");   /* the INSERT's (41, 7) over (41, 2) */
+    o.id = cid; o.vals = c; o.n_vals = 2;
+    cr_assert_eq(run(NULL, &o, out, sizeof out), 0, "%s", g_err.msg);
+    cr_assert_str_eq(out, "v\n1\n");
+    /* stale memos: the table they name is gone or altered */
+    ok("DROP TABLE ph");
+    cql_prefetch_execute(g_ctx, sid, 16, k, 1);
+    ok("ALTER TABLE pc ADD w int");
+    cql_prefetch_execute(g_ctx, cid, 16, c, 2);
+    ok("CREATE TABLE ph (k int PRIMARY KEY, v int)");
+    cql_prefetch_execute(g_ctx, sid, 16, k, 1);
+    rows("SELECT v FROM pc WHERE a = 3 AND b = 'x1'", "1\n");
+}

@@ -91,6 +91,17 @@ W int cql_execute(cql_ctx *ctx, cql_session *s, const uint8_t *id, size_t idlen,
     e->unprepared_id_len = (int)(idlen < 16 ? idlen : 16);
     return CS_EUSER;
 }
+/* The next-request hints the loop gave (prefetch_next): the id's first
+ * byte and the first value's first byte of each, -1 without a value. */
+static int hint_ids[512], hint_vals[512], n_hints;
+W void cql_prefetch_execute(cql_ctx *ctx, const uint8_t *id, size_t idlen, const cql_value *vals,
+                            int n_vals)
+{
+    if (n_hints < 512) {
+        hint_ids[n_hints] = idlen ? id[0] : -1;
+        hint_vals[n_hints++] = n_vals > 0 && vals[0].len > 0 ? vals[0].p[0] : -1;
+    }
+}
 W int cql_batch(cql_ctx *ctx, cql_session *s, uint8_t type, const cql_batch_item *items, int n,
                 const cql_params *p, cql_result *r, cs_error *e)
 {
@@ -493,6 +504,54 @@ Test(server_conn, pipelined_requests_answered_by_stream)
     for (int i = 0; i < 200; i++)
         expect(fd, OP_RESULT, (int16_t)(100 + i));
     close(fd);
+}
+
+/* Pipelined EXECUTEs: while one runs, the loop hints the executor about the
+ * next one buffered after it (id and values as sent); a QUERY, a compressed
+ * or a cut frame gets no hint, and every request is still answered. */
+Test(server_conn, pipelined_execute_hints_next)
+{
+    int fd = ready_conn();
+    cs_buf all;
+    cs_buf_init(&all);
+    n_hints = 0;
+    for (int i = 0; i < 40; i++) {
+        cql_params p;
+        msg_params_init(&p);
+        uint8_t id[16], val = (uint8_t)(i + 1);
+        memset(id, 0x40 + i, sizeof id);
+        cql_value v = { &val, 1 };
+        p.values = &v;
+        p.n_values = 1;
+        cs_buf body;
+        cs_buf_init(&body);
+        if (i == 20)
+            msg_put_query(&body, 4, "SELECT 1", 8, &p);
+        else
+            msg_put_execute(&body, 4, id, 16, NULL, 0, &p);
+        frame_writer w;
+        frame_begin(&w, &all, 4, false, (int16_t)(100 + i), i == 20 ? OP_QUERY : OP_EXECUTE, 0, false,
+                    NULL, NULL, 0);
+        cs_buf_put(&all, body.p, body.len);
+        frame_end(&w);
+        cs_buf_destroy(&body);
+    }
+    send_all(fd, all.p, all.len);
+    cs_buf_destroy(&all);
+    for (int i = 0; i < 40; i++)
+        expect(fd, i == 20 ? OP_RESULT : OP_ERROR, (int16_t)(100 + i));
+    close(fd);
+    /* hints only for EXECUTEs 1..39 but 20 (the QUERY), each at most once,
+     * in order, with its own id and value (a read may end mid-batch, so
+     * some may be missing) */
+    cr_assert(n_hints > 0 && n_hints <= 38, "%d hints", n_hints);
+    int last = 0;
+    for (int k = 0; k < n_hints; k++) {
+        int i = hint_ids[k] - 0x40;
+        cr_assert(i > last && i < 40 && i != 20, "hint %d for request %d", k, i);
+        cr_assert_eq(hint_vals[k], i + 1);
+        last = i;
+    }
 }
 
 Test(server_conn, warnings_reach_the_client)

@@ -622,3 +622,54 @@ Test(server_msg, fuzz_request_decoder)
     for (int i = 0; i < 4; i++)
         cs_buf_destroy(&seeds[i]);
 }
+
+/* msg_peek_execute (the request loop's look at the next request): the id and
+ * the first positional values of an EXECUTE, v3-v5; -1 for named values and
+ * for every truncation that leaves the values unreadable; 0 without values. */
+Test(server_msg, peek_execute)
+{
+    for (uint8_t v = 3; v <= 5; v++) {
+        uint8_t id[16], rmid[16];
+        memset(id, 0x5a, 16);
+        memset(rmid, 0x11, 16);
+        cql_value vals[3] = { { (const uint8_t *)"abc", 3 }, { NULL, CQL_NULL }, { (const uint8_t *)"", 0 } };
+        cql_params p;
+        msg_params_init(&p);
+        p.values = vals;
+        p.n_values = 3;
+        p.page_size = 5000;
+        cs_buf b;
+        cs_buf_init(&b);
+        msg_put_execute(&b, v, id, 16, rmid, 16, &p);
+        const uint8_t *pid;
+        size_t pid_len;
+        cql_value got[2];
+        cr_assert_eq(msg_peek_execute(v, b.p, b.len, &pid, &pid_len, got, 2), 2, "v%u", v);
+        cr_assert(pid_len == 16 && memcmp(pid, id, 16) == 0);
+        cr_assert(got[0].len == 3 && memcmp(got[0].p, "abc", 3) == 0);
+        cr_assert_eq(got[1].len, CQL_NULL);
+        /* cut anywhere before the second value ends: never more than it read */
+        for (size_t cut = 0; cut < b.len; cut++) {
+            int n = msg_peek_execute(v, b.p, cut, &pid, &pid_len, got, 2);
+            cr_assert(n <= 2, "v%u cut %zu", v, cut);
+            if (n > 0)
+                cr_assert(got[0].len == 3 && memcmp(got[0].p, "abc", 3) == 0, "v%u cut %zu", v, cut);
+        }
+        cr_assert_eq(msg_peek_execute(v, b.p, 10, &pid, &pid_len, got, 2), -1);
+        /* named values: not read */
+        const char *names[3] = { "a", "b", "c" };
+        size_t lens[3] = { 1, 1, 1 };
+        p.names = names;
+        p.name_lens = lens;
+        cs_buf_reset(&b);
+        msg_put_execute(&b, v, id, 16, rmid, 16, &p);
+        cr_assert_eq(msg_peek_execute(v, b.p, b.len, &pid, &pid_len, got, 2), -1);
+        /* no values */
+        p.names = NULL;
+        p.n_values = 0;
+        cs_buf_reset(&b);
+        msg_put_execute(&b, v, id, 16, rmid, 16, &p);
+        cr_assert_eq(msg_peek_execute(v, b.p, b.len, &pid, &pid_len, got, 2), 0);
+        cs_buf_destroy(&b);
+    }
+}
