@@ -206,8 +206,11 @@ int cql__where_bind_point(cql_eval *ev, const sch_table *t, const cql_keyterm *k
  * version (any DDL changes it) and the resolved table (another session
  * keyspace resolves another one) are the ones it was made with, so its
  * column pointers are alive.  A statement of another shape gets a memo with
- * point false and is not examined again until the next DDL.  Owners:
- * exec_modify.c (INSERT/UPDATE/DELETE), exec_select.c (SELECT).  Request
+ * point false and is not examined again until the next DDL.  A SELECT's
+ * memo also holds its selection when that is plain columns or `*` (the
+ * xsel entries then name only table-owned columns, types and names, alive
+ * as long as the memo is valid).  Owners: exec_modify.c
+ * (INSERT/UPDATE/DELETE), exec_select.c (SELECT).  Request
  * loop only (executions hold the exec lock).
  */
 typedef struct cql_stmt_memo {
@@ -218,6 +221,8 @@ typedef struct cql_stmt_memo {
     bool has_regular, has_static;      /* write: as cql_wplan */
     int n_ops;                         /* write: items[0, n_ops) are operations in evaluation order */
     int n_keys, n_ck;                  /* items[n_ops, n_ops + n_keys): key relations (point keys) */
+    void *sel;                         /* SELECT: its compiled selection when memoizable (select_sel.c
+                                          cql__sel_memo_put), in this block after the key terms; else NULL */
     cql_keyterm items[];
 } cql_stmt_memo;
 

@@ -395,6 +395,11 @@ static int sx_init(cql_sx *x, cql_ctx *ctx, cql_session *s, cql_stmt *st, const 
     if (!x->t)
         return CS_EUSER;
     cql__eval_init(&x->ev, ctx, s, x->t->ks->name, p ? p->values : NULL, p ? p->n_values : 0, &x->arena);
+    x->memo = cql__stmt_memo(ctx, st, x->t);
+    if (x->memo && x->memo->sel) {   /* compiled by an earlier execution (analyze_where) */
+        cql__sel_memo_get(x->memo->sel, &x->sel);
+        return 0;
+    }
     return cql__sel_compile(&x->ev, x->t, x->as, &x->sel, e);
 }
 
@@ -557,20 +562,30 @@ static void begin_rows(cql_sx *x, cql_result *r, int version, int n_cols, bool s
  */
 static int analyze_where(cql_sx *x)
 {
-    cql_stmt_memo *m = cql__stmt_memo(x->ctx, x->st, x->t);
+    cql_stmt_memo *m = x->memo;   /* sx_init looked it up; nothing since changed the catalog */
     if (m && m->point)
         return cql__where_bind_point(&x->ev, x->t, m->items, m->n_keys, m->n_ck, CQL_WHERE_SELECT,
                                      &x->w, x->e);
     int flags = x->as->allow_filtering ? CQL_WHERE_ALLOW_FILTERING : 0;
     int rc = cql__where_analyze(&x->ev, x->t, x->as->where, x->as->n_where, CQL_WHERE_SELECT, flags,
                                 &x->w, x->e);
-    if (rc == 0 && !m && (m = cql__stmt_memo_new(x->ctx, x->st, x->t, x->as->n_where))) {
+    if (rc != 0 || m)
+        return rc;
+    /* the selection, compiled by sx_init, goes after the key terms */
+    size_t sel_bytes = cql__sel_memo_size(x->as, &x->sel);
+    int n_sel = (int)((sel_bytes + sizeof(cql_keyterm) - 1) / sizeof(cql_keyterm));
+    if ((m = cql__stmt_memo_new(x->ctx, x->st, x->t, x->as->n_where + n_sel))) {
         int n_ck = cql__where_point_keys(x->t, x->as->where, x->as->n_where, CQL_WHERE_SELECT, m->items);
         if (n_ck >= 0) {
             m->n_keys = x->as->n_where;
             m->n_ck = n_ck;
             m->point = true;
         }
+        if (sel_bytes) {
+            m->sel = &m->items[x->as->n_where];
+            cql__sel_memo_put(&x->sel, m->sel);
+        }
+        x->memo = m;
     }
     return rc;
 }

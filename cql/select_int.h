@@ -53,12 +53,28 @@ typedef struct xselection {
     bool json;                 /* SELECT JSON */
     bool selects_static;       /* a static column is selected (static-only partitions) */
     bool star;
+    bool borrowed;             /* sels belong to a statement memo (cql__sel_memo_get): not destroyed */
 } xselection;
 
 /* Compile the selection of `as` against t; 0 or CS_EUSER. */
 int cql__sel_compile(cql_eval *ev, const sch_table *t, const ast_select *as, xselection *out,
                      cs_error *e);
 void cql__sel_destroy(xselection *x);
+/*
+ * A compiled selection kept in a statement's memo (cql_stmt_memo.sel), so a
+ * prepared SELECT does not build and tear down one xsel per column on every
+ * execution.  Only selections that read nothing but the table and the
+ * statement and whose xsel entries are never written while rows are
+ * emitted: `*` or plain columns without alias, no aggregate, no GROUP BY
+ * (grouping keeps per-group state in the xsel).
+ * cql__sel_memo_size: the bytes cql__sel_memo_put needs for sel (compiled
+ * from as), or 0 when it is not such a selection.  cql__sel_memo_put copies
+ * sel into mem (8-byte aligned, that many bytes); cql__sel_memo_get makes
+ * out a borrowed view of it (valid while the memo is).
+ */
+size_t cql__sel_memo_size(const ast_select *as, const xselection *sel);
+void cql__sel_memo_put(const xselection *sel, void *mem);
+void cql__sel_memo_get(const void *mem, xselection *out);
 /* Evaluate a non-aggregate selector on a row (value in ev->arena). */
 int cql__sel_eval(cql_eval *ev, const sch_table *t, xsel *s, const xrow *row, cql_value *out,
                   cs_error *e);
@@ -98,6 +114,7 @@ typedef struct cql_brow { uint8_t *ck; uint32_t ck_len; uint8_t *vals; size_t va
 typedef struct cql_sx {
     cql_ctx *ctx; cql_session *s; const sch_table *t; const ast_select *as; const cql_stmt *st;
     const cql_params *p; cs_error *e;
+    cql_stmt_memo *memo;               /* st's memo for t (cql__stmt_memo at sx_init), or NULL */
     cs_arena arena;                    /* request lifetime */
     cs_arena row_arena;                /* per-row scratch (xrow, selector values) */
     cs_buf ck_store;                   /* clustering decode scratch */

@@ -425,9 +425,50 @@ static void destroy_sel(xsel *x)
 
 void cql__sel_destroy(xselection *x)
 {
+    if (x->borrowed) {
+        x->n = 0;
+        return;
+    }
     for (int i = 0; i < x->n; i++)
         destroy_sel(x->sels[i]);
     x->n = 0;
+}
+
+/* ---------------------------------------------------------------- statement memo */
+
+/* Layout in the memo: the xselection, its pointer array (n + 1, NULL
+ * last, as sel_compile leaves it) and the xsel entries. */
+size_t cql__sel_memo_size(const ast_select *as, const xselection *sel)
+{
+    if (as->n_group_by || sel->has_agg || sel->n <= 0)
+        return 0;
+    for (int i = 0; i < sel->n; i++) {
+        const xsel *x = sel->sels[i];
+        if (x->kind != SEL_COLUMN || x->own_type || x->n_args || x->agg || x->contains_agg ||
+            (!sel->star && as->sels[i]->alias))
+            return 0;
+    }
+    return sizeof(xselection) + sizeof(xsel *) * (size_t)(sel->n + 1) + sizeof(xsel) * (size_t)sel->n;
+}
+
+void cql__sel_memo_put(const xselection *sel, void *mem)
+{
+    xselection *h = mem;
+    xsel **ptrs = (xsel **)(h + 1);
+    xsel *xs = (xsel *)(ptrs + sel->n + 1);
+    *h = *sel;
+    h->borrowed = true;
+    h->sels = ptrs;
+    for (int i = 0; i < sel->n; i++) {
+        xs[i] = *sel->sels[i];   /* a plain column: its bufs are empty, it owns nothing */
+        ptrs[i] = &xs[i];
+    }
+    ptrs[sel->n] = NULL;
+}
+
+void cql__sel_memo_get(const void *mem, xselection *out)
+{
+    *out = *(const xselection *)mem;
 }
 
 /* ---------------------------------------------------------------- evaluation */

@@ -689,3 +689,121 @@ Test(exec_prepared, prefetch_hint)
     cql_prefetch_execute(g_ctx, sid, 16, k, 1);
     rows("SELECT v FROM pc WHERE a = 3 AND b = 'x1'", "1\n");
 }
+
+/* ---- the selection memo (cql_stmt_memo.sel, select_sel.c) ---- */
+
+/* Is the prepared statement id's selection served from its memo? */
+static bool memo_sel(const uint8_t *id)
+{
+    cql_prepared *p = cql__prepared_find(g_ctx, id, 16);
+    cr_assert(p != NULL);
+    const cql_stmt_memo *m = p->stmt->exec_memo;
+    return m && m->sel;
+}
+
+/* A selection kept in the statement's memo gives the results and metadata
+ * of a fresh compilation: `*` and plain columns across ALTER TABLE ADD and
+ * DROP (text and prepared), JSON, DISTINCT; aliases, functions and GROUP
+ * BY (whose selectors keep per-group state) are compiled every time and
+ * stay right on repeated executions. */
+Test(exec_prepared, selection_memo)
+{
+    mkks();
+    ok("CREATE TABLE sm2 (k int, c int, v int, s int static, PRIMARY KEY (k, c))");
+    ok("INSERT INTO sm2 (k, c, v, s) VALUES (1, 1, 11, 100)");
+    ok("INSERT INTO sm2 (k, c, v) VALUES (1, 2, 12)");
+    ok("INSERT INTO sm2 (k, c, v) VALUES (2, 1, 21)");
+    uint8_t b[2][4];
+    cql_value k[2] = { ival(b[0], 1), ival(b[1], 2) };
+    ropts o;
+    memset(&o, 0, sizeof o);
+    o.vals = k;
+    o.n_vals = 1;
+    static char out[1024];
+    char meta[1024];
+    struct { const char *q, *want; bool memo; } cases[] = {
+        { "SELECT * FROM sm2 WHERE k = ?", "k|c|s|v\n1|1|100|11\n1|2|100|12\n", true },
+        { "SELECT v, k FROM sm2 WHERE k = ?", "v|k\n11|1\n12|1\n", true },
+        { "SELECT v, v, s FROM sm2 WHERE k = ? AND c = 2", "v|v|s\n12|12|100\n", true },
+        { "SELECT JSON k, v FROM sm2 WHERE k = ?", "[json]\n'{\"k\": 1, \"v\": 11}'\n'{\"k\": 1, \"v\": 12}'\n", true },
+        { "SELECT DISTINCT k, s FROM sm2 WHERE k = ?", "k|s\n1|100\n", true },
+        { "SELECT k, v FROM sm2 WHERE k = ? AND v > 11 ALLOW FILTERING", "k|v\n1|12\n", true },
+        { "SELECT v AS x FROM sm2 WHERE k = ?", "x\n11\n12\n", false },
+        { "SELECT k, c FROM sm2 WHERE k = ? GROUP BY k", "k|c\n1|1\n", false },
+        { "SELECT k, count(*) FROM sm2 WHERE k = ?", "k|count\n1|2\n", false },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t id[16];
+        prepare(cases[i].q, id, meta, sizeof meta);
+        char meta0[1024];
+        snprintf(meta0, sizeof meta0, "%s", meta);
+        o.id = id;
+        for (int r = 0; r < 3; r++) {
+            cr_assert_eq(run(NULL, &o, out, sizeof out), 0, "%s: %s", cases[i].q, g_err.msg);
+            cr_assert_str_eq(out, cases[i].want, "%s (run %d)", cases[i].q, r);
+            o.id = NULL;   /* the same text through QUERY (its cached statement) */
+            cr_assert_eq(run(cases[i].q, &o, out, sizeof out), 0, "%s: %s", cases[i].q, g_err.msg);
+            cr_assert_str_eq(out, cases[i].want, "%s (text, run %d)", cases[i].q, r);
+            o.id = id;
+        }
+        cr_assert_eq(memo_sel(id), cases[i].memo, "%s", cases[i].q);
+        prepare(cases[i].q, id, meta, sizeof meta);   /* metadata from the memo */
+        cr_assert_str_eq(meta, meta0, "%s", cases[i].q);
+    }
+    /* `*` and a plain list across ADD / DROP: text (its cached statement's
+     * memo goes stale) and prepared (UNPREPARED, then prepared again) */
+    const char *star = "SELECT * FROM sm2 WHERE k = ? AND c = 1";
+    const char *plain = "SELECT c, v FROM sm2 WHERE k = ? AND c = 1";
+    uint8_t sid[16], pid[16];
+    prepare(star, sid, meta, sizeof meta);
+    prepare(plain, pid, meta, sizeof meta);
+    o.id = NULL;
+    for (int r = 0; r < 2; r++) {
+        cr_assert_eq(run(star, &o, out, sizeof out), 0, "%s", g_err.msg);
+        cr_assert_str_eq(out, "k|c|s|v\n1|1|100|11\n");
+        cr_assert_eq(exec_id(sid, k, 1), 0, "%s", g_err.msg);
+        cr_assert_eq(exec_id(pid, k, 1), 0, "%s", g_err.msg);
+    }
+    cr_assert(memo_sel(sid) && memo_sel(pid));
+    ok("ALTER TABLE sm2 ADD w int");
+    ok("INSERT INTO sm2 (k, c, w) VALUES (1, 1, 5)");
+    for (int r = 0; r < 2; r++) {
+        cr_assert_eq(run(star, &o, out, sizeof out), 0, "%s", g_err.msg);
+        cr_assert_str_eq(out, "k|c|s|v|w\n1|1|100|11|5\n");
+    }
+    cr_assert_neq(exec_id(sid, k, 1), 0);
+    cr_assert_eq(g_err.code, CS_ERR_UNPREPARED);
+    prepare(star, sid, meta, sizeof meta);
+    cr_assert_str_eq(meta, "pk:0, binds:k:int, result:1/5");
+    o.id = sid;
+    for (int r = 0; r < 2; r++) {
+        cr_assert_eq(run(NULL, &o, out, sizeof out), 0, "%s", g_err.msg);
+        cr_assert_str_eq(out, "k|c|s|v|w\n1|1|100|11|5\n");
+    }
+    cr_assert(memo_sel(sid));
+    o.id = NULL;
+    ok("ALTER TABLE sm2 DROP v");
+    cr_assert_eq(run(star, &o, out, sizeof out), 0, "%s", g_err.msg);
+    cr_assert_str_eq(out, "k|c|s|w\n1|1|100|5\n");
+    cr_assert_neq(run(plain, &o, out, sizeof out), 0);
+    cr_assert_str_eq(g_err.msg, "Undefined column name v");
+    ok("ALTER TABLE sm2 ADD v int");
+    for (int r = 0; r < 2; r++) {
+        cr_assert_eq(run(plain, &o, out, sizeof out), 0, "%s", g_err.msg);
+        cr_assert_str_eq(out, "c|v\n1|null\n");
+        cr_assert_eq(run(star, &o, out, sizeof out), 0, "%s", g_err.msg);
+        cr_assert_str_eq(out, "k|c|s|v|w\n1|1|100|null|5\n");
+    }
+    /* another session keyspace: the same text names another table */
+    ok("CREATE KEYSPACE ks3 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    ok("CREATE TABLE ks3.sm2 (k int, c int, z int, PRIMARY KEY (k, c))");
+    ok("INSERT INTO ks3.sm2 (k, c, z) VALUES (1, 1, 9)");
+    ok("USE ks3");
+    for (int r = 0; r < 2; r++) {
+        cr_assert_eq(run(star, &o, out, sizeof out), 0, "%s", g_err.msg);
+        cr_assert_str_eq(out, "k|c|z\n1|1|9\n");
+    }
+    ok("USE ks");
+    cr_assert_eq(run(star, &o, out, sizeof out), 0, "%s", g_err.msg);
+    cr_assert_str_eq(out, "k|c|s|v|w\n1|1|100|null|5\n");
+}
