@@ -17,6 +17,8 @@ typedef struct top_map { cql_top_entry *e; uint64_t *h; size_t cap, n; } top_map
 
 typedef struct metrics {
     cql_table_metrics *tables; size_t cap, n;
+    cql_table_metrics *last;           /* the entry find() recorded into last (a SELECT records
+                                          twice, a workload mostly one table); NULL after a rehash */
     bool sampling; uint8_t sample_id[16];
     top_map reads, writes;
 } metrics;
@@ -92,8 +94,12 @@ static size_t id_hash(const uint8_t id[16])
     return (size_t)(h ^ (h >> 31));
 }
 
+/* The entry of table id, made when create (request loop only: creating
+ * callers also keep m->last, the one-entry cache in front of the probe). */
 static cql_table_metrics *find(metrics *m, const uint8_t id[16], bool create)
 {
+    if (create && m->last && !memcmp(m->last->id, id, 16))
+        return m->last;
     if (create && (m->n + 1) * 2 > m->cap) {
         size_t nc = m->cap ? m->cap * 2 : 64;
         cql_table_metrics *nt = cs_calloc(nc, sizeof(*nt));
@@ -111,20 +117,21 @@ static cql_table_metrics *find(metrics *m, const uint8_t id[16], bool create)
         cs_free(m->tables);
         m->tables = nt;
         m->cap = nc;
+        m->last = NULL;
     }
     if (!m->cap)
         return NULL;
     size_t j = id_hash(id) & (m->cap - 1);
     while (memcmp(m->tables[j].id, (uint8_t[16]){ 0 }, 16)) {
         if (!memcmp(m->tables[j].id, id, 16))
-            return &m->tables[j];
+            return create ? (m->last = &m->tables[j]) : &m->tables[j];
         j = (j + 1) & (m->cap - 1);
     }
     if (!create)
         return NULL;
     memcpy(m->tables[j].id, id, 16);
     m->n++;
-    return &m->tables[j];
+    return m->last = &m->tables[j];
 }
 
 static void lat_add(cql_latency *l, uint64_t us)
