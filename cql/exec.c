@@ -13,6 +13,7 @@
  *   4. check the consistency level; dispatch by statement kind.
  */
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 #include "cql/exec_int.h"
 #include "cql/metrics.h"
@@ -283,17 +284,23 @@ int cql__run(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p, cq
     return rc < 0 ? CS_EUSER : rc;
 }
 
-/* A session copy using keyspace ks (v5 per-query keyspace, prepared keyspace). */
+/* A session copy using keyspace ks (v5 per-query keyspace, prepared keyspace).
+ * Every EXECUTE of a statement prepared under another keyspace than the
+ * connection's makes one (a client that prepares after USE on one
+ * connection and executes on others), so the 256-byte keyspace array is
+ * not copied whole: only ks and its NUL, then the fields after it. */
 static cql_session *session_with_ks(cql_session *s, const char *ks, cql_session *tmp)
 {
     if (!ks || !*ks || !strcmp(ks, s->keyspace))
         return s;
-    *tmp = *s;
     size_t n = strlen(ks);
     if (n >= sizeof(tmp->keyspace))
         n = sizeof(tmp->keyspace) - 1;
     memcpy(tmp->keyspace, ks, n);
     tmp->keyspace[n] = '\0';
+    _Static_assert(offsetof(cql_session, keyspace) == 0, "the keyspace array comes first");
+    memcpy((char *)tmp + sizeof tmp->keyspace, (const char *)s + sizeof s->keyspace,
+           sizeof *s - sizeof s->keyspace);
     return tmp;
 }
 
@@ -311,7 +318,7 @@ int cql_query(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen, const cq
     cql_session *es = session_with_ks(s, p ? p->keyspace : NULL, &tmp);
     int rc = cql__run(ctx, es, st, p, r, e);
     if (st->kind == STMT_USE && es != s && rc == 0)
-        memcpy(s->keyspace, es->keyspace, sizeof(s->keyspace));
+        memcpy(s->keyspace, es->keyspace, strlen(es->keyspace) + 1);   /* tmp holds only the string */
     if (!cached)
         cql_stmt_free(st);
     return rc;
