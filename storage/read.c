@@ -586,6 +586,18 @@ int st_scan_open(st_table *t, const st_read_spec *spec, st_scan **out)
 /* The point-read fast path: the partition's rows straight into the
  * caller's arena, with no scan object on the heap.  Same lookups, merge and
  * live view as a single-partition scan (load_partition / load_window). */
+/* The last key a hint was given for on this thread, with its token: the
+ * read that follows it (usually the next request) need not hash it again. */
+#define HINT_KEY_MAX 64
+static _Thread_local struct { uint32_t len; bool set; int64_t token; uint8_t key[HINT_KEY_MAX]; } tl_hint;
+
+static int64_t point_token(const uint8_t *pk, uint32_t len)
+{
+    if (tl_hint.set && tl_hint.len == len && (len == 0 || memcmp(tl_hint.key, pk, len) == 0))
+        return tl_hint.token;
+    return cs_murmur3_token(pk, len);
+}
+
 int st_read_point(st_table *t, const st_read_spec *spec, cs_arena *a, st_point *out)
 {
     if (out) memset(out, 0, sizeof *out);
@@ -618,7 +630,7 @@ int st_read_point(st_table *t, const st_read_spec *spec, cs_arena *a, st_point *
     }
     if (rc == 0) {
         const uint8_t *pk = key_copy(a, spec->pk, spec->pk_len);
-        rc = pk ? load_partition(&s, cs_murmur3_token(pk, spec->pk_len), pk, spec->pk_len, false) : CS_ENOMEM;
+        rc = pk ? load_partition(&s, point_token(pk, spec->pk_len), pk, spec->pk_len, false) : CS_ENOMEM;
     }
     if (rc == 1) {
         /* Rows of later windows (a wide partition) are appended. */
@@ -664,6 +676,12 @@ void st_prefetch_key(st_table *t, const uint8_t *pk, uint32_t pk_len)
 {
     if (!t || (!pk && pk_len)) return;
     int64_t token = cs_murmur3_token(pk, pk_len);
+    tl_hint.set = pk_len <= HINT_KEY_MAX;
+    if (tl_hint.set) {
+        tl_hint.len = pk_len;
+        tl_hint.token = token;
+        if (pk_len) memcpy(tl_hint.key, pk, pk_len);
+    }
     uint64_t h = 0;
     pthread_mutex_lock(&t->mu);
     mt_prefetch(t->mem, token);

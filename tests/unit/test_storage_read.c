@@ -891,3 +891,39 @@ Test(storage_read, point_timestamp_ordered_matches_full_read, .timeout = 60)
                  (unsigned long long)reads);
 #undef RND
 }
+
+/* st_prefetch_key is only a hint: after it, point reads of that key, of
+ * another key of the same length and of a longer key return their own
+ * partitions (the read reuses the hinted key's token only for those very
+ * bytes), from the memtable and from four sstables (more than the three
+ * whose blooms it loads). */
+Test(storage_read, prefetch_hint_changes_nothing)
+{
+    static const char *keys[] = { "a1", "a2", "b1", "long key over sixty-four bytes, longer than the hint's copy of a key..." };
+    for (int round = 0; round < 5; round++) {
+        for (int i = 0; i < 4; i++) {
+            st_mutation *m = st_mutation_new();
+            st_mut_partition(m, T, (const uint8_t *)keys[i], (uint32_t)strlen(keys[i]));
+            st_mut_row(m, NULL, 0, 0);
+            st_mut_row_liveness(m, (st_liveness){ 10 + round, 0, 0 });
+            char v[96];
+            snprintf(v, sizeof v, "%s/%d", keys[i], round);
+            cell(m, 1, 10 + round, v);
+            commit(m);
+        }
+        if (round < 4) cr_assert_eq(st_table_flush(T), 0);
+    }
+    for (int h = 0; h < 4; h++)
+        for (int i = 0; i < 4; i++) {
+            st_prefetch_key(T, (const uint8_t *)keys[h], (uint32_t)strlen(keys[h]));
+            st_read_spec rs = { .pk = (const uint8_t *)keys[i], .pk_len = (uint32_t)strlen(keys[i]), .now_s = NOW };
+            char got[512], want[512];
+            bool found;
+            dump_point(&rs, got, sizeof got, NULL, &found);
+            snprintf(want, sizeof want, ":m,1=%s/4,;", keys[i]);
+            cr_assert(found, "hint %d read %d", h, i);
+            cr_assert_str_eq(got, want, "hint %d read %d", h, i);
+        }
+    st_prefetch_key(T, NULL, 0);
+    st_prefetch_key(T, (const uint8_t *)"", 0);
+}
