@@ -604,6 +604,42 @@ static int do_compactionstats(srv *s, cs_buf *o)
     return 200;
 }
 
+/* describering ks (DescribeRing, StorageService.describeRingJMX): the schema
+ * version, then one TokenRange line per range of the ring, (previous token,
+ * token], the first one wrapping around from the last token, each with this
+ * node as its only endpoint.  Ascending by end token (Cassandra's come out
+ * of a hash map, in no set order). */
+static int do_describering(srv *s, char **args, int n, cs_buf *o)
+{
+    if (n != 1) {
+        out_printf(o, "nodetool: %s\n", n ? "Too many arguments: describering takes one keyspace"
+                                           : "Required arguments are missing: The keyspace name");
+        return 400;
+    }
+    sch_keyspace *k = sch_keyspace_find(cql_ctx_catalog(s->cql), args[0]);
+    if (!k || k->is_virtual) {
+        out_printf(o, "error: No such keyspace: %s\n", args[0]);
+        return 500;
+    }
+    int rf;
+    if (!strcmp(repl_class(k, &rf), "LocalStrategy")) {
+        out_printf(o, "error: There is no ring for the keyspace: %s\n", args[0]);
+        return 500;
+    }
+    cql_node_info ni;
+    cql_node_info_get(s->cql, &ni);
+    const char *host = listen_addr(s);
+    const char *rpc = s->cfg && s->cfg->rpc_address[0] ? s->cfg->rpc_address : host;
+    out_printf(o, "Schema Version:%s\nTokenRange: \n", ni.schema_version);
+    for (int i = 0; i < ni.n_tokens; i++) {
+        long long start = (long long)ni.tokens[i ? i - 1 : ni.n_tokens - 1], end = (long long)ni.tokens[i];
+        out_printf(o, "\tTokenRange(start_token:%lld, end_token:%lld, endpoints:[%s], rpc_endpoints:[%s], "
+                      "endpoint_details:[EndpointDetails(host:%s, datacenter:datacenter1, rack:rack1)])\n",
+                   start, end, host, rpc, host);
+    }
+    return 200;
+}
+
 /* getendpoints ks table key: the replicas of the key's token; on one node,
  * the node itself once the table is known and the key parses. */
 static int do_getendpoints(srv *s, char **args, int n, cs_buf *o)
@@ -1158,6 +1194,7 @@ int nodetool_run(srv *s, const char *verb, char **args, int n, cs_buf *o)
     if (!strcmp(verb, "tablehistograms") || !strcmp(verb, "cfhistograms")) return do_tablehistograms(s, args, n, o);
     if (!strcmp(verb, "compactionstats")) return do_compactionstats(s, o);
     if (!strcmp(verb, "getendpoints")) return do_getendpoints(s, args, n, o);
+    if (!strcmp(verb, "describering")) return do_describering(s, args, n, o);
     if (!strcmp(verb, "version")) { out_printf(o, "ReleaseVersion: 4.1.8\n"); return 200; }
     if (!strcmp(verb, "truncatehints")) return 200;   /* a single node keeps no hints */
     if (!strcmp(verb, "statusbinary")) {

@@ -371,6 +371,30 @@ def test_ring(server, session):
     assert '"nodetool ring" is used to output all the tokens of a node.' in r.stdout
 
 
+def test_describering(server, session, ks):
+    """describering as nodetool 4.1: the schema version system.local shows,
+    then one TokenRange per range of the node's tokens ((previous, token],
+    the first wrapping around from the last), this node the only endpoint;
+    unknown and LocalStrategy keyspaces fail as err() (exit 2), a missing
+    argument as badUse (exit 1)."""
+    r = tool(server, "describering", ks)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    local = session.execute("SELECT schema_version, tokens FROM system.local").one()
+    assert lines[0] == "Schema Version:%s" % local.schema_version
+    assert lines[1] == "TokenRange: "
+    tokens = sorted(int(t) for t in local.tokens)
+    want = ["\tTokenRange(start_token:%d, end_token:%d, endpoints:[127.0.0.1], rpc_endpoints:[127.0.0.1], "
+            "endpoint_details:[EndpointDetails(host:127.0.0.1, datacenter:datacenter1, rack:rack1)])"
+            % (tokens[i - 1], tokens[i]) for i in range(len(tokens))]
+    assert lines[2:] == want, lines[2:4]
+    r = tool(server, "describering", "no_such_ks")
+    assert r.returncode == 2 and "error: No such keyspace: no_such_ks" in r.stderr, (r.stdout, r.stderr)
+    r = tool(server, "describering", "system")
+    assert r.returncode == 2 and "error: There is no ring for the keyspace: system" in r.stderr
+    assert tool(server, "describering").returncode == 1
+
+
 def setting(session, name):
     return session.execute("SELECT value FROM system_views.settings WHERE name = %s", (name,)).one().value
 
