@@ -28,7 +28,7 @@ static void usage(FILE *f)
         "  (-p is the admin port, default 7199 like nodetool's JMX port)\n"
         "commands:\n"
         "  status | info | version | describecluster | describering keyspace\n"
-        "  compactionstats | truncatehints\n"
+        "  gossipinfo | compactionstats | truncatehints\n"
         "  flush [keyspace [tables...]]        compact [keyspace [tables...]]\n"
         "  tablestats [keyspace[.table]...]    tablehistograms keyspace table\n"
         "  getendpoints keyspace table key     toppartitions keyspace table duration_ms\n"

@@ -395,6 +395,32 @@ def test_describering(server, session, ks):
     assert tool(server, "describering").returncode == 1
 
 
+def test_gossipinfo(server, session):
+    """gossipinfo as nodetool 4.1 on one node: the endpoint, generation and
+    heartbeat, then NAME:version:value states in ApplicationState order,
+    values from the node (schema version, host id, tokens as system.local
+    shows them), TOKENS hidden."""
+    r = tool(server, "gossipinfo")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "/127.0.0.1"
+    assert re.fullmatch(r"  generation:\d{10}", lines[1]) and re.fullmatch(r"  heartbeat:\d+", lines[2]), lines[:3]
+    states = [l.strip().split(":", 2) for l in lines[3:] if l.strip()]
+    names = [x[0] for x in states]
+    assert names == ["STATUS", "LOAD", "SCHEMA", "DC", "RACK", "RELEASE_VERSION", "RPC_ADDRESS", "NET_VERSION",
+                     "HOST_ID", "RPC_READY", "NATIVE_ADDRESS_AND_PORT", "STATUS_WITH_PORT", "SSTABLE_VERSIONS",
+                     "TOKENS"], names
+    assert all(x[1].isdigit() for x in states)
+    v = {x[0]: x[2] for x in states}
+    local = session.execute("SELECT schema_version, host_id, tokens, release_version FROM system.local").one()
+    assert v["SCHEMA"] == str(local.schema_version) and v["HOST_ID"] == str(local.host_id)
+    assert v["RELEASE_VERSION"] == local.release_version
+    assert v["STATUS"] == v["STATUS_WITH_PORT"] == "NORMAL,%d" % min(int(t) for t in local.tokens)
+    assert v["DC"] == "datacenter1" and v["RACK"] == "rack1" and v["RPC_READY"] == "true"
+    assert v["NATIVE_ADDRESS_AND_PORT"] == "127.0.0.1:%d" % server.port
+    assert float(v["LOAD"]) >= 0 and v["TOKENS"] == "<hidden>"
+
+
 def setting(session, name):
     return session.execute("SELECT value FROM system_views.settings WHERE name = %s", (name,)).one().value
 
