@@ -118,6 +118,9 @@ void sst_prefetch_partition(sst_reader *r, uint64_t pos);
 /* Start loading the bloom filter bytes a lookup of key hash h
  * (sst__bloom_hash) tests. */
 void sst_prefetch_bloom(sst_reader *r, uint64_t h);
+/* First i in the sorted a[0, n) with a[i] >= v (n if none): interpolation,
+ * galloping, then bisection (sstable_reader.c; exposed for its test). */
+uint64_t sst__sorted_lower(const int64_t *a, uint64_t n, int64_t v);
 bool sst_may_contain_ck(sst_reader *r, const st_slice *slices, int n_slices);
 int sst_partition_bounds(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_arena *a,
                          const uint8_t ***keys, uint32_t **lens, int *n);

@@ -441,3 +441,58 @@ Test(storage_sstable, bloom_bits_match_the_format)
     }
     cr_assert_eq(cs_alloc_count(), 0);
 }
+
+/* The summary search (sst__sorted_lower: interpolation, galloping, then
+ * bisection) finds exactly what a plain bisection finds, for evenly spread
+ * tokens (what Murmur3 gives), skewed and clustered ones, runs of equal
+ * tokens, the ring's ends, and every probe between and around the values. */
+static uint64_t ref_lower(const int64_t *a, uint64_t n, int64_t v)
+{
+    uint64_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < v) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+Test(storage_sstable, summary_search_matches_bisection)
+{
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+#define RND() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
+    static int64_t a[5000];
+    for (int shape = 0; shape < 6; shape++)
+        for (uint64_t n = 0; n <= 5000; n = n < 70 ? n + 1 : n * 3 + 7) {
+            for (uint64_t i = 0; i < n; i++) {
+                uint64_t r = RND();
+                switch (shape) {
+                case 0: a[i] = (int64_t)r; break;                                   /* even */
+                case 1: a[i] = (int64_t)(r >> 40) * (int64_t)(r >> 40) - (1ll << 40); break;   /* skewed */
+                case 2: a[i] = (r & 1) ? INT64_MIN + (int64_t)(r % 1000) : INT64_MAX - (int64_t)(r % 1000); break;
+                case 3: a[i] = (int64_t)(r % 7); break;                              /* runs of equals */
+                case 4: a[i] = i < n / 2 ? INT64_MIN : INT64_MAX; break;
+                default: a[i] = (int64_t)(r % 100000) * 1000; break;                 /* clustered */
+                }
+            }
+            qsort(a, n, sizeof a[0], cmp_i64);
+            for (uint64_t i = 0; i < n; i++)
+                for (int d = -1; d <= 1; d++) {
+                    if ((d < 0 && a[i] == INT64_MIN) || (d > 0 && a[i] == INT64_MAX)) continue;
+                    int64_t v = a[i] + d;
+                    cr_assert_eq(sst__sorted_lower(a, n, v), ref_lower(a, n, v), "shape %d n %lu v %ld", shape,
+                                 (unsigned long)n, (long)v);
+                }
+            for (int k = 0; k < 200; k++) {
+                int64_t v = k < 2 ? (k ? INT64_MAX : INT64_MIN) : (int64_t)RND();
+                cr_assert_eq(sst__sorted_lower(a, n, v), ref_lower(a, n, v), "shape %d n %lu v %ld", shape,
+                             (unsigned long)n, (long)v);
+            }
+        }
+#undef RND
+}
