@@ -583,9 +583,6 @@ int st_scan_open(st_table *t, const st_read_spec *spec, st_scan **out)
     return 0;
 }
 
-/* The point-read fast path: the partition's rows straight into the
- * caller's arena, with no scan object on the heap.  Same lookups, merge and
- * live view as a single-partition scan (load_partition / load_window). */
 /* The last key a hint was given for on this thread, with its token: the
  * read that follows it (usually the next request) need not hash it again. */
 #define HINT_KEY_MAX 64
@@ -598,6 +595,9 @@ static int64_t point_token(const uint8_t *pk, uint32_t len)
     return cs_murmur3_token(pk, len);
 }
 
+/* The point-read fast path: the partition's rows straight into the
+ * caller's arena, with no scan object on the heap.  Same lookups, merge and
+ * live view as a single-partition scan (load_partition / load_window). */
 int st_read_point(st_table *t, const st_read_spec *spec, cs_arena *a, st_point *out)
 {
     if (out) memset(out, 0, sizeof *out);
@@ -682,27 +682,22 @@ void st_prefetch_key(st_table *t, const uint8_t *pk, uint32_t pk_len)
         tl_hint.token = token;
         if (pk_len) memcpy(tl_hint.key, pk, pk_len);
     }
-    uint64_t h = 0;
+    /* the PREFETCH_SSTS newest (all of them when there are no more): an
+     * insertion into a short sorted list, the sstables are few */
+    sst_reader *top[PREFETCH_SSTS];
+    int k = 0;
     pthread_mutex_lock(&t->mu);
     mt_prefetch(t->mem, token);
-    int n = t->n_ssts;
-    if (n) {
-        h = sst__bloom_hash(pk, pk_len);
-        if (n <= PREFETCH_SSTS) {
-            for (int i = 0; i < n; i++) sst_prefetch_bloom(t->ssts[i], h);
-        } else {
-            /* the PREFETCH_SSTS newest: a partial selection, n is small */
-            sst_reader *top[PREFETCH_SSTS];
-            int k = 0;
-            for (int i = 0; i < n; i++) {
-                sst_reader *r = t->ssts[i];
-                if (k == PREFETCH_SSTS && top[k - 1]->st.max_ts >= r->st.max_ts) continue;
-                int j = k < PREFETCH_SSTS ? k++ : PREFETCH_SSTS - 1;
-                for (; j > 0 && top[j - 1]->st.max_ts < r->st.max_ts; j--) top[j] = top[j - 1];
-                top[j] = r;
-            }
-            for (int i = 0; i < k; i++) sst_prefetch_bloom(top[i], h);
-        }
+    for (int i = 0; i < t->n_ssts; i++) {
+        sst_reader *r = t->ssts[i];
+        if (k == PREFETCH_SSTS && top[k - 1]->st.max_ts >= r->st.max_ts) continue;
+        int j = k < PREFETCH_SSTS ? k++ : PREFETCH_SSTS - 1;
+        for (; j > 0 && top[j - 1]->st.max_ts < r->st.max_ts; j--) top[j] = top[j - 1];
+        top[j] = r;
+    }
+    if (k) {
+        uint64_t h = sst__bloom_hash(pk, pk_len);
+        for (int i = 0; i < k; i++) sst_prefetch_bloom(top[i], h);
     }
     pthread_mutex_unlock(&t->mu);
 }

@@ -622,6 +622,19 @@ int sst__decode_part_header(cs_rd *rd, st__part *p, cs_arena *a)
 
 /* ---------------------------------------------------------------- lookups */
 
+/* First i in [lo, hi) of the sorted a with a[i] >= v (hi if none): a
+ * branch-light bisection. */
+static inline uint64_t bisect_lower(const int64_t *a, uint64_t lo, uint64_t hi, int64_t v)
+{
+    uint64_t n = hi - lo;
+    while (n > 0) {
+        uint64_t half = n / 2;
+        if (a[lo + half] < v) { lo += half + 1; n -= half + 1; }
+        else n = half;
+    }
+    return lo;
+}
+
 /* First slot of the sorted sm[0, n) holding a value >= token (n if none),
  * for the summary (one token per SST_SUMMARY_EVERY index entries).  Murmur3
  * tokens spread evenly, so the slot is guessed by interpolation between
@@ -652,13 +665,7 @@ uint64_t sst__sorted_lower(const int64_t *sm, uint64_t n, int64_t token)
             lo = p + 1; hi = above + 1;    /* sm[p] < token <= sm[above] */
         }
     }
-    uint64_t sn = hi - lo;
-    while (sn > 0) {
-        uint64_t half = sn / 2;
-        if (sm[lo + half] < token) { lo += half + 1; sn -= half + 1; }
-        else sn = half;
-    }
-    return lo;
+    return bisect_lower(sm, lo, hi, token);
 }
 
 /* First index entry >= (token, key) (> if strict); key NULL: first of token.
@@ -674,15 +681,10 @@ static uint64_t idx_lower(sst_reader *r, int64_t token, const uint8_t *key, uint
     /* sum[slo-1] < token <= sum[slo]: the bound is in ((slo-1)*E, slo*E] */
     uint64_t lo = slo ? (slo - 1) * SST_SUMMARY_EVERY + 1 : 0;
     uint64_t hi = slo < r->n_sum ? slo * SST_SUMMARY_EVERY : r->n_idx;
-    uint64_t n = hi - lo;
     /* The stretch is 4-5 cache lines: fetch them together instead of one
      * dependent miss per halving. */
     for (uint64_t k = lo; k < hi; k += 8) __builtin_prefetch(&t[k]);
-    while (n > 0) {                      /* branch-light lower bound on token */
-        uint64_t half = n / 2;
-        if (t[lo + half] < token) { lo += half + 1; n -= half + 1; }
-        else n = half;
-    }
+    lo = bisect_lower(t, lo, hi, token);
     if (!key) return lo;
     while (lo < r->n_idx && t[lo] == token) {
         const sst_index_entry *e = &r->idx[lo];
