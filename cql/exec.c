@@ -182,15 +182,21 @@ sch_table *cql__table_cached(cql_ctx *ctx, const ast_qname *qn, const char *sess
     return t;
 }
 
-cql_stmt_memo *cql__stmt_memo(cql_ctx *ctx, const cql_stmt *st, const sch_table *t)
+cql_stmt_memo *cql__stmt_memo_current(cql_ctx *ctx, const cql_stmt *st)
 {
     cql_stmt_memo *m = st->exec_memo;
     if (!m)
         return NULL;
     uint8_t ver[16];
     sch_version(ctx->cat, ver);
+    return !memcmp(m->ver, ver, 16) ? m : NULL;
+}
+
+cql_stmt_memo *cql__stmt_memo(cql_ctx *ctx, const cql_stmt *st, const sch_table *t)
+{
     /* the version first: only then is m->t known to be alive */
-    return !memcmp(m->ver, ver, 16) && m->t == t ? m : NULL;
+    cql_stmt_memo *m = cql__stmt_memo_current(ctx, st);
+    return m && m->t == t ? m : NULL;
 }
 
 cql_stmt_memo *cql__stmt_memo_new(cql_ctx *ctx, const cql_stmt *cst, const sch_table *t, int n)
@@ -233,14 +239,8 @@ static void record_latency(cql_ctx *ctx, cql_session *s, const cql_stmt *st, uin
     /* Resolved by the execution that just succeeded, which checked the
      * statement's memo against that table and made it again when stale
      * (cql__wplan_prepare, exec_select.c): a current memo names the table. */
-    const cql_stmt_memo *m = st->exec_memo;
-    const sch_table *t = NULL;
-    if (m) {
-        uint8_t ver[16];
-        sch_version(ctx->cat, ver);
-        if (!memcmp(m->ver, ver, 16))
-            t = m->t;
-    }
+    const cql_stmt_memo *m = cql__stmt_memo_current(ctx, st);
+    const sch_table *t = m ? m->t : NULL;
     if (!t)
         t = cql__table_cached(ctx, qn, s->keyspace, NULL);
     if (t)

@@ -226,7 +226,10 @@ typedef struct cql_stmt_memo {
     cql_keyterm items[];
 } cql_stmt_memo;
 
-/* st's memo when it was made for t under the current catalog version, else NULL. */
+/* st's memo when it was made under the current catalog version (its table
+ * m->t is then alive), else NULL. */
+cql_stmt_memo *cql__stmt_memo_current(cql_ctx *ctx, const cql_stmt *st);
+/* The same, and only when it was made for t. */
 cql_stmt_memo *cql__stmt_memo(cql_ctx *ctx, const cql_stmt *st, const sch_table *t);
 /* A cleared memo for t (point false) with room for n items, reusing st's
  * block when it is large enough; NULL when out of memory (no memo then).

@@ -25,12 +25,8 @@ void cql_prefetch_execute(cql_ctx *ctx, const uint8_t *id, size_t idlen, const c
      * dependent misses a hint cannot start, and reads no bloom filter. */
     if (!ps || !ps->stmt || ps->stmt->kind != STMT_SELECT)
         return;
-    const cql_stmt_memo *m = ps->stmt->exec_memo;
+    const cql_stmt_memo *m = cql__stmt_memo_current(ctx, ps->stmt);   /* m->t alive */
     if (!m || !m->point)
-        return;
-    uint8_t ver[16];
-    sch_version(ctx->cat, ver);
-    if (memcmp(m->ver, ver, 16))        /* only then is m->t alive */
         return;
     const sch_table *t = m->t;
     if (!t->st || t->n_pk < 1 || t->n_pk > CQL_PREFETCH_VALUES)
