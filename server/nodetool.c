@@ -105,6 +105,12 @@ static const char *listen_addr(srv *s)
     return s->cfg && s->cfg->listen_address[0] ? s->cfg->listen_address : "127.0.0.1";
 }
 
+/* The native transport's address (numeric, as bound; rpc_address). */
+static const char *native_addr(srv *s)
+{
+    return s->addr[0] ? s->addr : listen_addr(s);
+}
+
 /* A double as Java's Double.toString prints it (tablestats prints doubles
  * by string concatenation): NaN, the shortest digits that read back the
  * same, at least one decimal, E notation below 1e-3 and from 1e7. */
@@ -616,7 +622,7 @@ static int do_gossipinfo(srv *s, cs_buf *o)
     cql_node_info ni;
     cql_node_info_get(s->cql, &ni);
     const char *host = listen_addr(s);
-    const char *rpc = s->cfg && s->cfg->rpc_address[0] ? s->cfg->rpc_address : host;
+    const char *rpc = native_addr(s);
     char load[40], status[64];
     java_double((double)node_sums_get(cql_ctx_catalog(s->cql)).load, load, sizeof load);
     snprintf(status, sizeof status, "NORMAL,%lld", ni.n_tokens ? (long long)ni.tokens[0] : 0LL);
@@ -666,7 +672,7 @@ static int do_describering(srv *s, char **args, int n, cs_buf *o)
     cql_node_info ni;
     cql_node_info_get(s->cql, &ni);
     const char *host = listen_addr(s);
-    const char *rpc = s->cfg && s->cfg->rpc_address[0] ? s->cfg->rpc_address : host;
+    const char *rpc = native_addr(s);
     out_printf(o, "Schema Version:%s\nTokenRange: \n", ni.schema_version);
     for (int i = 0; i < ni.n_tokens; i++) {
         long long start = (long long)ni.tokens[i ? i - 1 : ni.n_tokens - 1], end = (long long)ni.tokens[i];
