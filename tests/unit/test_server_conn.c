@@ -490,14 +490,10 @@ Test(server_conn, pipelined_requests_answered_by_stream)
     for (int i = 0; i < 200; i++) {
         cql_params p;
         msg_params_init(&p);
-        cs_buf body;
-        cs_buf_init(&body);
-        msg_put_query(&body, 4, "SELECT 1", 8, &p);
         frame_writer w;
         frame_begin(&w, &all, 4, false, (int16_t)(100 + i), OP_QUERY, 0, false, NULL, NULL, 0);
-        cs_buf_put(&all, body.p, body.len);
+        msg_put_query(&all, 4, "SELECT 1", 8, &p);
         frame_end(&w);
-        cs_buf_destroy(&body);
     }
     send_all(fd, all.p, all.len);
     cs_buf_destroy(&all);
@@ -507,8 +503,8 @@ Test(server_conn, pipelined_requests_answered_by_stream)
 }
 
 /* Pipelined EXECUTEs: while one runs, the loop hints the executor about the
- * next one buffered after it (id and values as sent); a QUERY, a compressed
- * or a cut frame gets no hint, and every request is still answered. */
+ * next one buffered after it (id and values as sent); a QUERY gets no hint,
+ * and every request is still answered. */
 Test(server_conn, pipelined_execute_hints_next)
 {
     int fd = ready_conn();
@@ -523,18 +519,14 @@ Test(server_conn, pipelined_execute_hints_next)
         cql_value v = { &val, 1 };
         p.values = &v;
         p.n_values = 1;
-        cs_buf body;
-        cs_buf_init(&body);
-        if (i == 20)
-            msg_put_query(&body, 4, "SELECT 1", 8, &p);
-        else
-            msg_put_execute(&body, 4, id, 16, NULL, 0, &p);
         frame_writer w;
         frame_begin(&w, &all, 4, false, (int16_t)(100 + i), i == 20 ? OP_QUERY : OP_EXECUTE, 0, false,
                     NULL, NULL, 0);
-        cs_buf_put(&all, body.p, body.len);
+        if (i == 20)
+            msg_put_query(&all, 4, "SELECT 1", 8, &p);
+        else
+            msg_put_execute(&all, 4, id, 16, NULL, 0, &p);
         frame_end(&w);
-        cs_buf_destroy(&body);
     }
     send_all(fd, all.p, all.len);
     cs_buf_destroy(&all);
