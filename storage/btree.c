@@ -194,6 +194,40 @@ static st__bnode *find_leaf(const st__btree *t, const void *key, uint64_t kh)
     return n;
 }
 
+/* A hint for up to ST__BTREE_PREFETCH_MAX keys about to be looked up or
+ * inserted: descends to their leaves together, one level at a time, each
+ * node prefetched one step before it is searched, so the misses of the
+ * keys' paths overlap instead of following one another (one descent's
+ * misses are a chain: each node's address is in its parent).  Then the
+ * leaves' item pointers (an insertion shifts them) and, where a key's
+ * hint matches an item, that item (an overwrite compares it).  Changes
+ * nothing. */
+void st__btree_prefetch_many(const st__btree *t, const void *const *keys, int n)
+{
+    if (!t->root || n <= 0) return;
+    if (n > ST__BTREE_PREFETCH_MAX) n = ST__BTREE_PREFETCH_MAX;
+    const st__bnode *nd[ST__BTREE_PREFETCH_MAX];
+    uint64_t kh[ST__BTREE_PREFETCH_MAX];
+    for (int i = 0; i < n; i++) {
+        nd[i] = t->root;
+        kh[i] = key_hint(t, keys[i]);
+    }
+    while (!nd[0]->leaf) {                /* balanced: every path is as deep */
+        for (int i = 0; i < n; i++) {
+            nd[i] = CHILD(t, nd[i])[inner_slot(t, nd[i], keys[i], kh[i])];
+            node_prefetch(t, nd[i]);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        for (uintptr_t q = (uintptr_t)nd[i]->keys & ~(uintptr_t)63; q < (uintptr_t)(nd[i]->keys + BT_MAX); q += 64)
+            __builtin_prefetch((const void *)q, 1);
+    if (!t->hint) return;
+    for (int i = 0; i < n; i++) {
+        int j = hint_lower(HK(t, nd[i]), 0, nd[i]->n, kh[i]);
+        if (j < nd[i]->n && HK(t, nd[i])[j] == kh[i]) __builtin_prefetch(nd[i]->keys[j]);
+    }
+}
+
 void *st__btree_get(const st__btree *t, const void *key)
 {
     uint64_t kh = key_hint(t, key);

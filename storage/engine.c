@@ -567,6 +567,22 @@ int st__apply(st_engine *e, const uint8_t *p, size_t n, bool replay, st_clog_pos
     return rc;
 }
 
+_Static_assert(ST_PREFETCH_WRITES <= ST__BTREE_PREFETCH_MAX, "a batch of write hints fits one descent");
+
+void st_prefetch_writes(st_table *t, const uint8_t *const *pks, const uint32_t *lens, int n)
+{
+    if (!t || n <= 0) return;
+    if (n > ST_PREFETCH_WRITES) n = ST_PREFETCH_WRITES;
+    int64_t tokens[ST_PREFETCH_WRITES];
+    for (int i = 0; i < n; i++) {
+        if (!pks[i] && lens[i]) return;
+        tokens[i] = cs_murmur3_token(pks[i], lens[i]);
+    }
+    pthread_mutex_lock(&t->mu);
+    if (!t->dropped) mt_prefetch_writes(t->mem, tokens, pks, lens, n);
+    pthread_mutex_unlock(&t->mu);
+}
+
 int st_write(st_engine *e, const st_mutation *m, st_clog_pos *pos)
 {
     if (!e || !m) return CS_EINVAL;

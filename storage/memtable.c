@@ -711,6 +711,22 @@ void mt_prefetch(mt_memtable *m, int64_t token)
     pthread_rwlock_unlock(&m->lock);
 }
 
+void mt_prefetch_writes(mt_memtable *m, const int64_t *tokens, const uint8_t *const *pks,
+                        const uint32_t *lens, int n)
+{
+    if (n > ST__BTREE_PREFETCH_MAX) n = ST__BTREE_PREFETCH_MAX;
+    if (n <= 0 || pthread_rwlock_tryrdlock(&m->lock) != 0) return;
+    mt_partition probes[ST__BTREE_PREFETCH_MAX];
+    const void *keys[ST__BTREE_PREFETCH_MAX];
+    for (int i = 0; i < n; i++) {
+        probes[i] = (mt_partition){ .token = tokens[i], .pk_len = lens[i], .n_rows = PROBE, .rows = (void *)pks[i] };
+        keys[i] = &probes[i];
+        if (!m->idx_off) idx_prefetch(m, tokens[i]);
+    }
+    st__btree_prefetch_many(&m->parts, keys, n);
+    pthread_rwlock_unlock(&m->lock);
+}
+
 int mt_read_partition(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len,
                       const st_slice *slices, int n_slices, st__part *p, cs_arena *a)
 {

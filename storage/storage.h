@@ -379,6 +379,13 @@ int st_read_point(st_table *t, const st_read_spec *spec, struct cs_arena *a, st_
  * bloom filter bytes), so those cache misses overlap other work.
  * Changes nothing; any table, any key. */
 void st_prefetch_key(st_table *t, const uint8_t *pk, uint32_t pk_len);
+/* The same for the writes of n partitions of t about to come (the
+ * requests buffered on a connection): their memtable index slots and the
+ * paths of the memtable's partition tree to where they are or would go,
+ * descended together so their cache misses overlap (a write reads no
+ * sstable).  At most ST_PREFETCH_WRITES are used. */
+#define ST_PREFETCH_WRITES 32
+void st_prefetch_writes(st_table *t, const uint8_t *const *pks, const uint32_t *lens, int n);
 
 /* ---------------------------------------------------------------- stats */
 

@@ -140,6 +140,10 @@ int st__btree_insert(st__btree *t, void *item);
 /* Find an item equal to key; if absent, *pos gets where it belongs, for
  * st__btree_insert_at (valid until the tree next changes). */
 void *st__btree_find(const st__btree *t, const void *key, st__bpos *pos);
+/* A hint: descend to the leaves of n keys together (at most
+ * ST__BTREE_PREFETCH_MAX), prefetching their paths; changes nothing. */
+#define ST__BTREE_PREFETCH_MAX 32
+void st__btree_prefetch_many(const st__btree *t, const void *const *keys, int n);
 /* Insert an absent item at pos from st__btree_find (one descent).  0 or CS_ENOMEM. */
 int st__btree_insert_at(st__btree *t, const st__bpos *pos, void *item);
 /* Position at the first item >= key (or > key if strict); key NULL = first. */
@@ -215,6 +219,10 @@ int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, 
 /* Start loading the index slot of partition `token` (a hint; skipped if a
  * writer holds the lock). */
 void mt_prefetch(mt_memtable *m, int64_t token);
+/* The same for writes of n partitions (at most ST__BTREE_PREFETCH_MAX),
+ * also their paths in the partition tree, descended together. */
+void mt_prefetch_writes(mt_memtable *m, const int64_t *tokens, const uint8_t *const *pks,
+                        const uint32_t *lens, int n);
 /* Copy the partition (rows within slices) into p using arena a.
  * Returns 1 found, 0 absent.  Takes the read lock. */
 int mt_read_partition(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len,

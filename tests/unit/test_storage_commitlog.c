@@ -402,6 +402,12 @@ Test(storage_commitlog, btree_order_and_seek)
         st__btree t;
         if (mode & 4) st__btree_init_hint(&t, icmp, ihint);
         else st__btree_init(&t, icmp);
+        /* the prefetch hint (descents of many keys together) on an empty
+         * tree, and below on the full one (keys present and absent, equal
+         * hints, more than it takes), changes nothing */
+        const void *pk[ST__BTREE_PREFETCH_MAX + 8];
+        for (int i = 0; i < ST__BTREE_PREFETCH_MAX + 8; i++) pk[i] = (const void *)(uintptr_t)(i * 613 % 10007 + 1);
+        st__btree_prefetch_many(&t, pk, 3);
         int n = 5000;
         for (int i = 0; i < n; i++) {
             int order = mode & 3;
@@ -417,6 +423,8 @@ Test(storage_commitlog, btree_order_and_seek)
                 cr_assert_eq(st__btree_insert(&t, (void *)v), 0);
             }
         }
+        st__btree_prefetch_many(&t, pk, ST__BTREE_PREFETCH_MAX + 8);
+        st__btree_prefetch_many(&t, pk, 1);
         cr_assert_eq(st__btree_check(&t), 0);
         cr_assert_eq(t.count, (size_t)n);
         for (int k = 1; k <= 2 * n + 2; k += 7) {
