@@ -125,6 +125,19 @@ int cql_execute(cql_ctx *ctx, cql_session *s, const uint8_t *id, size_t idlen,
 void cql_prefetch_execute(cql_ctx *ctx, const uint8_t *id, size_t idlen, const cql_value *vals,
                           int n_vals);
 
+/* A hint from the request loop: these EXECUTEs are buffered on a
+ * connection and run next, in this order.  Those that are point writes
+ * (INSERT/UPDATE/DELETE) with a current memo have their partitions'
+ * memtable paths loaded together (st_prefetch_writes), runs of two or
+ * more on one table.  Returns how many keys were handed to storage (for
+ * tests).  No effect on any result; never an error. */
+typedef struct cql_prefetch_req {
+    const uint8_t *id; size_t idlen;
+    cql_value vals[CQL_PREFETCH_VALUES];
+    int n_vals;
+} cql_prefetch_req;
+int cql_prefetch_writes(cql_ctx *ctx, const cql_prefetch_req *reqs, int n);
+
 typedef struct cql_batch_item {
     bool prepared;                     /* kind 1 */
     const char *query; size_t query_len;     /* kind 0 */

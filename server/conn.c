@@ -932,36 +932,61 @@ static void on_frame(conn *c, const frame_header *h, const uint8_t *body)
 
 /* ------------------------------------------------------------ input */
 
+/* The complete frame with header h at `at` in `in`, if a plain EXECUTE
+ * with positional values: its id and first values into *q (a look, not
+ * a decoding: the request is decoded in turn); else false. */
+static bool peek_execute(const conn *c, size_t at, const frame_header *h, cql_prefetch_req *q)
+{
+    if (h->opcode != OP_EXECUTE || h->response || h->version != c->version ||
+        (h->flags & (FRAME_FLAG_COMPRESSION | FRAME_FLAG_CUSTOM_PAYLOAD)) ||
+        c->in.len - at - FRAME_HEADER_LEN < h->length)
+        return false;
+    q->n_vals = msg_peek_execute(c->version, c->in.p + at + FRAME_HEADER_LEN, h->length, &q->id,
+                                 &q->idlen, q->vals, CQL_PREFETCH_VALUES);
+    return q->n_vals >= 0;
+}
+
+/* The request after the one about to run is already buffered at `next`:
+ * if it is a plain EXECUTE, tell the executor which partition it will
+ * touch, so the memory that lookup misses loads while this one runs
+ * (cql_prefetch_execute). */
+static void prefetch_next(conn *c, size_t next)
+{
+    frame_header h;
+    cql_prefetch_req q;
+    if (c->in.len - next >= FRAME_HEADER_LEN && frame_header_parse(c->in.p + next, &h) == 0 &&
+        peek_execute(c, next, &h, &q))
+        cql_prefetch_execute(c->s->cql, q.id, q.idlen, q.vals, q.n_vals);
+}
+
+/* Before running the frames buffered from `off`: the writes among the
+ * next PREFETCH_BATCH complete ones are hinted together
+ * (cql_prefetch_writes), so the misses of their memtable descents
+ * overlap.  Returns the offset after the last frame looked at. */
+#define PREFETCH_BATCH 16
+static size_t prefetch_writes(conn *c, size_t off)
+{
+    cql_prefetch_req q[PREFETCH_BATCH];
+    int n = 0;
+    for (int i = 0; i < PREFETCH_BATCH && c->in.len - off >= FRAME_HEADER_LEN; i++) {
+        frame_header h;
+        if (frame_header_parse(c->in.p + off, &h) != 0 || c->in.len - off - FRAME_HEADER_LEN < h.length)
+            break;
+        n += peek_execute(c, off, &h, &q[n]);
+        off += FRAME_HEADER_LEN + h.length;
+    }
+    if (n > 1)
+        cql_prefetch_writes(c->s->cql, q, n);
+    return off;
+}
+
 /*
  * Parse and handle every complete frame in `in`.  Framing errors answer and
  * close (invariant 5); returns when more bytes are needed.
  */
-/* The request after the one about to run is already buffered at `next`:
- * if it is a plain EXECUTE, tell the executor which partition it will
- * touch, so the memory that lookup misses loads while this one runs
- * (cql_prefetch_execute; a hint only, the request is decoded in turn). */
-static void prefetch_next(conn *c, size_t next)
-{
-    if (c->in.len - next < FRAME_HEADER_LEN)
-        return;
-    const uint8_t *p = c->in.p + next;
-    frame_header h;
-    if (frame_header_parse(p, &h) != 0 || h.opcode != OP_EXECUTE || h.response ||
-        h.version != c->version || (h.flags & (FRAME_FLAG_COMPRESSION | FRAME_FLAG_CUSTOM_PAYLOAD)) ||
-        c->in.len - next - FRAME_HEADER_LEN < h.length)
-        return;
-    const uint8_t *id;
-    size_t id_len;
-    cql_value vals[CQL_PREFETCH_VALUES];
-    int n = msg_peek_execute(c->version, p + FRAME_HEADER_LEN, h.length, &id, &id_len, vals,
-                             CQL_PREFETCH_VALUES);
-    if (n >= 0)
-        cql_prefetch_execute(c->s->cql, id, id_len, vals, n);
-}
-
 static void process_input(conn *c)
 {
-    size_t off = 0;
+    size_t off = 0, hinted = 0;      /* frames before `hinted` had their write hints */
     const size_t max = c->s->cfg->max_frame_size;
     while (c->state != C_CLOSING && c->in.len - off >= 1 &&
            c->out.len + c->inflight <= MAX_PENDING_OUT) {
@@ -1015,8 +1040,11 @@ static void process_input(conn *c)
             }
             break;
         }
-        if (c->state == C_READY)
+        if (c->state == C_READY) {
+            if (off >= hinted)
+                hinted = prefetch_writes(c, off);
             prefetch_next(c, off + FRAME_HEADER_LEN + h.length);
+        }
         on_frame(c, &h, p + FRAME_HEADER_LEN);
         off += FRAME_HEADER_LEN + h.length;
     }

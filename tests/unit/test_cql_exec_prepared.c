@@ -690,6 +690,84 @@ Test(exec_prepared, prefetch_hint)
     rows("SELECT v FROM pc WHERE a = 3 AND b = 'x1'", "1\n");
 }
 
+/* The loop's hint about the buffered EXECUTEs (cql_prefetch_writes): only
+ * point writes with a current memo are handed to storage (INSERT, UPDATE
+ * and DELETE; single and composite partition keys), in runs of two or more
+ * on one table; not SELECTs, unknown ids, missing or null key values, nor
+ * memos made before DROP TABLE / ALTER TABLE.  Results are unchanged. */
+Test(exec_prepared, prefetch_writes_hint)
+{
+    mkks();
+    ok("CREATE TABLE wh (k int PRIMARY KEY, v int)");
+    ok("CREATE TABLE wc (a int, b text, v int, PRIMARY KEY ((a, b)))");
+    for (int i = 0; i < 2000; i++) {             /* a partition tree of three levels */
+        char q[96];
+        snprintf(q, sizeof q, "INSERT INTO wh (k, v) VALUES (%d, %d)", i, i);
+        ok(q);
+    }
+    uint8_t ins[16], upd[16], del[16], sel[16], cu[16], b[7][4];
+    char meta[512], out[256];
+    prepare("INSERT INTO wh (k, v) VALUES (?, ?)", ins, meta, sizeof meta);
+    prepare("UPDATE wh SET v = ? WHERE k = ?", upd, meta, sizeof meta);
+    prepare("DELETE FROM wh WHERE k = ?", del, meta, sizeof meta);
+    prepare("SELECT v FROM wh WHERE k = ?", sel, meta, sizeof meta);
+    prepare("UPDATE wc SET v = ? WHERE a = ? AND b = ?", cu, meta, sizeof meta);
+    cql_value kv[2] = { ival(b[0], 4000), ival(b[1], 1) };       /* INSERT (k, v); absent k */
+    cql_value vk[2] = { ival(b[2], 2), ival(b[3], 17) };         /* UPDATE v, k; present k */
+    cql_value dk[1] = { ival(b[4], 18) };                        /* DELETE k */
+    cql_value cv[3] = { ival(b[5], 9), ival(b[6], 3), tval("x") };
+    cql_prefetch_req r[8];
+    memset(r, 0, sizeof r);
+    r[0] = (cql_prefetch_req){ .id = ins, .idlen = 16, .vals = { kv[0], kv[1] }, .n_vals = 2 };
+    r[1] = (cql_prefetch_req){ .id = upd, .idlen = 16, .vals = { vk[0], vk[1] }, .n_vals = 2 };
+    r[2] = (cql_prefetch_req){ .id = del, .idlen = 16, .vals = { dk[0] }, .n_vals = 1 };
+    r[3] = (cql_prefetch_req){ .id = sel, .idlen = 16, .vals = { dk[0] }, .n_vals = 1 };
+    r[4] = (cql_prefetch_req){ .id = cu, .idlen = 16, .vals = { cv[0], cv[1], cv[2] }, .n_vals = 3 };
+    r[5] = r[4];
+    /* no memos yet */
+    cr_assert_eq(cql_prefetch_writes(g_ctx, r, 6), 0);
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(exec_id(ins, kv, 2), 0, "%s", g_err.msg);
+        cr_assert_eq(exec_id(upd, vk, 2), 0, "%s", g_err.msg);
+        cr_assert_eq(exec_id(del, dk, 1), 0, "%s", g_err.msg);
+        cr_assert_eq(exec_id(sel, dk, 1), 0, "%s", g_err.msg);
+        cr_assert_eq(exec_id(cu, cv, 3), 0, "%s", g_err.msg);
+    }
+    cr_assert(memo_point(ins) && memo_point(upd) && memo_point(del) && memo_point(cu));
+    /* INSERT, UPDATE, DELETE on wh (a run of 3); the SELECT is not a
+     * write; the two composite-key UPDATEs on wc (a run of 2) */
+    cr_assert_eq(cql_prefetch_writes(g_ctx, r, 6), 5);
+    cr_assert_eq(cql_prefetch_writes(g_ctx, r, 1), 0);        /* a run of one: no hint */
+    cr_assert_eq(cql_prefetch_writes(g_ctx, r + 3, 3), 2);
+    cql_prefetch_req odd[4] = { r[0], r[1], r[0], r[0] };
+    odd[0].n_vals = 0;                                         /* the key's value missing */
+    odd[1].vals[1] = (cql_value){ NULL, -1 };                  /* a null key */
+    odd[2].idlen = 15;                                         /* an unknown id */
+    cr_assert_eq(cql_prefetch_writes(g_ctx, odd, 4), 0);
+    odd[2] = r[2];
+    cr_assert_eq(cql_prefetch_writes(g_ctx, odd, 4), 2);
+    cql_prefetch_req many[40];
+    for (int i = 0; i < 40; i++)
+        many[i] = r[i % 3];
+    cr_assert_eq(cql_prefetch_writes(g_ctx, many, 40), ST_PREFETCH_WRITES);
+    /* the hints changed nothing */
+    ropts o;
+    memset(&o, 0, sizeof o);
+    o.id = sel; o.vals = vk + 1; o.n_vals = 1;
+    cr_assert_eq(run(NULL, &o, out, sizeof out), 0, "%s", g_err.msg);
+    cr_assert_str_eq(out, "v\n2\n");
+    rows("SELECT v FROM wh WHERE k = 4000", "1\n");
+    rows("SELECT v FROM wh WHERE k = 18", "");
+    rows("SELECT v FROM wc WHERE a = 3 AND b = 'x'", "9\n");
+    rows("SELECT count(*) FROM wh", "2000\n");
+    /* stale memos: the tables they name are gone or altered */
+    ok("DROP TABLE wh");
+    cr_assert_eq(cql_prefetch_writes(g_ctx, r, 6), 0);
+    ok("ALTER TABLE wc ADD w int");
+    cr_assert_eq(cql_prefetch_writes(g_ctx, r + 4, 2), 0);
+    rows("SELECT v FROM wc WHERE a = 3 AND b = 'x'", "9\n");
+}
+
 /* ---- the selection memo (cql_stmt_memo.sel, select_sel.c) ---- */
 
 /* Is the prepared statement id's selection served from its memo? */

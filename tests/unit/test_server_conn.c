@@ -102,6 +102,21 @@ W void cql_prefetch_execute(cql_ctx *ctx, const uint8_t *id, size_t idlen, const
         hint_vals[n_hints++] = n_vals > 0 && vals[0].len > 0 ? vals[0].p[0] : -1;
     }
 }
+/* The write hints the loop gave (prefetch_writes): per batch, the id's
+ * first byte and the first value's first byte of each request. */
+static int batch_ids[64][16], batch_vals[64][16], batch_n[64], n_batches;
+W int cql_prefetch_writes(cql_ctx *ctx, const cql_prefetch_req *reqs, int n)
+{
+    if (n_batches < 64) {
+        batch_n[n_batches] = n;
+        for (int i = 0; i < n && i < 16; i++) {
+            batch_ids[n_batches][i] = reqs[i].idlen ? reqs[i].id[0] : -1;
+            batch_vals[n_batches][i] = reqs[i].n_vals > 0 && reqs[i].vals[0].len > 0 ? reqs[i].vals[0].p[0] : -1;
+        }
+        n_batches++;
+    }
+    return n;
+}
 W int cql_batch(cql_ctx *ctx, cql_session *s, uint8_t type, const cql_batch_item *items, int n,
                 const cql_params *p, cql_result *r, cs_error *e)
 {
@@ -544,6 +559,58 @@ Test(server_conn, pipelined_execute_hints_next)
         cr_assert_eq(hint_vals[k], i + 1);
         last = i;
     }
+}
+
+/* The EXECUTEs buffered on a connection are shown to the executor in
+ * batches of at most 16 before they run (prefetch_writes): each batch in
+ * arrival order, without the QUERY among them, with each request's own id
+ * and values; nearly every EXECUTE in some batch (all 40 frames go in one
+ * send; were it cut into several reads, a batch that would start at a
+ * read's last complete frame holds one request, and one is not hinted). */
+Test(server_conn, buffered_executes_hinted_in_batches)
+{
+    int fd = ready_conn();
+    cs_buf all;
+    cs_buf_init(&all);
+    n_batches = 0;
+    for (int i = 0; i < 40; i++) {
+        cql_params p;
+        msg_params_init(&p);
+        uint8_t id[16], val = (uint8_t)(i + 1);
+        memset(id, 0x40 + i, sizeof id);
+        cql_value v = { &val, 1 };
+        p.values = &v;
+        p.n_values = 1;
+        frame_writer w;
+        frame_begin(&w, &all, 4, false, (int16_t)(100 + i), i == 20 ? OP_QUERY : OP_EXECUTE, 0, false,
+                    NULL, NULL, 0);
+        if (i == 20)
+            msg_put_query(&all, 4, "SELECT 1", 8, &p);
+        else
+            msg_put_execute(&all, 4, id, 16, NULL, 0, &p);
+        frame_end(&w);
+    }
+    send_all(fd, all.p, all.len);
+    cs_buf_destroy(&all);
+    for (int i = 0; i < 40; i++)
+        expect(fd, i == 20 ? OP_RESULT : OP_ERROR, (int16_t)(100 + i));
+    close(fd);
+    cr_assert(n_batches >= 3, "%d batches", n_batches);
+    bool seen[40] = { false };
+    for (int b = 0; b < n_batches; b++) {
+        cr_assert(batch_n[b] >= 2 && batch_n[b] <= 16, "batch %d of %d", b, batch_n[b]);
+        for (int k = 0; k < batch_n[b]; k++) {
+            int i = batch_ids[b][k] - 0x40;
+            cr_assert(i >= 0 && i < 40 && i != 20, "batch %d: request %d", b, i);
+            cr_assert(k == 0 || i > batch_ids[b][k - 1] - 0x40, "batch %d out of order", b);
+            cr_assert_eq(batch_vals[b][k], i + 1);
+            seen[i] = true;
+        }
+    }
+    int n_seen = 0;
+    for (int i = 0; i < 40; i++)
+        n_seen += seen[i];
+    cr_assert(n_seen >= 37, "%d of 39 requests hinted", n_seen);
 }
 
 Test(server_conn, warnings_reach_the_client)
