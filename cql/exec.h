@@ -116,27 +116,21 @@ int cql_prepare(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen,
 int cql_execute(cql_ctx *ctx, cql_session *s, const uint8_t *id, size_t idlen,
                 const cql_params *p, cql_result *r, cs_error *e);
 
-/* A hint from the request loop: the EXECUTE of prepared statement id with
- * these positional values (the first n_vals; len -1 = null) comes next on
- * its connection.  If the statement is a point read whose memo is
- * current, storage starts loading what the lookup of its partition touches
- * first (st_prefetch_key).  No effect on any result; never an error. */
-#define CQL_PREFETCH_VALUES 8
-void cql_prefetch_execute(cql_ctx *ctx, const uint8_t *id, size_t idlen, const cql_value *vals,
-                          int n_vals);
-
 /* A hint from the request loop: these EXECUTEs are buffered on a
- * connection and run next, in this order.  Those that are point writes
- * (INSERT/UPDATE/DELETE) with a current memo have their partitions'
- * memtable paths loaded together (st_prefetch_writes), runs of two or
- * more on one table.  Returns how many keys were handed to storage (for
- * tests).  No effect on any result; never an error. */
+ * connection and run next, in this order.  Those that are point SELECTs,
+ * INSERTs, UPDATEs or DELETEs (naming a whole partition key by `=`) whose
+ * memo is current have storage start loading what their lookups touch
+ * first, all together, per run of two or more reads or writes on one
+ * table (st_prefetch_reads, st_prefetch_writes).  Returns how many
+ * requests were hinted (for tests).  No effect on any result; never an
+ * error. */
+#define CQL_PREFETCH_VALUES 8
 typedef struct cql_prefetch_req {
     const uint8_t *id; size_t idlen;
     cql_value vals[CQL_PREFETCH_VALUES];
     int n_vals;
 } cql_prefetch_req;
-int cql_prefetch_writes(cql_ctx *ctx, const cql_prefetch_req *reqs, int n);
+int cql_prefetch_batch(cql_ctx *ctx, const cql_prefetch_req *reqs, int n);
 
 typedef struct cql_batch_item {
     bool prepared;                     /* kind 1 */

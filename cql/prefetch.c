@@ -4,10 +4,10 @@
  * The loop sees a connection's buffered EXECUTEs before it runs them
  * (server/conn.c).  When a statement has a point memo (naming its whole
  * partition key by `=`, exec_int.h cql_stmt_memo) made under the current
- * catalog version, its partition key is composed from the bound values
- * and storage is asked to start loading what the request will touch
- * first: for the next SELECT, its lookup (st_prefetch_key); for all the
- * buffered INSERT/UPDATE/DELETEs together, their memtable paths
+ * catalog version, its partition key is composed from the bound values,
+ * and storage is asked to start loading what the requests will touch
+ * first, for all of them together: the SELECTs' lookups
+ * (st_prefetch_reads), the INSERT/UPDATE/DELETEs' memtable paths
  * (st_prefetch_writes).  Nothing is decoded for real and nothing is
  * checked: a wrong or stale hint only loads memory nobody reads.
  */
@@ -18,21 +18,21 @@
 
 #include <string.h>
 
-static bool is_write(int kind)
-{
-    return kind == STMT_INSERT || kind == STMT_UPDATE || kind == STMT_DELETE;
-}
-
 /* The table and partition key of prepared statement id bound to vals
- * when it is a point statement of a kind `want` accepts with a current
- * memo: 1 with *key borrowed from vals (one key column) or appended to b
- * (composite; *key NULL, then the key is b's bytes from *off), else 0. */
+ * when it is a point SELECT, INSERT, UPDATE or DELETE with a current
+ * memo: 1 with *write set, and *key borrowed from vals (one key column)
+ * or appended to b (composite; *key NULL, then the key is b's bytes from
+ * *off), else 0. */
 static int hint_key(cql_ctx *ctx, const uint8_t *id, size_t idlen, const cql_value *vals, int n_vals,
-                    bool (*want)(int kind), st_table **st, const uint8_t **key, uint32_t *len,
-                    cs_buf *b, size_t *off)
+                    bool *write, st_table **st, const uint8_t **key, uint32_t *len, cs_buf *b,
+                    size_t *off)
 {
     cql_prepared *ps = cql__prepared_find(ctx, id, idlen);
-    if (!ps || !ps->stmt || !want(ps->stmt->kind))
+    if (!ps || !ps->stmt)
+        return 0;
+    int kind = ps->stmt->kind;
+    *write = kind == STMT_INSERT || kind == STMT_UPDATE || kind == STMT_DELETE;
+    if (!*write && kind != STMT_SELECT)
         return 0;
     const cql_stmt_memo *m = cql__stmt_memo_current(ctx, ps->stmt);   /* m->t alive */
     if (!m || !m->point)
@@ -68,48 +68,33 @@ static int hint_key(cql_ctx *ctx, const uint8_t *id, size_t idlen, const cql_val
     return 1;
 }
 
-static bool is_select(int kind)
+int cql_prefetch_batch(cql_ctx *ctx, const cql_prefetch_req *reqs, int n)
 {
-    return kind == STMT_SELECT;
-}
-
-void cql_prefetch_execute(cql_ctx *ctx, const uint8_t *id, size_t idlen, const cql_value *vals,
-                          int n_vals)
-{
-    st_table *st;
-    const uint8_t *key;
-    uint32_t len;
-    size_t off;
-    cs_buf b;
-    cs_buf_init(&b);
-    if (hint_key(ctx, id, idlen, vals, n_vals, is_select, &st, &key, &len, &b, &off))
-        st_prefetch_key(st, key ? key : b.p + off, len);
-    cs_buf_destroy(&b);
-}
-
-int cql_prefetch_writes(cql_ctx *ctx, const cql_prefetch_req *reqs, int n)
-{
-    st_table *tab[ST_PREFETCH_WRITES];
-    const uint8_t *keys[ST_PREFETCH_WRITES];
-    uint32_t lens[ST_PREFETCH_WRITES];
-    size_t offs[ST_PREFETCH_WRITES];
+    st_table *tab[ST_PREFETCH_KEYS];
+    const uint8_t *keys[ST_PREFETCH_KEYS];
+    uint32_t lens[ST_PREFETCH_KEYS];
+    size_t offs[ST_PREFETCH_KEYS];
+    bool write[ST_PREFETCH_KEYS];
     int k = 0, hinted = 0;
     cs_buf b;
     cs_buf_init(&b);
-    for (int i = 0; i < n && k < ST_PREFETCH_WRITES; i++)
-        k += hint_key(ctx, reqs[i].id, reqs[i].idlen, reqs[i].vals, reqs[i].n_vals, is_write, &tab[k],
+    for (int i = 0; i < n && k < ST_PREFETCH_KEYS; i++)
+        k += hint_key(ctx, reqs[i].id, reqs[i].idlen, reqs[i].vals, reqs[i].n_vals, &write[k], &tab[k],
                       &keys[k], &lens[k], &b, &offs[k]);
     for (int i = 0; i < k; i++)
         if (!keys[i])
             keys[i] = b.p + offs[i];   /* b no longer moves */
-    /* one call per run of requests on the same table (usually one run) */
+    /* one call per run of reads or of writes on one table (usually one run) */
     for (int i = 0, j; i < k; i = j) {
-        for (j = i + 1; j < k && tab[j] == tab[i]; j++)
+        for (j = i + 1; j < k && tab[j] == tab[i] && write[j] == write[i]; j++)
             ;
-        if (j - i > 1) {
+        if (j - i < 2)
+            continue;
+        if (write[i])
             st_prefetch_writes(tab[i], keys + i, lens + i, j - i);
-            hinted += j - i;
-        }
+        else
+            st_prefetch_reads(tab[i], keys + i, lens + i, j - i);
+        hinted += j - i;
     }
     cs_buf_destroy(&b);
     return hinted;

@@ -946,25 +946,13 @@ static bool peek_execute(const conn *c, size_t at, const frame_header *h, cql_pr
     return q->n_vals >= 0;
 }
 
-/* The request after the one about to run is already buffered at `next`:
- * if it is a plain EXECUTE, tell the executor which partition it will
- * touch, so the memory that lookup misses loads while this one runs
- * (cql_prefetch_execute). */
-static void prefetch_next(conn *c, size_t next)
-{
-    frame_header h;
-    cql_prefetch_req q;
-    if (c->in.len - next >= FRAME_HEADER_LEN && frame_header_parse(c->in.p + next, &h) == 0 &&
-        peek_execute(c, next, &h, &q))
-        cql_prefetch_execute(c->s->cql, q.id, q.idlen, q.vals, q.n_vals);
-}
-
-/* Before running the frames buffered from `off`: the writes among the
- * next PREFETCH_BATCH complete ones are hinted together
- * (cql_prefetch_writes), so the misses of their memtable descents
- * overlap.  Returns the offset after the last frame looked at. */
+/* Before running the frames buffered from `off`: the EXECUTEs among the
+ * next PREFETCH_BATCH complete ones are shown to the executor together
+ * (cql_prefetch_batch), so the cache misses of their lookups load while
+ * the ones before them run, and overlap one another.  Returns the offset
+ * after the last frame looked at. */
 #define PREFETCH_BATCH 16
-static size_t prefetch_writes(conn *c, size_t off)
+static size_t prefetch_batch(conn *c, size_t off)
 {
     cql_prefetch_req q[PREFETCH_BATCH];
     int n = 0;
@@ -976,7 +964,7 @@ static size_t prefetch_writes(conn *c, size_t off)
         off += FRAME_HEADER_LEN + h.length;
     }
     if (n > 1)
-        cql_prefetch_writes(c->s->cql, q, n);
+        cql_prefetch_batch(c->s->cql, q, n);
     return off;
 }
 
@@ -986,7 +974,7 @@ static size_t prefetch_writes(conn *c, size_t off)
  */
 static void process_input(conn *c)
 {
-    size_t off = 0, hinted = 0;      /* frames before `hinted` had their write hints */
+    size_t off = 0, hinted = 0;      /* frames before `hinted` were hinted */
     const size_t max = c->s->cfg->max_frame_size;
     while (c->state != C_CLOSING && c->in.len - off >= 1 &&
            c->out.len + c->inflight <= MAX_PENDING_OUT) {
@@ -1040,11 +1028,8 @@ static void process_input(conn *c)
             }
             break;
         }
-        if (c->state == C_READY) {
-            if (off >= hinted)
-                hinted = prefetch_writes(c, off);
-            prefetch_next(c, off + FRAME_HEADER_LEN + h.length);
-        }
+        if (c->state == C_READY && off >= hinted)
+            hinted = prefetch_batch(c, off);
         on_frame(c, &h, p + FRAME_HEADER_LEN);
         off += FRAME_HEADER_LEN + h.length;
     }

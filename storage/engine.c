@@ -567,13 +567,13 @@ int st__apply(st_engine *e, const uint8_t *p, size_t n, bool replay, st_clog_pos
     return rc;
 }
 
-_Static_assert(ST_PREFETCH_WRITES <= ST__BTREE_PREFETCH_MAX, "a batch of write hints fits one descent");
+_Static_assert(ST_PREFETCH_KEYS <= ST__BTREE_PREFETCH_MAX, "a batch of write hints fits one descent");
 
 void st_prefetch_writes(st_table *t, const uint8_t *const *pks, const uint32_t *lens, int n)
 {
     if (!t || n <= 0) return;
-    if (n > ST_PREFETCH_WRITES) n = ST_PREFETCH_WRITES;
-    int64_t tokens[ST_PREFETCH_WRITES];
+    if (n > ST_PREFETCH_KEYS) n = ST_PREFETCH_KEYS;
+    int64_t tokens[ST_PREFETCH_KEYS];
     for (int i = 0; i < n; i++) {
         if (!pks[i] && lens[i]) return;
         tokens[i] = cs_murmur3_token(pks[i], lens[i]);

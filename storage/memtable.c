@@ -703,11 +703,25 @@ static int copy_slice(const mt_partition *mp, const st_slice *s, st__part *p, cs
     return 0;
 }
 
-void mt_prefetch(mt_memtable *m, int64_t token)
+void mt_prefetch_reads(mt_memtable *m, const int64_t *tokens, int n)
 {
-    /* A writer holding the lock may be growing the index: skip the hint. */
-    if (pthread_rwlock_tryrdlock(&m->lock) != 0) return;
-    if (!m->idx_off) idx_prefetch(m, token);
+    if (n > ST__BTREE_PREFETCH_MAX) n = ST__BTREE_PREFETCH_MAX;
+    if (n <= 0 || pthread_rwlock_tryrdlock(&m->lock) != 0) return;
+    if (!m->idx_off && m->idx.slots) {
+        /* the slots; then, each slot having had the time to arrive, the
+         * partition its tag points to (a hint: the first match only), and
+         * then that partition's row if it has one (the kv shape), as
+         * flush's prefetch_part does */
+        const mt_partition *p[ST__BTREE_PREFETCH_MAX];
+        for (int i = 0; i < n; i++) idx_prefetch(m, tokens[i]);
+        for (int i = 0; i < n; i++) {
+            uint64_t h = idx_hash(tokens[i]), s = m->idx.slots[h >> (64 - m->idx.bits)];
+            p[i] = s && (s & ~IDX_PTR) == idx_tag(h) ? (const mt_partition *)(uintptr_t)(s & IDX_PTR) : NULL;
+            if (p[i]) __builtin_prefetch(p[i]);
+        }
+        for (int i = 0; i < n; i++)
+            if (p[i] && p[i]->n_rows == 1) __builtin_prefetch(p[i]->rows);
+    }
     pthread_rwlock_unlock(&m->lock);
 }
 

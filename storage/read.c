@@ -583,15 +583,25 @@ int st_scan_open(st_table *t, const st_read_spec *spec, st_scan **out)
     return 0;
 }
 
-/* The last key a hint was given for on this thread, with its token: the
- * read that follows it (usually the next request) need not hash it again. */
+/* The keys the last read hint was given for on this thread, in order,
+ * with their tokens: the reads that follow (the requests after the
+ * current one) need not hash them again.  A read looks at the entry after
+ * the last one used and the one after it (a read may have been skipped),
+ * no further: an unhinted read must not pay for a search. */
 #define HINT_KEY_MAX 64
-static _Thread_local struct { uint32_t len; bool set; int64_t token; uint8_t key[HINT_KEY_MAX]; } tl_hint;
+static _Thread_local struct {
+    int n, next;
+    struct { int64_t token; uint32_t len; uint8_t key[HINT_KEY_MAX]; } e[ST_PREFETCH_KEYS];
+} tl_hint;
 
 static int64_t point_token(const uint8_t *pk, uint32_t len)
 {
-    if (tl_hint.set && tl_hint.len == len && (len == 0 || memcmp(tl_hint.key, pk, len) == 0))
-        return tl_hint.token;
+    for (int i = tl_hint.next; i < tl_hint.n && i < tl_hint.next + 2; i++) {
+        if (tl_hint.e[i].len == len && (len == 0 || memcmp(tl_hint.e[i].key, pk, len) == 0)) {
+            tl_hint.next = i + 1;
+            return tl_hint.e[i].token;
+        }
+    }
     return cs_murmur3_token(pk, len);
 }
 
@@ -672,22 +682,27 @@ int st_read_point(st_table *t, const st_read_spec *spec, cs_arena *a, st_point *
  * st_read_point stops early once they settle the row). */
 #define PREFETCH_SSTS 3
 
-void st_prefetch_key(st_table *t, const uint8_t *pk, uint32_t pk_len)
+void st_prefetch_reads(st_table *t, const uint8_t *const *pks, const uint32_t *lens, int n)
 {
-    if (!t || (!pk && pk_len)) return;
-    int64_t token = cs_murmur3_token(pk, pk_len);
-    tl_hint.set = pk_len <= HINT_KEY_MAX;
-    if (tl_hint.set) {
-        tl_hint.len = pk_len;
-        tl_hint.token = token;
-        if (pk_len) memcpy(tl_hint.key, pk, pk_len);
+    if (!t || n <= 0) return;
+    if (n > ST_PREFETCH_KEYS) n = ST_PREFETCH_KEYS;
+    int64_t tokens[ST_PREFETCH_KEYS];
+    tl_hint.n = tl_hint.next = 0;
+    for (int i = 0; i < n; i++) {
+        if (!pks[i] && lens[i]) return;
+        tokens[i] = cs_murmur3_token(pks[i], lens[i]);
+        if (lens[i] <= HINT_KEY_MAX) {
+            tl_hint.e[tl_hint.n].token = tokens[i];
+            tl_hint.e[tl_hint.n].len = lens[i];
+            if (lens[i]) memcpy(tl_hint.e[tl_hint.n].key, pks[i], lens[i]);
+            tl_hint.n++;
+        }
     }
     /* the PREFETCH_SSTS newest (all of them when there are no more): an
      * insertion into a short sorted list, the sstables are few */
     sst_reader *top[PREFETCH_SSTS];
     int k = 0;
     pthread_mutex_lock(&t->mu);
-    mt_prefetch(t->mem, token);
     for (int i = 0; i < t->n_ssts; i++) {
         sst_reader *r = t->ssts[i];
         if (k == PREFETCH_SSTS && top[k - 1]->st.max_ts >= r->st.max_ts) continue;
@@ -695,11 +710,17 @@ void st_prefetch_key(st_table *t, const uint8_t *pk, uint32_t pk_len)
         for (; j > 0 && top[j - 1]->st.max_ts < r->st.max_ts; j--) top[j] = top[j - 1];
         top[j] = r;
     }
-    if (k) {
-        uint64_t h = sst__bloom_hash(pk, pk_len);
-        for (int i = 0; i < k; i++) sst_prefetch_bloom(top[i], h);
+    for (int i = 0; i < n && k; i++) {
+        uint64_t h = sst__bloom_hash(pks[i], lens[i]);
+        for (int j = 0; j < k; j++) sst_prefetch_bloom(top[j], h);
     }
+    if (!t->dropped) mt_prefetch_reads(t->mem, tokens, n);
     pthread_mutex_unlock(&t->mu);
+}
+
+void st_prefetch_key(st_table *t, const uint8_t *pk, uint32_t pk_len)
+{
+    st_prefetch_reads(t, &pk, &pk_len, 1);
 }
 
 /* Smallest key after the cursor over all sources. */

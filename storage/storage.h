@@ -372,19 +372,22 @@ typedef struct st_point {
 } st_point;
 int st_read_point(st_table *t, const st_read_spec *spec, struct cs_arena *a, st_point *out);
 
-/* A hint, for a caller that knows which partition it will read or write
- * next (the request loop sees a connection's next request while it runs
- * the current one): start loading the memory a lookup of partition pk
- * will touch first (the memtable's index slot, the newest sstables'
- * bloom filter bytes), so those cache misses overlap other work.
- * Changes nothing; any table, any key. */
+/* Hints, for a caller that knows which partitions it will read or write
+ * next (the request loop sees the requests buffered on a connection
+ * before it runs them): start loading the memory those lookups will touch
+ * first, so their cache misses overlap other work and one another.
+ * Change nothing; any table, any keys; at most ST_PREFETCH_KEYS are used.
+ *
+ * st_prefetch_reads: for point reads of partitions pks, in this order:
+ * the memtable's index slots, the partitions and one-row partitions' rows
+ * they point to, the newest sstables' bloom filter bytes; the reads that
+ * follow on this thread reuse the keys' tokens.  st_prefetch_key: one key.
+ * st_prefetch_writes: for writes: the index slots and the paths of the
+ * memtable's partition tree to where they are or would go, descended
+ * together (a write reads no sstable). */
+#define ST_PREFETCH_KEYS 32
+void st_prefetch_reads(st_table *t, const uint8_t *const *pks, const uint32_t *lens, int n);
 void st_prefetch_key(st_table *t, const uint8_t *pk, uint32_t pk_len);
-/* The same for the writes of n partitions of t about to come (the
- * requests buffered on a connection): their memtable index slots and the
- * paths of the memtable's partition tree to where they are or would go,
- * descended together so their cache misses overlap (a write reads no
- * sstable).  At most ST_PREFETCH_WRITES are used. */
-#define ST_PREFETCH_WRITES 32
 void st_prefetch_writes(st_table *t, const uint8_t *const *pks, const uint32_t *lens, int n);
 
 /* ---------------------------------------------------------------- stats */

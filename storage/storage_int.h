@@ -216,11 +216,12 @@ void mt_unref(mt_memtable *m);
 /* Apply one partition's ops (op stream from r positioned after the
  * PARTITION op) until the next PARTITION op or end.  Caller holds no lock. */
 int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_rd *r, size_t *added);
-/* Start loading the index slot of partition `token` (a hint; skipped if a
- * writer holds the lock). */
-void mt_prefetch(mt_memtable *m, int64_t token);
-/* The same for writes of n partitions (at most ST__BTREE_PREFETCH_MAX),
- * also their paths in the partition tree, descended together. */
+/* Hints (skipped if a writer holds the lock).  For reads of n partitions
+ * (at most ST__BTREE_PREFETCH_MAX): their index slots, then the
+ * partitions the slots point to, then a one-row partition's row. */
+void mt_prefetch_reads(mt_memtable *m, const int64_t *tokens, int n);
+/* For writes of n partitions (at most ST__BTREE_PREFETCH_MAX): their
+ * index slots and their paths in the partition tree, descended together. */
 void mt_prefetch_writes(mt_memtable *m, const int64_t *tokens, const uint8_t *const *pks,
                         const uint32_t *lens, int n);
 /* Copy the partition (rows within slices) into p using arena a.

@@ -623,10 +623,23 @@ Test(exec_prepared, point_memo_across_ddl)
 
 /* ---- the request loop's hint about the next EXECUTE (cql/prefetch.c) ---- */
 
-/* A hint never changes a result and never touches a table the catalog no
- * longer has: current memos (single and composite partition keys, with
- * sstables and a memtable), any values (too few, null, empty), unknown ids,
- * writes, and memos made before DROP TABLE / ALTER TABLE. */
+/* Read hints (cql_prefetch_batch on SELECTs) never change a result and
+ * never touch a table the catalog no longer has: current memos (single
+ * and composite partition keys, with sstables and a memtable), any values
+ * (too few, null, empty), unknown ids, and memos made before DROP TABLE /
+ * ALTER TABLE. */
+static int hint1(const uint8_t *id, int idlen, const cql_value *v, int n)
+{
+    cql_prefetch_req r[2];
+    memset(r, 0, sizeof r);
+    r[0].id = id;
+    r[0].idlen = (size_t)idlen;
+    for (int i = 0; i < n; i++) r[0].vals[i] = v[i];
+    r[0].n_vals = n;
+    r[1] = r[0];                          /* a run of two: one is not hinted */
+    return cql_prefetch_batch(g_ctx, r, 2);
+}
+
 Test(exec_prepared, prefetch_hint)
 {
     mkks();
@@ -655,8 +668,7 @@ Test(exec_prepared, prefetch_hint)
     cql_value c[2] = { ival(b[2], 3), tval("x1") };
     ropts o;
     memset(&o, 0, sizeof o);
-    /* no memo yet: nothing to do */
-    cql_prefetch_execute(g_ctx, sid, 16, k, 1);
+    cr_assert_eq(hint1(sid, 16, k, 1), 0);        /* no memo yet */
     for (int i = 0; i < 2; i++) {
         cr_assert_eq(exec_id(sid, k, 1), 0, "%s", g_err.msg);
         cr_assert_eq(exec_id(cid, c, 2), 0, "%s", g_err.msg);
@@ -664,37 +676,45 @@ Test(exec_prepared, prefetch_hint)
     }
     cr_assert(memo_point(sid) && memo_point(cid) && memo_point(iid));
     cql_value nul = { NULL, -1 }, empty = { (const uint8_t *)"", 0 };
-    cql_prefetch_execute(g_ctx, sid, 16, k, 1);
-    cql_prefetch_execute(g_ctx, sid, 16, k, 0);
-    cql_prefetch_execute(g_ctx, sid, 16, &nul, 1);
-    cql_prefetch_execute(g_ctx, sid, 16, &empty, 1);
-    cql_prefetch_execute(g_ctx, sid, 15, k, 1);
-    cql_prefetch_execute(g_ctx, cid, 16, c, 2);
-    cql_prefetch_execute(g_ctx, cid, 16, c, 1);
-    cql_prefetch_execute(g_ctx, iid, 16, k, 2);
+    cr_assert_eq(hint1(sid, 16, k, 1), 2);
+    cr_assert_eq(hint1(sid, 16, k, 0), 0);
+    cr_assert_eq(hint1(sid, 16, &nul, 1), 0);
+    cr_assert_eq(hint1(sid, 16, &empty, 1), 2);
+    cr_assert_eq(hint1(sid, 15, k, 1), 0);
+    cr_assert_eq(hint1(cid, 16, c, 2), 2);
+    cr_assert_eq(hint1(cid, 16, c, 1), 0);
+    cr_assert_eq(hint1(iid, 16, k, 2), 2);        /* a write */
     uint8_t unknown[16] = { 1 };
-    cql_prefetch_execute(g_ctx, unknown, 16, k, 1);
+    cr_assert_eq(hint1(unknown, 16, k, 1), 0);
+    cql_prefetch_req mix[3];
+    memset(mix, 0, sizeof mix);
+    mix[0] = (cql_prefetch_req){ .id = sid, .idlen = 16, .vals = { k[0] }, .n_vals = 1 };
+    mix[1] = (cql_prefetch_req){ .id = iid, .idlen = 16, .vals = { k[0], k[1] }, .n_vals = 2 };
+    mix[2] = mix[0];
+    cr_assert_eq(cql_prefetch_batch(g_ctx, mix, 3), 0);   /* read, write, read: runs of one */
+    hint1(sid, 16, k, 1);
     o.id = sid; o.vals = k; o.n_vals = 1;
     cr_assert_eq(run(NULL, &o, out, sizeof out), 0, "%s", g_err.msg);
     cr_assert_str_eq(out, "v\n7\n");   /* the INSERT's (41, 7) over (41, 2) */
+    hint1(cid, 16, c, 2);
     o.id = cid; o.vals = c; o.n_vals = 2;
     cr_assert_eq(run(NULL, &o, out, sizeof out), 0, "%s", g_err.msg);
     cr_assert_str_eq(out, "v\n1\n");
     /* stale memos: the table they name is gone or altered */
     ok("DROP TABLE ph");
-    cql_prefetch_execute(g_ctx, sid, 16, k, 1);
+    cr_assert_eq(hint1(sid, 16, k, 1), 0);
     ok("ALTER TABLE pc ADD w int");
-    cql_prefetch_execute(g_ctx, cid, 16, c, 2);
+    cr_assert_eq(hint1(cid, 16, c, 2), 0);
     ok("CREATE TABLE ph (k int PRIMARY KEY, v int)");
-    cql_prefetch_execute(g_ctx, sid, 16, k, 1);
+    cr_assert_eq(hint1(sid, 16, k, 1), 0);
     rows("SELECT v FROM pc WHERE a = 3 AND b = 'x1'", "1\n");
 }
 
-/* The loop's hint about the buffered EXECUTEs (cql_prefetch_writes): only
- * point writes with a current memo are handed to storage (INSERT, UPDATE
- * and DELETE; single and composite partition keys), in runs of two or more
- * on one table; not SELECTs, unknown ids, missing or null key values, nor
- * memos made before DROP TABLE / ALTER TABLE.  Results are unchanged. */
+/* Write hints (cql_prefetch_batch on point INSERT, UPDATE and DELETE with
+ * a current memo; single and composite partition keys) go to storage in
+ * runs of two or more on one table, a SELECT ending a run; not unknown
+ * ids, missing or null key values, nor memos made before DROP TABLE /
+ * ALTER TABLE.  Results are unchanged. */
 Test(exec_prepared, prefetch_writes_hint)
 {
     mkks();
@@ -725,7 +745,7 @@ Test(exec_prepared, prefetch_writes_hint)
     r[4] = (cql_prefetch_req){ .id = cu, .idlen = 16, .vals = { cv[0], cv[1], cv[2] }, .n_vals = 3 };
     r[5] = r[4];
     /* no memos yet */
-    cr_assert_eq(cql_prefetch_writes(g_ctx, r, 6), 0);
+    cr_assert_eq(cql_prefetch_batch(g_ctx, r, 6), 0);
     for (int i = 0; i < 2; i++) {
         cr_assert_eq(exec_id(ins, kv, 2), 0, "%s", g_err.msg);
         cr_assert_eq(exec_id(upd, vk, 2), 0, "%s", g_err.msg);
@@ -736,20 +756,20 @@ Test(exec_prepared, prefetch_writes_hint)
     cr_assert(memo_point(ins) && memo_point(upd) && memo_point(del) && memo_point(cu));
     /* INSERT, UPDATE, DELETE on wh (a run of 3); the SELECT is not a
      * write; the two composite-key UPDATEs on wc (a run of 2) */
-    cr_assert_eq(cql_prefetch_writes(g_ctx, r, 6), 5);
-    cr_assert_eq(cql_prefetch_writes(g_ctx, r, 1), 0);        /* a run of one: no hint */
-    cr_assert_eq(cql_prefetch_writes(g_ctx, r + 3, 3), 2);
+    cr_assert_eq(cql_prefetch_batch(g_ctx, r, 6), 5);
+    cr_assert_eq(cql_prefetch_batch(g_ctx, r, 1), 0);        /* a run of one: no hint */
+    cr_assert_eq(cql_prefetch_batch(g_ctx, r + 3, 3), 2);
     cql_prefetch_req odd[4] = { r[0], r[1], r[0], r[0] };
     odd[0].n_vals = 0;                                         /* the key's value missing */
     odd[1].vals[1] = (cql_value){ NULL, -1 };                  /* a null key */
     odd[2].idlen = 15;                                         /* an unknown id */
-    cr_assert_eq(cql_prefetch_writes(g_ctx, odd, 4), 0);
+    cr_assert_eq(cql_prefetch_batch(g_ctx, odd, 4), 0);
     odd[2] = r[2];
-    cr_assert_eq(cql_prefetch_writes(g_ctx, odd, 4), 2);
+    cr_assert_eq(cql_prefetch_batch(g_ctx, odd, 4), 2);
     cql_prefetch_req many[40];
     for (int i = 0; i < 40; i++)
         many[i] = r[i % 3];
-    cr_assert_eq(cql_prefetch_writes(g_ctx, many, 40), ST_PREFETCH_WRITES);
+    cr_assert_eq(cql_prefetch_batch(g_ctx, many, 40), ST_PREFETCH_KEYS);
     /* the hints changed nothing */
     ropts o;
     memset(&o, 0, sizeof o);
@@ -762,9 +782,9 @@ Test(exec_prepared, prefetch_writes_hint)
     rows("SELECT count(*) FROM wh", "2000\n");
     /* stale memos: the tables they name are gone or altered */
     ok("DROP TABLE wh");
-    cr_assert_eq(cql_prefetch_writes(g_ctx, r, 6), 0);
+    cr_assert_eq(cql_prefetch_batch(g_ctx, r, 6), 0);
     ok("ALTER TABLE wc ADD w int");
-    cr_assert_eq(cql_prefetch_writes(g_ctx, r + 4, 2), 0);
+    cr_assert_eq(cql_prefetch_batch(g_ctx, r + 4, 2), 0);
     rows("SELECT v FROM wc WHERE a = 3 AND b = 'x'", "9\n");
 }
 

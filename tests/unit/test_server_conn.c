@@ -91,21 +91,10 @@ W int cql_execute(cql_ctx *ctx, cql_session *s, const uint8_t *id, size_t idlen,
     e->unprepared_id_len = (int)(idlen < 16 ? idlen : 16);
     return CS_EUSER;
 }
-/* The next-request hints the loop gave (prefetch_next): the id's first
- * byte and the first value's first byte of each, -1 without a value. */
-static int hint_ids[512], hint_vals[512], n_hints;
-W void cql_prefetch_execute(cql_ctx *ctx, const uint8_t *id, size_t idlen, const cql_value *vals,
-                            int n_vals)
-{
-    if (n_hints < 512) {
-        hint_ids[n_hints] = idlen ? id[0] : -1;
-        hint_vals[n_hints++] = n_vals > 0 && vals[0].len > 0 ? vals[0].p[0] : -1;
-    }
-}
-/* The write hints the loop gave (prefetch_writes): per batch, the id's
- * first byte and the first value's first byte of each request. */
+/* The hints the loop gave (prefetch_batch): per batch, the id's first
+ * byte and the first value's first byte of each request. */
 static int batch_ids[64][16], batch_vals[64][16], batch_n[64], n_batches;
-W int cql_prefetch_writes(cql_ctx *ctx, const cql_prefetch_req *reqs, int n)
+W int cql_prefetch_batch(cql_ctx *ctx, const cql_prefetch_req *reqs, int n)
 {
     if (n_batches < 64) {
         batch_n[n_batches] = n;
@@ -517,56 +506,13 @@ Test(server_conn, pipelined_requests_answered_by_stream)
     close(fd);
 }
 
-/* Pipelined EXECUTEs: while one runs, the loop hints the executor about the
- * next one buffered after it (id and values as sent); a QUERY gets no hint,
- * and every request is still answered. */
-Test(server_conn, pipelined_execute_hints_next)
-{
-    int fd = ready_conn();
-    cs_buf all;
-    cs_buf_init(&all);
-    n_hints = 0;
-    for (int i = 0; i < 40; i++) {
-        cql_params p;
-        msg_params_init(&p);
-        uint8_t id[16], val = (uint8_t)(i + 1);
-        memset(id, 0x40 + i, sizeof id);
-        cql_value v = { &val, 1 };
-        p.values = &v;
-        p.n_values = 1;
-        frame_writer w;
-        frame_begin(&w, &all, 4, false, (int16_t)(100 + i), i == 20 ? OP_QUERY : OP_EXECUTE, 0, false,
-                    NULL, NULL, 0);
-        if (i == 20)
-            msg_put_query(&all, 4, "SELECT 1", 8, &p);
-        else
-            msg_put_execute(&all, 4, id, 16, NULL, 0, &p);
-        frame_end(&w);
-    }
-    send_all(fd, all.p, all.len);
-    cs_buf_destroy(&all);
-    for (int i = 0; i < 40; i++)
-        expect(fd, i == 20 ? OP_RESULT : OP_ERROR, (int16_t)(100 + i));
-    close(fd);
-    /* hints only for EXECUTEs 1..39 but 20 (the QUERY), each at most once,
-     * in order, with its own id and value (a read may end mid-batch, so
-     * some may be missing) */
-    cr_assert(n_hints > 0 && n_hints <= 38, "%d hints", n_hints);
-    int last = 0;
-    for (int k = 0; k < n_hints; k++) {
-        int i = hint_ids[k] - 0x40;
-        cr_assert(i > last && i < 40 && i != 20, "hint %d for request %d", k, i);
-        cr_assert_eq(hint_vals[k], i + 1);
-        last = i;
-    }
-}
-
 /* The EXECUTEs buffered on a connection are shown to the executor in
- * batches of at most 16 before they run (prefetch_writes): each batch in
+ * batches of at most 16 before they run (prefetch_batch): each batch in
  * arrival order, without the QUERY among them, with each request's own id
  * and values; nearly every EXECUTE in some batch (all 40 frames go in one
  * send; were it cut into several reads, a batch that would start at a
- * read's last complete frame holds one request, and one is not hinted). */
+ * read's last complete frame holds one request, and one is not hinted);
+ * every request is still answered. */
 Test(server_conn, buffered_executes_hinted_in_batches)
 {
     int fd = ready_conn();

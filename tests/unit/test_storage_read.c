@@ -934,7 +934,7 @@ Test(storage_read, prefetch_hint_changes_nothing)
  * memtable big enough for a three-level partition tree. */
 Test(storage_read, prefetch_writes_changes_nothing)
 {
-    enum { N = 3000, BATCH = ST_PREFETCH_WRITES + 4 };
+    enum { N = 3000, BATCH = ST_PREFETCH_KEYS + 4 };
     char keys[BATCH][16];
     const uint8_t *pks[BATCH];
     uint32_t lens[BATCH];
