@@ -578,6 +578,7 @@ void st_prefetch_writes(st_table *t, const uint8_t *const *pks, const uint32_t *
         if (!pks[i] && lens[i]) return;
         tokens[i] = cs_murmur3_token(pks[i], lens[i]);
     }
+    st__hint_tokens_put(pks, lens, tokens, n);
     pthread_mutex_lock(&t->mu);
     if (!t->dropped) mt_prefetch_writes(t->mem, tokens, pks, lens, n);
     pthread_mutex_unlock(&t->mu);

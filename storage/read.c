@@ -583,23 +583,39 @@ int st_scan_open(st_table *t, const st_read_spec *spec, st_scan **out)
     return 0;
 }
 
-/* The keys the last read hint was given for on this thread, in order,
- * with their tokens: the reads that follow (the requests after the
- * current one) need not hash them again.  A read looks at the entry after
- * the last one used and the one after it (a read may have been skipped),
- * no further: an unhinted read must not pay for a search. */
+/* The keys hints were last given for on this thread (reads and writes),
+ * in order, with their tokens: the reads and writes that follow (the
+ * requests after the current one) need not hash them again.  A lookup
+ * tries the entry after the last one used and the one after it (a
+ * request may have been skipped), no further: an unhinted request must
+ * not pay for a search. */
 #define HINT_KEY_MAX 64
+#define HINT_RING 32
 static _Thread_local struct {
-    int n, next;
-    struct { int64_t token; uint32_t len; uint8_t key[HINT_KEY_MAX]; } e[ST_PREFETCH_KEYS];
+    uint32_t w, r;                     /* entries written, entries passed */
+    struct { int64_t token; uint32_t len; uint8_t key[HINT_KEY_MAX]; } e[HINT_RING];
 } tl_hint;
 
-static int64_t point_token(const uint8_t *pk, uint32_t len)
+void st__hint_tokens_put(const uint8_t *const *pks, const uint32_t *lens, const int64_t *tokens, int n)
 {
-    for (int i = tl_hint.next; i < tl_hint.n && i < tl_hint.next + 2; i++) {
-        if (tl_hint.e[i].len == len && (len == 0 || memcmp(tl_hint.e[i].key, pk, len) == 0)) {
-            tl_hint.next = i + 1;
-            return tl_hint.e[i].token;
+    if (tl_hint.r > tl_hint.w || tl_hint.w - tl_hint.r > HINT_RING) tl_hint.r = tl_hint.w;
+    for (int i = 0; i < n; i++) {
+        if (lens[i] > HINT_KEY_MAX) continue;
+        uint32_t k = tl_hint.w++ % HINT_RING;
+        tl_hint.e[k].token = tokens[i];
+        tl_hint.e[k].len = lens[i];
+        if (lens[i]) memcpy(tl_hint.e[k].key, pks[i], lens[i]);
+    }
+}
+
+int64_t st__hint_token(const uint8_t *pk, uint32_t len)
+{
+    for (uint32_t i = tl_hint.r; i != tl_hint.w && i - tl_hint.r < 2; i++) {
+        if (tl_hint.w - i > HINT_RING) continue;           /* overwritten since */
+        const uint32_t k = i % HINT_RING;
+        if (tl_hint.e[k].len == len && (len == 0 || memcmp(tl_hint.e[k].key, pk, len) == 0)) {
+            tl_hint.r = i + 1;
+            return tl_hint.e[k].token;
         }
     }
     return cs_murmur3_token(pk, len);
@@ -640,7 +656,7 @@ int st_read_point(st_table *t, const st_read_spec *spec, cs_arena *a, st_point *
     }
     if (rc == 0) {
         const uint8_t *pk = key_copy(a, spec->pk, spec->pk_len);
-        rc = pk ? load_partition(&s, point_token(pk, spec->pk_len), pk, spec->pk_len, false) : CS_ENOMEM;
+        rc = pk ? load_partition(&s, st__hint_token(pk, spec->pk_len), pk, spec->pk_len, false) : CS_ENOMEM;
     }
     if (rc == 1) {
         /* Rows of later windows (a wide partition) are appended. */
@@ -687,17 +703,11 @@ void st_prefetch_reads(st_table *t, const uint8_t *const *pks, const uint32_t *l
     if (!t || n <= 0) return;
     if (n > ST_PREFETCH_KEYS) n = ST_PREFETCH_KEYS;
     int64_t tokens[ST_PREFETCH_KEYS];
-    tl_hint.n = tl_hint.next = 0;
     for (int i = 0; i < n; i++) {
         if (!pks[i] && lens[i]) return;
         tokens[i] = cs_murmur3_token(pks[i], lens[i]);
-        if (lens[i] <= HINT_KEY_MAX) {
-            tl_hint.e[tl_hint.n].token = tokens[i];
-            tl_hint.e[tl_hint.n].len = lens[i];
-            if (lens[i]) memcpy(tl_hint.e[tl_hint.n].key, pks[i], lens[i]);
-            tl_hint.n++;
-        }
     }
+    st__hint_tokens_put(pks, lens, tokens, n);
     /* the PREFETCH_SSTS newest (all of them when there are no more): an
      * insertion into a short sorted list, the sstables are few */
     sst_reader *top[PREFETCH_SSTS];

@@ -216,6 +216,12 @@ void mt_unref(mt_memtable *m);
 /* Apply one partition's ops (op stream from r positioned after the
  * PARTITION op) until the next PARTITION op or end.  Caller holds no lock. */
 int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_rd *r, size_t *added);
+/* The tokens of the keys just hinted (st_prefetch_reads/writes), kept on
+ * this thread in order for the requests that follow (read.c). */
+void st__hint_tokens_put(const uint8_t *const *pks, const uint32_t *lens, const int64_t *tokens, int n);
+/* pk's token: from the hinted keys when it is the next one or the one
+ * after, else hashed. */
+int64_t st__hint_token(const uint8_t *pk, uint32_t len);
 /* Hints (skipped if a writer holds the lock).  For reads of n partitions
  * (at most ST__BTREE_PREFETCH_MAX): their index slots, then the
  * partitions the slots point to, then a one-row partition's row. */
