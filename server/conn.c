@@ -954,17 +954,22 @@ static bool peek_execute(const conn *c, size_t at, const frame_header *h, cql_pr
 #define PREFETCH_BATCH 16
 static size_t prefetch_batch(conn *c, size_t off)
 {
-    cql_prefetch_req q[PREFETCH_BATCH];
+    size_t at[PREFETCH_BATCH];
+    frame_header h[PREFETCH_BATCH];
     int n = 0;
-    for (int i = 0; i < PREFETCH_BATCH && c->in.len - off >= FRAME_HEADER_LEN; i++) {
-        frame_header h;
-        if (frame_header_parse(c->in.p + off, &h) != 0 || c->in.len - off - FRAME_HEADER_LEN < h.length)
-            break;
-        n += peek_execute(c, off, &h, &q[n]);
-        off += FRAME_HEADER_LEN + h.length;
+    while (n < PREFETCH_BATCH && c->in.len - off >= FRAME_HEADER_LEN &&
+           frame_header_parse(c->in.p + off, &h[n]) == 0 && c->in.len - off - FRAME_HEADER_LEN >= h[n].length) {
+        at[n] = off;
+        off += FRAME_HEADER_LEN + h[n++].length;
     }
-    if (n > 1)
-        cql_prefetch_batch(c->s->cql, q, n);
+    if (n < 2)              /* one request in flight: nothing to overlap */
+        return off;
+    cql_prefetch_req q[PREFETCH_BATCH];
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        k += peek_execute(c, at[i], &h[i], &q[k]);
+    if (k > 1)
+        cql_prefetch_batch(c->s->cql, q, k);
     return off;
 }
 
