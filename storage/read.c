@@ -697,6 +697,8 @@ int st_read_point(st_table *t, const st_read_spec *spec, cs_arena *a, st_point *
 /* The sstables a point read probes first (the newest by max timestamp;
  * st_read_point stops early once they settle the row). */
 #define PREFETCH_SSTS 3
+_Static_assert(PREFETCH_SSTS <= SST_PREFETCH_READERS && ST_PREFETCH_KEYS <= SST_PREFETCH_LOOKUPS,
+               "a read hint's sstables and keys fit sst_prefetch_lookups");
 
 void st_prefetch_reads(st_table *t, const uint8_t *const *pks, const uint32_t *lens, int n)
 {
@@ -720,11 +722,15 @@ void st_prefetch_reads(st_table *t, const uint8_t *const *pks, const uint32_t *l
         for (; j > 0 && top[j - 1]->st.max_ts < r->st.max_ts; j--) top[j] = top[j - 1];
         top[j] = r;
     }
+    uint64_t hs[ST_PREFETCH_KEYS];
     for (int i = 0; i < n && k; i++) {
-        uint64_t h = sst__bloom_hash(pks[i], lens[i]);
-        for (int j = 0; j < k; j++) sst_prefetch_bloom(top[j], h);
+        hs[i] = sst__bloom_hash(pks[i], lens[i]);
+        for (int j = 0; j < k; j++) sst_prefetch_bloom(top[j], hs[i]);
     }
     if (!t->dropped) mt_prefetch_reads(t->mem, tokens, n);
+    /* the blooms have arrived by now; with two keys or more, the stages
+     * after them (one key: its read comes next, nothing to overlap) */
+    if (k && n > 1) sst_prefetch_lookups(top, k, tokens, hs, n);
     pthread_mutex_unlock(&t->mu);
 }
 

@@ -118,6 +118,14 @@ void sst_prefetch_partition(sst_reader *r, uint64_t pos);
 /* Start loading the bloom filter bytes a lookup of key hash h
  * (sst__bloom_hash) tests. */
 void sst_prefetch_bloom(sst_reader *r, uint64_t h);
+/* Hints for point lookups of n keys (tokens; bloom hashes hs) in the
+ * sstables rs (at most SST_PREFETCH_READERS and SST_PREFETCH_LOOKUPS used),
+ * after sst_prefetch_bloom of each: the summary, token stretch, index
+ * entry and block cache slot each lookup will touch, stage by stage for
+ * all.  Changes nothing. */
+#define SST_PREFETCH_READERS 4
+#define SST_PREFETCH_LOOKUPS 32
+void sst_prefetch_lookups(sst_reader *const *rs, int n_rs, const int64_t *tokens, const uint64_t *hs, int n);
 /* First i in the sorted a[0, n) with a[i] >= v (n if none): interpolation,
  * galloping, then bisection (sstable_reader.c; exposed for its test). */
 uint64_t sst__sorted_lower(const int64_t *a, uint64_t n, int64_t v);

@@ -643,6 +643,14 @@ static inline uint64_t bisect_lower(const int64_t *a, uint64_t lo, uint64_t hi, 
  * one or two cache misses where a bisection of the whole summary (tens of
  * KiB per sstable) took several dependent ones.  Exact for any data; only
  * the speed depends on the spread. */
+/* The interpolated guess in [1, n-1] for sm[0] < token <= sm[n-1]. */
+static inline uint64_t sorted_guess(const int64_t *sm, uint64_t n, int64_t token)
+{
+    double f = ((double)token - (double)sm[0]) / ((double)sm[n - 1] - (double)sm[0]);
+    uint64_t g = (uint64_t)(f * (double)(n - 1));
+    return g < 1 ? 1 : g > n - 1 ? n - 1 : g;
+}
+
 uint64_t sst__sorted_lower(const int64_t *sm, uint64_t n, int64_t token)
 {
     uint64_t lo = 0, hi = n;
@@ -650,10 +658,7 @@ uint64_t sst__sorted_lower(const int64_t *sm, uint64_t n, int64_t token)
         if (token <= sm[0]) return 0;
         if (token > sm[n - 1]) return n;
         /* sm[0] < token <= sm[n-1]: the answer is in [1, n-1] */
-        double f = ((double)token - (double)sm[0]) / ((double)sm[n - 1] - (double)sm[0]);
-        uint64_t g = (uint64_t)(f * (double)(n - 1));
-        if (g < 1) g = 1;
-        if (g > n - 1) g = n - 1;
+        uint64_t g = sorted_guess(sm, n, token);
         uint64_t step = 1;
         if (sm[g] < token) {               /* answer in (g, n-1]; sm[n-1] >= token */
             uint64_t below = g, p = g + 1;
@@ -668,6 +673,21 @@ uint64_t sst__sorted_lower(const int64_t *sm, uint64_t n, int64_t token)
     return bisect_lower(sm, lo, hi, token);
 }
 
+/* The stretch [*lo, *hi) of the token array holding the first entry >=
+ * token, from the summary, its lines asked for. */
+static void idx_stretch(const sst_reader *r, int64_t token, uint64_t *lo, uint64_t *hi)
+{
+    /* Summary first: the last sampled token < token starts the stretch of
+     * toks holding the lower bound (entries before it are all < token). */
+    uint64_t slo = sst__sorted_lower(r->sum, r->n_sum, token);
+    /* sum[slo-1] < token <= sum[slo]: the bound is in ((slo-1)*E, slo*E] */
+    *lo = slo ? (slo - 1) * SST_SUMMARY_EVERY + 1 : 0;
+    *hi = slo < r->n_sum ? slo * SST_SUMMARY_EVERY : r->n_idx;
+    /* The stretch is 4-5 cache lines: fetch them together instead of one
+     * dependent miss per halving. */
+    for (uint64_t k = *lo; k < *hi; k += 8) __builtin_prefetch(&r->toks[k]);
+}
+
 /* First index entry >= (token, key) (> if strict); key NULL: first of token.
  * Binary search over the dense token array (8 B per entry, not the 80 B
  * entries: far fewer cache and TLB misses), then a short walk over the
@@ -675,15 +695,8 @@ uint64_t sst__sorted_lower(const int64_t *sm, uint64_t n, int64_t token)
 static uint64_t idx_lower(sst_reader *r, int64_t token, const uint8_t *key, uint32_t klen, bool strict)
 {
     const int64_t *t = r->toks;
-    /* Summary first: the last sampled token < token starts the stretch of
-     * toks holding the lower bound (entries before it are all < token). */
-    uint64_t slo = sst__sorted_lower(r->sum, r->n_sum, token);
-    /* sum[slo-1] < token <= sum[slo]: the bound is in ((slo-1)*E, slo*E] */
-    uint64_t lo = slo ? (slo - 1) * SST_SUMMARY_EVERY + 1 : 0;
-    uint64_t hi = slo < r->n_sum ? slo * SST_SUMMARY_EVERY : r->n_idx;
-    /* The stretch is 4-5 cache lines: fetch them together instead of one
-     * dependent miss per halving. */
-    for (uint64_t k = lo; k < hi; k += 8) __builtin_prefetch(&t[k]);
+    uint64_t lo, hi;
+    idx_stretch(r, token, &lo, &hi);
     lo = bisect_lower(t, lo, hi, token);
     if (!key) return lo;
     while (lo < r->n_idx && t[lo] == token) {
@@ -1013,6 +1026,44 @@ int sst_partition_known(sst_reader *r, bool found, uint64_t pos, sst_pctx *ctx,
 void sst_prefetch_bloom(sst_reader *r, uint64_t h)
 {
     sst__bloom_prefetch(r->bloom, r->bloom_bits, r->bloom_k, h);
+}
+
+/* Point-lookup hints for n keys in the sstables rs, their bloom bytes
+ * already asked for (sst_prefetch_bloom): stage by stage for all of them,
+ * so each stage's loads arrive while the others are asked for: the bloom
+ * test and the summary line the interpolation lands on; the token stretch
+ * (idx_stretch); the index entry of the key's token; the block cache slot
+ * of its partition's first block. */
+void sst_prefetch_lookups(sst_reader *const *rs, int n_rs, const int64_t *tokens, const uint64_t *hs, int n)
+{
+    enum { MAX_R = SST_PREFETCH_READERS, MAX_K = SST_PREFETCH_LOOKUPS };
+    if (n_rs > MAX_R) n_rs = MAX_R;
+    if (n > MAX_K) n = MAX_K;
+    uint64_t lo[MAX_R][MAX_K], hi[MAX_R][MAX_K];
+    bool want[MAX_R][MAX_K];
+    for (int j = 0; j < n_rs; j++) {
+        const sst_reader *r = rs[j];
+        for (int i = 0; i < n; i++) {
+            want[j][i] = r->n_idx && sst__bloom_test(r->bloom, r->bloom_bits, r->bloom_k, hs[i]);
+            if (want[j][i] && r->n_sum >= 64 && r->sum[r->n_sum - 1] > r->sum[0] && tokens[i] > r->sum[0] &&
+                tokens[i] <= r->sum[r->n_sum - 1])
+                __builtin_prefetch(&r->sum[sorted_guess(r->sum, r->n_sum, tokens[i])]);
+        }
+    }
+    for (int j = 0; j < n_rs; j++)
+        for (int i = 0; i < n; i++)
+            if (want[j][i]) idx_stretch(rs[j], tokens[i], &lo[j][i], &hi[j][i]);
+    for (int j = 0; j < n_rs; j++)
+        for (int i = 0; i < n; i++) {
+            if (!want[j][i]) continue;
+            uint64_t k = bisect_lower(rs[j]->toks, lo[j][i], hi[j][i], tokens[i]);
+            want[j][i] = k < rs[j]->n_idx && rs[j]->toks[k] == tokens[i];
+            if (want[j][i]) __builtin_prefetch(&rs[j]->idx[k]);
+            lo[j][i] = k;
+        }
+    for (int j = 0; j < n_rs; j++)
+        for (int i = 0; i < n; i++)
+            if (want[j][i]) sst__cache_prefetch(rs[j]->cache_id, rs[j]->idx[lo[j][i]].pos / rs[j]->block_size);
 }
 
 void sst_prefetch_partition(sst_reader *r, uint64_t pos)
