@@ -512,7 +512,8 @@ void st_table_unpin(st_table *t)
 /* Apply a record's ops.  For replay, skip tables not wanted or whose
  * sstables already hold this record.  Not replaying, arg may be the
  * st_mutation the record came from (its tables are looked up there first,
- * sparing the engine mutex, which background threads also take). */
+ * sparing the engine mutex, which background threads also take; and its
+ * side info spares decoding new rows' ops, storage_int.h st__mrow). */
 int st__apply(st_engine *e, const uint8_t *p, size_t n, bool replay, st_clog_pos pos,
               bool (*want)(const uint8_t id[16], void *arg), void *arg)
 {
@@ -521,12 +522,21 @@ int st__apply(st_engine *e, const uint8_t *p, size_t n, bool replay, st_clog_pos
     st__op op;
     int k;
     int rc = 0;
+    const st_mutation *mu = replay ? NULL : arg;
+    bool side = mu && !mu->side_off;
+    uint32_t pi = 0;             /* the PARTITION op's side entry */
     while ((k = st__op_next(&r, &op)) == 1) {
         if (op.kind != ST__OP_PARTITION) { rc = CS_ECORRUPT; break; }
         st_table *t = NULL;
-        if (!replay && arg) {
+        const st__mpart *sp = NULL;
+        if (side && pi < mu->n_parts && !memcmp(mu->parts[pi].t->id, op.id, 16)) {
+            sp = &mu->parts[pi++];
+            t = sp->t;
+        } else {
+            side = false;        /* out of step (never expected): decode the rest */
+        }
+        if (!t && mu) {
             /* st_write: the mutation names its tables; no engine lock needed. */
-            const st_mutation *mu = arg;
             for (int i = 0; i < mu->n_tables && !t; i++)
                 if (!memcmp(mu->tables[i]->id, op.id, 16)) t = mu->tables[i];
         }
@@ -549,7 +559,8 @@ int st__apply(st_engine *e, const uint8_t *p, size_t n, bool replay, st_clog_pos
         if (m) {
             size_t added = 0;
             int64_t token = cs_murmur3_token(op.pk, op.pk_len);
-            rc = mt_apply(m, token, op.pk, op.pk_len, &r, &added);
+            rc = mt_apply_side(m, token, op.pk, op.pk_len, &r, sp ? &mu->rows[sp->row0] : NULL,
+                               sp ? sp->n_rows : 0, &added);
             atomic_fetch_add(&e->mem_total, added);
             mt_unref(m);
             if (replay) clog_replay_mark(e->log, pos.segment, t->id);

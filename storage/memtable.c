@@ -569,8 +569,30 @@ static void note_op(mt_memtable *m, const st__op *op)
     }
 }
 
+/* A new packed row at pos: the ROW op just read (op) and its run, the
+ * len bytes at ops holding n_cells CELL ops. */
+static int row_put_packed(mt_memtable *m, mt_partition *p, const rows_pos *pos, const st__op *op,
+                          const uint8_t *ops, size_t len, uint32_t n_cells, mt_row **out)
+{
+    if (len > UINT32_MAX - 1) return CS_EINVAL;
+    mt_row *row = cs_arena_alloc(&m->slab, offsetof(mt_row, data) + op->ck_len + len);
+    if (!row) return CS_ENOMEM;
+    row->full = NULL;
+    row->ck_len = op->ck_len;
+    row->ops_len = (uint32_t)len;
+    row->n_cells = n_cells;
+    row->flags = op->rflags;
+    if (op->ck_len) memcpy(row->data, op->ck, op->ck_len);
+    if (len) memcpy(row->data + op->ck_len, ops, len);
+    if (rows_insert(m, p, pos, row)) return CS_ENOMEM;
+    m->n_rows++;
+    *out = row;
+    return 0;
+}
+
 /* A new row from the ROW op just read (op) and the row-level ops that
- * follow it in r, which it consumes; inserted at pos. */
+ * follow it in r, which it consumes (decoding each: replay); inserted at
+ * pos. */
 static int row_insert_packed(mt_memtable *m, mt_partition *p, const rows_pos *pos, const st__op *op,
                              cs_rd *r, mt_row **out)
 {
@@ -583,26 +605,28 @@ static int row_insert_packed(mt_memtable *m, mt_partition *p, const rows_pos *po
         note_op(m, &o);
         if (o.kind == ST__OP_CELL) n_cells++;
     }
-    size_t len = r->pos - start;
-    if (len > UINT32_MAX - 1) return CS_EINVAL;
-    mt_row *row = cs_arena_alloc(&m->slab, offsetof(mt_row, data) + op->ck_len + len);
-    if (!row) return CS_ENOMEM;
-    row->full = NULL;
-    row->ck_len = op->ck_len;
-    row->ops_len = (uint32_t)len;
-    row->n_cells = n_cells;
-    row->flags = op->rflags;
-    if (op->ck_len) memcpy(row->data, op->ck, op->ck_len);
-    if (len) memcpy(row->data + op->ck_len, r->p + start, len);
-    if (rows_insert(m, p, pos, row)) return CS_ENOMEM;
-    m->n_rows++;
-    *out = row;
-    return 0;
+    return row_put_packed(m, p, pos, op, r->p + start, r->pos - start, n_cells, out);
+}
+
+/* row_insert_packed for a row whose run the builder measured (si): the
+ * bytes are copied, not decoded; the same timestamp and cell counts. */
+static int row_insert_known(mt_memtable *m, mt_partition *p, const rows_pos *pos, const st__op *op,
+                            cs_rd *r, const st__mrow *si, mt_row **out)
+{
+    if (si->ops_len > cs_rd_left(r)) return CS_ECORRUPT;
+    note_ts(m, si->min_ts);
+    m->cells += si->n_cells;
+    const uint8_t *ops = r->p + r->pos;
+    r->pos += si->ops_len;
+    return row_put_packed(m, p, pos, op, ops, si->ops_len, si->n_cells, out);
 }
 
 /* Apply the ops of one partition update.  The stream r is positioned just
- * after the PARTITION op; stops before the next PARTITION op. */
-int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_rd *r, size_t *added)
+ * after the PARTITION op; stops before the next PARTITION op.  side: the
+ * builder's entries for the partition's ROW ops, one each in order (NULL
+ * for replay). */
+int mt_apply_side(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_rd *r,
+                  const st__mrow *side, uint32_t n_side, size_t *added)
 {
     size_t mem = 0;
     int rc = 0;
@@ -630,6 +654,7 @@ int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, 
     }
     st__row *row = NULL;       /* the current row's mutable form, */
     mt_row *prow = NULL;       /* or its packed form (unpacked on demand) */
+    uint32_t si = 0;           /* next side entry */
     for (;;) {
         if (cs_rd_left(r) == 0) break;
         if (r->p[r->pos] == ST__OP_PARTITION) break;
@@ -649,7 +674,9 @@ int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, 
             m->has_rts = true;
             note_ts(m, op.rt.d.ts_us);
             break;
-        case ST__OP_ROW:
+        case ST__OP_ROW: {
+            const st__mrow *known = side && si < n_side ? &side[si] : NULL;
+            si++;
             row = NULL;
             prow = NULL;
             if (op.rflags & ST_ROW_STATIC) {
@@ -662,9 +689,11 @@ int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, 
             } else {
                 rows_pos pos;
                 prow = rows_find(p, op.ck, op.ck_len, &pos);
-                if (!prow) rc = row_insert_packed(m, p, &pos, &op, r, &prow);
+                if (!prow) rc = known ? row_insert_known(m, p, &pos, &op, r, known, &prow)
+                                      : row_insert_packed(m, p, &pos, &op, r, &prow);
             }
             break;
+        }
         case ST__OP_LIVENESS:
         case ST__OP_ROWDEL:
         case ST__OP_CDEL:
@@ -685,6 +714,11 @@ out:
     atomic_fetch_add(&m->mem, mem);
     *added = mem;
     return rc;
+}
+
+int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_rd *r, size_t *added)
+{
+    return mt_apply_side(m, token, pk, pk_len, r, NULL, 0, added);
 }
 
 /* ---------------------------------------------------------------- reads */

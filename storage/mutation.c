@@ -266,6 +266,8 @@ void st_mutation_free(st_mutation *m)
     if (!m) return;
     cs_buf_destroy(&m->ops);
     cs_free(m->tables);
+    cs_free(m->parts);
+    cs_free(m->rows);
     cs_free(m);
 }
 
@@ -287,6 +289,10 @@ void st_mutation_reset(st_mutation *m)
     m->err = 0;
     m->in_part = m->in_row = false;
     m->n_ops = 0;
+    if (m->cap_parts > 1024) { cs_free(m->parts); m->parts = NULL; m->cap_parts = 0; }
+    if (m->cap_rows > 1024) { cs_free(m->rows); m->rows = NULL; m->cap_rows = 0; }
+    m->n_parts = m->n_rows = 0;
+    m->in_run = m->side_off = false;
 }
 
 bool st_mutation_empty(const st_mutation *m) { return !m || m->n_ops == 0; }
@@ -301,6 +307,51 @@ static void put_bytes(cs_buf *b, const uint8_t *p, uint32_t n)
 {
     cs_buf_put_uvarint(b, n);
     if (n) cs_buf_put(b, p, n);
+}
+
+/* Side info (storage_int.h st__mrow): an entry per PARTITION and ROW op,
+ * and each ROW op's run measured as its ops are written.  Without memory
+ * for an entry the side info is dropped (side_off) and apply decodes. */
+static bool side_grow(void **arr, uint32_t *cap, uint32_t n, size_t elsz)
+{
+    if (n < *cap) return true;
+    uint32_t nc = *cap ? *cap * 2 : 4;
+    void *p = cs_realloc(*arr, (size_t)nc * elsz);
+    if (!p) return false;
+    *arr = p;
+    *cap = nc;
+    return true;
+}
+
+static void side_part(st_mutation *m, st_table *t)
+{
+    m->in_run = false;
+    if (m->side_off) return;
+    if (!side_grow((void **)&m->parts, &m->cap_parts, m->n_parts, sizeof *m->parts)) { m->side_off = true; return; }
+    m->parts[m->n_parts++] = (st__mpart){ .t = t, .row0 = m->n_rows, .n_rows = 0 };
+}
+
+static void side_row(st_mutation *m)
+{
+    m->in_run = false;
+    if (m->side_off) return;
+    if (!side_grow((void **)&m->rows, &m->cap_rows, m->n_rows, sizeof *m->rows)) { m->side_off = true; return; }
+    m->rows[m->n_rows++] = (st__mrow){ .ops_len = 0, .n_cells = 0, .min_ts = INT64_MAX };
+    m->parts[m->n_parts - 1].n_rows++;
+    m->run0 = m->ops.len;
+    m->in_run = true;
+}
+
+/* A row-level op with timestamp ts (INT64_MIN: none) was just written. */
+static void side_run(st_mutation *m, int64_t ts, bool cell)
+{
+    if (!m->in_run) return;
+    size_t len = m->ops.len - m->run0;
+    if (len > UINT32_MAX - 1) { m->side_off = true; m->in_run = false; return; }
+    st__mrow *r = &m->rows[m->n_rows - 1];
+    r->ops_len = (uint32_t)len;
+    r->n_cells += cell;
+    if (ts != INT64_MIN && ts < r->min_ts) r->min_ts = ts;
 }
 
 void st_mut_partition(st_mutation *m, st_table *t, const uint8_t *pk, uint32_t pk_len)
@@ -321,6 +372,7 @@ void st_mut_partition(st_mutation *m, st_table *t, const uint8_t *pk, uint32_t p
     put_bytes(&m->ops, pk, pk_len);
     m->in_part = true; m->in_row = false;
     m->n_ops++;
+    side_part(m, t);
 }
 
 void st_mut_partition_delete(st_mutation *m, st_deletion d)
@@ -330,6 +382,7 @@ void st_mut_partition_delete(st_mutation *m, st_deletion d)
     cs_buf_put_u8(&m->ops, ST__OP_PDEL);
     put_del(&m->ops, d);
     m->n_ops++;
+    m->in_run = false;
 }
 
 void st_mut_range_delete(st_mutation *m, st_bound start, st_bound end, st_deletion d)
@@ -342,6 +395,7 @@ void st_mut_range_delete(st_mutation *m, st_bound start, st_bound end, st_deleti
     put_bytes(&m->ops, end.key, end.len);
     put_del(&m->ops, d);
     m->n_ops++;
+    m->in_run = false;
 }
 
 void st_mut_row(st_mutation *m, const uint8_t *ck, uint32_t ck_len, uint8_t flags)
@@ -353,6 +407,7 @@ void st_mut_row(st_mutation *m, const uint8_t *ck, uint32_t ck_len, uint8_t flag
     put_bytes(&m->ops, ck, ck_len);
     m->in_row = true;
     m->n_ops++;
+    side_row(m);
 }
 
 void st_mut_row_liveness(st_mutation *m, st_liveness l)
@@ -364,6 +419,7 @@ void st_mut_row_liveness(st_mutation *m, st_liveness l)
     cs_buf_put_svarint(&m->ops, l.ttl_s);
     cs_buf_put_svarint(&m->ops, l.ldt_s);
     m->n_ops++;
+    side_run(m, l.ts_us, false);
 }
 
 void st_mut_row_delete(st_mutation *m, st_deletion d)
@@ -373,6 +429,7 @@ void st_mut_row_delete(st_mutation *m, st_deletion d)
     cs_buf_put_u8(&m->ops, ST__OP_ROWDEL);
     put_del(&m->ops, d);
     m->n_ops++;
+    side_run(m, d.ts_us, false);
 }
 
 void st_mut_complex_delete(st_mutation *m, uint32_t col, st_deletion d)
@@ -383,6 +440,7 @@ void st_mut_complex_delete(st_mutation *m, uint32_t col, st_deletion d)
     cs_buf_put_uvarint(&m->ops, col);
     put_del(&m->ops, d);
     m->n_ops++;
+    side_run(m, d.ts_us, false);
 }
 
 void st_mut_cell(st_mutation *m, const st_cell *c)
@@ -398,6 +456,7 @@ void st_mut_cell(st_mutation *m, const st_cell *c)
     put_bytes(&m->ops, c->path, c->path_len);
     put_bytes(&m->ops, c->val, c->val_len);
     m->n_ops++;
+    side_run(m, c->ts_us, true);
 }
 
 /* ---------------------------------------------------------------- decoding */

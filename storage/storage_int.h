@@ -87,12 +87,36 @@ enum {
     ST__OP_CELL = 8,       /* uvarint col u8 flags svarint ts ttl ldt uvarint pl p uvarint vl v */
 };
 
+/* Side info: what the builder knows of the stream as it writes it, kept
+ * beside the op stream for st_write's apply (memory only: the commit log
+ * holds the stream alone, and replay decodes it; both must build the same
+ * memtable).  One entry per PARTITION op and one per ROW op, in stream
+ * order.  A ROW op's "run" is the row-level ops (LIVENESS, ROWDEL, CDEL,
+ * CELL) right after it, up to the next op of another kind: what a new
+ * packed row holds (memtable.c row_insert_packed). */
+typedef struct st__mrow {
+    uint32_t ops_len;      /* bytes of the run */
+    uint32_t n_cells;      /* CELL ops in it */
+    int64_t min_ts;        /* smallest timestamp in it (INT64_MAX: none; INT64_MIN ones skipped) */
+} st__mrow;
+
+typedef struct st__mpart {
+    st_table *t;           /* the PARTITION op's table */
+    uint32_t row0, n_rows; /* its ROW ops' entries in rows[] */
+} st__mpart;
+
 struct st_mutation {
     cs_buf ops;            /* serialized op stream */
     st_table **tables; int n_tables, cap_tables;   /* tables referenced, in order */
     int err;               /* sticky */
     bool in_part, in_row;
     uint32_t n_ops;
+    /* side info (above) */
+    st__mpart *parts; uint32_t n_parts, cap_parts;
+    st__mrow *rows; uint32_t n_rows, cap_rows;
+    size_t run0;           /* stream offset where the last ROW op's run starts */
+    bool in_run;           /* row-level ops still extend that run */
+    bool side_off;         /* side info incomplete (no memory): apply decodes the stream */
 };
 
 /* Decoded op, borrowed from the stream. */
@@ -216,6 +240,11 @@ void mt_unref(mt_memtable *m);
 /* Apply one partition's ops (op stream from r positioned after the
  * PARTITION op) until the next PARTITION op or end.  Caller holds no lock. */
 int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_rd *r, size_t *added);
+/* mt_apply with the builder's side info for the partition's ROW ops
+ * (st__mpart: rows[row0 .. row0 + n_rows)), which spares decoding a new
+ * row's ops.  rows NULL: same as mt_apply.  Same memtable either way. */
+int mt_apply_side(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_rd *r,
+                  const st__mrow *rows, uint32_t n_rows, size_t *added);
 /* The tokens of the keys just hinted (st_prefetch_reads/writes), kept on
  * this thread in order for the requests that follow (read.c). */
 void st__hint_tokens_put(const uint8_t *const *pks, const uint32_t *lens, const int64_t *tokens, int n);
