@@ -509,33 +509,68 @@ void st_table_unpin(st_table *t)
 
 /* ---------------------------------------------------------------- writes */
 
+/* The memtable a record at pos applies to in t, referenced (the caller
+ * unrefs it), or NULL: t dropped, or for replay, not wanted or already in
+ * its sstables. */
+static mt_memtable *apply_target(st_table *t, bool replay, st_clog_pos pos,
+                                 bool (*want)(const uint8_t id[16], void *arg), void *arg)
+{
+    mt_memtable *m = NULL;
+    pthread_mutex_lock(&t->mu);
+    bool skip = replay && ((want && !want(t->id, arg)) || st__pos_cmp(pos, t->replay_pos) <= 0);
+    if (!skip && !t->dropped) {
+        m = t->mem;
+        mt_ref(m);
+        if (st__pos_cmp(pos, m->first_pos) < 0) m->first_pos = pos;
+    }
+    pthread_mutex_unlock(&t->mu);
+    return m;
+}
+
+/* st_write's apply of mu (a record at pos) with the builder's side info
+ * (storage_int.h st__mpart, st__mrow): each partition's table, key and
+ * ops come from its entry, new rows' runs are copied; nothing is decoded
+ * but the ops that reconcile into rows already there.  Builds the
+ * memtables st__apply builds from the same bytes. */
+static int apply_side(st_engine *e, const st_mutation *mu, st_clog_pos pos)
+{
+    cs_rd r;
+    cs_rd_init(&r, mu->ops.p, mu->ops.len);
+    for (uint32_t i = 0; i < mu->n_parts; i++) {
+        const st__mpart *sp = &mu->parts[i];
+        mt_memtable *m = apply_target(sp->t, false, pos, NULL, NULL);
+        if (!m) continue;              /* dropped: the next entry says where its ops start */
+        const uint8_t *pk = sp->pk_len ? mu->ops.p + sp->body - sp->pk_len : NULL;
+        int64_t token = cs_murmur3_token(pk, sp->pk_len);
+        size_t added = 0;
+        r.pos = sp->body;
+        int rc = mt_apply_side(m, token, pk, sp->pk_len, &r, &mu->rows[sp->row0], sp->n_rows, &added);
+        atomic_fetch_add(&e->mem_total, added);
+        mt_unref(m);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 /* Apply a record's ops.  For replay, skip tables not wanted or whose
  * sstables already hold this record.  Not replaying, arg may be the
- * st_mutation the record came from (its tables are looked up there first,
- * sparing the engine mutex, which background threads also take; and its
- * side info spares decoding new rows' ops, storage_int.h st__mrow). */
+ * st_mutation the record came from: with its side info apply_side does
+ * the work, else its tables are looked up there first (sparing the engine
+ * mutex, which background threads also take). */
 int st__apply(st_engine *e, const uint8_t *p, size_t n, bool replay, st_clog_pos pos,
               bool (*want)(const uint8_t id[16], void *arg), void *arg)
 {
+    const st_mutation *mu = replay ? NULL : arg;
+    if (mu && !mu->side_off && mu->ops.p == p && mu->ops.len == n) return apply_side(e, mu, pos);
     cs_rd r;
     cs_rd_init(&r, p, n);
     st__op op;
     int k;
     int rc = 0;
-    const st_mutation *mu = replay ? NULL : arg;
-    bool side = mu && !mu->side_off;
-    uint32_t pi = 0;             /* the PARTITION op's side entry */
     while ((k = st__op_next(&r, &op)) == 1) {
         if (op.kind != ST__OP_PARTITION) { rc = CS_ECORRUPT; break; }
         st_table *t = NULL;
-        const st__mpart *sp = NULL;
-        if (side && pi < mu->n_parts && !memcmp(mu->parts[pi].t->id, op.id, 16)) {
-            sp = &mu->parts[pi++];
-            t = sp->t;
-        } else {
-            side = false;        /* out of step (never expected): decode the rest */
-        }
-        if (!t && mu) {
+        if (mu) {
             /* st_write: the mutation names its tables; no engine lock needed. */
             for (int i = 0; i < mu->n_tables && !t; i++)
                 if (!memcmp(mu->tables[i]->id, op.id, 16)) t = mu->tables[i];
@@ -545,22 +580,11 @@ int st__apply(st_engine *e, const uint8_t *p, size_t n, bool replay, st_clog_pos
             t = st__table_find_locked(e, op.id);
             pthread_mutex_unlock(&e->mu);
         }
-        mt_memtable *m = NULL;
-        if (t) {
-            pthread_mutex_lock(&t->mu);
-            bool skip = replay && ((want && !want(t->id, arg)) || st__pos_cmp(pos, t->replay_pos) <= 0);
-            if (!skip && !t->dropped) {
-                m = t->mem;
-                mt_ref(m);
-                if (st__pos_cmp(pos, m->first_pos) < 0) m->first_pos = pos;
-            }
-            pthread_mutex_unlock(&t->mu);
-        }
+        mt_memtable *m = t ? apply_target(t, replay, pos, want, arg) : NULL;
         if (m) {
             size_t added = 0;
             int64_t token = cs_murmur3_token(op.pk, op.pk_len);
-            rc = mt_apply_side(m, token, op.pk, op.pk_len, &r, sp ? &mu->rows[sp->row0] : NULL,
-                               sp ? sp->n_rows : 0, &added);
+            rc = mt_apply(m, token, op.pk, op.pk_len, &r, &added);
             atomic_fetch_add(&e->mem_total, added);
             mt_unref(m);
             if (replay) clog_replay_mark(e->log, pos.segment, t->id);

@@ -624,7 +624,8 @@ static int row_insert_known(mt_memtable *m, mt_partition *p, const rows_pos *pos
 /* Apply the ops of one partition update.  The stream r is positioned just
  * after the PARTITION op; stops before the next PARTITION op.  side: the
  * builder's entries for the partition's ROW ops, one each in order (NULL
- * for replay). */
+ * for replay): a ROW op is taken from its entry, not decoded, and a new
+ * row's run copied. */
 int mt_apply_side(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_rd *r,
                   const st__mrow *side, uint32_t n_side, size_t *added)
 {
@@ -659,9 +660,23 @@ int mt_apply_side(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_
         if (cs_rd_left(r) == 0) break;
         if (r->p[r->pos] == ST__OP_PARTITION) break;
         st__op op;
-        int k = st__op_next(r, &op);
-        if (k < 0) { rc = k; break; }
-        if (k == 0) break;
+        const st__mrow *known = NULL;
+        if (side && r->p[r->pos] == ST__OP_ROW) {
+            known = &side[si++];
+            if (si > n_side || known->run0 <= r->pos || known->run0 > r->len || known->ck_len > known->run0) {
+                rc = CS_EINVAL;          /* side info out of step with the stream: a builder bug */
+                break;
+            }
+            op.kind = ST__OP_ROW;
+            op.rflags = known->flags;
+            op.ck_len = known->ck_len;
+            op.ck = known->ck_len ? r->p + known->run0 - known->ck_len : NULL;
+            r->pos = known->run0;
+        } else {
+            int k = st__op_next(r, &op);
+            if (k < 0) { rc = k; break; }
+            if (k == 0) break;
+        }
         switch (op.kind) {
         case ST__OP_PDEL:
             if (!part_ext(m, p)) { rc = CS_ENOMEM; break; }
@@ -675,8 +690,6 @@ int mt_apply_side(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_
             note_ts(m, op.rt.d.ts_us);
             break;
         case ST__OP_ROW: {
-            const st__mrow *known = side && si < n_side ? &side[si] : NULL;
-            si++;
             row = NULL;
             prow = NULL;
             if (op.rflags & ST_ROW_STATIC) {

@@ -323,22 +323,27 @@ static bool side_grow(void **arr, uint32_t *cap, uint32_t n, size_t elsz)
     return true;
 }
 
-static void side_part(st_mutation *m, st_table *t)
+/* The PARTITION op (key pk_len bytes) was just written. */
+static void side_part(st_mutation *m, st_table *t, uint32_t pk_len)
 {
     m->in_run = false;
     if (m->side_off) return;
-    if (!side_grow((void **)&m->parts, &m->cap_parts, m->n_parts, sizeof *m->parts)) { m->side_off = true; return; }
-    m->parts[m->n_parts++] = (st__mpart){ .t = t, .row0 = m->n_rows, .n_rows = 0 };
+    if (m->ops.len > UINT32_MAX ||
+        !side_grow((void **)&m->parts, &m->cap_parts, m->n_parts, sizeof *m->parts)) { m->side_off = true; return; }
+    m->parts[m->n_parts++] = (st__mpart){ .t = t, .body = (uint32_t)m->ops.len, .pk_len = pk_len,
+                                          .row0 = m->n_rows, .n_rows = 0 };
 }
 
-static void side_row(st_mutation *m)
+/* The ROW op (clustering ck_len bytes) was just written. */
+static void side_row(st_mutation *m, uint32_t ck_len, uint8_t flags)
 {
     m->in_run = false;
     if (m->side_off) return;
-    if (!side_grow((void **)&m->rows, &m->cap_rows, m->n_rows, sizeof *m->rows)) { m->side_off = true; return; }
-    m->rows[m->n_rows++] = (st__mrow){ .ops_len = 0, .n_cells = 0, .min_ts = INT64_MAX };
+    if (m->ops.len > UINT32_MAX ||
+        !side_grow((void **)&m->rows, &m->cap_rows, m->n_rows, sizeof *m->rows)) { m->side_off = true; return; }
+    m->rows[m->n_rows++] = (st__mrow){ .run0 = (uint32_t)m->ops.len, .ck_len = ck_len, .flags = flags,
+                                       .min_ts = INT64_MAX };
     m->parts[m->n_parts - 1].n_rows++;
-    m->run0 = m->ops.len;
     m->in_run = true;
 }
 
@@ -346,9 +351,9 @@ static void side_row(st_mutation *m)
 static void side_run(st_mutation *m, int64_t ts, bool cell)
 {
     if (!m->in_run) return;
-    size_t len = m->ops.len - m->run0;
-    if (len > UINT32_MAX - 1) { m->side_off = true; m->in_run = false; return; }
     st__mrow *r = &m->rows[m->n_rows - 1];
+    size_t len = m->ops.len - r->run0;
+    if (len > UINT32_MAX - 1) { m->side_off = true; m->in_run = false; return; }
     r->ops_len = (uint32_t)len;
     r->n_cells += cell;
     if (ts != INT64_MIN && ts < r->min_ts) r->min_ts = ts;
@@ -372,7 +377,7 @@ void st_mut_partition(st_mutation *m, st_table *t, const uint8_t *pk, uint32_t p
     put_bytes(&m->ops, pk, pk_len);
     m->in_part = true; m->in_row = false;
     m->n_ops++;
-    side_part(m, t);
+    side_part(m, t, pk_len);
 }
 
 void st_mut_partition_delete(st_mutation *m, st_deletion d)
@@ -407,7 +412,7 @@ void st_mut_row(st_mutation *m, const uint8_t *ck, uint32_t ck_len, uint8_t flag
     put_bytes(&m->ops, ck, ck_len);
     m->in_row = true;
     m->n_ops++;
-    side_row(m);
+    side_row(m, ck_len, flags);
 }
 
 void st_mut_row_liveness(st_mutation *m, st_liveness l)
@@ -494,7 +499,9 @@ static inline int64_t rd_sv(cs_rd *r)
     return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
 }
 
-static const uint8_t *rd_bytes(cs_rd *r, uint32_t *n)
+#define RD_INLINE static inline __attribute__((always_inline))
+
+RD_INLINE const uint8_t *rd_bytes(cs_rd *r, uint32_t *n)
 {
     uint64_t l = rd_uv(r);
     if (r->err || l > cs_rd_left(r)) { r->err = CS_ECORRUPT; *n = 0; return NULL; }
@@ -505,7 +512,7 @@ static const uint8_t *rd_bytes(cs_rd *r, uint32_t *n)
     return q;
 }
 
-static st_deletion rd_del(cs_rd *r)
+RD_INLINE st_deletion rd_del(cs_rd *r)
 {
     st_deletion d;
     d.ts_us = rd_sv(r);
@@ -515,17 +522,19 @@ static st_deletion rd_del(cs_rd *r)
     return d;
 }
 
-static int32_t rd_i32(cs_rd *r)
+RD_INLINE int32_t rd_i32(cs_rd *r)
 {
     int64_t v = rd_sv(r);
     if (v < INT32_MIN || v > INT32_MAX) r->err = CS_ECORRUPT;
     return (int32_t)v;
 }
 
+/* Only the fields of op->kind are written (every write decodes its ops at
+ * least once: zeroing the whole ~200-byte op each time cost more than
+ * decoding a small op); callers read those alone. */
 int st__op_next(cs_rd *r, st__op *op)
 {
     if (cs_rd_left(r) == 0) return r->err ? CS_ECORRUPT : 0;
-    memset(op, 0, sizeof *op);
     op->kind = rd_u8(r);
     switch (op->kind) {
     case ST__OP_PARTITION:

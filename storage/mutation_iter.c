@@ -8,6 +8,8 @@
  */
 #include "storage/storage_int.h"
 
+#include <string.h>
+
 size_t st_mutation_len(const st_mutation *m)
 {
     return m ? m->ops.len : 0;
@@ -25,6 +27,7 @@ int st_mutation_next_op(const st_mutation *m, size_t *pos, size_t end, st_mut_op
     cs_rd_init(&r, m->ops.p, end);
     r.pos = *pos;
     st__op op;
+    memset(&op, 0, sizeof op);   /* the fields of other kinds read as zero */
     int rc = st__op_next(&r, &op);
     if (rc <= 0)
         return rc < 0 ? rc : 0;

@@ -91,17 +91,23 @@ enum {
  * beside the op stream for st_write's apply (memory only: the commit log
  * holds the stream alone, and replay decodes it; both must build the same
  * memtable).  One entry per PARTITION op and one per ROW op, in stream
- * order.  A ROW op's "run" is the row-level ops (LIVENESS, ROWDEL, CDEL,
- * CELL) right after it, up to the next op of another kind: what a new
- * packed row holds (memtable.c row_insert_packed). */
+ * order; offsets are into the op stream (side info is off past 4 GiB).  A
+ * ROW op's "run" is the row-level ops (LIVENESS, ROWDEL, CDEL, CELL) right
+ * after it, up to the next op of another kind: what a new packed row holds
+ * (memtable.c row_insert_packed). */
 typedef struct st__mrow {
+    uint32_t run0;         /* offset of the run (the ROW op ends there, its clustering just before) */
     uint32_t ops_len;      /* bytes of the run */
     uint32_t n_cells;      /* CELL ops in it */
-    int64_t min_ts;        /* smallest timestamp in it (INT64_MAX: none; INT64_MIN ones skipped) */
+    uint32_t ck_len;       /* the ROW op's clustering bytes */
+    int64_t min_ts;        /* smallest timestamp in the run (INT64_MAX: none; INT64_MIN ones skipped) */
+    uint8_t flags;         /* the ROW op's flags (ST_ROW_*) */
 } st__mrow;
 
 typedef struct st__mpart {
     st_table *t;           /* the PARTITION op's table */
+    uint32_t body;         /* offset just past the PARTITION op (its key ends there) */
+    uint32_t pk_len;
     uint32_t row0, n_rows; /* its ROW ops' entries in rows[] */
 } st__mpart;
 
@@ -114,8 +120,7 @@ struct st_mutation {
     /* side info (above) */
     st__mpart *parts; uint32_t n_parts, cap_parts;
     st__mrow *rows; uint32_t n_rows, cap_rows;
-    size_t run0;           /* stream offset where the last ROW op's run starts */
-    bool in_run;           /* row-level ops still extend that run */
+    bool in_run;           /* row-level ops still extend the last ROW op's run */
     bool side_off;         /* side info incomplete (no memory): apply decodes the stream */
 };
 
@@ -131,7 +136,9 @@ typedef struct st__op {
     uint32_t col;
     st_cell cell;
 } st__op;
-/* Decode the next op; returns 1, 0 at end, CS_ECORRUPT on bad bytes. */
+/* Decode the next op; returns 1, 0 at end, CS_ECORRUPT on bad bytes.
+ * Sets only kind and the fields of that kind (the rest keep what they
+ * held). */
 int st__op_next(cs_rd *r, st__op *op);
 
 /* ---------------------------------------------------------------- btree */

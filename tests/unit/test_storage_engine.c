@@ -682,6 +682,9 @@ static void check_side(const st_mutation *mu)
         if (op.kind == ST__OP_PARTITION) {
             cr_assert_lt(np, mu->n_parts);
             cr_assert_arr_eq(mu->parts[np].t->id, op.id, 16);
+            cr_assert_eq(mu->parts[np].body, r.pos);
+            cr_assert_eq(mu->parts[np].pk_len, op.pk_len);
+            if (op.pk_len) cr_assert_eq(op.pk, mu->ops.p + r.pos - op.pk_len);
             cr_assert_eq(mu->parts[np].row0, nr);
             if (np) cr_assert_eq(mu->parts[np - 1].row0 + mu->parts[np - 1].n_rows, nr);
             np++;
@@ -698,6 +701,10 @@ static void check_side(const st_mutation *mu)
                 cells += o.kind == ST__OP_CELL;
             }
             const st__mrow *s = &mu->rows[nr++];
+            cr_assert_eq(s->run0, start, "row %u", nr - 1);
+            cr_assert_eq(s->ck_len, op.ck_len, "row %u", nr - 1);
+            if (op.ck_len) cr_assert_eq(op.ck, mu->ops.p + start - op.ck_len);
+            cr_assert_eq(s->flags, op.rflags, "row %u", nr - 1);
             cr_assert_eq(s->ops_len, r.pos - start, "row %u: run of %u bytes, want %zu", nr - 1, s->ops_len, r.pos - start);
             cr_assert_eq(s->n_cells, cells, "row %u", nr - 1);
             cr_assert_eq(s->min_ts, min, "row %u", nr - 1);
