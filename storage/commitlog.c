@@ -136,7 +136,7 @@ struct clog {
     clog_seg **segs; int n_segs, cap_segs;   /* oldest first; last is active unless none */
     uint64_t next_id;
     st_clog_pos written;
-    uint64_t total;
+    _Atomic uint64_t total;          /* bytes of all segments: changed under mu (total_add), read without it */
     pthread_mutex_t fsync_mu;        /* held while fsyncing; taken before mu */
     int *pend_fd; int n_pend, cap_pend;   /* full segments not yet fsynced (under mu) */
     bool dir_dirty;                  /* a segment was created since the last sync (under mu) */
@@ -167,6 +167,14 @@ struct clog {
     bool thr_started;
     bool replay_done;
 };
+
+/* l->total += d (d wraps for a decrease), under mu: one writer at a time,
+ * so no atomic read-modify-write. */
+static inline void total_add(clog *l, uint64_t d)
+{
+    atomic_store_explicit(&l->total, atomic_load_explicit(&l->total, memory_order_relaxed) + d,
+                          memory_order_relaxed);
+}
 
 /* ---------------------------------------------------------------- segments */
 
@@ -293,7 +301,7 @@ static int seg_create(clog *l)
     if (w < 0) { vfs_unlink(s->path); seg_free(s); return (int)w; }
     s->size = CLOG_HDR;
     if (seg_push(l, s)) { vfs_unlink(s->path); seg_free(s); return CS_ENOMEM; }
-    l->total += CLOG_HDR;
+    total_add(l, CLOG_HDR);
     l->written.segment = s->id;
     l->written.offset = CLOG_HDR;
     l->dir_dirty = true;   /* the next sync makes the new file durable */
@@ -421,7 +429,7 @@ int clog_open(const st_config *cfg, clog **out)
         s->old = true;
         int64_t sz = vfs_file_size(s->path);
         s->size = sz > 0 ? (uint64_t)sz : 0;
-        l->total += s->size;
+        total_add(l, s->size);
         if (ids[i].id >= l->next_id) l->next_id = ids[i].id + 1;
     }
     cs_free(ids);
@@ -579,7 +587,7 @@ int clog_append(clog *l, const uint8_t *p, size_t n, const uint8_t (*ids)[16], i
     } else if (!rc) rc = CS_EIO;
     if (!rc) {   /* the record is in the segment (or in its deferred tail) */
         s->size += rec;
-        l->total += rec;
+        total_add(l, rec);
         l->written.segment = s->id;
         l->written.offset = s->size;
         for (int i = 0; i < n_ids; i++) seg_mark(s, ids[i]);
@@ -618,12 +626,11 @@ st_clog_pos clog_current(clog *l)
     return p;
 }
 
+/* Every write asks (st__maybe_flush): no mutex, which the writer just
+ * released in clog_append and the sync thread takes too. */
 uint64_t clog_total_bytes(clog *l)
 {
-    pthread_mutex_lock(&l->mu);
-    uint64_t t = l->total;
-    pthread_mutex_unlock(&l->mu);
-    return t;
+    return atomic_load_explicit(&l->total, memory_order_relaxed);
 }
 
 /* ---------------------------------------------------------------- sync */
@@ -1067,7 +1074,8 @@ void clog_recycle(clog *l, st_clog_pos (*clean)(const uint8_t id[16], void *arg)
             keep = s->n_dirty > 0;
         }
         if (keep) { l->segs[j++] = s; continue; }
-        l->total -= s->size < l->total ? s->size : l->total;
+        uint64_t total = atomic_load_explicit(&l->total, memory_order_relaxed);
+        total_add(l, -(s->size < total ? s->size : total));
         if (l->n_doomed == l->cap_doomed) {
             int nc = l->cap_doomed ? l->cap_doomed * 2 : 8;
             clog_seg **n = cs_realloc(l->doomed, (size_t)nc * sizeof *n);

@@ -348,7 +348,7 @@ static void side_row(st_mutation *m, uint32_t ck_len, uint8_t flags)
 }
 
 /* A row-level op with timestamp ts (INT64_MIN: none) was just written. */
-static void side_run(st_mutation *m, int64_t ts, bool cell)
+static inline __attribute__((always_inline)) void side_run(st_mutation *m, int64_t ts, bool cell)
 {
     if (!m->in_run) return;
     st__mrow *r = &m->rows[m->n_rows - 1];
