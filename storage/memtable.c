@@ -553,6 +553,14 @@ static int add_rt(mt_pext *p, const st__rt *rt, size_t *mem)
     return 0;
 }
 
+/* Add to a counter only writers change, under the write lock: a relaxed
+ * load and store, not a locked read-modify-write (stats read them
+ * without the lock). */
+static inline void count_add(_Atomic uint64_t *c, uint64_t n)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n, memory_order_relaxed);
+}
+
 static void note_ts(mt_memtable *m, int64_t ts)
 {
     if (ts != INT64_MIN && ts < atomic_load_explicit(&m->min_ts, memory_order_relaxed))
@@ -564,7 +572,7 @@ static void note_op(mt_memtable *m, const st__op *op)
     switch (op->kind) {
     case ST__OP_LIVENESS: note_ts(m, op->lv.ts_us); break;
     case ST__OP_ROWDEL: case ST__OP_CDEL: note_ts(m, op->d.ts_us); break;
-    case ST__OP_CELL: note_ts(m, op->cell.ts_us); m->cells++; break;
+    case ST__OP_CELL: note_ts(m, op->cell.ts_us); count_add(&m->cells, 1); break;
     default: break;
     }
 }
@@ -585,7 +593,7 @@ static int row_put_packed(mt_memtable *m, mt_partition *p, const rows_pos *pos, 
     if (op->ck_len) memcpy(row->data, op->ck, op->ck_len);
     if (len) memcpy(row->data + op->ck_len, ops, len);
     if (rows_insert(m, p, pos, row)) return CS_ENOMEM;
-    m->n_rows++;
+    count_add(&m->n_rows, 1);
     *out = row;
     return 0;
 }
@@ -615,7 +623,7 @@ static int row_insert_known(mt_memtable *m, mt_partition *p, const rows_pos *pos
 {
     if (si->ops_len > cs_rd_left(r)) return CS_ECORRUPT;
     note_ts(m, si->min_ts);
-    m->cells += si->n_cells;
+    count_add(&m->cells, si->n_cells);
     const uint8_t *ops = r->p + r->pos;
     r->pos += si->ops_len;
     return row_put_packed(m, p, pos, op, ops, si->ops_len, si->n_cells, out);
