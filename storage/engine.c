@@ -541,7 +541,7 @@ static int apply_side(st_engine *e, const st_mutation *mu, st_clog_pos pos)
         mt_memtable *m = apply_target(sp->t, false, pos, NULL, NULL);
         if (!m) continue;              /* dropped: the next entry says where its ops start */
         const uint8_t *pk = sp->pk_len ? mu->ops.p + sp->body - sp->pk_len : NULL;
-        int64_t token = cs_murmur3_token(pk, sp->pk_len);
+        int64_t token = st__hint_token(pk, sp->pk_len);   /* hashed by the batch hint, usually */
         size_t added = 0;
         r.pos = sp->body;
         int rc = mt_apply_side(m, token, pk, sp->pk_len, &r, &mu->rows[sp->row0], sp->n_rows, &added);
