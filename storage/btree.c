@@ -9,7 +9,7 @@
  *
  * Node layout: a header and keys[BT_MAX], then (hinted trees) hk[BT_MAX],
  * then (inner nodes only) child[BT_MAX].  Leaves carry no child array, so a
- * leaf is 280 bytes (536 hinted) instead of the inner node's 536 (792).
+ * leaf is 288 bytes (544 hinted) instead of the inner node's 544 (800).
  *
  * Optional order hints (st__btree_init_hint): a 64-bit key per item whose
  * unsigned order agrees with cmp (hint(a) < hint(b) implies a < b) is kept
@@ -34,6 +34,7 @@
 struct st__bnode {
     bool leaf;
     int n;                              /* items (leaf) or children (inner) */
+    uint32_t splits;                    /* leaf: times it split (its key range shrank) */
     st__bnode *prev, *next;             /* leaf links */
     void *keys[BT_MAX];                 /* leaf: items; inner: keys[i] = first item of child i (i>0) */
     /* then uint64_t hk[BT_MAX] (hinted trees), then st__bnode *child[BT_MAX] (inner nodes) */
@@ -202,7 +203,7 @@ static st__bnode *find_leaf(const st__btree *t, const void *key, uint64_t kh)
  * leaves' item pointers (an insertion shifts them) and, where a key's
  * hint matches an item, that item (an overwrite compares it).  Changes
  * nothing. */
-void st__btree_prefetch_many(const st__btree *t, const void *const *keys, int n)
+void st__btree_prefetch_many(const st__btree *t, const void *const *keys, int n, st__bleaf *leaves)
 {
     if (!t->root || n <= 0) return;
     if (n > ST__BTREE_PREFETCH_MAX) n = ST__BTREE_PREFETCH_MAX;
@@ -218,9 +219,11 @@ void st__btree_prefetch_many(const st__btree *t, const void *const *keys, int n)
             node_prefetch(t, nd[i]);
         }
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         for (uintptr_t q = (uintptr_t)nd[i]->keys & ~(uintptr_t)63; q < (uintptr_t)(nd[i]->keys + BT_MAX); q += 64)
             __builtin_prefetch((const void *)q, 1);
+        if (leaves) leaves[i] = (st__bleaf){ nd[i], nd[i]->splits };
+    }
     if (!t->hint) return;
     for (int i = 0; i < n; i++) {
         int j = hint_lower(HK(t, nd[i]), 0, nd[i]->n, kh[i]);
@@ -239,8 +242,22 @@ void *st__btree_get(const st__btree *t, const void *key)
 
 void *st__btree_find(const st__btree *t, const void *key, st__bpos *pos)
 {
+    return st__btree_find_from(t, key, NULL, pos);
+}
+
+/* A leaf's key range only shrinks, when it splits (items are never
+ * removed, and a separator is the first item its leaf had when made), so
+ * a leaf that has not split since a descent chose it for key still is the
+ * one a descent would choose. */
+bool st__bleaf_fresh(const st__bleaf *hint)
+{
+    return hint && hint->leaf && hint->leaf->splits == hint->splits;
+}
+
+void *st__btree_find_from(const st__btree *t, const void *key, const st__bleaf *hint, st__bpos *pos)
+{
     uint64_t kh = key_hint(t, key);
-    st__bnode *n = find_leaf(t, key, kh);
+    st__bnode *n = st__bleaf_fresh(hint) ? (st__bnode *)hint->leaf : find_leaf(t, key, kh);
     pos->leaf = n; pos->idx = 0; pos->kh = kh;
     if (!n) return NULL;
     if (t->hint) {
@@ -311,6 +328,7 @@ static int ins(st__btree *t, st__bnode *n, void *item, uint64_t kh, st__bnode **
         }
         st__bnode *r = node_new(t, true);
         if (!r) return CS_ENOMEM;
+        n->splits++;
         void *tmp[BT_MAX + 1];
         uint64_t th[BT_MAX + 1];
         memcpy(tmp, n->keys, (size_t)i * sizeof(void *));

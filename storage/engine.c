@@ -541,10 +541,11 @@ static int apply_side(st_engine *e, const st_mutation *mu, st_clog_pos pos)
         mt_memtable *m = apply_target(sp->t, false, pos, NULL, NULL);
         if (!m) continue;              /* dropped: the next entry says where its ops start */
         const uint8_t *pk = sp->pk_len ? mu->ops.p + sp->body - sp->pk_len : NULL;
-        int64_t token = st__hint_token(pk, sp->pk_len);   /* hashed by the batch hint, usually */
+        st__whint wh;                  /* the batch hint's token and descent, usually */
+        int64_t token = st__hint_token(pk, sp->pk_len, &wh);
         size_t added = 0;
         r.pos = sp->body;
-        int rc = mt_apply_side(m, token, pk, sp->pk_len, &r, &mu->rows[sp->row0], sp->n_rows, &added);
+        int rc = mt_apply_side(m, token, pk, sp->pk_len, &r, &mu->rows[sp->row0], sp->n_rows, &wh, &added);
         atomic_fetch_add(&e->mem_total, added);
         mt_unref(m);
         if (rc) return rc;
@@ -613,10 +614,11 @@ void st_prefetch_writes(st_table *t, const uint8_t *const *pks, const uint32_t *
         if (!pks[i] && lens[i]) return;
         tokens[i] = cs_murmur3_token(pks[i], lens[i]);
     }
-    st__hint_tokens_put(pks, lens, tokens, n);
+    st__whint wh[ST_PREFETCH_KEYS] = { { 0 } };
     pthread_mutex_lock(&t->mu);
-    if (!t->dropped) mt_prefetch_writes(t->mem, tokens, pks, lens, n);
+    if (!t->dropped) mt_prefetch_writes(t->mem, tokens, pks, lens, n, wh);
     pthread_mutex_unlock(&t->mu);
+    st__hint_tokens_put(pks, lens, tokens, wh, n);
 }
 
 int st_write(st_engine *e, const st_mutation *m, st_clog_pos *pos)

@@ -244,8 +244,10 @@ void mt_expect_partitions(mt_memtable *m, size_t n)
 
 mt_memtable *mt_new(cs_chunk_pool *pool)
 {
+    static _Atomic uint64_t next_id = 1;
     mt_memtable *m = cs_calloc(1, sizeof *m);
     if (!m) return NULL;
+    m->id = atomic_fetch_add(&next_id, 1);
     pthread_rwlock_init(&m->lock, NULL);
     cs_arena_init(&m->slab);
     cs_arena_set_chunk_max(&m->slab, MT_CHUNK);   /* big memtables: few, mmap-sized chunks */
@@ -635,7 +637,7 @@ static int row_insert_known(mt_memtable *m, mt_partition *p, const rows_pos *pos
  * for replay): a ROW op is taken from its entry, not decoded, and a new
  * row's run copied. */
 int mt_apply_side(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_rd *r,
-                  const st__mrow *side, uint32_t n_side, size_t *added)
+                  const st__mrow *side, uint32_t n_side, const st__whint *wh, size_t *added)
 {
     size_t mem = 0;
     int rc = 0;
@@ -648,7 +650,7 @@ int mt_apply_side(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_
      * key's probe runs to an empty slot).  The slot a new partition goes
      * to is fetched meanwhile. */
     idx_prefetch(m, token);
-    mt_partition *p = st__btree_find(&m->parts, &probe, &pp);
+    mt_partition *p = st__btree_find_from(&m->parts, &probe, wh && wh->mt_id == m->id ? &wh->leaf : NULL, &pp);
     if (!p) {
         p = cs_arena_alloc(&m->slab, sizeof *p + pk_len);
         if (!p) { rc = CS_ENOMEM; goto out; }
@@ -739,7 +741,7 @@ out:
 
 int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_rd *r, size_t *added)
 {
-    return mt_apply_side(m, token, pk, pk_len, r, NULL, 0, added);
+    return mt_apply_side(m, token, pk, pk_len, r, NULL, 0, NULL, added);
 }
 
 /* ---------------------------------------------------------------- reads */
@@ -781,8 +783,9 @@ void mt_prefetch_reads(mt_memtable *m, const int64_t *tokens, int n)
 }
 
 void mt_prefetch_writes(mt_memtable *m, const int64_t *tokens, const uint8_t *const *pks,
-                        const uint32_t *lens, int n)
+                        const uint32_t *lens, int n, st__whint *wh)
 {
+    for (int i = 0; wh && i < n; i++) wh[i] = (st__whint){ 0 };
     if (n > ST__BTREE_PREFETCH_MAX) n = ST__BTREE_PREFETCH_MAX;
     if (n <= 0 || pthread_rwlock_tryrdlock(&m->lock) != 0) return;
     mt_partition probes[ST__BTREE_PREFETCH_MAX];
@@ -792,7 +795,10 @@ void mt_prefetch_writes(mt_memtable *m, const int64_t *tokens, const uint8_t *co
         keys[i] = &probes[i];
         if (!m->idx_off) idx_prefetch(m, tokens[i]);
     }
-    st__btree_prefetch_many(&m->parts, keys, n);
+    st__bleaf leaves[ST__BTREE_PREFETCH_MAX] = { { NULL, 0 } };
+    st__btree_prefetch_many(&m->parts, keys, n, leaves);
+    for (int i = 0; wh && i < n; i++)
+        if (leaves[i].leaf) wh[i] = (st__whint){ m->id, leaves[i] };
     pthread_rwlock_unlock(&m->lock);
 }
 

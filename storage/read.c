@@ -593,28 +593,32 @@ int st_scan_open(st_table *t, const st_read_spec *spec, st_scan **out)
 #define HINT_RING 32
 static _Thread_local struct {
     uint32_t w, r;                     /* entries written, entries passed */
-    struct { int64_t token; uint32_t len; uint8_t key[HINT_KEY_MAX]; } e[HINT_RING];
+    struct { int64_t token; st__whint wh; uint32_t len; uint8_t key[HINT_KEY_MAX]; } e[HINT_RING];
 } tl_hint;
 
-void st__hint_tokens_put(const uint8_t *const *pks, const uint32_t *lens, const int64_t *tokens, int n)
+void st__hint_tokens_put(const uint8_t *const *pks, const uint32_t *lens, const int64_t *tokens,
+                         const st__whint *wh, int n)
 {
     if (tl_hint.r > tl_hint.w || tl_hint.w - tl_hint.r > HINT_RING) tl_hint.r = tl_hint.w;
     for (int i = 0; i < n; i++) {
         if (lens[i] > HINT_KEY_MAX) continue;
         uint32_t k = tl_hint.w++ % HINT_RING;
         tl_hint.e[k].token = tokens[i];
+        tl_hint.e[k].wh = wh ? wh[i] : (st__whint){ 0 };
         tl_hint.e[k].len = lens[i];
         if (lens[i]) memcpy(tl_hint.e[k].key, pks[i], lens[i]);
     }
 }
 
-int64_t st__hint_token(const uint8_t *pk, uint32_t len)
+int64_t st__hint_token(const uint8_t *pk, uint32_t len, st__whint *wh)
 {
+    if (wh) *wh = (st__whint){ 0 };
     for (uint32_t i = tl_hint.r; i != tl_hint.w && i - tl_hint.r < 2; i++) {
         if (tl_hint.w - i > HINT_RING) continue;           /* overwritten since */
         const uint32_t k = i % HINT_RING;
         if (tl_hint.e[k].len == len && (len == 0 || memcmp(tl_hint.e[k].key, pk, len) == 0)) {
             tl_hint.r = i + 1;
+            if (wh) *wh = tl_hint.e[k].wh;
             return tl_hint.e[k].token;
         }
     }
@@ -656,7 +660,7 @@ int st_read_point(st_table *t, const st_read_spec *spec, cs_arena *a, st_point *
     }
     if (rc == 0) {
         const uint8_t *pk = key_copy(a, spec->pk, spec->pk_len);
-        rc = pk ? load_partition(&s, st__hint_token(pk, spec->pk_len), pk, spec->pk_len, false) : CS_ENOMEM;
+        rc = pk ? load_partition(&s, st__hint_token(pk, spec->pk_len, NULL), pk, spec->pk_len, false) : CS_ENOMEM;
     }
     if (rc == 1) {
         /* Rows of later windows (a wide partition) are appended. */
@@ -709,7 +713,7 @@ void st_prefetch_reads(st_table *t, const uint8_t *const *pks, const uint32_t *l
         if (!pks[i] && lens[i]) return;
         tokens[i] = cs_murmur3_token(pks[i], lens[i]);
     }
-    st__hint_tokens_put(pks, lens, tokens, n);
+    st__hint_tokens_put(pks, lens, tokens, NULL, n);
     /* the PREFETCH_SSTS newest (all of them when there are no more): an
      * insertion into a short sorted list, the sstables are few */
     sst_reader *top[PREFETCH_SSTS];

@@ -171,10 +171,20 @@ int st__btree_insert(st__btree *t, void *item);
 /* Find an item equal to key; if absent, *pos gets where it belongs, for
  * st__btree_insert_at (valid until the tree next changes). */
 void *st__btree_find(const st__btree *t, const void *key, st__bpos *pos);
+/* A leaf a descent chose for a key, and its split count then. */
+typedef struct st__bleaf { const st__bnode *leaf; uint32_t splits; } st__bleaf;
+/* st__btree_find starting from the leaf in hint (from
+ * st__btree_prefetch_many on this tree) when that leaf has not split
+ * since, else descending.  hint NULL: st__btree_find. */
+void *st__btree_find_from(const st__btree *t, const void *key, const st__bleaf *hint, st__bpos *pos);
+/* Has hint's leaf not split since (so st__btree_find_from starts there)? */
+bool st__bleaf_fresh(const st__bleaf *hint);
 /* A hint: descend to the leaves of n keys together (at most
- * ST__BTREE_PREFETCH_MAX), prefetching their paths; changes nothing. */
+ * ST__BTREE_PREFETCH_MAX), prefetching their paths; changes nothing.  The
+ * leaves chosen go to leaves[0, n) unless it is NULL (the tree empty:
+ * untouched). */
 #define ST__BTREE_PREFETCH_MAX 32
-void st__btree_prefetch_many(const st__btree *t, const void *const *keys, int n);
+void st__btree_prefetch_many(const st__btree *t, const void *const *keys, int n, st__bleaf *leaves);
 /* Insert an absent item at pos from st__btree_find (one descent).  0 or CS_ENOMEM. */
 int st__btree_insert_at(st__btree *t, const st__bpos *pos, void *item);
 /* Position at the first item >= key (or > key if strict); key NULL = first. */
@@ -211,7 +221,11 @@ typedef struct mt_memtable {
     unsigned idx_hint_bits;              /* first table's size (2^bits), from the memtable before */
     bool idx_off;                        /* no index (a pointer past 48 bits, or no memory): the tree answers */
     cs_chunk_pool *pool;                 /* the engine's: slab and node chunks (a reference; may be NULL) */
+    uint64_t id;                         /* unique in the process (a freed memtable's address is not) */
 } mt_memtable;
+
+/* Where a write hint's descent ended: memtable id and leaf (st__btree_find_from). */
+typedef struct st__whint { uint64_t mt_id; st__bleaf leaf; } st__whint;
 
 /* Teardown off request threads (reaper.c): st__reap queues fn(arg) for the
  * helper if the caller is a foreground thread (st_foreground_thread) and
@@ -249,15 +263,19 @@ void mt_unref(mt_memtable *m);
 int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_rd *r, size_t *added);
 /* mt_apply with the builder's side info for the partition's ROW ops
  * (st__mpart: rows[row0 .. row0 + n_rows)), which spares decoding a new
- * row's ops.  rows NULL: same as mt_apply.  Same memtable either way. */
+ * row's ops, and the write hint's descent for the key (wh, may be NULL;
+ * used if it was made on m), which spares descending again.  rows and wh
+ * NULL: same as mt_apply.  Same memtable either way. */
 int mt_apply_side(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_rd *r,
-                  const st__mrow *rows, uint32_t n_rows, size_t *added);
+                  const st__mrow *rows, uint32_t n_rows, const st__whint *wh, size_t *added);
 /* The tokens of the keys just hinted (st_prefetch_reads/writes), kept on
  * this thread in order for the requests that follow (read.c). */
-void st__hint_tokens_put(const uint8_t *const *pks, const uint32_t *lens, const int64_t *tokens, int n);
+void st__hint_tokens_put(const uint8_t *const *pks, const uint32_t *lens, const int64_t *tokens,
+                         const st__whint *wh, int n);
 /* pk's token: from the hinted keys when it is the next one or the one
- * after, else hashed. */
-int64_t st__hint_token(const uint8_t *pk, uint32_t len);
+ * after, else hashed.  wh (may be NULL) gets the write hint's descent when
+ * one was kept for pk, else a zero mt_id. */
+int64_t st__hint_token(const uint8_t *pk, uint32_t len, st__whint *wh);
 /* Hints (skipped if a writer holds the lock).  For reads of n partitions
  * (at most ST__BTREE_PREFETCH_MAX): their index slots, then the
  * partitions the slots point to, then a one-row partition's row. */
@@ -265,7 +283,7 @@ void mt_prefetch_reads(mt_memtable *m, const int64_t *tokens, int n);
 /* For writes of n partitions (at most ST__BTREE_PREFETCH_MAX): their
  * index slots and their paths in the partition tree, descended together. */
 void mt_prefetch_writes(mt_memtable *m, const int64_t *tokens, const uint8_t *const *pks,
-                        const uint32_t *lens, int n);
+                        const uint32_t *lens, int n, st__whint *wh);
 /* Copy the partition (rows within slices) into p using arena a.
  * Returns 1 found, 0 absent.  Takes the read lock. */
 int mt_read_partition(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len,

@@ -396,6 +396,45 @@ static int icmp(const void *a, const void *b)
 /* A coarse order hint: many items share one (exercises the tie path). */
 static uint64_t ihint(const void *a) { return (uint64_t)(uintptr_t)a >> 4; }
 
+/* Inserts through st__btree_find_from with leaves hinted for a batch of
+ * keys before any of them went in (st__btree_prefetch_many), so that
+ * within a batch some hinted leaves have split (stale, the descent is
+ * redone) and some not (taken): the tree holds every item in order, each
+ * found where st__btree_find finds it. */
+Test(storage_commitlog, btree_insert_from_hinted_leaves)
+{
+    for (int mode = 0; mode < 2; mode++) {
+        st__btree t;
+        if (mode) st__btree_init_hint(&t, icmp, ihint);
+        else st__btree_init(&t, icmp);
+        enum { N = 6000, B = 24 };
+        int fresh = 0, stale = 0;
+        for (int b = 0; b < N; b += B) {
+            const void *keys[B];
+            st__bleaf lf[B];
+            memset(lf, 0, sizeof lf);
+            for (int j = 0; j < B; j++) keys[j] = (const void *)(uintptr_t)(((b + j) * 7919 % N + 1) * 2);
+            st__btree_prefetch_many(&t, keys, B, lf);
+            for (int j = 0; j < B; j++) {
+                st__bpos pos;
+                if (lf[j].leaf) st__bleaf_fresh(&lf[j]) ? fresh++ : stale++;
+                cr_assert_null(st__btree_find_from(&t, keys[j], &lf[j], &pos));
+                cr_assert_eq(st__btree_insert_at(&t, &pos, (void *)keys[j]), 0);
+            }
+        }
+        cr_assert(fresh > N / 2 && stale > 20, "fresh %d, stale %d", fresh, stale);
+        cr_assert_eq(st__btree_check(&t), 0);
+        cr_assert_eq(t.count, (size_t)N);
+        st__biter it;
+        st__btree_seek(&t, NULL, false, &it);
+        for (uintptr_t want = 2; want <= 2 * N; want += 2, st__biter_next(&it))
+            cr_assert_eq((uintptr_t)st__biter_get(&it), want);
+        cr_assert_null(st__biter_get(&it));
+        st__btree_destroy(&t, NULL);
+    }
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
 Test(storage_commitlog, btree_order_and_seek)
 {
     for (int mode = 0; mode < 12; mode++) {
@@ -407,7 +446,7 @@ Test(storage_commitlog, btree_order_and_seek)
          * hints, more than it takes), changes nothing */
         const void *pk[ST__BTREE_PREFETCH_MAX + 8];
         for (int i = 0; i < ST__BTREE_PREFETCH_MAX + 8; i++) pk[i] = (const void *)(uintptr_t)(i * 613 % 10007 + 1);
-        st__btree_prefetch_many(&t, pk, 3);
+        st__btree_prefetch_many(&t, pk, 3, NULL);
         int n = 5000;
         for (int i = 0; i < n; i++) {
             int order = mode & 3;
@@ -423,11 +462,18 @@ Test(storage_commitlog, btree_order_and_seek)
                 cr_assert_eq(st__btree_insert(&t, (void *)v), 0);
             }
         }
-        st__btree_prefetch_many(&t, pk, ST__BTREE_PREFETCH_MAX + 8);
-        st__btree_prefetch_many(&t, pk, 1);
+        st__btree_prefetch_many(&t, pk, ST__BTREE_PREFETCH_MAX + 8, NULL);
+        st__btree_prefetch_many(&t, pk, 1, NULL);
         cr_assert_eq(st__btree_check(&t), 0);
         cr_assert_eq(t.count, (size_t)n);
         for (int k = 1; k <= 2 * n + 2; k += 7) {
+            /* find from a hinted leaf (fresh: the tree did not change) */
+            const void *key = (const void *)(uintptr_t)k;
+            st__bleaf lf = { NULL, 0 };
+            st__btree_prefetch_many(&t, &key, 1, &lf);
+            st__bpos p1, p2;
+            cr_assert_eq(st__btree_find_from(&t, key, &lf, &p1), st__btree_find(&t, key, &p2));
+            cr_assert(p1.leaf == p2.leaf && p1.idx == p2.idx, "find_from %d", k);
             st__biter it;
             st__btree_seek(&t, (void *)(uintptr_t)k, false, &it);
             uintptr_t want = k < 2 ? 2 : (uintptr_t)((k + 1) / 2 * 2);

@@ -731,7 +731,7 @@ static void apply_both(mt_memtable *with, mt_memtable *without, const st_mutatio
         const st__mpart *sp = &mu->parts[pi++];
         int64_t tok = cs_murmur3_token(op.pk, op.pk_len);
         size_t a1 = 0, a2 = 0;
-        cr_assert_eq(mt_apply_side(with, tok, op.pk, op.pk_len, &r1, &mu->rows[sp->row0], sp->n_rows, &a1), 0);
+        cr_assert_eq(mt_apply_side(with, tok, op.pk, op.pk_len, &r1, &mu->rows[sp->row0], sp->n_rows, NULL, &a1), 0);
         cr_assert_eq(st__op_next(&r2, &op), 1);
         cr_assert_eq(mt_apply(without, tok, op.pk, op.pk_len, &r2, &a2), 0);
         cr_assert_eq(r1.pos, r2.pos);

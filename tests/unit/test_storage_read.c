@@ -1007,9 +1007,11 @@ Test(storage_read, prefetch_reads_changes_nothing)
 }
 
 /* st_prefetch_writes is only a hint: with it before each batch of writes
- * (keys new and already there, more than it takes, an empty key), the
+ * (keys new and already there, more than it takes, an empty key; the
+ * writes start from the leaves it found, split since or not), the
  * memtable is consistent and every key reads back its last write, from a
- * memtable big enough for a three-level partition tree. */
+ * memtable big enough for a three-level partition tree; a hint given on
+ * a memtable flushed before its writes arrive is not used on the next. */
 Test(storage_read, prefetch_writes_changes_nothing)
 {
     enum { N = 3000, BATCH = ST_PREFETCH_KEYS + 4 };
@@ -1024,6 +1026,7 @@ Test(storage_read, prefetch_writes_changes_nothing)
                 lens[j] = (uint32_t)strlen(keys[j]);
             }
             st_prefetch_writes(T, pks, lens, BATCH);
+            if (round == 1 && i0 == BATCH * 10) cr_assert_eq(st_table_flush(T), 0);
             for (int j = 0; j < BATCH && i0 + j < N; j++) {
                 st_mutation *m = st_mutation_new();
                 st_mut_partition(m, T, pks[j], lens[j]);
@@ -1039,7 +1042,7 @@ Test(storage_read, prefetch_writes_changes_nothing)
     st_prefetch_writes(T, pks, lens, 1);
     st_prefetch_writes(T, pks, lens, 0);
     cr_assert_eq(mt_check(T->mem), 0);
-    cr_assert_eq(mt_partitions(T->mem), (size_t)N);
+    cr_assert_eq(mt_partitions(T->mem), (size_t)(N - BATCH * 10));   /* the rest went to the sstable */
     for (int i = 0; i < N; i += 7) {
         char k[16], got[128], want[128];
         snprintf(k, sizeof k, "k%d", i);
