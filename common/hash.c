@@ -21,11 +21,15 @@ static inline uint64_t fmix64(uint64_t k)
     return k;
 }
 
+/* One 8-byte load (the byte loop this replaces was compiled as such:
+ * ~70 of murmur3's ~185 instructions for a 16-byte key). */
 static inline uint64_t le64(const uint8_t *p)
 {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
     return v;
 }
 

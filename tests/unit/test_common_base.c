@@ -14,6 +14,16 @@ Test(murmur3, cassandra_oracle)
     /* Oracle from the Python driver's Murmur3Token.hash_fn. */
     uint8_t k1[] = { 0, 0, 0, 1 };
     cr_assert_eq(cs_murmur3_token(k1, 4), -4069959284402364209LL);
+    /* keys of one or more 16-byte blocks (from the Python driver's
+     * cassandra.murmur3.murmur3), with and without high bytes and tails */
+    uint8_t k16[16], k17[17], kff[40];
+    for (int i = 0; i < 16; i++) k16[i] = (uint8_t)i;
+    for (int i = 0; i < 17; i++) k17[i] = (uint8_t)(0x80 + i);
+    memset(kff, 0xff, sizeof kff);
+    cr_assert_eq(cs_murmur3_token(k16, 16), 4920504430128807728LL);
+    cr_assert_eq(cs_murmur3_token(k17, 17), -3616694464407856223LL);
+    cr_assert_eq(cs_murmur3_token("a key of thirty-three bytes long!", 33), -9089736916257780585LL);
+    cr_assert_eq(cs_murmur3_token(kff, 40), 3295903915886194887LL);
 }
 
 Test(murmur3, high_bytes_and_lengths)
