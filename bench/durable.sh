@@ -46,6 +46,7 @@ cassette_run() { # MODE [CONNECTIONS] -> "ops/s p50 p99 per-sync-line"
     else
         printf 'commitlog_sync: batch\n' >"$W/c.yaml"
     fi
+    rm -f "$W/c.log"   # else the wait below may read the last run's line (and port) before the shell truncates it
     "$B/cassette" --config "$W/c.yaml" --listen 127.0.0.1 --port 0 --data-dir "$W/c/data" >"$W/c.log" 2>&1 &
     CPID=$!
     i=0
