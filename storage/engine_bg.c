@@ -162,12 +162,15 @@ void st__table_sst_unref_all(st_table *t)
 
 /* ---------------------------------------------------------------- flush */
 
-typedef struct flush_ctx { sst_writer *w; int rc; } flush_ctx;
+/* The memtable's walk (mt_foreach) onto the sstable writer. */
+static int flush_begin(void *w, const st__part *p) { return sst_writer_begin(w, p); }
+static int flush_rows(void *w, st__row *const *rows, int n) { return sst_writer_rows(w, rows, n); }
+static int flush_end(void *w) { return sst_writer_end(w); }
 
-static int flush_part(st__part *p, void *arg)
+static int flush_packed(void *w, const uint8_t *ck, uint32_t ck_len, uint8_t flags, const uint8_t *ops,
+                        uint32_t ops_len, uint32_t n_cells)
 {
-    flush_ctx *c = arg;
-    return sst_writer_add(c->w, p);
+    return sst_writer_row_ops(w, ck, ck_len, flags, ops, ops_len, n_cells);
 }
 
 static void remove_flushing(st_table *t, mt_memtable *m)
@@ -189,8 +192,8 @@ static int flush_one(st_engine *e, st_table *t, mt_memtable *m, uint64_t gen, ui
     int rc = sst_writer_open(t->dir, gen, t->opts.bloom_fp_chance, mt_partitions(m), &w);
     sst_reader *r = NULL;
     if (!rc) {
-        flush_ctx c = { w, 0 };
-        rc = mt_foreach(m, flush_part, &c);
+        mt_sink s = { flush_begin, flush_packed, flush_rows, flush_end, w };
+        rc = mt_foreach(m, &s);
         if (rc) sst_writer_abort(w);
         else rc = sst_writer_finish(w, m->flush_pos, 0, &r);
     }

@@ -931,12 +931,14 @@ static inline __attribute__((always_inline)) void prefetch_part(const mt_partiti
     }
 }
 
-/* Call cb for every partition in order with a view that borrows the
- * memtable's memory (rows array and packed rows' decoded form in an arena
- * that stays valid for the call).  Used by flush on a memtable no longer
- * written to.  Partitions lie in the slab in arrival order, not token
- * order, so the walk prefetches a few partitions ahead. */
-int mt_foreach(mt_memtable *m, int (*cb)(st__part *p, void *arg), void *arg)
+/* Hand every partition to the sink in order (see storage_int.h): its
+ * header as a view that borrows the memtable's memory, then its rows:
+ * packed ones as their bytes (decoded in an arena only if the sink
+ * declines them), full ones as they are, a run of those at a time.  Used
+ * by flush on a memtable no longer written to.  Partitions lie in the slab
+ * in arrival order, not token order, so the walk prefetches a few
+ * partitions ahead. */
+int mt_foreach(mt_memtable *m, const mt_sink *s)
 {
     int rc = 0;
     pthread_rwlock_rdlock(&m->lock);
@@ -951,12 +953,14 @@ int mt_foreach(mt_memtable *m, int (*cb)(st__part *p, void *arg), void *arg)
     }
     cs_arena a;                                  /* reused; emptied past 1 MiB */
     cs_arena_init(&a);
+    st__row **run = NULL;                        /* decoded rows not yet handed over */
+    uint32_t cap_run = 0;
     for (mt_partition *mp; rc == 0 && (mp = st__biter_get(&it)) != NULL; st__biter_next(&it)) {
         prefetch_part(st__biter_get(&a2), false);
         prefetch_part(st__biter_get(&a1), true);
         st__biter_next(&a1);
         st__biter_next(&a2);
-        if (a.used > (1u << 20)) cs_arena_reset(&a);   /* keeps its chunks: no page faults again */
+        if (a.used > (1u << 20)) { cs_arena_reset(&a); run = NULL; cap_run = 0; }   /* keeps its chunks: no page faults again */
         st__part p;
         memset(&p, 0, sizeof p);
         p.pk = mp->pk; p.pk_len = mp->pk_len; p.token = mp->token;
@@ -965,19 +969,31 @@ int mt_foreach(mt_memtable *m, int (*cb)(st__part *p, void *arg), void *arg)
             p.rts = mp->ext->rts; p.n_rts = p.cap_rts = mp->ext->n_rts;
             p.stat = mp->ext->stat;
         }
-        if (mp->n_rows) {
-            p.rows = cs_arena_alloc(&a, sizeof(st__row *) * mp->n_rows);
-            if (!p.rows) rc = CS_ENOMEM;
-            rows_it ri;
-            rows_seek(mp, NULL, 0, false, &ri);
-            for (mt_row *r; rc == 0 && (r = rows_get(&ri)) != NULL; rows_next(&ri)) {
-                st__row *v = row_view(r, &a);
-                if (!v) rc = a.err ? CS_ENOMEM : CS_ECORRUPT;
-                else p.rows[p.n_rows++] = v;
+        rc = s->begin(s->arg, &p);
+        rows_it ri;
+        rows_seek(mp, NULL, 0, false, &ri);
+        int n = 0;
+        for (mt_row *r; rc == 0 && (r = rows_get(&ri)) != NULL; rows_next(&ri)) {
+            if (!r->full) {
+                if (n) { rc = s->rows(s->arg, run, n); n = 0; if (rc) break; }
+                rc = s->packed(s->arg, r->data, r->ck_len, r->flags, r->data + r->ck_len, r->ops_len, r->n_cells);
+                if (rc <= 0) continue;
+                rc = 0;                          /* declined: decoded below */
             }
-            p.cap_rows = p.n_rows;
+            if ((uint32_t)n == cap_run) {
+                uint32_t nc = cap_run ? 2 * cap_run : 16;
+                st__row **g = cs_arena_alloc(&a, nc * sizeof *g);
+                if (!g) { rc = CS_ENOMEM; break; }
+                if (n) memcpy(g, run, (size_t)n * sizeof *g);
+                run = g;
+                cap_run = nc;
+            }
+            st__row *v = row_view(r, &a);
+            if (!v) { rc = a.err ? CS_ENOMEM : CS_ECORRUPT; break; }
+            run[n++] = v;
         }
-        if (!rc) rc = cb(&p, arg);
+        if (rc == 0 && n) rc = s->rows(s->arg, run, n);
+        if (rc == 0) rc = s->end(s->arg);
     }
     cs_arena_destroy(&a);
     pthread_rwlock_unlock(&m->lock);

@@ -143,6 +143,15 @@ int sst_writer_add(sst_writer *w, const st__part *p);
 int sst_writer_begin(sst_writer *w, const st__part *p);
 int sst_writer_rows(sst_writer *w, st__row *const *rows, int n);
 int sst_writer_end(sst_writer *w);
+/* Append a row given as a memtable's packed ops (memtable.c, mt_row: its
+ * LIVENESS / ROWDEL / CDEL / CELL ops as written, n_cells of them CELL
+ * ops), encoded straight from their bytes when they have the shape one
+ * write gives them (sstable_writer.c, "packed rows").  Returns 0, 1 if it
+ * declines them (nothing written: decode the row and add it with
+ * sst_writer_rows), or an error.  ck and ops are borrowed until
+ * sst_writer_end. */
+int sst_writer_row_ops(sst_writer *w, const uint8_t *ck, uint32_t ck_len, uint8_t flags,
+                       const uint8_t *ops, uint32_t ops_len, uint32_t n_cells);
 /* Finish: write index, filter, statistics, TOC; rename into place. */
 int sst_writer_finish(sst_writer *w, st_clog_pos clog_pos, int level, sst_reader **out);
 void sst_writer_set_ancestors(sst_writer *w, const uint64_t *gens, int n);

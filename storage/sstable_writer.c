@@ -6,7 +6,8 @@
  * with a CRC32C; compressed blocks reach the file in writes of 256 KiB, and
  * the writeback of every 8 MiB is started as it goes (sync_file_range), so
  * the fsync at finish is short.  Rows are encoded straight into reserved
- * memory.  The partition index (with a row index entry every ~4 KiB
+ * memory; a memtable row still in its written form, straight from its op
+ * bytes ("packed rows" below).  The partition index (with a row index entry every ~4 KiB
  * inside wide partitions), bloom filter and statistics are kept in memory
  * and written at finish (the bloom bits of a key are prefetched and set a
  * few keys later).  Every component is written under a tmp- name,
@@ -60,7 +61,9 @@ struct sst_writer {
     uint64_t hdr_len, n_ri, run_start;   /* run_start: partition-relative offset of the open run */
     bool run_open;
     cs_buf run_first;                    /* first clustering of the open run (copied: rows may be freed) */
-    cs_buf last_ck;                      /* clustering of the last row added */
+    cs_buf last_ck;                      /* clustering of the last row of an sst_writer_rows call (copied) */
+    const uint8_t *prev_ck;              /* the last row's clustering: last_ck's bytes, or a packed row's */
+    uint32_t prev_ck_len;                /*   (borrowed until sst_writer_end, sst_writer_row_ops) */
     uint64_t part_rows, part_cells;
     int64_t part_token;
     uint8_t *bloom; uint64_t bloom_bits; uint32_t bloom_k;
@@ -394,27 +397,34 @@ static void note_ldt(sst_writer *w, int32_t ldt)
     if (ldt > w->st.max_ldt) w->st.max_ldt = ldt;
 }
 
-/* Count a tombstone or TTL'd cell under the day of its local deletion time
- * (at most 64 days kept: a new day beyond that joins the nearest one). */
-static void note_drop(sst_writer *w, int32_t ldt)
+/* Count n tombstones or TTL'd cells under one day of their local deletion
+ * time (at most 64 days kept: a new day beyond that joins the nearest one).
+ * The same as n single counts: the first one adds the day if there is room,
+ * the others find it; with no room all go to the same nearest day. */
+static void note_drop_n(sst_writer *w, uint32_t day, uint64_t n)
 {
     sst_stats *s = &w->st;
-    s->droppable++;
-    uint32_t day = ldt > 0 ? (uint32_t)(ldt / 86400) : 0;
+    s->droppable += n;
     int lo = 0, hi = s->n_drop;
     while (lo < hi) { int mid = (lo + hi) / 2; if (s->drop_day[mid] < day) lo = mid + 1; else hi = mid; }
-    if (lo < s->n_drop && s->drop_day[lo] == day) { s->drop_cnt[lo]++; return; }
+    if (lo < s->n_drop && s->drop_day[lo] == day) { s->drop_cnt[lo] += n; return; }
     if (s->n_drop == 64) {
         int near = lo == 64 ? 63 : lo;
         if (lo > 0 && lo < 64 && day - s->drop_day[lo - 1] < s->drop_day[lo] - day) near = lo - 1;
-        s->drop_cnt[near]++;
+        s->drop_cnt[near] += n;
         return;
     }
     memmove(&s->drop_day[lo + 1], &s->drop_day[lo], sizeof(uint32_t) * (size_t)(s->n_drop - lo));
     memmove(&s->drop_cnt[lo + 1], &s->drop_cnt[lo], sizeof(uint64_t) * (size_t)(s->n_drop - lo));
     s->drop_day[lo] = day;
-    s->drop_cnt[lo] = 1;
+    s->drop_cnt[lo] = n;
     s->n_drop++;
+}
+
+/* Count one tombstone or TTL'd cell under the day of its local deletion time. */
+static void note_drop(sst_writer *w, int32_t ldt)
+{
+    note_drop_n(w, ldt > 0 ? (uint32_t)(ldt / 86400) : 0, 1);
 }
 
 uint64_t sst__droppable(const sst_stats *s, int32_t now_s, int gc_grace_s)
@@ -450,17 +460,17 @@ static void note_row_stats(sst_writer *w, const st__row *r, uint64_t *cells)
 
 /* Clustering bounds: min is a (possibly truncated) lower bound; max is the
  * largest clustering or, when truncated, a prefix of it. */
-static void note_ck(sst_writer *w, const st__row *r)
+static void note_ck(sst_writer *w, const uint8_t *ck, uint32_t ck_len)
 {
-    uint32_t n = r->ck_len < 256 ? r->ck_len : 256;
-    if (!w->st.ck_bounds || st__bytes_cmp(r->ck, n, w->st.min_ck, w->st.min_ck_len) < 0) {
-        if (n) memcpy(w->st.min_ck, r->ck, n);
+    uint32_t n = ck_len < 256 ? ck_len : 256;
+    if (!w->st.ck_bounds || st__bytes_cmp(ck, n, w->st.min_ck, w->st.min_ck_len) < 0) {
+        if (n) memcpy(w->st.min_ck, ck, n);
         w->st.min_ck_len = n;
     }
-    if (!w->st.ck_bounds || st__bytes_cmp(r->ck, r->ck_len, w->st.max_ck, w->st.max_ck_len) > 0) {
-        if (n) memcpy(w->st.max_ck, r->ck, n);
+    if (!w->st.ck_bounds || st__bytes_cmp(ck, ck_len, w->st.max_ck, w->st.max_ck_len) > 0) {
+        if (n) memcpy(w->st.max_ck, ck, n);
         w->st.max_ck_len = n;
-        w->st.max_ck_truncated = r->ck_len > 256;
+        w->st.max_ck_truncated = ck_len > 256;
     }
     w->st.ck_bounds = true;
 }
@@ -515,9 +525,49 @@ int sst_writer_begin(sst_writer *w, const st__part *p)
     w->hdr_len = b->len;
     w->n_ri = 0;
     w->run_open = false;
+    w->prev_ck = NULL;
+    w->prev_ck_len = 0;
     w->part_rows = p->stat ? 1 : 0;
     w->part_cells = cells;
     w->part_token = p->token;
+    return 0;
+}
+
+/* Row index bookkeeping before a row with clustering ck is appended to
+ * the open partition: the open run is closed at the previous row
+ * (w->prev_ck) once it reached SST_ROW_INDEX_EVERY bytes, and a run opens
+ * at this row if none is open. */
+static inline void row_run(sst_writer *w, const uint8_t *ck, uint32_t ck_len)
+{
+    uint64_t at = w->part_emitted + w->part.len;
+    if (w->run_open && at - w->run_start >= SST_ROW_INDEX_EVERY) {
+        put_bytes(&w->ri, w->run_first.p, (uint32_t)w->run_first.len);
+        put_bytes(&w->ri, w->prev_ck, w->prev_ck_len);
+        cs_buf_put_uvarint(&w->ri, w->run_start);
+        cs_buf_put_uvarint(&w->ri, at - w->run_start);
+        w->n_ri++;
+        w->run_open = false;
+    }
+    if (!w->run_open) {
+        w->run_open = true;
+        w->run_start = at;
+        cs_buf_reset(&w->run_first);
+        cs_buf_put(&w->run_first, ck, ck_len);
+    }
+}
+
+/* Emit what is buffered of the open partition once it is big (the header
+ * stays in front). */
+static int part_spill(sst_writer *w)
+{
+    cs_buf *b = &w->part;
+    if (b->err || w->ri.err || w->run_first.err || w->last_ck.err) return w->err = CS_ENOMEM;
+    if (b->len >= 4 * SST_ROW_INDEX_MIN) {
+        int rc = emit(w, b->p, b->len);
+        if (rc) return w->err = rc;
+        w->part_emitted += b->len;
+        cs_buf_reset(b);
+    }
     return 0;
 }
 
@@ -528,48 +578,237 @@ int sst_writer_rows(sst_writer *w, st__row *const *rows, int n)
 {
     if (w->err) return w->err;
     if (!w->in_part) return w->err = CS_EINVAL;
-    cs_buf *b = &w->part;
-    /* The previous row's clustering: rows[i - 1] inside this call (copied
-     * into last_ck once at the end: the caller may free rows afterwards). */
-    const uint8_t *prev = w->last_ck.p;
-    uint32_t prev_len = (uint32_t)w->last_ck.len;
     for (int i = 0; i < n; i++) {
         const st__row *r = rows[i];
-        if (w->run_open && w->part_emitted + b->len - w->run_start >= SST_ROW_INDEX_EVERY) {
-            /* The run reached SST_ROW_INDEX_EVERY bytes: close it at the previous row. */
-            put_bytes(&w->ri, w->run_first.p, (uint32_t)w->run_first.len);
-            put_bytes(&w->ri, prev, prev_len);
-            cs_buf_put_uvarint(&w->ri, w->run_start);
-            cs_buf_put_uvarint(&w->ri, w->part_emitted + b->len - w->run_start);
-            w->n_ri++;
-            w->run_open = false;
-        }
-        if (!w->run_open) {
-            w->run_open = true;
-            w->run_start = w->part_emitted + b->len;
-            cs_buf_reset(&w->run_first);
-            cs_buf_put(&w->run_first, r->ck, r->ck_len);
-        }
-        sst__encode_row(b, r);
+        row_run(w, r->ck, r->ck_len);
+        sst__encode_row(&w->part, r);
         note_row_stats(w, r, &w->part_cells);
-        note_ck(w, r);
-        prev = r->ck;
-        prev_len = r->ck_len;
+        note_ck(w, r->ck, r->ck_len);
+        w->prev_ck = r->ck;
+        w->prev_ck_len = r->ck_len;
     }
     if (n > 0) {
+        /* copied once per call: the caller may free rows afterwards */
         cs_buf_reset(&w->last_ck);
-        cs_buf_put(&w->last_ck, prev, prev_len);
+        cs_buf_put(&w->last_ck, w->prev_ck, w->prev_ck_len);
+        w->prev_ck = w->last_ck.p;
     }
     w->part_rows += (uint64_t)n;
-    if (b->err || w->ri.err || w->run_first.err || w->last_ck.err) return w->err = CS_ENOMEM;
-    /* Emit what is buffered once it is big (the header stays in front). */
-    if (b->len >= 4 * SST_ROW_INDEX_MIN) {
-        int rc = emit(w, b->p, b->len);
-        if (rc) return w->err = rc;
-        w->part_emitted += b->len;
-        cs_buf_reset(b);
+    return part_spill(w);
+}
+
+/* ---------------------------------------------------------------- packed rows
+ *
+ * A memtable row written once keeps its ops as they came in the mutation
+ * (memtable.c, mt_row): LIVENESS, ROWDEL, CDEL and CELL ops, each a kind
+ * byte and then the same fields, in the same encoding, as the sstable row
+ * encoding's marker, deletion, complex deletion and cell.  When the ops
+ * are in the shape one write produces (at most one marker, then at most
+ * one deletion, then complex deletions of increasing columns, then cells
+ * in (column, path) order, every varint in its shortest form), the row's
+ * encoding is its fields copied in order, which is what decoding the ops
+ * into an st__row (merging them one by one into an empty row) and
+ * encoding that row gives, byte for byte; statistics are gathered on the
+ * way.  Any other shape is declined and goes the decoded way. */
+
+/* A varint at *pp (before end) in its shortest form: true with its value
+ * and *pp past it; false if truncated or longer than needed (re-encoding
+ * it would not give the same bytes). */
+static inline bool rd_canon_uv(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    if (p < end && *p < 0x80) { *v = *p; *pp = p + 1; return true; }
+    uint64_t x = 0;
+    for (unsigned s = 0; p < end && s < 64; s += 7) {
+        uint8_t b = *p++;
+        x |= (uint64_t)(b & 0x7f) << s;
+        if (!(b & 0x80)) {
+            if (b == 0 || (s == 63 && b > 1)) return false;
+            *v = x;
+            *pp = p;
+            return true;
+        }
     }
-    return 0;
+    return false;
+}
+
+static inline bool rd_canon_sv(const uint8_t **pp, const uint8_t *end, int64_t *v)
+{
+    uint64_t u;
+    if (!rd_canon_uv(pp, end, &u)) return false;
+    *v = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+    return true;
+}
+
+static inline bool rd_canon_i32(const uint8_t **pp, const uint8_t *end, int32_t *v)
+{
+    int64_t x;
+    if (!rd_canon_sv(pp, end, &x) || x < INT32_MIN || x > INT32_MAX) return false;
+    *v = (int32_t)x;
+    return true;
+}
+
+/* Skip a length-prefixed byte string; its bytes and length in *s, *n. */
+static inline bool rd_canon_bytes(const uint8_t **pp, const uint8_t *end, const uint8_t **s, uint32_t *n)
+{
+    uint64_t l;
+    if (!rd_canon_uv(pp, end, &l) || l > (uint64_t)(end - *pp)) return false;
+    *s = *pp;
+    *n = (uint32_t)l;
+    *pp += l;
+    return true;
+}
+
+/* Statistics of one packed row, applied to the writer once it is encoded
+ * (a declined row must leave them untouched).  Droppable items are kept
+ * as runs of one day in order (note_drop's result depends on the order
+ * once 64 days are kept): a row with more runs is declined. */
+#define PACKED_DROP_RUNS 8
+typedef struct packed_stats {
+    int64_t min_ts, max_ts;
+    int32_t max_ldt;
+    uint64_t tombstones;
+    uint32_t drop_day[PACKED_DROP_RUNS], drop_n[PACKED_DROP_RUNS];
+    int n_runs;
+} packed_stats;
+
+static inline void ps_ts(packed_stats *s, int64_t ts)
+{
+    if (ts == INT64_MIN) return;
+    if (ts < s->min_ts) s->min_ts = ts;
+    if (ts > s->max_ts) s->max_ts = ts;
+}
+
+static inline void ps_ldt(packed_stats *s, int32_t ldt)
+{
+    if (ldt > s->max_ldt) s->max_ldt = ldt;
+}
+
+static inline bool ps_drop(packed_stats *s, int32_t ldt)
+{
+    uint32_t day = ldt > 0 ? (uint32_t)(ldt / 86400) : 0;
+    if (s->n_runs && s->drop_day[s->n_runs - 1] == day) { s->drop_n[s->n_runs - 1]++; return true; }
+    if (s->n_runs == PACKED_DROP_RUNS) return false;
+    s->drop_day[s->n_runs] = day;
+    s->drop_n[s->n_runs++] = 1;
+    return true;
+}
+
+int sst_writer_row_ops(sst_writer *w, const uint8_t *ck, uint32_t ck_len, uint8_t flags,
+                       const uint8_t *ops, uint32_t ops_len, uint32_t n_cells)
+{
+    if (w->err) return w->err;
+    if (!w->in_part) return w->err = CS_EINVAL;
+    cs_buf *b = &w->part;
+    /* Every op's fields are copied without its kind byte; the counts are
+     * a byte (complex deletions, at most 127 here) and a varint. */
+    if (cs_buf_reserve(b, 1 + 10 + (size_t)ck_len + 1 + 10 + ops_len)) return w->err = CS_ENOMEM;
+    row_run(w, ck, ck_len);
+    uint8_t *start = b->p + b->len, *q = start + 1;
+    q = wr_bytes(q, ck, ck_len);
+    uint8_t f = SST_ROW_PRESENT | ((flags & ST_ROW_STATIC) ? SST_ROW_IS_STATIC : 0);
+    uint8_t *n_cdels_at = NULL;
+    uint32_t n_cdels = 0, cells = 0, prev_col = 0;
+    const uint8_t *prev_path = NULL;
+    uint32_t prev_pl = 0;
+    int stage = 0;               /* kind of the last op: they must come in kind order */
+    packed_stats ps = { INT64_MAX, INT64_MIN, INT32_MIN, 0, { 0 }, { 0 }, 0 };
+    const uint8_t *p = ops, *end = ops + ops_len;
+    while (p < end) {
+        int kind = *p++;
+        const uint8_t *fs = p;   /* the op's fields */
+        int64_t ts;
+        int32_t ttl, ldt;
+        if (kind < stage || (kind == stage && kind != ST__OP_CDEL && kind != ST__OP_CELL)) goto decline;
+        if (kind >= ST__OP_CDEL && stage < ST__OP_CDEL) {
+            n_cdels_at = q++;
+        }
+        if (kind == ST__OP_CELL && stage < ST__OP_CELL) q = wr_uv(q, n_cells);
+        stage = kind;
+        switch (kind) {
+        case ST__OP_LIVENESS:
+            if (!rd_canon_sv(&p, end, &ts) || !rd_canon_i32(&p, end, &ttl) || !rd_canon_i32(&p, end, &ldt)) goto decline;
+            if (ts == INT64_MIN) goto decline;         /* merging it into a row is a no-op */
+            f |= SST_ROW_HAS_LV;
+            ps_ts(&ps, ts);
+            ps_ldt(&ps, ttl > 0 ? ldt : INT32_MAX);
+            break;
+        case ST__OP_ROWDEL:
+            if (!rd_canon_sv(&p, end, &ts) || !rd_canon_i32(&p, end, &ldt)) goto decline;
+            if (ts == INT64_MIN) goto decline;
+            f |= SST_ROW_HAS_DEL;
+            ps_ts(&ps, ts);
+            ps_ldt(&ps, ldt);
+            ps.tombstones++;
+            if (!ps_drop(&ps, ldt)) goto decline;
+            break;
+        case ST__OP_CDEL: {
+            uint64_t col;
+            if (!rd_canon_uv(&p, end, &col) || col > UINT32_MAX) goto decline;
+            if (n_cdels && col <= prev_col) goto decline;    /* merged or reordered */
+            if (!rd_canon_sv(&p, end, &ts) || !rd_canon_i32(&p, end, &ldt)) goto decline;
+            if (++n_cdels > 127) goto decline;
+            prev_col = (uint32_t)col;
+            ps_ts(&ps, ts);
+            ps_ldt(&ps, ldt);
+            ps.tombstones++;
+            break;
+        }
+        case ST__OP_CELL: {
+            uint64_t col;
+            const uint8_t *path, *val;
+            uint32_t pl, vl;             /* (the value is only skipped) */
+            if (!rd_canon_uv(&p, end, &col) || col > UINT32_MAX || p == end) goto decline;
+            uint8_t cf = *p++;
+            if (!rd_canon_sv(&p, end, &ts) || !rd_canon_i32(&p, end, &ttl) || !rd_canon_i32(&p, end, &ldt) ||
+                !rd_canon_bytes(&p, end, &path, &pl) || !rd_canon_bytes(&p, end, &val, &vl))
+                goto decline;
+            if (cells > 0 && (col < prev_col || (col == prev_col && st__bytes_cmp(prev_path, prev_pl, path, pl) >= 0)))
+                goto decline;                          /* merged or reordered */
+            if (++cells > n_cells) goto decline;
+            prev_col = (uint32_t)col;
+            prev_path = path;
+            prev_pl = pl;
+            ps_ts(&ps, ts);
+            if (cf & (ST_CELL_TOMBSTONE | ST_CELL_EXPIRING)) {
+                ps_ldt(&ps, ldt);
+                ps.tombstones += (cf & ST_CELL_TOMBSTONE) ? 1 : 0;
+                if (!ps_drop(&ps, ldt)) goto decline;
+            } else {
+                ps.max_ldt = INT32_MAX;
+            }
+            break;
+        }
+        default:
+            goto decline;
+        }
+        size_t n = (size_t)(p - fs);
+        memcpy(q, fs, n);
+        q += n;
+    }
+    if (cells != n_cells) goto decline;
+    if (stage < ST__OP_CDEL) *q++ = 0;
+    else *n_cdels_at = (uint8_t)n_cdels;
+    if (stage < ST__OP_CELL) *q++ = 0;                 /* no cells (n_cells is 0) */
+    *start = f;
+    b->len = (size_t)(q - b->p);
+    /* statistics, as note_row_stats and note_ck would gather them */
+    if (ps.min_ts < w->st.min_ts) w->st.min_ts = ps.min_ts;
+    if (ps.max_ts > w->st.max_ts) w->st.max_ts = ps.max_ts;
+    note_ldt(w, ps.max_ldt);
+    w->st.tombstones += ps.tombstones;
+    for (int i = 0; i < ps.n_runs; i++) note_drop_n(w, ps.drop_day[i], ps.drop_n[i]);
+    w->part_cells += cells;
+    w->part_rows++;
+    note_ck(w, ck, ck_len);
+    w->prev_ck = ck;
+    w->prev_ck_len = ck_len;
+    int rc = part_spill(w);
+    return rc;
+decline:
+    /* nothing written: b->len and the statistics are as they were; a run
+     * opened at this row stays open for it */
+    return 1;
 }
 
 /* Finish the open partition: end marker, index entry, bloom, stats. */
@@ -582,7 +821,7 @@ int sst_writer_end(sst_writer *w)
     if (w->run_open && w->n_ri == 0) w->run_open = false;
     if (w->run_open) {
         put_bytes(&w->ri, w->run_first.p, (uint32_t)w->run_first.len);
-        put_bytes(&w->ri, w->last_ck.p, (uint32_t)w->last_ck.len);
+        put_bytes(&w->ri, w->prev_ck, w->prev_ck_len);
         cs_buf_put_uvarint(&w->ri, w->run_start);
         cs_buf_put_uvarint(&w->ri, w->part_emitted + b->len - w->run_start);
         w->n_ri++;

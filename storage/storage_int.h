@@ -296,7 +296,26 @@ int mt_next_key(mt_memtable *m, int64_t token, const uint8_t *key, uint32_t klen
                 cs_arena *a);
 int mt_check(mt_memtable *m);
 size_t mt_partitions(mt_memtable *m);    /* partition count, under the read lock */
-int mt_foreach(mt_memtable *m, int (*cb)(st__part *p, void *arg), void *arg);
+/* Where mt_foreach hands a memtable, partition by partition in order
+ * (flush: engine_bg.c onto the sstable writer).  Each call returns 0 or an
+ * error, which ends the walk with it.  Everything handed over borrows the
+ * memtable's memory (valid while the memtable lives) except decoded rows
+ * of packed ones (valid until the call returns). */
+typedef struct mt_sink {
+    /* A partition's key, deletion, range tombstones and static row (p's
+     * rows empty); its rows and `end` follow. */
+    int (*begin)(void *arg, const st__part *p);
+    /* A row still packed: its clustering, ST_ROW_* flags and ops as they
+     * were written (LIVENESS / ROWDEL / CDEL / CELL ops of the op stream,
+     * n_cells of them CELL ops).  1 declines them: the row comes again
+     * decoded through `rows`. */
+    int (*packed)(void *arg, const uint8_t *ck, uint32_t ck_len, uint8_t flags,
+                  const uint8_t *ops, uint32_t ops_len, uint32_t n_cells);
+    int (*rows)(void *arg, st__row *const *rows, int n);    /* decoded rows, in order */
+    int (*end)(void *arg);
+    void *arg;
+} mt_sink;
+int mt_foreach(mt_memtable *m, const mt_sink *s);
 
 /* ---------------------------------------------------------------- commit log */
 

@@ -5,6 +5,7 @@
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "storage/sstable.h"
 #include "storage/sstable_int.h"
 #include "common/alloc.h"
+#include "common/hash.h"
 #include "common/err.h"
 #include "common/vfs.h"
 #include "test_log_capture.h"
@@ -495,4 +497,313 @@ Test(storage_sstable, summary_search_matches_bisection)
             }
         }
 #undef RND
+}
+
+/* ---------------------------------------------------------------- packed rows
+ *
+ * Flush encodes a memtable row still in its written form straight from its
+ * op bytes (sst_writer_row_ops).  A memtable flushed that way and flushed
+ * with every row decoded first (the sink declining them all: the way it
+ * replaces) must give the same bytes in every component, for every kind of
+ * op, in the shapes one write gives (encoded directly) and in others
+ * (declined, then decoded). */
+
+typedef struct pk_sink {
+    sst_writer *w;
+    bool decline_all;
+    uint64_t packed, declined;
+} pk_sink;
+
+static int pk_begin(void *a, const st__part *p) { return sst_writer_begin(((pk_sink *)a)->w, p); }
+static int pk_rows(void *a, st__row *const *rows, int n) { return sst_writer_rows(((pk_sink *)a)->w, rows, n); }
+static int pk_end(void *a) { return sst_writer_end(((pk_sink *)a)->w); }
+
+static int pk_packed(void *a, const uint8_t *ck, uint32_t ck_len, uint8_t flags, const uint8_t *ops,
+                     uint32_t ops_len, uint32_t n_cells)
+{
+    pk_sink *s = a;
+    int rc = s->decline_all ? 1 : sst_writer_row_ops(s->w, ck, ck_len, flags, ops, ops_len, n_cells);
+    if (rc == 1) s->declined++;
+    else if (rc == 0) s->packed++;
+    return rc;
+}
+
+/* Flush m as generation 1 in dir; the sink's counts in *out. */
+static void pk_flush(mt_memtable *m, const char *dir, bool decline_all, pk_sink *out)
+{
+    cr_assert_eq(vfs_mkdirs(dir), 0);
+    pk_sink s = { NULL, decline_all, 0, 0 };
+    cr_assert_eq(sst_writer_open(dir, 1, 0.01, mt_partitions(m) + 1, &s.w), 0);
+    mt_sink sink = { pk_begin, pk_packed, pk_rows, pk_end, &s };
+    cr_assert_eq(mt_foreach(m, &sink), 0);
+    sst_reader *r;
+    cr_assert_eq(sst_writer_finish(s.w, (st_clog_pos){ 3, 4 }, 0, &r), 0);
+    sst_reader_unref(r);
+    char *data = sst__path(dir, 1, "Data.db", false);
+    cr_assert_eq(sst_verify(data, NULL), 0);
+    cs_free(data);
+    *out = s;
+}
+
+/* Flush m both ways and compare the components; returns the direct
+ * flush's counts. */
+static pk_sink pk_compare(mt_memtable *m, const char *what)
+{
+    char a[400], b[400];
+    snprintf(a, sizeof a, "%s/packed", g_dir);
+    snprintf(b, sizeof b, "%s/decoded", g_dir);
+    vfs_rmtree(a);
+    vfs_rmtree(b);
+    pk_sink sa, sb;
+    cr_assert_eq(mt_check(m), 0, "%s", what);
+    pk_flush(m, a, false, &sa);
+    pk_flush(m, b, true, &sb);
+    cr_assert_eq(sa.packed + sa.declined, sb.declined, "%s", what);
+    static const char *comps[] = { "Data.db", "Index.db", "Filter.db", "Statistics.db" };
+    for (int i = 0; i < 4; i++) {
+        char *pa = sst__path(a, 1, comps[i], false), *pb = sst__path(b, 1, comps[i], false);
+        uint8_t *x, *y;
+        size_t nx, ny;
+        cr_assert_eq(vfs_read_all(pa, &x, &nx), 0);
+        cr_assert_eq(vfs_read_all(pb, &y, &ny), 0);
+        cr_assert(nx == ny && memcmp(x, y, nx) == 0, "%s: %s differs (%zu vs %zu bytes)", what, comps[i], nx, ny);
+        cs_free(x); cs_free(y); cs_free(pa); cs_free(pb);
+    }
+    vfs_rmtree(a);
+    vfs_rmtree(b);
+    return sa;
+}
+
+static void pk_apply(mt_memtable *m, st_mutation *mu)
+{
+    cr_assert_eq(mu->err, 0);
+    cs_rd r;
+    cs_rd_init(&r, mu->ops.p, mu->ops.len);
+    st__op op;
+    while (cs_rd_left(&r)) {
+        cr_assert_eq(st__op_next(&r, &op), 1);
+        cr_assert_eq(op.kind, ST__OP_PARTITION);
+        size_t added;
+        cr_assert_eq(mt_apply(m, cs_murmur3_token(op.pk, op.pk_len), op.pk, op.pk_len, &r, &added), 0);
+    }
+}
+
+static st_table pk_table;   /* st_mut_partition needs only its id */
+
+/* One write of one row, shaped by `shape`, to a fresh memtable: which
+ * shapes are encoded directly and which are declined. */
+static void pk_shape(int shape, uint64_t *packed, uint64_t *declined)
+{
+    mt_memtable *m = mt_new(NULL);
+    st_mutation *mu = st_mutation_new();
+    uint8_t pk[4] = { 'k', (uint8_t)shape, 0, 1 }, ck[3] = { 1, 2, (uint8_t)shape }, val[8] = { 0, 0, 0, 0, 0, 0, 0, 42 };
+    uint8_t path[2] = { 9, (uint8_t)shape }, path2[3] = { 9, (uint8_t)shape, 0 };
+    st_mut_partition(mu, &pk_table, pk, sizeof pk);
+    st_mut_row(mu, ck, sizeof ck, 0);
+    st_cell plain = { .col = 2, .ts_us = 1700000000000000 + shape, .val = val, .val_len = 5 };
+    st_cell ttl = { .col = 3, .flags = ST_CELL_EXPIRING, .ts_us = 5, .ttl_s = 600, .ldt_s = 1700000600, .val = val, .val_len = 3 };
+    st_cell tomb = { .col = 4, .flags = ST_CELL_TOMBSTONE, .ts_us = -7, .ldt_s = 1700000000 };
+    st_cell counter = { .col = 5, .flags = ST_CELL_COUNTER, .ts_us = 99, .val = val, .val_len = 8 };
+    st_cell complex = { .col = 6, .ts_us = 100, .path = path, .path_len = 2, .val = val, .val_len = 1 };
+    st_cell empty = { .col = 7, .ts_us = 100 };
+    switch (shape) {
+    case 0: /* an INSERT: marker and cells */
+        st_mut_row_liveness(mu, (st_liveness){ 1700000000000000, 0, 0 });
+        st_mut_cell(mu, &plain); st_mut_cell(mu, &ttl); st_mut_cell(mu, &counter); st_mut_cell(mu, &empty);
+        break;
+    case 1: /* INSERT ... USING TTL: expiring marker */
+        st_mut_row_liveness(mu, (st_liveness){ 77, 600, 1700000700 });
+        st_mut_cell(mu, &ttl);
+        break;
+    case 2: /* DELETE of a row */
+        st_mut_row_delete(mu, (st_deletion){ 1234, 1700000000 });
+        break;
+    case 3: /* collection overwrite: complex deletions then cells */
+        st_mut_complex_delete(mu, 6, (st_deletion){ 99, 1700000000 });
+        st_mut_complex_delete(mu, 8, (st_deletion){ 99, 1700000000 });
+        st_mut_cell(mu, &complex);
+        complex.path = path2; complex.path_len = 3;
+        st_mut_cell(mu, &complex);
+        break;
+    case 4: /* cell tombstones only */
+        st_mut_cell(mu, &tomb);
+        tomb.col = 9; tomb.ldt_s = 1800000000;
+        st_mut_cell(mu, &tomb);
+        break;
+    case 5: /* everything, in order */
+        st_mut_row_liveness(mu, (st_liveness){ -5, 0, 0 });
+        st_mut_row_delete(mu, (st_deletion){ -6, 0 });
+        st_mut_complex_delete(mu, 6, (st_deletion){ INT64_MIN, INT32_MIN });
+        st_mut_cell(mu, &plain); st_mut_cell(mu, &tomb); st_mut_cell(mu, &complex);
+        break;
+    case 6: /* an empty row (no ops) */
+        break;
+    case 14: /* an UPDATE: cells, no marker */
+        st_mut_cell(mu, &plain); st_mut_cell(mu, &ttl);
+        break;
+    case 7: /* declined: cells out of order */
+        st_mut_cell(mu, &ttl); st_mut_cell(mu, &plain);
+        break;
+    case 8: /* declined: the same cell twice */
+        st_mut_cell(mu, &plain); plain.ts_us++; st_mut_cell(mu, &plain);
+        break;
+    case 9: /* declined: two markers */
+        st_mut_row_liveness(mu, (st_liveness){ 5, 0, 0 });
+        st_mut_row_liveness(mu, (st_liveness){ 6, 0, 0 });
+        break;
+    case 10: /* declined: a marker after a cell */
+        st_mut_cell(mu, &plain);
+        st_mut_row_liveness(mu, (st_liveness){ 5, 0, 0 });
+        break;
+    case 11: /* declined: complex deletions of one column twice */
+        st_mut_complex_delete(mu, 6, (st_deletion){ 99, 1 });
+        st_mut_complex_delete(mu, 6, (st_deletion){ 100, 1 });
+        break;
+    case 12: /* declined: a marker at no timestamp (merged, it is none) */
+        st_mut_row_liveness(mu, (st_liveness){ INT64_MIN, 0, 0 });
+        st_mut_cell(mu, &plain);
+        break;
+    case 13: /* declined: droppable cells of more than 8 days in turn */
+        for (int i = 0; i < 10; i++) {
+            tomb.col = 10 + (uint32_t)i;
+            tomb.ldt_s = 1700000000 + (i % 2 ? 86400 * 3 : 0);
+            st_mut_cell(mu, &tomb);
+        }
+        break;
+    }
+    pk_apply(m, mu);
+    st_mutation_free(mu);
+    /* a partition that is just a static row (a full row: always decoded) */
+    mu = st_mutation_new();
+    pk[3] = 2;
+    st_mut_partition(mu, &pk_table, pk, sizeof pk);
+    st_mut_row(mu, NULL, 0, ST_ROW_STATIC);
+    tomb.col = 1;
+    st_mut_cell(mu, &tomb);
+    pk_apply(m, mu);
+    st_mutation_free(mu);
+    char what[32];
+    snprintf(what, sizeof what, "shape %d", shape);
+    pk_sink s = pk_compare(m, what);
+    *packed = s.packed;
+    *declined = s.declined;
+    mt_unref(m);
+}
+
+Test(storage_sstable, packed_rows_encode_as_decoded_shapes)
+{
+    for (int shape = 0; shape <= 14; shape++) {
+        uint64_t packed, declined;
+        pk_shape(shape, &packed, &declined);
+        bool direct = shape <= 6 || shape == 14;
+        cr_assert_eq(packed, direct ? 1u : 0u, "shape %d", shape);
+        cr_assert_eq(declined, direct ? 0u : 1u, "shape %d", shape);
+    }
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+/* Random writes: every op kind, some rows written twice (full rows), keys
+ * of a pool (partitions written again, deletions, range tombstones, static
+ * rows), drop times over 100 days (the statistics' 64-day list merges),
+ * clusterings past the 256 bytes the statistics keep, and one wide
+ * partition (row index runs). */
+Test(storage_sstable, packed_rows_encode_as_decoded_random, .timeout = 120)
+{
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+#define PRND() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
+    for (int round = 0; round < 4; round++) {
+        mt_memtable *m = mt_new(NULL);
+        uint8_t val[400], path[8], ck[300], pk[12];
+        for (size_t i = 0; i < sizeof val; i++) val[i] = (uint8_t)PRND();
+        int writes = round == 3 ? 200 : 3000;
+        for (int wi = 0; wi < writes; wi++) {
+            st_mutation *mu = st_mutation_new();
+            uint32_t pkl = 1 + (uint32_t)(PRND() % sizeof pk);
+            uint64_t id = PRND() % 1500;
+            for (uint32_t i = 0; i < pkl; i++) pk[i] = (uint8_t)(id >> (i % 8 * 3));
+            if (round == 3) { pkl = 3; memcpy(pk, "big", 3); }
+            st_mut_partition(mu, &pk_table, pk, pkl);
+            if (PRND() % 20 == 0) st_mut_partition_delete(mu, (st_deletion){ (int64_t)(PRND() % 1000000), (int32_t)(1700000000 + PRND() % 100 * 86400) });
+            if (PRND() % 25 == 0) {
+                uint8_t s0 = (uint8_t)PRND(), s1 = (uint8_t)(s0 + PRND() % 8);
+                st_mut_range_delete(mu, (st_bound){ &s0, 1, PRND() % 2 }, (st_bound){ &s1, 1, PRND() % 2 },
+                                    (st_deletion){ (int64_t)(PRND() % 1000), 1700000000 });
+            }
+            int n_rows = round == 3 ? 100 : (int)(PRND() % 4);
+            for (int ri = -1; ri < n_rows; ri++) {
+                if (ri < 0) {
+                    if (PRND() % 10) continue;
+                    st_mut_row(mu, NULL, 0, ST_ROW_STATIC);
+                } else {
+                    uint32_t ckl = PRND() % 30 == 0 ? 257 + (uint32_t)(PRND() % 40) : (uint32_t)(PRND() % 5);
+                    uint64_t cid = PRND() % 8;
+                    if (round == 3) { ckl = 4; cid = (uint64_t)wi * 100 + (uint64_t)ri; }
+                    for (uint32_t i = 0; i < ckl; i++) ck[i] = (uint8_t)(ckl - 1 - i < 8 ? cid >> (8 * (ckl - 1 - i)) : 0);
+                    st_mut_row(mu, ck, ckl, 0);
+                }
+                bool mixed = PRND() % 20 == 0;      /* kinds out of order */
+                int order[4] = { 0, 1, 2, 3 };
+                if (mixed) for (int i = 3; i > 0; i--) { int j = (int)(PRND() % (uint64_t)(i + 1)), t = order[i]; order[i] = order[j]; order[j] = t; }
+                for (int k = 0; k < 4; k++) {
+                    switch (order[k]) {
+                    case 0:
+                        if (PRND() % 10 < 7) {
+                            bool t = PRND() % 5 == 0;
+                            st_mut_row_liveness(mu, (st_liveness){ (int64_t)(PRND() % 2000000) - 1000, t ? 3600 : 0,
+                                                                   t ? (int32_t)(1700000000 + PRND() % 100 * 86400) : 0 });
+                            if (PRND() % 30 == 0) st_mut_row_liveness(mu, (st_liveness){ (int64_t)(PRND() % 2000), 0, 0 });
+                        }
+                        break;
+                    case 1:
+                        if (PRND() % 10 == 0) st_mut_row_delete(mu, (st_deletion){ (int64_t)(PRND() % 1000), (int32_t)(1700000000 + PRND() % 100 * 86400) });
+                        break;
+                    case 2:
+                        if (PRND() % 10 == 0) {
+                            uint32_t c = 10 + (uint32_t)(PRND() % 3);
+                            int n = 1 + (int)(PRND() % 3);
+                            for (int i = 0; i < n; i++, c += PRND() % 30 == 0 ? 0 : 1 + (uint32_t)(PRND() % 3))
+                                st_mut_complex_delete(mu, c, (st_deletion){ (int64_t)(PRND() % 1000), (int32_t)(1700000000 + PRND() % 100 * 86400) });
+                        }
+                        break;
+                    case 3: {
+                        int n = (int)(PRND() % 7);
+                        uint32_t col = (uint32_t)(PRND() % 12);
+                        for (int i = 0; i < n; i++) {
+                            st_cell c = { .col = col, .ts_us = (int64_t)(PRND() % 4000000000000ull) - 2000000000000ll };
+                            uint64_t kind = PRND() % 20;
+                            if (kind < 2) { c.flags = ST_CELL_TOMBSTONE; c.ldt_s = (int32_t)(1700000000 + PRND() % 100 * 86400); }
+                            else if (kind < 4) { c.flags = ST_CELL_EXPIRING; c.ttl_s = 60; c.ldt_s = (int32_t)(1700000000 + PRND() % 100 * 86400); }
+                            else if (kind < 5) { c.flags = ST_CELL_COUNTER; c.val = val; c.val_len = 8; }
+                            if (!(c.flags & (ST_CELL_TOMBSTONE | ST_CELL_COUNTER))) {
+                                c.val_len = PRND() % 10 == 0 ? 0 : (uint32_t)(PRND() % 300);
+                                c.val = c.val_len ? val + PRND() % 100 : NULL;
+                            }
+                            if (col >= 10) {
+                                c.path_len = 1 + (uint32_t)(PRND() % 4);
+                                for (uint32_t j = 0; j < c.path_len; j++) path[j] = (uint8_t)(i * 16 + (int)j);
+                                c.path = path;
+                            }
+                            st_mut_cell(mu, &c);
+                            uint64_t step = PRND() % 25;
+                            if (step == 0) col = col > 0 ? col - 1 : 0;           /* out of order, or the same cell again */
+                            else if (step > 12 && col >= 10) { /* next path of the same complex column */ }
+                            else col += 1 + (uint32_t)(PRND() % 3);
+                        }
+                        break;
+                    }
+                    }
+                }
+            }
+            pk_apply(m, mu);
+            st_mutation_free(mu);
+        }
+        char what[32];
+        snprintf(what, sizeof what, "round %d", round);
+        pk_sink s = pk_compare(m, what);
+        cr_assert_gt(s.packed, 100u, "%s: %" PRIu64 " packed", what, s.packed);
+        if (round < 3) cr_assert_gt(s.declined, 0u, "%s", what);
+        mt_unref(m);
+    }
+#undef PRND
+    cr_assert_eq(cs_alloc_count(), 0);
 }
