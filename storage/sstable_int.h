@@ -76,6 +76,10 @@ struct sst_reader {
 
 /* Open the sstable with prefix base (".../<gen>-"). */
 int sst_reader_open(const char *dir, uint64_t gen, sst_reader **out);
+/* The same for an sstable just written (sst_writer_finish), taking over
+ * idx (cs_malloc'd, idx_len bytes: Index.db's contents as written) instead
+ * of reading Index.db; freed on failure too. */
+int sst__reader_open_written(const char *dir, uint64_t gen, uint8_t *idx, size_t idx_len, sst_reader **out);
 void sst_reader_ref(sst_reader *r);
 static inline uint64_t sst__reader_gen(const sst_reader *r) { return r->gen; }
 void sst_reader_unref(sst_reader *r);

@@ -73,18 +73,28 @@ static int check_crc(sst_reader *r, const char *comp, const uint8_t *b, size_t n
     return 0;
 }
 
-static int load_index(sst_reader *r)
+/* Load Index.db: read from the file, or (written != NULL) the bytes the
+ * writer just wrote to it, taken over.  Those are not checked again for
+ * what only a damaged file gets wrong (checksum, each key's token): they
+ * are the writer's own memory. */
+static int load_index(sst_reader *r, uint8_t *written, size_t written_len)
 {
-    char *p = sst__path(r->dir, r->gen, "Index.db", false);
-    if (!p) return CS_ENOMEM;
-    int rc = vfs_read_all(p, &r->idx_buf, &r->idx_len);
-    cs_free(p);
-    if (rc) return rc;
+    int rc = 0;
+    if (written) {
+        r->idx_buf = written;
+        r->idx_len = written_len;
+    } else {
+        char *p = sst__path(r->dir, r->gen, "Index.db", false);
+        if (!p) return CS_ENOMEM;
+        rc = vfs_read_all(p, &r->idx_buf, &r->idx_len);
+        cs_free(p);
+        if (rc) return rc;
+    }
     uint8_t *b = r->idx_buf;
     size_t n = r->idx_len;
     if ((rc = check_hdr(r, "Index.db", b, n, SST_INDEX_MAGIC, &r->block_size))) return rc;
     if (n < SST_FILE_HDR + IDX_FOOTER) return corrupt(r, "Index.db", "file too short", 0);
-    if ((rc = check_crc(r, "Index.db", b, n))) return rc;
+    if (!written && (rc = check_crc(r, "Index.db", b, n))) return rc;
     const uint8_t *f = b + n - IDX_FOOTER;
     uint64_t n_entries = cs_be64(f), chunks_off = cs_be64(f + 8), n_chunks = cs_be64(f + 16);
     uint64_t logical = cs_be64(f + 24);
@@ -128,7 +138,8 @@ static int load_index(sst_reader *r)
         if (e->n_ri) e->ri_slot = r->n_ri_slots++;
         if (e->pos + e->len > logical || e->len == 0 || hdr > e->len)
             return corrupt(r, "Index.db", "entry points outside data", at);
-        if (e->token != cs_murmur3_token(e->pk, e->pk_len)) return corrupt(r, "Index.db", "token does not match key", at);
+        if (!written && e->token != cs_murmur3_token(e->pk, e->pk_len))
+            return corrupt(r, "Index.db", "token does not match key", at);
         if (i && st__key_cmp(r->idx[i - 1].token, r->idx[i - 1].pk, r->idx[i - 1].pk_len, e->token, e->pk, e->pk_len) >= 0)
             return corrupt(r, "Index.db", "keys out of order", at);
     }
@@ -314,9 +325,14 @@ static void map_data(sst_reader *r, uint64_t sz)
 
 int sst_reader_open(const char *dir, uint64_t gen, sst_reader **out)
 {
+    return sst__reader_open_written(dir, gen, NULL, 0, out);
+}
+
+int sst__reader_open_written(const char *dir, uint64_t gen, uint8_t *idx, size_t idx_len, sst_reader **out)
+{
     *out = NULL;
     sst_reader *r = cs_calloc(1, sizeof *r);
-    if (!r) return CS_ENOMEM;
+    if (!r) { cs_free(idx); return CS_ENOMEM; }
     atomic_init(&r->refs, 1);
     atomic_init(&r->obsolete, false);
     atomic_init(&r->compacting, false);
@@ -324,8 +340,8 @@ int sst_reader_open(const char *dir, uint64_t gen, sst_reader **out)
     r->cache_id = sst__cache_new_id();
     r->data_fd = -1;
     r->dir = cs_strdup(dir);
-    if (!r->dir) { cs_free(r); return CS_ENOMEM; }
-    int rc = load_index(r);
+    if (!r->dir) { cs_free(r); cs_free(idx); return CS_ENOMEM; }
+    int rc = load_index(r, idx, idx_len);
     if (!rc) rc = load_filter(r);
     if (!rc) rc = load_stats(r);
     if (!rc) {

@@ -50,7 +50,7 @@ struct sst_writer {
     uint64_t logical;                    /* logical bytes emitted so far */
     cs_buf chunks;                       /* u64 BE compressed offsets */
     uint64_t n_chunks;
-    cs_buf index;                        /* serialized index entries */
+    cs_buf index;                        /* Index.db as it grows: header, then the entries */
     uint64_t n_entries;
     cs_buf part;                         /* current partition bytes */
     cs_buf ri;                           /* current partition's row index */
@@ -305,6 +305,9 @@ int sst_writer_open(const char *dir, uint64_t gen, double fp_chance, uint64_t ex
     cs_free(p);
     if (w->fd < 0) { int rc = w->fd; w->fd = -1; sst_writer_abort(w); return rc; }
     uint8_t h[SST_FILE_HDR];
+    file_hdr(h, SST_INDEX_MAGIC, SST_BLOCK_SIZE);
+    cs_buf_put(&w->index, h, sizeof h);
+    if (w->index.err) { sst_writer_abort(w); return CS_ENOMEM; }
     file_hdr(h, SST_DATA_MAGIC, SST_BLOCK_SIZE);
     int rc = write_all(w->fd, h, sizeof h, &w->file_off);
     if (rc) { sst_writer_abort(w); return rc; }
@@ -948,23 +951,21 @@ int sst_writer_finish(sst_writer *w, st_clog_pos clog_pos, int level, sst_reader
     bloom_drain(w);
     cs_buf_put_u64(&w->chunks, w->file_off);   /* end sentinel */
     if (w->chunks.err) { sst_writer_abort(w); return CS_ENOMEM; }
-    /* Index.db: header, entries, chunk offsets, footer. */
+    /* Index.db: header and entries (w->index), chunk offsets, footer;
+     * handed to the reader below rather than read back. */
+    cs_buf *x = &w->index;
+    uint64_t chunks_off = x->len;
+    cs_buf_put(x, w->chunks.p, w->chunks.len);
+    cs_buf_put_u64(x, w->n_entries);
+    cs_buf_put_u64(x, chunks_off);
+    cs_buf_put_u64(x, w->n_chunks);
+    cs_buf_put_u64(x, w->logical);
+    cs_buf_put_u32(x, cs_crc32c(0, x->p, x->len));
+    rc = x->err ? x->err : write_component(w, "Index.db", x->p, x->len);
+    /* Filter.db */
     cs_buf f;
     cs_buf_init(&f);
     uint8_t h[SST_FILE_HDR];
-    file_hdr(h, SST_INDEX_MAGIC, SST_BLOCK_SIZE);
-    cs_buf_put(&f, h, sizeof h);
-    cs_buf_put(&f, w->index.p, w->index.len);
-    uint64_t chunks_off = f.len;
-    cs_buf_put(&f, w->chunks.p, w->chunks.len);
-    cs_buf_put_u64(&f, w->n_entries);
-    cs_buf_put_u64(&f, chunks_off);
-    cs_buf_put_u64(&f, w->n_chunks);
-    cs_buf_put_u64(&f, w->logical);
-    cs_buf_put_u32(&f, cs_crc32c(0, f.p, f.len));
-    rc = f.err ? f.err : write_component(w, "Index.db", f.p, f.len);
-    /* Filter.db */
-    cs_buf_reset(&f);
     file_hdr(h, SST_FILTER_MAGIC, w->bloom_k);
     cs_buf_put(&f, h, sizeof h);
     cs_buf_put_u64(&f, w->bloom_bits);
@@ -990,9 +991,16 @@ int sst_writer_finish(sst_writer *w, st_clog_pos clog_pos, int level, sst_reader
     if (rc) { sst_writer_abort(w); return rc; }
     char *dir = cs_strdup(w->dir);
     uint64_t gen = w->gen;
+    uint8_t *idx = x->p;
+    size_t idx_len = x->len;
+    if (x->cap - idx_len > (idx_len >> 4)) {     /* kept as long as the reader lives: no spare capacity */
+        uint8_t *t = cs_realloc(idx, idx_len);
+        if (t) idx = t;
+    }
+    cs_buf_init(x);
     sst_writer_abort(w);   /* frees memory; files are complete (TOC present) so nothing is deleted */
-    if (!dir) return CS_ENOMEM;
-    rc = sst_reader_open(dir, gen, out);
+    if (!dir) { cs_free(idx); return CS_ENOMEM; }
+    rc = sst__reader_open_written(dir, gen, idx, idx_len, out);
     if (rc) sst__delete_files(dir, gen);   /* never leave an unreadable sstable behind */
     cs_free(dir);
     return rc;

@@ -536,8 +536,24 @@ static void pk_flush(mt_memtable *m, const char *dir, bool decline_all, pk_sink 
     cr_assert_eq(sst_writer_open(dir, 1, 0.01, mt_partitions(m) + 1, &s.w), 0);
     mt_sink sink = { pk_begin, pk_packed, pk_rows, pk_end, &s };
     cr_assert_eq(mt_foreach(m, &sink), 0);
-    sst_reader *r;
+    sst_reader *r, *d;
     cr_assert_eq(sst_writer_finish(s.w, (st_clog_pos){ 3, 4 }, 0, &r), 0);
+    /* The writer's reader (Index.db taken over from memory) is the one
+     * opened from the files. */
+    cr_assert_eq(sst_reader_open(dir, 1, &d), 0);
+    cr_assert(r->idx_len == d->idx_len && memcmp(r->idx_buf, d->idx_buf, d->idx_len) == 0);
+    cr_assert(r->n_idx == d->n_idx && r->n_chunks == d->n_chunks && r->logical == d->logical);
+    cr_assert(r->block_size == d->block_size && r->n_ri_slots == d->n_ri_slots && r->n_sum == d->n_sum);
+    cr_assert_eq(memcmp(r->chunks, d->chunks, sizeof *d->chunks * (d->n_chunks + 1)), 0);
+    cr_assert_eq(memcmp(r->toks, d->toks, sizeof *d->toks * d->n_idx), 0);
+    for (uint64_t i = 0; i < d->n_idx; i++) {
+        const sst_index_entry *x = &r->idx[i], *y = &d->idx[i];
+        cr_assert(x->pk - r->idx_buf == y->pk - d->idx_buf && x->pk_len == y->pk_len && x->pos == y->pos &&
+                  x->len == y->len && x->hdr_len == y->hdr_len && x->n_ri == y->n_ri && x->ri_len == y->ri_len &&
+                  x->ri_slot == y->ri_slot, "entry %" PRIu64, i);
+    }
+    cr_assert_eq(memcmp(&r->st, &d->st, sizeof d->st), 0);
+    sst_reader_unref(d);
     sst_reader_unref(r);
     char *data = sst__path(dir, 1, "Data.db", false);
     cr_assert_eq(sst_verify(data, NULL), 0);
