@@ -917,13 +917,11 @@ int mt_check(mt_memtable *m)
     return rc;
 }
 
-/* Prefetch what flushing partition p will read: the partition, and its one
- * row (the common case) once the partition itself has arrived. */
-static inline __attribute__((always_inline)) void prefetch_part(const mt_partition *p, bool row)
+/* Prefetch the one row (the common case) of partition p, whose head has
+ * arrived. */
+static inline __attribute__((always_inline)) void prefetch_row(const mt_partition *p)
 {
-    if (!p) return;
-    if (!row) { __builtin_prefetch(p); return; }
-    if (p->n_rows == 1) {
+    if (p && p->n_rows == 1) {
         const char *r = p->rows;
         __builtin_prefetch(r);
         __builtin_prefetch(r + 64);
@@ -935,31 +933,51 @@ static inline __attribute__((always_inline)) void prefetch_part(const mt_partiti
  * header as a view that borrows the memtable's memory, then its rows:
  * packed ones as their bytes (decoded in an arena only if the sink
  * declines them), full ones as they are, a run of those at a time.  Used
- * by flush on a memtable no longer written to.  Partitions lie in the slab
- * in arrival order, not token order, so the walk prefetches a few
- * partitions ahead. */
+ * by flush on a memtable no longer written to.
+ *
+ * Partitions lie in the slab in arrival order, not token order, so nearly
+ * every one is a cache and TLB miss.  The walk takes them from the tree
+ * WALK_BATCH at a time, prefetching the heads of a whole batch in one go
+ * while the batch before is written (the misses, page walks included,
+ * overlap instead of stalling one by one), and each partition's row
+ * WALK_ROW_AHEAD partitions ahead, once its head has arrived. */
+#define WALK_BATCH 16
+#define WALK_ROW_AHEAD 4
+
+/* Up to WALK_BATCH next partitions of it into b, their heads prefetched. */
+static int walk_fill(st__biter *it, mt_partition **b)
+{
+    int n = 0;
+    for (mt_partition *p; n < WALK_BATCH && (p = st__biter_get(it)) != NULL; st__biter_next(it)) {
+        __builtin_prefetch(p);
+        b[n++] = p;
+    }
+    return n;
+}
+
 int mt_foreach(mt_memtable *m, const mt_sink *s)
 {
     int rc = 0;
     pthread_rwlock_rdlock(&m->lock);
-    st__biter it, a1, a2;
+    st__biter it;
     st__btree_seek(&m->parts, NULL, false, &it);
-    a1 = it;                                     /* 4 ahead: its row */
-    a2 = it;                                     /* 8 ahead: the partition */
-    for (int i = 0; i < 8; i++) {
-        if (i < 4) st__biter_next(&a1);
-        prefetch_part(st__biter_get(&a2), false);
-        st__biter_next(&a2);
-    }
+    mt_partition *bat[2][WALK_BATCH];
+    int n_next = walk_fill(&it, bat[1]), cur = 0;
     cs_arena a;                                  /* reused; emptied past 1 MiB */
     cs_arena_init(&a);
     st__row **run = NULL;                        /* decoded rows not yet handed over */
     uint32_t cap_run = 0;
-    for (mt_partition *mp; rc == 0 && (mp = st__biter_get(&it)) != NULL; st__biter_next(&it)) {
-        prefetch_part(st__biter_get(&a2), false);
-        prefetch_part(st__biter_get(&a1), true);
-        st__biter_next(&a1);
-        st__biter_next(&a2);
+    for (int bi = 0, n_cur = 0; rc == 0; bi++) {
+        if (bi == n_cur) {                       /* next batch */
+            cur ^= 1;
+            n_cur = n_next;
+            if (n_cur == 0) break;
+            n_next = walk_fill(&it, bat[cur ^ 1]);
+            bi = 0;
+        }
+        mt_partition *mp = bat[cur][bi];
+        int ra = bi + WALK_ROW_AHEAD;
+        prefetch_row(ra < n_cur ? bat[cur][ra] : ra - n_cur < n_next ? bat[cur ^ 1][ra - n_cur] : NULL);
         if (a.used > (1u << 20)) { cs_arena_reset(&a); run = NULL; cap_run = 0; }   /* keeps its chunks: no page faults again */
         st__part p;
         memset(&p, 0, sizeof p);
