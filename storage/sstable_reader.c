@@ -73,6 +73,15 @@ static int check_crc(sst_reader *r, const char *comp, const uint8_t *b, size_t n
     return 0;
 }
 
+/* cs_rd_uvarint with its one-byte case inline (same results and errors):
+ * four of an index entry's six varints are one byte, and a flush parses
+ * its whole new index (250k entries took ~8 ms). */
+static inline uint64_t idx_uv(cs_rd *r)
+{
+    if (!r->err && r->pos < r->len && !(r->p[r->pos] & 0x80)) return r->p[r->pos++];
+    return cs_rd_uvarint(r);
+}
+
 /* Load Index.db: read from the file, or (written != NULL) the bytes the
  * writer just wrote to it, taken over.  Those are not checked again for
  * what only a damaged file gets wrong (checksum, each key's token): they
@@ -120,17 +129,17 @@ static int load_index(sst_reader *r, uint8_t *written, size_t written_len)
     for (uint64_t i = 0; i < n_entries; i++) {
         sst_index_entry *e = &r->idx[i];
         uint64_t at = SST_FILE_HDR + rd.pos;
-        uint64_t kl = cs_rd_uvarint(&rd);
+        uint64_t kl = idx_uv(&rd);
         if (kl > cs_rd_left(&rd)) return corrupt(r, "Index.db", "bad key length", at);
         e->pk = cs_rd_take(&rd, (size_t)kl);
         e->pk_len = (uint32_t)kl;
         e->token = (int64_t)cs_rd_u64(&rd);
         r->toks[i] = e->token;
-        e->pos = cs_rd_uvarint(&rd);
-        e->len = cs_rd_uvarint(&rd);
-        uint64_t hdr = cs_rd_uvarint(&rd);
-        e->n_ri = (uint32_t)cs_rd_uvarint(&rd);
-        uint64_t rl = cs_rd_uvarint(&rd);
+        e->pos = idx_uv(&rd);
+        e->len = idx_uv(&rd);
+        uint64_t hdr = idx_uv(&rd);
+        e->n_ri = (uint32_t)idx_uv(&rd);
+        uint64_t rl = idx_uv(&rd);
         if (rd.err || rl > cs_rd_left(&rd)) return corrupt(r, "Index.db", "truncated entry", at);
         e->ri = cs_rd_take(&rd, (size_t)rl);
         e->ri_len = (uint32_t)rl;
