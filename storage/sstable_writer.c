@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "common/vfs.h"
 
+#include <endian.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <lz4.h>
@@ -67,6 +68,7 @@ struct sst_writer {
     uint64_t part_rows, part_cells;
     int64_t part_token;
     uint8_t *bloom; uint64_t bloom_bits; uint32_t bloom_k;
+    uint64_t bloom_m;                    /* UINT64_MAX / bloom_bits + 1 (bloom_start) */
     uint64_t bq_x[SST_BLOOM_LAG], bq_step[SST_BLOOM_LAG]; int bq_n, bq_head;   /* keys whose bits are not set yet */
     sst_stats st;
     uint64_t hist_off[96];
@@ -136,6 +138,19 @@ static inline uint64_t bloom_next(bloom_it *it)
     return b;
 }
 
+/* bloom_first for the writer's filter without its two divisions (one
+ * key each partition): x % d for x < 2^32 and 0 < d < 2^32 is
+ * ((m * x mod 2^64) * d) >> 64 with m = UINT64_MAX / d + 1 (Lemire, Kaser
+ * and Kurz, "Faster remainder by direct computation", 2019); a filter of
+ * 2^32 bits or more leaves h1 and h2 (< 2^32) as they are. */
+static inline bloom_it bloom_start(const sst_writer *w, uint64_t h)
+{
+    uint64_t h1 = h & 0xffffffffu, h2 = (h >> 32) | 1, d = w->bloom_bits;
+    if (d >> 32) return (bloom_it){ h1, h2, d };
+    return (bloom_it){ (uint64_t)(((unsigned __int128)(w->bloom_m * h1) * d) >> 64),
+                       (uint64_t)(((unsigned __int128)(w->bloom_m * h2) * d) >> 64), d };
+}
+
 /* Set the bits of the queued key at the head. */
 static void bloom_set_head(sst_writer *w)
 {
@@ -153,7 +168,7 @@ static void bloom_set_head(sst_writer *w)
  * per bit otherwise). */
 static void bloom_add(sst_writer *w, uint64_t h)
 {
-    bloom_it it = bloom_first(h, w->bloom_bits);
+    bloom_it it = bloom_start(w, h);
     if (w->bq_n == SST_BLOOM_LAG) bloom_set_head(w);
     int slot = (w->bq_head + w->bq_n) % SST_BLOOM_LAG;
     w->bq_x[slot] = it.x;
@@ -298,6 +313,7 @@ int sst_writer_open(const char *dir, uint64_t gen, double fp_chance, uint64_t ex
     w->bloom_k = (uint32_t)llround(bits / (double)expected_keys * M_LN2);
     if (w->bloom_k < 1) w->bloom_k = 1;
     if (w->bloom_k > 20) w->bloom_k = 20;
+    w->bloom_m = UINT64_MAX / w->bloom_bits + 1;
     w->bloom = cs_calloc(1, w->bloom_bits / 8);
     char *p = sst__path(dir, gen, "Data.db", true);
     if (!w->dir || !w->bloom || !p) { cs_free(p); sst_writer_abort(w); return CS_ENOMEM; }
@@ -465,6 +481,8 @@ static void note_row_stats(sst_writer *w, const st__row *r, uint64_t *cells)
  * largest clustering or, when truncated, a prefix of it. */
 static void note_ck(sst_writer *w, const uint8_t *ck, uint32_t ck_len)
 {
+    /* no clustering (a table without clustering columns): bounds stay */
+    if (ck_len == 0 && w->st.ck_bounds && w->st.min_ck_len == 0) return;
     uint32_t n = ck_len < 256 ? ck_len : 256;
     if (!w->st.ck_bounds || st__bytes_cmp(ck, n, w->st.min_ck, w->st.min_ck_len) < 0) {
         if (n) memcpy(w->st.min_ck, ck, n);
@@ -621,6 +639,26 @@ static inline bool rd_canon_uv(const uint8_t **pp, const uint8_t *end, uint64_t 
 {
     const uint8_t *p = *pp;
     if (p < end && *p < 0x80) { *v = *p; *pp = p + 1; return true; }
+    if (end - p >= 8) {
+        /* Up to 8 bytes (56 bits: a microsecond timestamp) without a loop:
+         * find the last byte, then gather the 7-bit groups pairwise. */
+        uint64_t w;
+        memcpy(&w, p, 8);
+        w = le64toh(w);
+        uint64_t stop = ~w & 0x8080808080808080ull;
+        if (stop) {
+            unsigned bits = (unsigned)__builtin_ctzll(stop) + 1;   /* through the last byte's top bit */
+            if (bits < 64) w &= (1ull << bits) - 1;
+            if ((w >> (bits - 8)) == 0) return false;              /* a last byte of 0: not the shortest form */
+            w &= 0x7f7f7f7f7f7f7f7full;
+            w = ((w & 0x7f007f007f007f00ull) >> 1) | (w & 0x007f007f007f007full);
+            w = ((w & 0x3fff00003fff0000ull) >> 2) | (w & 0x00003fff00003fffull);
+            w = ((w & 0x0fffffff00000000ull) >> 4) | (w & 0x000000000fffffffull);
+            *v = w;
+            *pp = p + bits / 8;
+            return true;
+        }
+    }
     uint64_t x = 0;
     for (unsigned s = 0; p < end && s < 64; s += 7) {
         uint8_t b = *p++;

@@ -823,3 +823,137 @@ Test(storage_sstable, packed_rows_encode_as_decoded_random, .timeout = 120)
 #undef PRND
     cr_assert_eq(cs_alloc_count(), 0);
 }
+
+/* Varints of every width in a packed row's fields (timestamps, TTLs,
+ * deletion times, columns, lengths), at each width's bounds and of both
+ * signs, are encoded directly and give the decoded way's bytes. */
+Test(storage_sstable, packed_rows_varint_widths)
+{
+    mt_memtable *m = mt_new(NULL);
+    uint8_t val[300];
+    memset(val, 'x', sizeof val);
+    int rows = 0;
+    for (int k = 0; k <= 63; k++) {
+        int64_t mag = (int64_t)((k == 63 ? 0 : 1ull << k) - 1) + (k == 63 ? INT64_MAX : 0);
+        int64_t tss[4] = { mag, -mag, mag + 1, -mag - 1 };
+        for (int j = 0; j < 4; j++) {
+            int64_t ts = tss[j];
+            if (ts == INT64_MIN) continue;            /* no marker: declined (shape 12) */
+            st_mutation *mu = st_mutation_new();
+            uint8_t pk[3] = { 'w', (uint8_t)k, (uint8_t)j };
+            st_mut_partition(mu, &pk_table, pk, sizeof pk);
+            st_mut_row(mu, NULL, 0, 0);
+            int32_t t32 = (int32_t)(k < 31 ? ts : ts > 0 ? INT32_MAX : INT32_MIN);
+            st_mut_row_liveness(mu, (st_liveness){ ts, t32, t32 });
+            st_cell c = { .col = (uint32_t)(k < 32 ? (1ull << k) - 1 : UINT32_MAX), .flags = ST_CELL_EXPIRING,
+                          .ts_us = ts, .ttl_s = t32, .ldt_s = t32, .val = val, .val_len = (uint32_t)(k * 4) };
+            st_mut_cell(mu, &c);
+            pk_apply(m, mu);
+            st_mutation_free(mu);
+            rows++;
+        }
+    }
+    pk_sink s = pk_compare(m, "varint widths");
+    cr_assert_eq(s.packed, (uint64_t)rows);
+    cr_assert_eq(s.declined, 0u);
+    mt_unref(m);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+/* Op bytes not in the shortest form, or cut short, are declined with
+ * nothing written. */
+Test(storage_sstable, packed_rows_decline_odd_bytes)
+{
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/odd", g_dir);
+    cr_assert_eq(vfs_mkdirs(dir), 0);
+    sst_writer *w;
+    cr_assert_eq(sst_writer_open(dir, 1, 0.01, 10, &w), 0);
+    st__part p = { .pk = (const uint8_t *)"k", .pk_len = 1, .token = cs_murmur3_token("k", 1), .pdel = ST_NO_DELETION };
+    cr_assert_eq(sst_writer_begin(w, &p), 0);
+    /* CELL col 1, flags 0, ts 1700000000000000 (8 bytes), ttl 0, ldt 0, no path, value "v" */
+    uint8_t good[] = { ST__OP_CELL, 1, 0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 0, 0, 0, 1, 'v' };
+    cs_buf b;
+    cs_buf_init(&b);
+    cs_buf_put_svarint(&b, 1700000000000000);
+    cr_assert_eq(b.len, 8u);
+    memcpy(good + 3, b.p, 8);
+    cs_buf_destroy(&b);
+    uint8_t ops[32];
+    /* the ts with a padding byte (9 bytes, value unchanged) */
+    memcpy(ops, good, 3);
+    memcpy(ops + 3, good + 3, 8);
+    ops[10] |= 0x80;
+    ops[11] = 0;
+    memcpy(ops + 12, good + 11, sizeof good - 11);
+    cr_assert_eq(sst_writer_row_ops(w, NULL, 0, 0, ops, sizeof good + 1, 1), 1);
+    /* a one-byte column padded to two */
+    uint8_t pad[sizeof good + 1];
+    pad[0] = ST__OP_CELL; pad[1] = 0x81; pad[2] = 0;
+    memcpy(pad + 3, good + 2, sizeof good - 2);
+    cr_assert_eq(sst_writer_row_ops(w, NULL, 0, 0, pad, sizeof pad, 1), 1);
+    /* cut short anywhere */
+    for (uint32_t n = 1; n < sizeof good; n++) cr_assert_eq(sst_writer_row_ops(w, NULL, 0, 0, good, n, 1), 1, "cut at %u", n);
+    /* a cell count that does not match */
+    cr_assert_eq(sst_writer_row_ops(w, NULL, 0, 0, good, sizeof good, 2), 1);
+    /* an unknown op */
+    uint8_t odd[] = { 9, 0 };
+    cr_assert_eq(sst_writer_row_ops(w, NULL, 0, 0, odd, sizeof odd, 0), 1);
+    cr_assert_eq(sst_writer_row_ops(w, NULL, 0, 0, good, sizeof good, 1), 0);
+    cr_assert_eq(sst_writer_end(w), 0);
+    sst_reader *r;
+    cr_assert_eq(sst_writer_finish(w, (st_clog_pos){ 0, 0 }, 0, &r), 0);
+    cr_assert_eq(r->st.rows, 1u);
+    cr_assert_eq(r->st.cells, 1u);
+    cr_assert_eq(r->st.min_ts, 1700000000000000);
+    cs_arena a;
+    cs_arena_init(&a);
+    st__part out;
+    bool neg;
+    cr_assert_eq(sst_read_partition(r, p.token, p.pk, 1, NULL, 0, &out, &a, &neg), 1);
+    cr_assert_eq(out.n_rows, 1);
+    cr_assert_eq(out.rows[0]->n_cells, 1);
+    cr_assert_eq(out.rows[0]->cells[0].ts_us, 1700000000000000);
+    cr_assert_eq(out.rows[0]->cells[0].val_len, 1u);
+    cs_arena_destroy(&a);
+    sst_reader_unref(r);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+/* The writer sets a key's bloom bits without dividing (bloom_start): the
+ * reader's test (the format's formula) finds every key, for filters of
+ * many sizes. */
+Test(storage_sstable, bloom_bits_of_the_writer_match_the_format, .timeout = 60)
+{
+    static const uint64_t expect[] = { 1, 2, 3, 7, 100, 999, 12345, 65537, 1000003, 30000000 };
+    for (size_t t = 0; t < sizeof expect / sizeof expect[0]; t++) {
+        char dir[400];
+        snprintf(dir, sizeof dir, "%s/bloom%zu", g_dir, t);
+        cr_assert_eq(vfs_mkdirs(dir), 0);
+        sst_writer *w;
+        cr_assert_eq(sst_writer_open(dir, 1, t % 2 ? 0.1 : 0.001, expect[t], &w), 0);
+        /* keys in token order */
+        enum { N = 300 };
+        static struct { int64_t tok; uint8_t k[8]; } keys[N];
+        for (int i = 0; i < N; i++) {
+            for (int j = 0; j < 8; j++) keys[i].k[j] = (uint8_t)(i * 131 + j * 7 + (int)t);
+            keys[i].tok = cs_murmur3_token(keys[i].k, 8);
+        }
+        for (int i = 1; i < N; i++)
+            for (int j = i; j > 0 && keys[j - 1].tok > keys[j].tok; j--) {
+                __typeof__(keys[0]) x = keys[j]; keys[j] = keys[j - 1]; keys[j - 1] = x;
+            }
+        for (int i = 0; i < N; i++) {
+            if (i && keys[i].tok == keys[i - 1].tok) continue;
+            st__part p = { .pk = keys[i].k, .pk_len = 8, .token = keys[i].tok, .pdel = ST_NO_DELETION };
+            cr_assert_eq(sst_writer_add(w, &p), 0);
+        }
+        sst_reader *r;
+        cr_assert_eq(sst_writer_finish(w, (st_clog_pos){ 0, 0 }, 0, &r), 0);
+        for (int i = 0; i < N; i++)
+            cr_assert(sst__bloom_test(r->bloom, r->bloom_bits, r->bloom_k, sst__bloom_hash(keys[i].k, 8)),
+                      "%" PRIu64 " bits: key %d", r->bloom_bits, i);
+        sst_reader_unref(r);
+    }
+    cr_assert_eq(cs_alloc_count(), 0);
+}
