@@ -7,10 +7,11 @@
  * the writeback of every 8 MiB is started as it goes (sync_file_range), so
  * the fsync at finish is short.  Rows are encoded straight into reserved
  * memory; a memtable row still in its written form, straight from its op
- * bytes ("packed rows" below).  The partition index (with a row index entry every ~4 KiB
- * inside wide partitions), bloom filter and statistics are kept in memory
- * and written at finish (the bloom bits of a key are prefetched and set a
- * few keys later).  Every component is written under a tmp- name,
+ * bytes ("packed rows" below).  The partition index (with a row index
+ * entry every ~4 KiB inside wide partitions), bloom filter and statistics
+ * are kept in memory and written at finish (the bloom bits of a key are
+ * prefetched and set a few keys later; Index.db's bytes then go to the
+ * new sstable's reader instead of being read back).  Every component is written under a tmp- name,
  * fsynced, renamed; the TOC is written last, so an sstable without a TOC is
  * an unfinished one and is deleted on load.
  */
