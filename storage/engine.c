@@ -607,13 +607,8 @@ _Static_assert(ST_PREFETCH_KEYS <= ST__BTREE_PREFETCH_MAX, "a batch of write hin
 
 void st_prefetch_writes(st_table *t, const uint8_t *const *pks, const uint32_t *lens, int n)
 {
-    if (!t || n <= 0) return;
-    if (n > ST_PREFETCH_KEYS) n = ST_PREFETCH_KEYS;
     int64_t tokens[ST_PREFETCH_KEYS];
-    for (int i = 0; i < n; i++) {
-        if (!pks[i] && lens[i]) return;
-        tokens[i] = cs_murmur3_token(pks[i], lens[i]);
-    }
+    if (!t || (n = st__hint_hash(pks, lens, n, tokens)) == 0) return;
     st__whint wh[ST_PREFETCH_KEYS] = { { 0 } };
     pthread_mutex_lock(&t->mu);
     if (!t->dropped) mt_prefetch_writes(t->mem, tokens, pks, lens, n, wh);

@@ -610,6 +610,16 @@ void st__hint_tokens_put(const uint8_t *const *pks, const uint32_t *lens, const 
     }
 }
 
+int st__hint_hash(const uint8_t *const *pks, const uint32_t *lens, int n, int64_t *tokens)
+{
+    if (n > ST_PREFETCH_KEYS) n = ST_PREFETCH_KEYS;
+    for (int i = 0; i < n; i++) {
+        if (!pks[i] && lens[i]) return 0;
+        tokens[i] = cs_murmur3_token(pks[i], lens[i]);
+    }
+    return n > 0 ? n : 0;
+}
+
 int64_t st__hint_token(const uint8_t *pk, uint32_t len, st__whint *wh)
 {
     if (wh) *wh = (st__whint){ 0 };
@@ -706,13 +716,8 @@ _Static_assert(PREFETCH_SSTS <= SST_PREFETCH_READERS && ST_PREFETCH_KEYS <= SST_
 
 void st_prefetch_reads(st_table *t, const uint8_t *const *pks, const uint32_t *lens, int n)
 {
-    if (!t || n <= 0) return;
-    if (n > ST_PREFETCH_KEYS) n = ST_PREFETCH_KEYS;
     int64_t tokens[ST_PREFETCH_KEYS];
-    for (int i = 0; i < n; i++) {
-        if (!pks[i] && lens[i]) return;
-        tokens[i] = cs_murmur3_token(pks[i], lens[i]);
-    }
+    if (!t || (n = st__hint_hash(pks, lens, n, tokens)) == 0) return;
     st__hint_tokens_put(pks, lens, tokens, NULL, n);
     /* the PREFETCH_SSTS newest (all of them when there are no more): an
      * insertion into a short sorted list, the sstables are few */

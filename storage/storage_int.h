@@ -268,6 +268,9 @@ int mt_apply(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, 
  * NULL: same as mt_apply.  Same memtable either way. */
 int mt_apply_side(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_rd *r,
                   const st__mrow *rows, uint32_t n_rows, const st__whint *wh, size_t *added);
+/* The tokens of a hint's keys (at most ST_PREFETCH_KEYS) into tokens:
+ * how many, 0 for none or a NULL key with a length. */
+int st__hint_hash(const uint8_t *const *pks, const uint32_t *lens, int n, int64_t *tokens);
 /* The tokens of the keys just hinted (st_prefetch_reads/writes), kept on
  * this thread in order for the requests that follow (read.c). */
 void st__hint_tokens_put(const uint8_t *const *pks, const uint32_t *lens, const int64_t *tokens,

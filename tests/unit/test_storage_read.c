@@ -892,6 +892,30 @@ Test(storage_read, point_timestamp_ordered_matches_full_read, .timeout = 60)
 #undef RND
 }
 
+/* The prefetch tests' rows: partition key, a row marker and cell 1 = val,
+ * both at ts (put_marked); and the point read of key expecting exactly that cell
+ * (found false: expecting no partition). */
+static void put_marked(const char *key, int64_t ts, const char *val)
+{
+    st_mutation *m = st_mutation_new();
+    st_mut_partition(m, T, (const uint8_t *)key, (uint32_t)strlen(key));
+    st_mut_row(m, NULL, 0, 0);
+    st_mut_row_liveness(m, (st_liveness){ ts, 0, 0 });
+    cell(m, 1, ts, val);
+    commit(m);
+}
+
+static void expect_kv(const char *key, bool found, const char *val)
+{
+    st_read_spec rs = { .pk = (const uint8_t *)key, .pk_len = (uint32_t)strlen(key), .now_s = NOW };
+    char got[512], want[512];
+    bool f;
+    dump_point(&rs, got, sizeof got, NULL, &f);
+    cr_assert_eq(f, found, "%s", key);
+    snprintf(want, sizeof want, ":m,1=%s,;", val);
+    if (found) cr_assert_str_eq(got, want, "%s", key);
+}
+
 /* st_prefetch_key is only a hint: after it, point reads of that key, of
  * another key of the same length and of a longer key return their own
  * partitions (the read reuses the hinted key's token only for those very
@@ -900,29 +924,19 @@ Test(storage_read, point_timestamp_ordered_matches_full_read, .timeout = 60)
 Test(storage_read, prefetch_hint_changes_nothing)
 {
     static const char *keys[] = { "a1", "a2", "b1", "long key over sixty-four bytes, longer than the hint's copy of a key..." };
+    char v[96];
     for (int round = 0; round < 5; round++) {
         for (int i = 0; i < 4; i++) {
-            st_mutation *m = st_mutation_new();
-            st_mut_partition(m, T, (const uint8_t *)keys[i], (uint32_t)strlen(keys[i]));
-            st_mut_row(m, NULL, 0, 0);
-            st_mut_row_liveness(m, (st_liveness){ 10 + round, 0, 0 });
-            char v[96];
             snprintf(v, sizeof v, "%s/%d", keys[i], round);
-            cell(m, 1, 10 + round, v);
-            commit(m);
+            put_marked(keys[i], 10 + round, v);
         }
         if (round < 4) cr_assert_eq(st_table_flush(T), 0);
     }
     for (int h = 0; h < 4; h++)
         for (int i = 0; i < 4; i++) {
             st_prefetch_key(T, (const uint8_t *)keys[h], (uint32_t)strlen(keys[h]));
-            st_read_spec rs = { .pk = (const uint8_t *)keys[i], .pk_len = (uint32_t)strlen(keys[i]), .now_s = NOW };
-            char got[512], want[512];
-            bool found;
-            dump_point(&rs, got, sizeof got, NULL, &found);
-            snprintf(want, sizeof want, ":m,1=%s/4,;", keys[i]);
-            cr_assert(found, "hint %d read %d", h, i);
-            cr_assert_str_eq(got, want, "hint %d read %d", h, i);
+            snprintf(v, sizeof v, "%s/4", keys[i]);
+            expect_kv(keys[i], true, v);
         }
     st_prefetch_key(T, NULL, 0);
     st_prefetch_key(T, (const uint8_t *)"", 0);
@@ -938,26 +952,15 @@ Test(storage_read, prefetch_hint_changes_nothing)
 Test(storage_read, prefetch_reads_changes_nothing)
 {
     static const char *keys[] = { "a1", "a2", "b1", "long key over sixty-four bytes, longer than the hint's copy of a key...", "zz" };
+    char v[96];
     for (int round = 0; round < 3; round++) {
         for (int i = 0; i < 5; i++) {
-            st_mutation *m = st_mutation_new();
-            st_mut_partition(m, T, (const uint8_t *)keys[i], (uint32_t)strlen(keys[i]));
-            st_mut_row(m, NULL, 0, 0);
-            st_mut_row_liveness(m, (st_liveness){ 10 + round, 0, 0 });
-            char v[96];
             snprintf(v, sizeof v, "%s/%d", keys[i], round);
-            cell(m, 1, 10 + round, v);
-            commit(m);
+            put_marked(keys[i], 10 + round, v);
         }
         for (int i = 0; round < 2 && i < 3000; i += 1 + round) {
-            char k[16];
-            snprintf(k, sizeof k, "f%d", i);
-            st_mutation *m = st_mutation_new();
-            st_mut_partition(m, T, (const uint8_t *)k, (uint32_t)strlen(k));
-            st_mut_row(m, NULL, 0, 0);
-            st_mut_row_liveness(m, (st_liveness){ 10 + round, 0, 0 });
-            cell(m, 1, 10 + round, k);
-            commit(m);
+            snprintf(v, sizeof v, "f%d", i);
+            put_marked(v, 10 + round, v);
         }
         if (round < 2) cr_assert_eq(st_table_flush(T), 0);
     }
@@ -971,15 +974,8 @@ Test(storage_read, prefetch_reads_changes_nothing)
             bl[j] = (uint32_t)strlen(kb[j]);
         }
         st_prefetch_reads(T, bp, bl, 20);
-        for (int j = 0; j < 20; j++) {
-            st_read_spec rs = { .pk = bp[j], .pk_len = bl[j], .now_s = NOW };
-            char got[128], want[128];
-            bool found;
-            dump_point(&rs, got, sizeof got, NULL, &found);
-            cr_assert_eq(found, b + j < 3000, "%s", kb[j]);
-            snprintf(want, sizeof want, ":m,1=%s,;", kb[j]);
-            if (found) cr_assert_str_eq(got, want);
-        }
+        for (int j = 0; j < 20; j++)
+            expect_kv(kb[j], b + j < 3000, kb[j]);
     }
     const uint8_t *pks[4];
     uint32_t lens[4];
@@ -991,14 +987,8 @@ Test(storage_read, prefetch_reads_changes_nothing)
     for (size_t o = 0; o < sizeof orders / sizeof orders[0]; o++) {
         st_prefetch_reads(T, pks, lens, 4);
         for (int k = 0; orders[o][k] >= 0; k++) {
-            int i = orders[o][k];
-            st_read_spec rs = { .pk = (const uint8_t *)keys[i], .pk_len = (uint32_t)strlen(keys[i]), .now_s = NOW };
-            char got[512], want[512];
-            bool found;
-            dump_point(&rs, got, sizeof got, NULL, &found);
-            snprintf(want, sizeof want, ":m,1=%s/2,;", keys[i]);
-            cr_assert(found, "order %zu read %d", o, i);
-            cr_assert_str_eq(got, want, "order %zu read %d", o, i);
+            snprintf(v, sizeof v, "%s/2", keys[orders[o][k]]);
+            expect_kv(keys[orders[o][k]], true, v);
         }
     }
     st_prefetch_reads(T, pks, lens, 0);
@@ -1028,14 +1018,9 @@ Test(storage_read, prefetch_writes_changes_nothing)
             st_prefetch_writes(T, pks, lens, BATCH);
             if (round == 1 && i0 == BATCH * 10) cr_assert_eq(st_table_flush(T), 0);
             for (int j = 0; j < BATCH && i0 + j < N; j++) {
-                st_mutation *m = st_mutation_new();
-                st_mut_partition(m, T, pks[j], lens[j]);
-                st_mut_row(m, NULL, 0, 0);
-                st_mut_row_liveness(m, (st_liveness){ 10 + round, 0, 0 });
                 char v[32];
-                snprintf(v, sizeof v, "%s/%d", keys[j], round);
-                cell(m, 1, 10 + round, v);
-                commit(m);
+                snprintf(v, sizeof v, "%.15s/%d", keys[j], round);
+                put_marked(keys[j], 10 + round, v);
             }
         }
     lens[0] = 0;
@@ -1044,13 +1029,9 @@ Test(storage_read, prefetch_writes_changes_nothing)
     cr_assert_eq(mt_check(T->mem), 0);
     cr_assert_eq(mt_partitions(T->mem), (size_t)(N - BATCH * 10));   /* the rest went to the sstable */
     for (int i = 0; i < N; i += 7) {
-        char k[16], got[128], want[128];
+        char k[16], v[32];
         snprintf(k, sizeof k, "k%d", i);
-        st_read_spec rs = { .pk = (const uint8_t *)k, .pk_len = (uint32_t)strlen(k), .now_s = NOW };
-        bool found;
-        dump_point(&rs, got, sizeof got, NULL, &found);
-        snprintf(want, sizeof want, ":m,1=%s/1,;", k);
-        cr_assert(found, "%s", k);
-        cr_assert_str_eq(got, want);
+        snprintf(v, sizeof v, "%s/1", k);
+        expect_kv(k, true, v);
     }
 }
