@@ -660,6 +660,17 @@ static inline uint64_t bisect_lower(const int64_t *a, uint64_t lo, uint64_t hi, 
     return lo;
 }
 
+/* The interpolated guess for token in the sorted sm[0, n): a slot in
+ * [1, n-1] when sm[0] < token <= sm[n-1] and the array is long and spread
+ * enough to guess from (n >= 64, sm[n-1] > sm[0]); else 0, no guess. */
+static inline uint64_t sorted_guess(const int64_t *sm, uint64_t n, int64_t token)
+{
+    if (n < 64 || sm[n - 1] <= sm[0] || token <= sm[0] || token > sm[n - 1]) return 0;
+    double f = ((double)token - (double)sm[0]) / ((double)sm[n - 1] - (double)sm[0]);
+    uint64_t g = (uint64_t)(f * (double)(n - 1));
+    return g < 1 ? 1 : g > n - 1 ? n - 1 : g;
+}
+
 /* First slot of the sorted sm[0, n) holding a value >= token (n if none),
  * for the summary (one token per SST_SUMMARY_EVERY index entries).  Murmur3
  * tokens spread evenly, so the slot is guessed by interpolation between
@@ -667,23 +678,11 @@ static inline uint64_t bisect_lower(const int64_t *a, uint64_t lo, uint64_t hi, 
  * line or two) and bracketed by galloping from the guess, then bisected:
  * one or two cache misses where a bisection of the whole summary (tens of
  * KiB per sstable) took several dependent ones.  Exact for any data; only
- * the speed depends on the spread. */
-/* The interpolated guess in [1, n-1] for sm[0] < token <= sm[n-1]. */
-static inline uint64_t sorted_guess(const int64_t *sm, uint64_t n, int64_t token)
-{
-    double f = ((double)token - (double)sm[0]) / ((double)sm[n - 1] - (double)sm[0]);
-    uint64_t g = (uint64_t)(f * (double)(n - 1));
-    return g < 1 ? 1 : g > n - 1 ? n - 1 : g;
-}
-
+ * the speed depends on the spread (no guess: the whole array bisected). */
 uint64_t sst__sorted_lower(const int64_t *sm, uint64_t n, int64_t token)
 {
-    uint64_t lo = 0, hi = n;
-    if (n >= 64 && sm[n - 1] > sm[0]) {
-        if (token <= sm[0]) return 0;
-        if (token > sm[n - 1]) return n;
-        /* sm[0] < token <= sm[n-1]: the answer is in [1, n-1] */
-        uint64_t g = sorted_guess(sm, n, token);
+    uint64_t lo = 0, hi = n, g = sorted_guess(sm, n, token);
+    if (g) {                               /* sm[0] < token <= sm[n-1]: the answer is in [1, n-1] */
         uint64_t step = 1;
         if (sm[g] < token) {               /* answer in (g, n-1]; sm[n-1] >= token */
             uint64_t below = g, p = g + 1;
@@ -1070,9 +1069,8 @@ void sst_prefetch_lookups(sst_reader *const *rs, int n_rs, const int64_t *tokens
         const sst_reader *r = rs[j];
         for (int i = 0; i < n; i++) {
             want[j][i] = r->n_idx && sst__bloom_test(r->bloom, r->bloom_bits, r->bloom_k, hs[i]);
-            if (want[j][i] && r->n_sum >= 64 && r->sum[r->n_sum - 1] > r->sum[0] && tokens[i] > r->sum[0] &&
-                tokens[i] <= r->sum[r->n_sum - 1])
-                __builtin_prefetch(&r->sum[sorted_guess(r->sum, r->n_sum, tokens[i])]);
+            uint64_t g = want[j][i] ? sorted_guess(r->sum, r->n_sum, tokens[i]) : 0;
+            if (g) __builtin_prefetch(&r->sum[g]);
         }
     }
     for (int j = 0; j < n_rs; j++)
