@@ -938,8 +938,7 @@ static void on_frame(conn *c, const frame_header *h, const uint8_t *body)
 static bool peek_execute(const conn *c, size_t at, const frame_header *h, cql_prefetch_req *q)
 {
     if (h->opcode != OP_EXECUTE || h->response || h->version != c->version ||
-        (h->flags & (FRAME_FLAG_COMPRESSION | FRAME_FLAG_CUSTOM_PAYLOAD)) ||
-        c->in.len - at - FRAME_HEADER_LEN < h->length)
+        (h->flags & (FRAME_FLAG_COMPRESSION | FRAME_FLAG_CUSTOM_PAYLOAD)))
         return false;
     q->n_vals = msg_peek_execute(c->version, c->in.p + at + FRAME_HEADER_LEN, h->length, &q->id,
                                  &q->idlen, q->vals, CQL_PREFETCH_VALUES);

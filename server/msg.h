@@ -76,7 +76,7 @@ int msg_request_decode(uint8_t version, uint8_t opcode, const uint8_t *body, siz
                        cs_arena *a, msg_request *out, cs_error *e);
 
 /* A look at an EXECUTE body without decoding it (a prefetch hint for the
- * request after the current one): the statement id and the first
+ * requests buffered after the current one): the statement id and the first
  * positional values (up to max; NULL values have len -1).  Returns the
  * number of values stored (0 if the request has none), or -1 when the
  * body is not a plain EXECUTE with positional values that this reads

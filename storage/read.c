@@ -743,11 +743,6 @@ void st_prefetch_reads(st_table *t, const uint8_t *const *pks, const uint32_t *l
     pthread_mutex_unlock(&t->mu);
 }
 
-void st_prefetch_key(st_table *t, const uint8_t *pk, uint32_t pk_len)
-{
-    st_prefetch_reads(t, &pk, &pk_len, 1);
-}
-
 /* Smallest key after the cursor over all sources. */
 static int next_key(st_scan *s, int64_t *tok, const uint8_t **key, uint32_t *len)
 {

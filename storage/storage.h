@@ -381,13 +381,12 @@ int st_read_point(st_table *t, const st_read_spec *spec, struct cs_arena *a, st_
  * st_prefetch_reads: for point reads of partitions pks, in this order:
  * the memtable's index slots, the partitions and one-row partitions' rows
  * they point to, the newest sstables' bloom filter bytes; the reads that
- * follow on this thread reuse the keys' tokens.  st_prefetch_key: one key.
+ * follow on this thread reuse the keys' tokens.
  * st_prefetch_writes: for writes: the index slots and the paths of the
  * memtable's partition tree to where they are or would go, descended
  * together (a write reads no sstable). */
 #define ST_PREFETCH_KEYS 32
 void st_prefetch_reads(st_table *t, const uint8_t *const *pks, const uint32_t *lens, int n);
-void st_prefetch_key(st_table *t, const uint8_t *pk, uint32_t pk_len);
 void st_prefetch_writes(st_table *t, const uint8_t *const *pks, const uint32_t *lens, int n);
 
 /* ---------------------------------------------------------------- stats */

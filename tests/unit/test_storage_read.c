@@ -916,11 +916,11 @@ static void expect_kv(const char *key, bool found, const char *val)
     if (found) cr_assert_str_eq(got, want, "%s", key);
 }
 
-/* st_prefetch_key is only a hint: after it, point reads of that key, of
- * another key of the same length and of a longer key return their own
- * partitions (the read reuses the hinted key's token only for those very
- * bytes), from the memtable and from four sstables (more than the three
- * whose blooms it loads). */
+/* A read hint for one key (st_prefetch_reads of 1) changes nothing: after
+ * it, point reads of that key, of another key of the same length and of a
+ * longer key return their own partitions (the read reuses the hinted
+ * key's token only for those very bytes), from the memtable and from four
+ * sstables (more than the three whose blooms it loads). */
 Test(storage_read, prefetch_hint_changes_nothing)
 {
     static const char *keys[] = { "a1", "a2", "b1", "long key over sixty-four bytes, longer than the hint's copy of a key..." };
@@ -934,12 +934,16 @@ Test(storage_read, prefetch_hint_changes_nothing)
     }
     for (int h = 0; h < 4; h++)
         for (int i = 0; i < 4; i++) {
-            st_prefetch_key(T, (const uint8_t *)keys[h], (uint32_t)strlen(keys[h]));
+            const uint8_t *hk = (const uint8_t *)keys[h];
+            uint32_t hl = (uint32_t)strlen(keys[h]);
+            st_prefetch_reads(T, &hk, &hl, 1);
             snprintf(v, sizeof v, "%s/4", keys[i]);
             expect_kv(keys[i], true, v);
         }
-    st_prefetch_key(T, NULL, 0);
-    st_prefetch_key(T, (const uint8_t *)"", 0);
+    const uint8_t *nk[2] = { NULL, (const uint8_t *)"" };
+    uint32_t zl[2] = { 0, 0 };
+    st_prefetch_reads(T, nk, zl, 1);
+    st_prefetch_reads(T, nk + 1, zl + 1, 1);
 }
 
 /* st_prefetch_reads is only a hint: after a batch of keys, point reads in
