@@ -542,7 +542,7 @@ static int apply_side(st_engine *e, const st_mutation *mu, st_clog_pos pos)
         if (!m) continue;              /* dropped: the next entry says where its ops start */
         const uint8_t *pk = sp->pk_len ? mu->ops.p + sp->body - sp->pk_len : NULL;
         st__whint wh;                  /* the batch hint's token and descent, usually */
-        int64_t token = st__hint_token(pk, sp->pk_len, &wh);
+        int64_t token = st__hint_token(pk, sp->pk_len, &wh, NULL);
         size_t added = 0;
         r.pos = sp->body;
         int rc = mt_apply_side(m, token, pk, sp->pk_len, &r, &mu->rows[sp->row0], sp->n_rows, &wh, &added);
@@ -613,7 +613,7 @@ void st_prefetch_writes(st_table *t, const uint8_t *const *pks, const uint32_t *
     pthread_mutex_lock(&t->mu);
     if (!t->dropped) mt_prefetch_writes(t->mem, tokens, pks, lens, n, wh);
     pthread_mutex_unlock(&t->mu);
-    st__hint_tokens_put(pks, lens, tokens, wh, n);
+    st__hint_tokens_put(pks, lens, tokens, wh, NULL, n);
 }
 
 int st_write(st_engine *e, const st_mutation *m, st_clog_pos *pos)

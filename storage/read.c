@@ -47,6 +47,7 @@ struct st_scan {
     int64_t ptoken; uint8_t *pkey; uint32_t pkey_len, pkey_cap;
     const uint8_t *const *wb; const uint32_t *wbl; int n_wb;   /* window boundaries (row index first keys, borrowed) */
     sst_pctx *pctx;                     /* per-sstable lookup memo for this partition (parena) */
+    const st__rhint *rh;                /* st_read_point: its batch hint's lookups, if any */
     uint64_t *nk_pos; bool *nk_ok;      /* range scans: per sstable, where next_key found its candidate */
     int next_win, n_win;                /* windows are 0..n_win-1 in clustering order */
     int win_lo, win_hi;                 /* the windows the slices can touch (inclusive) */
@@ -417,6 +418,20 @@ static int count_le(const st_scan *s, const uint8_t *key, uint32_t len)
 /* Set up partition (token, key): its windows are the row-index runs of the
  * sstable holding most of it, so a huge partition is read ~64 KiB at a time
  * instead of whole.  Returns 1 if it has rows to return, 0 if not, <0. */
+static _Thread_local uint64_t tl_rhint_used;
+uint64_t st__rhint_used(void) { return tl_rhint_used; }
+
+/* The read hint's answer for sstable r, if it has one. */
+static const sst_lookup_hint *rhint_for(const st__rhint *rh, const sst_reader *r)
+{
+    for (int j = 0; j < ST__RHINT_SSTS; j++)
+        if (rh->s[j].state != SST_HINT_NONE && rh->s[j].rid == r->cache_id) {
+            tl_rhint_used++;
+            return &rh->s[j];
+        }
+    return NULL;
+}
+
 static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t pk_len, bool known)
 {
     cs_arena *pa = s->ka;
@@ -451,7 +466,10 @@ static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t
                                                     r->idx[s->nk_pos[i]].pk_len, token, pk, pk_len) == 0;
             rc = sst_partition_known(r, found, s->nk_pos[i], &s->pctx[i], &k, &l, &n);
         } else {
-            rc = sst_partition_lookup(s->ssts[i], token, pk, pk_len, &s->pctx[i], &k, &l, &n);
+            /* a point read's batch hint may have looked the key up already */
+            const sst_lookup_hint *h = s->rh ? rhint_for(s->rh, s->ssts[i]) : NULL;
+            rc = h ? sst_partition_hinted(s->ssts[i], h, &s->pctx[i], &k, &l, &n)
+                   : sst_partition_lookup(s->ssts[i], token, pk, pk_len, &s->pctx[i], &k, &l, &n);
         }
         if (rc < 0) return rc;
         s->pctx[i].point = s->single;   /* block cache admission, partial decode */
@@ -593,11 +611,11 @@ int st_scan_open(st_table *t, const st_read_spec *spec, st_scan **out)
 #define HINT_RING 32
 static _Thread_local struct {
     uint32_t w, r;                     /* entries written, entries passed */
-    struct { int64_t token; st__whint wh; uint32_t len; uint8_t key[HINT_KEY_MAX]; } e[HINT_RING];
+    struct { int64_t token; st__whint wh; st__rhint rh; uint32_t len; uint8_t key[HINT_KEY_MAX]; } e[HINT_RING];
 } tl_hint;
 
 void st__hint_tokens_put(const uint8_t *const *pks, const uint32_t *lens, const int64_t *tokens,
-                         const st__whint *wh, int n)
+                         const st__whint *wh, const st__rhint *rh, int n)
 {
     if (tl_hint.r > tl_hint.w || tl_hint.w - tl_hint.r > HINT_RING) tl_hint.r = tl_hint.w;
     for (int i = 0; i < n; i++) {
@@ -605,6 +623,7 @@ void st__hint_tokens_put(const uint8_t *const *pks, const uint32_t *lens, const 
         uint32_t k = tl_hint.w++ % HINT_RING;
         tl_hint.e[k].token = tokens[i];
         tl_hint.e[k].wh = wh ? wh[i] : (st__whint){ 0 };
+        tl_hint.e[k].rh = rh ? rh[i] : (st__rhint){ 0 };
         tl_hint.e[k].len = lens[i];
         if (lens[i]) memcpy(tl_hint.e[k].key, pks[i], lens[i]);
     }
@@ -620,15 +639,17 @@ int st__hint_hash(const uint8_t *const *pks, const uint32_t *lens, int n, int64_
     return n > 0 ? n : 0;
 }
 
-int64_t st__hint_token(const uint8_t *pk, uint32_t len, st__whint *wh)
+int64_t st__hint_token(const uint8_t *pk, uint32_t len, st__whint *wh, st__rhint *rh)
 {
     if (wh) *wh = (st__whint){ 0 };
+    if (rh) *rh = (st__rhint){ 0 };
     for (uint32_t i = tl_hint.r; i != tl_hint.w && i - tl_hint.r < 2; i++) {
         if (tl_hint.w - i > HINT_RING) continue;           /* overwritten since */
         const uint32_t k = i % HINT_RING;
         if (tl_hint.e[k].len == len && (len == 0 || memcmp(tl_hint.e[k].key, pk, len) == 0)) {
             tl_hint.r = i + 1;
             if (wh) *wh = tl_hint.e[k].wh;
+            if (rh) *rh = tl_hint.e[k].rh;
             return tl_hint.e[k].token;
         }
     }
@@ -670,7 +691,11 @@ int st_read_point(st_table *t, const st_read_spec *spec, cs_arena *a, st_point *
     }
     if (rc == 0) {
         const uint8_t *pk = key_copy(a, spec->pk, spec->pk_len);
-        rc = pk ? load_partition(&s, st__hint_token(pk, spec->pk_len, NULL), pk, spec->pk_len, false) : CS_ENOMEM;
+        st__rhint rh;
+        int64_t token = pk ? st__hint_token(pk, spec->pk_len, NULL, &rh) : 0;
+        s.rh = &rh;
+        rc = pk ? load_partition(&s, token, pk, spec->pk_len, false) : CS_ENOMEM;
+        s.rh = NULL;
     }
     if (rc == 1) {
         /* Rows of later windows (a wide partition) are appended. */
@@ -710,7 +735,7 @@ int st_read_point(st_table *t, const st_read_spec *spec, cs_arena *a, st_point *
 
 /* The sstables a point read probes first (the newest by max timestamp;
  * st_read_point stops early once they settle the row). */
-#define PREFETCH_SSTS 3
+#define PREFETCH_SSTS ST__RHINT_SSTS
 _Static_assert(PREFETCH_SSTS <= SST_PREFETCH_READERS && ST_PREFETCH_KEYS <= SST_PREFETCH_LOOKUPS,
                "a read hint's sstables and keys fit sst_prefetch_lookups");
 
@@ -718,7 +743,6 @@ void st_prefetch_reads(st_table *t, const uint8_t *const *pks, const uint32_t *l
 {
     int64_t tokens[ST_PREFETCH_KEYS];
     if (!t || (n = st__hint_hash(pks, lens, n, tokens)) == 0) return;
-    st__hint_tokens_put(pks, lens, tokens, NULL, n);
     /* the PREFETCH_SSTS newest (all of them when there are no more): an
      * insertion into a short sorted list, the sstables are few */
     sst_reader *top[PREFETCH_SSTS];
@@ -738,9 +762,18 @@ void st_prefetch_reads(st_table *t, const uint8_t *const *pks, const uint32_t *l
     }
     if (!t->dropped) mt_prefetch_reads(t->mem, tokens, n);
     /* the blooms have arrived by now; with two keys or more, the stages
-     * after them (one key: its read comes next, nothing to overlap) */
-    if (k && n > 1) sst_prefetch_lookups(top, k, tokens, hs, n);
+     * after them (one key: its read comes next, nothing to overlap), and
+     * what they found kept for the reads (load_partition) */
+    st__rhint rh[ST_PREFETCH_KEYS];
+    bool looked = k && n > 1;
+    if (looked) {
+        sst_lookup_hint out[ST_PREFETCH_KEYS][SST_PREFETCH_READERS];
+        sst_prefetch_lookups(top, k, tokens, hs, n, out);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < PREFETCH_SSTS; j++) rh[i].s[j] = j < k ? out[i][j] : (sst_lookup_hint){ 0 };
+    }
     pthread_mutex_unlock(&t->mu);
+    st__hint_tokens_put(pks, lens, tokens, NULL, looked ? rh : NULL, n);
 }
 
 /* Smallest key after the cursor over all sources. */

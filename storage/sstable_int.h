@@ -129,7 +129,13 @@ void sst_prefetch_bloom(sst_reader *r, uint64_t h);
  * all.  Changes nothing. */
 #define SST_PREFETCH_READERS 4
 #define SST_PREFETCH_LOOKUPS 32
-void sst_prefetch_lookups(sst_reader *const *rs, int n_rs, const int64_t *tokens, const uint64_t *hs, int n);
+void sst_prefetch_lookups(sst_reader *const *rs, int n_rs, const int64_t *tokens, const uint64_t *hs, int n,
+                          sst_lookup_hint (*out)[SST_PREFETCH_READERS]);
+/* sst_partition_lookup with a hint's answer h for r (h->rid == r's
+ * cache_id, h->state not SST_HINT_NONE): the same ctx, statistics and
+ * result, without the bloom test and index search. */
+int sst_partition_hinted(sst_reader *r, const sst_lookup_hint *h, sst_pctx *ctx,
+                         const uint8_t *const **keys, const uint32_t **lens, int *n);
 /* First i in the sorted a[0, n) with a[i] >= v (n if none): interpolation,
  * galloping, then bisection (sstable_reader.c; exposed for its test). */
 uint64_t sst__sorted_lower(const int64_t *a, uint64_t n, int64_t v);

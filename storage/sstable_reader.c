@@ -1047,6 +1047,23 @@ int sst_partition_known(sst_reader *r, bool found, uint64_t pos, sst_pctx *ctx,
     return 0;
 }
 
+int sst_partition_hinted(sst_reader *r, const sst_lookup_hint *h, sst_pctx *ctx,
+                         const uint8_t *const **keys, const uint32_t **lens, int *n)
+{
+    atomic_fetch_add(&r->bloom_checks, 1);
+    if (h->state != SST_HINT_AT) {
+        *keys = NULL; *lens = NULL; *n = 0;
+        memset(ctx, 0, sizeof *ctx);
+        ctx->state = 1;
+        ctx->neg = h->state == SST_HINT_NEG;
+        if (!ctx->neg) atomic_fetch_add(&r->bloom_fp, 1);
+        return 0;
+    }
+    int rc = sst_partition_known(r, true, h->pos, ctx, keys, lens, n);
+    ctx->unverified = true;   /* found by token alone */
+    return rc;
+}
+
 void sst_prefetch_bloom(sst_reader *r, uint64_t h)
 {
     sst__bloom_prefetch(r->bloom, r->bloom_bits, r->bloom_k, h);
@@ -1057,8 +1074,11 @@ void sst_prefetch_bloom(sst_reader *r, uint64_t h)
  * so each stage's loads arrive while the others are asked for: the bloom
  * test and the summary line the interpolation lands on; the token stretch
  * (idx_stretch); the index entry of the key's token; the block cache slot
- * of its partition's first block. */
-void sst_prefetch_lookups(sst_reader *const *rs, int n_rs, const int64_t *tokens, const uint64_t *hs, int n)
+ * of its partition's first block; its bytes there.  What each lookup
+ * found goes to out[i][j] (key i, sstable j) when out is not NULL, so the
+ * read need not search again (sst_partition_hinted). */
+void sst_prefetch_lookups(sst_reader *const *rs, int n_rs, const int64_t *tokens, const uint64_t *hs, int n,
+                          sst_lookup_hint (*out)[SST_PREFETCH_READERS])
 {
     enum { MAX_R = SST_PREFETCH_READERS, MAX_K = SST_PREFETCH_LOOKUPS };
     if (n_rs > MAX_R) n_rs = MAX_R;
@@ -1071,6 +1091,8 @@ void sst_prefetch_lookups(sst_reader *const *rs, int n_rs, const int64_t *tokens
             want[j][i] = r->n_idx && sst__bloom_test(r->bloom, r->bloom_bits, r->bloom_k, hs[i]);
             uint64_t g = want[j][i] ? sorted_guess(r->sum, r->n_sum, tokens[i]) : 0;
             if (g) __builtin_prefetch(&r->sum[g]);
+            /* an sstable with no entries: bloom_bits 0 tests positive */
+            if (out) out[i][j] = (sst_lookup_hint){ r->cache_id, 0, r->n_idx && !want[j][i] ? SST_HINT_NEG : SST_HINT_NONE };
         }
     }
     for (int j = 0; j < n_rs; j++)
@@ -1079,14 +1101,26 @@ void sst_prefetch_lookups(sst_reader *const *rs, int n_rs, const int64_t *tokens
     for (int j = 0; j < n_rs; j++)
         for (int i = 0; i < n; i++) {
             if (!want[j][i]) continue;
-            uint64_t k = bisect_lower(rs[j]->toks, lo[j][i], hi[j][i], tokens[i]);
-            want[j][i] = k < rs[j]->n_idx && rs[j]->toks[k] == tokens[i];
-            if (want[j][i]) __builtin_prefetch(&rs[j]->idx[k]);
+            const sst_reader *r = rs[j];
+            uint64_t k = bisect_lower(r->toks, lo[j][i], hi[j][i], tokens[i]);
+            want[j][i] = k < r->n_idx && r->toks[k] == tokens[i];
+            if (want[j][i]) __builtin_prefetch(&r->idx[k]);
             lo[j][i] = k;
+            /* as sst_partition_lookup: absent, or the token's only entry
+             * (several entries share it: the read compares keys itself) */
+            if (out && !want[j][i]) out[i][j].state = SST_HINT_FP;
+            else if (out && (k + 1 >= r->n_idx || r->toks[k + 1] != tokens[i])) {
+                out[i][j].state = SST_HINT_AT;
+                out[i][j].pos = k;
+            }
         }
     for (int j = 0; j < n_rs; j++)
         for (int i = 0; i < n; i++)
             if (want[j][i]) sst__cache_prefetch(rs[j]->cache_id, rs[j]->idx[lo[j][i]].pos / rs[j]->block_size);
+    /* the slots have arrived: the bytes the reads will copy */
+    for (int j = 0; j < n_rs; j++)
+        for (int i = 0; i < n; i++)
+            if (want[j][i]) sst_prefetch_partition(rs[j], lo[j][i]);
 }
 
 void sst_prefetch_partition(sst_reader *r, uint64_t pos)

@@ -227,6 +227,19 @@ typedef struct mt_memtable {
 /* Where a write hint's descent ended: memtable id and leaf (st__btree_find_from). */
 typedef struct st__whint { uint64_t mt_id; st__bleaf leaf; } st__whint;
 
+/* What a read hint's lookup of a key in one sstable found
+ * (sst_prefetch_lookups), for the read that follows: the reader's cache_id
+ * (unique in the process) and the answer. */
+enum { SST_HINT_NONE = 0,   /* not looked up (or the token is not unique): look up */
+       SST_HINT_NEG,        /* bloom negative */
+       SST_HINT_FP,         /* bloom positive, no such token */
+       SST_HINT_AT };       /* the token's one index entry is pos */
+typedef struct sst_lookup_hint { uint64_t rid; uint64_t pos; uint8_t state; } sst_lookup_hint;
+/* A read hint's lookups of one key, in the sstables a point read probes
+ * first (read.c PREFETCH_SSTS). */
+#define ST__RHINT_SSTS 3
+typedef struct st__rhint { sst_lookup_hint s[ST__RHINT_SSTS]; } st__rhint;
+
 /* Teardown off request threads (reaper.c): st__reap queues fn(arg) for the
  * helper if the caller is a foreground thread (st_foreground_thread) and
  * returns true; false means the caller runs it.  Teardown that must be
@@ -272,13 +285,16 @@ int mt_apply_side(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_
  * how many, 0 for none or a NULL key with a length. */
 int st__hint_hash(const uint8_t *const *pks, const uint32_t *lens, int n, int64_t *tokens);
 /* The tokens of the keys just hinted (st_prefetch_reads/writes), kept on
- * this thread in order for the requests that follow (read.c). */
+ * this thread in order for the requests that follow (read.c), with each
+ * key's write hint wh[i] or read hint rh[i] (either may be NULL). */
 void st__hint_tokens_put(const uint8_t *const *pks, const uint32_t *lens, const int64_t *tokens,
-                         const st__whint *wh, int n);
+                         const st__whint *wh, const st__rhint *rh, int n);
 /* pk's token: from the hinted keys when it is the next one or the one
- * after, else hashed.  wh (may be NULL) gets the write hint's descent when
- * one was kept for pk, else a zero mt_id. */
-int64_t st__hint_token(const uint8_t *pk, uint32_t len, st__whint *wh);
+ * after, else hashed.  wh and rh (either may be NULL) get the write hint's
+ * descent and the read hint's lookups kept for pk, else zeroes. */
+int64_t st__hint_token(const uint8_t *pk, uint32_t len, st__whint *wh, st__rhint *rh);
+/* sstable lookups this thread's point reads took from read hints (tests) */
+uint64_t st__rhint_used(void);
 /* Hints (skipped if a writer holds the lock).  For reads of n partitions
  * (at most ST__BTREE_PREFETCH_MAX): their index slots, then the
  * partitions the slots point to, then a one-row partition's row. */

@@ -1000,6 +1000,86 @@ Test(storage_read, prefetch_reads_changes_nothing)
     st_prefetch_reads(T, pks, lens, 4);     /* a NULL key with a length: ignored */
 }
 
+static void bloom_counts(uint64_t *checks, uint64_t *fp)
+{
+    st_table_stats ts;
+    cr_assert_eq(st_table_stats_get(T, &ts), 0);
+    *checks = ts.bloom_checks;
+    *fp = ts.bloom_false_positives;
+}
+
+/* A batch hint's sstable lookups (bloom test, index search) are kept for
+ * the point reads that follow, which use them instead of searching again:
+ * over five sstables (the hint looks up in the three newest) and a
+ * memtable, with keys present in some sstables, in all, in none, the reads
+ * after a hint return what reads without one return, with the same bloom
+ * check and false positive counts, and most lookups come from the hint.
+ * A hint made before a flush or a compaction is still right after it: its
+ * answers are only taken for the very sstables it looked in. */
+Test(storage_read, prefetch_reads_lookups_kept)
+{
+    enum { N = 400, B = 16 };
+    char keys[N][16];
+    for (int i = 0; i < N; i++) snprintf(keys[i], sizeof keys[i], "h%d", i);
+    st_table_set_autocompaction(T, false);               /* five sstables stay five */
+    for (int round = 0; round < 6; round++) {
+        for (int i = 0; i < N - 40; i++)                 /* h360.. never written */
+            if (i % (round + 2) == 0 || i % 7 == round) {
+                char v[32];
+                snprintf(v, sizeof v, "%.15s/%d", keys[i], round);
+                put_marked(keys[i], 10 + round, v);
+            }
+        if (round < 5) cr_assert_eq(st_table_flush(T), 0);
+    }
+    char (*want)[512] = cs_malloc(sizeof(char[N][512]));
+    bool *wf = cs_malloc(N);
+    cr_assert(want && wf);
+    uint64_t c0, f0, c1, f1, c2, f2;
+    st_table_stats ts;
+    cr_assert_eq(st_table_stats_get(T, &ts), 0);
+    cr_assert_eq(ts.sstable_count, 5);
+    bloom_counts(&c0, &f0);
+    for (int i = 0; i < N; i++) {
+        st_read_spec rs = { .pk = (const uint8_t *)keys[i], .pk_len = (uint32_t)strlen(keys[i]), .now_s = NOW };
+        dump_point(&rs, want[i], 512, NULL, &wf[i]);
+    }
+    bloom_counts(&c1, &f1);
+    cr_assert_gt(f1 - f0, 0, "some bloom false positives to compare");
+    uint64_t used0 = st__rhint_used();
+    for (int phase = 0; phase < 3; phase++) {
+        for (int b = 0; b < N; b += B) {
+            const uint8_t *bp[B];
+            uint32_t bl[B];
+            for (int j = 0; j < B; j++) {
+                bp[j] = (const uint8_t *)keys[b + j];
+                bl[j] = (uint32_t)strlen(keys[b + j]);
+            }
+            st_prefetch_reads(T, bp, bl, B);
+            if (phase == 1 && b == B * 5) cr_assert_eq(st_table_flush(T), 0);      /* an empty flush: nothing new */
+            if (phase == 2 && b == B * 5) cr_assert_eq(st_table_compact(T), 0);    /* the hinted sstables replaced */
+            for (int j = 0; j < B; j++) {
+                st_read_spec rs = { .pk = bp[j], .pk_len = bl[j], .now_s = NOW };
+                char got[512];
+                bool f;
+                dump_point(&rs, got, sizeof got, NULL, &f);
+                cr_assert_eq(f, wf[b + j], "%s", keys[b + j]);
+                cr_assert_str_eq(got, want[b + j], "%s", keys[b + j]);
+            }
+        }
+        if (phase == 0) {
+            bloom_counts(&c2, &f2);
+            cr_assert_eq(c2 - c1, c1 - c0, "bloom checks with hints %lu, without %lu",
+                         (unsigned long)(c2 - c1), (unsigned long)(c1 - c0));
+            cr_assert_eq(f2 - f1, f1 - f0, "false positives with hints %lu, without %lu",
+                         (unsigned long)(f2 - f1), (unsigned long)(f1 - f0));
+            /* three of the five sstables' lookups of every key */
+            cr_assert_eq(st__rhint_used() - used0, (uint64_t)N * 3, "%lu", (unsigned long)(st__rhint_used() - used0));
+        }
+    }
+    cs_free(want);
+    cs_free(wf);
+}
+
 /* st_prefetch_writes is only a hint: with it before each batch of writes
  * (keys new and already there, more than it takes, an empty key; the
  * writes start from the leaves it found, split since or not), the
