@@ -46,6 +46,8 @@
 #include <sys/mman.h>
 
 #define NSHARDS 16                    /* independent tables, each with its own mutex */
+#define REF_HIT 1u
+#define REF_WARM 2u
 #define NSLOTS_MIN 2048               /* slots per shard, at least (a power of 2) */
 #define NSLOTS_MAX ((size_t)1 << 26)
 #define DK_BITS 4096u                 /* recent-miss bitmap per shard */
@@ -71,7 +73,8 @@ typedef struct centry {
 typedef struct cslot {
     uint64_t rid, blk;
     uint32_t len;
-    uint32_t ref;                     /* hit since the hand last passed (CLOCK) */
+    uint32_t ref;                     /* REF_HIT: hit since the hand last passed (CLOCK);
+                                         REF_WARM: put by sst__cache_warm, not hit yet */
     centry *e;
 } cslot;
 
@@ -88,6 +91,7 @@ typedef struct cshard {
     uint8_t *carve; size_t carve_left;   /* the newest slab's uncarved part */
     centry *free_ents;                /* freed slab pieces */
     uint64_t hits, requests;          /* sst__cache_get (system_views.caches) */
+    size_t warm_unread;               /* slots with REF_WARM: room for sst__cache_admit */
     uint64_t dk[DK_BITS / 64];        /* doorkeeper: blocks missed recently */
     uint32_t dk_n;                    /* bits set since the last clear */
 } cshard;
@@ -166,7 +170,7 @@ static size_t clock_victim(cshard *sh)
         sh->hand = (i + 1) & mask;
         cslot *s = &sh->slots[i];
         if (!s->rid) continue;
-        if (s->ref) { s->ref = 0; continue; }
+        if (s->ref & REF_HIT) { s->ref &= ~REF_HIT; continue; }
         return i;
     }
 }
@@ -337,9 +341,17 @@ static void ent_free(cshard *sh, centry *e)
     sh->free_ents = e;
 }
 
+/* Slot i was hit: mark it (CLOCK); a warmed block is now a read one. */
+static void slot_hit(cshard *sh, cslot *s)
+{
+    if (s->ref & REF_WARM) sh->warm_unread--;
+    s->ref = REF_HIT;
+}
+
 static centry *take(cshard *sh, size_t i)
 {
     centry *e = sh->slots[i].e;
+    if (sh->slots[i].ref & REF_WARM) sh->warm_unread--;
     sh->used -= ent_bytes(e);
     slot_remove(sh, i);
     return e;
@@ -433,6 +445,7 @@ void st__cache_release(void)
             cs_free(sh->slots);
             sh->slots = NULL;
             sh->count = sh->used = sh->cap = 0;
+            sh->warm_unread = 0;
             pthread_mutex_unlock(&sh->mu);
         }
     }
@@ -449,7 +462,7 @@ bool sst__cache_get(uint64_t rid, uint64_t blk, uint32_t len, uint32_t off, uint
         if (i != SIZE_MAX && sh->slots[i].len == len) {
             cslot *s = &sh->slots[i];
             memcpy(dst, s->e->data + off, n);
-            s->ref = 1;
+            slot_hit(sh, s);
             hit = true;
         }
     }
@@ -552,7 +565,9 @@ bool sst__cache_admit(uint64_t rid, uint64_t blk, uint32_t len)
     uint64_t h;
     cshard *sh = lock_shard(rid, blk, &h);
     bool admit = true;
-    if (sh->slots && sh->used + sizeof(centry) + len > sh->cap) {
+    /* blocks put by flushes and compactions and never read count as room:
+     * they go first (CLOCK passes them unmarked) */
+    if (sh->slots && sh->used + sizeof(centry) + len > sh->cap && !sh->warm_unread) {
         uint32_t bit = (uint32_t)(h >> 40) % DK_BITS;
         uint64_t m = 1ull << (bit % 64);
         admit = (sh->dk[bit / 64] & m) != 0;
@@ -579,7 +594,7 @@ void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot)
     if (sh->slots) {
         size_t i = find(sh, h, rid, blk);
         if (i != SIZE_MAX && sh->slots[i].len == e->len) {
-            sh->slots[i].ref = 1;
+            slot_hit(sh, &sh->slots[i]);
             ent_free(sh, e);
             pthread_mutex_unlock(&sh->mu);
             return;
@@ -592,7 +607,7 @@ void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot)
     }
     if (sh->slots && sizeof(centry) + e->len <= sh->cap / 2 &&
         ((sh->count + 1) * 4 <= sh->nslots * 3 || grow(sh))) {
-        cslot v = { .rid = rid, .blk = blk, .len = e->len, .ref = 1, .e = e };
+        cslot v = { .rid = rid, .blk = blk, .len = e->len, .ref = REF_HIT, .e = e };
         slot_put(sh->slots, sh->nslots, h, &v);
         sh->count++;
         sh->used += ent_bytes(e);
@@ -605,6 +620,46 @@ void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot)
     }
     ent_free(sh, e);
     pthread_mutex_unlock(&sh->mu);
+}
+
+void sst__cache_warm(uint64_t rid, uint64_t blk, const uint8_t *src, uint32_t len)
+{
+    if (atomic_load(&g_slot_cap) == 0) return;
+    uint64_t h;
+    cshard *sh = lock_shard(rid, blk, &h);
+    if (!sh->slots && sh->cap && sh->nslots) {
+        sh->slots = cs_calloc(sh->nslots, sizeof *sh->slots);
+        atomic_store_explicit(&sh->pf, sh->slots, memory_order_relaxed);
+    }
+    /* only into room a slab piece or an allocation can fill: never evict,
+     * never grow the slot table, never replace a block */
+    centry *e = NULL;
+    if (sh->slots && sh->used + sizeof(centry) + SST_BLOCK_SIZE <= sh->cap && len <= SST_BLOCK_SIZE &&
+        (sh->count + 1) * 4 <= sh->nslots * 3 && find(sh, h, rid, blk) == SIZE_MAX && (e = ent_alloc(sh, len))) {
+        memcpy(e->data, src, len);
+        cslot v = { .rid = rid, .blk = blk, .len = len, .ref = REF_WARM, .e = e };
+        slot_put(sh->slots, sh->nslots, h, &v);
+        sh->count++;
+        sh->warm_unread++;
+        sh->used += ent_bytes(e);
+    }
+    pthread_mutex_unlock(&sh->mu);
+}
+
+void sst__cache_forget(uint64_t rid)
+{
+    pthread_once(&g_once, init_mutexes);
+    for (int k = 0; k < NSHARDS; k++) {
+        cshard *sh = &g_shards[k];
+        pthread_mutex_lock(&sh->mu);
+        /* backward-shift deletion may move a later slot (or, wrapping, the
+         * first) into i: look at i again after a removal */
+        for (size_t i = 0; sh->slots && i < sh->nslots;) {
+            if (sh->slots[i].rid == rid) ent_free(sh, take(sh, i));
+            else i++;
+        }
+        pthread_mutex_unlock(&sh->mu);
+    }
 }
 
 /* Release a buffer that was not inserted. */

@@ -405,6 +405,7 @@ static int open_writer(st_table *t, sst_writer **w, const uint64_t *gens, int n,
     pthread_mutex_unlock(&t->mu);
     int rc = sst_writer_open(t->dir, g, t->opts.bloom_fp_chance, keys, w);
     if (!rc) sst_writer_set_ancestors(*w, gens, n);
+    if (!rc) sst_writer_warm_cache(*w);   /* reads of the output start warm */
     return rc;
 }
 

@@ -192,6 +192,7 @@ static int flush_one(st_engine *e, st_table *t, mt_memtable *m, uint64_t gen, ui
     int rc = sst_writer_open(t->dir, gen, t->opts.bloom_fp_chance, mt_partitions(m), &w);
     sst_reader *r = NULL;
     if (!rc) {
+        sst_writer_warm_cache(w);   /* the memtable's data stays at hand for reads */
         mt_sink s = { flush_begin, flush_packed, flush_rows, flush_end, w };
         rc = mt_foreach(m, &s);
         if (rc) sst_writer_abort(w);

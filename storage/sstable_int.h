@@ -79,7 +79,8 @@ int sst_reader_open(const char *dir, uint64_t gen, sst_reader **out);
 /* The same for an sstable just written (sst_writer_finish), taking over
  * idx (cs_malloc'd, idx_len bytes: Index.db's contents as written) instead
  * of reading Index.db; freed on failure too. */
-int sst__reader_open_written(const char *dir, uint64_t gen, uint8_t *idx, size_t idx_len, sst_reader **out);
+int sst__reader_open_written(const char *dir, uint64_t gen, uint8_t *idx, size_t idx_len, uint64_t cache_id,
+                             sst_reader **out);
 void sst_reader_ref(sst_reader *r);
 static inline uint64_t sst__reader_gen(const sst_reader *r) { return r->gen; }
 void sst_reader_unref(sst_reader *r);
@@ -147,6 +148,11 @@ int sst_partition_bounds(sst_reader *r, int64_t token, const uint8_t *pk, uint32
 typedef struct sst_writer sst_writer;
 int sst_writer_open(const char *dir, uint64_t gen, double fp_chance, uint64_t expected_keys,
                     sst_writer **out);
+/* Put each block w writes from now on into the block cache too, while the
+ * cache has free room (sst__cache_warm), under the id the finished
+ * sstable's reader will have: a flush's or a compaction's output is read
+ * soon after (recent writes), and would otherwise start cold. */
+void sst_writer_warm_cache(sst_writer *w);
 int sst_writer_add(sst_writer *w, const st__part *p);
 /* The same in pieces, for partitions too big to materialize: begin (key,
  * deletion, range tombstones, static row of p), rows in order, end. */
@@ -185,6 +191,12 @@ void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot);   /* takes ow
 void sst__cache_miss_time(uint64_t ns);
 bool sst__cache_admit(uint64_t rid, uint64_t blk, uint32_t len);     /* a point read's miss: cache it? */
 void sst__cache_slot_free(uint8_t *slot);
+/* Cache block (rid, blk) as a copy of src's len bytes only if its shard has
+ * room for it without evicting anything; it starts unmarked (first to go). */
+void sst__cache_warm(uint64_t rid, uint64_t blk, const uint8_t *src, uint32_t len);
+/* Drop every cached block of reader id rid (its sstable is gone): a scan
+ * of the slot tables, for background threads. */
+void sst__cache_forget(uint64_t rid);
 /* Slabs made by the block cache's helper thread, asks that found none
  * ready, slabs ready now (block_cache.c "Slabs are faulted in"). */
 void sst__cache_slab_stats(uint64_t *made, uint64_t *waited, int *spare);

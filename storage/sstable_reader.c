@@ -334,10 +334,11 @@ static void map_data(sst_reader *r, uint64_t sz)
 
 int sst_reader_open(const char *dir, uint64_t gen, sst_reader **out)
 {
-    return sst__reader_open_written(dir, gen, NULL, 0, out);
+    return sst__reader_open_written(dir, gen, NULL, 0, 0, out);
 }
 
-int sst__reader_open_written(const char *dir, uint64_t gen, uint8_t *idx, size_t idx_len, sst_reader **out)
+int sst__reader_open_written(const char *dir, uint64_t gen, uint8_t *idx, size_t idx_len, uint64_t cache_id,
+                             sst_reader **out)
 {
     *out = NULL;
     sst_reader *r = cs_calloc(1, sizeof *r);
@@ -346,7 +347,7 @@ int sst__reader_open_written(const char *dir, uint64_t gen, uint8_t *idx, size_t
     atomic_init(&r->obsolete, false);
     atomic_init(&r->compacting, false);
     r->gen = gen;
-    r->cache_id = sst__cache_new_id();
+    r->cache_id = cache_id ? cache_id : sst__cache_new_id();   /* the writer's, when it warmed the cache */
     r->data_fd = -1;
     r->dir = cs_strdup(dir);
     if (!r->dir) { cs_free(r); cs_free(idx); return CS_ENOMEM; }
@@ -403,7 +404,12 @@ static void reader_free(void *arg)
     sst_reader *r = arg;
     if (r->data_map) munmap((void *)r->data_map, r->data_map_len);
     if (r->data_fd >= 0) vfs_close(r->data_fd);
-    if (atomic_load(&r->obsolete)) sst__delete_files(r->dir, r->gen);
+    if (atomic_load(&r->obsolete)) {
+        sst__delete_files(r->dir, r->gen);
+        /* its blocks would only age out: the room goes to live sstables
+         * (a flush's or compaction's output is cached into free room) */
+        sst__cache_forget(r->cache_id);
+    }
     for (uint32_t i = 0; r->ri_slots && i < r->n_ri_slots; i++) cs_free(atomic_load(&r->ri_slots[i]));
     cs_free(r->ri_slots);
     cs_free(r->idx_buf);

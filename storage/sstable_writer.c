@@ -52,6 +52,7 @@ struct sst_writer {
     uint64_t logical;                    /* logical bytes emitted so far */
     cs_buf chunks;                       /* u64 BE compressed offsets */
     uint64_t n_chunks;
+    uint64_t warm_id;                    /* block cache id the reader will have; 0: no warming */
     cs_buf index;                        /* Index.db as it grows: header, then the entries */
     uint64_t n_entries;
     cs_buf part;                         /* current partition bytes */
@@ -376,6 +377,7 @@ static int flush_block(sst_writer *w)
     cs_st32(h, clen);
     cs_st32(h + 4, (uint32_t)w->block.len);
     cs_st32(h + 8, cs_crc32c(0, src, (size_t)n));
+    if (w->warm_id) sst__cache_warm(w->warm_id, w->n_chunks, w->block.p, (uint32_t)w->block.len);
     cs_buf_put_u64(&w->chunks, w->file_off);
     w->n_chunks++;
     if (w->chunks.err) return w->chunks.err;
@@ -1029,7 +1031,8 @@ int sst_writer_finish(sst_writer *w, st_clog_pos clog_pos, int level, sst_reader
     if (!rc) rc = vfs_fsync_dir(w->dir);
     if (rc) { sst_writer_abort(w); return rc; }
     char *dir = cs_strdup(w->dir);
-    uint64_t gen = w->gen;
+    uint64_t gen = w->gen, warm_id = w->warm_id;
+    w->warm_id = 0;                                /* the reader takes its warmed blocks */
     uint8_t *idx = x->p;
     size_t idx_len = x->len;
     if (x->cap - idx_len > (idx_len >> 4)) {     /* kept as long as the reader lives: no spare capacity */
@@ -1039,15 +1042,24 @@ int sst_writer_finish(sst_writer *w, st_clog_pos clog_pos, int level, sst_reader
     cs_buf_init(x);
     sst_writer_abort(w);   /* frees memory; files are complete (TOC present) so nothing is deleted */
     if (!dir) { cs_free(idx); return CS_ENOMEM; }
-    rc = sst__reader_open_written(dir, gen, idx, idx_len, out);
-    if (rc) sst__delete_files(dir, gen);   /* never leave an unreadable sstable behind */
+    rc = sst__reader_open_written(dir, gen, idx, idx_len, warm_id, out);
+    if (rc) {
+        sst__delete_files(dir, gen);   /* never leave an unreadable sstable behind */
+        if (warm_id) sst__cache_forget(warm_id);
+    }
     cs_free(dir);
     return rc;
+}
+
+void sst_writer_warm_cache(sst_writer *w)
+{
+    if (w && !w->warm_id) w->warm_id = sst__cache_new_id();
 }
 
 void sst_writer_abort(sst_writer *w)
 {
     if (!w) return;
+    if (w->warm_id) sst__cache_forget(w->warm_id);
     if (w->fd >= 0) vfs_close(w->fd);
     if (w->dir) {
         static const char *comps[] = { "Data.db", "Index.db", "Filter.db", "Statistics.db", "TOC.txt" };

@@ -708,6 +708,49 @@ Test(storage_read, block_cache_admission)
     open_engine();
 }
 
+/* Warmed blocks (sst__cache_warm, a flush's or compaction's output) fill
+ * only free room, never evicting; while any of them has not been read, a
+ * point read's miss is admitted at once (they are room: CLOCK takes them
+ * first); once all were read, the full cache is back to second-miss
+ * admission.  sst__cache_forget drops a reader id's blocks. */
+Test(storage_read, block_cache_warm_blocks)
+{
+    st_engine_close(E, false);
+    st__cache_retain((size_t)1 << 20);
+    uint64_t rid = sst__cache_new_id(), other = sst__cache_new_id();
+    uint8_t blk[4096], got[16];
+    memset(blk, 5, sizeof blk);
+    for (uint64_t b = 0; b < 2000; b++) sst__cache_warm(rid, b, blk, sizeof blk);
+    st_block_cache_stats cs;
+    st_block_cache_stats_get(&cs);
+    cr_assert_gt(cs.entries, 150);
+    cr_assert_lt(cs.entries, 300, "warming filled past the capacity: %lu", (unsigned long)cs.entries);
+    cr_assert_leq(cs.size_bytes, cs.capacity_bytes);
+    uint64_t warmed = cs.entries;
+    /* full of unread warm blocks: a miss is admitted on its first try */
+    cr_assert(sst__cache_admit(other, 7, sizeof blk));
+    uint8_t *slot = sst__cache_slot(other, 7, sizeof blk);
+    cr_assert_not_null(slot);
+    memset(slot, 9, sizeof blk);
+    sst__cache_insert(other, 7, slot);
+    cr_assert(sst__cache_get(other, 7, sizeof blk, 0, got, sizeof got) && got[0] == 9);
+    /* read every warm block still there: none unread, admission by second miss */
+    uint64_t hits = 0;
+    for (uint64_t b = 0; b < 2000; b++) hits += sst__cache_get(rid, b, sizeof blk, 0, got, 1) && got[0] == 5;
+    cr_assert_geq(hits, warmed - 2);
+    cr_assert(!sst__cache_admit(other, 8, sizeof blk), "a first miss with no unread warm block left");
+    cr_assert(sst__cache_admit(other, 8, sizeof blk));
+    /* the cache is full of read blocks: warming adds nothing */
+    sst__cache_warm(other, 9, blk, sizeof blk);
+    cr_assert(!sst__cache_get(other, 9, sizeof blk, 0, got, 1));
+    sst__cache_forget(rid);
+    st_block_cache_stats_get(&cs);
+    cr_assert_eq(cs.entries, 1, "only the other id's block is left");
+    cr_assert(sst__cache_get(other, 7, sizeof blk, 0, got, 1));
+    st__cache_release();
+    open_engine();
+}
+
 /* A partition key of a multiple of 16 bytes, big enough for an arena chunk
  * of its own: the returned pk has a readable zero byte after it (the CQL
  * layer copies pk_len + 1 bytes), through the scan and the fast path. */
@@ -1078,6 +1121,55 @@ Test(storage_read, prefetch_reads_lookups_kept)
     }
     cs_free(want);
     cs_free(wf);
+}
+
+/* A flush and a compaction put the blocks they write into the block cache
+ * while it has room, under the new sstable's reader id: reads right after
+ * them find every block cached (no miss); the compaction's inputs, gone,
+ * leave the cache with them, so it holds the output's blocks only. */
+Test(storage_read, flush_and_compaction_warm_the_block_cache)
+{
+    enum { N = 3000 };
+    st_table_set_autocompaction(T, false);
+    st_block_cache_stats c0, c1, c2;
+    char k[16], v[160];
+    for (int round = 0; round < 2; round++) {
+        for (int i = round; i < N; i += 1 + round) {
+            snprintf(k, sizeof k, "w%d", i);
+            snprintf(v, sizeof v, "%s/%d/%0120d", k, round, i);   /* ~3000 x 140 B: ~100 blocks */
+            put_marked(k, 10 + round, v);
+        }
+        cr_assert_eq(st_table_flush(T), 0);
+    }
+    st_block_cache_stats_get(&c0);
+    uint64_t blocks = (uint64_t)T->ssts[0]->n_chunks + (uint64_t)T->ssts[1]->n_chunks;
+    cr_assert_gt(T->ssts[0]->n_chunks, 20);
+    cr_assert_eq(c0.entries, blocks, "cached %lu of %lu blocks", (unsigned long)c0.entries, (unsigned long)blocks);
+    for (int pass = 0; pass < 2; pass++) {
+        st_block_cache_stats_get(&c1);
+        for (int i = 0; i < N; i++) {
+            snprintf(k, sizeof k, "w%d", i);
+            int round = i % 2 ? 1 : 0;
+            snprintf(v, sizeof v, "%s/%d/%0120d", k, round, i);
+            expect_kv(k, true, v);
+        }
+        st_block_cache_stats_get(&c2);
+        cr_assert_gt(c2.requests - c1.requests, (uint64_t)N);
+        cr_assert_eq(c2.hits - c1.hits, c2.requests - c1.requests, "%lu misses",
+                     (unsigned long)((c2.requests - c1.requests) - (c2.hits - c1.hits)));
+        if (pass == 0) {
+            cr_assert_eq(st_table_compact(T), 0);
+            cr_assert_eq(T->n_ssts, 1);
+            /* the inputs' readers go when the last read of them is done */
+            for (int w = 0; w < 200; w++) {
+                st_block_cache_stats_get(&c2);
+                if (c2.entries == T->ssts[0]->n_chunks) break;
+                usleep(10000);
+            }
+            cr_assert_eq(c2.entries, T->ssts[0]->n_chunks, "cached %lu, output %lu blocks",
+                         (unsigned long)c2.entries, (unsigned long)T->ssts[0]->n_chunks);
+        }
+    }
 }
 
 /* st_prefetch_writes is only a hint: with it before each batch of writes
