@@ -1041,7 +1041,11 @@ int sst_writer_finish(sst_writer *w, st_clog_pos clog_pos, int level, sst_reader
     }
     cs_buf_init(x);
     sst_writer_abort(w);   /* frees memory; files are complete (TOC present) so nothing is deleted */
-    if (!dir) { cs_free(idx); return CS_ENOMEM; }
+    if (!dir) {
+        cs_free(idx);
+        if (warm_id) sst__cache_forget(warm_id);
+        return CS_ENOMEM;
+    }
     rc = sst__reader_open_written(dir, gen, idx, idx_len, warm_id, out);
     if (rc) {
         sst__delete_files(dir, gen);   /* never leave an unreadable sstable behind */
