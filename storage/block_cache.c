@@ -583,6 +583,16 @@ bool sst__cache_admit(uint64_t rid, uint64_t blk, uint32_t len)
     return admit;
 }
 
+/* Shard sh (locked) gets its slot table with its first block (a server
+ * that reads no sstable holds none); NULL stays if out of memory. */
+static void slots_ensure(cshard *sh)
+{
+    if (!sh->slots && sh->cap && sh->nslots) {
+        sh->slots = cs_calloc(sh->nslots, sizeof *sh->slots);
+        atomic_store_explicit(&sh->pf, sh->slots, memory_order_relaxed);
+    }
+}
+
 /* Give a filled buffer to the cache as block (rid, blk); it takes ownership
  * (frees the buffer if the cache went away meanwhile, or if another reader
  * cached the same block first). */
@@ -601,10 +611,7 @@ void sst__cache_insert(uint64_t rid, uint64_t blk, uint8_t *slot)
         }
         if (i != SIZE_MAX) ent_free(sh, take(sh, i));
     }
-    if (!sh->slots && sh->cap && sh->nslots) {
-        sh->slots = cs_calloc(sh->nslots, sizeof *sh->slots);
-        atomic_store_explicit(&sh->pf, sh->slots, memory_order_relaxed);
-    }
+    slots_ensure(sh);
     if (sh->slots && sizeof(centry) + e->len <= sh->cap / 2 &&
         ((sh->count + 1) * 4 <= sh->nslots * 3 || grow(sh))) {
         cslot v = { .rid = rid, .blk = blk, .len = e->len, .ref = REF_HIT, .e = e };
@@ -627,10 +634,7 @@ void sst__cache_warm(uint64_t rid, uint64_t blk, const uint8_t *src, uint32_t le
     if (atomic_load(&g_slot_cap) == 0) return;
     uint64_t h;
     cshard *sh = lock_shard(rid, blk, &h);
-    if (!sh->slots && sh->cap && sh->nslots) {
-        sh->slots = cs_calloc(sh->nslots, sizeof *sh->slots);
-        atomic_store_explicit(&sh->pf, sh->slots, memory_order_relaxed);
-    }
+    slots_ensure(sh);
     /* only into room a slab piece or an allocation can fill: never evict,
      * never grow the slot table, never replace a block */
     centry *e = NULL;

@@ -415,9 +415,6 @@ static int count_le(const st_scan *s, const uint8_t *key, uint32_t len)
     return lo;
 }
 
-/* Set up partition (token, key): its windows are the row-index runs of the
- * sstable holding most of it, so a huge partition is read ~64 KiB at a time
- * instead of whole.  Returns 1 if it has rows to return, 0 if not, <0. */
 static _Thread_local uint64_t tl_rhint_used;
 uint64_t st__rhint_used(void) { return tl_rhint_used; }
 
@@ -432,6 +429,9 @@ static const sst_lookup_hint *rhint_for(const st__rhint *rh, const sst_reader *r
     return NULL;
 }
 
+/* Set up partition (token, key): its windows are the row-index runs of the
+ * sstable holding most of it, so a huge partition is read ~64 KiB at a time
+ * instead of whole.  Returns 1 if it has rows to return, 0 if not, <0. */
 static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t pk_len, bool known)
 {
     cs_arena *pa = s->ka;

@@ -1005,27 +1005,22 @@ bool sst_may_contain_ck(sst_reader *r, const st_slice *slices, int n_slices)
 int sst_partition_lookup(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len, sst_pctx *ctx,
                          const uint8_t *const **keys, const uint32_t **lens, int *n)
 {
-    *keys = NULL; *lens = NULL; *n = 0;
-    memset(ctx, 0, sizeof *ctx);
-    atomic_fetch_add(&r->bloom_checks, 1);
-    if (!sst__bloom_test(r->bloom, r->bloom_bits, r->bloom_k, sst__bloom_hash(pk, pk_len))) {
-        ctx->state = 1; ctx->neg = true;
-        return 0;
+    sst_lookup_hint h = { r->cache_id, 0, SST_HINT_NEG };
+    bool unique = true;
+    if (sst__bloom_test(r->bloom, r->bloom_bits, r->bloom_k, sst__bloom_hash(pk, pk_len))) {
+        /* By token first: when one entry has it (nearly always), the key is
+         * compared with the partition header the read decodes anyway, which
+         * saves a cache miss on the index entry's key. */
+        uint64_t i = idx_lower(r, token, NULL, 0, false);
+        unique = i + 1 >= r->n_idx || r->toks[i + 1] != token;
+        if (i < r->n_idx && r->toks[i] == token && !unique) i = idx_lower(r, token, pk, pk_len, false);
+        bool absent = i >= r->n_idx || r->toks[i] != token ||
+                      (!unique && st__bytes_cmp(r->idx[i].pk, r->idx[i].pk_len, pk, pk_len) != 0);
+        h.state = absent ? SST_HINT_FP : SST_HINT_AT;
+        h.pos = i;
     }
-    /* By token first: when one entry has it (nearly always), the key is
-     * compared with the partition header the read decodes anyway, which
-     * saves a cache miss on the index entry's key. */
-    uint64_t i = idx_lower(r, token, NULL, 0, false);
-    bool unique = i + 1 >= r->n_idx || r->toks[i + 1] != token;
-    if (i < r->n_idx && r->toks[i] == token && !unique) i = idx_lower(r, token, pk, pk_len, false);
-    if (i >= r->n_idx || r->toks[i] != token ||
-        (!unique && st__bytes_cmp(r->idx[i].pk, r->idx[i].pk_len, pk, pk_len) != 0)) {
-        atomic_fetch_add(&r->bloom_fp, 1);
-        ctx->state = 1;
-        return 0;
-    }
-    int rc = sst_partition_known(r, true, i, ctx, keys, lens, n);
-    ctx->unverified = unique;
+    int rc = sst_partition_hinted(r, &h, ctx, keys, lens, n);
+    if (h.state == SST_HINT_AT) ctx->unverified = unique;   /* else the key was compared here */
     return rc;
 }
 

@@ -380,8 +380,9 @@ int st_read_point(st_table *t, const st_read_spec *spec, struct cs_arena *a, st_
  *
  * st_prefetch_reads: for point reads of partitions pks, in this order:
  * the memtable's index slots, the partitions and one-row partitions' rows
- * they point to, the newest sstables' bloom filter bytes; the reads that
- * follow on this thread reuse the keys' tokens.
+ * they point to, the newest sstables' bloom filter bytes and, for two
+ * keys or more, their lookups in those sstables; the reads that follow on
+ * this thread reuse the keys' tokens and those lookups' answers.
  * st_prefetch_writes: for writes: the index slots and the paths of the
  * memtable's partition tree to where they are or would go, descended
  * together (a write reads no sstable). */
