@@ -297,7 +297,8 @@ int64_t st__hint_token(const uint8_t *pk, uint32_t len, st__whint *wh, st__rhint
 uint64_t st__rhint_used(void);
 /* Hints (skipped if a writer holds the lock).  For reads of n partitions
  * (at most ST__BTREE_PREFETCH_MAX): their index slots, then the
- * partitions the slots point to, then a one-row partition's row. */
+ * partitions the slots point to, then a one-row partition's row, its
+ * mutable form, cells and values (or its packed bytes). */
 void mt_prefetch_reads(mt_memtable *m, const int64_t *tokens, int n);
 /* For writes of n partitions (at most ST__BTREE_PREFETCH_MAX): their
  * index slots and their paths in the partition tree, descended together. */

@@ -1043,6 +1043,72 @@ Test(storage_read, prefetch_reads_changes_nothing)
     st_prefetch_reads(T, pks, lens, 4);     /* a NULL key with a length: ignored */
 }
 
+/* The memtable hint follows each one-row partition to its row's mutable
+ * form, cells and values, or to its packed bytes: with rows in every form
+ * (packed and longer than a few cache lines, overwritten into the mutable
+ * form, a deleted cell whose value is NULL, two cells, a row deletion, an
+ * absent key and an empty value), a batch hint then point reads return
+ * the same as reads without it, in and out of the hinted order. */
+Test(storage_read, prefetch_reads_memtable_row_forms)
+{
+    char big[300];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    put_marked("packed", 10, big);
+    for (int ts = 10; ts < 13; ts++) put_marked("over", ts, ts == 12 ? big : "short");
+    put_marked("empty", 10, "");
+    put_marked("gone", 10, "v");
+    st_mutation *m = st_mutation_new();
+    st_mut_partition(m, T, (const uint8_t *)"gone", 4);
+    st_mut_row(m, NULL, 0, 0);
+    st_cell tomb = { .col = 1, .ts_us = 11, .flags = ST_CELL_TOMBSTONE, .ldt_s = NOW };
+    st_mut_cell(m, &tomb);
+    commit(m);
+    m = st_mutation_new();
+    st_mut_partition(m, T, (const uint8_t *)"two", 3);
+    st_mut_row(m, NULL, 0, 0);
+    st_mut_row_liveness(m, (st_liveness){ 10, 0, 0 });
+    cell(m, 1, 10, "one");
+    cell(m, 2, 10, big);
+    commit(m);
+    put_marked("rowdel", 10, "v");
+    m = st_mutation_new();
+    st_mut_partition(m, T, (const uint8_t *)"rowdel", 6);
+    st_mut_row(m, NULL, 0, 0);
+    st_mut_row_delete(m, (st_deletion){ 11, NOW });
+    commit(m);
+
+    static const char *keys[] = { "packed", "over", "empty", "gone", "two", "rowdel", "absent" };
+    enum { NK = sizeof keys / sizeof keys[0] };
+    char want[NK][1024];
+    bool found[NK];
+    for (int i = 0; i < NK; i++) {
+        st_read_spec rs = { .pk = (const uint8_t *)keys[i], .pk_len = (uint32_t)strlen(keys[i]), .now_s = NOW };
+        dump_point(&rs, want[i], sizeof want[i], NULL, &found[i]);
+    }
+    cr_assert(found[0] && found[1] && found[2] && found[3] && found[4]);
+    cr_assert(!found[6]);
+    const uint8_t *pks[NK];
+    uint32_t lens[NK];
+    for (int i = 0; i < NK; i++) {
+        pks[i] = (const uint8_t *)keys[i];
+        lens[i] = (uint32_t)strlen(keys[i]);
+    }
+    static const int orders[][NK + 1] = { { 0, 1, 2, 3, 4, 5, 6, -1 }, { 6, 4, 1, 0, -1 }, { 3, 3, 5, -1 } };
+    for (size_t o = 0; o < sizeof orders / sizeof orders[0]; o++) {
+        st_prefetch_reads(T, pks, lens, NK);
+        for (int k = 0; orders[o][k] >= 0; k++) {
+            int i = orders[o][k];
+            st_read_spec rs = { .pk = pks[i], .pk_len = lens[i], .now_s = NOW };
+            char got[1024];
+            bool f;
+            dump_point(&rs, got, sizeof got, NULL, &f);
+            cr_assert_eq(f, found[i], "%s", keys[i]);
+            cr_assert_str_eq(got, want[i], "%s", keys[i]);
+        }
+    }
+}
+
 static void bloom_counts(uint64_t *checks, uint64_t *fp)
 {
     st_table_stats ts;
