@@ -246,6 +246,8 @@ static int window_slices(st_scan *s, int k, st_slice *out)
     return n;
 }
 
+static const sst_lookup_hint *rhint_for(const st__rhint *rh, const sst_reader *r);
+
 /* Timestamp-ordered point read (spec.cover_cols): do the parts read so far
  * settle the result for sources whose data is all at or before max_ts?
  * Yes if they hold one row without clustering, no deletion of any kind
@@ -337,7 +339,10 @@ static int load_window(st_scan *s, int k, bool *exists)
             }
             if (s->pctx[i].state == 0) {   /* the lookup load_partition left for now */
                 const uint8_t *const *k; const uint32_t *l; int n;
-                int rc = sst_partition_lookup(r, token, pk, pk_len, &s->pctx[i], &k, &l, &n);
+                /* the batch hint may have looked the key up already */
+                const sst_lookup_hint *h = s->rh ? rhint_for(s->rh, r) : NULL;
+                int rc = h ? sst_partition_hinted(r, h, &s->pctx[i], &k, &l, &n)
+                           : sst_partition_lookup(r, token, pk, pk_len, &s->pctx[i], &k, &l, &n);
                 if (rc < 0) return rc;
                 s->pctx[i].point = true;
             }
@@ -689,13 +694,15 @@ int st_read_point(st_table *t, const st_read_spec *spec, cs_arena *a, st_point *
             s.ssts[j] = r;
         }
     }
+    /* the batch hint's lookups of this key: load_partition takes them,
+     * and a timestamp-ordered read (whose lookups wait for load_window,
+     * newest sstable first) too, so they are kept for the whole read */
+    st__rhint rh = { 0 };
     if (rc == 0) {
         const uint8_t *pk = key_copy(a, spec->pk, spec->pk_len);
-        st__rhint rh;
         int64_t token = pk ? st__hint_token(pk, spec->pk_len, NULL, &rh) : 0;
         s.rh = &rh;
         rc = pk ? load_partition(&s, token, pk, spec->pk_len, false) : CS_ENOMEM;
-        s.rh = NULL;
     }
     if (rc == 1) {
         /* Rows of later windows (a wide partition) are appended. */
@@ -724,6 +731,7 @@ int st_read_point(st_table *t, const st_read_spec *spec, cs_arena *a, st_point *
         out->part.deletion = s.pdel;
         out->rows = rows; out->n_rows = n;
     }
+    s.rh = NULL;
     release_sources(&s);
     cs_arena_destroy(&s.pa);
     cs_arena_destroy(&s.parena);
