@@ -1117,6 +1117,17 @@ static void bloom_counts(uint64_t *checks, uint64_t *fp)
     *fp = ts.bloom_false_positives;
 }
 
+/* A read hint for keys[0..n) (strings), their pointers and lengths in
+ * bp and bl for the reads that follow. */
+static void hint_keys(char (*keys)[16], int n, const uint8_t **bp, uint32_t *bl)
+{
+    for (int j = 0; j < n; j++) {
+        bp[j] = (const uint8_t *)keys[j];
+        bl[j] = (uint32_t)strlen(keys[j]);
+    }
+    st_prefetch_reads(T, bp, bl, n);
+}
+
 /* A batch hint's sstable lookups (bloom test, index search) are kept for
  * the point reads that follow, which use them instead of searching again:
  * over five sstables (the hint looks up in the three newest) and a
@@ -1159,11 +1170,7 @@ Test(storage_read, prefetch_reads_lookups_kept)
         for (int b = 0; b < N; b += B) {
             const uint8_t *bp[B];
             uint32_t bl[B];
-            for (int j = 0; j < B; j++) {
-                bp[j] = (const uint8_t *)keys[b + j];
-                bl[j] = (uint32_t)strlen(keys[b + j]);
-            }
-            st_prefetch_reads(T, bp, bl, B);
+            hint_keys(keys + b, B, bp, bl);
             if (phase == 1 && b == B * 5) cr_assert_eq(st_table_flush(T), 0);      /* an empty flush: nothing new */
             if (phase == 2 && b == B * 5) cr_assert_eq(st_table_compact(T), 0);    /* the hinted sstables replaced */
             for (int j = 0; j < B; j++) {
@@ -1198,11 +1205,7 @@ Test(storage_read, prefetch_reads_lookups_kept)
     for (int b = 0; b < N; b += B) {
         const uint8_t *bp[B];
         uint32_t bl[B];
-        for (int j = 0; j < B; j++) {
-            bp[j] = (const uint8_t *)keys[b + j];
-            bl[j] = (uint32_t)strlen(keys[b + j]);
-        }
-        st_prefetch_reads(T, bp, bl, B);
+        hint_keys(keys + b, B, bp, bl);
         for (int j = 0; j < B; j++) {
             st_read_spec rs = { .pk = bp[j], .pk_len = bl[j], .now_s = NOW, .cover_cols = col1, .n_cover = 1 };
             char got[512];
