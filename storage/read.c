@@ -246,7 +246,30 @@ static int window_slices(st_scan *s, int k, st_slice *out)
     return n;
 }
 
-static const sst_lookup_hint *rhint_for(const st__rhint *rh, const sst_reader *r);
+static _Thread_local uint64_t tl_rhint_used;
+uint64_t st__rhint_used(void) { return tl_rhint_used; }
+
+/* The read hint's answer for sstable r, if it has one. */
+static const sst_lookup_hint *rhint_for(const st__rhint *rh, const sst_reader *r)
+{
+    for (int j = 0; j < ST__RHINT_SSTS; j++)
+        if (rh->s[j].state != SST_HINT_NONE && rh->s[j].rid == r->cache_id) {
+            tl_rhint_used++;
+            return &rh->s[j];
+        }
+    return NULL;
+}
+
+/* Look partition (token, pk) up in sstable i, its memo into s->pctx[i]:
+ * the point read's batch hint's answer when it looked there, else the
+ * bloom test and index search. */
+static int lookup_sstable(st_scan *s, int i, int64_t token, const uint8_t *pk, uint32_t pk_len,
+                          const uint8_t *const **k, const uint32_t **l, int *n)
+{
+    const sst_lookup_hint *h = s->rh ? rhint_for(s->rh, s->ssts[i]) : NULL;
+    return h ? sst_partition_hinted(s->ssts[i], h, &s->pctx[i], k, l, n)
+             : sst_partition_lookup(s->ssts[i], token, pk, pk_len, &s->pctx[i], k, l, n);
+}
 
 /* Timestamp-ordered point read (spec.cover_cols): do the parts read so far
  * settle the result for sources whose data is all at or before max_ts?
@@ -339,10 +362,7 @@ static int load_window(st_scan *s, int k, bool *exists)
             }
             if (s->pctx[i].state == 0) {   /* the lookup load_partition left for now */
                 const uint8_t *const *k; const uint32_t *l; int n;
-                /* the batch hint may have looked the key up already */
-                const sst_lookup_hint *h = s->rh ? rhint_for(s->rh, r) : NULL;
-                int rc = h ? sst_partition_hinted(r, h, &s->pctx[i], &k, &l, &n)
-                           : sst_partition_lookup(r, token, pk, pk_len, &s->pctx[i], &k, &l, &n);
+                int rc = lookup_sstable(s, i, token, pk, pk_len, &k, &l, &n);
                 if (rc < 0) return rc;
                 s->pctx[i].point = true;
             }
@@ -420,20 +440,6 @@ static int count_le(const st_scan *s, const uint8_t *key, uint32_t len)
     return lo;
 }
 
-static _Thread_local uint64_t tl_rhint_used;
-uint64_t st__rhint_used(void) { return tl_rhint_used; }
-
-/* The read hint's answer for sstable r, if it has one. */
-static const sst_lookup_hint *rhint_for(const st__rhint *rh, const sst_reader *r)
-{
-    for (int j = 0; j < ST__RHINT_SSTS; j++)
-        if (rh->s[j].state != SST_HINT_NONE && rh->s[j].rid == r->cache_id) {
-            tl_rhint_used++;
-            return &rh->s[j];
-        }
-    return NULL;
-}
-
 /* Set up partition (token, key): its windows are the row-index runs of the
  * sstable holding most of it, so a huge partition is read ~64 KiB at a time
  * instead of whole.  Returns 1 if it has rows to return, 0 if not, <0. */
@@ -471,10 +477,7 @@ static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t
                                                     r->idx[s->nk_pos[i]].pk_len, token, pk, pk_len) == 0;
             rc = sst_partition_known(r, found, s->nk_pos[i], &s->pctx[i], &k, &l, &n);
         } else {
-            /* a point read's batch hint may have looked the key up already */
-            const sst_lookup_hint *h = s->rh ? rhint_for(s->rh, s->ssts[i]) : NULL;
-            rc = h ? sst_partition_hinted(s->ssts[i], h, &s->pctx[i], &k, &l, &n)
-                   : sst_partition_lookup(s->ssts[i], token, pk, pk_len, &s->pctx[i], &k, &l, &n);
+            rc = lookup_sstable(s, i, token, pk, pk_len, &k, &l, &n);
         }
         if (rc < 0) return rc;
         s->pctx[i].point = s->single;   /* block cache admission, partial decode */
@@ -731,7 +734,6 @@ int st_read_point(st_table *t, const st_read_spec *spec, cs_arena *a, st_point *
         out->part.deletion = s.pdel;
         out->rows = rows; out->n_rows = n;
     }
-    s.rh = NULL;
     release_sources(&s);
     cs_arena_destroy(&s.pa);
     cs_arena_destroy(&s.parena);
