@@ -30,7 +30,15 @@
  *   at 390k INSERT/s here, 1.4% with reuse (docs/performance.md).  Spares
  *   are kept up to memtable_heap_space bytes (a flush cycle's worth of
  *   log), at most half of commitlog_total_space; clog_close deletes them
- *   and cuts the active segment at its last record.
+ *   and cuts the active segment at its last record.  Until the first
+ *   segment is recycled there are none, so a background thread
+ *   (alloc_main, "commitlog-alloc", like Cassandra's segment allocator)
+ *   prepares one: once the active segment (of 1 MiB or more) is half
+ *   full and no spare is listed, it writes a new spare full of zeros and
+ *   fdatasyncs it, so the next segment's pages are in the page cache and
+ *   its blocks on disk before the request loop writes there (and a
+ *   batch-mode fdatasync of the first records commits no block
+ *   allocation).
  *
  * Deferred writes (clog_defer): on a thread that enabled them, appends go
  *   to an in-memory tail (wbuf) written with one pwrite by clog_flush, which
@@ -84,6 +92,7 @@
 #define CLOG_F_REUSED 1u            /* header flag: the file held earlier segments */
 #define CLOG_REC_HDR 8              /* len u32, crc(len) u32 */
 #define CLOG_REC_TRL 4              /* crc(payload) u32 */
+#define ALLOC_MIN_SEGMENT (1u << 20)  /* smaller segments (tests) get no prepared spare */
 #define GATHER_MAX_NS 200000u       /* batch-mode gathering bound (gather_plan) */
 #define GATHER_SCORE_MAX 8          /* gather while gather_score > GATHER_SCORE_MAX / 2 */
 
@@ -165,6 +174,12 @@ struct clog {
     clog_notifier *notifiers;
     pthread_t thr;
     bool thr_started;
+    pthread_cond_t acv;              /* wakes alloc_main (with mu) */
+    pthread_t athr;
+    bool athr_started;
+    bool want_spare, astop;          /* a spare is wanted; alloc_main must exit (under mu) */
+    uint64_t asked_id;               /* active segment that last asked for one (under mu) */
+    uint64_t n_made;                 /* spares alloc_main made (under mu) */
     bool replay_done;
 };
 
@@ -386,6 +401,7 @@ static int seg_list(const char *dir, clog *spares, seg_name **out, int *n_out)
 }
 
 static void *sync_main(void *arg);
+static void *alloc_main(void *arg);
 
 int clog_open(const st_config *cfg, clog **out)
 {
@@ -402,6 +418,7 @@ int clog_open(const st_config *cfg, clog **out)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&l->scv, &ca);
     pthread_condattr_destroy(&ca);
+    pthread_cond_init(&l->acv, NULL);
     l->gather_score = GATHER_SCORE_MAX;
     int rc = l->dir ? vfs_mkdirs(l->dir) : CS_ENOMEM;
     if (rc) { clog_close(l); return rc; }
@@ -441,6 +458,9 @@ int clog_open(const st_config *cfg, clog **out)
     if (pthread_create(&l->thr, NULL, sync_main, l) != 0) { clog_close(l); return CS_EIO; }
     pthread_setname_np(l->thr, "commitlog-sync");   /* for top -H and perf */
     l->thr_started = true;
+    if (pthread_create(&l->athr, NULL, alloc_main, l) != 0) { clog_close(l); return CS_EIO; }
+    pthread_setname_np(l->athr, "commitlog-alloc");
+    l->athr_started = true;
     *out = l;
     return 0;
 }
@@ -467,6 +487,14 @@ static void notifier_close(clog_notifier *n)
 void clog_close(clog *l)
 {
     if (!l) return;
+    if (l->athr_started) {
+        pthread_mutex_lock(&l->mu);
+        __atomic_store_n(&l->astop, true, __ATOMIC_RELAXED);
+        pthread_cond_signal(&l->acv);
+        pthread_mutex_unlock(&l->mu);
+        pthread_join(l->athr, NULL);
+        l->athr_started = false;
+    }
     if (l->thr_started) {
         pthread_mutex_lock(&l->smu);
         l->stop = true;
@@ -515,6 +543,7 @@ void clog_close(clog *l)
     pthread_mutex_destroy(&l->fsync_mu);
     pthread_mutex_destroy(&l->smu);
     pthread_cond_destroy(&l->scv);
+    pthread_cond_destroy(&l->acv);
     cs_free(l);
 }
 
@@ -592,6 +621,12 @@ int clog_append(clog *l, const uint8_t *p, size_t n, const uint8_t (*ids)[16], i
         l->written.offset = s->size;
         for (int i = 0; i < n_ids; i++) seg_mark(s, ids[i]);
         if (end) *end = l->written;
+        if (s->size > l->cfg.segment_size / 2 && l->asked_id != s->id && l->athr_started &&
+            l->cfg.segment_size >= ALLOC_MIN_SEGMENT) {
+            l->asked_id = s->id;   /* once per segment: alloc_main checks for spares itself */
+            l->want_spare = true;
+            pthread_cond_signal(&l->acv);
+        }
     }
 out:
     pthread_mutex_unlock(&l->mu);
@@ -1138,6 +1173,63 @@ void clog_reap(clog *l)
         seg_free(d[i]);
     }
     cs_free(d);
+}
+
+/* Write a new spare at path: len bytes of zeros, fdatasynced every few MiB
+ * (a batch-mode round would otherwise carry the whole file's dirty pages)
+ * and at the end.  Runs on alloc_main without any lock.  0 or an error. */
+static int spare_make(clog *l, const char *path, uint64_t len)
+{
+    static const uint8_t zeros[64 << 10];
+    int fd = vfs_open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    if (fd < 0) return fd;
+    int rc = 0;
+    for (uint64_t off = 0; off < len && !rc;) {
+        if (__atomic_load_n(&l->astop, __ATOMIC_RELAXED)) { rc = CS_EIO; break; }   /* closing: not needed */
+        size_t k = len - off < sizeof zeros ? (size_t)(len - off) : sizeof zeros;
+        ssize_t w = vfs_pwrite(fd, zeros, k, off);
+        if (w <= 0) { rc = w < 0 ? (int)w : CS_EIO; break; }
+        off += (uint64_t)w;
+        if (off % (4u << 20) == 0 || off == len) rc = vfs_fsync(fd);
+    }
+    vfs_close(fd);
+    return rc;
+}
+
+/* The segment allocator: when clog_append asks (the active segment is half
+ * full) and no spare is listed, make one (spare_make) under a fresh id and
+ * list it, newest, for seg_file to take at the next switch.  A failure
+ * (disk full) is logged and the segment is simply created new, as before. */
+static void *alloc_main(void *arg)
+{
+    clog *l = arg;
+    pthread_mutex_lock(&l->mu);
+    for (;;) {
+        while (!l->want_spare && !l->astop) pthread_cond_wait(&l->acv, &l->mu);
+        if (l->astop) break;
+        l->want_spare = false;
+        uint64_t len = l->cfg.segment_size;
+        if (l->closing || l->n_spares > 0 || len == 0 || l->spare_bytes + len > l->spare_max) continue;
+        char *path = spare_path(l->dir, l->next_id++);   /* ids only grow: no name is used twice */
+        if (!path) continue;
+        l->spare_bytes += len;   /* reserved; listed once written */
+        pthread_mutex_unlock(&l->mu);
+        int rc = spare_make(l, path, len);
+        pthread_mutex_lock(&l->mu);
+        if (!rc && !l->closing && spare_push(l, path, len)) {
+            l->n_made++;
+            CS_DEBUG("commitlog: prepared %s", path);
+            continue;
+        }
+        l->spare_bytes -= len;
+        if (rc && !l->astop) CS_WARN("commitlog: cannot prepare %s: %s", path, cs_strerror(rc));
+        pthread_mutex_unlock(&l->mu);
+        vfs_unlink(path);
+        cs_free(path);
+        pthread_mutex_lock(&l->mu);
+    }
+    pthread_mutex_unlock(&l->mu);
+    return NULL;
 }
 
 int clog_oldest_dirty(clog *l, uint8_t (*ids)[16], int max)

@@ -591,6 +591,46 @@ Test(storage_commitlog, wiped_log_dir_keeps_new_writes)
     cr_assert_eq(cs_alloc_count(), 0);
 }
 
+/* The segment allocator: once the active segment (1 MiB here) is half
+ * full, a spare full of zeros appears before any segment was recycled;
+ * the next segment is that file, renamed (no new file), and every record
+ * written across the switch replays. */
+Test(storage_commitlog, spare_prepared_before_switch, .timeout = 30)
+{
+    st_table *t;
+    st_engine *e = eopen(1 << 20, &t);
+    uint32_t i = 0;
+    while (g_pos.offset <= (1 << 19)) cr_assert_eq(put(e, t, i++, 8000), 0);
+    uint64_t seg1 = g_pos.segment;
+    for (int k = 0; k < 3000 && n_spares() == 0; k++) usleep(1000);
+    cr_assert_eq(n_spares(), 1, "no spare prepared while the active segment is past half");
+    cr_assert_eq(n_segments(), 1);
+    char **names; int n;
+    cr_assert_eq(vfs_list(g_c, &names, &n), 0);
+    char spare[512] = "";
+    for (int k = 0; k < n; k++)
+        if (!strncmp(names[k], "CommitLogSpare-", 15)) snprintf(spare, sizeof spare, "%s/%s", g_c, names[k]);
+    vfs_list_free(names, n);
+    /* Its full length, all zeros (read as the end of a segment on replay). */
+    uint8_t *buf; size_t len;
+    for (int k = 0; k < 3000 && vfs_file_size(spare) < (1 << 20); k++) usleep(1000);
+    cr_assert_eq(vfs_read_all(spare, &buf, &len), 0);
+    cr_assert_eq(len, (size_t)1 << 20);
+    size_t nz = 0;
+    for (size_t k = 0; k < len; k++) nz += buf[k] != 0;
+    cs_free(buf);
+    cr_assert_eq(nz, 0);
+    /* Past the end of the first segment: the spare becomes the second. */
+    while (g_pos.segment == seg1) cr_assert_eq(put(e, t, i++, 8000), 0);
+    cr_assert_eq(n_segments(), 2);
+    cr_assert_eq(n_spares(), 0, "the prepared spare was taken");
+    for (uint32_t k = 0; k < 20; k++) cr_assert_eq(put(e, t, i++, 100), 0);
+    reopen_replay(&e, &t, 1 << 20);
+    cr_assert_eq(rows(t), (int)i);
+    st_engine_close(e, false);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
 /* ---------------------------------------------------------------- batch gathering */
 
 /* Batch mode with every fsync made slow (SYNC_DELAY_US) by the fault hook:
