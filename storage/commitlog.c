@@ -943,6 +943,14 @@ int clog_sync_now(clog *l)
     return 0;
 }
 
+int clog_spare_count(clog *l)
+{
+    pthread_mutex_lock(&l->mu);
+    int n = l->n_spares;
+    pthread_mutex_unlock(&l->mu);
+    return n;
+}
+
 void clog_get_sync_stats(clog *l, clog_sync_stats *out)
 {
     pthread_mutex_lock(&l->smu);

@@ -29,5 +29,6 @@ typedef struct clog_sync_stats {
     st_clog_pos synced;              /* durable up to here */
 } clog_sync_stats;
 void clog_get_sync_stats(clog *l, clog_sync_stats *out);
+int clog_spare_count(clog *l);   /* spares listed for reuse (tests) */
 
 #endif

@@ -602,8 +602,10 @@ Test(storage_commitlog, spare_prepared_before_switch, .timeout = 30)
     uint32_t i = 0;
     while (g_pos.offset <= (1 << 19)) cr_assert_eq(put(e, t, i++, 8000), 0);
     uint64_t seg1 = g_pos.segment;
-    for (int k = 0; k < 3000 && n_spares() == 0; k++) usleep(1000);
-    cr_assert_eq(n_spares(), 1, "no spare prepared while the active segment is past half");
+    /* Listed (written and synced), not just created. */
+    for (int k = 0; k < 10000 && clog_spare_count(e->log) == 0; k++) usleep(1000);
+    cr_assert_eq(clog_spare_count(e->log), 1, "no spare prepared while the active segment is past half");
+    cr_assert_eq(n_spares(), 1);
     cr_assert_eq(n_segments(), 1);
     char **names; int n;
     cr_assert_eq(vfs_list(g_c, &names, &n), 0);
@@ -613,7 +615,6 @@ Test(storage_commitlog, spare_prepared_before_switch, .timeout = 30)
     vfs_list_free(names, n);
     /* Its full length, all zeros (read as the end of a segment on replay). */
     uint8_t *buf; size_t len;
-    for (int k = 0; k < 3000 && vfs_file_size(spare) < (1 << 20); k++) usleep(1000);
     cr_assert_eq(vfs_read_all(spare, &buf, &len), 0);
     cr_assert_eq(len, (size_t)1 << 20);
     size_t nz = 0;
