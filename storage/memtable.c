@@ -155,6 +155,21 @@ static mt_partition *tab_find(const struct mt_ptab *t, uint64_t h, int64_t token
     }
 }
 
+/* The first partition t's probe sequence for h holds whose tag matches,
+ * without reading it (a hint's first stage; the caller compares it once
+ * it has arrived), or NULL. */
+static mt_partition *tab_candidate(const struct mt_ptab *t, uint64_t h)
+{
+    if (!t->slots) return NULL;
+    size_t mask = ((size_t)1 << t->bits) - 1, i = (size_t)(h >> (64 - t->bits));
+    uint64_t tag = idx_tag(h);
+    for (;; i = (i + 1) & mask) {
+        uint64_t s = t->slots[i];
+        if (!s) return NULL;
+        if ((s & ~IDX_PTR) == tag) return (mt_partition *)(uintptr_t)(s & IDX_PTR);
+    }
+}
+
 /* Put p, absent, into t (which has room). */
 static void tab_put(struct mt_ptab *t, uint64_t h, const mt_partition *p)
 {
@@ -645,12 +660,20 @@ int mt_apply_side(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_
     size_t slab0 = m->slab.used + m->nodes.used;
     mt_partition probe = { .token = token, .pk_len = pk_len, .n_rows = PROBE, .rows = (void *)pk };
     st__bpos pp;
-    /* A write descends the tree: a new partition needs its position there
-     * anyway, and probing the index first cost fill-random ~8% (an absent
+    /* An overwrite whose batch hint found its partition in the index goes
+     * straight there (mt_prefetch_writes).  Otherwise a write descends the
+     * tree: a new partition needs its position there anyway, and probing
+     * the index first, one key at a time, cost fill-random ~8% (an absent
      * key's probe runs to an empty slot).  The slot a new partition goes
      * to is fetched meanwhile. */
-    idx_prefetch(m, token);
-    mt_partition *p = st__btree_find_from(&m->parts, &probe, wh && wh->mt_id == m->id ? &wh->leaf : NULL, &pp);
+    mt_partition *p;
+    if (wh && wh->mt_id == m->id && wh->part) {
+        p = wh->part;   /* found by the hint in this memtable, whose partitions never move or go */
+        m->hinted_parts++;
+    } else {
+        idx_prefetch(m, token);
+        p = st__btree_find_from(&m->parts, &probe, wh && wh->mt_id == m->id ? &wh->leaf : NULL, &pp);
+    }
     if (!p) {
         p = cs_arena_alloc(&m->slab, sizeof *p + pk_len);
         if (!p) { rc = CS_ENOMEM; goto out; }
@@ -823,15 +846,43 @@ void mt_prefetch_writes(mt_memtable *m, const int64_t *tokens, const uint8_t *co
     if (n <= 0 || pthread_rwlock_tryrdlock(&m->lock) != 0) return;
     mt_partition probes[ST__BTREE_PREFETCH_MAX];
     const void *keys[ST__BTREE_PREFETCH_MAX];
+    int at[ST__BTREE_PREFETCH_MAX];   /* keys[j] is key at[j] */
     for (int i = 0; i < n; i++) {
         probes[i] = (mt_partition){ .token = tokens[i], .pk_len = lens[i], .n_rows = PROBE, .rows = (void *)pks[i] };
         keys[i] = &probes[i];
+        at[i] = i;
         if (!m->idx_off) idx_prefetch(m, tokens[i]);
     }
+    /* Overwrites: a key the index holds needs no descent, only its
+     * partition (and its one row), found here for all n at once: the
+     * slots (prefetched above), then the partitions their tags point at,
+     * then their rows.  The apply takes the partition from the hint.  A
+     * key whose first tag match is another partition just descends. */
+    int nd = n;
+    if (wh && !m->idx_off && m->idx.slots) {
+        mt_partition *cand[ST__BTREE_PREFETCH_MAX];
+        for (int i = 0; i < n; i++) {
+            uint64_t h = idx_hash(tokens[i]);
+            cand[i] = tab_candidate(&m->idx, h);
+            if (!cand[i] && m->idx_old.slots) cand[i] = tab_candidate(&m->idx_old, h);
+            if (cand[i]) __builtin_prefetch(cand[i]);
+        }
+        nd = 0;
+        for (int i = 0; i < n; i++) {
+            mt_partition *c = cand[i];
+            if (c && c->token == tokens[i] && c->pk_len == lens[i] && (lens[i] == 0 || memcmp(c->pk, pks[i], lens[i]) == 0)) {
+                wh[i] = (st__whint){ .mt_id = m->id, .part = c };
+                if (c->n_rows == 1) __builtin_prefetch(c->rows, 1);
+            } else {
+                keys[nd] = &probes[i];
+                at[nd++] = i;
+            }
+        }
+    }
     st__bleaf leaves[ST__BTREE_PREFETCH_MAX] = { { NULL, 0 } };
-    st__btree_prefetch_many(&m->parts, keys, n, leaves);
-    for (int i = 0; wh && i < n; i++)
-        if (leaves[i].leaf) wh[i] = (st__whint){ m->id, leaves[i] };
+    st__btree_prefetch_many(&m->parts, keys, nd, leaves);
+    for (int j = 0; wh && j < nd; j++)
+        if (leaves[j].leaf) wh[at[j]] = (st__whint){ .mt_id = m->id, .leaf = leaves[j] };
     pthread_rwlock_unlock(&m->lock);
 }
 

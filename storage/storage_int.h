@@ -222,10 +222,13 @@ typedef struct mt_memtable {
     bool idx_off;                        /* no index (a pointer past 48 bits, or no memory): the tree answers */
     cs_chunk_pool *pool;                 /* the engine's: slab and node chunks (a reference; may be NULL) */
     uint64_t id;                         /* unique in the process (a freed memtable's address is not) */
+    uint64_t hinted_parts;               /* writes that took their partition from the batch hint (tests) */
 } mt_memtable;
 
-/* Where a write hint's descent ended: memtable id and leaf (st__btree_find_from). */
-typedef struct st__whint { uint64_t mt_id; st__bleaf leaf; } st__whint;
+/* What a write hint found in memtable mt_id: the key's partition, if the
+ * memtable's index held it (an overwrite: no descent), else where the
+ * descent ended (st__btree_find_from's leaf). */
+typedef struct st__whint { uint64_t mt_id; st__bleaf leaf; struct mt_partition *part; } st__whint;
 
 /* What a read hint's lookup of a key in one sstable found
  * (sst_prefetch_lookups), for the read that follows: the reader's cache_id

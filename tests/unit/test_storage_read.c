@@ -1271,6 +1271,54 @@ Test(storage_read, flush_and_compaction_warm_the_block_cache)
     }
 }
 
+/* Overwrites skip the descent: after N keys are written, a batch hint
+ * before each batch of their overwrites finds every one in the memtable's
+ * index, each write takes its partition from the hint, and the memtable
+ * stays consistent with every key reading back its last value.  A hint
+ * for new keys (absent from the index) still descends, and a new key
+ * hinted together with overwrites lands in its own partition. */
+Test(storage_read, prefetch_writes_overwrites_skip_descent)
+{
+    enum { N = 3000, BATCH = ST_PREFETCH_KEYS };
+    char keys[BATCH][16];
+    const uint8_t *pks[BATCH];
+    uint32_t lens[BATCH];
+    for (int round = 0; round < 3; round++) {
+        uint64_t before = T->mem->hinted_parts;
+        for (int i0 = 0; i0 < N; i0 += BATCH) {
+            for (int j = 0; j < BATCH; j++) {
+                /* round 2: every other key of a batch is new */
+                int k = round == 2 && j % 2 ? N + i0 + j : i0 + j;
+                snprintf(keys[j], sizeof keys[j], "k%d", k);
+                pks[j] = (const uint8_t *)keys[j];
+                lens[j] = (uint32_t)strlen(keys[j]);
+            }
+            int nb = N - i0 < BATCH ? N - i0 : BATCH;   /* hint only what is written (the hint ring) */
+            st_prefetch_writes(T, pks, lens, nb);
+            for (int j = 0; j < nb; j++) {
+                char v[32];
+                snprintf(v, sizeof v, "%.15s/%d", keys[j], round);
+                put_marked(keys[j], 10 + round, v);
+            }
+        }
+        uint64_t hinted = T->mem->hinted_parts - before;
+        if (round == 0) cr_assert_eq(hinted, 0, "new keys took a partition from a hint");
+        if (round == 1) cr_assert_eq(hinted, (uint64_t)N, "%llu of %d overwrites hinted", (unsigned long long)hinted, N);
+        if (round == 2) cr_assert_eq(hinted, (uint64_t)N / 2, "%llu", (unsigned long long)hinted);
+    }
+    cr_assert_eq(mt_check(T->mem), 0);
+    cr_assert_eq(mt_partitions(T->mem), (size_t)(N + N / 2));
+    for (int i = 0; i < N; i++) {
+        char k[16], v[32];
+        snprintf(k, sizeof k, "k%d", i);
+        snprintf(v, sizeof v, "%s/%d", k, i % 2 ? 1 : 2);
+        expect_kv(k, true, v);
+        snprintf(k, sizeof k, "k%d", N + i);
+        snprintf(v, sizeof v, "%s/2", k);
+        expect_kv(k, i % 2 == 1, v);
+    }
+}
+
 /* st_prefetch_writes is only a hint: with it before each batch of writes
  * (keys new and already there, more than it takes, an empty key; the
  * writes start from the leaves it found, split since or not), the
