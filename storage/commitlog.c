@@ -179,7 +179,7 @@ struct clog {
     bool athr_started;
     bool want_spare, astop;          /* a spare is wanted; alloc_main must exit (under mu) */
     uint64_t asked_id;               /* active segment that last asked for one (under mu) */
-    uint64_t n_made;                 /* spares alloc_main made (under mu) */
+    bool alloc_warned;               /* a failure was logged; quiet until a success (under mu) */
     bool replay_done;
 };
 
@@ -1225,12 +1225,15 @@ static void *alloc_main(void *arg)
         int rc = spare_make(l, path, len);
         pthread_mutex_lock(&l->mu);
         if (!rc && !l->closing && spare_push(l, path, len)) {
-            l->n_made++;
+            l->alloc_warned = false;
             CS_DEBUG("commitlog: prepared %s", path);
             continue;
         }
         l->spare_bytes -= len;
-        if (rc && !l->astop) CS_WARN("commitlog: cannot prepare %s: %s", path, cs_strerror(rc));
+        if (rc && !l->astop && !l->alloc_warned) {   /* once until one succeeds (a full disk) */
+            CS_WARN("commitlog: cannot prepare %s: %s; new segments are created as needed", path, cs_strerror(rc));
+            l->alloc_warned = true;
+        }
         pthread_mutex_unlock(&l->mu);
         vfs_unlink(path);
         cs_free(path);
