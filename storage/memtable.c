@@ -141,18 +141,28 @@ static inline uint64_t idx_tag(uint64_t h)
     return (h & 0xffff) << 48;
 }
 
+/* From slot *i of t's probe sequence, the next partition whose tag is
+ * tag, not read (*i is left past it), or NULL at the sequence's end. */
+static mt_partition *tab_next(const struct mt_ptab *t, size_t *i, uint64_t tag)
+{
+    size_t mask = ((size_t)1 << t->bits) - 1;
+    for (;; *i = (*i + 1) & mask) {
+        uint64_t s = t->slots[*i];
+        if (!s) return NULL;
+        if ((s & ~IDX_PTR) == tag) {
+            *i = (*i + 1) & mask;
+            return (mt_partition *)(uintptr_t)(s & IDX_PTR);
+        }
+    }
+}
+
 static mt_partition *tab_find(const struct mt_ptab *t, uint64_t h, int64_t token, const uint8_t *pk, uint32_t pk_len)
 {
     if (!t->slots) return NULL;
-    size_t mask = ((size_t)1 << t->bits) - 1, i = (size_t)(h >> (64 - t->bits));
-    uint64_t tag = idx_tag(h);
-    for (;; i = (i + 1) & mask) {
-        uint64_t s = t->slots[i];
-        if (!s) return NULL;
-        if ((s & ~IDX_PTR) != tag) continue;
-        mt_partition *p = (mt_partition *)(uintptr_t)(s & IDX_PTR);
+    size_t i = (size_t)(h >> (64 - t->bits));
+    for (mt_partition *p; (p = tab_next(t, &i, idx_tag(h)));)
         if (p->token == token && p->pk_len == pk_len && (pk_len == 0 || memcmp(p->pk, pk, pk_len) == 0)) return p;
-    }
+    return NULL;
 }
 
 /* The first partition t's probe sequence for h holds whose tag matches,
@@ -160,14 +170,8 @@ static mt_partition *tab_find(const struct mt_ptab *t, uint64_t h, int64_t token
  * it has arrived), or NULL. */
 static mt_partition *tab_candidate(const struct mt_ptab *t, uint64_t h)
 {
-    if (!t->slots) return NULL;
-    size_t mask = ((size_t)1 << t->bits) - 1, i = (size_t)(h >> (64 - t->bits));
-    uint64_t tag = idx_tag(h);
-    for (;; i = (i + 1) & mask) {
-        uint64_t s = t->slots[i];
-        if (!s) return NULL;
-        if ((s & ~IDX_PTR) == tag) return (mt_partition *)(uintptr_t)(s & IDX_PTR);
-    }
+    size_t i = t->slots ? (size_t)(h >> (64 - t->bits)) : 0;
+    return t->slots ? tab_next(t, &i, idx_tag(h)) : NULL;
 }
 
 /* Put p, absent, into t (which has room). */
