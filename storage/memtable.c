@@ -141,6 +141,12 @@ static inline uint64_t idx_tag(uint64_t h)
     return (h & 0xffff) << 48;
 }
 
+/* Is p the partition (token, pk)? */
+static inline bool part_is(const mt_partition *p, int64_t token, const uint8_t *pk, uint32_t pk_len)
+{
+    return p->token == token && p->pk_len == pk_len && (pk_len == 0 || memcmp(p->pk, pk, pk_len) == 0);
+}
+
 /* From slot *i of t's probe sequence, the next partition whose tag is
  * tag, not read (*i is left past it), or NULL at the sequence's end. */
 static mt_partition *tab_next(const struct mt_ptab *t, size_t *i, uint64_t tag)
@@ -161,7 +167,7 @@ static mt_partition *tab_find(const struct mt_ptab *t, uint64_t h, int64_t token
     if (!t->slots) return NULL;
     size_t i = (size_t)(h >> (64 - t->bits));
     for (mt_partition *p; (p = tab_next(t, &i, idx_tag(h)));)
-        if (p->token == token && p->pk_len == pk_len && (pk_len == 0 || memcmp(p->pk, pk, pk_len) == 0)) return p;
+        if (part_is(p, token, pk, pk_len)) return p;
     return NULL;
 }
 
@@ -170,8 +176,9 @@ static mt_partition *tab_find(const struct mt_ptab *t, uint64_t h, int64_t token
  * it has arrived), or NULL. */
 static mt_partition *tab_candidate(const struct mt_ptab *t, uint64_t h)
 {
-    size_t i = t->slots ? (size_t)(h >> (64 - t->bits)) : 0;
-    return t->slots ? tab_next(t, &i, idx_tag(h)) : NULL;
+    if (!t->slots) return NULL;
+    size_t i = (size_t)(h >> (64 - t->bits));
+    return tab_next(t, &i, idx_tag(h));
 }
 
 /* Put p, absent, into t (which has room). */
@@ -874,7 +881,7 @@ void mt_prefetch_writes(mt_memtable *m, const int64_t *tokens, const uint8_t *co
         nd = 0;
         for (int i = 0; i < n; i++) {
             mt_partition *c = cand[i];
-            if (c && c->token == tokens[i] && c->pk_len == lens[i] && (lens[i] == 0 || memcmp(c->pk, pks[i], lens[i]) == 0)) {
+            if (c && part_is(c, tokens[i], pks[i], lens[i])) {
                 wh[i] = (st__whint){ .mt_id = m->id, .part = c };
                 if (c->n_rows == 1) __builtin_prefetch(c->rows, 1);
             } else {
