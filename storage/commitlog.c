@@ -1,5 +1,6 @@
 /*
- * commitlog.c: the write-ahead log (format: docs/format/commitlog.md).
+ * commitlog.c: the write-ahead log (format: docs/format/commitlog.md); its
+ * reading side (replay, dump) is commitlog_replay.c.
  *
  * Segments are files CommitLog-2-<id>.log of at most segment_size bytes,
  * written append-only.  One record per st_write.  Invariants:
@@ -64,14 +65,13 @@
  * group modes the active segment is zero-filled ahead of the writes
  * (seg_prealloc), so an fdatasync commits no file-size change.
  */
-#include "storage/storage_int.h"
+#include "storage/commitlog_int.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/hash.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "common/vfs.h"
-#include "storage/commitlog.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -84,104 +84,6 @@
 #include <string.h>
 #include <time.h>
 #include <uv.h>
-
-#define CLOG_MAGIC 0x43534C47u     /* "CSLG" */
-#define CLOG_VERSION 2u
-#define CLOG_HDR 24                 /* magic u32, version u32, id u64, flags u32, crc u32 */
-#define CLOG_HDR_V1 20              /* version 1: magic, version, id, crc; CRCs unseeded */
-#define CLOG_F_REUSED 1u            /* header flag: the file held earlier segments */
-#define CLOG_REC_HDR 8              /* len u32, crc(len) u32 */
-#define CLOG_REC_TRL 4              /* crc(payload) u32 */
-#define ALLOC_MIN_SEGMENT (1u << 20)  /* smaller segments (tests) get no prepared spare */
-#define GATHER_MAX_NS 200000u       /* batch-mode gathering bound (gather_plan) */
-#define GATHER_SCORE_MAX 8          /* gather while gather_score > GATHER_SCORE_MAX / 2 */
-
-typedef struct clog_hdr { uint8_t b[CLOG_HDR]; } clog_hdr;
-_Static_assert(sizeof(clog_hdr) == 24, "commit log segment header is 24 bytes");
-
-typedef struct clog_seg {
-    uint64_t id;
-    unsigned ver;                    /* format version (its file name says it) */
-    uint32_t seed;                   /* record length CRCs start here (header CRC; 0 in v1) */
-    int fd;                          /* -1 once closed */
-    char *path;
-    uint64_t size;                   /* bytes written */
-    uint64_t zeroed;                 /* file zero-filled up to here (prealloc_ahead) */
-    uint8_t (*dirty)[16]; int n_dirty, cap_dirty;
-    bool old;                        /* from before open */
-} clog_seg;
-
-typedef struct clog_spare {          /* a retired segment file kept for reuse */
-    char *path;                      /* CommitLogSpare-<id>.log */
-    uint64_t len;                    /* file length */
-} clog_spare;
-
-typedef struct clog_notifier clog_notifier;
-typedef struct clog_waiter {
-    st_clog_pos pos;
-    void (*cb)(void *);
-    void *arg;
-    clog_notifier *n;
-    struct clog_waiter *next;
-} clog_waiter;
-
-struct clog_notifier {
-    uv_async_t async;                /* first: handle->data = this */
-    uv_check_t check;                /* kicks the sync thread after an iteration's writes */
-    uv_idle_t idle;                  /* active with check: the next poll does not block */
-    bool check_on;
-    int open_handles;                /* freed when all three handles have closed */
-    clog *l;
-    uv_loop_t *loop;
-    pthread_mutex_t mu;
-    clog_waiter *ready;              /* completed, to run on the loop */
-    clog_notifier *next;
-};
-
-struct clog {
-    st_config cfg;
-    char *dir;
-    pthread_mutex_t mu;              /* segments, write position */
-    clog_seg **segs; int n_segs, cap_segs;   /* oldest first; last is active unless none */
-    uint64_t next_id;
-    st_clog_pos written;
-    _Atomic uint64_t total;          /* bytes of all segments: changed under mu (total_add), read without it */
-    pthread_mutex_t fsync_mu;        /* held while fsyncing; taken before mu */
-    int *pend_fd; int n_pend, cap_pend;   /* full segments not yet fsynced (under mu) */
-    bool dir_dirty;                  /* a segment was created since the last sync (under mu) */
-    clog_seg **doomed; int n_doomed, cap_doomed;   /* recycled, kept or unlinked by clog_reap (under mu) */
-    clog_spare *spares; int n_spares, cap_spares;  /* newest last (under mu) */
-    uint64_t spare_bytes, spare_max;               /* their total length, and its bound */
-    bool closing;                                  /* clog_close began: no more spares (under mu) */
-    uint8_t *wbuf; size_t wlen, wcap;   /* deferred tail of the active segment (under mu) */
-    uint64_t woff;                   /* file offset of wbuf[0] */
-    int werr;                        /* sticky error of a deferred write */
-    pthread_mutex_t smu;             /* sync state below */
-    pthread_cond_t scv;
-    st_clog_pos synced;
-    bool requested, stop;
-    bool kicked;                     /* a waiter asked for a sync now (not deferred) */
-    uint64_t n_syncs, n_waited;      /* fsync rounds and waiters they completed (under smu) */
-    uint64_t sync_ns;                /* time spent in do_sync (sync thread only) */
-    int n_pending;                   /* waiters registered, not yet completed (under smu) */
-    int gather_target;               /* batch: waiters to gather before the next fsync (under smu) */
-    uint64_t gather_until;           /* ... gathering at most until then, cs_mono_ns (under smu) */
-    uint64_t gather_from, gather_hit;   /* when that target was set, and reached (0: not yet) */
-    int gather_score;                /* recent targets reached within the bound (see gather_plan) */
-    uint64_t n_targets, n_hits;      /* targets set, and reached within their bound (under smu) */
-    uint64_t n_gathers, n_gather_to, gather_ns;   /* gathering rounds, timeouts, time (under smu) */
-    clog_waiter *waiters;
-    clog_notifier *notifiers;
-    pthread_t thr;
-    bool thr_started;
-    pthread_cond_t acv;              /* wakes alloc_main (with mu) */
-    pthread_t athr;
-    bool athr_started;
-    bool want_spare, astop;          /* a spare is wanted; alloc_main must exit (under mu) */
-    uint64_t asked_id;               /* active segment that last asked for one (under mu) */
-    bool alloc_warned;               /* a failure was logged; quiet until a success (under mu) */
-    bool replay_done;
-};
 
 /* l->total += d (d wraps for a decrease), under mu: one writer at a time,
  * so no atomic read-modify-write. */
@@ -242,7 +144,7 @@ static void seg_free(clog_seg *s)
     cs_free(s);
 }
 
-static char *seg_path(const char *dir, unsigned ver, uint64_t id)
+char *clog__seg_path(const char *dir, unsigned ver, uint64_t id)
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s/CommitLog-%u-%" PRIu64 ".log", dir, ver, id);
@@ -301,7 +203,7 @@ static int seg_create(clog *l)
     if (!s) return CS_ENOMEM;
     s->id = l->next_id++;
     s->ver = CLOG_VERSION;
-    s->path = seg_path(l->dir, s->ver, s->id);
+    s->path = clog__seg_path(l->dir, s->ver, s->id);
     if (!s->path) { cs_free(s); return CS_ENOMEM; }
     int flags = seg_file(l, s);
     if (flags < 0) { s->fd = -1; seg_free(s); return flags; }
@@ -331,7 +233,7 @@ static void put_record(uint8_t *d, const uint8_t *h, const void *p, size_t n, co
     memcpy(d + CLOG_REC_HDR + n, t, CLOG_REC_TRL);
 }
 
-static void seg_mark(clog_seg *s, const uint8_t id[16])
+void clog__seg_mark(clog_seg *s, const uint8_t id[16])
 {
     for (int i = s->n_dirty - 1; i >= 0; i--)
         if (!memcmp(s->dirty[i], id, 16)) return;
@@ -353,23 +255,21 @@ static clog_seg *active(clog *l)
 
 /* ---------------------------------------------------------------- open/close */
 
-typedef struct seg_name { uint64_t id; unsigned ver; } seg_name;
-
 static int cmp_seg_name(const void *a, const void *b)
 {
-    uint64_t x = ((const seg_name *)a)->id, y = ((const seg_name *)b)->id;
+    uint64_t x = ((const clog__seg_name *)a)->id, y = ((const clog__seg_name *)b)->id;
     return x < y ? -1 : x > y;
 }
 
 /* The segments in dir (CommitLog-<ver>-<id>.log), in id order; with spares,
  * also keep the spare files (CommitLogSpare-<id>.log) as spares of l, up to
  * its bound, unlinking the others.  *out is cs_malloc'd. */
-static int seg_list(const char *dir, clog *spares, seg_name **out, int *n_out)
+int clog__seg_list(const char *dir, clog *spares, clog__seg_name **out, int *n_out)
 {
     char **names; int n;
     int rc = vfs_list(dir, &names, &n);
     if (rc) return rc;
-    seg_name *v = cs_malloc(sizeof *v * (size_t)(n + 1));
+    clog__seg_name *v = cs_malloc(sizeof *v * (size_t)(n + 1));
     int k = 0;
     for (int i = 0; v && i < n; i++) {
         unsigned ver; uint64_t id; int consumed = 0;
@@ -427,8 +327,8 @@ int clog_open(const st_config *cfg, clog **out)
     l->spare_max = cfg->memtable_space;
     if (l->spare_max > cfg->commitlog_total_space / 2) l->spare_max = cfg->commitlog_total_space / 2;
     if (l->spare_max < 2 * seg) l->spare_max = 2 * seg;
-    seg_name *ids; int ni;
-    rc = seg_list(l->dir, l, &ids, &ni);
+    clog__seg_name *ids; int ni;
+    rc = clog__seg_list(l->dir, l, &ids, &ni);
     if (rc) { clog_close(l); return rc; }
     /* Ids start from the wall clock in ms (like Cassandra), so positions keep
      * growing even if the commit log directory is emptied while sstables
@@ -436,7 +336,7 @@ int clog_open(const st_config *cfg, clog **out)
     l->next_id = (uint64_t)cs_now_ms();
     for (int i = 0; i < ni; i++) {
         clog_seg *s = cs_calloc(1, sizeof *s);
-        if (!s || !(s->path = seg_path(l->dir, ids[i].ver, ids[i].id)) || seg_push(l, s)) {
+        if (!s || !(s->path = clog__seg_path(l->dir, ids[i].ver, ids[i].id)) || seg_push(l, s)) {
             if (s) { cs_free(s->path); cs_free(s); }
             cs_free(ids); clog_close(l); return CS_ENOMEM;
         }
@@ -619,7 +519,7 @@ int clog_append(clog *l, const uint8_t *p, size_t n, const uint8_t (*ids)[16], i
         total_add(l, rec);
         l->written.segment = s->id;
         l->written.offset = s->size;
-        for (int i = 0; i < n_ids; i++) seg_mark(s, ids[i]);
+        for (int i = 0; i < n_ids; i++) clog__seg_mark(s, ids[i]);
         if (end) *end = l->written;
         if (s->size > l->cfg.segment_size / 2 && l->asked_id != s->id && l->athr_started &&
             l->cfg.segment_size >= ALLOC_MIN_SEGMENT) {
@@ -1255,250 +1155,4 @@ int clog_oldest_dirty(clog *l, uint8_t (*ids)[16], int max)
     }
     pthread_mutex_unlock(&l->mu);
     return n;
-}
-
-/* ---------------------------------------------------------------- replay */
-
-/* Does a record of the segment whose length CRCs start from seed begin at
- * p (n bytes left)?  Its length CRC and its payload CRC must check. */
-static bool record_at(const uint8_t *p, size_t n, uint32_t seed)
-{
-    if (n < CLOG_REC_HDR + CLOG_REC_TRL) return false;
-    uint32_t len = cs_be32(p);
-    if (cs_be32(p + 4) != cs_crc32c(seed, p, 4)) return false;
-    if (len == 0 || (uint64_t)len + CLOG_REC_HDR + CLOG_REC_TRL > n) return false;
-    return cs_be32(p + CLOG_REC_HDR + len) == cs_crc32c(0, p + CLOG_REC_HDR, len);
-}
-
-/* The offset of the first record of seed's segment after off, or 0. */
-static size_t next_record(const uint8_t *p, size_t n, size_t off, uint32_t seed)
-{
-    for (size_t o = off + 1; o + CLOG_REC_HDR + CLOG_REC_TRL <= n; o++)
-        if (record_at(p + o, n - o, seed)) return o;
-    return 0;
-}
-
-/* Replay one old segment: records up to the first torn or corrupt one.
- * *good is the end of the last good record; *clean tells whether what
- * follows is an expected end (the file's end, zero fill, or bytes a reused
- * file kept from its earlier segments) rather than damage. */
-static int replay_seg(clog *l, clog_seg *s, clog_replay_cb cb, void *arg, uint64_t *good, bool *clean)
-{
-    (void)l;
-    *good = 0;
-    *clean = false;
-    uint8_t *p; size_t n;
-    int rc = vfs_read_all(s->path, &p, &n);
-    if (rc) {
-        CS_ERROR("commitlog: cannot read %s: %s", s->path, cs_strerror(rc));
-        return 0;
-    }
-    size_t hdr = s->ver == 1 ? CLOG_HDR_V1 : CLOG_HDR;
-    uint32_t seed = 0, flags = 0;
-    bool hdr_ok = n >= hdr && cs_be32(p) == CLOG_MAGIC && cs_be32(p + 4) == s->ver &&
-                  (s->ver == 1 || s->ver == CLOG_VERSION) && cs_be32(p + hdr - 4) == cs_crc32c(0, p, hdr - 4);
-    if (hdr_ok && s->ver != 1) {
-        flags = cs_be32(p + 16);
-        seed = cs_be32(p + 20);
-    }
-    if (hdr_ok && s->ver != 1 && cs_be64(p + 8) < s->id) {
-        /* A spare renamed to this name before a crash, its new header not
-         * yet written: still the header of the segment it held.  The new
-         * segment had no record yet (records follow the header). */
-        CS_INFO("commitlog: %s was being reused when the server stopped; nothing to replay", s->path);
-        *clean = true;
-        cs_free(p);
-        return 0;
-    }
-    if (!hdr_ok || cs_be64(p + 8) != s->id) {
-        if (n > 0) CS_WARN("commitlog: %s: bad segment header, %zu bytes dropped", s->path, n);
-        else *clean = true;
-        cs_free(p);
-        return 0;
-    }
-    size_t off = hdr;
-    *good = off;
-    while (off < n) {
-        size_t left = n - off;
-        if (left < CLOG_REC_HDR) {
-            if (flags & CLOG_F_REUSED) { *clean = true; break; }
-            CS_WARN("commitlog: %s: torn record header at offset %zu, %zu bytes dropped", s->path, off, left);
-            break;
-        }
-        uint32_t len = cs_be32(p + off);
-        if (len == 0 && cs_be32(p + off + 4) == 0) { *clean = true; break; }   /* zero fill: end */
-        if (cs_be32(p + off + 4) != cs_crc32c(seed, p + off, 4)) {
-            if (flags & CLOG_F_REUSED) {
-                /* The end of this segment's records, unless one of them
-                 * follows (then these bytes are damage). */
-                size_t next = next_record(p, n, off, seed);
-                if (!next) { *clean = true; break; }
-                CS_WARN("commitlog: %s: corrupt record length at offset %zu, %zu bytes dropped "
-                        "(a record of this segment follows at offset %zu)", s->path, off, left, next);
-                break;
-            }
-            CS_WARN("commitlog: %s: corrupt record length at offset %zu, %zu bytes dropped", s->path, off, left);
-            break;
-        }
-        if ((uint64_t)len + CLOG_REC_HDR + CLOG_REC_TRL > left) {
-            CS_WARN("commitlog: %s: torn record at offset %zu, %zu bytes dropped", s->path, off, left);
-            break;
-        }
-        const uint8_t *pl = p + off + CLOG_REC_HDR;
-        if (cs_be32(pl + len) != cs_crc32c(0, pl, len)) {
-            CS_WARN("commitlog: %s: bad record checksum at offset %zu, %zu bytes dropped", s->path, off, left);
-            break;
-        }
-        off += CLOG_REC_HDR + len + CLOG_REC_TRL;
-        *good = off;
-        st_clog_pos pos = { s->id, off };
-        rc = cb(pl, len, pos, arg);
-        if (rc) break;
-    }
-    if (off >= n) *clean = true;
-    if (*clean && off < n)
-        CS_DEBUG("commitlog: %s: records end at offset %zu; the %zu bytes after are from its earlier use",
-                 s->path, off, n - off);
-    cs_free(p);
-    return rc;
-}
-
-int clog_replay(clog *l, clog_replay_cb cb, void *arg)
-{
-    /* Old segments are never modified, so iterate without holding mu. */
-    pthread_mutex_lock(&l->mu);
-    int n = l->n_segs;
-    clog_seg **v = cs_malloc(sizeof *v * (size_t)(n ? n : 1));
-    int k = 0;
-    if (v) for (int i = 0; i < n; i++) if (l->segs[i]->old) v[k++] = l->segs[i];
-    pthread_mutex_unlock(&l->mu);
-    if (!v) return CS_ENOMEM;
-    int rc = 0;
-    uint64_t good;
-    bool clean;
-    for (int i = 0; i < k && !rc; i++) rc = replay_seg(l, v[i], cb, arg, &good, &clean);
-    cs_free(v);
-    return rc;
-}
-
-void clog_replay_mark(clog *l, uint64_t seg, const uint8_t id[16])
-{
-    pthread_mutex_lock(&l->mu);
-    for (int i = 0; i < l->n_segs; i++)
-        if (l->segs[i]->id == seg) { seg_mark(l->segs[i], id); break; }
-    pthread_mutex_unlock(&l->mu);
-}
-
-void clog_replay_done(clog *l)
-{
-    pthread_mutex_lock(&l->mu);
-    l->replay_done = true;
-    pthread_mutex_unlock(&l->mu);
-}
-
-/* ---------------------------------------------------------------- dump */
-
-static void hexs(FILE *out, const uint8_t *p, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++) fprintf(out, "%02x", p[i]);
-}
-
-static void dump_ops(FILE *out, const uint8_t *p, size_t n)
-{
-    cs_rd r;
-    cs_rd_init(&r, p, n);
-    st__op op;
-    int k;
-    while ((k = st__op_next(&r, &op)) == 1) {
-        switch (op.kind) {
-        case ST__OP_PARTITION:
-            fprintf(out, "  partition table=");
-            hexs(out, op.id, 16);
-            fprintf(out, " key=");
-            hexs(out, op.pk, op.pk_len);
-            break;
-        case ST__OP_PDEL:
-            fprintf(out, "    partition delete ts=%" PRId64 " ldt=%d", op.d.ts_us, op.d.ldt_s);
-            break;
-        case ST__OP_RT:
-            fprintf(out, "    range delete %s", op.rt.start_incl ? "[" : "(");
-            hexs(out, op.rt.start, op.rt.start_len);
-            fprintf(out, ", ");
-            hexs(out, op.rt.end, op.rt.end_len);
-            fprintf(out, "%s ts=%" PRId64 " ldt=%d", op.rt.end_incl ? "]" : ")", op.rt.d.ts_us, op.rt.d.ldt_s);
-            break;
-        case ST__OP_ROW:
-            fprintf(out, "    row%s ck=", (op.rflags & ST_ROW_STATIC) ? " STATIC" : "");
-            hexs(out, op.ck, op.ck_len);
-            break;
-        case ST__OP_LIVENESS:
-            fprintf(out, "      marker ts=%" PRId64 " ttl=%d ldt=%d", op.lv.ts_us, op.lv.ttl_s, op.lv.ldt_s);
-            break;
-        case ST__OP_ROWDEL:
-            fprintf(out, "      row delete ts=%" PRId64 " ldt=%d", op.d.ts_us, op.d.ldt_s);
-            break;
-        case ST__OP_CDEL:
-            fprintf(out, "      complex delete col=%u ts=%" PRId64 " ldt=%d", op.col, op.d.ts_us, op.d.ldt_s);
-            break;
-        case ST__OP_CELL:
-            fprintf(out, "      cell col=%u flags=%u ts=%" PRId64 " ttl=%d ldt=%d", op.cell.col, op.cell.flags,
-                    op.cell.ts_us, op.cell.ttl_s, op.cell.ldt_s);
-            if (op.cell.path_len) { fprintf(out, " path="); hexs(out, op.cell.path, op.cell.path_len); }
-            fprintf(out, " value=");
-            hexs(out, op.cell.val, op.cell.val_len);
-            break;
-        }
-        fputc('\n', out);
-    }
-    if (k < 0) fprintf(out, "  (undecodable ops at payload offset %zu)\n", r.pos);
-}
-
-typedef struct dump_ctx { FILE *out; uint64_t n; } dump_ctx;
-
-static int dump_cb(const uint8_t *p, size_t n, st_clog_pos pos, void *arg)
-{
-    dump_ctx *d = arg;
-    fprintf(d->out, "record %" PRIu64 " ends at %" PRIu64 ":%" PRIu64 ", %zu bytes\n", d->n++, pos.segment, pos.offset, n);
-    dump_ops(d->out, p, n);
-    return 0;
-}
-
-static int dump_dir(const char *dir, FILE *out)
-{
-    seg_name *ids; int k;
-    int rc = seg_list(dir, NULL, &ids, &k);
-    if (rc) return rc;
-    int worst = 0;
-    for (int i = 0; i < k; i++) {
-        char *p = seg_path(dir, ids[i].ver, ids[i].id);
-        if (!p) { worst = CS_ENOMEM; break; }
-        rc = clog_dump(p, out);
-        cs_free(p);
-        if (rc && !worst) worst = rc;
-    }
-    cs_free(ids);
-    return worst;
-}
-
-int clog_dump(const char *path, FILE *out)
-{
-    if (!path || !out) return CS_EINVAL;
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    unsigned ver; uint64_t id;
-    if (sscanf(base, "CommitLog-%u-%" SCNu64 ".log", &ver, &id) != 2) return dump_dir(path, out);
-    int64_t sz = vfs_file_size(path);
-    if (sz < 0) return (int)sz;
-    clog_seg s = { .id = id, .ver = ver, .fd = -1, .path = (char *)path, .size = (uint64_t)sz, .old = true };
-    dump_ctx d = { out, 0 };
-    uint64_t good = 0;
-    bool clean = false;
-    int rc = replay_seg(NULL, &s, dump_cb, &d, &good, &clean);
-    if (clean && good < (uint64_t)sz)
-        fprintf(out, "%s: %" PRIu64 " records in %" PRIu64 " bytes; the other %" PRIu64 " bytes are zero fill "
-                "or left from the file's earlier use\n", path, d.n, good, (uint64_t)sz - good);
-    else
-        fprintf(out, "%s: %" PRIu64 " records, %" PRIu64 " of %" PRId64 " bytes valid\n", path, d.n, good, sz);
-    if (rc) return rc;
-    return clean ? 0 : CS_ECORRUPT;
 }
