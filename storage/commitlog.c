@@ -572,6 +572,15 @@ uint64_t clog_total_bytes(clog *l)
 
 #define PREALLOC_CHUNK (1u << 20)    /* zero-fill this much ahead of the writes */
 
+/* One piece of zeros at off, at most 64 KiB and not past end: the bytes
+ * written or an error (seg_prealloc and spare_make loop over it). */
+static ssize_t pwrite_zeros(int fd, uint64_t off, uint64_t end)
+{
+    static const uint8_t zeros[64 << 10];
+    size_t k = end - off < sizeof zeros ? (size_t)(end - off) : sizeof zeros;
+    return vfs_pwrite(fd, zeros, k, off);
+}
+
 /* Zero-fill the active segment ahead of its write position (batch and group
  * modes only: they fdatasync after nearly every write).  An fdatasync after
  * an append that grows the file must also commit the new size (an ext4
@@ -582,15 +591,13 @@ uint64_t clog_total_bytes(clog *l)
  * the preallocation of this segment. */
 static void seg_prealloc(clog *l, clog_seg *s)
 {
-    static const uint8_t zeros[64 << 10];
     if (l->cfg.sync_mode == ST_SYNC_PERIODIC || !s || s->fd < 0) return;
     uint64_t lim = l->cfg.segment_size;
     if (s->zeroed >= lim || s->zeroed >= s->size + PREALLOC_CHUNK / 2) return;
     uint64_t from = s->zeroed > s->size ? s->zeroed : s->size;
     uint64_t to = from + PREALLOC_CHUNK < lim ? from + PREALLOC_CHUNK : lim;
     for (uint64_t off = from; off < to;) {
-        size_t k = to - off < sizeof zeros ? (size_t)(to - off) : sizeof zeros;
-        ssize_t w = vfs_pwrite(s->fd, zeros, k, off);
+        ssize_t w = pwrite_zeros(s->fd, off, to);
         if (w <= 0) {
             CS_WARN("commitlog: cannot preallocate %s: %s", s->path, cs_strerror(w < 0 ? (int)w : CS_EIO));
             s->zeroed = lim;
@@ -1088,14 +1095,12 @@ void clog_reap(clog *l)
  * and at the end.  Runs on alloc_main without any lock.  0 or an error. */
 static int spare_make(clog *l, const char *path, uint64_t len)
 {
-    static const uint8_t zeros[64 << 10];
     int fd = vfs_open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
     if (fd < 0) return fd;
     int rc = 0;
     for (uint64_t off = 0; off < len && !rc;) {
         if (__atomic_load_n(&l->astop, __ATOMIC_RELAXED)) { rc = CS_EIO; break; }   /* closing: not needed */
-        size_t k = len - off < sizeof zeros ? (size_t)(len - off) : sizeof zeros;
-        ssize_t w = vfs_pwrite(fd, zeros, k, off);
+        ssize_t w = pwrite_zeros(fd, off, len);
         if (w <= 0) { rc = w < 0 ? (int)w : CS_EIO; break; }
         off += (uint64_t)w;
         if (off % (4u << 20) == 0 || off == len) rc = vfs_fsync(fd);
