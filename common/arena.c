@@ -7,12 +7,6 @@
 #include <stdint.h>
 #include <string.h>
 
-struct cs_arena_chunk {
-    cs_arena_chunk *next;
-    size_t size, used;
-    _Alignas(16) unsigned char data[];
-};
-
 #define CHUNK_MIN 4096
 #define CACHE_MAX 32
 
@@ -214,7 +208,7 @@ static cs_arena_chunk *spare_take(cs_arena *a, size_t n, size_t cap)
     return c;
 }
 
-void *cs_arena_alloc(cs_arena *a, size_t n)
+void *cs_arena__alloc_slow(cs_arena *a, size_t n)
 {
     n = (n + 15) & ~(size_t)15;
     if (n == 0)

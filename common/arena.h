@@ -11,6 +11,12 @@
 
 typedef struct cs_arena_chunk cs_arena_chunk;
 typedef struct cs_chunk_pool cs_chunk_pool;
+/* A chunk: visible only for cs_arena_alloc's inline fast path below. */
+struct cs_arena_chunk {
+    cs_arena_chunk *next;
+    size_t size, used;
+    _Alignas(16) unsigned char data[];
+};
 typedef struct cs_arena {
     cs_arena_chunk *head;  /* newest chunk */
     cs_arena_chunk *spare; /* chunks kept by cs_arena_reset, handed out again first */
@@ -27,7 +33,22 @@ void cs_arena_destroy(cs_arena *a);
  * a scan's windows), so its memory is not returned to malloc, and maybe
  * to the kernel, only to be faulted in again. */
 void cs_arena_reset(cs_arena *a);
-void *cs_arena_alloc(cs_arena *a, size_t n);          /* 16-aligned, NULL on OOM */
+/* 16-aligned, NULL on OOM.  Inline: a request allocates dozens of small
+ * things (2-3% of the request loop as a call with its saved registers);
+ * a new chunk is cs_arena__alloc_slow's. */
+void *cs_arena__alloc_slow(cs_arena *a, size_t n);
+static inline void *cs_arena_alloc(cs_arena *a, size_t n)
+{
+    size_t r = (n + 15) & ~(size_t)15;
+    cs_arena_chunk *c = a->head;
+    if (r && c && c->size - c->used >= r) {
+        void *p = c->data + c->used;
+        c->used += r;
+        a->used += r;
+        return p;
+    }
+    return cs_arena__alloc_slow(a, n);
+}
 void *cs_arena_zalloc(cs_arena *a, size_t n);
 char *cs_arena_strndup(cs_arena *a, const char *s, size_t n);
 char *cs_arena_strdup(cs_arena *a, const char *s);
