@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "common/alloc.h"
+#include "common/compress.h"
 #include "common/err.h"
 
 /* ------------------------------------------------------------ header */
@@ -214,8 +215,7 @@ void frame_end(frame_writer *w)
         /* Compress into the spare space after the body, then slide it down. */
         uint8_t *dst = b->p + b->len;
         cs_st32(dst, (uint32_t)body_len);
-        int clen = LZ4_compress_default((const char *)b->p + body_off, (char *)dst + 4,
-                                        (int)body_len, bound);
+        int clen = cs_lz4_compress(b->p + body_off, dst + 4, (int)body_len, bound);
         if (clen <= 0) {
             b->err = CS_ECORRUPT;
             return;

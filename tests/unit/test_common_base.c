@@ -3,10 +3,12 @@
 #include "common/alloc.h"
 #include "common/arena.h"
 #include "common/buf.h"
+#include "common/compress.h"
 #include "common/err.h"
 #include "common/hash.h"
 #include "common/util.h"
 
+#include <lz4.h>
 #include <pthread.h>
 
 Test(murmur3, cassandra_oracle)
@@ -166,6 +168,30 @@ Test(arena, alloc_and_destroy)
     cr_assert_eq(cs_alloc_count(), 0);
 }
 
+/* The inline fast path and the slow one hand out the same kind of memory:
+ * 16-aligned, disjoint, zero-size requests distinct, and every byte
+ * accounted in used. */
+Test(arena, fast_path_sizes_and_accounting)
+{
+    cs_arena a;
+    cs_arena_init(&a);
+    unsigned char *prev = NULL;
+    size_t want = 0;
+    for (int i = 0; i < 3000; i++) {
+        size_t n = (size_t)(i % 37) * 7;   /* 0, 7, ... 252: some exact multiples of 16 */
+        unsigned char *p = cs_arena_alloc(&a, n);
+        cr_assert_not_null(p);
+        cr_assert_eq(((uintptr_t)p) & 15, 0);
+        cr_assert_neq(p, prev);
+        memset(p, 0xAB, n);
+        want += n ? (n + 15) & ~(size_t)15 : 16;
+        prev = p;
+    }
+    cr_assert_eq(a.used, want);
+    cs_arena_destroy(&a);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
 /* cs_arena_reset keeps the chunks: the same allocations again make no new
  * chunk and land in the memory of the first round. */
 Test(arena, reset_reuses_chunks)
@@ -304,5 +330,80 @@ Test(util, write_ts_strictly_increasing)
         int64_t t = cs_write_ts_us();
         cr_assert_gt(t, prev);
         prev = t;
+    }
+}
+
+/* Blocks compressed one after another from the same buffer, each sharing
+ * most of its bytes with the one before, decompress alone: the reused
+ * state never makes a block refer to an earlier one.  Sizes around the
+ * 64 KiB window too; a destination too small gives 0. */
+Test(compress, blocks_are_independent)
+{
+    static const int sizes[] = { 1, 15, 100, 4096, 65535, 65536, 70000 };
+    int max = 70000;
+    unsigned char *src = malloc((size_t)max), *dst = malloc((size_t)LZ4_compressBound(max)),
+                  *back = malloc((size_t)max);
+    unsigned x = 12345;
+    for (int i = 0; i < max; i++) {
+        x = x * 1103515245u + 12345u;
+        src[i] = (i % 116) < 16 ? (unsigned char)"partition-key-00"[i % 16] : (unsigned char)(x >> 16);
+    }
+    for (int round = 0; round < 3; round++)
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+            int n = sizes[k];
+            src[n / 2] ^= (unsigned char)(round + 1);   /* a new block, mostly the old bytes */
+            int c = cs_lz4_compress(src, dst, n, LZ4_compressBound(n));
+            cr_assert_gt(c, 0, "size %d", n);
+            cr_assert_eq(LZ4_decompress_safe((const char *)dst, (char *)back, c, n), n, "size %d round %d", n, round);
+            cr_assert_eq(memcmp(back, src, (size_t)n), 0, "size %d round %d", n, round);
+        }
+    memset(src, 'a', 4096);
+    int c = cs_lz4_compress(src, dst, 4096, LZ4_compressBound(4096));
+    cr_assert(c > 0 && c < 100, "4 KiB of one byte compresses (%d)", c);
+    x = 7;
+    for (int i = 0; i < 4096; i++) { x = x * 1103515245u + 12345u; src[i] = (unsigned char)(x >> 16); }
+    cr_assert_eq(cs_lz4_compress(src, dst, 4096, 100), 0, "random bytes do not fit in 100");
+    c = cs_lz4_compress(src, dst, 4096, LZ4_compressBound(4096));   /* and the state is sound after it */
+    cr_assert_eq(LZ4_decompress_safe((const char *)dst, (char *)back, c, 4096), 4096);
+    cr_assert_eq(memcmp(back, src, 4096), 0);
+    free(src);
+    free(dst);
+    free(back);
+}
+
+/* The same block compresses to the same bytes in a thread that never
+ * compressed before and in one that compressed other blocks first (sstables
+ * written twice from one memtable are identical). */
+typedef struct cz_job { const unsigned char *src; int n; unsigned char out[8192]; int c; } cz_job;
+
+static void *cz_fresh(void *arg)
+{
+    cz_job *j = arg;
+    j->c = cs_lz4_compress(j->src, j->out, j->n, (int)sizeof j->out);
+    return NULL;
+}
+
+Test(compress, same_bytes_whatever_came_before)
+{
+    static unsigned char blk[4096], other[4096];
+    unsigned x = 99;
+    for (int i = 0; i < 4096; i++) {
+        x = x * 1103515245u + 12345u;
+        blk[i] = (i % 116) < 16 ? (unsigned char)"row-key-00000000"[i % 16] : (unsigned char)(x >> 16);
+        other[i] = (unsigned char)(x >> 8);
+    }
+    static const int sizes[] = { 106, 1000, 4096 };
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        static cz_job fresh;
+        fresh.src = blk;
+        fresh.n = sizes[k];
+        pthread_t t;
+        cr_assert_eq(pthread_create(&t, NULL, cz_fresh, &fresh), 0);
+        pthread_join(t, NULL);
+        cr_assert_gt(fresh.c, 0);
+        static unsigned char out[8192];
+        for (int i = 0; i < 50; i++) cs_lz4_compress(other, out, 1000 + i * 61, (int)sizeof out);
+        int c = cs_lz4_compress(blk, out, sizes[k], (int)sizeof out);
+        cr_assert(c == fresh.c && memcmp(out, fresh.out, (size_t)c) == 0, "size %d: %d vs %d bytes", sizes[k], c, fresh.c);
     }
 }
