@@ -3,6 +3,7 @@
 #include "common/log.h"
 #include <stdarg.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 _Thread_local int cs_last_errno;
@@ -30,11 +31,19 @@ void cs_error_init(cs_error *e)
     e->code = -1;
 }
 
+_Static_assert(offsetof(cs_error, cl) == offsetof(cs_error, msg) + sizeof(((cs_error *)0)->msg),
+               "cs_error_set clears the fields from cl on: code, msg, then the others");
+
 int cs_error_set(cs_error *e, int code, const char *fmt, ...)
 {
     if (e->code >= 0)
         return CS_EUSER;
     e->code = code;
+    /* The fields after msg start clear for every recorded error, so an
+     * error initialized without them (the request loop's, conn.c
+     * error_init) is as one from cs_error_init once it holds an error;
+     * callers fill the ones their error kind carries after this call. */
+    memset((char *)e + offsetof(cs_error, cl), 0, sizeof *e - offsetof(cs_error, cl));
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(e->msg, sizeof(e->msg), fmt, ap);

@@ -464,16 +464,13 @@ void conn__srv_close(srv_loop *s)
 }
 
 /*
- * cs_error_init for the per-request error, without zeroing msg past its
- * first byte: msg is only ever written by the snprintf family and read as
- * a string, and it is over half of the ~2 KB struct.
+ * cs_error_init for the per-request error, without zeroing the ~2 KB
+ * struct for every request: msg is only ever written by the snprintf family
+ * and read as a string, and the fields after it are read only for a
+ * recorded error, which cs_error_set clears them for (common/err.c).
  */
-_Static_assert(offsetof(cs_error, code) == 0 && offsetof(cs_error, msg) == sizeof(int) &&
-               offsetof(cs_error, cl) == offsetof(cs_error, msg) + sizeof(((cs_error *)0)->msg),
-               "error_init assumes code, msg, then the other fields");
 static void error_init(cs_error *e)
 {
-    memset((char *)e + offsetof(cs_error, cl), 0, sizeof *e - offsetof(cs_error, cl));
     e->code = -1;
     e->msg[0] = '\0';
 }

@@ -10,6 +10,8 @@
 
 #include <lz4.h>
 #include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
 
 Test(murmur3, cassandra_oracle)
 {
@@ -406,4 +408,25 @@ Test(compress, same_bytes_whatever_came_before)
         int c = cs_lz4_compress(blk, out, sizes[k], (int)sizeof out);
         cr_assert(c == fresh.c && memcmp(out, fresh.out, (size_t)c) == 0, "size %d: %d vs %d bytes", sizes[k], c, fresh.c);
     }
+}
+
+/* An error initialized only in code and msg (the request loop's) holds the
+ * same fields as a cs_error_init one once an error is recorded: cs_error_set
+ * clears everything after msg; a second set changes nothing. */
+Test(error, set_clears_the_fields_after_msg)
+{
+    static cs_error e;
+    memset(&e, 0x5A, sizeof e);
+    e.code = -1;
+    e.msg[0] = '\0';
+    cr_assert_eq(cs_error_set(&e, CS_ERR_ALREADY_EXISTS, "Cannot add existing keyspace \"%s\"", "k"), CS_EUSER);
+    static cs_error ref;
+    cs_error_init(&ref);
+    cr_assert_eq(memcmp((char *)&e + offsetof(cs_error, cl), (char *)&ref + offsetof(cs_error, cl),
+                        sizeof e - offsetof(cs_error, cl)), 0);
+    cr_assert_str_eq(e.msg, "Cannot add existing keyspace \"k\"");
+    snprintf(e.keyspace, sizeof e.keyspace, "%s", "k");
+    cs_error_set(&e, CS_ERR_INVALID, "second");
+    cr_assert_eq(e.code, CS_ERR_ALREADY_EXISTS);
+    cr_assert_str_eq(e.keyspace, "k");
 }
