@@ -215,6 +215,8 @@ void st__recycle(st_engine *e);
  * later at lower priority. */
 void st__recycle_segments(st_engine *e);
 int st__save_replay_floor(st_table *t, st_clog_pos pos);
+/* auto_snapshot before TRUNCATE / DROP (snapshot.c): <ms>-<label>. */
+int st__snapshot_auto(st_table *t, const char *label);
 /* Merge materialized partitions from several sources into out (arena a). */
 int st__part_merge(st__part **in, int n, st__part *out, cs_arena *a);
 
