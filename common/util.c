@@ -3,6 +3,7 @@
 #include "common/err.h"
 #include "common/buf.h"
 #include <fcntl.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -171,4 +172,46 @@ void cs_format_instant_ms(int64_t ms, char *out, size_t n)
         snprintf(out, n, "%s.%03dZ", base, (int)(ms % 1000));
     else
         snprintf(out, n, "%sZ", base);
+}
+
+/* n digits at s as a number, or -1. */
+static int digits(const char *s, int n)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+int cs_parse_instant_ms(const char *s, size_t n, int64_t *out_ms)
+{
+    /* YYYY-MM-DDTHH:MM:SS then [.f{1,9}] then Z */
+    if (n < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':') return CS_EINVAL;
+    int y = digits(s, 4), mo = digits(s + 5, 2), d = digits(s + 8, 2);
+    int h = digits(s + 11, 2), mi = digits(s + 14, 2), sec = digits(s + 17, 2);
+    if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59)
+        return CS_EINVAL;
+    static const int mdays[12] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (d > mdays[mo - 1] || (mo == 2 && d == 29 && !leap)) return CS_EINVAL;
+    size_t i = 19;
+    int ms = 0;
+    if (s[i] == '.') {
+        size_t f = ++i;
+        while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+        if (i == f || i - f > 9) return CS_EINVAL;
+        for (size_t k = 0; k < 3; k++) ms = ms * 10 + (f + k < i ? s[f + k] - '0' : 0);
+    }
+    if (i + 1 != n || s[i] != 'Z') return CS_EINVAL;
+    /* days since the epoch of a proleptic Gregorian date (civil_from_days inverted) */
+    int yy = mo <= 2 ? y - 1 : y;
+    int64_t era = (yy >= 0 ? yy : yy - 399) / 400;
+    int64_t yoe = yy - era * 400;
+    int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    int64_t days = era * 146097 + doe - 719468;
+    *out_ms = ((days * 24 + h) * 60 + mi) * 60000 + (int64_t)sec * 1000 + ms;
+    return 0;
 }

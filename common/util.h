@@ -24,6 +24,10 @@ uint64_t cs_mono_ns(void);        /* monotonic */
 /* A time in ms since the epoch as Java's Instant.toString prints it (UTC):
  * 2026-11-21T18:52:56.123Z, without the fraction when the ms are 0. */
 void cs_format_instant_ms(int64_t ms, char *out, size_t n);
+/* The inverse for an ISO-8601 instant in UTC, as Instant.parse reads
+ * it: 2026-11-21T18:52:56Z with an optional fraction of 1-9 digits (cut to
+ * ms).  Parses s[0..n); 0, or CS_EINVAL. */
+int cs_parse_instant_ms(const char *s, size_t n, int64_t *out_ms);
 /* Strictly increasing µs timestamps for writes from this process (like Cassandra's
  * ClientState.getTimestamp): max(now, last + 1). Thread-safe. */
 int64_t cs_write_ts_us(void);

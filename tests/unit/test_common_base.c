@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 Test(murmur3, cassandra_oracle)
 {
@@ -429,4 +430,32 @@ Test(error, set_clears_the_fields_after_msg)
     cs_error_set(&e, CS_ERR_INVALID, "second");
     cr_assert_eq(e.code, CS_ERR_ALREADY_EXISTS);
     cr_assert_str_eq(e.keyspace, "k");
+}
+
+/* cs_parse_instant_ms reads what cs_format_instant_ms writes (snapshot
+ * manifests' created_at / expires_at), and Instant.toString's longer
+ * fractions; anything else is CS_EINVAL. */
+Test(util, instant_parse_round_trip)
+{
+    static const int64_t ms[] = { 0, 1, 999, 1000, 951782400000LL /* 2000-02-29 */, 1700000000123LL,
+                                  4102444799999LL /* 2099-12-31T23:59:59.999Z */ };
+    for (size_t i = 0; i < CS_ARRAY_LEN(ms); i++) {
+        char s[40];
+        cs_format_instant_ms(ms[i], s, sizeof s);
+        int64_t got = -1;
+        cr_assert_eq(cs_parse_instant_ms(s, strlen(s), &got), 0, "%s", s);
+        cr_assert_eq(got, ms[i], "%s: %lld", s, (long long)got);
+    }
+    int64_t v;
+    const char *ok = "2023-05-01T10:20:30.123456789Z";
+    cr_assert_eq(cs_parse_instant_ms(ok, strlen(ok), &v), 0);
+    cr_assert_eq(v, 1682936430123LL);
+    ok = "2023-05-01T10:20:30.5Z";
+    cr_assert_eq(cs_parse_instant_ms(ok, strlen(ok), &v), 0);
+    cr_assert_eq(v, 1682936430500LL);
+    static const char *bad[] = { "", "null", "2023-05-01T10:20:30", "2023-05-01 10:20:30Z", "2023-13-01T10:20:30Z",
+                                 "2023-02-29T10:20:30Z", "2023-05-01T24:00:00Z", "2023-05-01T10:20:30.Z",
+                                 "2023-05-01T10:20:30.1234567890Z", "2023-05-01T10:20:30Zx" };
+    for (size_t i = 0; i < CS_ARRAY_LEN(bad); i++)
+        cr_assert_eq(cs_parse_instant_ms(bad[i], strlen(bad[i]), &v), CS_EINVAL, "%s", bad[i]);
 }
