@@ -930,7 +930,7 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
     else ks_list(o, ks, n_ks);
     out_printf(o, " with snapshot name [%s] and options {skipFlush=%s}\n", tag, skip_flush ? "true" : "false");
     for (int i = 0; i < nt; i++) {
-        int rc = st_table_snapshot(tg[i].t->st, tag, skip_flush);
+        int rc = st_table_snapshot(tg[i].t->st, tag, &(st_snapshot_opts){ .skip_flush = skip_flush });
         if (rc) {
             out_printf(o, "error: snapshot of %s.%s failed: %s\n", tg[i].k->name, tg[i].t->name, cs_strerror(rc));
             return 500;

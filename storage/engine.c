@@ -42,6 +42,7 @@ void st_config_defaults(st_config *c)
     c->memtable_space = 256u << 20;
     c->compaction_threads = 1;
     c->snapshot_on_truncate = false;
+    c->snapshot_cleanup_period_ms = 60000;
     c->block_cache_size = (size_t)256 << 20;
 }
 
@@ -92,6 +93,7 @@ int st_engine_open(const st_config *cfg, st_engine **out)
     int rc = (!e->data_dir || !e->clog_dir) ? CS_ENOMEM : vfs_mkdirs(e->data_dir);
     if (!rc) rc = clog_open(&e->cfg, &e->log);
     if (!rc) rc = st__bg_start(e);
+    if (!rc) rc = st__snapshot_cleanup_start(e);
     if (rc) { st_engine_close(e, false); return rc; }
     *out = e;
     return 0;
@@ -126,6 +128,7 @@ void st_engine_close(st_engine *e, bool flush_all)
         }
         cs_free(v);
     }
+    st__snapshot_cleanup_stop(e);
     st__bg_stop(e);
     if (e->log) {
         if (flush_all) st__recycle(e);

@@ -217,6 +217,10 @@ void st__recycle_segments(st_engine *e);
 int st__save_replay_floor(st_table *t, st_clog_pos pos);
 /* auto_snapshot before TRUNCATE / DROP (snapshot.c): <ms>-<label>. */
 int st__snapshot_auto(st_table *t, const char *label);
+/* Sweep expired snapshots now, then start / stop the thread sweeping every
+ * snapshot_cleanup_period_ms (snapshot.c); stop is a no-op if not started. */
+int st__snapshot_cleanup_start(st_engine *e);
+void st__snapshot_cleanup_stop(st_engine *e);
 /* Merge materialized partitions from several sources into out (arena a). */
 int st__part_merge(st__part **in, int n, st__part *out, cs_arena *a);
 

@@ -64,6 +64,10 @@ typedef struct st_config {
     size_t memtable_space;           /* memtable_heap_space total, flush largest past it (default 256 MiB) */
     int compaction_threads;          /* concurrent_compactors (default 1) */
     bool snapshot_on_truncate;       /* auto_snapshot (default false) */
+    bool auto_snapshot_has_ttl;      /* auto_snapshot_ttl is set (default false: never expire) */
+    int64_t auto_snapshot_ttl_s;     /* auto_snapshot_ttl: the truncate/drop snapshots' TTL */
+    int snapshot_cleanup_period_ms;  /* how often expired snapshots are removed (default 60000:
+                                        Cassandra's cassandra.snapshot.ttl_cleanup_period_seconds) */
     size_t block_cache_size;         /* file_cache_size: process-wide block cache capacity,
                                         grown lazily as blocks are read (default 256 MiB;
                                         0 disables; CASSETTE_BLOCK_CACHE_MB overrides) */
@@ -438,17 +442,34 @@ void st_block_cache_stats_get(st_block_cache_stats *out);
 /* nodetool snapshot / listsnapshots / clearsnapshot: hard links of the
  * table's live sstables in <table dir>/snapshots/<tag>/ with a
  * manifest.json (flushed first unless skip_flush; CS_EEXIST if the tag is
- * taken, CS_EINVAL for a tag with '/').  The list is cs_malloc'd (cs_free);
- * true_size counts the files no live sstable shares any more.  Clear
- * removes tag (NULL: every snapshot) and returns how many it removed. */
+ * taken, CS_EINVAL for a tag with '/' or a TTL outside [0, 2^31 - 1)).
+ * opts NULL: flushed, created now, never expires.  The list is cs_malloc'd
+ * (cs_free); true_size counts the files no live sstable shares any more;
+ * created_ms and expires_ms come from the manifest (created_ms from its
+ * mtime if it has none).  Clear removes tag (NULL: every snapshot) and
+ * returns how many it removed. */
+typedef struct st_snapshot_opts {
+    bool skip_flush;                 /* nodetool -sf: the memtables are not flushed first */
+    bool has_ttl;                    /* nodetool --ttl: the snapshot expires */
+    int64_t ttl_s;                   /* expires_at = created_at + ttl_s */
+    int64_t created_ms;              /* created_at (0: now); one nodetool snapshot gives all its tables one */
+} st_snapshot_opts;
 typedef struct st_snapshot_info {
     char tag[256];
     uint64_t size_on_disk, true_size;
     int64_t created_ms;
+    bool expiring;                   /* the manifest has an expires_at */
+    int64_t expires_ms;              /* when expiring */
 } st_snapshot_info;
-int st_table_snapshot(st_table *t, const char *tag, bool skip_flush);
+int st_table_snapshot(st_table *t, const char *tag, const st_snapshot_opts *opts);
 int st_table_snapshots(st_table *t, st_snapshot_info **out, int *n);
 int st_table_clear_snapshots(st_table *t, const char *tag);
+/* Remove every snapshot whose manifest's expires_at is before now_ms, in
+ * any table directory under data_dir (dropped tables' too); returns how
+ * many.  The engine runs it itself when it opens and then every
+ * snapshot_cleanup_period_ms on its own thread; tests call it with their
+ * own clock.  Thread-safe. */
+int st_engine_clear_expired_snapshots(st_engine *e, int64_t now_ms);
 
 /* nodetool disable/enableautocompaction: background compactions of t stop
  * (the running one finishes) or resume; explicit compactions still run.

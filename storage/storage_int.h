@@ -440,6 +440,12 @@ struct st_engine {
     atomic_uint_fast64_t bp_waits, bp_ns; /* writers held by st__backpressure, and for how long */
     atomic_uint_fast64_t bg_switch_ns;   /* when mem_flushing last rose from 0 */
     atomic_uint_fast64_t bg_mark;        /* mem_total >> 20 at the last pressure estimate */
+    /* Expired snapshot removal (snapshot.c). */
+    pthread_t snap_thread;               /* "snapcleanup" */
+    bool snap_running;                   /* snap_thread started */
+    pthread_mutex_t snap_mu;             /* snap_stop */
+    pthread_cond_t snap_cv;
+    bool snap_stop;                      /* st__snapshot_cleanup_stop */
 };
 
 st_table *st__table_find_locked(st_engine *e, const uint8_t id[16]);
