@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <netdb.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,83 @@ int config_parse_size(const char *s, long long def_unit_bytes, long long *out)
         }
     }
     return CS_EINVAL;
+}
+
+/* ------------------------------------------------------------ DurationSpec */
+
+static const char *const unit_names[] = { "NANOSECONDS", "MICROSECONDS", "MILLISECONDS", "SECONDS",
+                                          "MINUTES", "HOURS", "DAYS" };
+static const char *const unit_symbols[] = { "ns", "us", "ms", "s", "m", "h", "d" };
+static const long long unit_ns[] = { 1LL, 1000LL, 1000000LL, 1000000000LL, 60000000000LL, 3600000000000LL,
+                                     86400000000000LL };
+
+/* "[NANOSECONDS, ..., DAYS]" from min_unit on (DurationSpec.acceptedUnits). */
+static void accepted_units(int min_unit, char *out, size_t n)
+{
+    size_t len = (size_t)snprintf(out, n, "[");
+    for (int u = min_unit; u <= CONFIG_D && len < n; u++)
+        len += (size_t)snprintf(out + len, n - len, "%s%s", u > min_unit ? ", " : "", unit_names[u]);
+    if (len < n)
+        snprintf(out + len, n - len, "]");
+}
+
+long long config_duration_to(const config_duration *d, int unit)
+{
+    if (d->unit == unit)
+        return d->quantity;
+    if (d->unit < unit)   /* to a coarser unit: truncating division */
+        return d->quantity / (unit_ns[unit] / unit_ns[d->unit]);
+    long long ratio = unit_ns[d->unit] / unit_ns[unit];
+    return d->quantity > LLONG_MAX / ratio ? LLONG_MAX : d->quantity * ratio;
+}
+
+void config_duration_format(const config_duration *d, char *out, size_t n)
+{
+    snprintf(out, n, "%lld%s", d->quantity, unit_symbols[d->unit]);
+}
+
+int config_duration_spec(const char *s, int min_unit, long long max, config_duration *out, char *err,
+                         size_t errlen)
+{
+    char units[160];
+    accepted_units(min_unit, units, sizeof units);
+    size_t nd = strspn(s, "0123456789");
+    const char *sym = s + nd;
+    int unit = -1;
+    static const struct { const char *sym; int unit; } syms[] = {
+        { "d", CONFIG_D }, { "h", CONFIG_H }, { "m", CONFIG_MIN }, { "s", CONFIG_S }, { "ms", CONFIG_MS },
+        { "us", CONFIG_US }, { "\xc2\xb5s", CONFIG_US }, { "ns", CONFIG_NS },
+    };
+    for (size_t i = 0; nd > 0 && i < CS_ARRAY_LEN(syms); i++)
+        if (strcmp(sym, syms[i].sym) == 0)
+            unit = syms[i].unit;
+    if (unit < 0) {
+        snprintf(err, errlen, "Invalid duration: %s Accepted units:%s where case matters and only non-negative "
+                 "values.", s, units);
+        return CS_EINVAL;
+    }
+    errno = 0;
+    long long q = strtoll(s, NULL, 10);
+    if (errno == ERANGE) {   /* Long.parseLong's NumberFormatException */
+        snprintf(err, errlen, "For input string: \"%.*s\"", (int)nd, s);
+        return CS_EINVAL;
+    }
+    if (unit < min_unit) {
+        snprintf(err, errlen, "Invalid duration: %s Accepted units:%s", s, units);
+        return CS_EINVAL;
+    }
+    config_duration d = { q, unit };
+    if (config_duration_to(&d, min_unit) >= max) {
+        char lower[16];   /* minUnit.name().toLowerCase() */
+        size_t i = 0;
+        for (; unit_names[min_unit][i] && i + 1 < sizeof lower; i++)
+            lower[i] = (char)tolower((unsigned char)unit_names[min_unit][i]);
+        lower[i] = '\0';
+        snprintf(err, errlen, "Invalid duration: %s. It shouldn't be more than %lld in %s", s, max - 1, lower);
+        return CS_EINVAL;
+    }
+    *out = d;
+    return 0;
 }
 
 static int parse_bool(const char *s, bool *out)
@@ -174,6 +252,7 @@ static const key_def keys[] = {
     { "num_tokens", K_INT, 0, F(cql.num_tokens) },
     { "concurrent_compactors", K_INT, 0, F(st.compaction_threads) },
     { "auto_snapshot", K_BOOL, 0, F(st.snapshot_on_truncate) },
+    { "auto_snapshot_ttl", K_SPECIAL, 0, 0, 0 },
     { "admin_port", K_INT, 0, F(admin_port) },
     { "request_loops", K_INT, 0, F(request_loops) },
     { "commitlog_sync_wait_poll_us", K_INT, 0, F(commitlog_sync_wait_poll_us) },
@@ -288,6 +367,18 @@ static int set_special(config *c, const key_def *k, const char *v, long long leg
             c->authenticator = CONFIG_AUTH_PASSWORD;
         else
             return CS_EINVAL;
+        return 0;
+    }
+    if (strcmp(k->name, "auto_snapshot_ttl") == 0) {
+        /* DatabaseDescriptor: an IntSecondsBound, or "Invalid value of
+         * auto_snapshot_ttl" (the loader's message says which line). */
+        config_duration d;
+        char err[256];
+        if (config_duration_spec(v, CONFIG_S, INT32_MAX, &d, err, sizeof err))
+            return CS_EINVAL;
+        c->st.auto_snapshot_has_ttl = true;
+        c->st.auto_snapshot_ttl_s = config_duration_to(&d, CONFIG_S);
+        config_duration_format(&d, c->auto_snapshot_ttl, sizeof c->auto_snapshot_ttl);
         return 0;
     }
     if (strcmp(k->name, "data_file_directories") == 0) {
@@ -604,6 +695,8 @@ static void build_settings(config *c)
     setting(b, "authenticator", "%s", c->authenticator == CONFIG_AUTH_PASSWORD
             ? "PasswordAuthenticator" : "AllowAllAuthenticator");
     setting(b, "auto_snapshot", "%s", c->st.snapshot_on_truncate ? "true" : "false");
+    if (c->auto_snapshot_ttl[0])
+        setting(b, "auto_snapshot_ttl", "%s", c->auto_snapshot_ttl);
     setting(b, "batch_size_fail_threshold", "%dKiB", c->cql.batch_size_fail_kb);
     setting(b, "batch_size_warn_threshold", "%dKiB", c->cql.batch_size_warn_kb);
     setting(b, "cluster_name", "%s", c->cluster_name);

@@ -42,6 +42,7 @@ typedef struct config {
     char data_dir[1024];              /* first of data_file_directories ("" = not set) */
     char commitlog_dir[1024];         /* commitlog_directory ("" = not set) */
     bool admin_port_set;              /* admin_port given explicitly */
+    char auto_snapshot_ttl[32];       /* auto_snapshot_ttl as DurationSpec prints it ("" = not set) */
     cs_buf settings;                  /* "name\tvalue\n" lines (effective values, sorted),
                                          NUL-terminated: cql.config_text */
     int warnings;                     /* unknown keys / bad values seen */
@@ -73,5 +74,25 @@ void config_destroy(config *c);
  * 0 or CS_EINVAL. */
 int config_parse_duration_ms(const char *s, long long def_unit_ms, long long *out);
 int config_parse_size(const char *s, long long def_unit_bytes, long long *out);
+
+/* Cassandra 4.1's DurationSpec (config/DurationSpec.java), as nodetool
+ * snapshot --ttl and auto_snapshot_ttl read it: "<digits><unit>", the unit
+ * one of d h m s ms us µs ns (case matters, nothing else allowed).  The
+ * units are numbered as Java's TimeUnit.  config_duration_spec also checks,
+ * as the bounded subclasses' String constructors do, that the unit is not
+ * finer than min_unit and the value in min_unit is below max
+ * (LongNanosecondsBound: CONFIG_NS, INT64_MAX; IntSecondsBound: CONFIG_S,
+ * INT32_MAX).  0, or CS_EINVAL with Cassandra's message in err. */
+enum { CONFIG_NS, CONFIG_US, CONFIG_MS, CONFIG_S, CONFIG_MIN, CONFIG_H, CONFIG_D };
+typedef struct config_duration {
+    long long quantity;
+    int unit;                         /* CONFIG_NS..CONFIG_D */
+} config_duration;
+int config_duration_spec(const char *s, int min_unit, long long max, config_duration *out, char *err,
+                         size_t errlen);
+/* d in unit, saturating at LLONG_MAX as TimeUnit.convert does. */
+long long config_duration_to(const config_duration *d, int unit);
+/* DurationSpec.toString: quantity and symbol ("1h"; µs is written "us"). */
+void config_duration_format(const config_duration *d, char *out, size_t n);
 
 #endif

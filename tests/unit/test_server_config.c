@@ -4,6 +4,7 @@
  * quoting, comments, unknown keys (warned, not fatal), bad values.
  */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -265,6 +266,81 @@ Test(server_config, compaction_throughput)
     }
 }
 
+/* DurationSpec as nodetool snapshot --ttl reads it: LongNanosecondsBound
+ * first (config/DurationSpec.java), then IntSecondsBound; messages as
+ * Cassandra's. */
+Test(server_config, duration_spec_as_cassandra)
+{
+    static const struct { const char *in; int min; long long max; const char *fmt; long long secs; } ok[] = {
+        { "1h", CONFIG_NS, LLONG_MAX, "1h", 3600 },
+        { "30m", CONFIG_NS, LLONG_MAX, "30m", 1800 },
+        { "2d", CONFIG_S, INT32_MAX, "2d", 172800 },
+        { "007s", CONFIG_S, INT32_MAX, "7s", 7 },
+        { "5\xc2\xb5s", CONFIG_NS, LLONG_MAX, "5us", 0 },
+        { "1500ms", CONFIG_NS, LLONG_MAX, "1500ms", 1 },
+        { "0s", CONFIG_S, INT32_MAX, "0s", 0 },
+        { "2147483646s", CONFIG_S, INT32_MAX, "2147483646s", 2147483646 },
+        { "106751d", CONFIG_NS, LLONG_MAX, "106751d", 106751LL * 86400 },
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        config_duration d;
+        char err[320] = "", f[48];
+        cr_assert_eq(config_duration_spec(ok[i].in, ok[i].min, ok[i].max, &d, err, sizeof err), 0, "%s: %s",
+                     ok[i].in, err);
+        config_duration_format(&d, f, sizeof f);
+        cr_assert_str_eq(f, ok[i].fmt);
+        cr_assert_eq(config_duration_to(&d, CONFIG_S), ok[i].secs, "%s", ok[i].in);
+    }
+    static const char *const units_ns = "[NANOSECONDS, MICROSECONDS, MILLISECONDS, SECONDS, MINUTES, HOURS, DAYS]";
+    static const struct { const char *in; int min; long long max; const char *msg; } bad[] = {
+        { "1x", CONFIG_NS, LLONG_MAX, "Invalid duration: 1x Accepted units:%s where case matters and only "
+                                      "non-negative values." },
+        { "1H", CONFIG_NS, LLONG_MAX, "Invalid duration: 1H Accepted units:%s where case matters and only "
+                                      "non-negative values." },
+        { "-1h", CONFIG_NS, LLONG_MAX, "Invalid duration: -1h Accepted units:%s where case matters and only "
+                                       "non-negative values." },
+        { "1.5h", CONFIG_NS, LLONG_MAX, "Invalid duration: 1.5h Accepted units:%s where case matters and only "
+                                        "non-negative values." },
+        { "h", CONFIG_NS, LLONG_MAX, "Invalid duration: h Accepted units:%s where case matters and only "
+                                     "non-negative values." },
+        { "1h ", CONFIG_NS, LLONG_MAX, "Invalid duration: 1h  Accepted units:%s where case matters and only "
+                                       "non-negative values." },
+        { "99999999999999999999s", CONFIG_NS, LLONG_MAX, "For input string: \"99999999999999999999\"" },
+        { "106752d", CONFIG_NS, LLONG_MAX, "Invalid duration: 106752d. It shouldn't be more than "
+                                           "9223372036854775806 in nanoseconds" },
+        { "500ms", CONFIG_S, INT32_MAX, "Invalid duration: 500ms Accepted units:[SECONDS, MINUTES, HOURS, DAYS]" },
+        { "2147483647s", CONFIG_S, INT32_MAX, "Invalid duration: 2147483647s. It shouldn't be more than "
+                                              "2147483646 in seconds" },
+        { "30000d", CONFIG_S, INT32_MAX, "Invalid duration: 30000d. It shouldn't be more than 2147483646 in "
+                                         "seconds" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        config_duration d;
+        char err[320] = "", want[320];
+        snprintf(want, sizeof want, bad[i].msg, units_ns);
+        cr_assert_eq(config_duration_spec(bad[i].in, bad[i].min, bad[i].max, &d, err, sizeof err), CS_EINVAL,
+                     "%s", bad[i].in);
+        cr_assert_str_eq(err, want);
+    }
+}
+
+/* auto_snapshot_ttl (4.1): an IntSecondsBound; listed in the settings. */
+Test(server_config, auto_snapshot_ttl)
+{
+    config c;
+    cr_assert_eq(parse(&c, "auto_snapshot: true\n"), 0);
+    cr_assert(!c.st.auto_snapshot_has_ttl);
+    config_finish(&c, "/tmp");
+    cr_assert_null(strstr((const char *)c.settings.p, "auto_snapshot_ttl"));
+    config_destroy(&c);
+    cr_assert_eq(parse(&c, "auto_snapshot_ttl: 30d\n"), 0);
+    cr_assert(c.st.auto_snapshot_has_ttl);
+    cr_assert_eq(c.st.auto_snapshot_ttl_s, 30 * 86400);
+    config_finish(&c, "/tmp");
+    cr_assert(strstr((const char *)c.settings.p, "auto_snapshot_ttl\t30d\n"));
+    config_destroy(&c);
+}
+
 Test(server_config, bad_values_are_errors)
 {
     static const char *const bad[] = {
@@ -274,6 +350,7 @@ Test(server_config, bad_values_are_errors)
         "commitlog_sync_wait_poll_us: -1\n", "commitlog_sync_wait_poll_us: 1000001\n",
         "commitlog_sync_wait_poll_us: fast\n", "compaction_throughput: 64MiB\n",
         "compaction_throughput: 64MB/s\n", "compaction_throughput: -1MiB/s\n",
+        "auto_snapshot_ttl: 30\n", "auto_snapshot_ttl: 10ms\n", "auto_snapshot_ttl: 1 h\n",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         config c;
