@@ -195,6 +195,18 @@ int main(int argc, char **argv)
     if (loops >= 0)
         cfg.request_loops = loops;
     config_finish(&cfg, data_dir);
+    /* Cassandra's system property cassandra.snapshot.ttl_cleanup_period_seconds
+     * (how often expired snapshots are looked for; 60), spelt as cassette's
+     * environment variables are. */
+    const char *sweep = getenv("CASSETTE_SNAPSHOT_TTL_CLEANUP_PERIOD_SECONDS");
+    if (sweep && *sweep) {
+        char *end;
+        long v = strtol(sweep, &end, 10);
+        if (*end || v <= 0 || v > 86400 * 365)
+            CS_WARN("CASSETTE_SNAPSHOT_TTL_CLEANUP_PERIOD_SECONDS=%s is not a number of seconds; using 60", sweep);
+        else
+            cfg.st.snapshot_cleanup_period_ms = (int)v * 1000;
+    }
 
     int lock_fd = lock_commitlog_dir(cfg.st.commitlog_dir);
     if (lock_fd < 0)

@@ -4,12 +4,15 @@
  * working; figures come from the catalog and the storage engine.
  */
 #include "server/nodetool.h"
+#include "server/config.h"
 #include "common/alloc.h"
 #include "common/hash.h"
 #include "common/util.h"
 #include "cql/metrics.h"
 #include "cql/schema.h"
 #include "cql/types.h"
+#include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -820,13 +823,42 @@ static int do_tpstats(srv *s, cs_buf *o)
 
 /* ---------------------------------------------------------------- snapshots
  *
- * snapshot [-t tag] [-sf] [-cf table] [-kt ks.t,...] [keyspaces...],
- * listsnapshots, clearsnapshot [-t tag | --all] [keyspaces...]: nodetool
- * 4.1's arguments and messages over st_table_snapshot & co (hard links in
- * <table dir>/snapshots/<tag>/ with a manifest.json).  Without keyspaces a
- * snapshot covers every keyspace, system ones included, as Cassandra's.
- * The flush before a snapshot runs on the request loop (a few
- * milliseconds for a test's memtables; -sf skips it). */
+ * snapshot [-t tag] [-sf] [-cf table] [-kt ks.t,...] [--ttl duration]
+ * [keyspaces...], listsnapshots [-nt], clearsnapshot [-t tag | --all]
+ * [keyspaces...]: nodetool 4.1's arguments and messages over
+ * st_table_snapshot & co (hard links in <table dir>/snapshots/<tag>/ with a
+ * manifest.json).  Without keyspaces a snapshot covers every keyspace,
+ * system ones included, as Cassandra's.  The flush before a snapshot runs
+ * on the request loop (a few milliseconds for a test's memtables; -sf
+ * skips it).  A snapshot with --ttl expires: the storage engine removes it
+ * once its manifest's expires_at has passed (storage/snapshot.c).
+ *
+ * Where nodetool prints "Requested creating snapshot(s)..." before the
+ * server refuses (an unknown keyspace, a TTL under the minimum), only the
+ * refusal is printed here: cassette-tool prints a failed verb's whole
+ * answer on stderr, so the line would not reach stdout anyway. */
+
+/* The least TTL snapshot --ttl takes, in seconds: 60, or
+ * CASSETTE_SNAPSHOT_MIN_ALLOWED_TTL_SECONDS, cassette's spelling of
+ * Cassandra's system property cassandra.snapshot.min_allowed_ttl_seconds
+ * (read at each snapshot, as CassandraRelevantProperties.getInt does). */
+static long long snapshot_min_ttl_s(void)
+{
+    const char *v = getenv("CASSETTE_SNAPSHOT_MIN_ALLOWED_TTL_SECONDS");
+    if (!v || !*v)
+        return 60;
+    char *end;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    return errno || *end || n < INT32_MIN || n > INT32_MAX ? 60 : n;
+}
+
+/* nodetool's badUse (an IllegalArgumentException): exit 1. */
+static int bad_use(cs_buf *o, const char *msg)
+{
+    out_printf(o, "nodetool: %s\nSee 'nodetool help' or 'nodetool help <command>'.\n", msg);
+    return 400;
+}
 
 typedef struct snap_target { sch_keyspace *k; sch_table *t; } snap_target;
 
@@ -888,7 +920,7 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
 {
     char tag[64];
     snprintf(tag, sizeof tag, "%lld", (long long)cs_now_ms());   /* nodetool's default: the time in ms */
-    const char *table = NULL, *kt = NULL;
+    const char *table = NULL, *kt = NULL, *ttl = NULL;
     bool skip_flush = false;
     char *ks[32]; int n_ks = 0;
     for (int i = 0; i < n; i++) {
@@ -897,8 +929,19 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
         else if (!strcmp(a, "-sf") || !strcmp(a, "--skip-flush")) skip_flush = true;
         else if ((!strcmp(a, "-cf") || !strcmp(a, "--column-family") || !strcmp(a, "--table")) && i + 1 < n) table = args[++i];
         else if ((!strcmp(a, "-kt") || !strcmp(a, "--kt-list") || !strcmp(a, "-kc") || !strcmp(a, "--kc.list")) && i + 1 < n) kt = args[++i];
-        else if (!strcmp(a, "--ttl")) { out_printf(o, "error: snapshots with a TTL are not supported by cassette\n"); return 500; }
+        else if (!strcmp(a, "--ttl")) {
+            if (i + 1 >= n) return bad_use(o, "Required values for option 'ttl' not provided");
+            ttl = args[++i];
+        }
         else if (a[0] != '-' && n_ks < 32) ks[n_ks++] = args[i];
+    }
+    /* Snapshot.execute reads the TTL as a LongNanosecondsBound before
+     * anything else and passes its toString on ("1h"; "5µs" as "5us"). */
+    config_duration d;
+    char ttl_text[48] = "", err[320];
+    if (ttl) {
+        if (config_duration_spec(ttl, CONFIG_NS, LLONG_MAX, &d, err, sizeof err)) return bad_use(o, err);
+        config_duration_format(&d, ttl_text, sizeof ttl_text);
     }
     if (strchr(tag, ':') || strchr(tag, '/')) {
         out_printf(o, "error: Snapshot name cannot contain %c\n", strchr(tag, ':') ? ':' : '/');
@@ -908,6 +951,18 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
         out_printf(o, "error: When specifying the Keyspace table list (using -kt,--kt-list,-kc,--kc.list), you must not "
                       "also specify keyspaces to snapshot\n");
         return 500;
+    }
+    /* StorageService.takeSnapshot: the TTL again, as an IntSecondsBound
+     * (in seconds or a coarser unit, below 2^31 - 1 s), and at least the minimum. */
+    int64_t ttl_s = 0;
+    if (ttl) {
+        if (config_duration_spec(ttl_text, CONFIG_S, INT32_MAX, &d, err, sizeof err)) return bad_use(o, err);
+        ttl_s = config_duration_to(&d, CONFIG_S);
+        long long min_s = snapshot_min_ttl_s();
+        if (ttl_s < min_s) {
+            snprintf(err, sizeof err, "ttl for snapshot must be at least %lld seconds", min_s);
+            return bad_use(o, err);
+        }
     }
     snap_target tg[512];
     int nt = 0;
@@ -928,9 +983,14 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
     out_printf(o, "Requested creating snapshot(s) for ");
     if (kt) out_printf(o, "[%s]", kt);
     else ks_list(o, ks, n_ks);
-    out_printf(o, " with snapshot name [%s] and options {skipFlush=%s}\n", tag, skip_flush ? "true" : "false");
+    /* the options map prints as a Java HashMap: skipFlush before ttl */
+    out_printf(o, " with snapshot name [%s] and options {skipFlush=%s%s%s}\n", tag, skip_flush ? "true" : "false",
+               ttl ? ", ttl=" : "", ttl_text);
+    /* One creation time for every table, as takeSnapshot's creationTime. */
+    st_snapshot_opts so = { .skip_flush = skip_flush, .has_ttl = ttl != NULL, .ttl_s = ttl_s,
+                            .created_ms = cs_now_ms() };
     for (int i = 0; i < nt; i++) {
-        int rc = st_table_snapshot(tg[i].t->st, tag, &(st_snapshot_opts){ .skip_flush = skip_flush });
+        int rc = st_table_snapshot(tg[i].t->st, tag, &so);
         if (rc) {
             out_printf(o, "error: snapshot of %s.%s failed: %s\n", tg[i].k->name, tg[i].t->name, cs_strerror(rc));
             return 500;
@@ -940,8 +1000,15 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
     return 200;
 }
 
-static int do_listsnapshots(srv *s, cs_buf *o)
+/* listsnapshots [-nt|--no-ttl]: ListSnapshots, one row per table snapshot;
+ * "Expiration time" is the manifest's expires_at (Instant.toString), empty
+ * for a snapshot without a TTL (a null in Cassandra's TabularData); -nt
+ * leaves out the snapshots that have one. */
+static int do_listsnapshots(srv *s, char **args, int n, cs_buf *o)
 {
+    bool no_ttl = false;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(args[i], "-nt") || !strcmp(args[i], "--no-ttl")) no_ttl = true;
     sch_catalog *c = cql_ctx_catalog(s->cql);
     out_printf(o, "Snapshot Details: \n");
     enum { COLS = 7, MAXR = 257 };
@@ -956,16 +1023,18 @@ static int do_listsnapshots(srv *s, cs_buf *o)
         for (int j = 0; j < k->n_tables; j++) {
             st_snapshot_info *v; int nv;
             if (!k->tables[j]->st || st_table_snapshots(k->tables[j]->st, &v, &nv) != 0) continue;
-            for (int x = 0; x < nv && rows < MAXR; x++, rows++) {
-                char (*r)[64] = cells[rows];
+            for (int x = 0; x < nv && rows < MAXR; x++) {
+                true_total += v[x].true_size;   /* trueSnapshotsSize counts every snapshot */
+                if (no_ttl && v[x].expiring) continue;
+                char (*r)[64] = cells[rows++];
                 snprintf(r[0], 64, "%.63s", v[x].tag);
                 snprintf(r[1], 64, "%.63s", k->name);
                 snprintf(r[2], 64, "%.63s", k->tables[j]->name);
                 human(v[x].true_size, r[3], 64);
                 human(v[x].size_on_disk, r[4], 64);
                 cs_format_instant_ms(v[x].created_ms, r[5], 64);
-                r[6][0] = 0;   /* no TTL: null, which the table prints empty */
-                true_total += v[x].true_size;
+                if (v[x].expiring) cs_format_instant_ms(v[x].expires_ms, r[6], 64);
+                else r[6][0] = 0;
             }
             cs_free(v);
         }
@@ -1265,7 +1334,7 @@ int nodetool_run(srv *s, const char *verb, char **args, int n, cs_buf *o)
     if (!strcmp(verb, "tpstats")) return do_tpstats(s, o);
     if (!strcmp(verb, "ring")) return do_ring(s, o);
     if (!strcmp(verb, "snapshot")) return do_snapshot(s, args, n, o);
-    if (!strcmp(verb, "listsnapshots")) return do_listsnapshots(s, o);
+    if (!strcmp(verb, "listsnapshots")) return do_listsnapshots(s, args, n, o);
     if (!strcmp(verb, "clearsnapshot")) return do_clearsnapshot(s, args, n, o);
     if (!strcmp(verb, "cleanup")) return do_cleanup(s, args, n, o);
     if (!strcmp(verb, "disableautocompaction")) return do_autocompaction(s, args, n, false, o);

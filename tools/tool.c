@@ -36,7 +36,8 @@ static void usage(FILE *f)
         "  disableautocompaction | enableautocompaction [keyspace [tables...]]\n"
         "  getcompactionthroughput [-d]        setcompactionthroughput MiB_per_s (0: unthrottled)\n"
         "  drain | disablebinary | enablebinary | statusbinary | tpstats | ring\n"
-        "  snapshot [-t tag] [-sf] [-cf table | -kt ks.t,...] [keyspaces...]   listsnapshots\n"
+        "  snapshot [-t tag] [-sf] [-cf table | -kt ks.t,...] [--ttl duration] [keyspaces...]\n"
+        "  listsnapshots [-nt]\n"
         "  clearsnapshot -t tag | --all [keyspaces...]\n"
         "  metrics                             (Prometheus text)\n"
         "  sstable dump|metadata|verify FILE   commitlog dump DIR   (offline)\n");

@@ -388,6 +388,127 @@ def test_snapshots(server, session, ks):
     assert snap_space() == 0
 
 
+SNAP_BAD_USE = "\nSee 'nodetool help' or 'nodetool help <command>'.\n"
+NS_UNITS = "[NANOSECONDS, MICROSECONDS, MILLISECONDS, SECONDS, MINUTES, HOURS, DAYS]"
+
+
+def snapshot_rows(server, *args):
+    """listsnapshots' rows as {(tag, ks, table): (created, expires or '')}."""
+    r = tool(server, "listsnapshots", *args)
+    assert r.returncode == 0, r.stderr
+    rows = {}
+    for line in r.stdout.splitlines()[2:]:
+        f = line.split()
+        if len(f) >= 8 and re.fullmatch(r"\d{4}-\d\d-\d\dT[\d:.]+Z", f[-1]) and re.fullmatch(
+                r"\d{4}-\d\d-\d\dT[\d:.]+Z", f[-2]):
+            rows[(f[0], f[1], f[2])] = (f[-2], f[-1])
+        elif len(f) >= 7 and re.fullmatch(r"\d{4}-\d\d-\d\dT[\d:.]+Z", f[-1]):
+            rows[(f[0], f[1], f[2])] = (f[-1], "")
+    return rows
+
+
+def instant(s):
+    import datetime
+    return datetime.datetime.strptime(s.replace("Z", "+0000"),
+                                      "%Y-%m-%dT%H:%M:%S.%f%z" if "." in s else "%Y-%m-%dT%H:%M:%S%z")
+
+
+def test_snapshot_ttl(server, session, ks):
+    """snapshot --ttl as nodetool 4.1 (Snapshot, StorageService.takeSnapshot,
+    SnapshotManifest, ListSnapshots): the TTL shows in the options, the
+    manifest's expires_at is created_at + TTL and listsnapshots prints it
+    as "Expiration time" (a snapshot without one: empty, never expires; -nt
+    leaves the TTL'd ones out); it goes with -sf, -kt and -cf.  A bad
+    duration, one in ms, or one under 60 s is a badUse (exit 1) worded as
+    Cassandra's DurationSpec / takeSnapshot, and nothing is snapshotted."""
+    import glob
+    import json
+    session.execute("CREATE TABLE %s.snt (k int PRIMARY KEY, v text)" % ks)
+    session.execute("INSERT INTO %s.snt (k, v) VALUES (1, 'one')" % ks)
+    r = tool(server, "snapshot", "-t", "ttl_h", "--ttl", "1h", "-cf", "snt", ks)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ("Requested creating snapshot(s) for [%s] with snapshot name [ttl_h] and options "
+                        "{skipFlush=false, ttl=1h}\nSnapshot directory: ttl_h\n" % ks)
+    r = tool(server, "snapshot", "-t", "ttl_d", "-sf", "--ttl", "2d", "-kt", "%s.snt" % ks)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ("Requested creating snapshot(s) for [%s.snt] with snapshot name [ttl_d] and options "
+                        "{skipFlush=true, ttl=2d}\nSnapshot directory: ttl_d\n" % ks)
+    assert tool(server, "snapshot", "-t", "plain", "-cf", "snt", ks).returncode == 0
+
+    snaps = os.path.join(server.data_dir, "data", ks, "snt-*", "snapshots")
+    man = json.load(open(glob.glob(os.path.join(snaps, "ttl_h", "manifest.json"))[0]))
+    assert (instant(man["expires_at"]) - instant(man["created_at"])).total_seconds() == 3600
+    man_d = json.load(open(glob.glob(os.path.join(snaps, "ttl_d", "manifest.json"))[0]))
+    assert (instant(man_d["expires_at"]) - instant(man_d["created_at"])).total_seconds() == 2 * 86400
+    assert json.load(open(glob.glob(os.path.join(snaps, "plain", "manifest.json"))[0]))["expires_at"] is None
+
+    rows = snapshot_rows(server)
+    assert rows[("ttl_h", ks, "snt")] == (man["created_at"], man["expires_at"])
+    assert rows[("ttl_d", ks, "snt")] == (man_d["created_at"], man_d["expires_at"])
+    assert rows[("plain", ks, "snt")][1] == ""
+    rows = snapshot_rows(server, "-nt")
+    assert ("plain", ks, "snt") in rows
+    assert not [k for k in rows if k[0] in ("ttl_h", "ttl_d")], rows
+
+    bad = [(["--ttl", "1x"], "Invalid duration: 1x Accepted units:%s where case matters and only non-negative "
+                             "values." % NS_UNITS),
+           (["--ttl", "-5m"], "Invalid duration: -5m Accepted units:%s where case matters and only non-negative "
+                              "values." % NS_UNITS),
+           (["--ttl", "500ms"], "Invalid duration: 500ms Accepted units:[SECONDS, MINUTES, HOURS, DAYS]"),
+           (["--ttl", "30000d"], "Invalid duration: 30000d. It shouldn't be more than 2147483646 in seconds"),
+           (["--ttl", "59s"], "ttl for snapshot must be at least 60 seconds"),
+           (["--ttl"], "Required values for option 'ttl' not provided")]
+    for args, msg in bad:
+        r = tool(server, "snapshot", "-t", "nope", "-cf", "snt", ks, *args)
+        assert r.returncode == 1, (args, r.stdout, r.stderr)
+        assert r.stderr.endswith("nodetool: " + msg + SNAP_BAD_USE), (args, r.stderr)
+    assert not glob.glob(os.path.join(snaps, "nope"))
+    r = tool(server, "snapshot", "-t", "min", "--ttl", "1m", "-cf", "snt", ks)   # exactly the minimum
+    assert r.returncode == 0, r.stderr
+    assert tool(server, "clearsnapshot", "--all", ks).returncode == 0
+    assert not glob.glob(os.path.join(snaps, "*"))
+
+
+def test_snapshot_ttl_expiry(tmp_path, monkeypatch):
+    """An expired snapshot disappears, as Cassandra's SnapshotManager clears
+    them: while the node runs (here every second) and when it starts.  The
+    minimum TTL and the check period are lowered through
+    CASSETTE_SNAPSHOT_MIN_ALLOWED_TTL_SECONDS and
+    CASSETTE_SNAPSHOT_TTL_CLEANUP_PERIOD_SECONDS, cassette's spellings of
+    Cassandra's cassandra.snapshot.min_allowed_ttl_seconds and
+    cassandra.snapshot.ttl_cleanup_period_seconds system properties."""
+    monkeypatch.setenv("CASSETTE_SNAPSHOT_MIN_ALLOWED_TTL_SECONDS", "1")
+    monkeypatch.setenv("CASSETTE_SNAPSHOT_TTL_CLEANUP_PERIOD_SECONDS", "1")
+    srv = H.Server(tmp_path)
+    srv.start()
+    try:
+        def tags():
+            return {k[0] for k in snapshot_rows(srv)}
+        for tag, ttl in (("short", ["--ttl", "1s"]), ("long", ["--ttl", "1h"]), ("forever", [])):
+            r = tool(srv, "snapshot", "-t", tag, *ttl, "system_schema")
+            assert r.returncode == 0, r.stderr
+        assert {"short", "long", "forever"} <= tags()
+        H.wait_for(lambda: "short" not in tags(), timeout=8, interval=0.2,
+                   what="the 1 s snapshot to be removed by the periodic check")
+        assert {"long", "forever"} <= tags()
+
+        # Expiring while the node is down: gone at the next start, before
+        # the periodic check (an hour away now) could run.
+        srv.stop()
+        monkeypatch.setenv("CASSETTE_SNAPSHOT_TTL_CLEANUP_PERIOD_SECONDS", "3600")
+        srv.start()
+        r = tool(srv, "snapshot", "-t", "down", "--ttl", "1s", "system_schema")
+        assert r.returncode == 0, r.stderr
+        t0 = time.time()
+        srv.stop()
+        time.sleep(max(0.0, 1.2 - (time.time() - t0)))
+        srv.start()
+        assert tags() == {"long", "forever"}
+        assert b"expired snapshot" in srv.run_log()
+    finally:
+        srv.stop()
+
+
 def test_ring(server, session):
     """ring as nodetool 4.1: one line per token of the node, sorted, under
     the last token; the same tokens system.local lists."""
