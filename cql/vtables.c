@@ -2,7 +2,8 @@
  * vtables.c: rows of the virtual tables, computed on read:
  *   system.local (this node), system.peers / peers_v2 (empty: single node),
  *   the other tables of `system` (empty), system_views.settings (from the
- *   server's config text), system_virtual_schema.{keyspaces,tables,columns}
+ *   server's config text), system_views.system_properties (the environment
+ *   variables that concern the node), system_virtual_schema.{keyspaces,tables,columns}
  *   (describing the virtual keyspaces).  Owner: catalog.
  * Each callback emits whole rows, one value per column in the table's
  * column order; the executor filters, orders and pages them.
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <arpa/inet.h>
+#include <stdbool.h>
+#include <unistd.h>
 
 #include "cql/schema_int.h"
 #include "cql/metrics.h"
@@ -159,6 +162,69 @@ static int rows_settings(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
             }
         }
         p = eol ? eol + 1 : NULL;
+    }
+    cs_buf_destroy(&r.store);
+    return rc;
+}
+
+/* system_properties (Cassandra's SystemPropertiesTable): the process
+ * environment variables that concern the node, as name and value, in name
+ * order (the executor sorts by key, as LocalPartitioner does).  Cassandra
+ * lists the environment variables and JVM system properties that start with
+ * "cassandra." or are one of CassandraRelevantProperties /
+ * CassandraRelevantEnv (JAVA_HOME).  cassette has no JVM, so no
+ * properties: it lists the variables of Cassandra's rule that are set, and
+ * its own, env_own below (the equivalent of CassandraRelevantProperties:
+ * every getenv of a CASSETTE_ variable in the tree names one of them;
+ * tests/integration/test_system_properties.py checks it). */
+static const char *const env_own[] = {
+    "CASSETTE_BLOCK_CACHE_MB",                       /* storage/block_cache.c: file_cache_size override */
+    "CASSETTE_COMMITLOG_GATHER_MAX_US",              /* storage/commitlog.c: group sync gathering bound */
+    "CASSETTE_INDEX_BUILD_STEP_ROWS",                /* cql/index_build.c: rows per index build slice */
+    "CASSETTE_LOG",                                  /* common/log.c: log level */
+    "CASSETTE_SNAPSHOT_MIN_ALLOWED_TTL_SECONDS",     /* server/nodetool.c: cassandra.snapshot.min_allowed_ttl_seconds */
+    "CASSETTE_SNAPSHOT_TTL_CLEANUP_PERIOD_SECONDS",  /* server/main.c: cassandra.snapshot.ttl_cleanup_period_seconds */
+    "CASSETTE_SSTABLE_MMAP",                         /* storage/sstable_reader.c: 0 reads Data.db with pread */
+    "CASSETTE_TEST_ADMIN_HOLD",                      /* server/admin.c: test hook */
+};
+
+/* CassandraRelevantEnv, and the CassandraRelevantProperties names (4.1)
+ * outside the "cassandra." prefix. */
+static const char *const env_cassandra[] = {
+    "JAVA_HOME", "java.home", "sun.rmi.transport.tcp.threadKeepAliveTime", "java.rmi.dgc.leaseValue",
+    "org.apache.cassandra.disable_mbean_registration", "org.apache.cassandra.mbean_registration_class",
+    "org.apache.cassandra.dtest.is_in_jvm_dtest", "check_data_resurrection_heartbeat_period_milli",
+    "org.apache.cassandra.conf.CassandraRelevantPropertiesTest",
+    "org.apache.cassandra.db.virtual.SystemPropertiesTableTest",
+};
+
+static bool env_relevant(const char *name, size_t n)
+{
+    if (n > 10 && !memcmp(name, "cassandra.", 10)) return true;   /* Config.PROPERTY_PREFIX */
+    for (size_t i = 0; i < CS_ARRAY_LEN(env_own); i++)
+        if (strlen(env_own[i]) == n && !memcmp(env_own[i], name, n)) return true;
+    for (size_t i = 0; i < CS_ARRAY_LEN(env_cassandra); i++)
+        if (strlen(env_cassandra[i]) == n && !memcmp(env_cassandra[i], name, n)) return true;
+    return false;
+}
+
+static int rows_system_properties(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
+{
+    vrow r;
+    cs_buf_init(&r.store);
+    int rc = 0;
+    for (char **e = environ; *e && rc == 0; e++) {
+        const char *eq = strchr(*e, '=');
+        if (!eq || eq == *e || !env_relevant(*e, (size_t)(eq - *e))) continue;
+        size_t n = (size_t)(eq - *e);
+        bool seen = false;   /* a name twice in environ: getenv's (the first) only */
+        for (char **p = environ; p < e && !seen; p++)
+            seen = !strncmp(*p, *e, n + 1);
+        if (seen) continue;
+        vrow_begin(&r, t);
+        vset(&r, "name", *e, n);
+        vset_text(&r, "value", eq + 1);
+        rc = vemit(&r, emit, arg);
     }
     cs_buf_destroy(&r.store);
     return rc;
@@ -527,6 +593,7 @@ void sch__vtables_attach(sch_catalog *c)
         { "system_views", "sstable_tasks", rows_sstable_tasks },
         { "system_views", "thread_pools", rows_thread_pools },
         { "system_views", "caches", rows_caches },
+        { "system_views", "system_properties", rows_system_properties },
         { "system_virtual_schema", "keyspaces", rows_vkeyspaces },
         { "system_virtual_schema", "tables", rows_vtables },
         { "system_virtual_schema", "columns", rows_vcolumns },
