@@ -105,21 +105,21 @@ static int snapshot_into(st_table *t, const char *dir, const st_snapshot_opts *o
     return rc;
 }
 
-/* The instant after "key": in a manifest's text: 1 and *ms if it is a
- * string that parses, 0 if null, missing or anything else. */
-static int manifest_instant(const char *p, size_t n, const char *key, int64_t *ms)
+/* The instant after "key": in a manifest's text: true and *ms if it is a
+ * string that parses; false if null, missing or anything else. */
+static bool manifest_instant(const char *p, size_t n, const char *key, int64_t *ms)
 {
     size_t kl = strlen(key);
     for (size_t i = 0; i + kl + 2 < n; i++) {
         if (p[i] != '"' || memcmp(p + i + 1, key, kl) || p[i + 1 + kl] != '"') continue;
         size_t j = i + kl + 2;
         while (j < n && (p[j] == ' ' || p[j] == '\t' || p[j] == '\n' || p[j] == '\r' || p[j] == ':')) j++;
-        if (j >= n || p[j] != '"') return 0;
+        if (j >= n || p[j] != '"') return false;
         size_t e = j + 1;
         while (e < n && p[e] != '"') e++;
         return e < n && cs_parse_instant_ms(p + j + 1, e - j - 1, ms) == 0;
     }
-    return 0;
+    return false;
 }
 
 /* created_at / expires_at of the manifest in dir, where it has them
