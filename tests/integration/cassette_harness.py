@@ -119,6 +119,9 @@ class Server:
             port = self.port or 0
         args = [self.binary, "--listen", self.host, "--port", str(port),
                 "--data-dir", self.data_dir] + self.extra_args + list(extra_args or [])
+        # This run's "cassette admin on" line sets it: a restarted server
+        # usually gets another admin port, and the old one must not be used.
+        self.admin_port = None
         with open(self.log_path, "ab") as log:
             log.write(("\n==== start #%d: %s\n" % (self.starts + 1, " ".join(args))).encode())
             self._log_offset = log.tell()
