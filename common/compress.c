@@ -1,6 +1,6 @@
 /*
- * compress.c: see compress.h.  The state is the thread's own (request loops,
- * flush and compaction threads each compress on their own).
+ * compress.c: see compress.h.  The state is the thread's own (each request
+ * loop compresses its own frames).
  *
  * LZ4_resetStream_fast before each block drops the previous block as a
  * dictionary without clearing the 16 KiB hash table: it moves the stream's
@@ -15,8 +15,7 @@
  * state_fresh therefore compresses one byte after clearing, so that every
  * block is compressed by a reset stream at a non-zero offset, and clears
  * again long before LZ4 would (tl_offset tracks the stream's offset).
- * Flushing the same memtable twice writes the same Data.db
- * (test storage_sstable/packed_rows_encode_as_decoded_shapes).
+ * (Test compress/same_bytes_whatever_came_before.)
  */
 #include "common/compress.h"
 
@@ -41,6 +40,8 @@ static void state_fresh(void)
 
 int cs_lz4_compress(const void *src, void *dst, int n, int cap)
 {
+    if (n > CS_LZ4_SMALL)
+        return LZ4_compress_default((const char *)src, (char *)dst, n, cap);
     if (!tl_ready || tl_offset > OFFSET_RENEW)
         state_fresh();
     LZ4_resetStream_fast(&tl_state);

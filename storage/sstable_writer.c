@@ -17,7 +17,6 @@
  */
 #include "storage/sstable_int.h"
 #include "common/alloc.h"
-#include "common/compress.h"
 #include "common/err.h"
 #include "common/hash.h"
 #include "common/log.h"
@@ -364,7 +363,7 @@ static int flush_block(sst_writer *w)
         w->cbuf = c;
         w->ccap = (size_t)bound;
     }
-    int n = cs_lz4_compress(w->block.p, w->cbuf, (int)w->block.len, bound);
+    int n = LZ4_compress_default((const char *)w->block.p, (char *)w->cbuf, (int)w->block.len, bound);
     const uint8_t *src = w->cbuf;
     uint32_t clen;
     if (n <= 0 || (size_t)n >= w->block.len) {

@@ -342,7 +342,7 @@ Test(util, write_ts_strictly_increasing)
  * 64 KiB window too; a destination too small gives 0. */
 Test(compress, blocks_are_independent)
 {
-    static const int sizes[] = { 1, 15, 100, 4096, 65535, 65536, 70000 };
+    static const int sizes[] = { 1, 15, 100, CS_LZ4_SMALL, CS_LZ4_SMALL + 1, 4096, 65535, 65536, 70000 };
     int max = 70000;
     unsigned char *src = malloc((size_t)max), *dst = malloc((size_t)LZ4_compressBound(max)),
                   *back = malloc((size_t)max);
@@ -395,7 +395,7 @@ Test(compress, same_bytes_whatever_came_before)
         blk[i] = (i % 116) < 16 ? (unsigned char)"row-key-00000000"[i % 16] : (unsigned char)(x >> 16);
         other[i] = (unsigned char)(x >> 8);
     }
-    static const int sizes[] = { 106, 1000, 4096 };
+    static const int sizes[] = { 106, 300, CS_LZ4_SMALL, CS_LZ4_SMALL + 1 };
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         static cz_job fresh;
         fresh.src = blk;
