@@ -483,10 +483,14 @@ static void do_nodetool(admin_conn *ac, const char *verb, const char *query)
     query_param(query, "args", argbuf, sizeof argbuf);
     char *args[32];
     int n = 0;
-    char *save = NULL;
-    for (char *t = strtok_r(argbuf, ",", &save); t && n < 32; t = strtok_r(NULL, ",", &save)) {
+    /* Every comma separates, so an empty argument (snapshot -t "") stays one;
+     * an empty list is no argument. */
+    for (char *t = argbuf; argbuf[0] && t && n < 32;) {
+        char *comma = strchr(t, ',');
+        if (comma) *comma = '\0';
         pct_decode(t);
         args[n++] = t;
+        t = comma ? comma + 1 : NULL;
     }
     if (strcmp(verb, "toppartitions") == 0) {
         do_toppartitions(ac, args, n);

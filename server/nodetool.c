@@ -943,6 +943,10 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
         if (config_duration_spec(ttl, CONFIG_NS, LLONG_MAX, &d, err, sizeof err)) return bad_use(o, err);
         config_duration_format(&d, ttl_text, sizeof ttl_text);
     }
+    if (!tag[0]) {   /* StorageService.takeSnapshot */
+        out_printf(o, "error: You must supply a snapshot name.\n");
+        return 500;
+    }
     if (strchr(tag, ':') || strchr(tag, '/')) {
         out_printf(o, "error: Snapshot name cannot contain %c\n", strchr(tag, ':') ? ':' : '/');
         return 500;

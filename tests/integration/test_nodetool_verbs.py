@@ -357,6 +357,8 @@ def test_snapshots(server, session, ks):
     # nodetool's err(): "error: ..." and exit 2 (a bad command line, badUse, exits 1)
     assert r.returncode == 2 and "Snapshot before for %s already exists." % ks in r.stderr
     assert tool(server, "snapshot", "-t", "a:b", ks).returncode == 2
+    r = tool(server, "snapshot", "-t", "", ks)
+    assert r.returncode == 2 and "error: You must supply a snapshot name." in r.stderr, (r.stdout, r.stderr)
     r = tool(server, "snapshot", "-t", "x", "no_such_ks")
     assert r.returncode == 2 and "error: Keyspace no_such_ks does not exist" in r.stderr, (r.stdout, r.stderr)
     r = tool(server, "listsnapshots")
