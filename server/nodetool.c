@@ -925,10 +925,18 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
     char *ks[32]; int n_ks = 0;
     for (int i = 0; i < n; i++) {
         const char *a = args[i];
-        if ((!strcmp(a, "-t") || !strcmp(a, "--tag")) && i + 1 < n) snprintf(tag, sizeof tag, "%s", args[++i]);
+        bool is_tag = !strcmp(a, "-t") || !strcmp(a, "--tag");
+        bool is_table = !strcmp(a, "-cf") || !strcmp(a, "--column-family") || !strcmp(a, "--table");
+        bool is_kt = !strcmp(a, "-kt") || !strcmp(a, "--kt-list") || !strcmp(a, "-kc") || !strcmp(a, "--kc.list");
+        if ((is_tag || is_table || is_kt) && i + 1 >= n) {   /* airline names the option by its title */
+            char m[80];
+            snprintf(m, sizeof m, "Required values for option '%s' not provided", is_tag ? "tag" : is_table ? "table" : "ktlist");
+            return bad_use(o, m);
+        }
+        if (is_tag) snprintf(tag, sizeof tag, "%s", args[++i]);
         else if (!strcmp(a, "-sf") || !strcmp(a, "--skip-flush")) skip_flush = true;
-        else if ((!strcmp(a, "-cf") || !strcmp(a, "--column-family") || !strcmp(a, "--table")) && i + 1 < n) table = args[++i];
-        else if ((!strcmp(a, "-kt") || !strcmp(a, "--kt-list") || !strcmp(a, "-kc") || !strcmp(a, "--kc.list")) && i + 1 < n) kt = args[++i];
+        else if (is_table) table = args[++i];
+        else if (is_kt) kt = args[++i];
         else if (!strcmp(a, "--ttl")) {
             if (i + 1 >= n) return bad_use(o, "Required values for option 'ttl' not provided");
             ttl = args[++i];

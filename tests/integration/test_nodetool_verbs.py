@@ -359,6 +359,10 @@ def test_snapshots(server, session, ks):
     assert tool(server, "snapshot", "-t", "a:b", ks).returncode == 2
     r = tool(server, "snapshot", "-t", "", ks)
     assert r.returncode == 2 and "error: You must supply a snapshot name." in r.stderr, (r.stdout, r.stderr)
+    for opt, title in (("-t", "tag"), ("--table", "table"), ("-kt", "ktlist")):
+        r = tool(server, "snapshot", ks, opt)
+        assert r.returncode != 0 and "nodetool: Required values for option '%s' not provided" % title in r.stderr, \
+            (opt, r.stdout, r.stderr)
     r = tool(server, "snapshot", "-t", "x", "no_such_ks")
     assert r.returncode == 2 and "error: Keyspace no_such_ks does not exist" in r.stderr, (r.stdout, r.stderr)
     r = tool(server, "listsnapshots")
