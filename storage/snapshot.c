@@ -87,14 +87,16 @@ static int snapshot_into(st_table *t, const char *dir, const st_snapshot_opts *o
     cs_format_instant_ms(created_ms, iso, sizeof iso);
     put_str(&man, "],\"created_at\":\"");
     put_str(&man, iso);
+    put_str(&man, "\",\"expires_at\":");
     if (o->has_ttl) {   /* SnapshotManifest: createdAt.plusSeconds(ttl) */
         cs_format_instant_ms(created_ms + o->ttl_s * 1000, iso, sizeof iso);
-        put_str(&man, "\",\"expires_at\":\"");
+        put_str(&man, "\"");
         put_str(&man, iso);
-        put_str(&man, "\",\"ephemeral\":false}\n");
+        put_str(&man, "\"");
     } else {
-        put_str(&man, "\",\"expires_at\":null,\"ephemeral\":false}\n");
+        put_str(&man, "null");
     }
+    put_str(&man, ",\"ephemeral\":false}\n");
     if (!rc) {
         char mp[4500];
         snprintf(mp, sizeof mp, "%s/manifest.json", dir);
