@@ -159,7 +159,8 @@ typedef struct cql_where {
  *   Some clustering keys are missing: c2
  *   Clustering column "c2" cannot be restricted (preceding column "c1" is not restricted)
  *   PRIMARY KEY column "c" cannot be restricted as preceding column "b" is not restricted
- *   Invalid operator < for PRIMARY KEY part k
+ *   Only EQ and IN relation are supported on the partition key (unless you use
+ *     the token() function) for DELETE statements
  *   Cannot execute this query as it might involve data filtering and thus may have
  *     unpredictable performance. If you want to execute this query despite the
  *     performance unpredictability, use ALLOW FILTERING

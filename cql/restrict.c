@@ -446,13 +446,11 @@ static int collect_key_col(cql_wan *a, const sch_column *c, const ast_relation *
     }
     if (is_slice(r->op)) {
         if (pk) {
-            if (a->kind != CQL_WHERE_SELECT)
-                return cs_error_set(a->e, CS_ERR_INVALID, "Invalid operator %s for PRIMARY KEY part %s",
-                                    op_text(r->op), c->name);
-            if (!(a->flags & CQL_WHERE_ALLOW_FILTERING))
-                return cs_error_set(a->e, CS_ERR_INVALID,
-                                    "Only EQ and IN relation are supported on the partition key (unless you use the token() function or allow filtering)");
+            /* Judged with the other key restrictions (cql__wan_build_pks),
+             * as Cassandra does after reading every relation: a SELECT
+             * filters (ALLOW FILTERING), an UPDATE or DELETE is refused. */
             a->pk_slice = true;
+            a->pk_sliced[pos] = true;
             return add_filter(a, c, r);
         }
         if (a->kind == CQL_WHERE_UPDATE)

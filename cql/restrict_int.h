@@ -33,6 +33,7 @@ typedef struct cql_wan {
     cs_error *e;
     cql_eqgroup pk_eq[16]; bool pk_has[16];   /* pk_eq: only [0, t->n_pk) is initialized */
     bool pk_slice;                       /* a pk column restricted by < > */
+    bool pk_sliced[16];                  /* which ones */
     cql_eqgroup *ck_eq; cql_slicer *ck_sl;       /* indexed by ck position (group starts) */
     bool *ck_used;                       /* column restricted by anything */
     cql_filter *filters; int n_filters, cap_filters;

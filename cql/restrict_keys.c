@@ -69,17 +69,22 @@ int cql__wan_build_pks(cql_wan *a)
                                     "Columns \"%s\" cannot be restricted by both a normal relation and a token relation",
                                     t->pk[i]->name);
     }
-    if (!all) {
-        if (a->kind != CQL_WHERE_SELECT) {
-            char lst[600];
-            size_t off = 0;
-            lst[0] = 0;
-            for (int i = 0; i < t->n_pk; i++)
-                if (!a->pk_has[i])
-                    off += (size_t)snprintf(lst + off, sizeof(lst) - off, "%s%s", off ? ", " : "",
-                                            t->pk[i]->name);
+    if (a->kind != CQL_WHERE_SELECT && (!all || a->pk_slice)) {
+        /* Cassandra's order: parts with no restriction at all first, then
+         * a slice on one */
+        char lst[600];
+        size_t off = 0;
+        lst[0] = 0;
+        for (int i = 0; i < t->n_pk; i++)
+            if (!a->pk_has[i] && !a->pk_sliced[i])
+                off += (size_t)snprintf(lst + off, sizeof(lst) - off, "%s%s", off ? ", " : "", t->pk[i]->name);
+        if (off)
             return cs_error_set(a->e, CS_ERR_INVALID, "Some partition key parts are missing: %s", lst);
-        }
+        return cs_error_set(a->e, CS_ERR_INVALID,
+                            "Only EQ and IN relation are supported on the partition key (unless you use the token() "
+                            "function) for %s statements", a->kind == CQL_WHERE_UPDATE ? "UPDATE" : "DELETE");
+    }
+    if (!all) {
         if (any || a->pk_slice) {
             if (!(a->flags & CQL_WHERE_ALLOW_FILTERING))
                 return cs_error_set(a->e, CS_ERR_INVALID, "%s", CQL__ALLOW_FILTERING_MSG);

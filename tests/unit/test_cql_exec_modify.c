@@ -192,6 +192,15 @@ Test(exec_modify, key_errors)
     fails("UPDATE t SET v = v + 1 WHERE k = 1 AND c = 1", "Invalid operation (v = v + 1) for non counter column v");
     fails("DELETE c FROM t WHERE k = 1 AND c = 1",
           "Invalid identifier c for deletion (should not be a PRIMARY KEY part)");
+    /* A partition key slice (Cassandra 4.1 UpdateTest / DeleteTest): parts with no restriction first */
+    fails("UPDATE t SET v = 1 WHERE k > 1 AND c = 1",
+          "Only EQ and IN relation are supported on the partition key (unless you use the token() function) for UPDATE statements");
+    fails("DELETE FROM t WHERE k > 1",
+          "Only EQ and IN relation are supported on the partition key (unless you use the token() function) for DELETE statements");
+    ok("CREATE TABLE t2 (a int, b int, c int, v int, PRIMARY KEY ((a, b), c))");
+    fails("DELETE FROM t2 WHERE a > 1", "Some partition key parts are missing: b");
+    fails("DELETE FROM t2 WHERE a = 1 AND b >= 1",
+          "Only EQ and IN relation are supported on the partition key (unless you use the token() function) for DELETE statements");
 }
 
 Test(exec_modify, collections)
