@@ -117,14 +117,6 @@ static void type_text(const ctype *t, char *out, size_t cap)
     cs_buf_destroy(&b);
 }
 
-static bool type_has_duration(const ctype *t)
-{
-    if (t->kind == CT_DURATION) return true;
-    for (int i = 0; i < t->n_sub; i++)
-        if (type_has_duration(t->sub[i])) return true;
-    return false;
-}
-
 /* ---------------------------------------------------------------- USE */
 
 int cql_exec_use(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_error *e)
@@ -349,7 +341,7 @@ static int build_columns(sch_catalog *c, const ast_create_table *ct, const char 
                               : "Invalid non-frozen collection type %s for PRIMARY KEY column '%s'", tt, name);
         } else if (ty->kind == CT_COUNTER) {
             rc = cs_error_set(e, CS_ERR_INVALID, "counter type is not supported for PRIMARY KEY column '%s'", name);
-        } else if (type_has_duration(ty)) {
+        } else if (ctype_refs_duration(ty)) {
             rc = cs_error_set(e, CS_ERR_INVALID, "duration type is not supported for PRIMARY KEY column '%s'", name);
         } else if (ct->cols[idx].is_static) {
             rc = cs_error_set(e, CS_ERR_INVALID, "Static column '%s' cannot be part of the PRIMARY KEY", name);

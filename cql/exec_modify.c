@@ -644,7 +644,9 @@ int cql__wplan_prepare(cql_eval *ev, cql_stmt *st, int64_t batch_ts, int32_t now
             return cs_error_set(e, CS_ERR_INVALID, "IN on the clustering key columns is not supported with conditional %s",
                                 st->kind == STMT_DELETE ? "deletions" : "updates");
         if (st->kind == STMT_DELETE && t->n_ck > 0 && !pl->w.ck_all && !static_only) {
-            if (pl->has_regular)
+            /* a whole-row DELETE (no columns named) applies to the regular
+             * columns too (Cassandra's Operations.appliesToRegularColumns) */
+            if (pl->has_regular || pl->n_ops == 0)
                 return cs_error_set(e, CS_ERR_INVALID, "DELETE statements must restrict all PRIMARY KEY columns "
                                     "with equality relations in order to delete non static columns");
             for (int i = 0; i < pl->n_conds; i++)

@@ -55,8 +55,10 @@ int cql__wplan_conds(cql_eval *ev, const ast_condition *conds, int n, cql_wplan 
         char name[300];
         snprintf(name, sizeof name, "%s", c->name);
         if (ac->elem) {
-            if (!ctype_is_collection(ty) || ty->kind == CT_SET)
-                return cs_error_set(e, CS_ERR_INVALID, "Invalid element access syntax for non-list and non-map type %s", c->name);
+            if (!ctype_is_collection(ty))
+                return cs_error_set(e, CS_ERR_INVALID, "Invalid element access syntax for non-collection column %s", c->name);
+            if (ty->kind == CT_SET)
+                return cs_error_set(e, CS_ERR_INVALID, "Invalid element access syntax for set column %s", c->name);
             const ctype *kt = ty->kind == CT_LIST ? ctype_scalar(CT_INT) : ty->sub[0];
             if (cql__term_eval(ev, ac->elem, kt, name, &wc->key, e) < 0)
                 return CS_EUSER;
@@ -78,6 +80,16 @@ int cql__wplan_conds(cql_eval *ev, const ast_condition *conds, int n, cql_wplan 
             wc->vtype = ty->sub[wc->field];
         }
         const ctype *vt = wc->vtype;
+        if ((ac->op == OP_LT || ac->op == OP_LTE || ac->op == OP_GT || ac->op == OP_GTE) && ctype_refs_duration(vt)) {
+            if (ctype_is_collection(vt))
+                return cs_error_set(e, CS_ERR_INVALID, "Slice conditions are not supported on collections containing durations");
+            if (vt->kind == CT_TUPLE)
+                return cs_error_set(e, CS_ERR_INVALID, "Slice conditions are not supported on tuples containing durations");
+            if (vt->kind == CT_UDT)
+                return cs_error_set(e, CS_ERR_INVALID, "Slice conditions are not supported on UDTs containing durations");
+            return cs_error_set(e, CS_ERR_INVALID, "Slice conditions ( %s ) are not supported on durations",
+                                ac->op == OP_LT ? "<" : ac->op == OP_LTE ? "<=" : ac->op == OP_GT ? ">" : ">=");
+        }
         if (ac->op == OP_CONTAINS || ac->op == OP_CONTAINS_KEY) {
             if (ac->op == OP_CONTAINS_KEY && ty->kind != CT_MAP)
                 return cs_error_set(e, CS_ERR_INVALID, "Cannot use CONTAINS KEY on non-map column %s", c->name);

@@ -51,6 +51,65 @@ static bool is_slice(ast_op op)
     return op == OP_LT || op == OP_LTE || op == OP_GT || op == OP_GTE;
 }
 
+/* A relation's operand as CQL text, for messages ("b != 5"), as Cassandra
+ * prints its raw terms: strings quoted, markers as ?, collections with
+ * their brackets. */
+static void put_s(cs_buf *b, const char *s) { cs_buf_put(b, s, strlen(s)); }
+
+static void term_text(const ast_term *t, cs_buf *b)
+{
+    if (!t) {
+        put_s(b, "null");
+        return;
+    }
+    const char *open = NULL, *close = NULL;
+    switch (t->kind) {
+    case TERM_LITERAL:
+        if (t->lit.kind == LIT_STRING) put_s(b, "'");
+        cs_buf_put(b, t->lit.text, t->lit.len);
+        if (t->lit.kind == LIT_STRING) put_s(b, "'");
+        return;
+    case TERM_NULL: put_s(b, "null"); return;
+    case TERM_BIND:
+        put_s(b, t->bind.name ? ":" : "?");
+        if (t->bind.name) put_s(b, t->bind.name);
+        return;
+    case TERM_LIST: open = "["; close = "]"; break;
+    case TERM_SET: case TERM_MAP: case TERM_UDT: open = "{"; close = "}"; break;
+    case TERM_TUPLE: open = "("; close = ")"; break;
+    case TERM_FUNC:
+        put_s(b, t->func.name);
+        open = "("; close = ")";
+        break;
+    case TERM_NEG:
+        put_s(b, "-");
+        term_text(t->n_elems ? t->elems[0] : NULL, b);
+        return;
+    default:
+        put_s(b, "...");
+        return;
+    }
+    put_s(b, open);
+    for (int i = 0; i < t->n_elems; i++) {
+        if (i) put_s(b, t->kind == TERM_MAP && i % 2 ? ": " : ", ");
+        if (t->kind == TERM_UDT) { put_s(b, t->field_names[i]); put_s(b, ": "); }
+        term_text(t->elems[i], b);
+    }
+    put_s(b, close);
+}
+
+/* Cassandra's message for `col != term` (and LIKE without an index). */
+static int refuse_relation(cql_wan *a, const char *fmt, const char *col, const char *op, const ast_term *v)
+{
+    cs_buf b;
+    cs_buf_init(&b);
+    term_text(v, &b);
+    cs_buf_put_u8(&b, 0);
+    int rc = cs_error_set(a->e, CS_ERR_INVALID, fmt, col, op, b.err ? "..." : (const char *)b.p);
+    cs_buf_destroy(&b);
+    return rc;
+}
+
 /* Evaluate a relation operand; refuses null and unset like Cassandra. */
 static int eval_nn(cql_wan *a, const ast_term *t, const ctype *ty, const char *name, cql_value *out)
 {
@@ -158,27 +217,67 @@ cql_filter *cql__wan_new_filter(cql_wan *a, const sch_column *c, ast_op op)
     return f;
 }
 
-/* A relation kept as a row filter (any column). */
+/* Evaluate a row filter's operand.  A null is refused as Cassandra's row
+ * filter refuses it, when the query runs, so after the ALLOW FILTERING
+ * check: noted here (the first one), reported by cql__where_analyze.
+ * Key columns keep the restriction's own message (eval_nn). */
+static int eval_filter(cql_wan *a, const sch_column *c, const ast_term *t, const ctype *ty, const char *name,
+                       const char *null_fmt, cql_value *out)
+{
+    if (c->kind != COL_REGULAR && c->kind != COL_STATIC)
+        return eval_nn(a, t, ty, name, out);
+    int rc = cql__term_eval(a->ev, t, ty, name, out, a->e);
+    if (rc)
+        return rc;
+    if (out->len == CQL_UNSET)
+        return cs_error_set(a->e, CS_ERR_INVALID, "Invalid unset value for column %s", name);
+    if (out->len == CQL_NULL && !a->null_fmt) {
+        a->null_fmt = null_fmt;
+        a->null_col = c->name;
+    }
+    return 0;
+}
+
+/* A relation kept as a row filter (any column).  Checks in Cassandra's
+ * order (SingleColumnRelation: a slice's duration check, then the
+ * receivers, then the term). */
 static int add_filter(cql_wan *a, const sch_column *c, const ast_relation *r)
 {
+    const ctype *ty = c->type;
+    if (is_slice(r->op) && r->kind != REL_ELEMENT && ctype_refs_duration(ty)) {
+        if (ctype_is_collection(ty))
+            return cs_error_set(a->e, CS_ERR_INVALID, "Slice restrictions are not supported on collections containing durations");
+        if (ty->kind == CT_TUPLE)
+            return cs_error_set(a->e, CS_ERR_INVALID, "Slice restrictions are not supported on tuples containing durations");
+        if (ty->kind == CT_UDT)
+            return cs_error_set(a->e, CS_ERR_INVALID, "Slice restrictions are not supported on UDTs containing durations");
+        return cs_error_set(a->e, CS_ERR_INVALID, "Slice restrictions are not supported on duration columns");
+    }
+    /* a null literal for a counter fails as the term is prepared */
+    if (ty->kind == CT_COUNTER && r->value && r->value->kind == TERM_NULL)
+        return cs_error_set(a->e, CS_ERR_INVALID, "Invalid null value for counter increment/decrement");
     cql_filter *f = cql__wan_new_filter(a, c, r->op);
     if (!f)
         return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
-    const ctype *ty = c->type;
     char nb[300];
     if (r->kind == REL_ELEMENT) {
         f->element = true;
-        if (ty->kind != CT_MAP && ty->kind != CT_LIST)
+        if (ty->kind == CT_LIST)
             return cs_error_set(a->e, CS_ERR_INVALID,
-                                "Column %s cannot be used as a map", c->name);
-        const ctype *kt = ty->kind == CT_MAP ? ty->sub[0] : ctype_scalar(CT_INT);
-        const ctype *vt = ty->kind == CT_MAP ? ty->sub[1] : ty->sub[0];
+                                "Indexes on list entries (%s[index] = value) are not currently supported.", c->name);
+        if (ty->kind != CT_MAP)
+            return cs_error_set(a->e, CS_ERR_INVALID, "Column %s cannot be used as a map", c->name);
+        if (!ctype_is_multicell(ty))
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Map-entry equality predicates on frozen map column %s are not supported", c->name);
+        if (r->op != OP_EQ)
+            return cs_error_set(a->e, CS_ERR_INVALID, "Only EQ relations are supported on map entries");
         snprintf(nb, sizeof(nb), "key(%s)", c->name);
-        int rc = eval_nn(a, r->key, kt, nb, &f->key);
+        int rc = eval_filter(a, c, r->key, ty->sub[0], nb, "Unsupported null map key for column %s", &f->key);
         if (rc)
             return rc;
         snprintf(nb, sizeof(nb), "value(%s)", c->name);
-        return eval_nn(a, r->value, vt, nb, &f->val);
+        return eval_filter(a, c, r->value, ty->sub[1], nb, "Unsupported null map value for column %s", &f->val);
     }
     switch (r->op) {
     case OP_IS_NOT_NULL:
@@ -190,15 +289,16 @@ static int add_filter(cql_wan *a, const sch_column *c, const ast_relation *r)
             return cs_error_set(a->e, CS_ERR_INVALID,
                                 "Cannot use CONTAINS on non-collection column %s", c->name);
         snprintf(nb, sizeof(nb), "value(%s)", c->name);
-        return eval_nn(a, r->value, ty->kind == CT_MAP ? ty->sub[1] : ty->sub[0], nb, &f->val);
+        return eval_filter(a, c, r->value, ty->kind == CT_MAP ? ty->sub[1] : ty->sub[0], nb,
+                           "Unsupported null value for column %s", &f->val);
     case OP_CONTAINS_KEY:
         if (ty->kind != CT_MAP)
             return cs_error_set(a->e, CS_ERR_INVALID,
                                 "Cannot use CONTAINS KEY on non-map column %s", c->name);
         snprintf(nb, sizeof(nb), "key(%s)", c->name);
-        return eval_nn(a, r->value, ty->sub[0], nb, &f->val);
+        return eval_filter(a, c, r->value, ty->sub[0], nb, "Unsupported null value for column %s", &f->val);
     default:
-        return eval_nn(a, r->value, ty, c->name, &f->val);
+        return eval_filter(a, c, r->value, ty, c->name, "Unsupported null value for column %s", &f->val);
     }
 }
 
@@ -491,7 +591,7 @@ static int collect_key_col(cql_wan *a, const sch_column *c, const ast_relation *
         return 0;
     }
     if (r->op == OP_NEQ)
-        return cs_error_set(a->e, CS_ERR_INVALID, "Unsupported \"!=\" relation: %s != ...", c->name);
+        return refuse_relation(a, "Unsupported \"!=\" relation: %s %s %s", c->name, "!=", r->value);
     if (pk && a->kind != CQL_WHERE_SELECT)
         return cs_error_set(a->e, CS_ERR_INVALID, "Invalid operator %s for PRIMARY KEY part %s",
                             op_text(r->op), c->name);
@@ -510,6 +610,9 @@ static int collect(cql_wan *a, ast_relation **rels, int n)
     for (int i = 0; i < n; i++) {
         const ast_relation *r = rels[i];
         int rc = 0;
+        if ((r->op == OP_CONTAINS || r->op == OP_CONTAINS_KEY) && a->kind != CQL_WHERE_SELECT)
+            return cs_error_set(a->e, CS_ERR_INVALID, "Cannot use %s with %s",
+                                a->kind == CQL_WHERE_UPDATE ? "UPDATE" : "DELETE", op_text(r->op));
         if (r->kind == REL_TOKEN)
             rc = collect_token(a, r);
         else if (r->kind == REL_MULTI)
@@ -519,15 +622,14 @@ static int collect(cql_wan *a, ast_relation **rels, int n)
             if (!c)
                 return cs_error_set(a->e, CS_ERR_INVALID, "Undefined column name %s", r->columns[0]);
             if (r->op == OP_LIKE)
-                return cs_error_set(a->e, CS_ERR_INVALID,
-                                    "LIKE restriction is only supported on properly indexed columns. %s LIKE ... is not valid.",
-                                    c->name);
+                return refuse_relation(a, "LIKE restriction is only supported on properly indexed columns. %s %s %s is not valid.",
+                                       c->name, "LIKE", r->value);
             if (r->kind == REL_ELEMENT || c->kind == COL_REGULAR || c->kind == COL_STATIC) {
                 if (a->kind != CQL_WHERE_SELECT)
                     return cs_error_set(a->e, CS_ERR_INVALID,
                                         "Non PRIMARY KEY columns found in where clause: %s", c->name);
                 if (r->op == OP_NEQ)
-                    return cs_error_set(a->e, CS_ERR_INVALID, "Unsupported \"!=\" relation: %s != ...", c->name);
+                    return refuse_relation(a, "Unsupported \"!=\" relation: %s %s %s", c->name, "!=", r->value);
                 if (r->op == OP_IS_NOT_NULL)
                     return cs_error_set(a->e, CS_ERR_INVALID, "Unsupported restriction: %s IS NOT NULL", c->name);
                 a->w->needs_filtering = true;
@@ -598,13 +700,14 @@ int cql__where_analyze(cql_eval *ev, const sch_table *t, ast_relation **rels, in
             return cs_error_set(e, CS_ERR_INVALID, "%s", CQL__ALLOW_FILTERING_MSG);
         out->uses_index = indexed;
     }
+    if (a.null_fmt)   /* the row filter's refusal, once the query may filter */
+        return cs_error_set(e, CS_ERR_INVALID, a.null_fmt, a.null_col);
     if (kind == CQL_WHERE_SELECT && !out->pk_all && out->ck_restricted)
         out->needs_filtering = true;
     out->filters = a.filters;
     out->n_filters = a.n_filters;
     return 0;
 }
-
 
 /* ---------------------------------------------------------------- point restrictions */
 

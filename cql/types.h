@@ -55,6 +55,7 @@ ctype *ctype_freeze(const ctype *t);          /* new ref of the frozen variant *
 bool ctype_equal(const ctype *a, const ctype *b);
 bool ctype_is_collection(const ctype *t);     /* list/set/map */
 bool ctype_is_multicell(const ctype *t);      /* non-frozen collection or non-frozen UDT */
+bool ctype_refs_duration(const ctype *t);    /* a duration, or one nested inside (Cassandra's referencesDuration) */
 bool ctype_is_numeric(const ctype *t);
 /* Cassandra's isValueCompatibleWith / isCompatibleWith, for ALTER and casts. */
 bool ctype_value_compatible(const ctype *to, const ctype *from);

@@ -272,6 +272,16 @@ bool ctype_is_collection(const ctype *t)
     return t && (t->kind == CT_LIST || t->kind == CT_SET || t->kind == CT_MAP);
 }
 
+bool ctype_refs_duration(const ctype *t)
+{
+    if (t->kind == CT_DURATION)
+        return true;
+    for (int i = 0; i < t->n_sub; i++)
+        if (ctype_refs_duration(t->sub[i]))
+            return true;
+    return false;
+}
+
 bool ctype_is_multicell(const ctype *t)
 {
     return t && !t->frozen && (ctype_is_collection(t) || t->kind == CT_UDT);

@@ -201,6 +201,38 @@ Test(exec_modify, key_errors)
     fails("DELETE FROM t2 WHERE a > 1", "Some partition key parts are missing: b");
     fails("DELETE FROM t2 WHERE a = 1 AND b >= 1",
           "Only EQ and IN relation are supported on the partition key (unless you use the token() function) for DELETE statements");
+    /* CONTAINS is refused first in an UPDATE or DELETE (StatementRestrictions) */
+    ok("CREATE TABLE fc (k int, c frozen<list<int>>, v int, PRIMARY KEY (k, c))");
+    fails("UPDATE fc SET v = 3 WHERE k = 1 AND c CONTAINS 1", "Cannot use UPDATE with CONTAINS");
+    fails("DELETE FROM fc WHERE k = 1 AND c CONTAINS KEY 1", "Cannot use DELETE with CONTAINS KEY");
+}
+
+/* Conditional deletes that do not name a whole row (Cassandra 4.1
+ * InsertUpdateIfConditionTest.testConditionalDelete), and conditions
+ * Cassandra refuses as it prepares them. */
+Test(exec_modify, condition_refusals)
+{
+    mkks();
+    ok("CREATE TABLE cd (k text, i int, v text, s text static, PRIMARY KEY (k, i))");
+    const char *whole = "DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to "
+                        "delete non static columns";
+    fails("DELETE FROM cd WHERE k = 'k' IF EXISTS", whole);
+    fails("DELETE FROM cd WHERE k = 'k' AND i > 0 IF EXISTS", whole);
+    fails("DELETE FROM cd WHERE k = 'k' AND i > 0 IF v = 'foo'", whole);
+    fails("DELETE v FROM cd WHERE k = 'k' IF s = 'foo'", whole);
+    fails("DELETE s FROM cd WHERE k = 'k' IF v = 'foo'",
+          "DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF "
+          "condition on non static columns");
+    ok("DELETE s FROM cd WHERE k = 'k' IF s = 'foo'");
+    ok("CREATE TABLE dc (k int PRIMARY KEY, d duration, l list<duration>, v int, st set<int>)");
+    fails("UPDATE dc SET v = 3 WHERE k = 0 IF d > 1s", "Slice conditions ( > ) are not supported on durations");
+    fails("UPDATE dc SET v = 3 WHERE k = 0 IF d <= 1s", "Slice conditions ( <= ) are not supported on durations");
+    fails("UPDATE dc SET v = 3 WHERE k = 0 IF l > [1s]",
+          "Slice conditions are not supported on collections containing durations");
+    fails("UPDATE dc SET v = 3 WHERE k = 0 IF l[0] < 1s", "Slice conditions ( < ) are not supported on durations");
+    ok("UPDATE dc SET v = 3 WHERE k = 0 IF d = 1s");
+    fails("UPDATE dc SET v = 3 WHERE k = 0 IF v[0] = 1", "Invalid element access syntax for non-collection column v");
+    fails("UPDATE dc SET v = 3 WHERE k = 0 IF st[0] = 1", "Invalid element access syntax for set column st");
 }
 
 Test(exec_modify, collections)
