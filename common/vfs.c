@@ -100,6 +100,8 @@ int vfs_fsync(int fd)
 
 int vfs_fsync_dir(const char *dir)
 {
+    int f = fault(VFS_OP_SYNC_DIR, dir);
+    if (f) return io_err(f);
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return io_err(errno);
     int rc = fsync(fd) != 0 ? io_err(errno) : 0;
@@ -119,6 +121,30 @@ int vfs_unlink(const char *path)
     int f = fault(VFS_OP_UNLINK, path);
     if (f) return io_err(f);
     return unlink(path) != 0 ? io_err(errno) : 0;
+}
+
+int vfs_write_atomic(const char *path, const void *p, size_t len)
+{
+    char tmp[PATH_MAX], dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) return CS_EINVAL;
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    int fd = vfs_open(tmp, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    if (fd < 0) return fd;
+    ssize_t w = vfs_write(fd, p, len);
+    int rc = w < 0 ? (int)w : (size_t)w != len ? CS_EIO : vfs_fsync(fd);
+    int crc = vfs_close(fd);
+    if (!rc) rc = crc;
+    if (!rc) rc = vfs_rename(tmp, path);
+    if (rc) {
+        int keep = cs_last_errno;   /* the failure's errno, not the clean-up's */
+        unlink(tmp);
+        cs_last_errno = keep;
+        return rc;
+    }
+    return vfs_fsync_dir(dir);
 }
 
 int vfs_mkdirs(const char *path)

@@ -202,21 +202,13 @@ int st__save_replay_floor(st_table *t, st_clog_pos pos)
     if (st__pos_cmp(t->replay_pos, pos) > 0) pos = t->replay_pos;
     t->replay_pos = pos;
     pthread_mutex_unlock(&t->mu);
-    char p[4200], tmp[4200];
+    char p[4200];
     snprintf(p, sizeof p, "%s/TRUNCATED", t->dir);
-    snprintf(tmp, sizeof tmp, "%s/TRUNCATED.tmp", t->dir);
     uint8_t b[20];
     cs_st64(b, pos.segment);
     cs_st64(b + 8, pos.offset);
     cs_st32(b + 16, cs_crc32c(0, b, 16));
-    int fd = vfs_open(tmp, O_CREAT | O_TRUNC | O_WRONLY, 0644);
-    if (fd < 0) return fd;
-    ssize_t w = vfs_pwrite(fd, b, sizeof b, 0);
-    int rc = w < 0 ? (int)w : vfs_fsync(fd);
-    vfs_close(fd);
-    if (!rc) rc = vfs_rename(tmp, p);
-    if (!rc) vfs_fsync_dir(t->dir);
-    return rc;
+    return vfs_write_atomic(p, b, sizeof b);   /* TRUNCATED.tmp, fsync, rename, fsync of t->dir */
 }
 
 int st_table_open(st_engine *e, const uint8_t id[16], const char *ks, const char *name,

@@ -20,6 +20,23 @@
  * shows one that expired while the node was down (Cassandra's first check
  * runs 5 s after start).
  *
+ * Durability: a snapshot directory is complete once its manifest.json is
+ * there.  snapshot_into makes the links first, then writes the manifest
+ * with vfs_write_atomic (manifest.json.tmp, fsync, rename, fsync of the
+ * snapshot directory), so after a crash the manifest is absent or whole,
+ * never torn.  If any step fails the directory is removed again: no
+ * snapshot is left without its manifest (and so without its expires_at).
+ *
+ * Unreadable manifests (not one whole JSON object with SnapshotManifest's
+ * field types, e.g. a torn one from an older cassette or a hand edit) are
+ * treated as Cassandra 4.1 treats them (TableSnapshot.Builder
+ * .loadTimestampsFromManifest catches the parse error and logs a warning):
+ * the snapshot has neither created_at nor expires_at, so it is listed with
+ * its directory's mtime as the creation time, no expiration time, and is
+ * never removed by the sweep (TableSnapshot.isExpired needs both times).
+ * The sweep at engine open logs one warning per such manifest, as
+ * Cassandra's loader does at start; the periodic sweeps stay quiet.
+ *
  * Concurrency: the sweep reads a manifest and removes the directory with no
  * lock.  A snapshot being taken has no manifest until its links are made
  * (so is never swept half made); nodetool refuses a tag that still exists,
@@ -35,7 +52,6 @@
 #include "common/vfs.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,18 +61,10 @@
 
 static void put_str(cs_buf *b, const char *s) { cs_buf_put(b, s, strlen(s)); }
 
-static int write_file(const char *path, const void *p, size_t len)
-{
-    int fd = vfs_open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
-    if (fd < 0) return fd;
-    ssize_t w = vfs_write(fd, p, len);
-    vfs_close(fd);
-    return w < 0 ? (int)w : (size_t)w == len ? 0 : CS_EIO;
-}
-
 /* Hard links of t's live sstables in dir (created; flushed first unless
  * o->skip_flush), then manifest.json listing them, with Cassandra's
- * created_at and expires_at (created_at + the TTL, or null). */
+ * created_at and expires_at (created_at + the TTL, or null), written
+ * durably.  On failure dir is removed again. */
 static int snapshot_into(st_table *t, const char *dir, const st_snapshot_opts *o)
 {
     int rc = o->skip_flush ? 0 : st__flush_table(t, true);
@@ -100,43 +108,171 @@ static int snapshot_into(st_table *t, const char *dir, const st_snapshot_opts *o
     if (!rc) {
         char mp[4500];
         snprintf(mp, sizeof mp, "%s/manifest.json", dir);
-        rc = man.err ? man.err : write_file(mp, man.p, man.len);
+        rc = man.err ? man.err : vfs_write_atomic(mp, man.p, man.len);
     }
     cs_buf_destroy(&man);
-    if (rc) CS_ERROR("storage: snapshot of %s.%s into %s failed: %s", t->ks, t->name, dir, cs_strerror(rc));
+    if (rc) {
+        CS_ERROR("storage: snapshot of %s.%s into %s failed: %s", t->ks, t->name, dir, cs_strerror(rc));
+        vfs_rmtree(dir);
+    }
     return rc;
 }
 
-/* The instant after "key": in a manifest's text: true and *ms if it is a
- * string that parses; false if null, missing or anything else. */
-static bool manifest_instant(const char *p, size_t n, const char *key, int64_t *ms)
+/* ---------------------------------------------------------------- manifests
+ *
+ * A manifest is read as Jackson reads it into SnapshotManifest: one JSON
+ * object (anything after it is ignored, as Jackson's default); "created_at"
+ * and "expires_at" are null or an ISO-8601 instant string, "files" null or
+ * an array of scalars, other members any value.  Anything else, a torn
+ * file included, makes the whole manifest unreadable.  Numbers as instants
+ * (Jackson would take epoch seconds) are unreadable here: neither cassette
+ * nor Cassandra writes them. */
+
+typedef struct jcur { const uint8_t *p; size_t n, i; } jcur;
+
+enum { MANIFEST_NONE, MANIFEST_BAD, MANIFEST_OK };
+
+static void j_ws(jcur *c)
 {
-    size_t kl = strlen(key);
-    for (size_t i = 0; i + kl + 2 < n; i++) {
-        if (p[i] != '"' || memcmp(p + i + 1, key, kl) || p[i + 1 + kl] != '"') continue;
-        size_t j = i + kl + 2;
-        while (j < n && (p[j] == ' ' || p[j] == '\t' || p[j] == '\n' || p[j] == '\r' || p[j] == ':')) j++;
-        if (j >= n || p[j] != '"') return false;
-        size_t e = j + 1;
-        while (e < n && p[e] != '"') e++;
-        return e < n && cs_parse_instant_ms(p + j + 1, e - j - 1, ms) == 0;
+    while (c->i < c->n && (c->p[c->i] == ' ' || c->p[c->i] == '\t' || c->p[c->i] == '\n' || c->p[c->i] == '\r')) c->i++;
+}
+
+/* Whether the next character (after white space) is ch; consumed if so. */
+static bool j_eat(jcur *c, char ch)
+{
+    j_ws(c);
+    if (c->i >= c->n || c->p[c->i] != (uint8_t)ch) return false;
+    c->i++;
+    return true;
+}
+
+/* A string at c: its raw body (escapes undecoded) in *s, *len; *esc says
+ * it has escapes.  False if c is not at a whole string. */
+static bool j_string(jcur *c, const char **s, size_t *len, bool *esc)
+{
+    j_ws(c);
+    if (c->i >= c->n || c->p[c->i] != '"') return false;
+    size_t b = ++c->i;
+    *esc = false;
+    for (; c->i < c->n && c->p[c->i] != '"'; c->i++) {
+        if (c->p[c->i] < 0x20) return false;
+        if (c->p[c->i] == '\\') {
+            *esc = true;
+            if (++c->i >= c->n) return false;
+        }
     }
-    return false;
+    if (c->i >= c->n) return false;
+    *s = (const char *)c->p + b;
+    *len = c->i++ - b;
+    return true;
+}
+
+/* A literal or number at c (its syntax checked loosely: the characters a
+ * number can have); false if there is none. */
+static bool j_scalar(jcur *c)
+{
+    j_ws(c);
+    static const char *lits[] = { "true", "false", "null" };
+    for (int k = 0; k < 3; k++) {
+        size_t l = strlen(lits[k]);
+        if (c->n - c->i >= l && !memcmp(c->p + c->i, lits[k], l)) { c->i += l; return true; }
+    }
+    size_t b = c->i;
+    while (c->i < c->n && (strchr("0123456789+-.eE", c->p[c->i]) && c->p[c->i])) c->i++;
+    return c->i > b;
+}
+
+/* Any value at c, nested at most 64 deep. */
+static bool j_value(jcur *c, int depth)
+{
+    j_ws(c);
+    if (c->i >= c->n || depth > 64) return false;
+    const char *s; size_t len; bool esc;
+    uint8_t ch = c->p[c->i];
+    if (ch == '"') return j_string(c, &s, &len, &esc);
+    if (ch != '{' && ch != '[') return j_scalar(c);
+    c->i++;
+    char close = ch == '{' ? '}' : ']';
+    if (j_eat(c, close)) return true;
+    do {
+        if (ch == '{' && (!j_string(c, &s, &len, &esc) || !j_eat(c, ':'))) return false;
+        if (!j_value(c, depth + 1)) return false;
+    } while (j_eat(c, ','));
+    return j_eat(c, close);
+}
+
+/* Whether c is at null; consumed if so. */
+static bool j_null(jcur *c)
+{
+    j_ws(c);
+    if (c->n - c->i < 4 || memcmp(c->p + c->i, "null", 4)) return false;
+    c->i += 4;
+    return true;
+}
+
+/* An instant member's value: null (*has false) or a string
+ * cs_parse_instant_ms takes. */
+static bool j_instant(jcur *c, bool *has, int64_t *ms)
+{
+    if (j_null(c)) { *has = false; return true; }
+    const char *s; size_t len; bool esc;
+    if (!j_string(c, &s, &len, &esc) || esc || cs_parse_instant_ms(s, len, ms) != 0) return false;
+    *has = true;
+    return true;
+}
+
+/* "files": null or an array of scalars (Jackson coerces them to strings). */
+static bool j_files(jcur *c)
+{
+    if (j_null(c)) return true;
+    if (!j_eat(c, '[')) return false;
+    if (j_eat(c, ']')) return true;
+    do {
+        j_ws(c);
+        const char *s; size_t len; bool esc;
+        if (c->i < c->n && c->p[c->i] == '"' ? !j_string(c, &s, &len, &esc) : !j_scalar(c)) return false;
+    } while (j_eat(c, ','));
+    return j_eat(c, ']');
+}
+
+/* Parse a manifest's text; false if it is unreadable (see above). */
+static bool manifest_parse(const uint8_t *p, size_t n, bool *has_created, int64_t *created_ms, bool *has_expires,
+                           int64_t *expires_ms)
+{
+    jcur c = { p, n, 0 };
+    *has_created = *has_expires = false;
+    if (!j_eat(&c, '{')) return false;
+    if (j_eat(&c, '}')) return true;
+    do {
+        const char *k; size_t kl; bool esc;
+        if (!j_string(&c, &k, &kl, &esc) || !j_eat(&c, ':')) return false;
+        bool ok;
+        if (kl == 10 && !memcmp(k, "created_at", 10)) ok = j_instant(&c, has_created, created_ms);
+        else if (kl == 10 && !memcmp(k, "expires_at", 10)) ok = j_instant(&c, has_expires, expires_ms);
+        else if (kl == 5 && !memcmp(k, "files", 5)) ok = j_files(&c);
+        else ok = j_value(&c, 1);
+        if (!ok) return false;
+    } while (j_eat(&c, ','));
+    return j_eat(&c, '}');
 }
 
 /* created_at / expires_at of the manifest in dir, where it has them
- * (TableSnapshot.Builder.loadTimestampsFromManifest). */
-static void manifest_read(const char *dir, bool *has_created, int64_t *created_ms, bool *has_expires,
-                          int64_t *expires_ms)
+ * (TableSnapshot.Builder.loadTimestampsFromManifest): MANIFEST_NONE (no
+ * manifest.json), MANIFEST_BAD (unreadable: neither time) or MANIFEST_OK. */
+static int manifest_read(const char *dir, bool *has_created, int64_t *created_ms, bool *has_expires,
+                         int64_t *expires_ms)
 {
     char mp[5200];
     snprintf(mp, sizeof mp, "%s/manifest.json", dir);
     uint8_t *b; size_t len;
     *has_created = *has_expires = false;
-    if (vfs_read_all(mp, &b, &len) != 0) return;
-    *has_created = manifest_instant((const char *)b, len, "created_at", created_ms);
-    *has_expires = manifest_instant((const char *)b, len, "expires_at", expires_ms);
+    int rc = vfs_read_all(mp, &b, &len);
+    if (rc == CS_ENOTFOUND) return MANIFEST_NONE;
+    if (rc) return MANIFEST_BAD;
+    bool ok = manifest_parse(b, len, has_created, created_ms, has_expires, expires_ms);
     cs_free(b);
+    if (!ok) *has_created = *has_expires = false;
+    return ok ? MANIFEST_OK : MANIFEST_BAD;
 }
 
 /* auto_snapshot: flush, then hard-link every live sstable component into
@@ -183,6 +319,7 @@ int st_table_snapshots(st_table *t, st_snapshot_info **out, int *n_out)
         if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) continue;
         st_snapshot_info *si = &v[k];
         snprintf(si->tag, sizeof si->tag, "%s", names[i]);
+        /* TableSnapshot.getCreatedAt: the directory's mtime without a readable created_at */
         si->created_ms = (int64_t)sb.st_mtim.tv_sec * 1000 + sb.st_mtim.tv_nsec / 1000000;
         bool has_created;
         int64_t created_ms;
@@ -196,8 +333,6 @@ int st_table_snapshots(st_table *t, st_snapshot_info **out, int *n_out)
                 if (stat(fp, &fs) != 0 || !S_ISREG(fs.st_mode)) continue;
                 si->size_on_disk += (uint64_t)fs.st_size;
                 if (fs.st_nlink == 1) si->true_size += (uint64_t)fs.st_size;   /* no live sstable shares it */
-                if (!strcmp(files[f], "manifest.json"))   /* a manifest without created_at */
-                    si->created_ms = (int64_t)fs.st_mtim.tv_sec * 1000 + fs.st_mtim.tv_nsec / 1000000;
             }
             vfs_list_free(files, nf);
         }
@@ -230,8 +365,9 @@ int st_table_clear_snapshots(st_table *t, const char *tag)
 
 /* ---------------------------------------------------------------- expiry */
 
-/* Remove the expired snapshots of one table directory; how many. */
-static int clear_expired_in(const char *table_dir, int64_t now_ms)
+/* Remove the expired snapshots of one table directory; how many.  warn:
+ * log each unreadable manifest (the sweep at open). */
+static int clear_expired_in(const char *table_dir, int64_t now_ms, bool warn)
 {
     char base[4800];
     snprintf(base, sizeof base, "%s/snapshots", table_dir);
@@ -243,7 +379,9 @@ static int clear_expired_in(const char *table_dir, int64_t now_ms)
         snprintf(dir, sizeof dir, "%s/%s", base, tags[i]);
         bool has_created, has_expires;
         int64_t created_ms, expires_ms;
-        manifest_read(dir, &has_created, &created_ms, &has_expires, &expires_ms);
+        if (manifest_read(dir, &has_created, &created_ms, &has_expires, &expires_ms) == MANIFEST_BAD && warn)
+            CS_WARN("storage: cannot read the manifest of snapshot %s in %s: the snapshot is kept and never expires",
+                    tags[i], table_dir);
         /* TableSnapshot.isExpired: both times known, expires_at before now */
         if (!has_created || !has_expires || expires_ms >= now_ms) continue;
         char when[40];
@@ -260,7 +398,8 @@ static int clear_expired_in(const char *table_dir, int64_t now_ms)
     return removed;
 }
 
-int st_engine_clear_expired_snapshots(st_engine *e, int64_t now_ms)
+/* Every table directory's expired snapshots; how many were removed. */
+static int sweep(st_engine *e, int64_t now_ms, bool warn)
 {
     /* Every <data>/<keyspace>/<table>/snapshots/, open table or not: a
      * dropped table's directory keeps its snapshots (auto_snapshot), and
@@ -276,7 +415,7 @@ int st_engine_clear_expired_snapshots(st_engine *e, int64_t now_ms)
         for (int j = 0; j < nt; j++) {
             char tdir[4700];
             snprintf(tdir, sizeof tdir, "%s/%s", ksdir, tabs[j]);
-            removed += clear_expired_in(tdir, now_ms);
+            removed += clear_expired_in(tdir, now_ms, warn);
         }
         vfs_list_free(tabs, nt);
     }
@@ -284,6 +423,8 @@ int st_engine_clear_expired_snapshots(st_engine *e, int64_t now_ms)
     if (removed) CS_INFO("storage: removed %d expired snapshot director%s", removed, removed == 1 ? "y" : "ies");
     return removed;
 }
+
+int st_engine_clear_expired_snapshots(st_engine *e, int64_t now_ms) { return sweep(e, now_ms, true); }
 
 /* The "snapcleanup" thread: a sweep every snapshot_cleanup_period_ms after
  * the last one ended (Cassandra's scheduleWithFixedDelay), until stopped. */
@@ -301,7 +442,7 @@ static void *cleanup_main(void *arg)
         while (!e->snap_stop && pthread_cond_timedwait(&e->snap_cv, &e->snap_mu, &ts) != ETIMEDOUT) {}
         if (e->snap_stop) break;
         pthread_mutex_unlock(&e->snap_mu);
-        st_engine_clear_expired_snapshots(e, cs_now_ms());
+        sweep(e, cs_now_ms(), false);
         pthread_mutex_lock(&e->snap_mu);
     }
     pthread_mutex_unlock(&e->snap_mu);

@@ -445,8 +445,9 @@ void st_block_cache_stats_get(st_block_cache_stats *out);
  * taken, CS_EINVAL for a tag with '/' or a TTL outside [0, 2^31 - 1)).
  * opts NULL: flushed, created now, never expires.  The list is cs_malloc'd
  * (cs_free); true_size counts the files no live sstable shares any more;
- * created_ms and expires_ms come from the manifest (created_ms from its
- * mtime if it has none).  Clear removes tag (NULL: every snapshot) and
+ * created_ms and expires_ms come from the manifest (created_ms from the
+ * snapshot directory's mtime if it has none or cannot be read: no
+ * expires_ms then either).  Clear removes tag (NULL: every snapshot) and
  * returns how many it removed. */
 typedef struct st_snapshot_opts {
     bool skip_flush;                 /* nodetool -sf: the memtables are not flushed first */
@@ -466,7 +467,7 @@ int st_table_snapshots(st_table *t, st_snapshot_info **out, int *n);
 int st_table_clear_snapshots(st_table *t, const char *tag);
 /* Remove every snapshot whose manifest's expires_at is before now_ms, in
  * any table directory under data_dir (dropped tables' too); returns how
- * many.  The engine runs it itself when it opens and then every
+ * many.  A snapshot whose manifest cannot be read is kept, with a warning.  The engine runs it itself when it opens and then every
  * snapshot_cleanup_period_ms on its own thread; tests call it with their
  * own clock.  Thread-safe. */
 int st_engine_clear_expired_snapshots(st_engine *e, int64_t now_ms);

@@ -2,10 +2,18 @@
  * test_storage_snapshot.c: snapshots through storage.h (storage/snapshot.c):
  * auto_snapshot on TRUNCATE and DROP, manifests with created_at and
  * expires_at, listing, and the removal of expired snapshots at open and by
- * the cleanup thread.
+ * the cleanup thread; the manifest written atomically (a failed write
+ * leaves no snapshot) and unreadable manifests kept, never expiring, as
+ * Cassandra 4.1's TableSnapshot treats them.
  */
 #define READ_FIXTURE_TAG "st_snap"
 #include "test_storage_read_fixture.h"
+#include "test_log_capture.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
 
 TestSuite(storage_snapshot, .init = setup, .fini = teardown);
 
@@ -191,5 +199,220 @@ Test(storage_snapshot, snapshot_expiry_at_open_periodic_and_auto_ttl)
     cr_assert(strstr(t->tag, "-truncated"), "%s", t->tag);
     cr_assert(t->expiring);
     cr_assert_eq(t->expires_ms - t->created_ms, 3600 * 1000);
+    cs_free(v);
+}
+
+/* ---------------------------------------------------------------- manifest durability */
+
+/* The vfs operations of this thread from the open of manifest.json.tmp on,
+ * failing the first of kind fail_op with EIO. */
+typedef struct op_rec {
+    int op;
+    char path[700];
+    int64_t final_size, tmp_size;   /* at a rename: manifest.json's and manifest.json.tmp's sizes (<0: absent) */
+} op_rec;
+static struct {
+    pthread_t thread;
+    bool on;
+    int fail_op, n;
+    op_rec ops[16];
+} g_rec;
+
+static int record_cb(int op, const char *path, void *arg)
+{
+    (void)arg;
+    if (!pthread_equal(pthread_self(), g_rec.thread)) return 0;   /* flush, compaction, commit log threads */
+    if (op == VFS_OP_OPEN && path && strstr(path, "/manifest.json.tmp")) g_rec.on = true;
+    if (!g_rec.on || g_rec.n == 16) return 0;
+    op_rec *r = &g_rec.ops[g_rec.n++];
+    r->op = op;
+    snprintf(r->path, sizeof r->path, "%s", path ? path : "");
+    if (op == VFS_OP_RENAME) {
+        char fin[700];
+        snprintf(fin, sizeof fin, "%.*s", (int)(strlen(r->path) - 4), r->path);   /* without ".tmp" */
+        r->final_size = vfs_file_size(fin);
+        r->tmp_size = vfs_file_size(r->path);
+    }
+    if (op == g_rec.fail_op) { g_rec.fail_op = 0; return EIO; }
+    return 0;
+}
+
+static void record_begin(int fail_op)
+{
+    memset(&g_rec, 0, sizeof g_rec);
+    g_rec.thread = pthread_self();
+    g_rec.fail_op = fail_op;
+    vfs_set_fault(record_cb, NULL);
+}
+
+/* One flushed row, so a snapshot links an sstable. */
+static void one_flushed_row(void)
+{
+    st_mutation *m = mut();
+    st_mut_row(m, (const uint8_t *)"a", 1, 0);
+    cell(m, 1, 10, "x");
+    commit(m);
+    cr_assert_eq(st_table_flush(T), 0);
+}
+
+/* The manifest goes to manifest.json.tmp, is fsynced, renamed over
+ * manifest.json (absent until then, and the temporary already whole), and
+ * the snapshot directory is fsynced: a crash leaves no torn manifest. */
+Test(storage_snapshot, manifest_written_atomically)
+{
+    one_flushed_row();
+    st_snapshot_opts o = { .skip_flush = true, .has_ttl = true, .ttl_s = 60 };
+    record_begin(0);
+    int rc = st_table_snapshot(T, "atomic", &o);
+    vfs_set_fault(NULL, NULL);
+    cr_assert_eq(rc, 0);
+    char dir[1000], mp[1100];
+    snprintf(dir, sizeof dir, "%s/snapshots/atomic", st_table_dir(T));
+    snprintf(mp, sizeof mp, "%s/manifest.json", dir);
+    int64_t size = vfs_file_size(mp);
+    cr_assert_gt(size, 0);
+    static const int want[] = { VFS_OP_OPEN, VFS_OP_WRITE, VFS_OP_SYNC, VFS_OP_RENAME, VFS_OP_SYNC_DIR };
+    cr_assert_eq(g_rec.n, 5, "%d operations", g_rec.n);
+    for (int i = 0; i < 5; i++) cr_assert_eq(g_rec.ops[i].op, want[i], "operation %d is %d", i, g_rec.ops[i].op);
+    cr_assert(strstr(g_rec.ops[3].path, "/atomic/manifest.json.tmp"), "%s", g_rec.ops[3].path);
+    cr_assert_lt(g_rec.ops[3].final_size, 0, "manifest.json exists before the rename");
+    cr_assert_eq(g_rec.ops[3].tmp_size, size, "the temporary is whole when renamed");
+    cr_assert_str_eq(g_rec.ops[4].path, dir);
+    char tmp[1200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", mp);
+    cr_assert_lt(vfs_file_size(tmp), 0);
+    char man[4096];
+    read_manifest("atomic", man, sizeof man);
+    cr_assert(strstr(man, "\"expires_at\":\"") && strstr(man, "}\n"), "%s", man);
+}
+
+/* Any failed step of the manifest's write fails the snapshot and removes
+ * its directory (no snapshot without a manifest, which would never
+ * expire), leaves no temporary, and the same tag can be taken again. */
+Test(storage_snapshot, manifest_write_failure_leaves_no_snapshot)
+{
+    one_flushed_row();
+    st_snapshot_opts o = { .skip_flush = true, .has_ttl = true, .ttl_s = 60 };
+    static const int fail[] = { VFS_OP_OPEN, VFS_OP_WRITE, VFS_OP_SYNC, VFS_OP_RENAME, VFS_OP_SYNC_DIR };
+    char dir[1000];
+    snprintf(dir, sizeof dir, "%s/snapshots/f", st_table_dir(T));
+    test_log_capture cap;
+    char lp[400], log[4096];
+    snprintf(lp, sizeof lp, "%s.log", g_dir);
+    for (int i = 0; i < 5; i++) {
+        log_capture_begin(&cap, lp);
+        record_begin(fail[i]);
+        int rc = st_table_snapshot(T, "f", &o);
+        vfs_set_fault(NULL, NULL);
+        log_capture_end(&cap, log, sizeof log);
+        cr_assert_eq(rc, CS_EIO, "failing op %d: %d", fail[i], rc);
+        cr_assert_eq(g_rec.fail_op, 0, "op %d was reached", fail[i]);
+        cr_assert(strstr(log, "snapshot of ks.r into"), "%s", log);
+        struct stat sb;
+        cr_assert_neq(stat(dir, &sb), 0, "failing op %d: the snapshot directory is removed", fail[i]);
+        st_snapshot_info *v; int n;
+        cr_assert_eq(st_table_snapshots(T, &v, &n), 0);
+        cr_assert_eq(n, 0);
+        cs_free(v);
+    }
+    cr_assert_eq(st_table_snapshot(T, "f", &o), 0, "the tag is free again");
+    char man[4096];
+    read_manifest("f", man, sizeof man);
+    cr_assert(strstr(man, "\"files\":[\"cs-1-Data.db\"]"), "%s", man);
+}
+
+/* Write len bytes of p as the manifest of T's snapshot tag (a directory
+ * made here), then set the directory's mtime to mtime_s. */
+static void plant_manifest(const char *tag, const void *p, size_t len, int64_t mtime_s)
+{
+    char dir[1000], mp[1100];
+    snprintf(dir, sizeof dir, "%s/snapshots/%s", st_table_dir(T), tag);
+    cr_assert_eq(vfs_mkdirs(dir), 0);
+    snprintf(mp, sizeof mp, "%s/manifest.json", dir);
+    FILE *f = fopen(mp, "wb");
+    cr_assert(f);
+    cr_assert_eq(fwrite(p, 1, len, f), len);
+    fclose(f);
+    struct timespec ts[2] = { { .tv_sec = mtime_s }, { .tv_sec = mtime_s } };
+    cr_assert_eq(utimensat(AT_FDCWD, dir, ts, 0), 0);
+}
+
+/* A manifest that is not one whole JSON object of SnapshotManifest's
+ * fields (torn at any byte, garbage, a wrong type) is unreadable, as in
+ * Cassandra 4.1 (TableSnapshot.Builder.loadTimestampsFromManifest): the
+ * snapshot is listed with its directory's mtime and no expiration, never
+ * expires, the sweep does not fail over it and warns once per manifest
+ * (at open; here called directly).  Readable ones with members in any
+ * order, unknown members and trailing bytes still expire. */
+Test(storage_snapshot, unreadable_manifest_is_kept_and_never_expires)
+{
+    one_flushed_row();
+    st_snapshot_opts o = { .skip_flush = true, .has_ttl = true, .ttl_s = 60, .created_ms = 1577836800000LL };
+    cr_assert_eq(st_table_snapshot(T, "whole", &o), 0);   /* 2020-01-01, expired a minute later */
+    char whole[4096];
+    read_manifest("whole", whole, sizeof whole);
+    size_t close = (size_t)(strrchr(whole, '}') - whole);
+    const int64_t MT = 1609459200;   /* 2021-01-01T00:00:00Z: the planted directories' mtime */
+    int bad = 0;
+    for (size_t k = 0; k <= close; k++) {   /* every torn prefix: the closing brace not yet written */
+        char tag[32];
+        snprintf(tag, sizeof tag, "torn%03zu", k);
+        plant_manifest(tag, whole, k, MT);
+        bad++;
+    }
+    static const char *const garbage[] = {
+        "\x01\x02\xff not json",
+        "[]",
+        "null",
+        "{\"created_at\":\"yesterday\",\"expires_at\":\"2020-01-02T00:00:00Z\"}",
+        "{\"created_at\":1577836800,\"expires_at\":\"2020-01-02T00:00:00Z\"}",
+        "{\"created_at\":\"2020-01-01T00:00:00Z\" \"expires_at\":\"2020-01-02T00:00:00Z\"}",
+        "{\"files\":{\"a\":1},\"created_at\":\"2020-01-01T00:00:00Z\",\"expires_at\":\"2020-01-02T00:00:00Z\"}",
+        "{\"files\":[],\"created_at\":\"2020-01-01T00:00:00Z\",\"expires_at\":\"2020-01-02T00:00:00Z\",}",
+    };
+    for (size_t g = 0; g < sizeof garbage / sizeof garbage[0]; g++) {
+        char tag[32];
+        snprintf(tag, sizeof tag, "garbage%zu", g);
+        plant_manifest(tag, garbage[g], strlen(garbage[g]), MT);
+        bad++;
+    }
+    static const char reordered[] = " {\"expires_at\" : \"2020-01-02T00:00:00.5Z\", \"x\":[1,{\"y\":null},\"}\"],"
+                                    "\"files\":null,\"created_at\":\"2020-01-01T00:00:00Z\"}\n trailing";
+    plant_manifest("reordered", reordered, sizeof reordered - 1, MT);
+    static const char no_ttl[] = "{\"files\":[\"cs-1-Data.db\"],\"created_at\":\"2020-01-01T00:00:00Z\",\"expires_at\":null}";
+    plant_manifest("no_ttl", no_ttl, sizeof no_ttl - 1, MT);
+
+    st_snapshot_info *v; int n;
+    cr_assert_eq(st_table_snapshots(T, &v, &n), 0);
+    cr_assert_eq(n, bad + 3);
+    for (int i = 0; i < n; i++) {
+        bool unreadable = !strncmp(v[i].tag, "torn", 4) || !strncmp(v[i].tag, "garbage", 7);
+        if (!unreadable) continue;
+        cr_assert(!v[i].expiring, "%s", v[i].tag);
+        cr_assert_eq(v[i].created_ms, MT * 1000, "%s: created at the directory's mtime", v[i].tag);
+    }
+    const st_snapshot_info *nt = find_snap(v, n, "no_ttl");
+    cr_assert(nt && !nt->expiring && nt->created_ms == 1577836800000LL);
+    cs_free(v);
+
+    test_log_capture cap;
+    char lp[400];
+    static char log[1 << 16];
+    snprintf(lp, sizeof lp, "%s.log", g_dir);
+    log_capture_begin(&cap, lp);
+    int removed = st_engine_clear_expired_snapshots(E, cs_now_ms());
+    log_capture_end(&cap, log, sizeof log);
+    cr_assert_eq(removed, 2, "whole and reordered expire, nothing else");
+    int warns = 0;
+    for (const char *p = log; (p = strstr(p, "cannot read the manifest of snapshot")); p++) warns++;
+    cr_assert_eq(warns, bad, "%d warnings for %d unreadable manifests", warns, bad);
+    log_capture_begin(&cap, lp);
+    removed = st_engine_clear_expired_snapshots(E, INT64_MAX);
+    log_capture_end(&cap, log, sizeof log);
+    cr_assert_eq(removed, 0, "never expire");
+    cr_assert_eq(st_table_snapshots(T, &v, &n), 0);
+    cr_assert_eq(n, bad + 1);
+    cr_assert_null(find_snap(v, n, "whole"));
+    cr_assert_null(find_snap(v, n, "reordered"));
     cs_free(v);
 }
