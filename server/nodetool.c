@@ -1012,49 +1012,141 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
     return 200;
 }
 
-/* listsnapshots [-nt|--no-ttl]: ListSnapshots, one row per table snapshot;
- * "Expiration time" is the manifest's expires_at (Instant.toString), empty
- * for a snapshot without a TTL (a null in Cassandra's TabularData); -nt
- * leaves out the snapshots that have one. */
+/* Java's String.hashCode of UTF-8 text: over its UTF-16 code units (a byte
+ * that does not start a valid sequence counts as U+FFFD, as Java's decoder
+ * replaces it). */
+static int32_t java_string_hash(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    uint32_t h = 0;
+    while (*p) {
+        uint32_t cp = 0xFFFD;
+        int len = p[0] < 0x80 ? 1 : (p[0] & 0xE0) == 0xC0 ? 2 : (p[0] & 0xF0) == 0xE0 ? 3 : (p[0] & 0xF8) == 0xF0 ? 4 : 0;
+        bool ok = len > 0;
+        for (int i = 1; i < len && ok; i++) ok = (p[i] & 0xC0) == 0x80;
+        if (ok) {
+            cp = len == 1 ? p[0] : (uint32_t)(p[0] & (0x7F >> len));
+            for (int i = 1; i < len; i++) cp = cp << 6 | (p[i] & 0x3F);
+            static const uint32_t least[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+            if (cp < least[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) { cp = 0xFFFD; ok = false; }
+        }
+        p += ok ? len : 1;
+        if (cp >= 0x10000) {
+            h = 31 * h + (0xD800 + ((cp - 0x10000) >> 10));
+            h = 31 * h + (0xDC00 + ((cp - 0x10000) & 0x3FF));
+        } else {
+            h = 31 * h + cp;
+        }
+    }
+    return (int32_t)h;
+}
+
+/* The bucket of a String key in a java.util.HashMap of n keys as nodetool
+ * receives it over JMX: HashMap.readObject sizes the table to max(16,
+ * tableSizeFor((int)(n / 0.75f + 1))) and iteration goes bucket by bucket,
+ * (h ^ h >>> 16) & (capacity - 1). */
+static uint32_t java_hashmap_bucket(const char *key, int n)
+{
+    float fc = (float)n / 0.75f + 1.0f;
+    uint32_t cap = 16;
+    while (fc >= 16.0f && cap < (uint32_t)(int)fc) cap <<= 1;
+    uint32_t h = (uint32_t)java_string_hash(key);
+    return (h ^ (h >> 16)) & (cap - 1);
+}
+
+typedef struct snap_row { const st_snapshot_entry *e; uint32_t bucket; } snap_row;
+
+static int snap_row_cmp(const void *a, const void *b)
+{
+    const snap_row *x = a, *y = b;
+    if (x->bucket != y->bucket) return x->bucket < y->bucket ? -1 : 1;
+    int c = strcmp(x->e->info.tag, y->e->info.tag);
+    if (!c) c = strcmp(x->e->ks, y->e->ks);
+    if (!c) c = strcmp(x->e->table, y->e->table);
+    return c ? c : memcmp(x->e->id, y->e->id, 16);
+}
+
+static int tag_cmp(const void *a, const void *b)
+{
+    return strcmp(((const snap_row *)a)->e->info.tag, ((const snap_row *)b)->e->info.tag);
+}
+
+/* listsnapshots [-nt|--no-ttl]: ListSnapshots over
+ * StorageService.getSnapshotDetails.  The rows are every snapshot on disk
+ * (SnapshotLoader: dropped tables' kept snapshots too; -nt leaves out those
+ * with a TTL).  "Expiration time" is the manifest's expires_at
+ * (Instant.toString), empty for a snapshot without a TTL (a null in
+ * Cassandra's TabularData).
+ *
+ * Order: getSnapshotDetails groups the rows in a HashMap keyed by tag, which
+ * nodetool iterates in Java's HashMap order (java_hashmap_bucket); tags in
+ * one bucket keep the server's insertion order there, which follows the
+ * hash of TableSnapshot objects (absolute paths, times): cassette sorts
+ * those by name.  Within a tag the rows come in that same TableSnapshot
+ * hash order in Cassandra, so no order can match it; cassette sorts them by
+ * keyspace, then table.
+ *
+ * "Total TrueDiskSpaceUsed" is StorageService.trueSnapshotsSize: only the
+ * tables that exist, outside system and system_schema
+ * (isLocalSystemKeyspace), counting their snapshots' sstable files that no
+ * live sstable shares (Directories.SSTableSizeSummer: no manifest.json),
+ * -nt or not; a dropped table's snapshots are listed but not counted. */
 static int do_listsnapshots(srv *s, char **args, int n, cs_buf *o)
 {
     bool no_ttl = false;
     for (int i = 0; i < n; i++)
         if (!strcmp(args[i], "-nt") || !strcmp(args[i], "--no-ttl")) no_ttl = true;
-    sch_catalog *c = cql_ctx_catalog(s->cql);
     out_printf(o, "Snapshot Details: \n");
+    st_snapshot_entry *v; int nv;
+    int rc = st_engine_snapshots(s->eng, &v, &nv);
+    if (rc) {
+        out_printf(o, "error: Error during list snapshot: %s\n", cs_strerror(rc));
+        return 500;
+    }
+    snap_row *r = nv ? cs_calloc((size_t)nv, sizeof *r) : NULL;
+    if (nv && !r) {
+        cs_free(v);
+        out_printf(o, "error: Error during list snapshot: %s\n", cs_strerror(CS_ENOMEM));
+        return 500;
+    }
+    uint64_t true_total = 0;
+    int nr = 0;
+    for (int i = 0; i < nv; i++) {
+        bool local = !strcasecmp(v[i].ks, "system") || !strcasecmp(v[i].ks, "system_schema");
+        if (!local && st_table_find(s->eng, v[i].id)) true_total += v[i].info.sstable_true_size;
+        if (!(no_ttl && v[i].info.expiring)) r[nr++] = (snap_row){ .e = &v[i] };
+    }
+    if (nr == 0) {
+        out_printf(o, "There are no snapshots\n");
+        cs_free(r);
+        cs_free(v);
+        return 200;
+    }
+    qsort(r, (size_t)nr, sizeof *r, tag_cmp);
+    int n_tags = 0;
+    for (int i = 0; i < nr; i++) n_tags += i == 0 || strcmp(r[i].e->info.tag, r[i - 1].e->info.tag);
+    for (int i = 0; i < nr; i++) r[i].bucket = java_hashmap_bucket(r[i].e->info.tag, n_tags);
+    qsort(r, (size_t)nr, sizeof *r, snap_row_cmp);
     enum { COLS = 7, MAXR = 257 };
     static char cells[MAXR][COLS][64];
     static const char *head[COLS] = { "Snapshot name", "Keyspace name", "Column family name", "True size",
                                       "Size on disk", "Creation time", "Expiration time" };
     for (int col = 0; col < COLS; col++) snprintf(cells[0][col], 64, "%s", head[col]);
     int rows = 1;
-    uint64_t true_total = 0;
-    for (int i = 0; i < sch_keyspace_count(c); i++) {
-        sch_keyspace *k = sch_keyspace_at(c, i);
-        for (int j = 0; j < k->n_tables; j++) {
-            st_snapshot_info *v; int nv;
-            if (!k->tables[j]->st || st_table_snapshots(k->tables[j]->st, &v, &nv) != 0) continue;
-            for (int x = 0; x < nv && rows < MAXR; x++) {
-                true_total += v[x].true_size;   /* trueSnapshotsSize counts every snapshot */
-                if (no_ttl && v[x].expiring) continue;
-                char (*r)[64] = cells[rows++];
-                snprintf(r[0], 64, "%.63s", v[x].tag);
-                snprintf(r[1], 64, "%.63s", k->name);
-                snprintf(r[2], 64, "%.63s", k->tables[j]->name);
-                human(v[x].true_size, r[3], 64);
-                human(v[x].size_on_disk, r[4], 64);
-                cs_format_instant_ms(v[x].created_ms, r[5], 64);
-                if (v[x].expiring) cs_format_instant_ms(v[x].expires_ms, r[6], 64);
-                else r[6][0] = 0;
-            }
-            cs_free(v);
-        }
+    for (int i = 0; i < nr && rows < MAXR; i++) {
+        const st_snapshot_entry *e = r[i].e;
+        char (*c)[64] = cells[rows++];
+        snprintf(c[0], 64, "%.63s", e->info.tag);
+        snprintf(c[1], 64, "%.63s", e->ks);
+        snprintf(c[2], 64, "%.63s", e->table);
+        human(e->info.true_size, c[3], 64);
+        human(e->info.size_on_disk, c[4], 64);
+        cs_format_instant_ms(e->info.created_ms, c[5], 64);
+        if (e->info.expiring) cs_format_instant_ms(e->info.expires_ms, c[6], 64);
+        else c[6][0] = 0;
     }
-    if (rows == 1) {
-        out_printf(o, "There are no snapshots\n");
-        return 200;
-    }
+    cs_free(r);
+    cs_free(v);
     table_print(o, &cells[0][0][0], sizeof cells[0][0], rows, COLS);
     char tot[32];
     human(true_total, tot, sizeof tot);

@@ -318,8 +318,7 @@ int st_table_drop(st_table *t)
 {
     if (!t) return CS_EINVAL;
     st_engine *e = t->e;
-    bool keep = e->cfg.snapshot_on_truncate;
-    if (keep && st__snapshot_auto(t, "dropped")) keep = false;
+    if (e->cfg.snapshot_on_truncate) st__snapshot_auto(t, "dropped");
     pthread_mutex_lock(&t->mu);
     t->dropped = true;     /* no second snapshot from truncate */
     pthread_mutex_unlock(&t->mu);
@@ -331,8 +330,18 @@ int st_table_drop(st_table *t)
     pthread_mutex_unlock(&e->mu);
     size_t m = atomic_load(&t->mem->mem);
     atomic_fetch_sub(&e->mem_total, m);
+    /* Keep the snapshots, auto_snapshot's and nodetool's alike (Cassandra
+     * drops only the sstables: ColumnFamilyStore.invalidate); without any,
+     * the whole directory goes. */
+    char snaps[4400];
+    snprintf(snaps, sizeof snaps, "%s/snapshots", t->dir);
+    char **tags; int n_tags;
+    bool keep = vfs_list(snaps, &tags, &n_tags) == 0;
     if (keep) {
-        /* Keep the snapshots: remove everything else in the directory. */
+        keep = n_tags > 0;
+        vfs_list_free(tags, n_tags);
+    }
+    if (keep) {
         char **names; int n;
         if (vfs_list(t->dir, &names, &n) == 0) {
             for (int i = 0; i < n; i++) {

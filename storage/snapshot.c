@@ -301,13 +301,14 @@ int st_table_snapshot(st_table *t, const char *tag, const st_snapshot_opts *opts
     return snapshot_into(t, dir, opts);
 }
 
-int st_table_snapshots(st_table *t, st_snapshot_info **out, int *n_out)
+/* The snapshots in table_dir/snapshots/ (none without that directory), as
+ * st_table_snapshots describes them.  0 or CS_ENOMEM. */
+static int dir_snapshots(const char *table_dir, st_snapshot_info **out, int *n_out)
 {
     *out = NULL;
     *n_out = 0;
-    if (!t) return CS_EINVAL;
     char base[4400];
-    snprintf(base, sizeof base, "%s/snapshots", t->dir);
+    snprintf(base, sizeof base, "%s/snapshots", table_dir);
     char **names; int n;
     if (vfs_list(base, &names, &n) != 0) return 0;   /* no snapshots directory: none */
     st_snapshot_info *v = n ? cs_calloc((size_t)n, sizeof *v) : NULL;
@@ -332,7 +333,9 @@ int st_table_snapshots(st_table *t, st_snapshot_info **out, int *n_out)
                 struct stat fs;
                 if (stat(fp, &fs) != 0 || !S_ISREG(fs.st_mode)) continue;
                 si->size_on_disk += (uint64_t)fs.st_size;
-                if (fs.st_nlink == 1) si->true_size += (uint64_t)fs.st_size;   /* no live sstable shares it */
+                if (fs.st_nlink != 1) continue;   /* a live sstable shares it */
+                si->true_size += (uint64_t)fs.st_size;
+                if (!strncmp(files[f], "cs-", 3)) si->sstable_true_size += (uint64_t)fs.st_size;
             }
             vfs_list_free(files, nf);
         }
@@ -343,6 +346,94 @@ int st_table_snapshots(st_table *t, st_snapshot_info **out, int *n_out)
     if (n && !v) return CS_ENOMEM;
     *out = v;
     *n_out = k;
+    return 0;
+}
+
+int st_table_snapshots(st_table *t, st_snapshot_info **out, int *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    return t ? dir_snapshots(t->dir, out, n_out) : CS_EINVAL;
+}
+
+/* Whether s is a Java regex \w+ ([A-Za-z0-9_]+). */
+static bool word(const char *s, size_t n)
+{
+    if (!n) return false;
+    for (size_t i = 0; i < n; i++)
+        if (!(s[i] == '_' || (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z')))
+            return false;
+    return true;
+}
+
+/* A table directory's name, <table>-<32 lowercase hex id>: the table name
+ * in name (of cap bytes) and the id; false for any other name. */
+static bool table_dir_name(const char *d, char *name, size_t cap, uint8_t id[16])
+{
+    size_t n = strlen(d);
+    if (n < 34 || d[n - 33] != '-' || n - 33 >= cap || !word(d, n - 33)) return false;
+    for (int i = 0; i < 16; i++) {
+        int v = 0;
+        for (int j = 0; j < 2; j++) {
+            char c = d[n - 32 + 2 * i + j];
+            if (c >= '0' && c <= '9') v = v * 16 + (c - '0');
+            else if (c >= 'a' && c <= 'f') v = v * 16 + (c - 'a' + 10);
+            else return false;
+        }
+        id[i] = (uint8_t)v;
+    }
+    memcpy(name, d, n - 33);
+    name[n - 33] = 0;
+    return true;
+}
+
+int st_engine_snapshots(st_engine *e, st_snapshot_entry **out, int *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    if (!e) return CS_EINVAL;
+    char **kss; int nks;
+    if (vfs_list(e->data_dir, &kss, &nks) != 0) return 0;
+    st_snapshot_entry *v = NULL;
+    int n = 0, cap = 0, rc = 0;
+    for (int i = 0; i < nks && !rc; i++) {
+        size_t kl = strlen(kss[i]);
+        if (!word(kss[i], kl) || kl >= sizeof v->ks) continue;
+        char ksdir[4400];
+        snprintf(ksdir, sizeof ksdir, "%s/%s", e->data_dir, kss[i]);
+        char **tabs; int nt;
+        if (vfs_list(ksdir, &tabs, &nt) != 0) continue;   /* not a directory */
+        for (int j = 0; j < nt && !rc; j++) {
+            char name[sizeof v->table];
+            uint8_t id[16];
+            if (!table_dir_name(tabs[j], name, sizeof name, id)) continue;
+            char tdir[4700];
+            snprintf(tdir, sizeof tdir, "%s/%s", ksdir, tabs[j]);
+            st_snapshot_info *si; int ns;
+            if ((rc = dir_snapshots(tdir, &si, &ns))) break;
+            if (n + ns > cap) {
+                int nc = cap ? cap : 16;
+                while (nc < n + ns) nc *= 2;
+                st_snapshot_entry *nv = cs_realloc(v, (size_t)nc * sizeof *v);
+                if (!nv) { cs_free(si); rc = CS_ENOMEM; break; }
+                v = nv;
+                cap = nc;
+            }
+            for (int x = 0; x < ns; x++) {
+                st_snapshot_entry *en = &v[n++];
+                snprintf(en->ks, sizeof en->ks, "%s", kss[i]);
+                snprintf(en->table, sizeof en->table, "%s", name);
+                memcpy(en->id, id, 16);
+                en->info = si[x];
+            }
+            cs_free(si);
+        }
+        vfs_list_free(tabs, nt);
+    }
+    vfs_list_free(kss, nks);
+    if (rc) { cs_free(v); return rc; }
+    *out = v;
+    *n_out = n;
     return 0;
 }
 

@@ -120,8 +120,9 @@ st_table *st_table_find(st_engine *e, const uint8_t id[16]);   /* NULL if not op
 int st_table_set_opts(st_table *t, const st_table_opts *opts);  /* ALTER TABLE WITH */
 /* TRUNCATE: discard memtables and sstables now (writes after it are kept). */
 int st_table_truncate(st_table *t);
-/* DROP: truncate, delete the directory, forget the table; handle invalid after
- * (unless pinned: see st_table_pin). */
+/* DROP: truncate, delete the table's files but its snapshots (auto_snapshot's
+ * and nodetool's; the directory goes too when it has none), forget the
+ * table; handle invalid after (unless pinned: see st_table_pin). */
 int st_table_drop(st_table *t);
 /* Flush memtable to an sstable now and wait for it (nodetool flush). */
 int st_table_flush(st_table *t);
@@ -458,6 +459,7 @@ typedef struct st_snapshot_opts {
 typedef struct st_snapshot_info {
     char tag[256];
     uint64_t size_on_disk, true_size;
+    uint64_t sstable_true_size;      /* true_size of its sstable files alone (no manifest.json) */
     int64_t created_ms;
     bool expiring;                   /* the manifest has an expires_at */
     int64_t expires_ms;              /* when expiring */
@@ -465,6 +467,18 @@ typedef struct st_snapshot_info {
 int st_table_snapshot(st_table *t, const char *tag, const st_snapshot_opts *opts);
 int st_table_snapshots(st_table *t, st_snapshot_info **out, int *n);
 int st_table_clear_snapshots(st_table *t, const char *tag);
+/* Every snapshot on disk, open tables' and dropped tables' alike (a
+ * dropped table's directory keeps its snapshots): each
+ * <data_dir>/<ks>/<table>-<32 hex id>/snapshots/<tag>/ whose keyspace and
+ * table names are word characters, as Cassandra 4.1's SnapshotLoader finds
+ * them.  The list is cs_malloc'd (cs_free), in no particular order; 0 or
+ * CS_ENOMEM.  Thread-safe. */
+typedef struct st_snapshot_entry {
+    char ks[256], table[256];        /* from the directory names */
+    uint8_t id[16];                  /* the table's id */
+    st_snapshot_info info;
+} st_snapshot_entry;
+int st_engine_snapshots(st_engine *e, st_snapshot_entry **out, int *n);
 /* Remove every snapshot whose manifest's expires_at is before now_ms, in
  * any table directory under data_dir (dropped tables' too); returns how
  * many.  A snapshot whose manifest cannot be read is kept, with a warning.  The engine runs it itself when it opens and then every

@@ -515,6 +515,92 @@ def test_snapshot_ttl_expiry(tmp_path, monkeypatch):
         srv.stop()
 
 
+def listsnapshots_rows(server, *args):
+    """listsnapshots' rows in print order as (tag, ks, table, true size,
+    size on disk), and its Total TrueDiskSpaceUsed."""
+    r = tool(server, "listsnapshots", *args)
+    assert r.returncode == 0, r.stderr
+    rows = []
+    for line in r.stdout.splitlines()[2:]:
+        f = line.split()
+        if len(f) >= 8 and re.fullmatch(r"\d{4}-\d\d-\d\dT[\d:.]+Z", f[7]):
+            rows.append((f[0], f[1], f[2], " ".join(f[3:5]), " ".join(f[5:7])))
+    total = re.search(r"\nTotal TrueDiskSpaceUsed: (.*)\n\n$", r.stdout)
+    return rows, total.group(1) if total else None
+
+
+def file_size_text(n):
+    """FileUtils.stringifyFileSize: '#.##' of the largest unit reached."""
+    units = ["bytes", "KiB", "MiB", "GiB"]
+    u, v = 0, float(n)
+    while u < 3 and v >= 1024:
+        v, u = v / 1024, u + 1
+    return ("%.2f" % v).rstrip("0").rstrip(".") + " " + units[u]
+
+
+def test_listsnapshots_dropped_tables_and_order(tmp_path):
+    """listsnapshots as 4.1's (StorageService.getSnapshotDetails over
+    SnapshotLoader, ListSnapshots).  Tags come in the iteration order of
+    the HashMap nodetool receives over JMX: the orders below are what
+    java.util.HashMap gives for these keys after a serialization round trip
+    (13 keys: 32 buckets; 5 keys: 16), with no two in one bucket, where
+    Cassandra's order would depend on its paths; one tag's rows by table.
+    A dropped table's snapshot is still listed: Cassandra's DROP removes the
+    sstables and keeps the table's snapshots directory (this server runs
+    with auto_snapshot off, cassette's default, so the manual snapshot is
+    the only one).  Total TrueDiskSpaceUsed (trueSnapshotsSize) adds the
+    snapshot sstables of existing tables only that no live sstable shares:
+    a dropped table's are listed but not counted."""
+    import glob
+    srv = H.new_server(tmp_path)
+    try:
+        c, s = H.connect(srv.host, srv.port)
+        s.execute("CREATE KEYSPACE k1 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        for t in ("gone", "kept"):
+            s.execute("CREATE TABLE k1.%s (k int PRIMARY KEY, v text)" % t)
+            for i in range(50):
+                s.execute("INSERT INTO k1.%s (k, v) VALUES (%d, 'value %d')" % (t, i, i))
+        assert tool(srv, "flush", "k1").returncode == 0
+        assert listsnapshots_rows(srv) == ([], None)
+
+        tags = "alpha bravo charlie delta echo foxtrot golf hotel india juliett kilo november papa".split()
+        for tag in tags:
+            assert tool(srv, "snapshot", "-sf", "-t", tag, "k1").returncode == 0
+        rows, total = listsnapshots_rows(srv)
+        want = "november juliett foxtrot delta echo india bravo golf kilo papa alpha hotel charlie".split()
+        assert [(r[0], r[2]) for r in rows] == [(t, tb) for t in want for tb in ("gone", "kept")], rows
+        assert total == "0 bytes"                        # every file still shared with the live sstables
+        assert tool(srv, "clearsnapshot", "--all", "k1").returncode == 0
+        for tag in tags[:5]:
+            assert tool(srv, "snapshot", "-sf", "-t", tag, "-cf", "kept", "k1").returncode == 0
+        rows, _ = listsnapshots_rows(srv)
+        assert [r[0] for r in rows] == "bravo alpha delta echo charlie".split(), rows
+        assert tool(srv, "clearsnapshot", "--all", "k1").returncode == 0
+
+        assert tool(srv, "snapshot", "-t", "before_drop", "-cf", "gone", "k1").returncode == 0
+        assert tool(srv, "snapshot", "-t", "live", "-cf", "kept", "k1").returncode == 0
+        for i in range(50, 100):
+            s.execute("INSERT INTO k1.kept (k, v) VALUES (%d, 'value %d')" % (i, i))
+        assert tool(srv, "flush", "k1", "kept").returncode == 0
+        assert tool(srv, "compact", "k1", "kept").returncode == 0   # the live snapshot's sstables are its own now
+        s.execute("DROP TABLE k1.gone")
+        snaps = glob.glob(os.path.join(srv.data_dir, "data", "k1", "gone-*", "snapshots", "*"))
+        assert [os.path.basename(p) for p in snaps] == ["before_drop"], snaps
+        rows, total = listsnapshots_rows(srv)
+        byname = {(r[0], r[2]): r for r in rows}
+        assert set(byname) == {("before_drop", "gone"), ("live", "kept")}, rows
+        gone = byname[("before_drop", "gone")]
+        assert gone[1] == "k1" and gone[3] == gone[4], gone       # nothing shared: true size is all of it
+        live_sst = sum(os.path.getsize(p) for p in glob.glob(os.path.join(
+            srv.data_dir, "data", "k1", "kept-*", "snapshots", "live", "cs-*")))
+        assert live_sst > 0 and total == file_size_text(live_sst), (total, live_sst)
+        r = tool(srv, "listsnapshots", "-nt")
+        assert r.returncode == 0 and "before_drop" in r.stdout
+        c.shutdown()
+    finally:
+        srv.stop()
+
+
 def test_ring(server, session):
     """ring as nodetool 4.1: one line per token of the node, sorted, under
     the last token; the same tokens system.local lists."""

@@ -416,3 +416,66 @@ Test(storage_snapshot, unreadable_manifest_is_kept_and_never_expires)
     cr_assert_null(find_snap(v, n, "reordered"));
     cs_free(v);
 }
+
+/* ---------------------------------------------------------------- every snapshot on disk */
+
+/* DROP without auto_snapshot keeps the table's nodetool snapshots (as
+ * Cassandra's, which removes only the sstables); st_engine_snapshots
+ * lists open and dropped tables' snapshots with keyspace, table and id
+ * from the directory names, and skips directories that are not
+ * <word>/<word>-<32 hex>; sstable_true_size leaves the manifest out. */
+Test(storage_snapshot, engine_lists_dropped_tables_snapshots)
+{
+    one_flushed_row();
+    cr_assert_eq(st_table_snapshot(T, "manual", NULL), 0);
+    static const uint8_t TID2[16] = { 0xab, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0xef };
+    st_table *t2;
+    cr_assert_eq(st_table_open(E, TID2, "ks2", "other", NULL, &t2), 0);
+    cr_assert_eq(st_table_snapshot(t2, "empty", NULL), 0);
+    char odd[700];   /* not a table directory: skipped */
+    snprintf(odd, sizeof odd, "%s/ks/not-a-table/snapshots/x", g_d);
+    cr_assert_eq(vfs_mkdirs(odd), 0);
+    snprintf(odd, sizeof odd, "%s/k-s/t-03030303030303030303030303030303/snapshots/x", g_d);
+    cr_assert_eq(vfs_mkdirs(odd), 0);
+
+    st_snapshot_info *v; int n;
+    cr_assert_eq(st_table_snapshots(T, &v, &n), 0);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(v[0].sstable_true_size, 0, "every sstable file is shared with the live set");
+    cr_assert_gt(v[0].true_size, 0, "the manifest is the snapshot's own");
+    cs_free(v);
+
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s", st_table_dir(T));
+    cr_assert_eq(st_table_drop(T), 0);   /* auto_snapshot is off */
+    T = NULL;
+    char snaps[700];
+    snprintf(snaps, sizeof snaps, "%s/snapshots/manual/manifest.json", dir);
+    cr_assert_gt(vfs_file_size(snaps), 0, "the manual snapshot outlives DROP");
+    snprintf(snaps, sizeof snaps, "%s/cs-1-Data.db", dir);
+    cr_assert_lt(vfs_file_size(snaps), 0, "the live sstables are gone");
+
+    st_snapshot_entry *en; int ne;
+    cr_assert_eq(st_engine_snapshots(E, &en, &ne), 0);
+    cr_assert_eq(ne, 2);
+    const st_snapshot_entry *a = strcmp(en[0].ks, "ks") ? &en[1] : &en[0], *b = a == en ? &en[1] : &en[0];
+    cr_assert_str_eq(a->ks, "ks");
+    cr_assert_str_eq(a->table, "r");
+    cr_assert(!memcmp(a->id, TID, 16));
+    cr_assert_str_eq(a->info.tag, "manual");
+    cr_assert_eq(a->info.true_size, a->info.size_on_disk, "nothing shared once dropped");
+    cr_assert_gt(a->info.sstable_true_size, 0);
+    cr_assert_lt(a->info.sstable_true_size, a->info.true_size, "the manifest is not an sstable file");
+    cr_assert_str_eq(b->ks, "ks2");
+    cr_assert_str_eq(b->table, "other");
+    cr_assert(!memcmp(b->id, TID2, 16));
+    cr_assert_str_eq(b->info.tag, "empty");
+    cs_free(en);
+
+    /* A table dropped without snapshots leaves no directory. */
+    snprintf(dir, sizeof dir, "%s", st_table_dir(t2));
+    cr_assert_eq(st_table_clear_snapshots(t2, NULL), 1);
+    cr_assert_eq(st_table_drop(t2), 0);
+    struct stat sb;
+    cr_assert_neq(stat(dir, &sb), 0, "%s", dir);
+}
