@@ -1154,6 +1154,10 @@ static int do_listsnapshots(srv *s, char **args, int n, cs_buf *o)
     return 200;
 }
 
+/* clearsnapshot [-t tag | --all] [keyspaces...]: ClearSnapshot over
+ * StorageService.clearSnapshot, which walks the keyspace directories on
+ * disk: dropped tables' snapshots go too, and a keyspace name with no
+ * directory is no error.  An empty -t is no name (snapshotName.isEmpty()). */
 static int do_clearsnapshot(srv *s, char **args, int n, cs_buf *o)
 {
     const char *tag = NULL;
@@ -1164,18 +1168,14 @@ static int do_clearsnapshot(srv *s, char **args, int n, cs_buf *o)
         else if (!strcmp(args[i], "--all")) all = true;
         else if (args[i][0] != '-' && n_ks < 32) ks[n_ks++] = args[i];
     }
+    if (tag && !*tag) tag = NULL;
     if (!tag && !all) { out_printf(o, "error: Specify snapshot name or --all\n"); return 500; }
     if (tag && all) { out_printf(o, "error: Specify only one of snapshot name or --all\n"); return 500; }
-    snap_target tg[512];
-    int nt = 0;
-    int code = snap_targets(s, ks, n_ks, NULL, NULL, tg, 512, &nt, o);
-    if (code != 200) return code;
     out_printf(o, "Requested clearing snapshot(s) for ");
     ks_list(o, ks, n_ks);
     if (all) out_printf(o, " with [all snapshots]\n");
     else out_printf(o, " with snapshot name [%s]\n", tag);
-    for (int i = 0; i < nt; i++)
-        st_table_clear_snapshots(tg[i].t->st, tag);
+    st_engine_clear_snapshots(s->eng, ks, n_ks, tag);
     return 200;
 }
 

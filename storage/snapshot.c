@@ -437,20 +437,59 @@ int st_engine_snapshots(st_engine *e, st_snapshot_entry **out, int *n_out)
     return 0;
 }
 
-int st_table_clear_snapshots(st_table *t, const char *tag)
+/* Remove the snapshot tag (NULL: every one) of the table directory
+ * table_dir; how many snapshot directories went. */
+static int clear_in(const char *table_dir, const char *tag)
 {
-    if (!t) return CS_EINVAL;
     st_snapshot_info *v; int n;
-    int rc = st_table_snapshots(t, &v, &n);
-    if (rc) return rc;
+    if (dir_snapshots(table_dir, &v, &n)) return 0;
     int removed = 0;
     for (int i = 0; i < n; i++) {
         if (tag && strcmp(tag, v[i].tag)) continue;
         char dir[4700];
-        snprintf(dir, sizeof dir, "%s/snapshots/%s", t->dir, v[i].tag);
+        snprintf(dir, sizeof dir, "%s/snapshots/%s", table_dir, v[i].tag);
         if (vfs_rmtree(dir) == 0) removed++;
     }
     cs_free(v);
+    return removed;
+}
+
+int st_table_clear_snapshots(st_table *t, const char *tag)
+{
+    return t ? clear_in(t->dir, tag) : CS_EINVAL;
+}
+
+int st_engine_clear_snapshots(st_engine *e, char *const *kss, int n_ks, const char *tag)
+{
+    char **dirs; int nd;
+    if (!e) return CS_EINVAL;
+    if (vfs_list(e->data_dir, &dirs, &nd) != 0) return 0;
+    int removed = 0;
+    for (int i = 0; i < nd; i++) {
+        bool want = n_ks == 0;
+        for (int k = 0; k < n_ks && !want; k++) want = !strcmp(kss[k], dirs[i]);
+        if (!want) continue;
+        char ksdir[4400];
+        snprintf(ksdir, sizeof ksdir, "%s/%s", e->data_dir, dirs[i]);
+        char **tabs; int nt;
+        if (vfs_list(ksdir, &tabs, &nt) != 0) continue;   /* not a directory */
+        for (int j = 0; j < nt; j++) {
+            char tdir[4700];
+            snprintf(tdir, sizeof tdir, "%s/%s", ksdir, tabs[j]);
+            removed += clear_in(tdir, tag);
+            char name[256];
+            uint8_t id[16];
+            if (table_dir_name(tabs[j], name, sizeof name, id) && !st_table_find(e, id)) {
+                /* a dropped table's directory goes with its last snapshot */
+                char snaps[4800];
+                snprintf(snaps, sizeof snaps, "%s/snapshots", tdir);
+                rmdir(snaps);
+                rmdir(tdir);
+            }
+        }
+        vfs_list_free(tabs, nt);
+    }
+    vfs_list_free(dirs, nd);
     return removed;
 }
 

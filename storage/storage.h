@@ -479,6 +479,13 @@ typedef struct st_snapshot_entry {
     st_snapshot_info info;
 } st_snapshot_entry;
 int st_engine_snapshots(st_engine *e, st_snapshot_entry **out, int *n);
+/* nodetool clearsnapshot: remove the snapshot tag (NULL: every snapshot)
+ * from every table directory of the keyspace directories named in
+ * kss[0..n_ks) (none: all of them), dropped tables' included, as 4.1's
+ * StorageService.clearSnapshot walks the directories on disk (a name with
+ * no directory is no error).  A dropped table's directory left empty is
+ * removed.  Returns how many snapshot directories went. */
+int st_engine_clear_snapshots(st_engine *e, char *const *kss, int n_ks, const char *tag);
 /* Remove every snapshot whose manifest's expires_at is before now_ms, in
  * any table directory under data_dir (dropped tables' too); returns how
  * many.  A snapshot whose manifest cannot be read is kept, with a warning.  The engine runs it itself when it opens and then every

@@ -601,6 +601,44 @@ def test_listsnapshots_dropped_tables_and_order(tmp_path):
         srv.stop()
 
 
+def test_clearsnapshot_dropped_tables(tmp_path):
+    """clearsnapshot as 4.1's StorageService.clearSnapshot, which walks the
+    keyspace directories on disk: a dropped table's snapshot is removed by
+    its tag or by --all (its emptied directory goes too, here), only in the
+    keyspaces named, and a keyspace name without a directory is no error.
+    An empty -t is no name."""
+    import glob
+    srv = H.new_server(tmp_path)
+    try:
+        c, s = H.connect(srv.host, srv.port)
+        for k in ("k1", "k2"):
+            s.execute("CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}" % k)
+            s.execute("CREATE TABLE %s.gone (k int PRIMARY KEY)" % k)
+            s.execute("INSERT INTO %s.gone (k) VALUES (1)" % k)
+            for tag in ("one", "two"):
+                assert tool(srv, "snapshot", "-t", tag, k).returncode == 0
+            s.execute("DROP TABLE %s.gone" % k)
+
+        def tags(k):
+            return sorted(os.path.basename(p) for p in glob.glob(os.path.join(
+                srv.data_dir, "data", k, "gone-*", "snapshots", "*")))
+        assert tags("k1") == tags("k2") == ["one", "two"]
+        r = tool(srv, "clearsnapshot", "-t", "", "k1")
+        assert r.returncode == 2 and "error: Specify snapshot name or --all" in r.stderr, (r.stdout, r.stderr)
+        r = tool(srv, "clearsnapshot", "-t", "one", "k1", "no_such_ks")
+        assert r.returncode == 0 and r.stdout == ("Requested clearing snapshot(s) for [k1, no_such_ks] with "
+                                                  "snapshot name [one]\n"), (r.stdout, r.stderr)
+        assert tags("k1") == ["two"] and tags("k2") == ["one", "two"]
+        assert {(r[0], r[1]) for r in listsnapshots_rows(srv)[0]} == {("two", "k1"), ("one", "k2"), ("two", "k2")}
+        assert tool(srv, "clearsnapshot", "--all", "k1").returncode == 0
+        assert tags("k1") == [] and not glob.glob(os.path.join(srv.data_dir, "data", "k1", "gone-*"))
+        assert tool(srv, "clearsnapshot", "--all").returncode == 0
+        assert tags("k2") == [] and listsnapshots_rows(srv) == ([], None)
+        c.shutdown()
+    finally:
+        srv.stop()
+
+
 def test_ring(server, session):
     """ring as nodetool 4.1: one line per token of the node, sorted, under
     the last token; the same tokens system.local lists."""

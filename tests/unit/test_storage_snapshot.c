@@ -423,7 +423,8 @@ Test(storage_snapshot, unreadable_manifest_is_kept_and_never_expires)
  * Cassandra's, which removes only the sstables); st_engine_snapshots
  * lists open and dropped tables' snapshots with keyspace, table and id
  * from the directory names, and skips directories that are not
- * <word>/<word>-<32 hex>; sstable_true_size leaves the manifest out. */
+ * <word>/<word>-<32 hex>; sstable_true_size leaves the manifest out;
+ * st_engine_clear_snapshots reaches dropped tables' snapshots. */
 Test(storage_snapshot, engine_lists_dropped_tables_snapshots)
 {
     one_flushed_row();
@@ -472,10 +473,23 @@ Test(storage_snapshot, engine_lists_dropped_tables_snapshots)
     cr_assert_str_eq(b->info.tag, "empty");
     cs_free(en);
 
+    /* clearsnapshot: only the keyspaces named; a dropped table's directory
+     * goes with its last snapshot, an open table's stays. */
+    char *other[] = { "ks2", "nope" }, *ks[] = { "ks" };
+    cr_assert_eq(st_engine_clear_snapshots(E, other, 2, "manual"), 0);
+    cr_assert_eq(st_engine_clear_snapshots(E, ks, 1, "manual"), 1);
+    struct stat sb;
+    cr_assert_neq(stat(dir, &sb), 0, "%s", dir);
+    cr_assert_eq(st_engine_clear_snapshots(E, NULL, 0, NULL), 3, "t2's and the two odd directories' x");
+    cr_assert_eq(stat(st_table_dir(t2), &sb), 0, "an open table keeps its directory");
+    cr_assert_eq(st_engine_snapshots(E, &en, &ne), 0);
+    cr_assert_eq(ne, 0);
+    cs_free(en);
+
     /* A table dropped without snapshots leaves no directory. */
+    cr_assert_eq(st_table_snapshot(t2, "again", NULL), 0);
     snprintf(dir, sizeof dir, "%s", st_table_dir(t2));
     cr_assert_eq(st_table_clear_snapshots(t2, NULL), 1);
     cr_assert_eq(st_table_drop(t2), 0);
-    struct stat sb;
     cr_assert_neq(stat(dir, &sb), 0, "%s", dir);
 }
