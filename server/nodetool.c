@@ -330,10 +330,12 @@ static void table_stats_block(cs_buf *o, srv *s, sch_table *t)
     uint64_t offheap = offheap_bytes(&st);
     out_printf(o, "\t\tSpace used (live): %llu\n", (unsigned long long)st.sstable_bytes);
     out_printf(o, "\t\tSpace used (total): %llu\n", (unsigned long long)st.sstable_bytes);
-    uint64_t snap_true = 0;   /* SnapshotsSize: the snapshots' true size */
+    /* SnapshotsSize (cfs.trueSnapshotsSize): the snapshots' sstable files
+     * that no live sstable shares, manifests left out (SSTableSizeSummer) */
+    uint64_t snap_true = 0;
     st_snapshot_info *sv; int nsv;
     if (t->st && st_table_snapshots(t->st, &sv, &nsv) == 0) {
-        for (int x = 0; x < nsv; x++) snap_true += sv[x].true_size;
+        for (int x = 0; x < nsv; x++) snap_true += sv[x].sstable_true_size;
         cs_free(sv);
     }
     out_printf(o, "\t\tSpace used by snapshots (total): %llu\n", (unsigned long long)snap_true);
