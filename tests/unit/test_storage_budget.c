@@ -6,42 +6,14 @@
  * exactly once, in memtables and in sstables, forward and reversed, for one
  * partition and for token ranges.
  */
-#include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "storage/storage.h"
-#include "common/alloc.h"
-#include "common/err.h"
-#include "common/hash.h"
-#include "common/util.h"
-#include "common/vfs.h"
-
-static char g_dir[256], g_d[300], g_c[300];
-static st_engine *E;
-static st_table *T;
-static const uint8_t TID[16] = { 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4 };
-
-static void setup(void)
-{
-    snprintf(g_dir, sizeof g_dir, "/tmp/cs_st_budget_%d", (int)getpid());
-    vfs_rmtree(g_dir);
-    snprintf(g_d, sizeof g_d, "%s/data", g_dir);
-    snprintf(g_c, sizeof g_c, "%s/cl", g_dir);
-    st_config cfg;
-    st_config_defaults(&cfg);
-    cfg.data_dir = g_d; cfg.commitlog_dir = g_c;
-    cr_assert_eq(st_engine_open(&cfg, &E), 0);
-    cr_assert_eq(st_table_open(E, TID, "ks", "b", NULL, &T), 0);
-}
-
-static void teardown(void)
-{
-    st_engine_close(E, false);
-    vfs_rmtree(g_dir);
-    cr_assert_eq(cs_alloc_count(), 0, "leak %zu", cs_alloc_count());
-}
+#define STORAGE_FIXTURE_TAG "st_budget"
+#define STORAGE_FIXTURE_TID { 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4 }
+#define STORAGE_FIXTURE_TABLE "b"
+#define STORAGE_FIXTURE_OPEN_TABLE
+#include "test_storage_fixture.h"
 
 TestSuite(storage_budget, .init = setup, .fini = teardown);
 

@@ -34,23 +34,14 @@
 
 #include <uv.h>
 
-static char g_dir[256], g_d[300], g_c[300];
-static const uint8_t TID[16] = { 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4 };
-
-static void setup(void)
-{
-    snprintf(g_dir, sizeof g_dir, "/tmp/cs_st_clog_%d", (int)getpid());
-    vfs_rmtree(g_dir);
-    snprintf(g_d, sizeof g_d, "%s/data", g_dir);
-    snprintf(g_c, sizeof g_c, "%s/cl", g_dir);
-}
-static void teardown(void) { vfs_set_fault(NULL, NULL); vfs_rmtree(g_dir); }
+#define STORAGE_FIXTURE_TAG "st_clog"
+#define STORAGE_FIXTURE_TID { 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4 }
+#include "test_storage_fixture.h"
 
 static st_engine *eopen(size_t seg, st_table **t)
 {
     st_config cfg;
-    st_config_defaults(&cfg);
-    cfg.data_dir = g_d; cfg.commitlog_dir = g_c;
+    fixture_config(&cfg);
     cfg.segment_size = seg;
     st_engine *e;
     cr_assert_eq(st_engine_open(&cfg, &e), 0);
@@ -698,8 +689,7 @@ static int slow_sync_cb(int op, const char *path, void *arg)
 static clog *batch_open(void)
 {
     st_config cfg;
-    st_config_defaults(&cfg);
-    cfg.data_dir = g_d; cfg.commitlog_dir = g_c;
+    fixture_config(&cfg);
     cfg.sync_mode = ST_SYNC_BATCH;
     clog *l;
     cr_assert_eq(clog_open(&cfg, &l), 0);

@@ -13,18 +13,16 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "storage/storage.h"
-#include "common/alloc.h"
-#include "common/vfs.h"
+#define STORAGE_FIXTURE_TAG "st_conc"
+#define STORAGE_FIXTURE_TID { 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5 }
+#include "test_storage_fixture.h"
 
 #define WRITERS 3
 #define ROWS 2000
 
-static char g_dir[256], g_d[300], g_c[300];
 static st_engine *g_e;
 static st_table *g_t;
 static atomic_int g_done;
-static const uint8_t TID[16] = { 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5 };
 
 static void *writer(void *arg)
 {
@@ -86,8 +84,7 @@ static void *reader(void *arg)
 static void eopen(void)
 {
     st_config cfg;
-    st_config_defaults(&cfg);
-    cfg.data_dir = g_d; cfg.commitlog_dir = g_c;
+    fixture_config(&cfg);
     cfg.memtable_space = 1 << 20;
     cfg.segment_size = 64 << 10;
     cfg.commitlog_total_space = 512 << 10;
@@ -101,12 +98,10 @@ static void eopen(void)
     cr_assert_eq(st_engine_replay_done(g_e), 0);
 }
 
+TestSuite(storage_concurrency, .init = setup, .fini = teardown);
+
 Test(storage_concurrency, writers_readers_flush_compact, .timeout = 120)
 {
-    snprintf(g_dir, sizeof g_dir, "/tmp/cs_st_conc_%d", (int)getpid());
-    vfs_rmtree(g_dir);
-    snprintf(g_d, sizeof g_d, "%s/data", g_dir);
-    snprintf(g_c, sizeof g_c, "%s/cl", g_dir);
     eopen();
     pthread_t wt[WRITERS], rt;
     atomic_store(&g_done, 0);
@@ -145,16 +140,7 @@ static void on_sync(void *arg) { (void)arg; g_ncb++; }
  * the loop, detach leaves the loop closable. */
 Test(storage_concurrency, group_commit_under_load, .timeout = 120)
 {
-    snprintf(g_dir, sizeof g_dir, "/tmp/cs_st_conc2_%d", (int)getpid());
-    vfs_rmtree(g_dir);
-    snprintf(g_d, sizeof g_d, "%s/data", g_dir);
-    snprintf(g_c, sizeof g_c, "%s/cl", g_dir);
-    st_config cfg;
-    st_config_defaults(&cfg);
-    cfg.data_dir = g_d; cfg.commitlog_dir = g_c;
-    cfg.sync_mode = ST_SYNC_GROUP;
-    cfg.segment_size = 64 << 10;
-    cr_assert_eq(st_engine_open(&cfg, &g_e), 0);
+    g_e = open_engine(ST_SYNC_GROUP, 64 << 10);
     cr_assert_eq(st_table_open(g_e, TID, "ks", "conc2", NULL, &g_t), 0);
     uv_loop_t loop;
     uv_loop_init(&loop);

@@ -165,12 +165,11 @@ Test(storage_engine, torn_tail_replay)
     for (uint32_t i = 0; i < 10; i++) put_int(e, t, 1, i, i, 10 + i);
     st_engine_close(e, false);
     /* Truncate the segment in the middle of the last record. */
-    char c[400], **names; int n;
-    snprintf(c, sizeof c, "%s/commitlog", g_dir);
-    cr_assert_eq(vfs_list(c, &names, &n), 0);
+    char **names; int n;
+    cr_assert_eq(vfs_list(g_c, &names, &n), 0);
     cr_assert_eq(n, 1);
     char p[700];
-    snprintf(p, sizeof p, "%s/%s", c, names[0]);
+    snprintf(p, sizeof p, "%s/%s", g_c, names[0]);
     vfs_list_free(names, n);
     int64_t sz = vfs_file_size(p);
     cr_assert_eq(truncate(p, sz - 3), 0);

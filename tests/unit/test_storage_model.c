@@ -16,11 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "storage/storage.h"
-#include "common/alloc.h"
-#include "common/hash.h"
-#include "common/util.h"
-#include "common/vfs.h"
+#define STORAGE_FIXTURE_TAG "st_model"
+#define STORAGE_FIXTURE_TID { 9, 9, 9, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 }
+#include "test_storage_fixture.h"
 
 enum { M_CELL, M_LV, M_ROWDEL, M_RT, M_PDEL, M_CDEL };
 #define NPK 6
@@ -49,7 +47,6 @@ static unsigned g_seed, g_seed0;
  * still at NOW, disagreed (a rare "static flag" failure). */
 #define LIVE_TTL 3605
 static int g_cfgno, g_step;
-static char g_dir[256];
 static bool g_increasing;
 static int64_t g_ts;
 static uint32_t g_pad;               /* extra value bytes, to make wide partitions */
@@ -171,8 +168,6 @@ static st_engine *g_e;
 static st_table *g_t;
 static st_config g_cfg;
 static st_table_opts g_opts;
-static const uint8_t TID[16] = { 9, 9, 9, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
-static char g_ddir[300], g_cdir[300];
 
 static uint64_t g_compactions, g_flushed;
 
@@ -432,12 +427,8 @@ static uint32_t g_pad_next;
 static void run_config(int strategy, size_t memtable, size_t segment, bool increasing, int steps)
 {
     g_pad = g_pad_next;
-    snprintf(g_dir, sizeof g_dir, "/tmp/cs_st_model_%d", (int)getpid());
-    vfs_rmtree(g_dir);
-    snprintf(g_ddir, sizeof g_ddir, "%s/data", g_dir);
-    snprintf(g_cdir, sizeof g_cdir, "%s/cl", g_dir);
-    st_config_defaults(&g_cfg);
-    g_cfg.data_dir = g_ddir; g_cfg.commitlog_dir = g_cdir;
+    fixture_dirs();
+    fixture_config(&g_cfg);
     g_cfg.memtable_space = memtable;
     g_cfg.segment_size = segment;
     g_cfg.commitlog_total_space = segment * 4;

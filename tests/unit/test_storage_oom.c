@@ -10,18 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "storage/storage.h"
-#include "common/alloc.h"
-#include "common/vfs.h"
-
-static char g_dir[256], g_d[300], g_c[300];
-static const uint8_t TID[16] = { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 };
+#define STORAGE_FIXTURE_TAG "st_oom"
+#define STORAGE_FIXTURE_TID { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 }
+#include "test_storage_fixture.h"
 
 static st_engine *eopen(void)
 {
     st_config cfg;
-    st_config_defaults(&cfg);
-    cfg.data_dir = g_d; cfg.commitlog_dir = g_c;
+    fixture_config(&cfg);
     cfg.segment_size = 8192;
     st_engine *e = NULL;
     if (st_engine_open(&cfg, &e)) return NULL;
@@ -72,9 +68,7 @@ static int cycle(void)
 
 Test(storage_oom, fail_nth_allocation, .timeout = 240)
 {
-    snprintf(g_dir, sizeof g_dir, "/tmp/cs_st_oom_%d", (int)getpid());
-    snprintf(g_d, sizeof g_d, "%s/data", g_dir);
-    snprintf(g_c, sizeof g_c, "%s/cl", g_dir);
+    fixture_dirs();
     for (long n = 1; n < 1500; n += (n < 300 ? 1 : 7)) {
         vfs_rmtree(g_dir);
         cs_alloc_fail_nth(n);

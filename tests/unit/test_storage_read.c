@@ -3,8 +3,12 @@
  * TTL, static rows, collections, token-range scans with start keys, tombstone
  * counting, with_tombstones, and that flushing never changes a result.
  */
-#define READ_FIXTURE_TAG "st_read"
-#include "test_storage_read_fixture.h"
+#define STORAGE_FIXTURE_TAG "st_read"
+#define STORAGE_FIXTURE_TID { 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3 }
+#define STORAGE_FIXTURE_TABLE "r"
+#define STORAGE_FIXTURE_ROWS
+#include "test_storage_fixture.h"
+#include "storage/sstable_int.h"   /* the block cache's internals */
 
 TestSuite(storage_read, .init = setup, .fini = teardown);
 
@@ -386,13 +390,13 @@ Test(storage_read, point_wide_partition, .timeout = 60)
     cr_assert_eq(st.rows, 10 + 3);
 }
 
-static void open_engine(void)
+/* E and T again over the same directories, the commit log replayed. */
+static void open_replayed(void)
 {
     st_config cfg;
-    st_config_defaults(&cfg);
-    cfg.data_dir = g_d; cfg.commitlog_dir = g_c;
+    fixture_config(&cfg);
     cr_assert_eq(st_engine_open(&cfg, &E), 0);
-    cr_assert_eq(st_table_open(E, TID, "ks", "r", NULL, &T), 0);
+    T = open_table(E);
     cr_assert_eq(st_engine_replay(E, NULL, NULL), 0);
     cr_assert_eq(st_engine_replay_done(E), 0);
 }
@@ -400,7 +404,7 @@ static void open_engine(void)
 static void reopen(void)
 {
     st_engine_close(E, true);
-    open_engine();
+    open_replayed();
 }
 
 /* Point reads of many partitions of one sstable in several orders, with a
@@ -498,7 +502,7 @@ Test(storage_read, block_cache_admission)
     }
     cr_assert(sst__cache_get(rid, 100000, sizeof blk, 0, got, 1), "a block hit all along was evicted");
     st__cache_release();
-    open_engine();
+    open_replayed();
 }
 
 /* Warmed blocks (sst__cache_warm, a flush's or compaction's output) fill
@@ -541,7 +545,7 @@ Test(storage_read, block_cache_warm_blocks)
     cr_assert_eq(cs.entries, 1, "only the other id's block is left");
     cr_assert(sst__cache_get(other, 7, sizeof blk, 0, got, 1));
     st__cache_release();
-    open_engine();
+    open_replayed();
 }
 
 /* A partition key of a multiple of 16 bytes, big enough for an arena chunk
@@ -616,7 +620,7 @@ Test(storage_read, block_cache_model)
     cr_assert_gt(hits, 1000);
     st__cache_release();
     cr_assert_eq(cs_alloc_count(), before, "cache memory not freed");
-    open_engine();
+    open_replayed();
 }
 
 /* A row as "row m@ts;col=v@ts;..." over the columns of cov (a covered

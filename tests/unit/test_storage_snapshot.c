@@ -6,8 +6,11 @@
  * leaves no snapshot) and unreadable manifests kept, never expiring, as
  * Cassandra 4.1's TableSnapshot treats them.
  */
-#define READ_FIXTURE_TAG "st_snap"
-#include "test_storage_read_fixture.h"
+#define STORAGE_FIXTURE_TAG "st_snap"
+#define STORAGE_FIXTURE_TID { 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3 }
+#define STORAGE_FIXTURE_TABLE "r"
+#define STORAGE_FIXTURE_ROWS
+#include "test_storage_fixture.h"
 #include "test_log_capture.h"
 
 #include <errno.h>

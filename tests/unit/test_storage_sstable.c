@@ -20,23 +20,14 @@
 #include "common/vfs.h"
 #include "test_log_capture.h"
 
-static char g_dir[256], g_d[300], g_c[300];
-static const uint8_t TID[16] = { 7, 7, 7, 7, 7, 7, 7, 7, 1, 1, 1, 1, 1, 1, 1, 1 };
-
-static void setup(void)
-{
-    snprintf(g_dir, sizeof g_dir, "/tmp/cs_st_sst_%d", (int)getpid());
-    vfs_rmtree(g_dir);
-    snprintf(g_d, sizeof g_d, "%s/data", g_dir);
-    snprintf(g_c, sizeof g_c, "%s/cl", g_dir);
-}
-static void teardown(void) { vfs_rmtree(g_dir); }
+#define STORAGE_FIXTURE_TAG "st_sst"
+#define STORAGE_FIXTURE_TID { 7, 7, 7, 7, 7, 7, 7, 7, 1, 1, 1, 1, 1, 1, 1, 1 }
+#include "test_storage_fixture.h"
 
 static st_engine *eopen(void)
 {
     st_config cfg;
-    st_config_defaults(&cfg);
-    cfg.data_dir = g_d; cfg.commitlog_dir = g_c;
+    fixture_config(&cfg);
     st_engine *e;
     cr_assert_eq(st_engine_open(&cfg, &e), 0);
     return e;

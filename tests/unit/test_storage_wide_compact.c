@@ -18,17 +18,9 @@
 #include "common/hash.h"
 #include "common/vfs.h"
 
-static char g_dir[256], g_d[300], g_c[300];
-static const uint8_t TID[16] = { 7, 7, 7, 7, 7, 7, 7, 7, 2, 2, 2, 2, 2, 2, 2, 2 };
-
-static void setup(void)
-{
-    snprintf(g_dir, sizeof g_dir, "/tmp/cs_st_widec_%d", (int)getpid());
-    vfs_rmtree(g_dir);
-    snprintf(g_d, sizeof g_d, "%s/data", g_dir);
-    snprintf(g_c, sizeof g_c, "%s/cl", g_dir);
-}
-static void teardown(void) { vfs_rmtree(g_dir); }
+#define STORAGE_FIXTURE_TAG "st_widec"
+#define STORAGE_FIXTURE_TID { 7, 7, 7, 7, 7, 7, 7, 7, 2, 2, 2, 2, 2, 2, 2, 2 }
+#include "test_storage_fixture.h"
 
 static void ck_of(uint32_t i, uint8_t ck[4]) { ck[0] = i >> 24; ck[1] = i >> 16; ck[2] = i >> 8; ck[3] = i; }
 
@@ -81,11 +73,10 @@ static uint32_t digest(st_table *t, const char *pk, bool rev, uint32_t *rows)
 }
 
 /* A fresh engine over the test's directories and table `name` in it. */
-static void open_table(const char *name, st_engine **e, st_table **t)
+static void open_named(const char *name, st_engine **e, st_table **t)
 {
     st_config cfg;
-    st_config_defaults(&cfg);
-    cfg.data_dir = g_d; cfg.commitlog_dir = g_c;
+    fixture_config(&cfg);
     cr_assert_eq(st_engine_open(&cfg, e), 0);
     cr_assert_eq(st_table_open(*e, TID, "ks", name, NULL, t), 0);
 }
@@ -96,7 +87,7 @@ Test(storage_wide_compact, streamed_merge_equals_reads, .timeout = 120)
 {
     st_engine *e;
     st_table *t;
-    open_table("widec", &e, &t);
+    open_named("widec", &e, &t);
     /* sstable 1: the wide partition (~3.5 MB) and two small neighbours. */
     write_rows(e, t, "wide", 0, NROWS, 1, 10);
     write_rows(e, t, "a", 0, 50, 1, 10);
@@ -156,7 +147,7 @@ Test(storage_wide_compact, small_inputs_and_partition_deletion, .timeout = 120)
 {
     st_engine *e;
     st_table *t;
-    open_table("widec2", &e, &t);
+    open_named("widec2", &e, &t);
     write_rows(e, t, "wide", 0, NROWS, 1, 10);
     write_rows(e, t, "b", 0, 20, 1, 10);
     cr_assert_eq(st_table_flush(t), 0);
