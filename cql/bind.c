@@ -75,6 +75,97 @@ static const ctype *literal_type(lit_kind k)
 
 /* ---------------------------------------------------------------- collections */
 
+static void tt_put(cs_buf *b, const char *s) { cs_buf_put(b, s, strlen(s)); }
+
+/* A relation's operand as CQL text, for messages ("b != 5"), as Cassandra
+ * prints its raw terms: strings quoted, markers as ?, collections with
+ * their brackets. */
+void cql__term_text(const ast_term *t, cs_buf *b)
+{
+    if (!t) {
+        tt_put(b, "null");
+        return;
+    }
+    const char *open = NULL, *close = NULL;
+    switch (t->kind) {
+    case TERM_LITERAL:
+        if (t->lit.kind == LIT_STRING) tt_put(b, "'");
+        cs_buf_put(b, t->lit.text, t->lit.len);
+        if (t->lit.kind == LIT_STRING) tt_put(b, "'");
+        return;
+    case TERM_NULL: tt_put(b, "null"); return;
+    case TERM_BIND:
+        tt_put(b, t->bind.name ? ":" : "?");
+        if (t->bind.name) tt_put(b, t->bind.name);
+        return;
+    case TERM_LIST: open = "["; close = "]"; break;
+    case TERM_SET: case TERM_MAP: case TERM_UDT: open = "{"; close = "}"; break;
+    case TERM_TUPLE: open = "("; close = ")"; break;
+    case TERM_FUNC:
+        tt_put(b, t->func.name);
+        open = "("; close = ")";
+        break;
+    case TERM_NEG:
+        tt_put(b, "-");
+        cql__term_text(t->n_elems ? t->elems[0] : NULL, b);
+        return;
+    default:
+        tt_put(b, "...");
+        return;
+    }
+    tt_put(b, open);
+    for (int i = 0; i < t->n_elems; i++) {
+        if (i) tt_put(b, t->kind == TERM_MAP && i % 2 ? ": " : ", ");
+        if (t->kind == TERM_UDT) { tt_put(b, t->field_names[i]); tt_put(b, ": "); }
+        cql__term_text(t->elems[i], b);
+    }
+    tt_put(b, close);
+}
+
+/* An element of a collection, tuple or UDT literal that its slot's type
+ * cannot take: Cassandra tests every element's type (testAssignment)
+ * before preparing any, and refuses one with the enclosing literal's
+ * message.  Only a constant or a nested literal is tested so (markers and
+ * nulls are assignable to anything); only a type mismatch is reworded. */
+static bool tested_term(const ast_term *t)
+{
+    switch (t->kind) {
+    case TERM_LITERAL: case TERM_LIST: case TERM_SET: case TERM_MAP: case TERM_TUPLE: case TERM_UDT: case TERM_NEG:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool type_mismatch(const cs_error *e)
+{
+    return e->code == CS_ERR_INVALID && (strstr(e->msg, " constant (") || strstr(e->msg, " literal for ")) &&
+           !strstr(e->msg, "bind variables are not supported");
+}
+
+/* Reword a mismatch of element t: fmt takes the receiver's name, the
+ * element's text and the slot's type, or (part) a part name first. */
+static int not_of_type(const ast_term *t, const ctype *slot, const char *name, const char *what, const char *part,
+                       cs_error *e)
+{
+    cs_buf v, ty;
+    cs_buf_init(&v);
+    cs_buf_init(&ty);
+    if (part) tt_put(&v, part);
+    else cql__term_text(t, &v);
+    ctype_to_cql(slot, &ty);
+    cs_buf_put_u8(&v, 0);
+    cs_buf_put_u8(&ty, 0);
+    e->code = -1;   /* the element's own error gives way (cs_error_set keeps the first) */
+    int rc = cs_error_set(e, CS_ERR_INVALID, "Invalid %s literal for %s: %s is not of type %s", what, name,
+                          v.err ? "..." : (const char *)v.p, ty.err ? "..." : (const char *)ty.p);
+    cs_buf_destroy(&v);
+    cs_buf_destroy(&ty);
+    return rc;
+}
+
+
+
 typedef struct elem { cql_value k, v; } elem;
 typedef struct sort_ctx { const ctype *t; } sort_ctx;
 static _Thread_local const ctype *g_sort_type;
@@ -85,16 +176,47 @@ static int elem_cmp(const void *a, const void *b)
     return ctype_compare(g_sort_type, x->k.p, (size_t)x->k.len, y->k.p, (size_t)y->k.len);
 }
 
-/* Evaluate an element of a collection literal: nulls are refused. */
-static int eval_elem(cql_eval *ev, const ast_term *t, const ctype *type, const char *name,
-                     cql_value *out, cs_error *e)
+/* Evaluate an element of a collection literal (what: "list", "set" or
+ * "map"; role: "value" or "key"), in Cassandra's order of refusals: a
+ * type mismatch at once (testAssignment), then, after every element, a
+ * bind marker (prepare), then a null or unset element (bind).  *late
+ * keeps the first of the latter two kinds (2: a marker, 1: a null). */
+static int eval_elem(cql_eval *ev, const ast_term *t, const ctype *type, const char *name, const char *what,
+                     const char *role, int *late, cql_value *out, cs_error *e)
 {
+    if (t->kind == TERM_BIND) {
+        *late = 2;
+        out->len = CQL_NULL;
+        return 0;
+    }
     int rc = cql__term_eval(ev, t, type, name, out, e);
-    if (rc)
+    if (rc) {
+        if (tested_term(t) && type_mismatch(e)) {
+            cs_buf v;
+            cs_buf_init(&v);
+            tt_put(&v, role);
+            tt_put(&v, " ");
+            cql__term_text(t, &v);
+            cs_buf_put_u8(&v, 0);
+            rc = not_of_type(t, type, name, what, v.err ? role : (const char *)v.p, e);
+            cs_buf_destroy(&v);
+        }
         return rc;
-    if (out->len == CQL_NULL)
+    }
+    if ((out->len == CQL_NULL || out->len == CQL_UNSET) && !*late)
+        *late = out->len == CQL_NULL ? 1 : 3;
+    return 0;
+}
+
+/* After a literal's elements: the refusal eval_elem put off, if any. */
+static int elem_late(int late, const char *what, const char *name, cs_error *e)
+{
+    if (late == 2)
+        return cs_error_set(e, CS_ERR_INVALID, "Invalid %s literal for %s: bind variables are not supported inside collection literals",
+                            what, name);
+    if (late == 1)
         return cs_error_set(e, CS_ERR_INVALID, "null is not supported inside collections");
-    if (out->len == CQL_UNSET)
+    if (late == 3)
         return cs_error_set(e, CS_ERR_INVALID, "unset value is not supported inside collections");
     return 0;
 }
@@ -112,13 +234,15 @@ static int eval_list(cql_eval *ev, const ast_term *t, const ctype *recv, const c
     cs_buf b;
     cs_buf_init(&b);
     cs_buf_put_u32(&b, (uint32_t)t->n_elems);
-    int rc = 0;
+    int rc = 0, late = 0;
     for (int i = 0; i < t->n_elems && rc == 0; i++) {
         cql_value v;
-        rc = eval_elem(ev, t->elems[i], recv->sub[0], name, &v, e);
+        rc = eval_elem(ev, t->elems[i], recv->sub[0], name, "list", "value", &late, &v, e);
         if (rc == 0)
             put_elem(&b, &v);
     }
+    if (rc == 0)
+        rc = elem_late(late, "list", name, e);
     if (rc == 0)
         rc = buf_to_value(ev, &b, out, e);
     cs_buf_destroy(&b);
@@ -133,17 +257,22 @@ static int eval_sorted(cql_eval *ev, const ast_term *t, const ctype *recv, const
     elem *els = cs_arena_zalloc(ev->arena, sizeof(elem) * (size_t)(n ? n : 1));
     if (!els)
         return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    const char *what = is_map ? "map" : "set";
+    int late = 0;
     for (int i = 0; i < n; i++) {
         const ast_term *kt = is_map ? t->elems[2 * i] : t->elems[i];
-        int rc = eval_elem(ev, kt, recv->sub[0], name, &els[i].k, e);
+        int rc = eval_elem(ev, kt, recv->sub[0], name, what, is_map ? "key" : "value", &late, &els[i].k, e);
         if (rc)
             return rc;
         if (is_map) {
-            rc = eval_elem(ev, t->elems[2 * i + 1], recv->sub[1], name, &els[i].v, e);
+            rc = eval_elem(ev, t->elems[2 * i + 1], recv->sub[1], name, what, "value", &late, &els[i].v, e);
             if (rc)
                 return rc;
         }
     }
+    int lrc = elem_late(late, what, name, e);
+    if (lrc)
+        return lrc;
     g_sort_type = recv->sub[0];
     /* stable insertion order for duplicates: mergesort-like via qsort on index tie-break */
     for (int i = 1; i < n; i++) {   /* insertion sort keeps the last duplicate last */
@@ -189,6 +318,11 @@ static int eval_tuple(cql_eval *ev, const ast_term *t, const ctype *recv, const 
     for (int i = 0; i < t->n_elems && rc == 0; i++) {
         cql_value v;
         rc = cql__term_eval(ev, t->elems[i], recv->sub[i], name, &v, e);
+        if (rc && tested_term(t->elems[i]) && type_mismatch(e)) {
+            char part[32];
+            snprintf(part, sizeof part, "component %d", i);
+            rc = not_of_type(t->elems[i], recv->sub[i], name, "tuple", part, e);
+        }
         if (rc == 0 && v.len == CQL_UNSET)
             rc = cs_error_set(e, CS_ERR_INVALID, "Invalid unset value for tuple field number %d", i);
         if (rc == 0) {
@@ -220,6 +354,11 @@ static int eval_udt(cql_eval *ev, const ast_term *t, const ctype *recv, const ch
             return cs_error_set(e, CS_ERR_INVALID, "Unknown field '%s' in value of user defined type %s",
                                 t->field_names[i], recv->udt_name);
         int rc = cql__term_eval(ev, t->elems[i], recv->sub[idx], name, &fv[idx], e);
+        if (rc && tested_term(t->elems[i]) && type_mismatch(e)) {
+            char part[300];
+            snprintf(part, sizeof part, "field %s", recv->field_names[idx]);
+            rc = not_of_type(t->elems[i], recv->sub[idx], name, "user type", part, e);
+        }
         if (rc)
             return rc;
         if (fv[idx].len == CQL_UNSET)

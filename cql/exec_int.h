@@ -63,6 +63,8 @@ int64_t cql__eval_now_us(cql_eval *ev);
  *   Invalid null value in condition for column k   [callers decide null rules]
  *   Invalid unset value for column k               [callers decide unset rules]).
  */
+/* A term as CQL text, for messages: strings quoted, markers as ?, collections in their brackets. */
+void cql__term_text(const ast_term *t, cs_buf *b);
 int cql__term_eval(cql_eval *ev, const ast_term *t, const ctype *recv, const char *recv_name,
                    cql_value *out, cs_error *e);
 

@@ -51,59 +51,14 @@ static bool is_slice(ast_op op)
     return op == OP_LT || op == OP_LTE || op == OP_GT || op == OP_GTE;
 }
 
-/* A relation's operand as CQL text, for messages ("b != 5"), as Cassandra
- * prints its raw terms: strings quoted, markers as ?, collections with
- * their brackets. */
 static void put_s(cs_buf *b, const char *s) { cs_buf_put(b, s, strlen(s)); }
-
-static void term_text(const ast_term *t, cs_buf *b)
-{
-    if (!t) {
-        put_s(b, "null");
-        return;
-    }
-    const char *open = NULL, *close = NULL;
-    switch (t->kind) {
-    case TERM_LITERAL:
-        if (t->lit.kind == LIT_STRING) put_s(b, "'");
-        cs_buf_put(b, t->lit.text, t->lit.len);
-        if (t->lit.kind == LIT_STRING) put_s(b, "'");
-        return;
-    case TERM_NULL: put_s(b, "null"); return;
-    case TERM_BIND:
-        put_s(b, t->bind.name ? ":" : "?");
-        if (t->bind.name) put_s(b, t->bind.name);
-        return;
-    case TERM_LIST: open = "["; close = "]"; break;
-    case TERM_SET: case TERM_MAP: case TERM_UDT: open = "{"; close = "}"; break;
-    case TERM_TUPLE: open = "("; close = ")"; break;
-    case TERM_FUNC:
-        put_s(b, t->func.name);
-        open = "("; close = ")";
-        break;
-    case TERM_NEG:
-        put_s(b, "-");
-        term_text(t->n_elems ? t->elems[0] : NULL, b);
-        return;
-    default:
-        put_s(b, "...");
-        return;
-    }
-    put_s(b, open);
-    for (int i = 0; i < t->n_elems; i++) {
-        if (i) put_s(b, t->kind == TERM_MAP && i % 2 ? ": " : ", ");
-        if (t->kind == TERM_UDT) { put_s(b, t->field_names[i]); put_s(b, ": "); }
-        term_text(t->elems[i], b);
-    }
-    put_s(b, close);
-}
 
 /* Cassandra's message for `col != term` (and LIKE without an index). */
 static int refuse_relation(cql_wan *a, const char *fmt, const char *col, const char *op, const ast_term *v)
 {
     cs_buf b;
     cs_buf_init(&b);
-    term_text(v, &b);
+    cql__term_text(v, &b);
     cs_buf_put_u8(&b, 0);
     int rc = cs_error_set(a->e, CS_ERR_INVALID, fmt, col, op, b.err ? "..." : (const char *)b.p);
     cs_buf_destroy(&b);
@@ -323,9 +278,27 @@ static int collect_token(cql_wan *a, const ast_relation *r)
         lst[0] = 0;
         for (int i = 0; i < t->n_pk; i++)
             off += (size_t)snprintf(lst + off, sizeof(lst) - off, "%s%s", i ? ", " : "", t->pk[i]->name);
-        if (r->n_columns != t->n_pk)
-            return cs_error_set(a->e, CS_ERR_INVALID,
-                                "The token() function must be applied to all partition key components or none of them");
+        /* Cassandra's order (TokenRelation): every component, no
+         * duplicates, nothing else, then the order */
+        for (int i = 0; i < t->n_pk; i++) {
+            bool found = false;
+            for (int j = 0; !found && j < r->n_columns; j++)
+                found = !strcmp(r->columns[j], t->pk[i]->name);
+            if (!found)
+                return cs_error_set(a->e, CS_ERR_INVALID,
+                                    "The token() function must be applied to all partition key components or none of them");
+        }
+        for (int i = 0; i < r->n_columns; i++)
+            for (int j = 0; j < i; j++)
+                if (!strcmp(r->columns[i], r->columns[j]))
+                    return cs_error_set(a->e, CS_ERR_INVALID,
+                                        "The token() function contains duplicate partition key components");
+        for (int i = 0; i < r->n_columns; i++) {
+            const sch_column *c = sch_column_find(t, r->columns[i]);
+            if (c->kind != COL_PARTITION_KEY)
+                return cs_error_set(a->e, CS_ERR_INVALID,
+                                    "The token() function must contains only partition key components");
+        }
         return cs_error_set(a->e, CS_ERR_INVALID,
                             "The token function arguments must be in the partition key order: %s", lst);
     }
@@ -396,6 +369,21 @@ static int collect_multi(cql_wan *a, const ast_relation *r)
     int n = r->n_columns;
     if (n > 32)
         return cs_error_set(a->e, CS_ERR_INVALID, "Too many columns in multi-column relation");
+    if (r->op == OP_NEQ) {   /* refused before the columns are looked at (Relation.toRestriction) */
+        cs_buf b;
+        cs_buf_init(&b);
+        put_s(&b, "(");
+        for (int i = 0; i < n; i++) {
+            if (i) put_s(&b, ", ");
+            put_s(&b, r->columns[i]);
+        }
+        put_s(&b, ")");
+        cs_buf_put_u8(&b, 0);
+        int rc = refuse_relation(a, "Unsupported \"!=\" relation: %s %s %s", b.err ? "(...)" : (const char *)b.p, "!=",
+                                 r->value);
+        cs_buf_destroy(&b);
+        return rc;
+    }
     for (int i = 0; i < n; i++) {
         const sch_column *c = sch_column_find(t, r->columns[i]);
         if (!c)

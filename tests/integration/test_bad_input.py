@@ -123,6 +123,25 @@ def test_invalid_cql_driver_exceptions(session, tables):
     session.execute(ps, (1, "fine"))
 
 
+def test_markers_inside_collection_literals_are_refused(session, tables):
+    # Cassandra 4.1 (Lists/Sets/Maps.Literal.prepare): no bind markers inside
+    # a collection literal; a tuple or a whole collection may be bound.
+    # Cassandra refuses at PREPARE, cassette when the statement runs (same
+    # class and message; docs/cql.md).
+    session.execute("CREATE TABLE IF NOT EXISTS %s.coll (k int PRIMARY KEY, l list<int>, m map<int, text>, "
+                    "t tuple<int, text>)" % tables)
+    for q, args, msg in (("INSERT INTO %s.coll (k, l) VALUES (?, [?, 2])", (1, 5),
+                          "Invalid list literal for l: bind variables are not supported inside collection literals"),
+                         ("UPDATE %s.coll SET m = {1: ?} WHERE k = ?", ("x", 1),
+                          "Invalid map literal for m: bind variables are not supported inside collection literals")):
+        with pytest.raises(InvalidRequest) as ei:
+            session.execute(session.prepare(q % tables), args)
+        assert msg in str(ei.value)
+    session.execute(session.prepare("UPDATE %s.coll SET t = (?, ?), l = ? WHERE k = ?" % tables), (1, "x", [1, 2], 1))
+    row = session.execute("SELECT t, l FROM %s.coll WHERE k = 1" % tables).one()
+    assert tuple(row.t) == (1, "x") and list(row.l) == [1, 2]
+
+
 def test_bound_value_wrong_size(contact, server, session, tables):
     """A 3-byte value for an int marker is rejected with 0x2200."""
     with rawcql.connect(*contact) as c:

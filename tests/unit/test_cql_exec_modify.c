@@ -207,6 +207,35 @@ Test(exec_modify, key_errors)
     fails("DELETE FROM fc WHERE k = 1 AND c CONTAINS KEY 1", "Cannot use DELETE with CONTAINS KEY");
 }
 
+/* Literals whose elements their slots cannot take: Cassandra tests every
+ * element's type first, with the enclosing literal's message (Lists /
+ * Sets / Maps / Tuples / UserTypes .validateAssignableTo), refuses bind
+ * markers inside collection literals, and nulls last. */
+Test(exec_modify, literal_element_refusals)
+{
+    mkks();
+    ok("CREATE TYPE addr (street text, zip int)");
+    ok("CREATE TABLE lc (k int PRIMARY KEY, l list<int>, s set<text>, m map<int, text>, t tuple<int, text>, "
+       "ll list<frozen<list<int>>>, st set<frozen<tuple<int, text, double>>>, a frozen<addr>)");
+    fails("INSERT INTO lc (k, l) VALUES (1, ['abc'])", "Invalid list literal for l: value 'abc' is not of type int");
+    fails("INSERT INTO lc (k, s) VALUES (1, {1})", "Invalid set literal for s: value 1 is not of type text");
+    fails("INSERT INTO lc (k, m) VALUES (1, {'a': 'b'})", "Invalid map literal for m: key 'a' is not of type int");
+    fails("INSERT INTO lc (k, m) VALUES (1, {1: 2})", "Invalid map literal for m: value 2 is not of type text");
+    fails("INSERT INTO lc (k, t) VALUES (1, ('a', 'b'))", "Invalid tuple literal for t: component 0 is not of type int");
+    fails("INSERT INTO lc (k, ll) VALUES (1, [[1], ['a']])",
+          "Invalid list literal for ll: value ['a'] is not of type frozen<list<int>>");
+    fails("INSERT INTO lc (k, st) VALUES (0, {(1, '1', 1.0, 1)})",
+          "Invalid set literal for st: value (1, '1', 1.0, 1) is not of type frozen<tuple<int, text, double>>");
+    fails("INSERT INTO lc (k, a) VALUES (1, {street: 1})", "Invalid user type literal for a: field street is not of type text");
+    /* a value out of the type's range is not a type mismatch */
+    fails("INSERT INTO lc (k, l) VALUES (1, [3000000000])", "Unable to make int from '3000000000'");
+    /* order: a mismatch anywhere first, then a marker, then a null */
+    fails("INSERT INTO lc (k, l) VALUES (1, [null, 'x'])", "Invalid list literal for l: value 'x' is not of type int");
+    /* markers inside collection literals: tests/integration/test_bad_input.py */
+    fails("INSERT INTO lc (k, l) VALUES (1, [1, null])", "null is not supported inside collections");
+    ok("INSERT INTO lc (k, l, t) VALUES (1, [1, 2], (1, 'a'))");
+}
+
 /* Conditional deletes that do not name a whole row (Cassandra 4.1
  * InsertUpdateIfConditionTest.testConditionalDelete), and conditions
  * Cassandra refuses as it prepares them. */

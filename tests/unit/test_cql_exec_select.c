@@ -183,6 +183,12 @@ Test(exec_select, filtering)
     fails("SELECT * FROM f WHERE v != 1 ALLOW FILTERING", "Unsupported \"!=\" relation: v != 1");
     fails("SELECT * FROM f WHERE m != {'a': 1} ALLOW FILTERING", "Unsupported \"!=\" relation: m != {'a': 1}");
     fails("SELECT * FROM f WHERE k = 1 AND c != 3", "Unsupported \"!=\" relation: c != 3");
+    fails("SELECT * FROM f WHERE k = 1 AND (c) != (3)", "Unsupported \"!=\" relation: (c) != (3)");
+    fails("SELECT * FROM f WHERE (k, v) != (3, 4)", "Unsupported \"!=\" relation: (k, v) != (3, 4)");
+    /* token(): every component, no duplicates, nothing else, then the order (TokenRelation) */
+    fails("SELECT * FROM f WHERE token(k, c) > 0", "The token() function must contains only partition key components");
+    fails("SELECT * FROM f WHERE token(c) > 0", "The token() function must be applied to all partition key components or none of them");
+    fails("SELECT * FROM f WHERE token(k, k) > 0", "The token() function contains duplicate partition key components");
     /* Cassandra 4.1 (SelectTest.testFilteringWithoutIndices*): a null in a
      * row filter is refused when the query runs, so after ALLOW FILTERING */
     fails("SELECT * FROM f WHERE v = null", "Cannot execute this query as it might involve data filtering");
