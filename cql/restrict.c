@@ -361,6 +361,60 @@ static int collect_token(cql_wan *a, const ast_relation *r)
     return 0;
 }
 
+/* A multi-column relation as Cassandra prints it in messages:
+ * "(b, c) > (1, 2)", "(b, c) IN ((1, 2), (3, 4))". */
+static void multi_text(const ast_relation *r, cs_buf *b)
+{
+    put_s(b, "(");
+    for (int i = 0; i < r->n_columns; i++) {
+        if (i) put_s(b, ", ");
+        put_s(b, r->columns[i]);
+    }
+    put_s(b, ") ");
+    put_s(b, op_text(r->op));
+    put_s(b, " ");
+    if (r->op == OP_IN && !r->in_marker) {
+        put_s(b, "(");
+        for (int i = 0; i < r->n_in; i++) {
+            if (i) put_s(b, ", ");
+            cql__term_text(r->in[i], b);
+        }
+        put_s(b, ")");
+    } else
+        cql__term_text(r->value, b);
+    cs_buf_put_u8(b, 0);
+}
+
+/* fmt's last %s: the relation's text (multi_text). */
+static int refuse_multi(cql_wan *a, const ast_relation *r, const char *fmt, const char *arg)
+{
+    cs_buf b;
+    cs_buf_init(&b);
+    multi_text(r, &b);
+    const char *txt = b.err ? "(...)" : (const char *)b.p;
+    int rc = arg ? cs_error_set(a->e, CS_ERR_INVALID, fmt, arg, txt) : cs_error_set(a->e, CS_ERR_INVALID, fmt, txt);
+    cs_buf_destroy(&b);
+    return rc;
+}
+
+/* A literal tuple on the right of a multi-column relation must have one
+ * element per column (Tuples.Literal, "Expected 2 elements ..."). */
+static int tuple_arity(cql_wan *a, const ast_term *t, int n)
+{
+    if (!t || t->kind != TERM_TUPLE || t->n_elems == n)
+        return 0;
+    cs_buf b;
+    cs_buf_init(&b);
+    cql__term_text(t, &b);
+    cs_buf_put_u8(&b, 0);
+    int rc = cs_error_set(a->e, CS_ERR_INVALID, "Expected %d elements in value tuple, but got %d: %s", n, t->n_elems,
+                          b.err ? "(...)" : (const char *)b.p);
+    cs_buf_destroy(&b);
+    return rc;
+}
+
+static int ck_merge_check(cql_wan *a, int start, bool slice);
+
 static int collect_multi(cql_wan *a, const ast_relation *r)
 {
     const sch_table *t = a->t;
@@ -392,11 +446,14 @@ static int collect_multi(cql_wan *a, const ast_relation *r)
             return cs_error_set(a->e, CS_ERR_INVALID,
                                 "Multi-column relations can only be applied to clustering columns but was applied to: %s",
                                 c->name);
-        if (i == 0)
+        for (int j = 0; j < i; j++)
+            if (!strcmp(r->columns[j], c->name))
+                return refuse_multi(a, r, "Column \"%s\" appeared twice in a relation: %s", c->name);
+        if (i == 0) {
             first = c->position;
-        else if (c->position != first + i)
-            return cs_error_set(a->e, CS_ERR_INVALID,
-                                "Clustering columns must appear in the PRIMARY KEY order in multi-column relations");
+        } else if (c->position != first + i)
+            return refuse_multi(a, r, "Clustering columns must appear in the PRIMARY KEY order in multi-column relations: %s",
+                                NULL);
         bool slice_again = is_slice(r->op) && a->ck_sl[first].n == n && a->ck_eq[c->position].n == 0;
         if (is_slice(r->op) && a->ck_sl[c->position].n == 1 && n > 1)
             return cs_error_set(a->e, CS_ERR_INVALID,
@@ -408,6 +465,14 @@ static int collect_multi(cql_wan *a, const ast_relation *r)
                                 c->name);
         sub[i] = c->type;
     }
+    int arc = 0;
+    if (r->op == OP_IN && !r->in_marker)
+        for (int j = 0; !arc && j < r->n_in; j++)
+            arc = tuple_arity(a, r->in[j], n);
+    else if (r->op != OP_IN)
+        arc = tuple_arity(a, r->value, n);
+    if (arc)
+        return arc;
     /* a tuple type over the columns, to evaluate the right side */
     ctype *refs[32];
     for (int i = 0; i < n; i++)
@@ -437,13 +502,32 @@ static int collect_multi(cql_wan *a, const ast_relation *r)
         for (int i = 0; i < n; i++) {
             const uint8_t *p = NULL;
             int32_t l = cs_rd_left(&rd) ? cs_rd_bytes(&rd, &p) : -1;
+            if (l < 0 && r->op == OP_IN && k > 1) {   /* MultiColumnRestriction.InRestriction */
+                cs_buf b;
+                cs_buf_init(&b);
+                put_s(&b, "[");
+                for (int x = 0; x < n; x++) {
+                    if (x) put_s(&b, ", ");
+                    put_s(&b, r->columns[x]);
+                }
+                put_s(&b, "]");
+                cs_buf_put_u8(&b, 0);
+                int erc = cs_error_set(a->e, CS_ERR_INVALID, "Invalid null value in condition for columns: %s",
+                                       b.err ? "[...]" : (const char *)b.p);
+                cs_buf_destroy(&b);
+                return erc;
+            }
             if (l < 0)
                 return cs_error_set(a->e, CS_ERR_INVALID,
-                                    "Invalid null value in condition for column %s", r->columns[i]);
+                                    is_slice(r->op) ? "Invalid null value in condition for column %s"
+                                                    : "Invalid null value for column %s", r->columns[i]);
             vals[j * n + i].p = p;
             vals[j * n + i].len = l;
         }
     }
+    rc = ck_merge_check(a, first, is_slice(r->op));
+    if (rc)
+        return rc;
     if (r->op == OP_EQ || r->op == OP_IN) {
         cql_eqgroup *g = &a->ck_eq[first];
         g->first = first;
@@ -487,6 +571,43 @@ static int collect_multi(cql_wan *a, const ast_relation *r)
 }
 
 /* pk or ck column restricted by a single-column relation. */
+/* Cassandra's ClusteringColumnRestrictions.mergeWith, as each clustering
+ * restriction is added (so before the partition key is judged): without
+ * ALLOW FILTERING, nothing after a slice, and no slice before what is
+ * restricted already.  start: the new restriction's first column. */
+static int ck_merge_check(cql_wan *a, int start, bool slice)
+{
+    if (a->flags & CQL_WHERE_ALLOW_FILTERING)
+        return 0;
+    const sch_table *t = a->t;
+    int last = -1;
+    for (int i = 0; i < t->n_ck; i++)
+        if (a->ck_used[i])
+            last = i;
+    if (last < 0)
+        return 0;
+    int last_start = last;
+    bool last_slice = false;
+    for (int s = 0; s <= last; s++)
+        if (a->ck_sl[s].n && last < s + a->ck_sl[s].n) {
+            last_start = s;
+            last_slice = true;
+        }
+    if (!last_slice)
+        for (int s = 0; s <= last; s++)
+            if (a->ck_eq[s].n && last < s + a->ck_eq[s].n)
+                last_start = s;
+    if (last_slice && start > last_start)
+        return cs_error_set(a->e, CS_ERR_INVALID,
+                            "Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)",
+                            t->ck[start]->name, t->ck[last_start]->name);
+    if (start < last_start && slice && start + 1 < t->n_ck)
+        return cs_error_set(a->e, CS_ERR_INVALID,
+                            "PRIMARY KEY column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)",
+                            t->ck[start + 1]->name, t->ck[start]->name);
+    return 0;
+}
+
 static int collect_key_col(cql_wan *a, const sch_column *c, const ast_relation *r)
 {
     bool pk = c->kind == COL_PARTITION_KEY;
@@ -622,8 +743,12 @@ static int collect(cql_wan *a, ast_relation **rels, int n)
                     return cs_error_set(a->e, CS_ERR_INVALID, "Unsupported restriction: %s IS NOT NULL", c->name);
                 a->w->needs_filtering = true;
                 rc = add_filter(a, c, r);
-            } else
-                rc = collect_key_col(a, c, r);
+            } else {
+                rc = c->kind == COL_CLUSTERING && r->op != OP_NEQ && r->op != OP_IS_NOT_NULL
+                         ? ck_merge_check(a, c->position, is_slice(r->op)) : 0;
+                if (!rc)
+                    rc = collect_key_col(a, c, r);
+            }
         }
         if (rc)
             return rc;

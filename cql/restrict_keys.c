@@ -302,14 +302,14 @@ static int ck_filter_from(cql_wan *a, int j)
 {
     const sch_column *c = a->t->ck[j];
     if (a->ck_eq[j].n) {
-        if (a->ck_eq[j].n != 1)
-            return cs_error_set(a->e, CS_ERR_INVALID,
-                                "Multi-column relations cannot be used with filtering");
+        if (a->ck_eq[j].n != 1)   /* MultiColumnRestriction.InRestriction.addRowFilterTo */
+            return cs_error_set(a->e, CS_ERR_INVALID, "%s", a->ck_eq[j].in ? "Multicolumn IN filters are not supported"
+                                                                            : "Multi-column relations cannot be used with filtering");
         return group_to_filter(a, c, &a->ck_eq[j]);
     }
     const cql_slicer *s = &a->ck_sl[j];
-    if (s->n > 1)
-        return cs_error_set(a->e, CS_ERR_INVALID, "Multi-column relations cannot be used with filtering");
+    if (s->n > 1)   /* MultiColumnRestriction.SliceRestriction.addRowFilterTo */
+        return cs_error_set(a->e, CS_ERR_INVALID, "Multi-column slice restrictions cannot be used for filtering.");
     if (s->lo_set) {
         cql_filter *f = cql__wan_new_filter(a, c, s->lo_incl ? OP_GTE : OP_GT);
         if (!f)

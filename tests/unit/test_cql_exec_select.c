@@ -72,6 +72,32 @@ Test(exec_select, range_scans_and_tokens)
     rows("SELECT c, v FROM t WHERE k = 1 AND c < 2", "0|null\n1|5\n");
 }
 
+/* Multi-column relations refused as Cassandra 4.1 words them
+ * (MultiColumnRelation, Tuples.Literal, MultiColumnRestriction). */
+Test(exec_select, multi_column_refusals)
+{
+    mkks();
+    ok("CREATE TABLE mc (a int, b int, c int, d int, v int, PRIMARY KEY (a, b, c, d))");
+    fails("SELECT * FROM mc WHERE a = 0 AND (d, c, b) = (1, 2, 3)",
+          "Clustering columns must appear in the PRIMARY KEY order in multi-column relations: (d, c, b) = (1, 2, 3)");
+    fails("SELECT * FROM mc WHERE a = 0 AND (b, b) = (1, 2)", "Column \"b\" appeared twice in a relation: (b, b) = (1, 2)");
+    fails("SELECT * FROM mc WHERE a = 0 AND (b, c) > (1, 2, 3)", "Expected 2 elements in value tuple, but got 3: (1, 2, 3)");
+    fails("SELECT * FROM mc WHERE a = 0 AND (b, c, d) IN ((1, 2))", "Expected 3 elements in value tuple, but got 2: (1, 2)");
+    fails("SELECT * FROM mc WHERE a = 0 AND (b, c, d) = (1, 2, null)", "Invalid null value for column d");
+    fails("SELECT * FROM mc WHERE a = 0 AND (b, c) IN ((1, 2), (3, null))", "Invalid null value in condition for columns: [b, c]");
+    fails("SELECT * FROM mc WHERE a = 0 AND (b, c) > (1, null)", "Invalid null value in condition for column c");
+    fails("SELECT * FROM mc WHERE (c, d) IN ((1, 2), (3, 4)) ALLOW FILTERING", "Multicolumn IN filters are not supported");
+    fails("SELECT * FROM mc WHERE (c, d) > (1, 2) ALLOW FILTERING", "Multi-column slice restrictions cannot be used for filtering.");
+    /* ClusteringColumnRestrictions.mergeWith: as each restriction is added, before the partition key is judged */
+    fails("SELECT * FROM mc WHERE a <= 11 AND b > 15 AND c >= 16",
+          "Clustering column \"c\" cannot be restricted (preceding column \"b\" is restricted by a non-EQ relation)");
+    fails("SELECT * FROM mc WHERE a = 1 AND c = 1 AND b > 1",
+          "PRIMARY KEY column \"c\" cannot be restricted (preceding column \"b\" is restricted by a non-EQ relation)");
+    ok("CREATE TABLE mcc (a int, b int, c frozen<list<int>>, PRIMARY KEY (a, b, c))");
+    fails("SELECT * FROM mcc WHERE b > 20 AND c CONTAINS 2",
+          "Clustering column \"c\" cannot be restricted (preceding column \"b\" is restricted by a non-EQ relation)");
+}
+
 Test(exec_select, clustering_multi_and_desc)
 {
     mkks();
