@@ -144,12 +144,17 @@ int cql__wplan_conds(cql_eval *ev, const ast_condition *conds, int n, cql_wplan 
                 return cs_error_set(e, CS_ERR_SERVER, "out of memory");
             if (cql__term_eval(ev, ac->value, vt, name, &wc->vals[0], e) < 0)
                 return CS_EUSER;
-            if (wc->vals[0].len == CQL_UNSET)
+            /* a whole non-frozen collection is compared cell by cell
+             * (MultiCellCollectionBound): an unset value applies to nothing;
+             * anything else takes one value, which unset is not */
+            bool cells = !wc->access && ctype_is_collection(ty) && ctype_is_multicell(ty);
+            if (wc->vals[0].len == CQL_UNSET && !cells)
                 return cs_error_set(e, CS_ERR_INVALID, "Invalid 'unset' value in condition");
             wc->n_vals = 1;
-            static const char *opname[] = { [OP_LT] = "<", [OP_LTE] = "<=", [OP_GT] = ">", [OP_GTE] = ">=" };
-            if (wc->vals[0].len == CQL_NULL && (ac->op == OP_LT || ac->op == OP_LTE ||
-                                               ac->op == OP_GT || ac->op == OP_GTE))
+            static const char *opname[] = { [OP_LT] = "<", [OP_LTE] = "<=", [OP_GT] = ">", [OP_GTE] = ">=",
+                                            [OP_CONTAINS] = "CONTAINS", [OP_CONTAINS_KEY] = "CONTAINS KEY" };
+            if (wc->vals[0].len == CQL_NULL && (ac->op == OP_LT || ac->op == OP_LTE || ac->op == OP_GT ||
+                                               ac->op == OP_GTE || ac->op == OP_CONTAINS || ac->op == OP_CONTAINS_KEY))
                 return cs_error_set(e, CS_ERR_INVALID, "Invalid comparison with null for operator \"%s\"",
                                     opname[ac->op]);
         }
@@ -278,11 +283,22 @@ static bool cond_holds(const cql_rowcopy *rc, const cql_wcond *c)
         break;
     case OP_CONTAINS:
     case OP_CONTAINS_KEY:
-        ok = v.len >= 0 && c->vals[0].len >= 0 &&
+        ok = v.len >= 0 && c->vals[0].len >= 0 &&   /* unset: applies to nothing */
              coll_contains(c->col->type, v.p, (size_t)v.len, c->op == OP_CONTAINS_KEY, c->vals[0]);
         break;
     default: {
         cql_value x = c->vals[0];
+        if (x.len == CQL_UNSET)
+            break;
+        if (!c->access && ctype_is_collection(vt) && ctype_is_multicell(vt) && x.len >= 0 &&
+            c->op != OP_EQ && c->op != OP_NEQ) {
+            /* cell by cell (Cassandra's listAppliesTo ...): a missing
+             * collection is an empty one, below any other */
+            bool ve = v.len < 0 || is_empty_coll(vt, v), xe = is_empty_coll(vt, x);
+            int cmp = ve && xe ? 0 : ve ? -1 : xe ? 1 : cmp_norm(vt, v, x);
+            ok = c->op == OP_LT ? cmp < 0 : c->op == OP_LTE ? cmp <= 0 : c->op == OP_GT ? cmp > 0 : cmp >= 0;
+            break;
+        }
         if (!c->access && is_empty_coll(vt, x))
             x.len = CQL_NULL;
         if (x.len < 0 || v.len < 0) {
@@ -504,10 +520,12 @@ int cql__lwt_check(cql_wplan *const *plans, int n, bool is_batch, int32_t now_s,
                 continue;
             const lwt_rows *lr = &rows[i];
             /* Like SelectStatement.processPartition: a partition with only
-             * its static row yields a row when static columns are selected. */
-            bool wild = plans[i]->if_exists || plans[i]->if_not_exists;
-            bool any = lr->reg.exists ||
-                       ((wild || cond_static(plans[i]) || !lr->has_ck) && lr->stat.exists);
+             * its static row yields a row when static columns were read,
+             * which CQL3CasRequest.columnsToRead does when the statement
+             * writes a static column or a condition names one (so not for
+             * IF EXISTS on a regular row alone). */
+            bool statics_read = plans[i]->has_static || cond_static(plans[i]);
+            bool any = lr->reg.exists || ((statics_read || !lr->has_ck) && lr->stat.exists);
             if (!any)
                 continue;
             bool dup = false;

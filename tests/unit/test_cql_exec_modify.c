@@ -236,6 +236,32 @@ Test(exec_modify, literal_element_refusals)
     ok("INSERT INTO lc (k, l, t) VALUES (1, [1, 2], (1, 'a'))");
 }
 
+/* Conditions on a whole non-frozen collection compare cell by cell
+ * (Cassandra 4.1 InsertUpdateIfConditionCollectionsTest.
+ * testNonFrozenEmptyCollection): a missing collection is an empty one,
+ * below any other; a null value only for = and !=. */
+Test(exec_modify, lwt_collection_conditions)
+{
+    mkks();
+    ok("CREATE TABLE lcc (k int PRIMARY KEY, l list<text>, s set<text>, fl frozen<list<text>>)");
+    ok("INSERT INTO lcc (k, l) VALUES (0, null)");
+    result("UPDATE lcc SET l = null WHERE k = 0 IF l = null", "[applied]\ntrue\n");
+    result("UPDATE lcc SET l = null WHERE k = 0 IF l = []", "[applied]\ntrue\n");
+    result("UPDATE lcc SET l = null WHERE k = 0 IF l != ['bar']", "[applied]\ntrue\n");
+    result("UPDATE lcc SET l = null WHERE k = 0 IF l < ['a']", "[applied]\ntrue\n");
+    result("UPDATE lcc SET l = null WHERE k = 0 IF l <= ['a']", "[applied]\ntrue\n");
+    result("UPDATE lcc SET l = null WHERE k = 0 IF l > ['a']", "[applied]|l\nfalse|null\n");
+    result("UPDATE lcc SET l = null WHERE k = 0 IF l >= ['a']", "[applied]|l\nfalse|null\n");
+    result("UPDATE lcc SET l = null WHERE k = 0 IF s < {'a'}", "[applied]\ntrue\n");
+    fails("UPDATE lcc SET l = null WHERE k = 0 IF l CONTAINS null", "Invalid comparison with null for operator \"CONTAINS\"");
+    fails("UPDATE lcc SET l = null WHERE k = 0 IF l > null", "Invalid comparison with null for operator \">\"");
+    /* a frozen collection is one value: null is below nothing */
+    result("UPDATE lcc SET l = null WHERE k = 0 IF fl < ['a']", "[applied]|fl\nfalse|null\n");
+    ok("UPDATE lcc SET l = ['b'] WHERE k = 0");
+    result("UPDATE lcc SET s = {'x'} WHERE k = 0 IF l > ['a']", "[applied]\ntrue\n");
+    result("UPDATE lcc SET s = {'x'} WHERE k = 0 IF l < ['a', 'b']", "[applied]|l\nfalse|['b']\n");
+}
+
 /* Conditional deletes that do not name a whole row (Cassandra 4.1
  * InsertUpdateIfConditionTest.testConditionalDelete), and conditions
  * Cassandra refuses as it prepares them. */
@@ -421,9 +447,16 @@ Test(exec_modify, lwt)
     result("BEGIN BATCH UPDATE t SET v = 9 WHERE k = 1 AND c = 5 IF v = 4; "
            "UPDATE t SET v = 9 WHERE k = 1 AND c = 6 IF v = 6; APPLY BATCH",
            "[applied]|k|c|v\nfalse|1|5|5\nfalse|1|6|6\n");
-    /* Only the static row exists: shown for IF EXISTS (wildcard). */
+    /* Only the static row exists: Cassandra reads the static columns for
+     * the result only when the statement writes one or a condition names
+     * one (CQL3CasRequest.columnsToRead; InsertUpdateIfConditionTest.
+     * testConditionalDelete), so IF EXISTS on a regular row alone shows
+     * nothing, and the static row when a static column is written too. */
     ok("INSERT INTO t (k, s) VALUES (3, 3)");
-    result("UPDATE t SET v = 1 WHERE k = 3 AND c = 1 IF EXISTS", "[applied]|k|c|s|m|v\nfalse|3|null|3|null|null\n");
+    result("UPDATE t SET v = 1 WHERE k = 3 AND c = 1 IF EXISTS", "[applied]\nfalse\n");
+    result("DELETE FROM t WHERE k = 3 AND c = 1 IF EXISTS", "[applied]\nfalse\n");
+    result("UPDATE t SET v = 1, s = 4 WHERE k = 3 AND c = 1 IF EXISTS", "[applied]|k|c|s|m|v\nfalse|3|null|3|null|null\n");
+    result("DELETE v FROM t WHERE k = 3 AND c = 1 IF s = 9", "[applied]|s\nfalse|3\n");
 }
 
 Test(exec_modify, insert_json)
