@@ -59,8 +59,9 @@ static int write_values(cql_sx *x, const cql_value *vals)
     return 0;
 }
 
-/* Keep a selected row for the in-memory ORDER BY sort. */
-static int buffer_row(cql_sx *x, const xrow *row, const cql_value *vals)
+/* Keep a selected row (or a group's row) for the in-memory ORDER BY sort,
+ * under the clustering it sorts by. */
+static int buffer_vals(cql_sx *x, const uint8_t *ck, uint32_t ck_len, const cql_value *vals)
 {
     if (x->n_brows == x->cap_brows) {
         size_t nc = x->cap_brows ? x->cap_brows * 2 : 64;
@@ -75,8 +76,8 @@ static int buffer_row(cql_sx *x, const xrow *row, const cql_value *vals)
     for (int i = 0; i < x->sel.n; i++)
         cs_buf_put_bytes(&b, vals[i].p, vals[i].len);
     cql_brow *br = &x->brows[x->n_brows];
-    br->ck = cs_arena_memdup0(&x->arena, row->ck, row->ck_len);
-    br->ck_len = row->ck_len;
+    br->ck = cs_arena_memdup0(&x->arena, ck, ck_len);
+    br->ck_len = ck_len;
     br->vals = cs_arena_memdup0(&x->arena, b.p, b.len);   /* (b holds exactly len bytes) */
     br->vals_len = b.len;
     br->seq = x->n_brows;
@@ -98,6 +99,11 @@ static int flush_group(cql_sx *x)
     if (!vals)
         return cs_error_set(x->e, CS_ERR_SERVER, "out of memory");
     int rc = row_values(x, NULL, vals);
+    if (rc == 0 && x->buffer) {   /* GROUP BY with ORDER BY over several partitions: sorted, then limited */
+        rc = buffer_vals(x, x->group_ck.p, (uint32_t)x->group_ck.len, vals);
+        cql__sel_agg_reset(&x->sel);
+        return rc;
+    }
     if (rc == 0)
         rc = write_values(x, vals);
     x->emitted++;
@@ -138,6 +144,8 @@ int cql__select_emit(cql_sx *x, const xrow *row)
             x->part_emitted++;
             cs_buf_reset(&x->group_key);
             cs_buf_put(&x->group_key, key.p, key.len);
+            cs_buf_reset(&x->group_ck);
+            cs_buf_put(&x->group_ck, row->ck, row->ck_len);
             x->group_open = true;
         }
         cs_buf_destroy(&key);
@@ -169,7 +177,7 @@ int cql__select_emit(cql_sx *x, const xrow *row)
         return rc;
     x->part_emitted++;
     if (x->buffer)
-        return buffer_row(x, row, vals);
+        return buffer_vals(x, row->ck, row->ck_len, vals);
     if ((rc = write_values(x, vals)))
         return rc;
     x->emitted++;
@@ -247,7 +255,7 @@ static int check_order(cql_sx *x)
                                 "Cannot page queries with both ORDER BY and a IN restriction on the partition key; "
                                 "you must either remove the ORDER BY or the IN and sort client side, or disable "
                                 "paging for this query");
-        x->buffer = !x->sel.has_agg;
+        x->buffer = !x->sel.has_agg || x->n_group > 0;   /* a lone aggregate row needs no sort */
     }
     return 0;
 }
@@ -360,14 +368,18 @@ static void flush_buffer(cql_sx *x)
 {
     g_rev = x->reversed;
     qsort(x->brows, x->n_brows, sizeof(cql_brow), brow_cmp);
-    for (size_t i = 0; i < x->n_brows && x->emitted < x->limit; i++) {
+    cql_value *vals = cs_arena_zalloc(&x->arena, sizeof(cql_value) * (size_t)(x->sel.n + 1));
+    for (size_t i = 0; vals && i < x->n_brows && x->emitted < x->limit; i++) {
         cs_rd r;
         cs_rd_init(&r, x->brows[i].vals, x->brows[i].vals_len);
         for (int k = 0; k < x->sel.n; k++) {
             const uint8_t *p = NULL;
             int32_t l = cs_rd_bytes(&r, &p);
-            cql_rows_value(&x->out, p, l);
+            vals[k].p = p;
+            vals[k].len = l;
         }
+        if (write_values(x, vals))
+            return;
         x->emitted++;
     }
 }
@@ -391,6 +403,7 @@ static int sx_init(cql_sx *x, cql_ctx *ctx, cql_session *s, cql_stmt *st, const 
     cs_buf_init(&x->last_pk);
     cs_buf_init(&x->last_ck);
     cs_buf_init(&x->group_key);
+    cs_buf_init(&x->group_ck);
     x->t = cql__table_cached(ctx, &x->as->table, s->keyspace, e);
     if (!x->t)
         return CS_EUSER;
@@ -410,6 +423,7 @@ static void sx_destroy(cql_sx *x)
     cs_buf_destroy(&x->last_pk);
     cs_buf_destroy(&x->last_ck);
     cs_buf_destroy(&x->group_key);
+    cs_buf_destroy(&x->group_ck);
     cs_arena_destroy(&x->part_arena);
     cs_arena_destroy(&x->row_arena);
     cs_buf_destroy(&x->ck_store);
@@ -654,14 +668,14 @@ static int run_select(cql_sx *x, cql_result *r)
     }
     if (rc)
         return rc;
-    if (x->buffer)
-        flush_buffer(x);
     if (x->n_group)
-        rc = flush_group(x);
+        rc = flush_group(x);   /* the last group: into the buffer when sorting */
     else if (x->sel.has_agg && !x->distinct) {
         x->group_open = true;
         rc = flush_group(x);
     }
+    if (x->buffer && rc == 0)
+        flush_buffer(x);
     if (rc)
         return rc;
     if (!x->t->is_virtual)   /* sstables per read: single-partition reads, as Cassandra's histogram */

@@ -528,6 +528,25 @@ static int collect_multi(cql_wan *a, const ast_relation *r)
     rc = ck_merge_check(a, first, is_slice(r->op));
     if (rc)
         return rc;
+    if (r->op == OP_IN && k > 1) {   /* the same tuple twice selects its rows once (a set of clusterings) */
+        int m = 0;
+        for (int j = 0; j < k; j++) {
+            bool dup = false;
+            for (int q = 0; q < m && !dup; q++) {
+                dup = true;
+                for (int i = 0; i < n && dup; i++) {
+                    const cql_value *x = &vals[j * n + i], *y = &vals[q * n + i];
+                    dup = x->len == y->len && (x->len <= 0 || memcmp(x->p, y->p, (size_t)x->len) == 0);
+                }
+            }
+            if (!dup) {
+                if (m != j)
+                    memmove(&vals[m * n], &vals[j * n], sizeof(cql_value) * (size_t)n);
+                m++;
+            }
+        }
+        k = m;
+    }
     if (r->op == OP_EQ || r->op == OP_IN) {
         cql_eqgroup *g = &a->ck_eq[first];
         g->first = first;

@@ -139,6 +139,7 @@ typedef struct cql_sx {
     /* GROUP BY */
     int group_cols[64]; int n_group;
     cs_buf group_key; bool group_open;
+    cs_buf group_ck;                   /* the group's first row's clustering: its place in an ORDER BY sort */
     /* ORDER BY with IN over several partitions: sort in memory */
     bool buffer; cql_brow *brows; size_t n_brows, cap_brows;
     uint64_t tombstones, live_rows;

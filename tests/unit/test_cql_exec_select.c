@@ -88,6 +88,9 @@ Test(exec_select, multi_column_refusals)
     fails("SELECT * FROM mc WHERE a = 0 AND (b, c) > (1, null)", "Invalid null value in condition for column c");
     fails("SELECT * FROM mc WHERE (c, d) IN ((1, 2), (3, 4)) ALLOW FILTERING", "Multicolumn IN filters are not supported");
     fails("SELECT * FROM mc WHERE (c, d) > (1, 2) ALLOW FILTERING", "Multi-column slice restrictions cannot be used for filtering.");
+    ok("INSERT INTO mc (a, b, c, d, v) VALUES (1, 1, 1, 1, 7)");
+    rows("SELECT b, v FROM mc WHERE a = 1 AND (b) IN ((1), (1))", "1|7\n");
+    rows("SELECT b, c, v FROM mc WHERE a = 1 AND (b, c) IN ((1, 1), (1, 1), (1, 2))", "1|1|7\n");
     /* ClusteringColumnRestrictions.mergeWith: as each restriction is added, before the partition key is judged */
     fails("SELECT * FROM mc WHERE a <= 11 AND b > 15 AND c >= 16",
           "Clustering column \"c\" cannot be restricted (preceding column \"b\" is restricted by a non-EQ relation)");
@@ -258,6 +261,28 @@ Test(exec_select, statics_and_distinct)
     rows("SELECT count(*) FROM s", "3\n");
     rows("SELECT k, c, st FROM s", "1|null|5\n2|1|6\n2|2|6\n");
     rows("SELECT count(*) FROM s WHERE k = 2", "2\n");
+}
+
+/* IN on the partition key with ORDER BY: rows, groups and JSON rows are
+ * sorted across the partitions before LIMIT (Cassandra 4.1
+ * SelectGroupByTest.testGroupByWithoutPaging, with paging off). */
+Test(exec_select, in_order_by_across_partitions)
+{
+    mkks();
+    ok("CREATE TABLE g (a int, b int, c int, d int, e int, PRIMARY KEY (a, b, c, d))");
+    ok("INSERT INTO g (a, b, c, d, e) VALUES (1, 2, 1, 3, 6)");
+    ok("INSERT INTO g (a, b, c, d, e) VALUES (1, 2, 2, 6, 12)");
+    ok("INSERT INTO g (a, b, c, d, e) VALUES (1, 4, 2, 12, 24)");
+    ok("INSERT INTO g (a, b, c, d, e) VALUES (2, 2, 3, 3, 6)");
+    ok("INSERT INTO g (a, b, c, d, e) VALUES (2, 4, 3, 6, 12)");
+    ok("INSERT INTO g (a, b, c, d, e) VALUES (4, 8, 2, 12, 24)");
+    rows("SELECT a, b, c, count(b), max(e) FROM g WHERE a IN (1, 2, 4) GROUP BY a, b ORDER BY b DESC, c DESC",
+         "4|8|2|1|24\n2|4|3|1|12\n1|4|2|1|24\n2|2|3|1|6\n1|2|2|2|12\n");   /* a group shows its first row in query order (c DESC) */
+    rows("SELECT a, b, count(b) FROM g WHERE a IN (1, 2, 4) GROUP BY a, b ORDER BY b DESC, c DESC LIMIT 2",
+         "4|8|1\n2|4|1\n");
+    rows("SELECT a, b, c, d FROM g WHERE a IN (1, 2, 4) ORDER BY b DESC, c DESC LIMIT 3", "4|8|2|12\n2|4|3|6\n1|4|2|12\n");
+    rows("SELECT JSON a, b FROM g WHERE a IN (1, 4) ORDER BY b DESC LIMIT 2",
+         "'{\"a\": 4, \"b\": 8}'\n'{\"a\": 1, \"b\": 4}'\n");
 }
 
 Test(exec_select, aggregates_and_group_by)
