@@ -484,7 +484,10 @@ static int index_values(maint *x, const sch_table *t, const cql_index_target *tg
     int rc = 0;
     if (c->kind == COL_CLUSTERING || c->kind == COL_PARTITION_KEY) {
         const cql_value *v = c->kind == COL_CLUSTERING ? &ckv[c->position] : &pkv[c->position];
-        if (!r->is_static && v->len >= 0) {
+        /* a partition key component is indexed by the static row too: a
+         * partition with only static content is found (Cassandra's
+         * SecondaryIndexTest.testIndexOnPartitionKeyWithStaticColumnAndNoRows) */
+        if ((!r->is_static || c->kind == COL_PARTITION_KEY) && v->len >= 0) {
             int vr = cql_index_value(c->type, v->p, v->len, &b);
             rc = vr == CS_ENOMEM ? vr : vr == 0 ? add_ival(x, out, n, &cap, &b, row_lv(r)) : 0;
         }

@@ -152,6 +152,24 @@ Test(index, entries_follow_updates_and_deletes)
     fails("SELECT k FROM ks.t WHERE v = 11", "ALLOW FILTERING");
 }
 
+/* An index on a partition key component finds a partition with only
+ * static content, whether written after the index or before it (the
+ * build). */
+Test(index, pk_component_finds_static_only_partitions)
+{
+    ok("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    ok("CREATE TABLE ks.s (pk1 int, pk2 int, c int, st int static, v int, PRIMARY KEY ((pk1, pk2), c))");
+    ok("INSERT INTO ks.s (pk1, pk2, st) VALUES (5, 1, 8)");
+    ok("CREATE INDEX ON ks.s (pk2)");
+    ok("INSERT INTO ks.s (pk1, pk2, c, st, v) VALUES (1, 1, 1, 9, 1)");
+    ok("INSERT INTO ks.s (pk1, pk2, st) VALUES (2, 1, 9)");
+    rows("SELECT pk1, c, st FROM ks.s WHERE pk2 = 1", "5,null,8;2,null,9;1,1,9;");   /* token order */
+    ok("UPDATE ks.s SET st = 9 WHERE pk1 = 1 AND pk2 = 20");
+    rows("SELECT pk1, pk2, c, st, v FROM ks.s WHERE pk2 = 20", "1,20,null,9,null;");
+    ok("DELETE FROM ks.s WHERE pk1 = 1 AND pk2 = 20");
+    rows("SELECT pk1 FROM ks.s WHERE pk2 = 20", "");
+}
+
 Test(index, build_restart_and_view)
 {
     ok("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
