@@ -10,7 +10,9 @@
  * function arguments, "(c1,c2)" and "in((c1,c2))" for multi-column relations.
  */
 #include <stdio.h>
+#include <ctype.h>
 #include <string.h>
+#include <strings.h>
 #include "cql/exec_int.h"
 #include "common/alloc.h"
 
@@ -75,9 +77,15 @@ static void walk_term(walker *w, const ast_term *t, const char *name, const ctyp
         break;
     case TERM_FUNC:
         for (int i = 0; i < t->n_elems; i++) {
-            snprintf(nb, sizeof(nb), "arg%d", i);
-            walk_term(w, t->elems[i], nb,
-                      cql__fn_param_type(t->func.name, i, t->n_elems, type));
+            /* FunctionResolver.makeArgSpec: "arg0(system.totimestamp)" */
+            snprintf(nb, sizeof(nb), "arg%d(%s.%s)", i, t->func.ks ? t->func.ks : "system", t->func.name);
+            for (char *q = nb; *q; q++)
+                *q = (char)tolower((unsigned char)*q);
+            /* token()'s arguments are the partition key's columns */
+            const ctype *pt = w->t && !strcasecmp(t->func.name, "token") && t->n_elems == w->t->n_pk
+                                  ? w->t->pk[i]->type
+                                  : cql__fn_param_type(t->func.name, i, t->n_elems, type);
+            walk_term(w, t->elems[i], nb, pt);
         }
         break;
     case TERM_CAST: {
@@ -124,7 +132,7 @@ static void walk_elem_value(walker *w, const sch_column *c, const ast_term *v)
     char nb[300];
     snprintf(nb, sizeof(nb), "value(%s)", c->name);
     const ctype *vt = c->type->kind == CT_MAP ? c->type->sub[1]
-                      : c->type->kind == CT_LIST ? c->type->sub[0] : c->type;
+                      : c->type->kind == CT_LIST || c->type->kind == CT_SET ? c->type->sub[0] : c->type;
     walk_term(w, v, nb, vt);
 }
 
@@ -216,6 +224,27 @@ static void walk_relations(walker *w, ast_relation **rels, int n)
                 r->value->kind == TERM_BIND && c->position < 16)
                 w->pk_marker[c->position] = (int16_t)r->value->bind.index;
         }
+    }
+}
+
+/* Markers inside selectors: a collection element or slice takes the
+ * map's key type ("key(m)") or the set's element type ("value(s)")
+ * (Selectable.specForElementOrSlice); function arguments their
+ * parameters'.  Others stay untyped blobs (below). */
+static void walk_selector(walker *w, const ast_selector *s)
+{
+    if (!s || !w->t)
+        return;
+    for (int i = 0; i < s->n_args; i++)
+        walk_selector(w, s->args[i]);
+    if ((s->kind == SEL_ELEMENT || s->kind == SEL_SLICE) && s->n_args == 1 && s->args[0]->kind == SEL_COLUMN) {
+        const sch_column *c = sch_column_find(w->t, s->args[0]->column);
+        if (!c || (c->type->kind != CT_MAP && c->type->kind != CT_SET))
+            return;
+        char nb[300];
+        snprintf(nb, sizeof(nb), "%s(%s)", c->type->kind == CT_MAP ? "key" : "value", c->name);
+        walk_term(w, s->term, nb, c->type->sub[0]);
+        walk_term(w, s->term2, nb, c->type->sub[0]);
     }
 }
 
@@ -324,6 +353,8 @@ static int walk_stmt(walker *w, cql_ctx *ctx, const cql_session *s, cql_stmt *st
     switch (st->kind) {
     case STMT_SELECT: {
         const ast_select *sel = &st->u.select;
+        for (int i = 0; i < sel->n_sels && !cs_error_isset(w->e); i++)
+            walk_selector(w, sel->sels[i]);
         walk_relations(w, sel->where, sel->n_where);
         walk_term(w, sel->per_partition_limit, "[per_partition_limit]", ctype_scalar(CT_INT));
         walk_term(w, sel->limit, "[limit]", ctype_scalar(CT_INT));

@@ -206,7 +206,9 @@ static bool eq_restricted(const cql_sx *x, const sch_column *c)
 {
     for (int i = 0; i < x->as->n_where; i++) {
         const ast_relation *r = x->as->where[i];
-        if (r->op != OP_EQ || (r->kind != REL_COLUMN && r->kind != REL_MULTI))
+        /* an IN of one value is an EQ (SingleColumnRelation.newINRestriction) */
+        bool eq = r->op == OP_EQ || (r->op == OP_IN && !r->in_marker && r->n_in == 1);
+        if (!eq || (r->kind != REL_COLUMN && r->kind != REL_MULTI))
             continue;
         for (int j = 0; j < r->n_columns; j++)
             if (!strcmp(r->columns[j], c->name))
@@ -216,7 +218,8 @@ static bool eq_restricted(const cql_sx *x, const sch_column *c)
 }
 
 /* ORDER BY (SelectStatement.verifyOrderingIsAllowed / isReversed): clustering
- * columns in declared order, skipping only columns restricted by =, all in
+ * columns in declared order, skipping only columns restricted by = (or an
+ * IN of one value), all in
  * the same direction relative to the clustering order. */
 static int check_order(cql_sx *x)
 {

@@ -99,3 +99,27 @@ def test_collection_filters(session, ct):
             "'%s'" % t for t in sorted(tags)) + "}"))
     rows = list(session.execute("SELECT c FROM %s.cf WHERE k = 1 AND tags CONTAINS 'red' ALLOW FILTERING" % ct))
     assert [r.c for r in rows] == [0, 2]
+
+
+def test_prepared_marker_types(session, ks):
+    # The bound variables' metadata a driver serializes by (Cassandra 4.1:
+    # Sets/Maps.valueSpecOf/keySpecOf, FunctionResolver.makeArgSpec):
+    # CONTAINS takes the element type, CONTAINS KEY and m[?] the key type,
+    # token(?) the partition key column's type.
+    session.execute("CREATE TABLE IF NOT EXISTS %s.marks (k int, c int, st set<int>, m map<text, int>, "
+                    "PRIMARY KEY (k, c))" % ks)
+    session.execute("INSERT INTO %s.marks (k, c, st, m) VALUES (1, 1, {1, 2}, {'a': 7})" % ks)
+
+    def meta(q):
+        return [(cm.name, cm.type.typename) for cm in session.prepare(q % ks).column_metadata]
+
+    assert meta("SELECT c FROM %s.marks WHERE k = 1 AND st CONTAINS ? ALLOW FILTERING") == [("value(st)", "int")]
+    assert meta("SELECT c FROM %s.marks WHERE m CONTAINS KEY ? ALLOW FILTERING") == [("key(m)", "varchar")]
+    assert meta("SELECT m[?] FROM %s.marks WHERE k = ?") == [("key(m)", "varchar"), ("k", "int")]
+    assert meta("SELECT k FROM %s.marks WHERE token(k) > token(?)") == [("arg0(system.token)", "int")]
+    ps = session.prepare("SELECT c FROM %s.marks WHERE k = 1 AND st CONTAINS ? ALLOW FILTERING" % ks)
+    assert [r.c for r in session.execute(ps, [2])] == [1]
+    ps = session.prepare("SELECT m[?] FROM %s.marks WHERE k = ?" % ks)
+    assert [tuple(r) for r in session.execute(ps, ["a", 1])] == [(7,)]
+    ps = session.prepare("SELECT k FROM %s.marks WHERE token(k) >= token(?)" % ks)
+    assert [r.k for r in session.execute(ps, [1])] == [1]

@@ -168,6 +168,10 @@ Test(exec_select, refusals)
     fails("SELECT * FROM p ORDER BY c1 DESC", "ORDER BY is only supported when the partition key is restricted by an EQ or an IN.");
     fails("SELECT * FROM p WHERE k1 = 1 AND k2 = 1 ORDER BY v DESC", "Order by is currently only supported on the clustered columns of the PRIMARY KEY, got v");
     fails("SELECT * FROM p WHERE k1 = 1 AND k2 = 1 ORDER BY c2 DESC", "Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY");
+    /* an IN of one value counts as = (SelectOrderByTest.testAllowSkippingEqualityAndSingleValueIn...) */
+    ok("SELECT * FROM p WHERE k1 = 1 AND k2 = 1 AND c1 IN (1) ORDER BY c2 DESC");
+    fails("SELECT * FROM p WHERE k1 = 1 AND k2 = 1 AND c1 IN (1, 2) ORDER BY c2 DESC",
+          "Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY");
     fails("SELECT * FROM p WHERE k1 = 1 AND k2 = 1 ORDER BY c1 DESC, c2 ASC", "Unsupported order by relation");
     fails("SELECT * FROM p WHERE k1 = 1 AND k2 = 1 LIMIT 0", "LIMIT must be strictly positive");
     fails("SELECT * FROM p WHERE k1 = 'a' AND k2 = 1", "Invalid STRING constant (a) for \"k1\" of type int");
@@ -180,7 +184,6 @@ Test(exec_select, refusals)
     rows("SELECT DISTINCT k1 FROM p WHERE k1 = 1 AND k2 = 2", "");
     fails("SELECT DISTINCT k1, k2 FROM p WHERE v = 1 ALLOW FILTERING", "SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.");
     rows("SELECT c2 FROM p WHERE k1 = 1 AND k2 = 1 AND c1 = 1 ORDER BY c2 DESC", "");
-    fails("SELECT c2 FROM p WHERE k1 = 1 AND k2 = 1 AND c1 IN (1) ORDER BY c2 DESC", "Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY");
     fails("SELECT * FROM p WHERE token(k2, k1) > 0", "The token function arguments must be in the partition key order: k1, k2");
     fails("SELECT * FROM nope", "nope");
     fails("SELECT writetime(k1) FROM p", "Cannot use selection function writeTime on PRIMARY KEY part k1");
