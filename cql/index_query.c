@@ -106,7 +106,7 @@ static sch_index *clustering_index(cql_sx *x, cs_buf *iv)
             for (int i = 0; i < x->t->n_indexes && !found; i++) {
                 cql_index_target tg;
                 if (!x->t->indexes[i]->class_name && cql_index_target_parse(x->t->indexes[i], &tg) == 0 &&
-                    tg.col == c && tg.kind == IDX_SIMPLE) {
+                    tg.col == c && (tg.kind == IDX_SIMPLE || tg.kind == IDX_FULL)) {
                     cs_buf_reset(iv);
                     if (cql_index_value(c->type, store.p + off[pos], len[pos], iv) == 0)
                         found = x->t->indexes[i];
@@ -248,13 +248,13 @@ int cql_index_check_select(cql_sx *x)
     return 0;
 }
 
-/* Has column c a plain (simple) index? */
+/* Has column c a plain (simple) index, or full() on a frozen collection? */
 static bool simple_index_on(const sch_table *t, const sch_column *c)
 {
     for (int i = 0; i < t->n_indexes; i++) {
         cql_index_target tg;
         if (!t->indexes[i]->class_name && cql_index_target_parse(t->indexes[i], &tg) == 0 &&
-            tg.col == c && tg.kind == IDX_SIMPLE)
+            tg.col == c && (tg.kind == IDX_SIMPLE || tg.kind == IDX_FULL))   /* full(): a frozen collection's equality */
             return true;
     }
     return false;

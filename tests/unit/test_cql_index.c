@@ -170,6 +170,20 @@ Test(index, pk_component_finds_static_only_partitions)
     rows("SELECT pk1 FROM ks.s WHERE pk2 = 20", "");
 }
 
+/* full() on a frozen collection clustering column serves = without
+ * ALLOW FILTERING, as a plain index does (FrozenCollectionsTest.testSecondaryIndex). */
+Test(index, full_index_on_frozen_clustering)
+{
+    ok("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    ok("CREATE TABLE ks.fz (a int, b frozen<list<int>>, v int, PRIMARY KEY (a, b))");
+    ok("CREATE INDEX ON ks.fz (full(b))");
+    ok("INSERT INTO ks.fz (a, b, v) VALUES (0, [1, 2, 3], 1)");
+    ok("INSERT INTO ks.fz (a, b, v) VALUES (1, [1, 2, 3], 2)");
+    ok("INSERT INTO ks.fz (a, b, v) VALUES (2, [4, 5], 3)");
+    rows("SELECT v FROM ks.fz WHERE b = [4, 5]", "3;");
+    rows("SELECT v FROM ks.fz WHERE b = [1, 2, 3]", "2;1;");   /* token order: a = 1, then a = 0 */
+}
+
 Test(index, build_restart_and_view)
 {
     ok("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
