@@ -454,6 +454,55 @@ static int eval_typed(cql_eval *ev, const ast_term *t, const ctype *recv, const 
     return cql__term_eval(ev, t, recv, name, out, e);
 }
 
+/* Can a value of type from be stored as type to without conversion
+ * (Cassandra's isValueCompatibleWith, for the scalar pairs it allows)? */
+static bool value_compatible(const ctype *to, const ctype *from)
+{
+    if (ctype_equal(to, from) || to->kind == CT_BLOB)
+        return true;
+    switch (to->kind) {
+    case CT_VARCHAR: return from->kind == CT_ASCII;
+    case CT_BIGINT: return from->kind == CT_TIMESTAMP;
+    case CT_TIMESTAMP: return from->kind == CT_BIGINT;
+    case CT_VARINT: return from->kind == CT_INT || from->kind == CT_BIGINT || from->kind == CT_TIMESTAMP;
+    default: return false;
+    }
+}
+
+/* A type cast assigned to a receiver: the cast type must be the
+ * receiver's or value-compatible with it (TypeCast.prepare), so
+ * `SET a = (text)'foo'` into an ascii column and `SET d = (int)3` into a
+ * double one are refused. */
+static int cast_assignable(cql_eval *ev, const ast_term *t, const ctype *recv, const char *name, cs_error *e)
+{
+    if (!recv || recv->kind == CT_COUNTER)
+        return 0;
+    cs_error e2;
+    cs_error_init(&e2);
+    ctype *ct = ctype_parse(t->cast_type, ev->ks, NULL, NULL, &e2);
+    if (!ct)
+        return 0;   /* reported by the evaluation */
+    bool ok = value_compatible(recv, ct);
+    ctype_unref(ct);
+    if (ok)
+        return 0;
+    cs_buf v, ty;
+    cs_buf_init(&v);
+    cs_buf_init(&ty);
+    tt_put(&v, "(");
+    tt_put(&v, t->cast_type);
+    tt_put(&v, ")");
+    cql__term_text(t->n_elems ? t->elems[0] : NULL, &v);
+    cs_buf_put_u8(&v, 0);
+    ctype_to_cql(recv, &ty);
+    cs_buf_put_u8(&ty, 0);
+    int rc = cs_error_set(e, CS_ERR_INVALID, "Cannot assign value %s to %s of type %s", v.err ? "..." : (const char *)v.p,
+                          name ? name : "", ty.err ? "..." : (const char *)ty.p);
+    cs_buf_destroy(&v);
+    cs_buf_destroy(&ty);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- entry point */
 
 static int term_eval(cql_eval *ev, const ast_term *t, const ctype *recv, const char *recv_name,
@@ -551,6 +600,9 @@ static int term_eval(cql_eval *ev, const ast_term *t, const ctype *recv, const c
         return eval_func(ev, t, recv, recv_name, out, &ty, e);
     }
     case TERM_CAST: {
+        int rc = cast_assignable(ev, t, recv, recv_name, e);
+        if (rc)
+            return rc;
         const ctype *ty;
         return eval_typed(ev, t, recv, recv_name, out, &ty, e);
     }

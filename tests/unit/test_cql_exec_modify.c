@@ -234,6 +234,14 @@ Test(exec_modify, literal_element_refusals)
     /* markers inside collection literals: tests/integration/test_bad_input.py */
     fails("INSERT INTO lc (k, l) VALUES (1, [1, null])", "null is not supported inside collections");
     ok("INSERT INTO lc (k, l, t) VALUES (1, [1, 2], (1, 'a'))");
+    /* a type cast must be the receiver's type or value-compatible with it
+     * (TypeCast.prepare; Cassandra UpdateTest.testTypeCasts) */
+    ok("CREATE TABLE tcast (k int PRIMARY KEY, t text, a ascii, d double, i int, b blob)");
+    ok("UPDATE tcast SET t = (ascii)'foo', a = (ascii)'foo', i = (int)3, d = (double)3, b = (int)3 WHERE k = 0");
+    ok("UPDATE tcast SET t = (text)(ascii)'foo' WHERE k = 0");
+    fails("UPDATE tcast SET a = (text)'foo' WHERE k = 0", "Cannot assign value (text)'foo' to a of type ascii");
+    fails("UPDATE tcast SET d = (int)3 WHERE k = 0", "Cannot assign value (int)3 to d of type double");
+    fails("UPDATE tcast SET i = (double)3 WHERE k = 0", "Cannot assign value (double)3 to i of type int");
 }
 
 /* Conditions on a whole non-frozen collection compare cell by cell
