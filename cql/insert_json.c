@@ -165,7 +165,11 @@ int cql__insert_json(cql_eval *ev, cql_stmt *st, cql_wplan *pl, ast_relation ***
     cql_value js;
     if (cql__term_eval(ev, in->json, ctype_scalar(CT_VARCHAR), "[json]", &js, e) < 0)
         return CS_EUSER;
-    if (js.len < 0)
+    /* a null value, or the JSON text null (Json.decodeJson gives null) */
+    size_t b = 0, n = js.len > 0 ? (size_t)js.len : 0;
+    while (b < n && isspace(js.p[b])) b++;
+    while (n > b && isspace(js.p[n - 1])) n--;
+    if (js.len < 0 || (n - b == 4 && !memcmp(js.p + b, "null", 4)))
         return cs_error_set(e, CS_ERR_INVALID, "Got null for INSERT JSON values");
     jkv *kv = NULL;
     int n_kv = 0;

@@ -725,7 +725,12 @@ static int collect_key_col(cql_wan *a, const sch_column *c, const ast_relation *
                             op_text(r->op), c->name);
     if (r->op == OP_IS_NOT_NULL)
         return cs_error_set(a->e, CS_ERR_INVALID, "Unsupported restriction: %s IS NOT NULL", c->name);
-    /* CONTAINS on a key column: filtering */
+    /* CONTAINS on a key column: the receiver's checks first (toReceivers),
+     * then filtering */
+    if (r->op == OP_CONTAINS_KEY && c->type->kind != CT_MAP)
+        return cs_error_set(a->e, CS_ERR_INVALID, "Cannot use CONTAINS KEY on non-map column %s", c->name);
+    if (r->op == OP_CONTAINS && !ctype_is_collection(c->type))
+        return cs_error_set(a->e, CS_ERR_INVALID, "Cannot use CONTAINS on non-collection column %s", c->name);
     if (!(a->flags & CQL_WHERE_ALLOW_FILTERING))
         return cs_error_set(a->e, CS_ERR_INVALID,
                             "Clustering columns can only be restricted with CONTAINS with a secondary index or filtering");

@@ -473,6 +473,8 @@ Test(exec_modify, insert_json)
     ok("CREATE TABLE t (k int, c text, v int, l list<int>, PRIMARY KEY (k, c))");
     ok("INSERT INTO t JSON '{\"k\": 1, \"c\": \"a\", \"v\": 3, \"l\": [1, 2]}'");
     rows("SELECT k, c, v, l FROM t", "1|'a'|3|[1, 2]\n");
+    fails("INSERT INTO t JSON 'null'", "Got null for INSERT JSON values");   /* JsonTest.testInsertJsonSyntax */
+    fails("INSERT INTO t JSON ' null '", "Got null for INSERT JSON values");
     ok("INSERT INTO t JSON '{\"k\": 1, \"c\": \"a\"}' DEFAULT UNSET");
     rows("SELECT v FROM t", "3\n");
     ok("INSERT INTO t JSON '{\"k\": 1, \"c\": \"a\"}'");

@@ -97,6 +97,8 @@ Test(exec_select, multi_column_refusals)
     fails("SELECT * FROM mc WHERE a = 1 AND c = 1 AND b > 1",
           "PRIMARY KEY column \"c\" cannot be restricted (preceding column \"b\" is restricted by a non-EQ relation)");
     ok("CREATE TABLE mcc (a int, b int, c frozen<list<int>>, PRIMARY KEY (a, b, c))");
+    fails("SELECT * FROM mcc WHERE a = 1 AND b = 1 AND c CONTAINS KEY 1", "Cannot use CONTAINS KEY on non-map column c");
+    fails("SELECT * FROM mcc WHERE a = 1 AND b CONTAINS 1", "Cannot use CONTAINS on non-collection column b");
     fails("SELECT * FROM mcc WHERE b > 20 AND c CONTAINS 2",
           "Clustering column \"c\" cannot be restricted (preceding column \"b\" is restricted by a non-EQ relation)");
 }
