@@ -342,6 +342,25 @@ static int collect_token(cql_wan *a, const ast_relation *r)
         w->tok_end_incl = true;
         a->token_seen = true;
     }
+    /* TokenRestriction's merge rules, with the partition key's names */
+    if (a->tok_eq || (r->op == OP_EQ && (a->tok_lo || a->tok_hi)) ||
+        ((r->op == OP_GT || r->op == OP_GTE) && a->tok_lo) || ((r->op == OP_LT || r->op == OP_LTE) && a->tok_hi)) {
+        char lst[600];
+        size_t off = 0;
+        lst[0] = 0;
+        for (int i = 0; i < t->n_pk; i++)
+            off += (size_t)snprintf(lst + off, sizeof(lst) - off, "%s%s", i ? ", " : "", t->pk[i]->name);
+        if (a->tok_eq)
+            return cs_error_set(a->e, CS_ERR_INVALID, "%s cannot be restricted by more than one relation if it includes an Equal", lst);
+        if (r->op == OP_EQ)
+            return cs_error_set(a->e, CS_ERR_INVALID,
+                                "Columns \"%s\" cannot be restricted by both an equality and an inequality relation", lst);
+        return cs_error_set(a->e, CS_ERR_INVALID, "More than one restriction was found for the %s bound on %s",
+                            r->op == OP_GT || r->op == OP_GTE ? "start" : "end", lst);
+    }
+    a->tok_eq |= r->op == OP_EQ;
+    a->tok_lo |= r->op == OP_GT || r->op == OP_GTE;
+    a->tok_hi |= r->op == OP_LT || r->op == OP_LTE;
     switch (r->op) {
     case OP_EQ:
         w->tok_start = w->tok_end = tok;

@@ -38,6 +38,7 @@ typedef struct cql_wan {
     bool *ck_used;                       /* column restricted by anything */
     cql_filter *filters; int n_filters, cap_filters;
     bool token_seen;
+    bool tok_eq, tok_lo, tok_hi;       /* token() restrictions so far: =, a start bound, an end bound */
     const char *null_fmt, *null_col;   /* a row filter's null operand: refused after the ALLOW FILTERING check */
 } cql_wan;
 

@@ -223,6 +223,14 @@ Test(exec_select, filtering)
     fails("SELECT * FROM f WHERE token(k, c) > 0", "The token() function must contains only partition key components");
     fails("SELECT * FROM f WHERE token(c) > 0", "The token() function must be applied to all partition key components or none of them");
     fails("SELECT * FROM f WHERE token(k, k) > 0", "The token() function contains duplicate partition key components");
+    /* TokenRestriction's merge rules (SelectOrderedPartitionerTest.testTokenFunctionWithSingleColumnPartitionKey) */
+    fails("SELECT * FROM f WHERE token(k) >= token(1) AND token(k) > token(2)", "More than one restriction was found for the start bound on k");
+    fails("SELECT * FROM f WHERE token(k) <= token(1) AND token(k) < token(2)", "More than one restriction was found for the end bound on k");
+    fails("SELECT * FROM f WHERE token(k) > token(1) AND token(k) = token(2)",
+          "Columns \"k\" cannot be restricted by both an equality and an inequality relation");
+    fails("SELECT * FROM f WHERE token(k) = token(1) AND token(k) > token(2)",
+          "k cannot be restricted by more than one relation if it includes an Equal");
+    rows("SELECT k FROM f WHERE token(k) > token(1) AND token(k) <= token(1)", "");
     /* Cassandra 4.1 (SelectTest.testFilteringWithoutIndices*): a null in a
      * row filter is refused when the query runs, so after ALLOW FILTERING */
     fails("SELECT * FROM f WHERE v = null", "Cannot execute this query as it might involve data filtering");
