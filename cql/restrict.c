@@ -53,6 +53,17 @@ static bool is_slice(ast_op op)
 
 static void put_s(cs_buf *b, const char *s) { cs_buf_put(b, s, strlen(s)); }
 
+/* A relation's columns, comma-separated between open and close: "(b, c)", "[b, c]". */
+static void put_cols(cs_buf *b, const ast_relation *r, const char *open, const char *close)
+{
+    put_s(b, open);
+    for (int i = 0; i < r->n_columns; i++) {
+        if (i) put_s(b, ", ");
+        put_s(b, r->columns[i]);
+    }
+    put_s(b, close);
+}
+
 /* Cassandra's message for `col != term` (and LIKE without an index). */
 static int refuse_relation(cql_wan *a, const char *fmt, const char *col, const char *op, const ast_term *v)
 {
@@ -384,12 +395,7 @@ static int collect_token(cql_wan *a, const ast_relation *r)
  * "(b, c) > (1, 2)", "(b, c) IN ((1, 2), (3, 4))". */
 static void multi_text(const ast_relation *r, cs_buf *b)
 {
-    put_s(b, "(");
-    for (int i = 0; i < r->n_columns; i++) {
-        if (i) put_s(b, ", ");
-        put_s(b, r->columns[i]);
-    }
-    put_s(b, ") ");
+    put_cols(b, r, "(", ") ");
     put_s(b, op_text(r->op));
     put_s(b, " ");
     if (r->op == OP_IN && !r->in_marker) {
@@ -445,12 +451,7 @@ static int collect_multi(cql_wan *a, const ast_relation *r)
     if (r->op == OP_NEQ) {   /* refused before the columns are looked at (Relation.toRestriction) */
         cs_buf b;
         cs_buf_init(&b);
-        put_s(&b, "(");
-        for (int i = 0; i < n; i++) {
-            if (i) put_s(&b, ", ");
-            put_s(&b, r->columns[i]);
-        }
-        put_s(&b, ")");
+        put_cols(&b, r, "(", ")");
         cs_buf_put_u8(&b, 0);
         int rc = refuse_relation(a, "Unsupported \"!=\" relation: %s %s %s", b.err ? "(...)" : (const char *)b.p, "!=",
                                  r->value);
@@ -524,12 +525,7 @@ static int collect_multi(cql_wan *a, const ast_relation *r)
             if (l < 0 && r->op == OP_IN && k > 1) {   /* MultiColumnRestriction.InRestriction */
                 cs_buf b;
                 cs_buf_init(&b);
-                put_s(&b, "[");
-                for (int x = 0; x < n; x++) {
-                    if (x) put_s(&b, ", ");
-                    put_s(&b, r->columns[x]);
-                }
-                put_s(&b, "]");
+                put_cols(&b, r, "[", "]");
                 cs_buf_put_u8(&b, 0);
                 int erc = cs_error_set(a->e, CS_ERR_INVALID, "Invalid null value in condition for columns: %s",
                                        b.err ? "[...]" : (const char *)b.p);
