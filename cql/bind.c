@@ -122,6 +122,18 @@ void cql__term_text(const ast_term *t, cs_buf *b)
     tt_put(b, close);
 }
 
+bool cql__term_has_marker(const ast_term *t)
+{
+    if (!t)
+        return false;
+    if (t->kind == TERM_BIND)
+        return true;
+    for (int i = 0; i < t->n_elems; i++)
+        if (cql__term_has_marker(t->elems[i]))
+            return true;
+    return false;
+}
+
 /* An element of a collection, tuple or UDT literal that its slot's type
  * cannot take: Cassandra tests every element's type (testAssignment)
  * before preparing any, and refuses one with the enclosing literal's
@@ -184,7 +196,7 @@ static int elem_cmp(const void *a, const void *b)
 static int eval_elem(cql_eval *ev, const ast_term *t, const ctype *type, const char *name, const char *what,
                      const char *role, int *late, cql_value *out, cs_error *e)
 {
-    if (t->kind == TERM_BIND) {
+    if (cql__term_has_marker(t)) {   /* containsBindMarker: nested ones too */
         *late = 2;
         out->len = CQL_NULL;
         return 0;

@@ -34,6 +34,27 @@ static void set_spec(walker *w, int idx, const char *name, const ctype *type)
     s->type = ctype_ref(type ? type : ctype_scalar(CT_BLOB));
 }
 
+/* Lists/Sets/Maps.Literal.prepare: no marker inside a collection literal's
+ * elements, however deep (a tuple or UDT literal of its own may hold
+ * them); refused as the statement is prepared.  Returns whether it
+ * refused. */
+static bool marker_inside(walker *w, const ast_term *t, const char *name, const ctype *type)
+{
+    for (int i = 0; i < t->n_elems; i++)
+        if (cql__term_has_marker(t->elems[i])) {   /* at any depth: Term.containsBindMarker */
+            const char *what = t->kind == TERM_LIST ? "list"
+                               : t->kind == TERM_SET && !(type && type->kind == CT_MAP) ? "set" : "map";
+            if (!cs_error_isset(w->e))
+                cs_error_set(w->e, CS_ERR_INVALID,
+                             "Invalid %s literal for %s: bind variables are not supported inside collection literals", what,
+                             name);
+            return true;
+        }
+    return false;
+}
+
+static void walk_term(walker *w, const ast_term *t, const char *name, const ctype *type);
+
 /* Visit every marker inside a term whose receiver is (name, type). */
 static void walk_term(walker *w, const ast_term *t, const char *name, const ctype *type)
 {
@@ -46,12 +67,16 @@ static void walk_term(walker *w, const ast_term *t, const char *name, const ctyp
         break;
     case TERM_LIST:
     case TERM_SET:
+        if (marker_inside(w, t, name, type))
+            return;
         snprintf(nb, sizeof(nb), "value(%s)", name);
         for (int i = 0; i < t->n_elems; i++)
             walk_term(w, t->elems[i], nb,
                       type && ctype_is_collection(type) ? type->sub[0] : NULL);
         break;
     case TERM_MAP:
+        if (marker_inside(w, t, name, type))
+            return;
         for (int i = 0; i < t->n_elems; i++) {
             snprintf(nb, sizeof(nb), "%s(%s)", i % 2 ? "value" : "key", name);
             walk_term(w, t->elems[i], nb,

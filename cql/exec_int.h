@@ -65,6 +65,8 @@ int64_t cql__eval_now_us(cql_eval *ev);
  */
 /* A term as CQL text, for messages: strings quoted, markers as ?, collections in their brackets. */
 void cql__term_text(const ast_term *t, cs_buf *b);
+/* Does t hold a bind marker, at any depth (Term.containsBindMarker)? */
+bool cql__term_has_marker(const ast_term *t);
 int cql__term_eval(cql_eval *ev, const ast_term *t, const ctype *recv, const char *recv_name,
                    cql_value *out, cs_error *e);
 

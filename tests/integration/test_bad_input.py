@@ -125,9 +125,8 @@ def test_invalid_cql_driver_exceptions(session, tables):
 
 def test_markers_inside_collection_literals_are_refused(session, tables):
     # Cassandra 4.1 (Lists/Sets/Maps.Literal.prepare): no bind markers inside
-    # a collection literal; a tuple or a whole collection may be bound.
-    # Cassandra refuses at PREPARE, cassette when the statement runs (same
-    # class and message; docs/cql.md).
+    # a collection literal, however deep; a tuple or a whole collection may
+    # be bound.  Refused as the statement is prepared.
     session.execute("CREATE TABLE IF NOT EXISTS %s.coll (k int PRIMARY KEY, l list<int>, m map<int, text>, "
                     "t tuple<int, text>)" % tables)
     for q, args, msg in (("INSERT INTO %s.coll (k, l) VALUES (?, [?, 2])", (1, 5),
@@ -135,8 +134,11 @@ def test_markers_inside_collection_literals_are_refused(session, tables):
                          ("UPDATE %s.coll SET m = {1: ?} WHERE k = ?", ("x", 1),
                           "Invalid map literal for m: bind variables are not supported inside collection literals")):
         with pytest.raises(InvalidRequest) as ei:
-            session.execute(session.prepare(q % tables), args)
+            session.prepare(q % tables)
         assert msg in str(ei.value)
+    with pytest.raises(InvalidRequest) as ei:
+        session.prepare("UPDATE %s.coll SET l = [?] WHERE k = 1" % tables)
+    assert "Invalid list literal for l: bind variables are not supported inside collection literals" in str(ei.value)
     session.execute(session.prepare("UPDATE %s.coll SET t = (?, ?), l = ? WHERE k = ?" % tables), (1, "x", [1, 2], 1))
     row = session.execute("SELECT t, l FROM %s.coll WHERE k = 1" % tables).one()
     assert tuple(row.t) == (1, "x") and list(row.l) == [1, 2]
