@@ -31,6 +31,7 @@ typedef struct cql_config {
     int unlogged_batch_across_partitions_warn_threshold; /* 10 */
     bool materialized_views_enabled;   /* true (cassette's default; Cassandra 4 disables) */
     bool user_defined_functions_enabled;
+    bool password_authenticator;       /* authenticator: PasswordAuthenticator (else every session is anonymous) */
     const char *config_text;           /* settings for system_views.settings (may be NULL) */
 } cql_config;
 

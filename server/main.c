@@ -220,6 +220,7 @@ int main(int argc, char **argv)
         return 1;
     }
     cql_ctx *cql = NULL;
+    cfg.cql.password_authenticator = cfg.authenticator == CONFIG_AUTH_PASSWORD;
     rc = cql_ctx_new(eng, &cfg.cql, &cql);
     if (rc != 0) {
         fprintf(stderr, "cassette: cannot open the CQL layer: %s\n", cs_strerror(rc));

@@ -57,3 +57,45 @@ def test_no_credentials_refused(auth_server):
     finally:
         c.shutdown()
     assert auth_server.alive()
+
+
+ROLE_STATEMENTS = [
+    "CREATE ROLE r WITH LOGIN = true",
+    "CREATE USER u",
+    "ALTER ROLE r WITH LOGIN = false",
+    "DROP ROLE r",
+    "DROP USER IF EXISTS u",
+    "GRANT SELECT ON ALL KEYSPACES TO r",
+    "REVOKE SELECT ON KEYSPACE system FROM r",
+    "GRANT r TO s",
+    "LIST ROLES",
+    "LIST USERS",
+    "LIST ALL PERMISSIONS",
+]
+
+
+def test_role_statements_anonymous(session):
+    # AllowAllAuthenticator (the default): every session is anonymous, and
+    # Cassandra 4.1 refuses role and permission statements as Unauthorized
+    # (ClientState.ensureNotAnonymous), not as a server error.
+    from cassandra import Unauthorized
+    for q in ROLE_STATEMENTS:
+        with pytest.raises(Unauthorized) as ei:
+            session.execute(q)
+        assert "You have to be logged in and not anonymous to perform this request" in str(ei.value), q
+
+
+def test_role_statements_with_password_authenticator(auth_server):
+    # Logged in, cassette has no role store: a clear InvalidRequest naming
+    # the statement (docs/cql.md), never a server error.
+    from cassandra import InvalidRequest
+    c = connect(auth_server, PlainTextAuthProvider("cassandra", "cassandra"))
+    try:
+        sess = c.connect()
+        for q in ROLE_STATEMENTS:
+            with pytest.raises(InvalidRequest) as ei:
+                sess.execute(q)
+            assert "is not supported: cassette keeps no roles or permissions" in str(ei.value), q
+        assert sess.execute("SELECT key FROM system.local").one().key == "local"
+    finally:
+        c.shutdown()
