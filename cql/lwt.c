@@ -513,12 +513,37 @@ int cql__lwt_check(cql_wplan *const *plans, int n, bool is_batch, int32_t now_s,
         lwt_out o = { cols, 0 };
         if (!*applied)
             result_cols(plans, n, is_batch, &o);
+        /* A plan whose conditions are all on static columns shows no row of
+         * its own when another conditional plan reads a clustering row (the
+         * statics come with that row); alone, it shows the partition's first
+         * live row (CQL3CasRequest.readCommand: the first live row when
+         * there are no row conditions), or the static row without one. */
+        bool row_plans = false;
+        for (int i = 0; i < n; i++)
+            row_plans |= cql__wplan_is_lwt(plans[i]) && rows[i].has_ck && plans[i]->w.n_cks == 1;
+        cs_buf first_ck;
+        cs_buf_init(&first_ck);
         /* Rows to show: each distinct existing row read by a conditional plan. */
         int shown[256], n_shown = 0;
         for (int i = 0; i < n && !*applied && n_shown < 256; i++) {
             if (!cql__wplan_is_lwt(plans[i]))
                 continue;
-            const lwt_rows *lr = &rows[i];
+            lwt_rows *lr = &rows[i];
+            bool static_only = !lr->has_ck && t->n_ck > 0;
+            if (static_only && row_plans)
+                continue;
+            if (static_only && is_batch && lr->stat.exists && !lr->reg.exists) {
+                const cql_value *pk = &plans[i]->w.pks[0];
+                int fr = cql__first_row_ck(t, pk->p, (uint32_t)pk->len, now_s, &first_ck);
+                if (fr == 1) {
+                    cql__rowcopy_free(&lr->reg);
+                    if (cql__read_row(t, pk->p, (uint32_t)pk->len, first_ck.p, (uint32_t)first_ck.len, false, now_s,
+                                      &lr->reg) == 1) {
+                        lr->ck = first_ck.p;
+                        lr->ck_len = (uint32_t)first_ck.len;
+                    }
+                }
+            }
             /* Like SelectStatement.processPartition: a partition with only
              * its static row yields a row when static columns were read,
              * which CQL3CasRequest.columnsToRead does when the statement
@@ -553,6 +578,7 @@ int cql__lwt_check(cql_wplan *const *plans, int n, bool is_batch, int32_t now_s,
                 emit_row(&w, plans[shown[j]], &rows[shown[j]], &o);
         }
         cql_rows_end(&w, NULL, -1);
+        cs_buf_destroy(&first_ck);   /* rows' ck may point into it: after the rows are written */
     }
     for (int i = 0; i < n; i++) {
         cql__rowcopy_free(&rows[i].reg);

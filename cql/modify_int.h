@@ -117,6 +117,9 @@ int cql__read_row_ex(const sch_table *t, const uint8_t *pk, uint32_t pk_len,
 void cql__rowcopy_free(cql_rowcopy *rc);
 /* 1 if partition pk has any live row (static included), 0 if not, <0 error. */
 int cql__partition_exists(const sch_table *t, const uint8_t *pk, uint32_t pk_len, int32_t now_s);
+/* The clustering of partition pk's first live row (static row excluded)
+ * into ck: 1 if there is one, 0 if not, <0 error. */
+int cql__first_row_ck(const sch_table *t, const uint8_t *pk, uint32_t pk_len, int32_t now_s, cs_buf *ck);
 /* Value of column c assembled from the row's cells in protocol form (a
  * collection rebuilt from its cells).  Returns 1 with out filled, 0 if null. */
 int cql__rowcopy_value(const cql_rowcopy *rc, const sch_column *c, cs_buf *out);

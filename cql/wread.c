@@ -215,3 +215,34 @@ int cql__partition_exists(const sch_table *t, const uint8_t *pk, uint32_t pk_len
     st_scan_close(s);
     return rc < 0 ? rc : rc == 1;
 }
+
+int cql__first_row_ck(const sch_table *t, const uint8_t *pk, uint32_t pk_len, int32_t now_s, cs_buf *ck)
+{
+    if (!t->st || t->n_ck == 0)
+        return 0;
+    st_read_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.pk = pk;
+    spec.pk_len = pk_len;
+    spec.now_s = now_s;
+    st_scan *s = NULL;
+    int rc = st_scan_open(t->st, &spec, &s);
+    if (rc < 0)
+        return rc;
+    st_partition_view pv;
+    rc = st_scan_next_partition(s, &pv);
+    int found = 0;
+    st_row_view rv;
+    while (rc == 1 && (rc = st_scan_next_row(s, &rv)) == 1) {
+        if (rv.flags & ST_ROW_STATIC)
+            continue;
+        if (rv.liveness.ts_us == INT64_MIN && rv.n_cells == 0)
+            continue;
+        cs_buf_reset(ck);
+        cs_buf_put(ck, rv.ck, rv.ck_len);
+        found = ck->err ? CS_ENOMEM : 1;
+        break;
+    }
+    st_scan_close(s);
+    return rc < 0 ? rc : found;
+}

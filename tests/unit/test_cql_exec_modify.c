@@ -244,6 +244,29 @@ Test(exec_modify, literal_element_refusals)
     fails("UPDATE tcast SET i = (double)3 WHERE k = 0", "Cannot assign value (double)3 to i of type int");
 }
 
+/* A not-applied conditional batch with a static condition (Cassandra 4.1
+ * InsertUpdateIfConditionStaticsTest.testStaticColumnsCas): alone, it
+ * shows the partition's first live row; next to row conditions, no row
+ * of its own. */
+Test(exec_modify, lwt_batch_static_condition_rows)
+{
+    mkks();
+    ok("CREATE TABLE sc (id int, k text, version int static, v text, PRIMARY KEY (id, k))");
+    ok("INSERT INTO sc (id, k, version, v) VALUES (0, 'k1', 2, 'foo')");
+    ok("INSERT INTO sc (id, k, version, v) VALUES (0, 'k2', 2, 'bar')");
+    result("BEGIN BATCH UPDATE sc SET v = 'x' WHERE id = 0 AND k = 'k1'; "
+           "UPDATE sc SET version = 3 WHERE id = 0 IF version = 1; APPLY BATCH",
+           "[applied]|id|k|version\nfalse|0|'k1'|2\n");
+    result("BEGIN BATCH UPDATE sc SET version = 4 WHERE id = 0 IF version = 2; "
+           "UPDATE sc SET v = 'r1' WHERE id = 0 AND k = 'k1' IF v = 'foo'; "
+           "UPDATE sc SET v = 'r2' WHERE id = 0 AND k = 'k2' IF v = 'x'; APPLY BATCH",
+           "[applied]|id|k|version|v\nfalse|0|'k1'|2|'foo'\nfalse|0|'k2'|2|'bar'\n");
+    /* no clustering row at all: the static row */
+    ok("INSERT INTO sc (id, version) VALUES (1, 7)");
+    result("BEGIN BATCH UPDATE sc SET version = 8 WHERE id = 1 IF version = 1; APPLY BATCH",
+           "[applied]|id|k|version\nfalse|1|null|7\n");
+}
+
 /* Conditions on a whole non-frozen collection compare cell by cell
  * (Cassandra 4.1 InsertUpdateIfConditionCollectionsTest.
  * testNonFrozenEmptyCollection): a missing collection is an empty one,
