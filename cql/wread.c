@@ -192,27 +192,41 @@ int cql__rowcopy_value(const cql_rowcopy *rc, const sch_column *c, cs_buf *out)
     return out->err ? out->err : 1;
 }
 
-int cql__partition_exists(const sch_table *t, const uint8_t *pk, uint32_t pk_len, int32_t now_s)
+/* Open a scan of partition pk positioned on it: 1 (then *s is open and
+ * next_row gives its rows), 0 if it has nothing, <0 error. */
+static int scan_partition(const sch_table *t, const uint8_t *pk, uint32_t pk_len, int32_t now_s, bool with_static,
+                          st_scan **s)
 {
-    if (!t->st)
-        return 0;
     st_read_spec spec;
     memset(&spec, 0, sizeof spec);
     spec.pk = pk;
     spec.pk_len = pk_len;
-    spec.include_static = true;
+    spec.include_static = with_static;
     spec.now_s = now_s;
-    st_scan *s = NULL;
-    int rc = st_scan_open(t->st, &spec, &s);
+    *s = NULL;
+    int rc = st_scan_open(t->st, &spec, s);
     if (rc < 0)
         return rc;
     st_partition_view pv;
-    rc = st_scan_next_partition(s, &pv);
+    rc = st_scan_next_partition(*s, &pv);
+    if (rc != 1) {
+        st_scan_close(*s);
+        *s = NULL;
+    }
+    return rc;
+}
+
+int cql__partition_exists(const sch_table *t, const uint8_t *pk, uint32_t pk_len, int32_t now_s)
+{
+    if (!t->st)
+        return 0;
+    st_scan *s;
+    int rc = scan_partition(t, pk, pk_len, now_s, true, &s);
     if (rc == 1) {
         st_row_view rv;
         rc = st_scan_next_row(s, &rv);
+        st_scan_close(s);
     }
-    st_scan_close(s);
     return rc < 0 ? rc : rc == 1;
 }
 
@@ -220,29 +234,19 @@ int cql__first_row_ck(const sch_table *t, const uint8_t *pk, uint32_t pk_len, in
 {
     if (!t->st || t->n_ck == 0)
         return 0;
-    st_read_spec spec;
-    memset(&spec, 0, sizeof spec);
-    spec.pk = pk;
-    spec.pk_len = pk_len;
-    spec.now_s = now_s;
-    st_scan *s = NULL;
-    int rc = st_scan_open(t->st, &spec, &s);
-    if (rc < 0)
-        return rc;
-    st_partition_view pv;
-    rc = st_scan_next_partition(s, &pv);
+    st_scan *s;
+    int rc = scan_partition(t, pk, pk_len, now_s, false, &s);
     int found = 0;
     st_row_view rv;
     while (rc == 1 && (rc = st_scan_next_row(s, &rv)) == 1) {
-        if (rv.flags & ST_ROW_STATIC)
-            continue;
-        if (rv.liveness.ts_us == INT64_MIN && rv.n_cells == 0)
+        if ((rv.flags & ST_ROW_STATIC) || (rv.liveness.ts_us == INT64_MIN && rv.n_cells == 0))
             continue;
         cs_buf_reset(ck);
         cs_buf_put(ck, rv.ck, rv.ck_len);
         found = ck->err ? CS_ENOMEM : 1;
         break;
     }
-    st_scan_close(s);
+    if (s)
+        st_scan_close(s);
     return rc < 0 ? rc : found;
 }
