@@ -176,8 +176,6 @@ static int not_of_type(const ast_term *t, const ctype *slot, const char *name, c
     return rc;
 }
 
-
-
 typedef struct elem { cql_value k, v; } elem;
 typedef struct sort_ctx { const ctype *t; } sort_ctx;
 static _Thread_local const ctype *g_sort_type;
@@ -466,38 +464,11 @@ static int eval_typed(cql_eval *ev, const ast_term *t, const ctype *recv, const 
     return cql__term_eval(ev, t, recv, name, out, e);
 }
 
-/* Can a value of type from be stored as type to without conversion
- * (Cassandra's isValueCompatibleWith, for the scalar pairs it allows)? */
-static bool value_compatible(const ctype *to, const ctype *from)
+/* A type cast assigned to a receiver whose type is neither the cast's nor
+ * value-compatible with it (TypeCast.prepare), as `SET a = (text)'foo'`
+ * into an ascii column or `SET d = (int)3` into a double one: refused. */
+static int cast_refused(const ast_term *t, const ctype *recv, const char *name, cs_error *e)
 {
-    if (ctype_equal(to, from) || to->kind == CT_BLOB)
-        return true;
-    switch (to->kind) {
-    case CT_VARCHAR: return from->kind == CT_ASCII;
-    case CT_BIGINT: return from->kind == CT_TIMESTAMP;
-    case CT_TIMESTAMP: return from->kind == CT_BIGINT;
-    case CT_VARINT: return from->kind == CT_INT || from->kind == CT_BIGINT || from->kind == CT_TIMESTAMP;
-    default: return false;
-    }
-}
-
-/* A type cast assigned to a receiver: the cast type must be the
- * receiver's or value-compatible with it (TypeCast.prepare), so
- * `SET a = (text)'foo'` into an ascii column and `SET d = (int)3` into a
- * double one are refused. */
-static int cast_assignable(cql_eval *ev, const ast_term *t, const ctype *recv, const char *name, cs_error *e)
-{
-    if (!recv || recv->kind == CT_COUNTER)
-        return 0;
-    cs_error e2;
-    cs_error_init(&e2);
-    ctype *ct = ctype_parse(t->cast_type, ev->ks, NULL, NULL, &e2);
-    if (!ct)
-        return 0;   /* reported by the evaluation */
-    bool ok = value_compatible(recv, ct);
-    ctype_unref(ct);
-    if (ok)
-        return 0;
     cs_buf v, ty;
     cs_buf_init(&v);
     cs_buf_init(&ty);
@@ -612,11 +583,14 @@ static int term_eval(cql_eval *ev, const ast_term *t, const ctype *recv, const c
         return eval_func(ev, t, recv, recv_name, out, &ty, e);
     }
     case TERM_CAST: {
-        int rc = cast_assignable(ev, t, recv, recv_name, e);
-        if (rc)
-            return rc;
-        const ctype *ty;
-        return eval_typed(ev, t, recv, recv_name, out, &ty, e);
+        ctype *ct = ctype_parse(t->cast_type, ev->ks, NULL, NULL, e);
+        if (!ct)
+            return CS_EUSER;
+        int rc = recv && recv->kind != CT_COUNTER && !ctype_value_compatible(recv, ct)
+                     ? cast_refused(t, recv, recv_name, e)
+                     : cql__term_eval(ev, t->elems[0], ct, recv_name, out, e);
+        ctype_unref(ct);
+        return rc;
     }
     case TERM_NEG: {
         int rc = cql__term_eval(ev, t->elems[0], recv, recv_name, out, e);
