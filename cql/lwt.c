@@ -19,6 +19,10 @@
 #include "cql/modify_int.h"
 #include "common/alloc.h"
 
+/* Operators as Cassandra's Operator.toString prints them in refusals. */
+static const char *const opname[] = { [OP_LT] = "<", [OP_LTE] = "<=", [OP_GT] = ">", [OP_GTE] = ">=",
+                                      [OP_CONTAINS] = "CONTAINS", [OP_CONTAINS_KEY] = "CONTAINS KEY" };
+
 static int field_index(const ctype *t, const char *name)
 {
     for (int i = 0; i < t->n_sub; i++)
@@ -81,14 +85,10 @@ int cql__wplan_conds(cql_eval *ev, const ast_condition *conds, int n, cql_wplan 
         }
         const ctype *vt = wc->vtype;
         if ((ac->op == OP_LT || ac->op == OP_LTE || ac->op == OP_GT || ac->op == OP_GTE) && ctype_refs_duration(vt)) {
-            if (ctype_is_collection(vt))
-                return cs_error_set(e, CS_ERR_INVALID, "Slice conditions are not supported on collections containing durations");
-            if (vt->kind == CT_TUPLE)
-                return cs_error_set(e, CS_ERR_INVALID, "Slice conditions are not supported on tuples containing durations");
-            if (vt->kind == CT_UDT)
-                return cs_error_set(e, CS_ERR_INVALID, "Slice conditions are not supported on UDTs containing durations");
-            return cs_error_set(e, CS_ERR_INVALID, "Slice conditions ( %s ) are not supported on durations",
-                                ac->op == OP_LT ? "<" : ac->op == OP_LTE ? "<=" : ac->op == OP_GT ? ">" : ">=");
+            const char *holder = ctype_duration_holder(vt);
+            if (holder)
+                return cs_error_set(e, CS_ERR_INVALID, "Slice conditions are not supported on %s containing durations", holder);
+            return cs_error_set(e, CS_ERR_INVALID, "Slice conditions ( %s ) are not supported on durations", opname[ac->op]);
         }
         if (ac->op == OP_CONTAINS || ac->op == OP_CONTAINS_KEY) {
             if (ac->op == OP_CONTAINS_KEY && ty->kind != CT_MAP)
@@ -151,8 +151,6 @@ int cql__wplan_conds(cql_eval *ev, const ast_condition *conds, int n, cql_wplan 
             if (wc->vals[0].len == CQL_UNSET && !cells)
                 return cs_error_set(e, CS_ERR_INVALID, "Invalid 'unset' value in condition");
             wc->n_vals = 1;
-            static const char *opname[] = { [OP_LT] = "<", [OP_LTE] = "<=", [OP_GT] = ">", [OP_GTE] = ">=",
-                                            [OP_CONTAINS] = "CONTAINS", [OP_CONTAINS_KEY] = "CONTAINS KEY" };
             if (wc->vals[0].len == CQL_NULL && (ac->op == OP_LT || ac->op == OP_LTE || ac->op == OP_GT ||
                                                ac->op == OP_GTE || ac->op == OP_CONTAINS || ac->op == OP_CONTAINS_KEY))
                 return cs_error_set(e, CS_ERR_INVALID, "Invalid comparison with null for operator \"%s\"",

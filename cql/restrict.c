@@ -211,12 +211,9 @@ static int add_filter(cql_wan *a, const sch_column *c, const ast_relation *r)
 {
     const ctype *ty = c->type;
     if (is_slice(r->op) && r->kind != REL_ELEMENT && ctype_refs_duration(ty)) {
-        if (ctype_is_collection(ty))
-            return cs_error_set(a->e, CS_ERR_INVALID, "Slice restrictions are not supported on collections containing durations");
-        if (ty->kind == CT_TUPLE)
-            return cs_error_set(a->e, CS_ERR_INVALID, "Slice restrictions are not supported on tuples containing durations");
-        if (ty->kind == CT_UDT)
-            return cs_error_set(a->e, CS_ERR_INVALID, "Slice restrictions are not supported on UDTs containing durations");
+        const char *holder = ctype_duration_holder(ty);
+        if (holder)
+            return cs_error_set(a->e, CS_ERR_INVALID, "Slice restrictions are not supported on %s containing durations", holder);
         return cs_error_set(a->e, CS_ERR_INVALID, "Slice restrictions are not supported on duration columns");
     }
     /* a null literal for a counter fails as the term is prepared */
@@ -270,6 +267,15 @@ static int add_filter(cql_wan *a, const sch_column *c, const ast_relation *r)
 
 /* ---------------------------------------------------------------- collect */
 
+/* The partition key's column names, comma-separated ("k1, k2"). */
+static void pk_names(const sch_table *t, char *lst, size_t cap)
+{
+    size_t off = 0;
+    lst[0] = 0;
+    for (int i = 0; i < t->n_pk && off < cap; i++)
+        off += (size_t)snprintf(lst + off, cap - off, "%s%s", i ? ", " : "", t->pk[i]->name);
+}
+
 static int collect_token(cql_wan *a, const ast_relation *r)
 {
     const sch_table *t = a->t;
@@ -284,11 +290,6 @@ static int collect_token(cql_wan *a, const ast_relation *r)
         for (int i = 0; i < r->n_columns; i++)
             if (!sch_column_find(t, r->columns[i]))
                 return cs_error_set(a->e, CS_ERR_INVALID, "Undefined column name %s", r->columns[i]);
-        char lst[600];
-        size_t off = 0;
-        lst[0] = 0;
-        for (int i = 0; i < t->n_pk; i++)
-            off += (size_t)snprintf(lst + off, sizeof(lst) - off, "%s%s", i ? ", " : "", t->pk[i]->name);
         /* Cassandra's order (TokenRelation): every component, no
          * duplicates, nothing else, then the order */
         for (int i = 0; i < t->n_pk; i++) {
@@ -310,6 +311,8 @@ static int collect_token(cql_wan *a, const ast_relation *r)
                 return cs_error_set(a->e, CS_ERR_INVALID,
                                     "The token() function must contains only partition key components");
         }
+        char lst[600];
+        pk_names(t, lst, sizeof lst);
         return cs_error_set(a->e, CS_ERR_INVALID,
                             "The token function arguments must be in the partition key order: %s", lst);
     }
@@ -357,10 +360,7 @@ static int collect_token(cql_wan *a, const ast_relation *r)
     if (a->tok_eq || (r->op == OP_EQ && (a->tok_lo || a->tok_hi)) ||
         ((r->op == OP_GT || r->op == OP_GTE) && a->tok_lo) || ((r->op == OP_LT || r->op == OP_LTE) && a->tok_hi)) {
         char lst[600];
-        size_t off = 0;
-        lst[0] = 0;
-        for (int i = 0; i < t->n_pk; i++)
-            off += (size_t)snprintf(lst + off, sizeof(lst) - off, "%s%s", i ? ", " : "", t->pk[i]->name);
+        pk_names(t, lst, sizeof lst);
         if (a->tok_eq)
             return cs_error_set(a->e, CS_ERR_INVALID, "%s cannot be restricted by more than one relation if it includes an Equal", lst);
         if (r->op == OP_EQ)
@@ -604,7 +604,6 @@ static int collect_multi(cql_wan *a, const ast_relation *r)
     return 0;
 }
 
-/* pk or ck column restricted by a single-column relation. */
 /* Cassandra's ClusteringColumnRestrictions.mergeWith, as each clustering
  * restriction is added (so before the partition key is judged): without
  * ALLOW FILTERING, nothing after a slice, and no slice before what is
@@ -642,6 +641,7 @@ static int ck_merge_check(cql_wan *a, int start, bool slice)
     return 0;
 }
 
+/* pk or ck column restricted by a single-column relation. */
 static int collect_key_col(cql_wan *a, const sch_column *c, const ast_relation *r)
 {
     bool pk = c->kind == COL_PARTITION_KEY;

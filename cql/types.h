@@ -56,6 +56,10 @@ bool ctype_equal(const ctype *a, const ctype *b);
 bool ctype_is_collection(const ctype *t);     /* list/set/map */
 bool ctype_is_multicell(const ctype *t);      /* non-frozen collection or non-frozen UDT */
 bool ctype_refs_duration(const ctype *t);    /* a duration, or one nested inside (Cassandra's referencesDuration) */
+/* For a type that holds a duration inside: the words Cassandra's slice
+ * refusals name it by ("collections", "tuples", "UDTs"); NULL for a
+ * duration itself or anything else. */
+const char *ctype_duration_holder(const ctype *t);
 bool ctype_is_numeric(const ctype *t);
 /* Cassandra's isValueCompatibleWith / isCompatibleWith, for ALTER and casts. */
 bool ctype_value_compatible(const ctype *to, const ctype *from);

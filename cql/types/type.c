@@ -282,6 +282,13 @@ bool ctype_refs_duration(const ctype *t)
     return false;
 }
 
+const char *ctype_duration_holder(const ctype *t)
+{
+    if (!ctype_refs_duration(t))
+        return NULL;
+    return ctype_is_collection(t) ? "collections" : t->kind == CT_TUPLE ? "tuples" : t->kind == CT_UDT ? "UDTs" : NULL;
+}
+
 bool ctype_is_multicell(const ctype *t)
 {
     return t && !t->frozen && (ctype_is_collection(t) || t->kind == CT_UDT);
