@@ -298,6 +298,51 @@ typedef struct ast_describe {
     bool with_internals;               /* WITH INTERNALS */
 } ast_describe;
 
+/* ---------------------------------------------------------------- auth */
+
+/* Role and permission statements (Cassandra 4.1's Parser.g: createRoleStatement,
+ * createUserStatement, grantRoleStatement, listPermissionsStatement, ...). */
+typedef enum {
+    AUTH_CREATE_ROLE, AUTH_ALTER_ROLE, AUTH_DROP_ROLE,
+    AUTH_GRANT_ROLE, AUTH_REVOKE_ROLE, AUTH_LIST_ROLES, AUTH_LIST_USERS,
+    AUTH_GRANT_PERMS, AUTH_REVOKE_PERMS, AUTH_LIST_PERMS,
+} ast_auth_kind;
+
+/* Role options given (RoleOptions; each at most once). */
+enum { ROLEOPT_SUPERUSER = 1, ROLEOPT_LOGIN = 2, ROLEOPT_PASSWORD = 4, ROLEOPT_HASHED = 8, ROLEOPT_OPTIONS = 16 };
+
+/* Permissions (Permission, in its declaration order). */
+enum { PERM_CREATE = 1, PERM_ALTER = 2, PERM_DROP = 4, PERM_SELECT = 8, PERM_MODIFY = 16,
+       PERM_AUTHORIZE = 32, PERM_DESCRIBE = 64, PERM_EXECUTE = 128, PERM_ALL = 255 };
+
+typedef enum {
+    RES_NONE, RES_ALL_KEYSPACES, RES_KEYSPACE, RES_TABLE, RES_ALL_TABLES,
+    RES_ALL_ROLES, RES_ROLE, RES_ALL_FUNCTIONS, RES_FUNCTIONS_IN_KS, RES_FUNCTION,
+    RES_ALL_MBEANS, RES_MBEAN,
+} ast_resource_kind;
+
+typedef struct ast_resource {
+    ast_resource_kind kind;
+    char *ks;                          /* KEYSPACE, TABLE (NULL: the session's), ALL_TABLES, FUNCTIONS_IN_KS, FUNCTION */
+    char *name;                        /* TABLE, ROLE, FUNCTION, MBEAN */
+} ast_resource;
+
+typedef struct ast_auth {
+    ast_auth_kind kind;
+    const char *verb;                  /* "CREATE ROLE", "LIST PERMISSIONS", ... */
+    bool user_form;                    /* the USER spelling (CREATE USER, LIST USERS, ...) */
+    bool if_exists;                    /* IF [NOT] EXISTS */
+    char *role;                        /* the role named; NULL for LIST without OF */
+    char *grantee;                     /* GRANT/REVOKE ... TO|FROM role */
+    unsigned opts;                     /* ROLEOPT_* given */
+    bool superuser, login;             /* their values when given */
+    char *password;                    /* PASSWORD or HASHED PASSWORD text */
+    bool has_dcs;                      /* ACCESS TO [ALL] DATACENTERS given */
+    bool recursive;                    /* false after NORECURSIVE */
+    unsigned perms;                    /* PERM_* */
+    ast_resource res;                  /* RES_NONE if no ON clause */
+} ast_auth;
+
 /* ---------------------------------------------------------------- statement */
 
 typedef enum {
@@ -309,7 +354,7 @@ typedef enum {
     STMT_CREATE_VIEW, STMT_ALTER_VIEW, STMT_DROP_VIEW,
     STMT_CREATE_FUNCTION, STMT_DROP_FUNCTION, STMT_CREATE_AGGREGATE, STMT_DROP_AGGREGATE,
     STMT_DESCRIBE,
-    STMT_AUTH,          /* CREATE/ALTER/DROP ROLE|USER, GRANT, REVOKE, LIST ...: auth_text holds the verb */
+    STMT_AUTH,          /* CREATE/ALTER/DROP ROLE|USER, GRANT, REVOKE, LIST ...: u.auth */
 } cql_stmt_kind;
 
 struct cql_stmt {
@@ -336,7 +381,7 @@ struct cql_stmt {
         ast_create_view create_view;
         ast_alter_table alter_view;    /* ALTER MATERIALIZED VIEW v WITH ... (props only) */
         ast_describe describe;
-        char *auth_text;
+        ast_auth auth;
     } u;
 };
 

@@ -46,6 +46,7 @@ struct cql_ctx {
     void *select_meta;                /* SELECT result metadata memo (exec_select.c), lazily created */
     st_mutation *spare_mut;           /* an emptied mutation for the next write (exec_batch.c) */
     void *sel_memo;                   /* SELECT column list memo (select_sel.c), lazily created */
+    struct cql_roles *roles;          /* role store (roles.c; catalog) */
 };
 
 /* Free ctx->sel_memo (select_sel.c; called by cql_exec_ctx_destroy). */
@@ -95,6 +96,8 @@ int cql_exec_ddl(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_e
 int cql_exec_describe(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p,
                       cql_result *r, cs_error *e);
 int cql_exec_use(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_error *e);
+/* Role and permission statements (exec_auth.c, catalog-owned). */
+int cql__exec_auth(cql_ctx *ctx, cql_session *s, const cql_stmt *st, cql_result *r, cs_error *e);
 
 /* Free the executor's statement and prepared caches (prepared.c, exec-read).
  * cql_ctx_free (ctx.c) calls it before freeing the catalog. */

@@ -15,6 +15,7 @@
  *   5. replay the commit log into user tables   (phase 1), then
  *      st_engine_replay_done
  */
+#include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
 
@@ -22,6 +23,7 @@
 #include "cql/trace.h"
 #include "cql/schema_int.h"
 #include "cql/index.h"   /* index hook (issue 5) */
+#include "cql/roles.h"
 #include "common/alloc.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -159,6 +161,15 @@ int cql_ctx_new(st_engine *eng, const cql_config *cfg, cql_ctx **out)
         cql_ctx_free(ctx);
         return rc;
     }
+    char path[4200];
+    snprintf(path, sizeof path, "%s/roles.cassette", st_engine_data_dir(eng) ? st_engine_data_dir(eng) : ".");
+    cs_error e;
+    cs_error_init(&e);
+    if (cql_roles_open(path, &ctx->roles, &e)) {
+        CS_ERROR("%s", e.msg);
+        cql_ctx_free(ctx);
+        return CS_ECORRUPT;
+    }
     *out = ctx;
     return 0;
 }
@@ -171,11 +182,17 @@ void cql_ctx_free(cql_ctx *ctx)
     cql_trace_free(ctx);
     cql_index_builds_free(ctx);   /* index hook (issue 5): builds in progress */
     sch_catalog_free(ctx->cat);
+    cql_roles_free(ctx->roles);
     cs_free(ctx->tokens);
     cs_free((char *)ctx->cfg.cluster_name);
     cs_free((char *)ctx->cfg.listen_address);
     cs_free((char *)ctx->cfg.config_text);
     cs_free(ctx);
+}
+
+int cql_login(cql_ctx *ctx, const char *user, size_t ulen, const char *pass, size_t plen, cs_error *e)
+{
+    return cql_roles_login(ctx->roles, user, ulen, pass, plen, e);
 }
 
 struct sch_catalog *cql_ctx_catalog(cql_ctx *ctx) { return ctx ? ctx->cat : NULL; }

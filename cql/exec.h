@@ -55,8 +55,15 @@ typedef struct cql_session {
     int protocol_version;              /* 3, 4 or 5 */
     char client_addr[64];              /* for system_views.clients */
     char driver_name[64], driver_version[32];
+    char user[256];                    /* the role logged in (PasswordAuthenticator); "" = anonymous */
     void *server_conn;                 /* opaque back-pointer for the server */
 } cql_session;
+
+/* PasswordAuthenticator's check of a SASL PLAIN login against the role
+ * store (cql/roles.h): 0, or CS_EUSER with e = 0x0100 and Cassandra's
+ * wording ("Provided username X and/or password are incorrect", "X is not
+ * permitted to log in").  Any thread. */
+int cql_login(cql_ctx *ctx, const char *user, size_t ulen, const char *pass, size_t plen, cs_error *e);
 
 /* Optional (server): report connections for system_views.clients.  The
  * session pointer must stay valid until cql_session_closed.  Owner: catalog

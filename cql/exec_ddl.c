@@ -579,16 +579,7 @@ static int exec_ddl(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, c
         return cs_error_set(e, CS_ERR_INVALID, "Aggregate '%s.%s' doesn't exist", ks, d->name.name);
     }
     case STMT_AUTH:
-        /* Role and permission statements.  Under AllowAllAuthenticator
-         * every session is anonymous, and Cassandra 4.1 refuses them all
-         * (after any option checks) in ClientState.ensureNotAnonymous.
-         * cassette keeps no roles: with PasswordAuthenticator (whose one
-         * login is cassandra/cassandra) they are refused as such. */
-        if (!ctx->cfg.password_authenticator)
-            return cs_error_set(e, CS_ERR_UNAUTHORIZED, "You have to be logged in and not anonymous to perform this request");
-        return cs_error_set(e, CS_ERR_INVALID,
-                            "%s is not supported: cassette keeps no roles or permissions (PasswordAuthenticator accepts "
-                            "only cassandra/cassandra)", st->u.auth_text ? st->u.auth_text : "this statement");
+        return cql__exec_auth(ctx, s, st, r, e);
     default:
         return cs_error_set(e, CS_ERR_SERVER, "statement is not a schema statement");
     }

@@ -820,7 +820,12 @@ int cql__scan_virtual(cql_sx *x, const cql_pstate *ps)
         cs_free(vc.rows);
         return cs_error_isset(x->e) ? CS_EUSER : cs_error_set(x->e, CS_ERR_SERVER, "virtual table read failed");
     }
-    return cql__emit_vrows(x, &vc, ps, false);
+    /* the computed tables of system_auth, system_traces and
+     * system_distributed stand for Murmur3-partitioned tables in
+     * Cassandra: ring order; `system` (LocalPartitioner) and the virtual
+     * keyspaces: key order */
+    bool ring = !x->t->ks->is_virtual && strcmp(x->t->ks->name, "system") != 0;
+    return cql__emit_vrows(x, &vc, ps, ring);
 }
 
 /*

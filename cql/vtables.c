@@ -17,6 +17,7 @@
 
 #include "cql/schema_int.h"
 #include "cql/metrics.h"
+#include "cql/roles.h"
 #include "common/util.h"
 #include "common/alloc.h"
 
@@ -559,6 +560,73 @@ static int rows_estimates(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg, b
 static int rows_size_estimates(cql_ctx *c, sch_table *t, emit_fn e, void *a) { return rows_estimates(c, t, e, a, false); }
 static int rows_table_estimates(cql_ctx *c, sch_table *t, emit_fn e, void *a) { return rows_estimates(c, t, e, a, true); }
 
+/* ---------------------------------------------------------------- system_auth */
+
+/* roles: the role store's rows (the scan puts them in ring order). */
+static int rows_roles(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
+{
+    char **names;
+    int n;
+    if (cql_roles_all(ctx->roles, &names, &n)) return CS_ENOMEM;
+    vrow r;
+    cs_buf_init(&r.store);
+    cs_buf set;
+    cs_buf_init(&set);
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        cql_role_info info = cql_roles_get(ctx->roles, names[i]);
+        if (!info.exists) continue;
+        vrow_begin(&r, t);
+        vset_text(&r, "role", names[i]);
+        uint8_t b = info.login;
+        vset(&r, "can_login", &b, 1);
+        b = info.super;
+        vset(&r, "is_superuser", &b, 1);
+        char **of;
+        int n_of;
+        if (cql_roles_member_of(ctx->roles, names[i], &of, &n_of) == 0) {
+            if (n_of) {   /* an empty set reads as null */
+                cs_buf_reset(&set);
+                cs_buf_put_u32(&set, (uint32_t)n_of);
+                for (int j = 0; j < n_of; j++) {
+                    cs_buf_put_u32(&set, (uint32_t)strlen(of[j]));
+                    cs_buf_put(&set, of[j], strlen(of[j]));
+                }
+                vset(&r, "member_of", set.p, set.len);
+            }
+            cql_roles_names_free(of, n_of);
+        }
+        char *hash = cql_roles_hash_of(ctx->roles, names[i]);
+        if (hash) vset_text(&r, "salted_hash", hash);
+        cs_free(hash);
+        rc = vemit(&r, emit, arg);
+    }
+    cs_buf_destroy(&set);
+    cs_buf_destroy(&r.store);
+    cql_roles_names_free(names, n);
+    return rc;
+}
+
+static int rows_role_members(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
+{
+    char **roles, **members;
+    int n;
+    if (cql_roles_members(ctx->roles, &roles, &members, &n)) return CS_ENOMEM;
+    vrow r;
+    cs_buf_init(&r.store);
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        vrow_begin(&r, t);
+        vset_text(&r, "role", roles[i]);
+        vset_text(&r, "member", members[i]);
+        rc = vemit(&r, emit, arg);
+    }
+    cs_buf_destroy(&r.store);
+    cql_roles_names_free(roles, n);
+    cql_roles_names_free(members, n);
+    return rc;
+}
+
 /* trace.c */
 int cql__trace_sessions_rows(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg);
 int cql__trace_events_rows(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg);
@@ -579,6 +647,8 @@ void sch__vtables_attach(sch_catalog *c)
         { "system", "size_estimates", rows_size_estimates },
         { "system", "table_estimates", rows_table_estimates },
         { "system_views", "settings", rows_settings },
+        { "system_auth", "roles", rows_roles },
+        { "system_auth", "role_members", rows_role_members },
         { "system_traces", "sessions", cql__trace_sessions_rows },
         { "system_traces", "events", cql__trace_events_rows },
         { "system_views", "coordinator_read_latency", rows_read_latency },

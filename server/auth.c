@@ -1,15 +1,13 @@
 /*
  * auth.c: SASL PLAIN for PasswordAuthenticator (see auth.h), following
- * Cassandra's PlainTextSaslAuthenticator: the token is split at its NUL bytes
- * from the end, so an authorization id in front is allowed and ignored.
+ * Cassandra 4.1's PlainTextSaslAuthenticator.decodeCredentials: the token
+ * is split at its NUL bytes from the end (password, then authentication
+ * id); an authorization id in front is allowed and ignored; a third NUL is
+ * a format error.
  */
 #include "server/auth.h"
 
-#include <string.h>
-
-#include "common/util.h"
-
-int auth_plain_check(const uint8_t *tok, int32_t len, cs_error *e)
+int auth_plain_decode(const uint8_t *tok, int32_t len, auth_plain *out, cs_error *e)
 {
     const char *t = (const char *)tok;
     int32_t n = (len < 0 || !tok) ? 0 : len;
@@ -22,25 +20,22 @@ int auth_plain_check(const uint8_t *tok, int32_t len, cs_error *e)
         if (!pass) {
             pass = t + i + 1;
             plen = end - i - 1;
-        } else {
+        } else if (!user) {
             user = t + i + 1;
             ulen = end - i - 1;
-            break;
+        } else {
+            return cs_error_set(e, CS_ERR_BAD_CREDENTIALS,
+                                "Credential format error: username or password is empty or contains NUL(\\0) character");
         }
         end = i;
     }
-    if (pass && !user) {            /* "user NUL pass" without an authzid */
-        user = t;
-        ulen = end;
-    }
-    if (!user || ulen == 0)
-        return cs_error_set(e, CS_ERR_BAD_CREDENTIALS, "Authentication ID must not be null");
     if (!pass || plen == 0)
         return cs_error_set(e, CS_ERR_BAD_CREDENTIALS, "Password must not be null");
-    if (ulen != 9 || memcmp(user, "cassandra", 9) != 0 || plen != 9 ||
-        memcmp(pass, "cassandra", 9) != 0)
-        return cs_error_set(e, CS_ERR_BAD_CREDENTIALS,
-                            "Provided username %.*s and/or password are incorrect",
-                            (int)CS_MIN(ulen, 128), user);
+    if (!user || ulen == 0)
+        return cs_error_set(e, CS_ERR_BAD_CREDENTIALS, "Authentication ID must not be null");
+    out->user = user;
+    out->ulen = (size_t)ulen;
+    out->pass = pass;
+    out->plen = (size_t)plen;
     return 0;
 }

@@ -641,15 +641,22 @@ static void on_startup(conn *c, int16_t stream, const msg_request *m)
     c->compress = lz4;    /* invariant 4: after the reply above */
 }
 
-/* AUTH_RESPONSE: SASL PLAIN checked by server/auth.c. */
+/* AUTH_RESPONSE: SASL PLAIN decoded by server/auth.c, the credentials
+ * checked against the role store (cql_login: the store has its own lock,
+ * so no execution lock is needed). */
 static void on_auth_response(conn *c, int16_t stream, const msg_request *m)
 {
     cs_error e;
     cs_error_init(&e);
-    if (auth_plain_check(m->token, m->token_len, &e) != 0) {
+    auth_plain a;
+    if (auth_plain_decode(m->token, m->token_len, &a, &e) != 0 ||
+        cql_login(c->s->cql, a.user, a.ulen, a.pass, a.plen, &e) != 0) {
         reply_error(c, stream, &e);
         return;
     }
+    size_t n = a.ulen < sizeof c->session.user - 1 ? a.ulen : sizeof c->session.user - 1;
+    memcpy(c->session.user, a.user, n);
+    c->session.user[n] = 0;
     cs_buf body;
     cs_buf_init(&body);
     msg_put_auth_token(&body, NULL, -1);

@@ -858,6 +858,7 @@ int st_compactions_list(st_engine *e, st_compaction_info *out, int max)
 /* ---------------------------------------------------------------- tools */
 
 const char *st_table_dir(const st_table *t) { return t ? t->dir : NULL; }
+const char *st_engine_data_dir(const st_engine *e) { return e ? e->data_dir : NULL; }
 
 int st_table_sstables(st_table *t, char ***paths, int *n)
 {

@@ -83,6 +83,8 @@ void st_config_defaults(st_config *c);
 /* Open the engine: create directories, open the commit log.  Does NOT replay;
  * see st_engine_replay.  *out owned by caller, release with st_engine_close. */
 int st_engine_open(const st_config *cfg, st_engine **out);
+/* The data directory the engine was opened on (its own copy). */
+const char *st_engine_data_dir(const st_engine *e);
 /* Replay the commit log into tables already opened with st_table_open whose
  * id passes `want` (NULL = all open tables).  Records for tables not open are
  * skipped (call again after opening more tables).  Records already flushed to

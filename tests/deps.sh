@@ -15,7 +15,7 @@ set -eu
 
 cd "$(dirname "$0")/.."
 
-PKGS="libuv1-dev liblz4-dev libxxhash-dev libcriterion-dev python3-cassandra \
+PKGS="libuv1-dev liblz4-dev libxxhash-dev libcrypt-dev libcriterion-dev python3-cassandra \
 python3-pytest python3-lz4 python3-tz python3-tzlocal libyaml-dev \
 golang-go golang-github-gocql-gocql-dev"
 # `sh tests/deps.sh run` (make run): only what building and running the
@@ -23,7 +23,7 @@ golang-go golang-github-gocql-gocql-dev"
 RUN_ONLY=false
 if [ "${1:-}" = run ]; then
     RUN_ONLY=true
-    PKGS="libuv1-dev liblz4-dev libxxhash-dev libyaml-dev"
+    PKGS="libuv1-dev liblz4-dev libxxhash-dev libcrypt-dev libyaml-dev"
 fi
 
 missing=""

@@ -713,9 +713,75 @@ Test(parser, auth)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         cql_stmt *s = ok(cases[i].q);
         cr_expect_eq(s->kind, STMT_AUTH, "%s", cases[i].q);
-        cr_expect_str_eq(s->u.auth_text, cases[i].verb, "%s", cases[i].q);
+        cr_expect_str_eq(s->u.auth.verb, cases[i].verb, "%s", cases[i].q);
         cql_stmt_free(s);
     }
+}
+
+/* What the executor needs from each auth statement: names (case rules of
+ * roleName and username), options with the grammar's defaults, and the
+ * resource. */
+Test(parser, auth_fields)
+{
+    cql_stmt *s = ok("CREATE ROLE IF NOT EXISTS Bob WITH PASSWORD = 'Pw' AND SUPERUSER = TRUE");
+    const ast_auth *a = &s->u.auth;
+    cr_expect_eq(a->kind, AUTH_CREATE_ROLE);
+    cr_expect(a->if_exists);
+    cr_expect_str_eq(a->role, "bob");                         /* an identifier is folded */
+    cr_expect_eq(a->opts, ROLEOPT_PASSWORD | ROLEOPT_SUPERUSER | ROLEOPT_LOGIN);
+    cr_expect(a->superuser);
+    cr_expect(!a->login);                                     /* CREATE ROLE: LOGIN false by default */
+    cr_expect_str_eq(a->password, "Pw");
+    cql_stmt_free(s);
+
+    s = ok("CREATE USER Alice WITH PASSWORD 'x'");
+    a = &s->u.auth;
+    cr_expect_str_eq(a->role, "Alice");                       /* a user name keeps its case */
+    cr_expect(a->user_form);
+    cr_expect(a->login);                                      /* CREATE USER: LOGIN true */
+    cr_expect_eq(a->opts, ROLEOPT_PASSWORD | ROLEOPT_SUPERUSER | ROLEOPT_LOGIN);
+    cr_expect(!a->superuser);
+    cql_stmt_free(s);
+
+    s = ok("CREATE ROLE 'Quoted Name'");
+    cr_expect_str_eq(s->u.auth.role, "Quoted Name");
+    cql_stmt_free(s);
+
+    s = ok("ALTER USER alice SUPERUSER");
+    cr_expect_eq(s->u.auth.opts, ROLEOPT_SUPERUSER);
+    cr_expect(s->u.auth.superuser);
+    cql_stmt_free(s);
+
+    s = ok("ALTER ROLE r WITH LOGIN = false");
+    cr_expect_eq(s->u.auth.opts, ROLEOPT_LOGIN);
+    cr_expect(!s->u.auth.login);
+    cql_stmt_free(s);
+
+    s = ok("GRANT admin TO \"Bob\"");
+    cr_expect_eq(s->u.auth.kind, AUTH_GRANT_ROLE);
+    cr_expect_str_eq(s->u.auth.role, "admin");
+    cr_expect_str_eq(s->u.auth.grantee, "Bob");
+    cql_stmt_free(s);
+
+    s = ok("GRANT SELECT, MODIFY ON TABLE ks.t TO r");
+    cr_expect_eq(s->u.auth.kind, AUTH_GRANT_PERMS);
+    cr_expect_eq(s->u.auth.perms, PERM_SELECT | PERM_MODIFY);
+    cr_expect_eq(s->u.auth.res.kind, RES_TABLE);
+    cr_expect_str_eq(s->u.auth.res.ks, "ks");
+    cr_expect_str_eq(s->u.auth.res.name, "t");
+    cql_stmt_free(s);
+
+    s = ok("LIST ALL PERMISSIONS ON ALL TABLES IN KEYSPACE ks OF bob NORECURSIVE");
+    cr_expect_eq(s->u.auth.kind, AUTH_LIST_PERMS);
+    cr_expect_eq(s->u.auth.perms, PERM_ALL);
+    cr_expect_eq(s->u.auth.res.kind, RES_ALL_TABLES);
+    cr_expect_str_eq(s->u.auth.role, "bob");
+    cr_expect(!s->u.auth.recursive);
+    cql_stmt_free(s);
+
+    err("CREATE ROLE r WITH LOGIN = true AND LOGIN = false", "Multiple definition for property 'LOGIN'");
+    err("CREATE ROLE r WITH PASSWORD = 'a' AND HASHED PASSWORD = 'b'",
+        "Options 'password' and 'hashed password' are mutually exclusive");
 }
 
 /* ---------------------------------------------------------------- errors */

@@ -104,6 +104,7 @@ Test(server_config, cassandra_41_style)
         "batch_size_warn_threshold: 10KiB\n"
         "batch_size_fail_threshold: 100KiB\n"
         "authenticator: PasswordAuthenticator\n"
+        "authorizer: CassandraAuthorizer\n"
         "materialized_views_enabled: false\n"
         "concurrent_compactors: 2\n"
         "auto_snapshot: true\n"
@@ -346,7 +347,7 @@ Test(server_config, bad_values_are_errors)
     static const char *const bad[] = {
         "commitlog_sync: sometimes\n", "native_transport_port: ninety\n",
         "commitlog_sync_period: 10 fortnights\n", "auto_snapshot: maybe\n",
-        "authenticator: KerberosAuthenticator\n", "memtable_heap_space: 12XB\n",
+        "authenticator: KerberosAuthenticator\n", "authorizer: LdapAuthorizer\n", "memtable_heap_space: 12XB\n",
         "commitlog_sync_wait_poll_us: -1\n", "commitlog_sync_wait_poll_us: 1000001\n",
         "commitlog_sync_wait_poll_us: fast\n", "compaction_throughput: 64MiB\n",
         "compaction_throughput: 64MB/s\n", "compaction_throughput: -1MiB/s\n",

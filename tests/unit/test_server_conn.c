@@ -41,6 +41,14 @@ static int listed_sessions;
 W void cql_session_opened(cql_ctx *ctx, cql_session *s) { listed_sessions++; }
 W void cql_session_closed(cql_ctx *ctx, cql_session *s) { listed_sessions--; }
 
+/* The role store's check: only cassandra/cassandra (the default role). */
+W int cql_login(cql_ctx *ctx, const char *u, size_t ul, const char *p, size_t pl, cs_error *e)
+{
+    if (ul == 9 && !memcmp(u, "cassandra", 9) && pl == 9 && !memcmp(p, "cassandra", 9))
+        return 0;
+    return cs_error_set(e, CS_ERR_BAD_CREDENTIALS, "Provided username %.*s and/or password are incorrect", (int)ul, u);
+}
+
 /* "fail" -> SyntaxException; "ddl" -> schema change; "sync" -> need_sync;
  * "warn" -> one warning; anything else -> RESULT Void. */
 W int cql_query(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen, const cql_params *p,
