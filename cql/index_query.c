@@ -268,7 +268,8 @@ int cql_index_grants_key_filtering(const sch_table *t, ast_relation **rels, int 
     const sch_column *ixc = NULL;
     for (int i = 0; i < n; i++) {
         const ast_relation *r = rels[i];
-        if (r->kind != REL_COLUMN || r->op != OP_EQ || r->n_columns != 1)
+        /* (b) = (x) is b = x for the index (MultiColumnRestriction.EQRestriction.isSupportedBy) */
+        if ((r->kind != REL_COLUMN && r->kind != REL_MULTI) || r->op != OP_EQ || r->n_columns != 1)
             return 0;
         const sch_column *c = sch_column_find(t, r->columns[0]);
         if (!c)

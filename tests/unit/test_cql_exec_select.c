@@ -144,8 +144,33 @@ Test(exec_select, clustering_multi_and_desc)
     rows("SELECT c1, c2 FROM mx WHERE p = 0 AND (c1, c2) >= (1, 'b') AND (c1, c2) < (2, 'b')", "1|'c'\n1|'b'\n2|'a'\n");
     cr_assert_eq(paged_equals("SELECT c1, c2 FROM mx WHERE p = 0 AND (c1, c2) > (0, 'b')", 2), 4);
     rows("SELECT v FROM m2 WHERE k = 0 AND (a, b) >= (1, 1) AND (a, b) < (2, 1)", "11\n12\n20\n");
-    fails("SELECT v FROM m2 WHERE k = 0 AND (a, b) > (1, 1) AND a < 2", "Column \"a\" cannot be restricted by both a tuple notation inequality and a single column inequality");
-    fails("SELECT v FROM m2 WHERE k = 0 AND a < 2 AND (a, b) > (1, 1)", "Column \"a\" cannot be restricted by both a tuple notation inequality and a single column inequality");
+    /* slices of different lengths merge (MultiColumnRestriction.SliceRestriction.mergeWith) */
+    rows("SELECT v FROM m2 WHERE k = 0 AND (a, b) > (1, 1) AND a < 2", "12\n");
+    rows("SELECT v FROM m2 WHERE k = 0 AND a < 2 AND (a, b) > (1, 1)", "12\n");
+    rows("SELECT v FROM m2 WHERE k = 0 AND (a, b) > (0, 1) AND (a) <= (1)", "2\n10\n11\n12\n");
+    rows("SELECT v FROM m2 WHERE k = 0 AND (a) >= (1) AND (a, b) < (2, 1) ORDER BY a DESC, b DESC", "20\n12\n11\n10\n");
+    fails("SELECT v FROM m2 WHERE k = 0 AND (a, b) > (0, 1) AND (a) > (1)", "More than one restriction was found for the start bound on a");
+    fails("SELECT v FROM m2 WHERE k = 0 AND (a, b) > (0, 1) AND (b) < (1)",
+          "Column \"b\" cannot be restricted by two inequalities not starting with the same column");
+    fails("SELECT v FROM m2 WHERE k = 0 AND b > 1 AND (a, b) < (0, 1)",
+          "Column \"b\" cannot be restricted by two inequalities not starting with the same column");
+    fails("SELECT v FROM m2 WHERE k = 0 AND (a) = (1) AND (a) > (0)", "a cannot be restricted by more than one relation if it includes an Equal");
+    fails("SELECT v FROM m2 WHERE k = 0 AND (a, b) = (1, 1) AND (a, b) > (0, 0)", "a ,b cannot be restricted by more than one relation if it includes an Equal");
+    fails("SELECT v FROM m2 WHERE k = 0 AND (a, b) IN ((1, 1)) AND a > 0", "a cannot be restricted by more than one relation if it includes a IN");
+    fails("SELECT v FROM m2 WHERE k = 0 AND (a, b) > (0, 0) AND a = 1",
+          "Column \"a\" cannot be restricted by both an equality and an inequality relation");
+    /* a merge leaves (a, b) > .. on b: the later (b) < .. meets it */
+    fails("SELECT v FROM m2 WHERE k = 0 AND (a, b) > (0, 0) AND (a) < (1) AND (b) < (1)",
+          "Column \"b\" cannot be restricted by two inequalities not starting with the same column");
+    /* (a, b) = (..) after a gap filters column by column */
+    ok("CREATE TABLE m3 (k int, a int, b int, c int, v int, PRIMARY KEY (k, a, b, c))");
+    ok("INSERT INTO m3 (k, a, b, c, v) VALUES (0, 0, 1, 2, 3)");
+    ok("INSERT INTO m3 (k, a, b, c, v) VALUES (0, 1, 1, 3, 4)");
+    rows("SELECT v FROM m3 WHERE k = 0 AND (b, c) = (1, 2) ALLOW FILTERING", "3\n");
+    fails("SELECT v FROM m3 WHERE k = 0 AND (b, c) IN ((1, 2)) ALLOW FILTERING", "Multicolumn IN filters are not supported");
+    fails("SELECT v FROM m3 WHERE k = 0 AND (b) > (0) ALLOW FILTERING", "Multi-column slice restrictions cannot be used for filtering.");
+    fails("SELECT v FROM m3 WHERE k = 0 AND c = 1 AND a > 0",
+          "PRIMARY KEY column \"c\" cannot be restricted (preceding column \"a\" is restricted by a non-EQ relation)");
     rows("SELECT v FROM m2 WHERE k = 0 AND a = 1 AND (b) > (0)", "11\n12\n");
     fails("SELECT v FROM m2 WHERE k = 0 AND (b, a) > (0, 1)", "Clustering columns must appear in the PRIMARY KEY order in multi-column relations");
     fails("SELECT v FROM m2 WHERE k = 0 AND (k, a) > (0, 1)", "Multi-column relations can only be applied to clustering columns but was applied to: k");
