@@ -51,6 +51,12 @@ Test(exec_select, range_scans_and_tokens)
     rows("SELECT k, c FROM t LIMIT 3", "1|0\n1|1\n1|2\n");
     rows("SELECT k, c FROM t PER PARTITION LIMIT 1", "1|0\n0|0\n2|0\n3|0\n");
     rows("SELECT token(k), k FROM t WHERE k = 1 AND c = 0", "-4069959284402364209|1\n");
+    /* token() in a selection is TokenFct: any arguments of the key's types */
+    rows("SELECT token(c), token(1) FROM t WHERE k = 0 AND c = 1", "-4069959284402364209|-4069959284402364209\n");
+    fails("SELECT token(k, c) FROM t", "Invalid number of arguments in call to function system.token: 1 required but 2 provided");
+    ok("CREATE TABLE tk (k1 uuid, k2 text, PRIMARY KEY ((k1, k2)))");
+    fails("SELECT token(k2, k1) FROM tk", "Type error: k2 cannot be passed as argument 0 of function system.token of type uuid");
+    fails("SELECT token(k1, 'x', k2) FROM tk", "Invalid number of arguments in call to function system.token: 2 required but 3 provided");
     rows("SELECT k FROM t WHERE token(k) > -4069959284402364209 PER PARTITION LIMIT 1", "0\n2\n3\n");
     rows("SELECT k FROM t WHERE token(k) >= -4069959284402364209 AND token(k) <= -4069959284402364209 PER PARTITION LIMIT 1", "1\n");
     rows("SELECT count(*) FROM t", "20\n");
