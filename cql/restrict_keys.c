@@ -62,13 +62,6 @@ int cql__wan_build_pks(cql_wan *a)
         all &= a->pk_has[i];
         any |= a->pk_has[i];
     }
-    if (a->token_seen && any && !all) {
-        for (int i = 0; i < t->n_pk; i++)
-            if (a->pk_has[i])
-                return cs_error_set(a->e, CS_ERR_INVALID,
-                                    "Columns \"%s\" cannot be restricted by both a normal relation and a token relation",
-                                    t->pk[i]->name);
-    }
     if (a->kind != CQL_WHERE_SELECT && (!all || a->pk_slice)) {
         /* Cassandra's order: parts with no restriction at all first, then
          * a slice on one */
@@ -85,6 +78,8 @@ int cql__wan_build_pks(cql_wan *a)
                             "function) for %s statements", a->kind == CQL_WHERE_UPDATE ? "UPDATE" : "DELETE");
     }
     if (!all) {
+        /* some components (with or without a token range: TokenFilter
+         * then keeps the range and filters on them) */
         if (any || a->pk_slice) {
             if (!(a->flags & CQL_WHERE_ALLOW_FILTERING))
                 return cs_error_set(a->e, CS_ERR_INVALID, "%s", CQL__ALLOW_FILTERING_MSG);

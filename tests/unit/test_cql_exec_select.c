@@ -40,6 +40,10 @@ Test(exec_select, single_partition_slices)
     fails("SELECT c FROM cp WHERE a = 2", "Cannot execute this query as it might involve data filtering");
     rows("SELECT c FROM cp WHERE a = 2 ALLOW FILTERING", "3\n4\n");
     rows("SELECT c FROM cp WHERE b = 'x' ALLOW FILTERING", "3\n1\n");   /* token order */
+    /* a token range with some components: TokenFilter keeps the range and filters */
+    fails("SELECT c FROM cp WHERE token(a, b) > token(2, 'x') AND b = 'x'", "Cannot execute this query as it might involve data filtering");
+    rows("SELECT c FROM cp WHERE token(a, b) > token(2, 'x') AND b = 'x' ALLOW FILTERING", "1\n");
+    rows("SELECT c FROM cp WHERE b = 'x' AND token(a, b) <= token(2, 'x') ALLOW FILTERING", "3\n");
 }
 
 Test(exec_select, range_scans_and_tokens)
