@@ -283,6 +283,7 @@ typedef struct ast_create_view {
 typedef struct ast_drop {
     ast_qname name;                    /* keyspace: name.name; index/view/type/table/function */
     bool if_exists;
+    const char *fn_args;               /* DROP FUNCTION/AGGREGATE f(int, text): "int, text"; NULL if no list */
 } ast_drop;
 
 typedef enum {

@@ -294,17 +294,97 @@ static int read_cells(cql_wrow *w, const sch_column *c, cql_rowcopy *rc, int *fi
     return 0;
 }
 
+static int path_cmp(const st_cell *a, const st_cell *b)
+{
+    int o = memcmp(a->path, b->path, a->path_len < b->path_len ? a->path_len : b->path_len);
+    return o ? o : (a->path_len > b->path_len) - (a->path_len < b->path_len);
+}
+
+/* Merge the row's own pending op into the view v (n cells, sorted by path;
+ * room for one more).  Bytes are copied to the arena: the mutation's buffer
+ * moves as the caller writes. */
+static int view_apply(cql_wrow *w, const sch_column *c, const st_mut_op *op, st_cell *v, int *n)
+{
+    if (op->kind == ST_MOP_ROWDEL || (op->kind == ST_MOP_CDEL && op->col == c->id)) {
+        int m = 0;
+        for (int i = 0; i < *n; i++)
+            if (v[i].ts_us > op->d.ts_us)
+                v[m++] = v[i];
+        *n = m;
+        return 0;
+    }
+    if (op->kind != ST_MOP_CELL || op->cell.col != c->id)
+        return 0;
+    st_cell nc = op->cell;
+    nc.path = cs_arena_memdup(&w->b->arena, nc.path_len ? nc.path : (const uint8_t *)"", nc.path_len + 1);
+    nc.val = cs_arena_memdup(&w->b->arena, nc.val_len ? nc.val : (const uint8_t *)"", nc.val_len + 1);
+    if (!nc.path || !nc.val)
+        return CS_ENOMEM;
+    int i = 0;
+    while (i < *n && path_cmp(&v[i], &nc) < 0)
+        i++;
+    if (i < *n && path_cmp(&v[i], &nc) == 0) {
+        v[i] = *st_cell_reconcile(&v[i], &nc);
+        return 0;
+    }
+    memmove(&v[i + 1], &v[i], sizeof(st_cell) * (size_t)(*n - i));
+    v[i] = nc;
+    (*n)++;
+    return 0;
+}
+
+/* The list c as this row's operation sees it: the stored cells with the
+ * statement's earlier operations on the row merged in, as Cassandra's
+ * UpdateParameters.getPrefetchedRow merges the pending row, so that
+ * `DELETE l[2], l[2]` removes two elements and `SET l = l + [x], l[3] = y`
+ * can reach the appended one.  *out (arena, sorted by path, live cells
+ * only) borrows from rc, which the caller frees after use. */
+static int list_view(cql_wrow *w, const sch_column *c, cql_rowcopy *rc, st_cell **out, int *count, cs_error *e)
+{
+    int first, n;
+    int r = read_cells(w, c, rc, &first, &n);
+    if (r < 0)
+        return cs_error_set(e, CS_ERR_SERVER, "read failed: %s", cs_strerror(r));
+    const st_mutation *m = w->b->m;
+    size_t end = st_mutation_len(m), pos = w->mut_start;
+    st_mut_op op;
+    int extra = 0;
+    while (st_mutation_next_op(m, &pos, end, &op) == 1)
+        extra += op.kind == ST_MOP_CELL && op.cell.col == c->id;
+    st_cell *v = cs_arena_alloc(&w->b->arena, sizeof(st_cell) * (size_t)(n + extra + 1));
+    if (!v)
+        return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    memcpy(v, rc->cells + first, sizeof(st_cell) * (size_t)n);
+    pos = w->mut_start;
+    while ((r = st_mutation_next_op(m, &pos, end, &op)) == 1) {
+        if (op.kind == ST_MOP_ROW || op.kind == ST_MOP_PARTITION)
+            break;   /* only this row's own ops */
+        if (view_apply(w, c, &op, v, &n) < 0)
+            return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    }
+    if (r < 0)
+        return cs_error_set(e, CS_ERR_SERVER, "read failed: %s", cs_strerror(r));
+    int live = 0;
+    for (int i = 0; i < n; i++)
+        if (!(v[i].flags & ST_CELL_TOMBSTONE))
+            v[live++] = v[i];
+    *out = v;
+    *count = live;
+    return 0;
+}
+
 /* List discard: delete every existing element equal to one of v's. */
 static int list_discard(cql_wrow *w, const sch_column *c, cql_value v, cs_error *e)
 {
     cql_rowcopy rc;
-    int first, count, r;
-    if ((r = read_cells(w, c, &rc, &first, &count)) < 0) {
+    st_cell *cells;
+    int count, r;
+    if ((r = list_view(w, c, &rc, &cells, &count, e)) < 0) {
         cql__rowcopy_free(&rc);
-        return cs_error_set(e, CS_ERR_SERVER, "read failed: %s", cs_strerror(r));
+        return r;
     }
-    for (int i = first; i < first + count; i++) {
-        const st_cell *cell = &rc.cells[i];
+    for (int i = 0; i < count; i++) {
+        const st_cell *cell = &cells[i];
         coll_it it;
         cql_value a = { NULL, 0 };
         if ((r = coll_open(&it, v, e)) < 0)
@@ -374,10 +454,11 @@ static int list_at(cql_wrow *w, const sch_column *c, cql_value key, const cql_va
     if (rc < 0)
         return rc;
     cql_rowcopy rcp;
-    int first, count;
-    if ((rc = read_cells(w, c, &rcp, &first, &count)) < 0) {
+    st_cell *cells;
+    int count;
+    if ((rc = list_view(w, c, &rcp, &cells, &count, e)) < 0) {
         cql__rowcopy_free(&rcp);
-        return cs_error_set(e, CS_ERR_SERVER, "read failed: %s", cs_strerror(rc));
+        return rc;
     }
     if (count == 0)
         rc = cs_error_set(e, CS_ERR_INVALID, v ? "Attempted to set an element on a list which is null"
@@ -385,7 +466,7 @@ static int list_at(cql_wrow *w, const sch_column *c, cql_value key, const cql_va
     else if (idx < 0 || idx >= count)
         rc = cs_error_set(e, CS_ERR_INVALID, "List index %d out of bound, list has size %d", idx, count);
     else {
-        const st_cell *cell = &rcp.cells[first + idx];
+        const st_cell *cell = &cells[idx];
         if (v == NULL || v->len == CQL_NULL)
             put_tomb(w, c->id, cell->path, cell->path_len);
         else if (v->len >= 0)

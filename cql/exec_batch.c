@@ -105,6 +105,7 @@ int cql__wbatch_partition(cql_wbatch *b, const sch_table *t, const uint8_t *pk, 
 void cql__wrow_start(cql_wrow *w)
 {
     st_mut_row(w->b->m, w->ck, w->ck_len, w->is_static ? ST_ROW_STATIC : 0);
+    w->mut_start = st_mutation_len(w->b->m);
     w->b->data_size += w->ck_len;
 }
 

@@ -541,6 +541,41 @@ int cql_exec_ddl(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_e
     return rc;
 }
 
+/* ---------------------------------------------------------------- FUNCTION / AGGREGATE */
+
+/* CREATE/DROP FUNCTION/AGGREGATE: cassette has no user-defined functions
+ * (user_defined_functions_enabled is false), so creation is refused and
+ * no function exists to drop.  The keyspace is judged first, as
+ * AlterSchemaStatement.execute does before the statement's own apply:
+ * the local system keyspaces (SchemaConstants.isLocalSystemKeyspace, so
+ * the native functions' `system` too), then a virtual keyspace. */
+static int function_statement(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_error *e)
+{
+    static const char *const local[] = { "system", "system_schema", "system_views", "system_virtual_schema" };
+    const ast_drop *d = &st->u.drop;
+    const char *ks = ddl_keyspace_of(&d->name, s, e);
+    if (!ks)
+        return CS_EUSER;
+    for (size_t i = 0; i < sizeof local / sizeof local[0]; i++)
+        if (!strcmp(ks, local[i]))
+            return cs_error_set(e, CS_ERR_INVALID, "System keyspace '%s' is not user-modifiable", ks);
+    sch_keyspace *k = sch_keyspace_find(ctx->cat, ks);
+    if (k && k->is_virtual)
+        return cs_error_set(e, CS_ERR_INVALID, "Virtual keyspace '%s' is not user-modifiable", ks);
+    if (st->kind == STMT_CREATE_FUNCTION || st->kind == STMT_CREATE_AGGREGATE)
+        return cs_error_set(e, CS_ERR_INVALID,
+                            "User-defined functions are disabled in cassandra.yaml - set user_defined_functions_enabled=true to enable");
+    if (d->if_exists) {
+        cql_result_void(r);
+        return 0;
+    }
+    /* DropFunctionStatement / DropAggregateStatement name it with the
+     * argument types when they were given */
+    return cs_error_set(e, CS_ERR_INVALID, "%s '%s.%s%s%s%s' doesn't exist",
+                        st->kind == STMT_DROP_FUNCTION ? "Function" : "Aggregate", ks, d->name.name,
+                        d->fn_args ? "(" : "", d->fn_args ? d->fn_args : "", d->fn_args ? ")" : "");
+}
+
 static int exec_ddl(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_error *e)
 {
     switch (st->kind) {
@@ -562,22 +597,9 @@ static int exec_ddl(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, c
     case STMT_DROP_VIEW: return ddl_drop_view(ctx, s, st, r, e);
     case STMT_CREATE_FUNCTION:
     case STMT_CREATE_AGGREGATE:
-        return cs_error_set(e, CS_ERR_INVALID,
-                            "User-defined functions are disabled in cassandra.yaml - set user_defined_functions_enabled=true to enable");
-    case STMT_DROP_FUNCTION: {
-        const ast_drop *d = &st->u.drop;
-        if (d->if_exists) { cql_result_void(r); return 0; }
-        const char *ks = ddl_keyspace_of(&d->name, s, e);
-        if (!ks) return CS_EUSER;
-        return cs_error_set(e, CS_ERR_INVALID, "Function '%s.%s' doesn't exist", ks, d->name.name);
-    }
-    case STMT_DROP_AGGREGATE: {
-        const ast_drop *d = &st->u.drop;
-        if (d->if_exists) { cql_result_void(r); return 0; }
-        const char *ks = ddl_keyspace_of(&d->name, s, e);
-        if (!ks) return CS_EUSER;
-        return cs_error_set(e, CS_ERR_INVALID, "Aggregate '%s.%s' doesn't exist", ks, d->name.name);
-    }
+    case STMT_DROP_FUNCTION:
+    case STMT_DROP_AGGREGATE:
+        return function_statement(ctx, s, st, r, e);
     case STMT_AUTH:
         return cql__exec_auth(ctx, s, st, r, e);
     default:

@@ -252,14 +252,18 @@ static int check_order(cql_sx *x)
         rev = r;
     }
     x->reversed = rev == 1;
-    if (x->w.n_pks > 1) {
-        if (x->p && x->p->page_size > 0)
-            return cs_error_set(x->e, CS_ERR_INVALID,
-                                "Cannot page queries with both ORDER BY and a IN restriction on the partition key; "
-                                "you must either remove the ORDER BY or the IN and sort client side, or disable "
-                                "paging for this query");
+    /* SelectStatement refuses post-query ordering (an IN on the partition
+     * key with ORDER BY) on its paging path only: taken for an aggregate
+     * or GROUP BY, or when the LIMIT is above the page size */
+    bool paged = x->p && x->p->page_size > 0 &&
+                 (x->sel.has_agg || x->n_group > 0 || x->limit > x->p->page_size);
+    if (x->w.has_in_pk && paged)
+        return cs_error_set(x->e, CS_ERR_INVALID,
+                            "Cannot page queries with both ORDER BY and a IN restriction on the partition key; "
+                            "you must either remove the ORDER BY or the IN and sort client side, or disable "
+                            "paging for this query");
+    if (x->w.n_pks > 1)
         x->buffer = !x->sel.has_agg || x->n_group > 0;   /* a lone aggregate row needs no sort */
-    }
     return 0;
 }
 

@@ -264,11 +264,16 @@ int cql_index_grants_key_filtering(const sch_table *t, ast_relation **rels, int 
 {
     if (t->n_indexes == 0 || n == 0)
         return 0;
-    int pk_eq = 0, key_rel = 0;
+    int pk_eq = 0, key_rel = 0, n_key = n;
     const sch_column *ixc = NULL;
+    for (int i = 0; i < n; i++)   /* a token range only narrows the scan (TokenFilter) */
+        n_key -= rels[i]->kind == REL_TOKEN;
     for (int i = 0; i < n; i++) {
         const ast_relation *r = rels[i];
-        if (r->kind != REL_COLUMN || r->op != OP_EQ || r->n_columns != 1)
+        if (r->kind == REL_TOKEN)
+            continue;
+        /* (b) = (x) is b = x for the index (MultiColumnRestriction.EQRestriction.isSupportedBy) */
+        if ((r->kind != REL_COLUMN && r->kind != REL_MULTI) || r->op != OP_EQ || r->n_columns != 1)
             return 0;
         const sch_column *c = sch_column_find(t, r->columns[0]);
         if (!c)
@@ -277,7 +282,7 @@ int cql_index_grants_key_filtering(const sch_table *t, ast_relation **rels, int 
             pk_eq++;
         if (c->kind == COL_REGULAR || c->kind == COL_STATIC)
             return 0;
-        if (c->kind == COL_CLUSTERING || (c->kind == COL_PARTITION_KEY && n == 1)) {
+        if (c->kind == COL_CLUSTERING || (c->kind == COL_PARTITION_KEY && n_key == 1)) {
             if (key_rel++ || !simple_index_on(t, c))
                 return 0;
             ixc = c;
@@ -285,7 +290,7 @@ int cql_index_grants_key_filtering(const sch_table *t, ast_relation **rels, int 
     }
     if (!ixc)
         return 0;
-    if (n == 1)
+    if (n_key == 1)
         return ixc->kind == COL_CLUSTERING || t->n_pk > 1;
-    return ixc->kind == COL_CLUSTERING && pk_eq == t->n_pk && n == t->n_pk + 1;
+    return ixc->kind == COL_CLUSTERING && pk_eq == t->n_pk && n_key == t->n_pk + 1;
 }

@@ -449,6 +449,13 @@ static void lex_number(lexer *L, size_t start, int line, int col)
     while (is_digit(ch(L, k)))
         k++;
     bool flt = false;
+    if (ch(L, k) == '.' && ch(L, k + 1) == '.' && ch(L, k + 2) == '.') {
+        /* Lexer.g's FLOAT: (INTEGER '.' RANGE) => INTEGER '.', so m[0...3.]
+         * is 0. .. 3. (and 0..3 stays INTEGER RANGE INTEGER) */
+        advn(L, k + 1);
+        emit(L, TK_FLOAT, KW_NONE, start, line, col, k + 1);
+        return;
+    }
     if (ch(L, k) == '.' && ch(L, k + 1) != '.') {
         flt = true;
         k++;

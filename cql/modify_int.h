@@ -65,6 +65,7 @@ typedef struct cql_wrow {
     bool is_static;
     int64_t ts_us;                             /* write timestamp */
     int32_t ttl_s;                             /* 0 = no TTL */
+    size_t mut_start;                          /* st_mutation_len after the row started: its own ops follow */
 } cql_wrow;
 
 /* Start row ck (or the static row) in the mutation. */

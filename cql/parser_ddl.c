@@ -7,6 +7,7 @@
  * CREATE FUNCTION / AGGREGATE and DROP FUNCTION / AGGREGATE have no AST
  * of their own: the name goes in u.drop.name (the executor refuses them).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cql/lexer_int.h"
@@ -492,12 +493,18 @@ void cql__parse_drop(cql__parser *p, cql_stmt *st)
         d->if_exists = if_exists(p);
         d->name = cql__func_name(p);
         if (cql__accept(p, TK_LPAREN)) {
+            char args[512];   /* the types as CQL3Type.Raw prints them, for messages */
+            size_t off = 0;
+            args[0] = 0;
             if (!cql__is(p, TK_RPAREN)) {
-                do
-                    (void)cql__type(p);
-                while (cql__accept(p, TK_COMMA));
+                do {
+                    const char *ty = cql__type(p);
+                    off += (size_t)snprintf(args + off, off < sizeof args ? sizeof args - off : 0, "%s%s",
+                                            off ? ", " : "", ty ? ty : "");
+                } while (cql__accept(p, TK_COMMA));
             }
             cql__expect(p, TK_RPAREN);
+            d->fn_args = cql__strndup(p, args, strlen(args));
         }
         return;
     case KW_ROLE: case KW_USER:

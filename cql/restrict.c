@@ -438,7 +438,7 @@ static int tuple_arity(cql_wan *a, const ast_term *t, int n)
     return rc;
 }
 
-static int ck_merge_check(cql_wan *a, int start, bool slice);
+static int ck_add(cql_wan *a, int first, int n, int kind, bool multi, bool lo, bool hi);
 
 static int collect_multi(cql_wan *a, const ast_relation *r)
 {
@@ -474,15 +474,6 @@ static int collect_multi(cql_wan *a, const ast_relation *r)
         } else if (c->position != first + i)
             return refuse_multi(a, r, "Clustering columns must appear in the PRIMARY KEY order in multi-column relations: %s",
                                 NULL);
-        bool slice_again = is_slice(r->op) && a->ck_sl[first].n == n && a->ck_eq[c->position].n == 0;
-        if (is_slice(r->op) && a->ck_sl[c->position].n == 1 && n > 1)
-            return cs_error_set(a->e, CS_ERR_INVALID,
-                                "Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality",
-                                c->name);
-        if (a->ck_used[c->position] && !slice_again)
-            return cs_error_set(a->e, CS_ERR_INVALID,
-                                "Column \"%s\" cannot be restricted by more than one relation if it includes an Equal",
-                                c->name);
         sub[i] = c->type;
     }
     int arc = 0;
@@ -493,6 +484,12 @@ static int collect_multi(cql_wan *a, const ast_relation *r)
         arc = tuple_arity(a, r->value, n);
     if (arc)
         return arc;
+    if (!is_slice(r->op) && r->op != OP_EQ && r->op != OP_IN)
+        return cs_error_set(a->e, CS_ERR_INVALID, "Unsupported \"%s\" relation", op_text(r->op));
+    int rc = ck_add(a, first, n, is_slice(r->op) ? CQL__CKR_SLICE : r->op == OP_IN ? CQL__CKR_IN : CQL__CKR_EQ, true,
+                    r->op == OP_GT || r->op == OP_GTE, r->op == OP_LT || r->op == OP_LTE);
+    if (rc)
+        return rc;
     /* a tuple type over the columns, to evaluate the right side */
     ctype *refs[32];
     for (int i = 0; i < n; i++)
@@ -501,7 +498,7 @@ static int collect_multi(cql_wan *a, const ast_relation *r)
     char nb[300];
     snprintf(nb, sizeof(nb), "(%s...)", r->columns[0]);
     cql_value *tv = NULL;
-    int k = 0, rc = 0;
+    int k = 0;
     if (r->op == OP_IN)
         rc = eval_in(a, r, tt, nb, &tv, &k);
     else {
@@ -540,9 +537,6 @@ static int collect_multi(cql_wan *a, const ast_relation *r)
             vals[j * n + i].len = l;
         }
     }
-    rc = ck_merge_check(a, first, is_slice(r->op));
-    if (rc)
-        return rc;
     if (r->op == OP_IN && k > 1) {   /* the same tuple twice selects its rows once (a set of clusterings) */
         int m = 0;
         for (int j = 0; j < k; j++) {
@@ -575,27 +569,19 @@ static int collect_multi(cql_wan *a, const ast_relation *r)
             a->w->has_in_ck = true;
         return 0;
     }
-    if (!is_slice(r->op))
-        return cs_error_set(a->e, CS_ERR_INVALID, "Unsupported \"%s\" relation", op_text(r->op));
-    cql_slicer *s = &a->ck_sl[first];
-    if (s->n && s->n != n)
-        return cs_error_set(a->e, CS_ERR_INVALID,
-                            "Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality",
-                            r->columns[0]);
+    cql_slicer *s = &a->ck_sl[first];   /* ck_add merged the bounds: one per side */
     s->first = first;
-    s->n = n;
+    s->multi = true;
+    if (n > s->n)
+        s->n = n;
     if (r->op == OP_GT || r->op == OP_GTE) {
-        if (s->lo_set)
-            return cs_error_set(a->e, CS_ERR_INVALID,
-                                "More than one restriction was found for the start bound on %s", r->columns[0]);
         s->lo = vals;
+        s->lo_n = n;
         s->lo_set = true;
         s->lo_incl = r->op == OP_GTE;
     } else {
-        if (s->hi_set)
-            return cs_error_set(a->e, CS_ERR_INVALID,
-                                "More than one restriction was found for the end bound on %s", r->columns[0]);
         s->hi = vals;
+        s->hi_n = n;
         s->hi_set = true;
         s->hi_incl = r->op == OP_LTE;
     }
@@ -604,10 +590,60 @@ static int collect_multi(cql_wan *a, const ast_relation *r)
     return 0;
 }
 
-/* Cassandra's ClusteringColumnRestrictions.mergeWith, as each clustering
- * restriction is added (so before the partition key is judged): without
+/* The columns two clustering restrictions share, as getColumnsInCommons
+ * prints them (joined with " ,"; Cassandra's order is a hash set's, here
+ * it is the clustering order). */
+static void ck_commons(const cql_wan *a, const cql_ckrel *x, const cql_ckrel *y, char *out, size_t cap)
+{
+    size_t off = 0;
+    int lo = x->first > y->first ? x->first : y->first;
+    int hi = x->first + x->n < y->first + y->n ? x->first + x->n : y->first + y->n;
+    out[0] = 0;
+    for (int p = lo; p < hi && off < cap; p++)
+        off += (size_t)snprintf(out + off, cap - off, "%s%s", off ? " ," : "", a->t->ck[p]->name);
+}
+
+/* One merge of Single/MultiColumnRestriction.mergeWith: the existing
+ * restriction e with the new relation r, the result in *out.  A
+ * single-column restriction meeting a multi-column one is converted first
+ * (toMultiColumnRestriction), so the multi-column rules and messages
+ * apply. */
+static int ck_rel_merge(cql_wan *a, const cql_ckrel *e, const cql_ckrel *r, cql_ckrel *out)
+{
+    char cm[600];
+    bool multi = e->multi || r->multi;
+    if (multi)
+        ck_commons(a, e, r, cm, sizeof cm);
+    else
+        snprintf(cm, sizeof cm, "%s", a->t->ck[e->first]->name);
+    if (e->kind == CQL__CKR_EQ)
+        return cs_error_set(a->e, CS_ERR_INVALID, "%s cannot be restricted by more than one relation if it includes an Equal", cm);
+    if (e->kind == CQL__CKR_IN)
+        return cs_error_set(a->e, CS_ERR_INVALID, "%s cannot be restricted by more than one relation if it includes a IN", cm);
+    if (r->kind != CQL__CKR_SLICE)
+        return cs_error_set(a->e, CS_ERR_INVALID,
+                            "Column \"%s\" cannot be restricted by both an equality and an inequality relation", cm);
+    if (e->first != r->first)
+        return cs_error_set(a->e, CS_ERR_INVALID,
+                            "Column \"%s\" cannot be restricted by two inequalities not starting with the same column",
+                            a->t->ck[e->first > r->first ? e->first : r->first]->name);
+    if (e->lo && r->lo)
+        return cs_error_set(a->e, CS_ERR_INVALID, "More than one restriction was found for the start bound on %s", cm);
+    if (e->hi && r->hi)
+        return cs_error_set(a->e, CS_ERR_INVALID, "More than one restriction was found for the end bound on %s", cm);
+    *out = *e;
+    out->id = r->id;
+    out->n = e->n >= r->n ? e->n : r->n;   /* the longer column list */
+    out->multi = multi;
+    out->lo = e->lo || r->lo;
+    out->hi = e->hi || r->hi;
+    return 0;
+}
+
+/* Cassandra's ClusteringColumnRestrictions.mergeWith checks, against the
+ * restrictions before the new one (start: its first column): without
  * ALLOW FILTERING, nothing after a slice, and no slice before what is
- * restricted already.  start: the new restriction's first column. */
+ * restricted already. */
 static int ck_merge_check(cql_wan *a, int start, bool slice)
 {
     if (a->flags & CQL_WHERE_ALLOW_FILTERING)
@@ -615,29 +651,54 @@ static int ck_merge_check(cql_wan *a, int start, bool slice)
     const sch_table *t = a->t;
     int last = -1;
     for (int i = 0; i < t->n_ck; i++)
-        if (a->ck_used[i])
+        if (a->ck_rel[i].id)
             last = i;
     if (last < 0)
         return 0;
-    int last_start = last;
-    bool last_slice = false;
-    for (int s = 0; s <= last; s++)
-        if (a->ck_sl[s].n && last < s + a->ck_sl[s].n) {
-            last_start = s;
-            last_slice = true;
-        }
-    if (!last_slice)
-        for (int s = 0; s <= last; s++)
-            if (a->ck_eq[s].n && last < s + a->ck_eq[s].n)
-                last_start = s;
-    if (last_slice && start > last_start)
+    const cql_ckrel *lr = &a->ck_rel[last];   /* RestrictionSet.lastRestriction */
+    if (lr->kind == CQL__CKR_SLICE && start > lr->first)
         return cs_error_set(a->e, CS_ERR_INVALID,
                             "Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)",
-                            t->ck[start]->name, t->ck[last_start]->name);
-    if (start < last_start && slice && start + 1 < t->n_ck)
+                            t->ck[start]->name, t->ck[lr->first]->name);
+    if (start < lr->first && slice) {
+        int next = start + 1;   /* RestrictionSet.nextColumn: the next restricted one */
+        while (!a->ck_rel[next].id)
+            next++;
         return cs_error_set(a->e, CS_ERR_INVALID,
                             "PRIMARY KEY column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)",
-                            t->ck[start + 1]->name, t->ck[start]->name);
+                            t->ck[next]->name, t->ck[start]->name);
+    }
+    return 0;
+}
+
+/* A clustering restriction over [first, first+n) joins the others, as
+ * ClusteringColumnRestrictions.mergeWith adds it: merged with each
+ * distinct restriction on its columns (RestrictionSet.addRestriction;
+ * each merge takes the new relation as it came, the last one is kept),
+ * then the position checks against the earlier ones.  Only the column
+ * map changes here; the caller stores the values (ck_eq / ck_sl). */
+static int ck_add(cql_wan *a, int first, int n, int kind, bool multi, bool lo, bool hi)
+{
+    cql_ckrel r = { ++a->ck_rel_ids, first, n, kind, multi, lo, hi };
+    cql_ckrel merged = r;
+    int done[32], n_done = 0;
+    for (int p = first; p < first + n; p++) {
+        const cql_ckrel *e = &a->ck_rel[p];
+        bool seen = !e->id;
+        for (int j = 0; j < n_done && !seen; j++)
+            seen = done[j] == e->id;
+        if (seen || n_done == 32)
+            continue;
+        done[n_done++] = e->id;
+        int rc = ck_rel_merge(a, e, &r, &merged);
+        if (rc)
+            return rc;
+    }
+    int rc = ck_merge_check(a, first, kind == CQL__CKR_SLICE);
+    if (rc)
+        return rc;
+    for (int p = first; p < first + n; p++)
+        a->ck_rel[p] = merged;
     return 0;
 }
 
@@ -648,14 +709,15 @@ static int collect_key_col(cql_wan *a, const sch_column *c, const ast_relation *
     int pos = c->position;
     if (r->op == OP_EQ || r->op == OP_IN) {
         cql_eqgroup *g = pk ? &a->pk_eq[pos] : &a->ck_eq[pos];
-        if (!pk && a->ck_sl[pos].n && !a->ck_eq[pos].n)   /* SliceRestriction.mergeWith */
-            return cs_error_set(a->e, CS_ERR_INVALID,
-                                "Column \"%s\" cannot be restricted by both an equality and an inequality relation",
-                                c->name);
-        if ((pk && a->pk_has[pos]) || (!pk && (a->ck_used[pos])))
+        if (pk && a->pk_has[pos])
             return cs_error_set(a->e, CS_ERR_INVALID,
                                 "%s cannot be restricted by more than one relation if it includes %s",
                                 c->name, g->in ? "a IN" : "an Equal");
+        if (!pk) {
+            int rc = ck_add(a, pos, 1, r->op == OP_IN ? CQL__CKR_IN : CQL__CKR_EQ, false, false, false);
+            if (rc)
+                return rc;
+        }
         int k = 1;
         cql_value *v;
         if (r->op == OP_IN) {
@@ -699,34 +761,27 @@ static int collect_key_col(cql_wan *a, const sch_column *c, const ast_relation *
         if (a->kind == CQL_WHERE_UPDATE)
             return cs_error_set(a->e, CS_ERR_INVALID,
                                 "Slice restrictions are not supported on the clustering columns in UPDATE statements");
-        if (a->ck_eq[pos].n)
-            return cs_error_set(a->e, CS_ERR_INVALID,
-                                "%s cannot be restricted by more than one relation if it includes %s",
-                                c->name, a->ck_eq[pos].in ? "a IN" : "an Equal");
-        cql_slicer *s = &a->ck_sl[pos];
-        if (s->n > 1)
-            return cs_error_set(a->e, CS_ERR_INVALID,
-                                "Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality",
-                                c->name);
+        bool lower = r->op == OP_GT || r->op == OP_GTE;
+        int rc = ck_add(a, pos, 1, CQL__CKR_SLICE, false, lower, !lower);
+        if (rc)
+            return rc;
         cql_value *v = cs_arena_zalloc(a->ev->arena, sizeof(cql_value));
         if (!v)
             return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
-        int rc = eval_nn(a, r->value, c->type, c->name, v);
-        if (rc)
+        if ((rc = eval_nn(a, r->value, c->type, c->name, v)))
             return rc;
+        cql_slicer *s = &a->ck_sl[pos];   /* ck_add merged the bounds: one per side */
         s->first = pos;
-        s->n = 1;
-        bool lower = r->op == OP_GT || r->op == OP_GTE;
-        if (lower ? s->lo_set : s->hi_set)
-            return cs_error_set(a->e, CS_ERR_INVALID,
-                                "More than one restriction was found for the %s bound on %s",
-                                lower ? "start" : "end", c->name);
+        if (s->n < 1)
+            s->n = 1;
         if (lower) {
             s->lo = v;
+            s->lo_n = 1;
             s->lo_set = true;
             s->lo_incl = r->op == OP_GTE;
         } else {
             s->hi = v;
+            s->hi_n = 1;
             s->hi_set = true;
             s->hi_incl = r->op == OP_LTE;
         }
@@ -783,8 +838,9 @@ static int collect(cql_wan *a, ast_relation **rels, int n)
                 a->w->needs_filtering = true;
                 rc = add_filter(a, c, r);
             } else {
-                rc = c->kind == COL_CLUSTERING && r->op != OP_NEQ && r->op != OP_IS_NOT_NULL
-                         ? ck_merge_check(a, c->position, is_slice(r->op)) : 0;
+                /* = IN and slices are checked as they merge (ck_add) */
+                rc = c->kind == COL_CLUSTERING && (r->op == OP_CONTAINS || r->op == OP_CONTAINS_KEY)
+                         ? ck_merge_check(a, c->position, false) : 0;
                 if (!rc)
                     rc = collect_key_col(a, c, r);
             }
@@ -821,14 +877,16 @@ int cql__where_analyze(cql_eval *ev, const sch_table *t, ast_relation **rels, in
     a.flags = flags;
     a.e = e;
     int nck = t->n_ck > 0 ? t->n_ck : 1;
-    /* one zeroed block: groups, slicers, then the used flags */
+    /* one zeroed block: groups, slicers, the column map, then the used flags */
     size_t eq_sz = sizeof(cql_eqgroup) * (size_t)nck, sl_sz = sizeof(cql_slicer) * (size_t)nck;
-    uint8_t *blk = cs_arena_zalloc(ev->arena, eq_sz + sl_sz + sizeof(bool) * (size_t)nck);
+    size_t rel_sz = sizeof(cql_ckrel) * (size_t)nck;
+    uint8_t *blk = cs_arena_zalloc(ev->arena, eq_sz + sl_sz + rel_sz + sizeof(bool) * (size_t)nck);
     if (!blk)
         return cs_error_set(e, CS_ERR_SERVER, "out of memory");
     a.ck_eq = (cql_eqgroup *)blk;
     a.ck_sl = (cql_slicer *)(blk + eq_sz);
-    a.ck_used = (bool *)(blk + eq_sz + sl_sz);
+    a.ck_rel = (cql_ckrel *)(blk + eq_sz + sl_sz);
+    a.ck_used = (bool *)(blk + eq_sz + sl_sz + rel_sz);
     int rc = collect(&a, rels, n_rels);
     if (rc == 0)
         rc = cql__wan_build_pks(&a);

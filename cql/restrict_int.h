@@ -17,12 +17,29 @@
 
 /* An = / IN restriction fixing columns [first, first+n) to one of k tuples. */
 typedef struct cql_eqgroup { int first, n, k; cql_value *tuples; bool in; } cql_eqgroup;
-/* A slice over columns [first, first+n). */
+/* A slice over columns [first, first+n).  Merged slices may bound each
+ * side on a different prefix (Cassandra's `(b, c, d) > (..) AND b < ..`):
+ * lo has lo_n values, hi has hi_n, and n is the longer. */
 typedef struct cql_slicer {
     int first, n;
+    int lo_n, hi_n;                      /* values in lo / hi */
     cql_value *lo, *hi;
     bool lo_set, hi_set, lo_incl, hi_incl;
+    bool multi;                          /* from (or merged with) a tuple relation */
 } cql_slicer;
+
+/* What Cassandra's RestrictionSet maps one clustering column to: the
+ * restriction last merged in over it.  A merge updates only the new
+ * relation's columns, so a column may keep an older restriction, and
+ * later merges see that one (RestrictionSet.mergeRestrictions). */
+enum { CQL__CKR_EQ = 1, CQL__CKR_IN, CQL__CKR_SLICE };
+typedef struct cql_ckrel {
+    int id;                              /* 0: none; equal ids: one restriction */
+    int first, n;                        /* its columns */
+    int kind;                            /* CQL__CKR_* */
+    bool multi;                          /* a MultiColumnRestriction */
+    bool lo, hi;                         /* a slice's start / end bound */
+} cql_ckrel;
 
 typedef struct cql_wan {
     cql_eval *ev;
@@ -36,6 +53,8 @@ typedef struct cql_wan {
     bool pk_sliced[16];                  /* which ones */
     cql_eqgroup *ck_eq; cql_slicer *ck_sl;       /* indexed by ck position (group starts) */
     bool *ck_used;                       /* column restricted by anything */
+    cql_ckrel *ck_rel;                   /* per ck position: its restriction */
+    int ck_rel_ids;                      /* last cql_ckrel id handed out */
     cql_filter *filters; int n_filters, cap_filters;
     bool token_seen;
     bool tok_eq, tok_lo, tok_hi;       /* token() restrictions so far: =, a start bound, an end bound */

@@ -62,13 +62,6 @@ int cql__wan_build_pks(cql_wan *a)
         all &= a->pk_has[i];
         any |= a->pk_has[i];
     }
-    if (a->token_seen && any && !all) {
-        for (int i = 0; i < t->n_pk; i++)
-            if (a->pk_has[i])
-                return cs_error_set(a->e, CS_ERR_INVALID,
-                                    "Columns \"%s\" cannot be restricted by both a normal relation and a token relation",
-                                    t->pk[i]->name);
-    }
     if (a->kind != CQL_WHERE_SELECT && (!all || a->pk_slice)) {
         /* Cassandra's order: parts with no restriction at all first, then
          * a slice on one */
@@ -85,6 +78,8 @@ int cql__wan_build_pks(cql_wan *a)
                             "function) for %s statements", a->kind == CQL_WHERE_UPDATE ? "UPDATE" : "DELETE");
     }
     if (!all) {
+        /* some components (with or without a token range: TokenFilter
+         * then keeps the range and filters on them) */
         if (any || a->pk_slice) {
             if (!(a->flags & CQL_WHERE_ALLOW_FILTERING))
                 return cs_error_set(a->e, CS_ERR_INVALID, "%s", CQL__ALLOW_FILTERING_MSG);
@@ -225,7 +220,7 @@ static int mixed_filters(cql_wan *a, const cql_slicer *sl)
         if (!f)
             return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
         f->multi_first = sl->first;
-        f->multi_n = sl->n;
+        f->multi_n = side == 0 ? sl->lo_n : sl->hi_n;
         f->multi_vals = side == 0 ? sl->lo : sl->hi;
     }
     return 0;
@@ -253,28 +248,28 @@ static int make_slice(cql_wan *a, cql_value *vals, int m, const cql_slicer *sl, 
         /* bound on the first column only (inclusive); the exact tuple
          * comparison is a row filter added by build_ck */
         coarse = *sl;
-        coarse.n = 1;
+        coarse.n = coarse.lo_n = coarse.hi_n = 1;
         coarse.lo_incl = coarse.hi_incl = true;
         sl = &coarse;
     }
     st_bound lo, hi;        /* value-space bounds as byte keys */
     bool lo_have = sl->lo_set, hi_have = sl->hi_set;
     if (lo_have) {
-        memcpy(vals + m, sl->lo, sizeof(cql_value) * (size_t)sl->n);
+        memcpy(vals + m, sl->lo, sizeof(cql_value) * (size_t)sl->lo_n);
         /* byte-space: ASC lower -> start; DESC lower -> end */
         if (!desc)
-            rc = ck_key(a, vals, m + sl->n, !sl->lo_incl, &lo, true);
+            rc = ck_key(a, vals, m + sl->lo_n, !sl->lo_incl, &lo, true);
         else
-            rc = ck_key(a, vals, m + sl->n, sl->lo_incl, &lo, false);
+            rc = ck_key(a, vals, m + sl->lo_n, sl->lo_incl, &lo, false);
         if (rc)
             return rc;
     }
     if (hi_have) {
-        memcpy(vals + m, sl->hi, sizeof(cql_value) * (size_t)sl->n);
+        memcpy(vals + m, sl->hi, sizeof(cql_value) * (size_t)sl->hi_n);
         if (!desc)
-            rc = ck_key(a, vals, m + sl->n, sl->hi_incl, &hi, false);
+            rc = ck_key(a, vals, m + sl->hi_n, sl->hi_incl, &hi, false);
         else
-            rc = ck_key(a, vals, m + sl->n, !sl->hi_incl, &hi, true);
+            rc = ck_key(a, vals, m + sl->hi_n, !sl->hi_incl, &hi, true);
         if (rc)
             return rc;
     }
@@ -301,14 +296,23 @@ static int make_slice(cql_wan *a, cql_value *vals, int m, const cql_slicer *sl, 
 static int ck_filter_from(cql_wan *a, int j)
 {
     const sch_column *c = a->t->ck[j];
-    if (a->ck_eq[j].n) {
-        if (a->ck_eq[j].n != 1)   /* MultiColumnRestriction.InRestriction.addRowFilterTo */
-            return cs_error_set(a->e, CS_ERR_INVALID, "%s", a->ck_eq[j].in ? "Multicolumn IN filters are not supported"
-                                                                            : "Multi-column relations cannot be used with filtering");
-        return group_to_filter(a, c, &a->ck_eq[j]);
+    const cql_eqgroup *g = &a->ck_eq[j];
+    if (g->n && g->in) {
+        if (g->n != 1)   /* MultiColumnRestriction.InRestriction.addRowFilterTo */
+            return cs_error_set(a->e, CS_ERR_INVALID, "Multicolumn IN filters are not supported");
+        return group_to_filter(a, c, g);
+    }
+    if (g->n) {   /* (c, d) = (1, 2): one = filter per column (EQRestriction.addRowFilterTo) */
+        for (int i = 0; i < g->n; i++) {
+            cql_filter *f = cql__wan_new_filter(a, a->t->ck[j + i], OP_EQ);
+            if (!f)
+                return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+            f->val = g->tuples[i];
+        }
+        return 0;
     }
     const cql_slicer *s = &a->ck_sl[j];
-    if (s->n > 1)   /* MultiColumnRestriction.SliceRestriction.addRowFilterTo */
+    if (s->multi)   /* MultiColumnRestriction.SliceRestriction.addRowFilterTo */
         return cs_error_set(a->e, CS_ERR_INVALID, "Multi-column slice restrictions cannot be used for filtering.");
     if (s->lo_set) {
         cql_filter *f = cql__wan_new_filter(a, c, s->lo_incl ? OP_GTE : OP_GT);

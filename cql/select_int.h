@@ -37,7 +37,8 @@ struct xsel {
     const char *fname;         /* SEL_FUNC: lower-case name without "system." */
     xsel **args; int n_args;
     int agg;                   /* AGG_* */
-    bool is_token;
+    bool is_token;             /* token(<the partition key, in order>): the row's token */
+    bool token_of_args;        /* token(<other arguments>): computed from their values */
     bool contains_agg;
     const ast_term *elem_from, *elem_to;   /* SEL_TERM term; SEL_ELEMENT key / SEL_SLICE bounds */
     int field;                 /* SEL_FIELD index */

@@ -69,6 +69,39 @@ static int compile_args(cql_eval *ev, const sch_table *t, xsel *x, const ast_sel
     return 0;
 }
 
+/* token(...) in a selection: Cassandra's TokenFct, a function whose
+ * arguments have the partition key's types (FunctionCall.validateTypes:
+ * the count, then each argument's assignability).  Over the partition key
+ * columns in order it is the row's token; otherwise computed from the
+ * argument values. */
+static int compile_token(const sch_table *t, xsel *x, cs_error *e)
+{
+    if (x->n_args != t->n_pk)
+        return cs_error_set(e, CS_ERR_INVALID,
+                            "Invalid number of arguments in call to function system.token: %d required but %d provided",
+                            t->n_pk, x->n_args);
+    bool same = true;
+    for (int i = 0; i < x->n_args; i++) {
+        xsel *a = x->args[i];
+        const ctype *pt = t->pk[i]->type;
+        const ast_term *tm = a->kind == SEL_TERM ? a->elem_from : NULL;
+        bool ok = tm && tm->kind == TERM_LITERAL ? ctype_literal_assignable(pt, tm->lit.kind)
+                                                 : ctype_value_compatible(pt, a->type);
+        if (!ok) {
+            char tb[128];
+            return cs_error_set(e, CS_ERR_INVALID, "Type error: %s cannot be passed as argument %d of function system.token of type %s",
+                                a->name, i, type_name(pt, tb, sizeof(tb)));
+        }
+        if (tm && tm->kind == TERM_LITERAL)
+            a->type = pt;   /* the literal is read as the receiver's type */
+        same = same && a->kind == SEL_COLUMN && a->col == col_index(t, t->pk[i]);
+    }
+    x->is_token = same;
+    x->token_of_args = !same;
+    x->type = ctype_scalar(CT_BIGINT);
+    return 0;
+}
+
 static int compile_func(cql_eval *ev, const sch_table *t, xsel *x, const ast_selector *as, cs_error *e)
 {
     char an[512], nb[700];
@@ -78,18 +111,8 @@ static int compile_func(cql_eval *ev, const sch_table *t, xsel *x, const ast_sel
         return CS_EUSER;
     snprintf(nb, sizeof(nb), "system.%s(%s)", fn, an);
     x->name = adup(ev, nb);
-    if (!strcmp(fn, "token")) {
-        bool ok = x->n_args == t->n_pk;
-        for (int i = 0; ok && i < x->n_args; i++)
-            ok = x->args[i]->kind == SEL_COLUMN && x->args[i]->col == col_index(t, t->pk[i]);
-        if (!ok)
-            return cs_error_set(e, CS_ERR_INVALID,
-                                "Invalid number of arguments in call to function system.token: %d required but %d provided",
-                                t->n_pk, x->n_args);
-        x->is_token = true;
-        x->type = ctype_scalar(CT_BIGINT);
-        return 0;
-    }
+    if (!strcmp(fn, "token"))
+        return compile_token(t, x, e);
     int agg = !strcmp(fn, "count") ? AGG_COUNT : !strcmp(fn, "min") ? AGG_MIN
             : !strcmp(fn, "max") ? AGG_MAX : !strcmp(fn, "sum") ? AGG_SUM
             : !strcmp(fn, "avg") ? AGG_AVG : AGG_NONE;
@@ -498,6 +521,30 @@ static int64_t int_of(const ctype *t, const cql_value *v)
     }
 }
 
+/* TokenFct.execute: null if an argument is null, else the Murmur3 token
+ * of the partition key the arguments make. */
+static int token_value(cql_eval *ev, const sch_table *t, const cql_value *args, int n, cql_value *out,
+                       cs_error *e)
+{
+    out->len = CQL_NULL;
+    for (int i = 0; i < n; i++)
+        if (args[i].len < 0)
+            return 0;
+    cs_buf kb;
+    cs_buf_init(&kb);
+    int rc = sch_partition_key(t, args, &kb);
+    if (rc || kb.err) {
+        bool oom = kb.err || rc == CS_ENOMEM;
+        cs_buf_destroy(&kb);
+        return oom ? cs_error_set(e, CS_ERR_SERVER, "out of memory")
+                   : cs_error_set(e, CS_ERR_INVALID, "Invalid partition key value");
+    }
+    uint8_t b[8];
+    cs_st64(b, (uint64_t)cs_murmur3_token(kb.p ? kb.p : (const uint8_t *)"", kb.len));
+    cs_buf_destroy(&kb);
+    return put(ev, b, 8, out, e);
+}
+
 /* CAST(v AS to): numeric conversions, anything to text/ascii. */
 static int cast_value(cql_eval *ev, const ctype *from, const ctype *to, const cql_value *v,
                       cql_value *out, cs_error *e)
@@ -674,6 +721,8 @@ int cql__sel_eval(cql_eval *ev, const sch_table *t, xsel *s, const xrow *row, cq
         }
         if (s->kind == SEL_CAST)
             return cast_value(ev, types[0], s->type, &args[0], out, e);
+        if (s->token_of_args)
+            return token_value(ev, t, args, n, out, e);
         if (s->kind == SEL_FIELD) {
             if (args[0].len < 0)
                 return 0;

@@ -54,6 +54,11 @@ const st_cell *st__cell_reconcile(const st_cell *a, const st_cell *b)
     return st__bytes_cmp(a->val, a->val_len, b->val, b->val_len) >= 0 ? a : b;
 }
 
+const st_cell *st_cell_reconcile(const st_cell *a, const st_cell *b)
+{
+    return st__cell_reconcile(a, b);
+}
+
 bool st__del_supersedes(st_deletion a, st_deletion b)
 {
     if (a.ts_us != b.ts_us) return a.ts_us > b.ts_us;

@@ -203,6 +203,9 @@ void st_mut_row_delete(st_mutation *m, st_deletion d);
 void st_mut_complex_delete(st_mutation *m, uint32_t col, st_deletion d);
 void st_mut_cell(st_mutation *m, const st_cell *c);
 bool st_mutation_empty(const st_mutation *m);
+/* The cell that wins between two cells at the same path, by the rules
+ * above (for callers overlaying a pending mutation on what they read). */
+const st_cell *st_cell_reconcile(const st_cell *a, const st_cell *b);
 
 /* Reading a mutation back (additive, for index/view maintenance in
  * cql/index_maint.c; implemented in storage/mutation_iter.c).  Ops come in

@@ -36,7 +36,7 @@ static const char *lit_name(lit_kind k)
 bool ctype_literal_assignable(const ctype *t, lit_kind k)
 {
     switch (t->kind) {
-    case CT_CUSTOM:
+    case CT_CUSTOM: case CT_TUPLE:   /* not a native type: any constant, read by fromString */
         return true;
     case CT_ASCII: case CT_VARCHAR: case CT_INET:
         return k == LIT_STRING;
@@ -174,12 +174,62 @@ static int fail(cs_error *e, const char *fmt, const char *s, size_t n)
     return cs_error_set(e, CS_ERR_INVALID, fmt, (int)n, s);
 }
 
-/* The text form of a value of scalar type t (AbstractType.fromString),
- * also used by JSON parsing and CAST.  0 or CS_EUSER with e. */
+/* TupleType.fromString: fields split on ':' not preceded by a backslash,
+ * '@' for a null field, '\:' and '\@' unescaped, each field by its own
+ * type's fromString; fewer fields than the type make a shorter value. */
+static int tuple_from_string(const ctype *t, const char *s, size_t n, cs_buf *out, cs_error *e)
+{
+    int count = n ? 1 : 0;
+    for (size_t i = 0; i < n; i++)
+        count += s[i] == ':' && (i == 0 || s[i - 1] != '\\');
+    if (count > t->n_sub) {
+        cs_buf tb;
+        cs_buf_init(&tb);
+        ctype_to_cql(t, &tb);
+        int rc = cs_error_set(e, CS_ERR_INVALID, "Invalid tuple literal: too many elements. Type %.*s expects %d but got %d",
+                              (int)tb.len, tb.p ? (const char *)tb.p : "", t->n_sub, count);
+        cs_buf_destroy(&tb);
+        return rc;
+    }
+    cs_buf f;
+    cs_buf_init(&f);
+    size_t start = 0;
+    int rc = 0;
+    for (int k = 0; k < count && rc == 0; k++) {
+        size_t end = start;
+        while (end < n && !(s[end] == ':' && (end == 0 || s[end - 1] != '\\')))
+            end++;
+        if (end - start == 1 && s[start] == '@') {
+            cs_buf_put_u32(out, (uint32_t)-1);
+        } else {
+            cs_buf_reset(&f);
+            for (size_t i = start; i < end; i++)
+                if (!(s[i] == '\\' && i + 1 < end && (s[i + 1] == ':' || s[i + 1] == '@')))
+                    cs_buf_put_u8(&f, (uint8_t)s[i]);
+            if (f.err) {
+                rc = CS_ENOMEM;
+                break;
+            }
+            size_t at = out->len;
+            cs_buf_put_u32(out, 0);
+            rc = ctype_from_string(t->sub[k], f.p ? (const char *)f.p : "", f.len, out, e);
+            if (rc == 0 && !out->err)
+                cs_st32(out->p + at, (uint32_t)(out->len - at - 4));
+        }
+        start = end + 1;
+    }
+    cs_buf_destroy(&f);
+    return rc;
+}
+
+/* The text form of a value of type t (AbstractType.fromString): scalars
+ * and tuples; also used by JSON parsing and CAST.  0 or CS_EUSER with e. */
 int ctype_from_string(const ctype *t, const char *s, size_t n, cs_buf *out, cs_error *e)
 {
     int64_t x;
     switch (t->kind) {
+    case CT_TUPLE:
+        return tuple_from_string(t, s, n, out, e);
     case CT_ASCII:
         for (size_t i = 0; i < n; i++)
             if ((uint8_t)s[i] & 0x80)

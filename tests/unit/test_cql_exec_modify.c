@@ -349,6 +349,28 @@ Test(exec_modify, collections)
     fails("UPDATE t SET l[0] = 1 WHERE k = 1", "Attempted to set an element on a list which is null");
 }
 
+/* A list operation sees the same statement's earlier operations on the row
+ * (UpdateParameters.getPrefetchedRow merges the pending row;
+ * CollectionsTest.testMultipleOperationOnListWithinTheSameQuery). */
+Test(exec_modify, list_ops_see_earlier_ops_of_the_statement)
+{
+    mkks();
+    ok("CREATE TABLE t (k int PRIMARY KEY, l list<int>)");
+    ok("INSERT INTO t (k, l) VALUES (1, [1, 2, 3, 4])");
+    ok("UPDATE t SET l[2] = 7, l[2] = 8 WHERE k = 1");   /* same cell, same timestamp: the greater value */
+    rows("SELECT l FROM t WHERE k = 1", "[1, 2, 8, 4]\n");
+    ok("DELETE l[2], l[2] FROM t WHERE k = 1");          /* the second one removes the shifted element */
+    rows("SELECT l FROM t WHERE k = 1", "[1, 2]\n");
+    ok("UPDATE t SET l = l + [3, 4], l[3] = 7 WHERE k = 1");
+    rows("SELECT l FROM t WHERE k = 1", "[1, 2, 3, 7]\n");
+    fails("UPDATE t SET l[4] = 5, l = l + [9] WHERE k = 1", "List index 4 out of bound, list has size 4");
+    ok("UPDATE t SET l[2] = 7, l = l - [7] WHERE k = 1");
+    rows("SELECT l FROM t WHERE k = 1", "[1, 2]\n");
+    fails("UPDATE t SET l = l - [2], l[1] = 4 WHERE k = 1", "List index 1 out of bound, list has size 1");
+    ok("UPDATE t SET l = [5, 6], l[1] = 9 WHERE k = 1");   /* sees the new value, not the old */
+    rows("SELECT l FROM t WHERE k = 1", "[5, 9]\n");
+}
+
 Test(exec_modify, udt_and_static)
 {
     mkks();

@@ -62,6 +62,12 @@ Test(exec_paging, paging_every_shape)
     o.page_size = 10;
     cr_assert_neq(run("SELECT * FROM t WHERE k IN (1, 2) ORDER BY c DESC", &o, NULL, 0), 0);
     cr_assert(strstr(g_err.msg, "Cannot page queries with both ORDER BY and a IN restriction"));
+    /* ... only on SelectStatement's paging path: not when LIMIT fits in a page */
+    cr_assert_eq(run("SELECT k, c FROM t WHERE k IN (1, 2) ORDER BY c DESC LIMIT 3", &o, NULL, 0), 0);
+    cr_assert_eq(run("SELECT k, c FROM t WHERE k IN (1, 2) ORDER BY c DESC LIMIT 10", &o, NULL, 0), 0);
+    cr_assert_neq(run("SELECT k, c FROM t WHERE k IN (1, 2) ORDER BY c DESC LIMIT 11", &o, NULL, 0), 0);
+    cr_assert_neq(run("SELECT count(*) FROM t WHERE k IN (1, 2) ORDER BY c DESC LIMIT 3", &o, NULL, 0), 0);
+    cr_assert_neq(run("SELECT * FROM t WHERE k IN (1) ORDER BY c DESC", &o, NULL, 0), 0);   /* keyIsInRelation */
     rows("SELECT k, c FROM t WHERE k IN (1, 2) AND c > 2 ORDER BY c DESC", "1|4\n2|4\n1|3\n2|3\n");
 }
 

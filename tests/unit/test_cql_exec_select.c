@@ -40,6 +40,10 @@ Test(exec_select, single_partition_slices)
     fails("SELECT c FROM cp WHERE a = 2", "Cannot execute this query as it might involve data filtering");
     rows("SELECT c FROM cp WHERE a = 2 ALLOW FILTERING", "3\n4\n");
     rows("SELECT c FROM cp WHERE b = 'x' ALLOW FILTERING", "3\n1\n");   /* token order */
+    /* a token range with some components: TokenFilter keeps the range and filters */
+    fails("SELECT c FROM cp WHERE token(a, b) > token(2, 'x') AND b = 'x'", "Cannot execute this query as it might involve data filtering");
+    rows("SELECT c FROM cp WHERE token(a, b) > token(2, 'x') AND b = 'x' ALLOW FILTERING", "1\n");
+    rows("SELECT c FROM cp WHERE b = 'x' AND token(a, b) <= token(2, 'x') ALLOW FILTERING", "3\n");
 }
 
 Test(exec_select, range_scans_and_tokens)
@@ -51,6 +55,12 @@ Test(exec_select, range_scans_and_tokens)
     rows("SELECT k, c FROM t LIMIT 3", "1|0\n1|1\n1|2\n");
     rows("SELECT k, c FROM t PER PARTITION LIMIT 1", "1|0\n0|0\n2|0\n3|0\n");
     rows("SELECT token(k), k FROM t WHERE k = 1 AND c = 0", "-4069959284402364209|1\n");
+    /* token() in a selection is TokenFct: any arguments of the key's types */
+    rows("SELECT token(c), token(1) FROM t WHERE k = 0 AND c = 1", "-4069959284402364209|-4069959284402364209\n");
+    fails("SELECT token(k, c) FROM t", "Invalid number of arguments in call to function system.token: 1 required but 2 provided");
+    ok("CREATE TABLE tk (k1 uuid, k2 text, PRIMARY KEY ((k1, k2)))");
+    fails("SELECT token(k2, k1) FROM tk", "Type error: k2 cannot be passed as argument 0 of function system.token of type uuid");
+    fails("SELECT token(k1, 'x', k2) FROM tk", "Invalid number of arguments in call to function system.token: 2 required but 3 provided");
     rows("SELECT k FROM t WHERE token(k) > -4069959284402364209 PER PARTITION LIMIT 1", "0\n2\n3\n");
     rows("SELECT k FROM t WHERE token(k) >= -4069959284402364209 AND token(k) <= -4069959284402364209 PER PARTITION LIMIT 1", "1\n");
     rows("SELECT count(*) FROM t", "20\n");
@@ -144,8 +154,33 @@ Test(exec_select, clustering_multi_and_desc)
     rows("SELECT c1, c2 FROM mx WHERE p = 0 AND (c1, c2) >= (1, 'b') AND (c1, c2) < (2, 'b')", "1|'c'\n1|'b'\n2|'a'\n");
     cr_assert_eq(paged_equals("SELECT c1, c2 FROM mx WHERE p = 0 AND (c1, c2) > (0, 'b')", 2), 4);
     rows("SELECT v FROM m2 WHERE k = 0 AND (a, b) >= (1, 1) AND (a, b) < (2, 1)", "11\n12\n20\n");
-    fails("SELECT v FROM m2 WHERE k = 0 AND (a, b) > (1, 1) AND a < 2", "Column \"a\" cannot be restricted by both a tuple notation inequality and a single column inequality");
-    fails("SELECT v FROM m2 WHERE k = 0 AND a < 2 AND (a, b) > (1, 1)", "Column \"a\" cannot be restricted by both a tuple notation inequality and a single column inequality");
+    /* slices of different lengths merge (MultiColumnRestriction.SliceRestriction.mergeWith) */
+    rows("SELECT v FROM m2 WHERE k = 0 AND (a, b) > (1, 1) AND a < 2", "12\n");
+    rows("SELECT v FROM m2 WHERE k = 0 AND a < 2 AND (a, b) > (1, 1)", "12\n");
+    rows("SELECT v FROM m2 WHERE k = 0 AND (a, b) > (0, 1) AND (a) <= (1)", "2\n10\n11\n12\n");
+    rows("SELECT v FROM m2 WHERE k = 0 AND (a) >= (1) AND (a, b) < (2, 1) ORDER BY a DESC, b DESC", "20\n12\n11\n10\n");
+    fails("SELECT v FROM m2 WHERE k = 0 AND (a, b) > (0, 1) AND (a) > (1)", "More than one restriction was found for the start bound on a");
+    fails("SELECT v FROM m2 WHERE k = 0 AND (a, b) > (0, 1) AND (b) < (1)",
+          "Column \"b\" cannot be restricted by two inequalities not starting with the same column");
+    fails("SELECT v FROM m2 WHERE k = 0 AND b > 1 AND (a, b) < (0, 1)",
+          "Column \"b\" cannot be restricted by two inequalities not starting with the same column");
+    fails("SELECT v FROM m2 WHERE k = 0 AND (a) = (1) AND (a) > (0)", "a cannot be restricted by more than one relation if it includes an Equal");
+    fails("SELECT v FROM m2 WHERE k = 0 AND (a, b) = (1, 1) AND (a, b) > (0, 0)", "a ,b cannot be restricted by more than one relation if it includes an Equal");
+    fails("SELECT v FROM m2 WHERE k = 0 AND (a, b) IN ((1, 1)) AND a > 0", "a cannot be restricted by more than one relation if it includes a IN");
+    fails("SELECT v FROM m2 WHERE k = 0 AND (a, b) > (0, 0) AND a = 1",
+          "Column \"a\" cannot be restricted by both an equality and an inequality relation");
+    /* a merge leaves (a, b) > .. on b: the later (b) < .. meets it */
+    fails("SELECT v FROM m2 WHERE k = 0 AND (a, b) > (0, 0) AND (a) < (1) AND (b) < (1)",
+          "Column \"b\" cannot be restricted by two inequalities not starting with the same column");
+    /* (a, b) = (..) after a gap filters column by column */
+    ok("CREATE TABLE m3 (k int, a int, b int, c int, v int, PRIMARY KEY (k, a, b, c))");
+    ok("INSERT INTO m3 (k, a, b, c, v) VALUES (0, 0, 1, 2, 3)");
+    ok("INSERT INTO m3 (k, a, b, c, v) VALUES (0, 1, 1, 3, 4)");
+    rows("SELECT v FROM m3 WHERE k = 0 AND (b, c) = (1, 2) ALLOW FILTERING", "3\n");
+    fails("SELECT v FROM m3 WHERE k = 0 AND (b, c) IN ((1, 2)) ALLOW FILTERING", "Multicolumn IN filters are not supported");
+    fails("SELECT v FROM m3 WHERE k = 0 AND (b) > (0) ALLOW FILTERING", "Multi-column slice restrictions cannot be used for filtering.");
+    fails("SELECT v FROM m3 WHERE k = 0 AND c = 1 AND a > 0",
+          "PRIMARY KEY column \"c\" cannot be restricted (preceding column \"a\" is restricted by a non-EQ relation)");
     rows("SELECT v FROM m2 WHERE k = 0 AND a = 1 AND (b) > (0)", "11\n12\n");
     fails("SELECT v FROM m2 WHERE k = 0 AND (b, a) > (0, 1)", "Clustering columns must appear in the PRIMARY KEY order in multi-column relations");
     fails("SELECT v FROM m2 WHERE k = 0 AND (k, a) > (0, 1)", "Multi-column relations can only be applied to clustering columns but was applied to: k");

@@ -184,6 +184,35 @@ Test(index, full_index_on_frozen_clustering)
     rows("SELECT v FROM ks.fz WHERE b = [1, 2, 3]", "2;1;");   /* token order: a = 1, then a = 0 */
 }
 
+/* A one-column tuple equality on an indexed clustering column is served
+ * like `b = x`; a longer tuple still filters
+ * (SelectMultiColumnRelationTest.testMultipleClusteringWithIndex). */
+Test(index, tuple_equality_on_indexed_clustering)
+{
+    ok("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    ok("CREATE TABLE ks.mc (a int, b int, c int, v int, PRIMARY KEY (a, b, c))");
+    ok("CREATE INDEX ON ks.mc (b)");
+    ok("INSERT INTO ks.mc (a, b, c, v) VALUES (0, 1, 0, 1)");
+    ok("INSERT INTO ks.mc (a, b, c, v) VALUES (0, 2, 0, 2)");
+    rows("SELECT v FROM ks.mc WHERE (b) = (1)", "1;");
+    fails("SELECT v FROM ks.mc WHERE (b, c) = (1, 0)", "ALLOW FILTERING");
+    rows("SELECT v FROM ks.mc WHERE (b, c) = (2, 0) ALLOW FILTERING", "2;");
+}
+
+/* An indexed partition key component with a token range needs no ALLOW
+ * FILTERING (SelectOrderedPartitionerTest.testMultiColumnPartitionKeyWithIndexAndTokenNonTokenRestrictionsMix). */
+Test(index, token_range_with_indexed_pk_component)
+{
+    ok("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    ok("CREATE TABLE ks.tb (a int, b int, c int, PRIMARY KEY ((a, b)))");
+    ok("CREATE INDEX ON ks.tb (b)");
+    ok("INSERT INTO ks.tb (a, b, c) VALUES (0, 1, 1)");   /* token -5343711339996600080 */
+    ok("INSERT INTO ks.tb (a, b, c) VALUES (1, 1, 4)");   /* token 5765203080415074583 */
+    ok("INSERT INTO ks.tb (a, b, c) VALUES (0, 2, 2)");
+    rows("SELECT c FROM ks.tb WHERE token(a, b) > token(0, 0) AND b = 1", "1;4;");
+    rows("SELECT c FROM ks.tb WHERE b = 1 AND token(a, b) > token(0, 1)", "4;");
+}
+
 Test(index, build_restart_and_view)
 {
     ok("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");

@@ -116,6 +116,22 @@ Test(lexer, range_after_integer)
     cr_expect_eq(t[2], TK_INTEGER);
 }
 
+/* Lexer.g: (INTEGER '.' RANGE) => INTEGER '.' (CollectionsTest.testMapOverlappingSlicesWithDoubles) */
+Test(lexer, float_before_range)
+{
+    cql__tok_type t[8];
+    int n = lex_types("0...3.", t, 8);
+    cr_assert_eq(n, 4);
+    cr_expect_eq(t[0], TK_FLOAT);
+    cr_expect_eq(t[1], TK_RANGE);
+    cr_expect_eq(t[2], TK_FLOAT);
+    n = lex_types("3...4.4]", t, 8);
+    cr_assert_eq(n, 5);
+    cr_expect_eq(t[0], TK_FLOAT);
+    cr_expect_eq(t[1], TK_RANGE);
+    cr_expect_eq(t[2], TK_FLOAT);
+}
+
 Test(lexer, comments_are_hidden)
 {
     cql__tok_type t[8];

@@ -209,6 +209,27 @@ Test(cql_schema, keyspace_table_lifecycle)
     env_fini(&v);
 }
 
+/* Function statements judge the keyspace first (AlterSchemaStatement.execute):
+ * native functions live in `system` (UFTest.testFunctionCreationAndDrop). */
+Test(cql_schema, function_statements)
+{
+    env v;
+    env_init(&v);
+    ok(&v, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    fails(&v, "DROP FUNCTION system.now", CS_ERR_INVALID, "System keyspace 'system' is not user-modifiable");
+    fails(&v, "DROP FUNCTION IF EXISTS system.now", CS_ERR_INVALID, "System keyspace 'system' is not user-modifiable");
+    fails(&v, "DROP AGGREGATE system_schema.max", CS_ERR_INVALID, "System keyspace 'system_schema' is not user-modifiable");
+    fails(&v, "CREATE FUNCTION system.f (a int) RETURNS NULL ON NULL INPUT RETURNS int LANGUAGE java AS 'return a;'",
+          CS_ERR_INVALID, "System keyspace 'system' is not user-modifiable");
+    fails(&v, "CREATE FUNCTION ks.f (a int) RETURNS NULL ON NULL INPUT RETURNS int LANGUAGE java AS 'return a;'",
+          CS_ERR_INVALID, "User-defined functions are disabled in cassandra.yaml - set user_defined_functions_enabled=true to enable");
+    fails(&v, "DROP FUNCTION ks.f", CS_ERR_INVALID, "Function 'ks.f' doesn't exist");
+    fails(&v, "DROP FUNCTION ks.f(int, frozen<list<text>>)", CS_ERR_INVALID, "Function 'ks.f(int, frozen<list<text>>)' doesn't exist");
+    fails(&v, "DROP AGGREGATE ks.a()", CS_ERR_INVALID, "Aggregate 'ks.a()' doesn't exist");
+    ok(&v, "DROP FUNCTION IF EXISTS ks.f");
+    env_fini(&v);
+}
+
 Test(cql_schema, identity_persists)
 {
     env v;

@@ -337,6 +337,20 @@ Test(types, literal_round_trips)
                      "-178956970y7mo2147483647d2562047h47m16s854ms775us807ns");
 }
 
+/* A constant for a tuple is read by TupleType.fromString (TupleTypeTest.testTupleFromString). */
+Test(types, tuple_from_string)
+{
+    cr_expect_str_eq(LF("tuple<int, text>", LIT_STRING, "0:1"), "(0, '1')");
+    cr_expect_str_eq(LF("tuple<int, text>", LIT_STRING, "1"), "(1, null)");   /* a shorter value */
+    cr_expect_str_eq(LF("tuple<int, text>", LIT_STRING, "1:1\\:1"), "(1, '1:1')");
+    cr_expect_str_eq(LF("tuple<int, text>", LIT_STRING, "@:1"), "(null, '1')");
+    cr_expect_str_eq(LF("tuple<int, text>", LIT_STRING, "2:\\@"), "(2, '@')");
+    cr_expect_str_eq(LF("tuple<int, text>", LIT_INTEGER, "7"), "(7, null)");
+    cr_expect_str_eq(LERR("tuple<int, text>", LIT_STRING, "1:2:3"),
+                     "Invalid tuple literal: too many elements. Type frozen<tuple<int, text>> expects 2 but got 3");
+    cr_expect_str_eq(LERR("tuple<int, text>", LIT_STRING, "x:1"), "Unable to make int from 'x'");
+}
+
 Test(types, literal_errors)
 {
     cr_expect_str_eq(LERR("int", LIT_STRING, "foo"), "Invalid STRING constant (foo) for \"k\" of type int");
