@@ -328,6 +328,12 @@ typedef struct ast_resource {
     char *name;                        /* TABLE, ROLE, FUNCTION, MBEAN */
 } ast_resource;
 
+/* IResource.applicablePermissions (PERM_* bits) and the Java class name
+ * Cassandra's messages give ("DataResource", "RoleResource",
+ * "FunctionResource", "JMXResource"); parser_auth.c. */
+unsigned cql_resource_permissions(ast_resource_kind k);
+const char *cql_resource_class(ast_resource_kind k);
+
 typedef struct ast_auth {
     ast_auth_kind kind;
     const char *verb;                  /* "CREATE ROLE", "LIST PERMISSIONS", ... */

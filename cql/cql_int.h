@@ -99,6 +99,24 @@ int cql_exec_use(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_e
 /* Role and permission statements (exec_auth.c, catalog-owned). */
 int cql__exec_auth(cql_ctx *ctx, cql_session *s, const cql_stmt *st, cql_result *r, cs_error *e);
 
+/* authz.c: resources (IResource) and the authorize step. */
+void cql__res_name(const ast_resource *r, char *out, size_t cap);      /* getName: "data/ks/t" */
+void cql__res_text(const ast_resource *r, char *out, size_t cap);      /* toString: "<table ks.t>" */
+bool cql__res_from_name(const char *name, ast_resource *r, char *buf, size_t cap);
+int cql__res_chain(const ast_resource *r, ast_resource out[4]);        /* r, then its parents */
+bool cql__authz_enabled(const cql_ctx *ctx);                           /* authorizer: CassandraAuthorizer */
+const char *cql__authz_user(const cql_ctx *ctx, const cql_session *s); /* NULL: anonymous */
+bool cql__authz_is_super(cql_ctx *ctx, const cql_session *s);          /* ClientState.isSuper */
+/* IAuthorizer.authorize: the permissions s's user holds on exactly r. */
+unsigned cql__authz_perms_on(cql_ctx *ctx, const cql_session *s, const ast_resource *r);
+/* ClientState.ensurePermission(perm, r): Unauthorized unless the user
+ * holds perm on r or a parent (always 0 under AllowAllAuthorizer). */
+int cql__authz_ensure(cql_ctx *ctx, const cql_session *s, unsigned perm, const ast_resource *r, cs_error *e);
+/* The statement's authorize step (not STMT_AUTH, which exec_auth.c runs). */
+int cql__authorize(cql_ctx *ctx, const cql_session *s, const cql_stmt *st, cs_error *e);
+/* After a schema change: the creator's grants, a dropped resource's revokes. */
+void cql__authz_schema_changed(cql_ctx *ctx, const cql_session *s, const cql_schema_change *c);
+
 /* Free the executor's statement and prepared caches (prepared.c, exec-read).
  * cql_ctx_free (ctx.c) calls it before freeing the catalog. */
 void cql_exec_caches_free(cql_ctx *ctx);

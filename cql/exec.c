@@ -124,6 +124,11 @@ static int dispatch(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params
     int rc = check_consistency(st, pp, e);
     if (rc)
         return rc;
+    /* the authorize step (authz.c): DML and SELECT need it only under
+     * CassandraAuthorizer, schema statements always (system keyspaces) */
+    if ((ctx->cfg.cassandra_authorizer || (st->kind != STMT_SELECT && !is_dml(st->kind) && st->kind != STMT_BATCH)) &&
+        st->kind != STMT_AUTH && (rc = cql__authorize(ctx, s, st, e)))
+        return rc;
     ctx->requests++;
     switch (st->kind) {
     case STMT_SELECT:
@@ -277,8 +282,10 @@ int cql__run(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p, cq
         }
     }
     cs_arena_destroy(&a);
-    if (rc == 0 && r->schema_changed)
+    if (rc == 0 && r->schema_changed) {
         cql__prepared_on_schema_change(ctx, &r->change);
+        cql__authz_schema_changed(ctx, s, &r->change);
+    }
     if (rc < 0 && !cs_error_isset(e))   /* internal failure without a message */
         cs_error_set(e, CS_ERR_SERVER, "%s", cs_strerror(rc));
     return rc < 0 ? CS_EUSER : rc;
@@ -412,6 +419,8 @@ int cql_batch(cql_ctx *ctx, cql_session *s, uint8_t type, const cql_batch_item *
         rc = cql__resolve_values(st, it->values, it->n_values, it->names, it->name_lens, &a,
                                  &vals, e);
         if (rc)
+            break;
+        if (ctx->cfg.cassandra_authorizer && (rc = cql__authorize(ctx, es, st, e)))
             break;
         ents[i].stmt = st;
         ents[i].values = vals;

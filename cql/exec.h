@@ -32,6 +32,7 @@ typedef struct cql_config {
     bool materialized_views_enabled;   /* true (cassette's default; Cassandra 4 disables) */
     bool user_defined_functions_enabled;
     bool password_authenticator;       /* authenticator: PasswordAuthenticator (else every session is anonymous) */
+    bool cassandra_authorizer;         /* authorizer: CassandraAuthorizer (else AllowAllAuthorizer) */
     const char *config_text;           /* settings for system_views.settings (may be NULL) */
 } cql_config;
 

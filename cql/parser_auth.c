@@ -215,6 +215,34 @@ static void resource(cql__parser *p, ast_resource *r)
     }
 }
 
+/* applicablePermissions of each IResource kind. */
+unsigned cql_resource_permissions(ast_resource_kind k)
+{
+    switch (k) {
+    case RES_ALL_KEYSPACES: case RES_KEYSPACE: case RES_ALL_TABLES:
+        return PERM_CREATE | PERM_ALTER | PERM_DROP | PERM_SELECT | PERM_MODIFY | PERM_AUTHORIZE;
+    case RES_TABLE: return PERM_ALTER | PERM_DROP | PERM_SELECT | PERM_MODIFY | PERM_AUTHORIZE;
+    case RES_ALL_ROLES: return PERM_CREATE | PERM_ALTER | PERM_DROP | PERM_AUTHORIZE | PERM_DESCRIBE;
+    case RES_ROLE: return PERM_ALTER | PERM_DROP | PERM_AUTHORIZE;
+    case RES_ALL_FUNCTIONS: case RES_FUNCTIONS_IN_KS:
+        return PERM_CREATE | PERM_ALTER | PERM_DROP | PERM_AUTHORIZE | PERM_EXECUTE;
+    case RES_FUNCTION: return PERM_ALTER | PERM_DROP | PERM_AUTHORIZE | PERM_EXECUTE;
+    case RES_ALL_MBEANS: case RES_MBEAN:
+        return PERM_SELECT | PERM_MODIFY | PERM_AUTHORIZE | PERM_DESCRIBE | PERM_EXECUTE;
+    default: return 0;
+    }
+}
+
+const char *cql_resource_class(ast_resource_kind k)
+{
+    switch (k) {
+    case RES_ALL_ROLES: case RES_ROLE: return "RoleResource";
+    case RES_ALL_FUNCTIONS: case RES_FUNCTIONS_IN_KS: case RES_FUNCTION: return "FunctionResource";
+    case RES_ALL_MBEANS: case RES_MBEAN: return "JMXResource";
+    default: return "DataResource";
+    }
+}
+
 static bool if_exists(cql__parser *p, bool not)
 {
     if (!cql__accept_kw(p, KW_IF))
@@ -295,6 +323,12 @@ static void grant_revoke(cql__parser *p, cql_stmt *st)
         a->perms = permission_or_all(p);
         cql__expect_kw(p, KW_ON);
         resource(p, &a->res);
+        /* Parser.g's filterPermissions: only those the resource takes */
+        unsigned applicable = a->perms & cql_resource_permissions(a->res.kind);
+        if (!applicable)
+            cql__fail_msg(p, "Resource type %s does not support any of the requested permissions",
+                          cql_resource_class(a->res.kind));
+        a->perms = applicable;
     } else {
         a = begin(st, grant ? AUTH_GRANT_ROLE : AUTH_REVOKE_ROLE, grant ? "GRANT" : "REVOKE");
         a->role = role_name(p);

@@ -8,6 +8,9 @@
  *  2. member_of holds only existing roles: dropping a role takes it out of
  *     every member_of (CassandraRoleManager.removeAllMembers).
  *  3. roles[] is sorted by name (strcmp), so listings need no sort.
+ *  4. pv[] (CassandraAuthorizer's role_permissions) is sorted by (role,
+ *     resource), each pair once, perms never 0; dropping a role removes its
+ *     entries and those on it.
  */
 #include "cql/roles.h"
 
@@ -29,7 +32,9 @@
  * first start need not spend ~70 ms on bcrypt. */
 #define DEFAULT_ROLE "cassandra"
 #define DEFAULT_HASH "$2a$10$wBlxANf4tR1ump1/ZB8WWuVum9HiuiS8K5S0fV8VvFfFQjVBB8YsW"
-#define FILE_MAGIC "cassette-roles 1"
+#define FILE_MAGIC "cassette-roles 2"
+#define FILE_MAGIC_V1 "cassette-roles 1"    /* read: a store from before permissions */
+#define PERMS_LINE "%permissions"          /* no role line starts so: '%' is escaped in names */
 #define LOGIN_MEMO 64
 
 typedef struct role {
@@ -39,10 +44,16 @@ typedef struct role {
     char **member_of; int n_member_of; /* sorted */
 } role;
 
+typedef struct perm_ent {
+    char *role, *resource;             /* resource: IResource.getName ("data/ks/t") */
+    unsigned perms;                    /* PERM_*, never 0 */
+} perm_ent;
+
 struct cql_roles {
     pthread_mutex_t mu;
     char *path;
     role *v; int n, cap;
+    perm_ent *pv; int pn, pcap;        /* sorted by (role, resource) */
     uint8_t memo[LOGIN_MEMO][16];      /* md5(hash NUL password) of recent good logins */
     int memo_next;
 };
@@ -137,6 +148,129 @@ static int insert(cql_roles *r, role *o)
     return 0;
 }
 
+/* ---------------------------------------------------------------- permission entries */
+
+/* Permission's names, bit i = 1 << i (its declaration order). */
+static const char *const perm_names[] = { "CREATE", "ALTER", "DROP", "SELECT", "MODIFY", "AUTHORIZE", "DESCRIBE", "EXECUTE" };
+
+const char *cql_perm_name(unsigned bit)
+{
+    for (int i = 0; i < 8; i++)
+        if (bit == 1u << i) return perm_names[i];
+    return "?";
+}
+
+static int perm_cmp(const perm_ent *p, const char *role_name, const char *resource)
+{
+    int c = strcmp(p->role, role_name);
+    return c ? c : strcmp(p->resource, resource);
+}
+
+static int perm_find(const cql_roles *r, const char *role_name, const char *resource, int *at)
+{
+    int lo = 0, hi = r->pn;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        int c = perm_cmp(&r->pv[mid], role_name, resource);
+        if (c == 0) {
+            *at = mid;
+            return 1;
+        }
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    *at = lo;
+    return 0;
+}
+
+/* Insert (role, resource) with perms at its place (not there yet). */
+static int perm_insert(cql_roles *r, int at, const char *role_name, const char *resource, unsigned perms)
+{
+    if (r->pn == r->pcap) {
+        int nc = r->pcap ? r->pcap * 2 : 8;
+        perm_ent *nv = cs_realloc(r->pv, sizeof *nv * (size_t)nc);
+        if (!nv) return CS_ENOMEM;
+        r->pv = nv;
+        r->pcap = nc;
+    }
+    perm_ent p = { cs_strdup(role_name), cs_strdup(resource), perms };
+    if (!p.role || !p.resource) {
+        cs_free(p.role);
+        cs_free(p.resource);
+        return CS_ENOMEM;
+    }
+    memmove(r->pv + at + 1, r->pv + at, sizeof *r->pv * (size_t)(r->pn - at));
+    r->pv[at] = p;
+    r->pn++;
+    return 0;
+}
+
+static void perm_remove(cql_roles *r, int at)
+{
+    cs_free(r->pv[at].role);
+    cs_free(r->pv[at].resource);
+    memmove(r->pv + at, r->pv + at + 1, sizeof *r->pv * (size_t)(r->pn - at - 1));
+    r->pn--;
+}
+
+/* A copy of the entries, to put back when a save fails. */
+typedef struct perm_undo { perm_ent *v; int n; bool ok; } perm_undo;
+
+static perm_undo perm_keep(const cql_roles *r)
+{
+    perm_undo u = { cs_malloc(sizeof(perm_ent) * (size_t)(r->pn ? r->pn : 1)), r->pn, false };
+    if (!u.v) return u;
+    int i;
+    for (i = 0; i < r->pn; i++) {
+        u.v[i].perms = r->pv[i].perms;
+        u.v[i].role = cs_strdup(r->pv[i].role);
+        u.v[i].resource = cs_strdup(r->pv[i].resource);
+        if (!u.v[i].role || !u.v[i].resource) {
+            cs_free(u.v[i].role);
+            cs_free(u.v[i].resource);
+            break;
+        }
+    }
+    if (i < r->pn) {
+        for (int j = 0; j < i; j++) {
+            cs_free(u.v[j].role);
+            cs_free(u.v[j].resource);
+        }
+        cs_free(u.v);
+        u.v = NULL;
+        return u;
+    }
+    u.ok = true;
+    return u;
+}
+
+static void perms_clear(perm_ent *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        cs_free(v[i].role);
+        cs_free(v[i].resource);
+    }
+    cs_free(v);
+}
+
+/* restore: put u back as the entries; else just free it. */
+static void perm_undo_end(cql_roles *r, perm_undo *u, bool restore)
+{
+    if (!u->ok) return;
+    if (restore) {
+        perms_clear(r->pv, r->pn);
+        r->pv = u->v;
+        r->pn = r->pcap = u->n;
+        if (!r->pcap) {
+            cs_free(r->pv);
+            r->pv = NULL;
+        }
+    } else {
+        perms_clear(u->v, u->n);
+    }
+    u->ok = false;
+}
+
 /* ---------------------------------------------------------------- file */
 
 /* Field escaping: bytes < 0x21, '%', ',' and 0x7f as %XX. */
@@ -168,6 +302,22 @@ static int serialize(const cql_roles *r, cs_buf *b)
         for (int j = 0; j < o->n_member_of; j++) {
             if (j) cs_buf_put(b, ",", 1);
             put_field(b, o->member_of[j]);
+        }
+        cs_buf_put(b, "\n", 1);
+    }
+    if (r->pn) cs_buf_put(b, PERMS_LINE "\n", sizeof PERMS_LINE);
+    for (int i = 0; i < r->pn; i++) {
+        const perm_ent *p = &r->pv[i];
+        put_field(b, p->role);
+        cs_buf_put(b, " ", 1);
+        put_field(b, p->resource);
+        cs_buf_put(b, " ", 1);
+        bool first = true;
+        for (int k = 0; k < 8; k++) {
+            if (!(p->perms & (1u << k))) continue;
+            if (!first) cs_buf_put(b, ",", 1);
+            cs_buf_put(b, perm_names[k], strlen(perm_names[k]));
+            first = false;
         }
         cs_buf_put(b, "\n", 1);
     }
@@ -259,21 +409,64 @@ bad:
     return CS_ECORRUPT;
 }
 
+/* One permission line: role resource PERM,PERM (at least one, each once). */
+static int parse_perm_line(cql_roles *r, const char *s, size_t n)
+{
+    const char *sp1 = memchr(s, ' ', n);
+    const char *sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(s + n - sp1 - 1)) : NULL;
+    if (!sp1 || !sp2 || sp1 == s || sp2 == sp1 + 1 || sp2 + 1 >= s + n || memchr(sp2 + 1, ' ', (size_t)(s + n - sp2 - 1)))
+        return CS_ECORRUPT;
+    unsigned perms = 0;
+    for (const char *q = sp2 + 1, *end = s + n; q <= end;) {
+        const char *c = q;
+        while (c < end && *c != ',') c++;
+        unsigned bit = 0;
+        for (int k = 0; k < 8 && !bit; k++)
+            if ((size_t)(c - q) == strlen(perm_names[k]) && !memcmp(q, perm_names[k], (size_t)(c - q))) bit = 1u << k;
+        if (!bit || (perms & bit)) return CS_ECORRUPT;
+        perms |= bit;
+        q = c + 1;
+    }
+    char *role_name = get_field(s, (size_t)(sp1 - s));
+    char *resource = get_field(sp1 + 1, (size_t)(sp2 - sp1 - 1));
+    int at, rc = CS_ECORRUPT;
+    if (role_name && resource && !perm_find(r, role_name, resource, &at))
+        rc = perm_insert(r, at, role_name, resource, perms);
+    cs_free(role_name);
+    cs_free(resource);
+    return rc;
+}
+
 static int load(cql_roles *r, const uint8_t *p, size_t len, cs_error *e)
 {
     const char *s = (const char *)p, *end = s + len;
     const char *nl = memchr(s, '\n', len);
-    if (!nl || (size_t)(nl - s) != strlen(FILE_MAGIC) || memcmp(s, FILE_MAGIC, strlen(FILE_MAGIC)))
+    size_t ml = nl ? (size_t)(nl - s) : 0;
+    if (!nl || !((ml == strlen(FILE_MAGIC) && !memcmp(s, FILE_MAGIC, ml)) ||
+                 (ml == strlen(FILE_MAGIC_V1) && !memcmp(s, FILE_MAGIC_V1, ml))))
         return cs_error_set(e, CS_ERR_SERVER, "%s: not a cassette role file (first line is not \"%s\")", r->path,
                             FILE_MAGIC);
+    bool v1 = ml == strlen(FILE_MAGIC_V1) && !memcmp(s, FILE_MAGIC_V1, ml), perms = false;
     int line = 1;
     for (s = nl + 1; s < end; s = nl + 1) {
         line++;
         nl = memchr(s, '\n', (size_t)(end - s));
         if (!nl)
             return cs_error_set(e, CS_ERR_SERVER, "%s: line %d is cut short (no newline)", r->path, line);
+        size_t n = (size_t)(nl - s);
+        if (!v1 && !perms && n == strlen(PERMS_LINE) && !memcmp(s, PERMS_LINE, n)) {
+            perms = true;
+            continue;
+        }
+        if (perms) {
+            int rc = parse_perm_line(r, s, n);
+            if (rc)
+                return cs_error_set(e, CS_ERR_SERVER, "%s: line %d %s", r->path, line,
+                                    rc == CS_ECORRUPT ? "is malformed (or repeats a permission entry)" : cs_strerror(rc));
+            continue;
+        }
         role o;
-        if (parse_line(s, (size_t)(nl - s), &o))
+        if (parse_line(s, n, &o))
             return cs_error_set(e, CS_ERR_SERVER, "%s: line %d is malformed", r->path, line);
         int rc = insert(r, &o);
         if (rc) {
@@ -328,6 +521,7 @@ void cql_roles_free(cql_roles *r)
     if (!r) return;
     for (int i = 0; i < r->n; i++) role_clear(&r->v[i]);
     cs_free(r->v);
+    perms_clear(r->pv, r->pn);
     cs_free(r->path);
     pthread_mutex_destroy(&r->mu);
     cs_free(r);
@@ -588,11 +782,21 @@ int cql_roles_drop(cql_roles *r, const char *name, cs_error *e)
         pthread_mutex_unlock(&r->mu);
         return cs_error_set(e, CS_ERR_SERVER, "out of memory");
     }
-    /* out of every member_of too; all put back if the save fails */
+    /* out of every member_of too, and its permissions and those on it
+     * (CassandraAuthorizer.revokeAllFrom and revokeAllOn); all put back if
+     * the save fails */
     for (int i = 0; i < r->n; i++) {
         if ((had[i] = has_member_of(&r->v[i], name))) del_member_of(&r->v[i], name);
     }
-    int rc = save(r, e);
+    perm_undo pu = perm_keep(r);
+    char *on_role = cs_malloc(strlen(name) + 7);
+    if (on_role) snprintf(on_role, strlen(name) + 7, "roles/%s", name);
+    int rc = !pu.ok || !on_role ? cs_error_set(e, CS_ERR_SERVER, "out of memory") : 0;
+    for (int i = r->pn - 1; !rc && i >= 0; i--)
+        if (!strcmp(r->pv[i].role, name) || !strcmp(r->pv[i].resource, on_role)) perm_remove(r, i);
+    if (!rc) rc = save(r, e);
+    perm_undo_end(r, &pu, rc != 0);
+    cs_free(on_role);
     if (rc) {
         for (int i = 0; i < r->n; i++)
             if (had[i]) (void)add_member_of(&r->v[i], name);
@@ -632,6 +836,98 @@ int cql_roles_revoke(cql_roles *r, const char *role_name, const char *revokee, c
     if (rc) (void)add_member_of(g, role_name);
     pthread_mutex_unlock(&r->mu);
     return rc;
+}
+
+/* ---------------------------------------------------------------- permissions */
+
+int cql_perms_modify(cql_roles *r, const char *role_name, const char *resource, unsigned perms, bool grant,
+                     unsigned *changed, cs_error *e)
+{
+    *changed = 0;
+    pthread_mutex_lock(&r->mu);
+    perm_undo pu = perm_keep(r);
+    int at, rc = pu.ok ? 0 : cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    bool found = !rc && perm_find(r, role_name, resource, &at);
+    unsigned had = found ? r->pv[at].perms : 0;
+    unsigned now = grant ? had | perms : had & ~perms;
+    if (!rc && now != had) {
+        if (!found) rc = perm_insert(r, at, role_name, resource, now) ? cs_error_set(e, CS_ERR_SERVER, "out of memory") : 0;
+        else if (now) r->pv[at].perms = now;
+        else perm_remove(r, at);
+        if (!rc) rc = save(r, e);
+    }
+    perm_undo_end(r, &pu, rc != 0);
+    if (!rc) *changed = grant ? now & ~had : had & ~now;
+    pthread_mutex_unlock(&r->mu);
+    return rc;
+}
+
+int cql_perms_revoke_on(cql_roles *r, const char *resource, bool below, cs_error *e)
+{
+    size_t n = strlen(resource);
+    pthread_mutex_lock(&r->mu);
+    perm_undo pu = perm_keep(r);
+    int rc = pu.ok ? 0 : cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    bool any = false;
+    for (int i = r->pn - 1; !rc && i >= 0; i--) {
+        const char *res = r->pv[i].resource;
+        if (!strcmp(res, resource) || (below && !strncmp(res, resource, n) && res[n] == '/')) {
+            perm_remove(r, i);
+            any = true;
+        }
+    }
+    if (!rc && any) rc = save(r, e);
+    perm_undo_end(r, &pu, rc != 0);
+    pthread_mutex_unlock(&r->mu);
+    return rc;
+}
+
+unsigned cql_perms_authorize(cql_roles *r, const char *user, const char *resource)
+{
+    nameset s = { 0 };
+    unsigned perms = 0;
+    pthread_mutex_lock(&r->mu);
+    collect(r, user, true, &s, 0);
+    for (int i = 0; i < s.n; i++) {
+        int at;
+        if (perm_find(r, s.v[i], resource, &at)) perms |= r->pv[at].perms;
+    }
+    pthread_mutex_unlock(&r->mu);
+    cql_roles_names_free(s.v, s.n);
+    return perms;
+}
+
+int cql_perms_list(cql_roles *r, cql_perm_row **rows, int *n)
+{
+    pthread_mutex_lock(&r->mu);
+    int count = r->pn;
+    cql_perm_row *v = cs_calloc((size_t)(count ? count : 1), sizeof *v);
+    int rc = v ? 0 : CS_ENOMEM;
+    for (int i = 0; !rc && i < count; i++) {
+        v[i].perms = r->pv[i].perms;
+        v[i].role = cs_strdup(r->pv[i].role);
+        v[i].resource = cs_strdup(r->pv[i].resource);
+        if (!v[i].role || !v[i].resource) rc = CS_ENOMEM;
+    }
+    pthread_mutex_unlock(&r->mu);
+    if (rc) {
+        cql_perms_rows_free(v, count);
+        *rows = NULL;
+        *n = 0;
+        return rc;
+    }
+    *rows = v;
+    *n = count;
+    return 0;
+}
+
+void cql_perms_rows_free(cql_perm_row *rows, int n)
+{
+    for (int i = 0; rows && i < n; i++) {
+        cs_free(rows[i].role);
+        cs_free(rows[i].resource);
+    }
+    cs_free(rows);
 }
 
 /* ---------------------------------------------------------------- passwords */

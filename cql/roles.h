@@ -87,4 +87,30 @@ bool cql_roles_valid_hash(const char *hash);
  * bcrypt again. */
 int cql_roles_login(cql_roles *r, const char *user, size_t ulen, const char *pass, size_t plen, cs_error *e);
 
+/* ---------------------------------------------------------------- permissions
+ * CassandraAuthorizer's system_auth.role_permissions: per (role, resource)
+ * a set of permissions (PERM_* bits of cql/ast.h), resource named as
+ * IResource.getName ("data", "data/ks", "data/ks/t", "roles", "roles/r",
+ * "functions", "functions/ks", "mbean", "mbean/n"; all tables in ks is
+ * "data/ks/" followed by a star).  Kept in
+ * the same file and persisted the same way as the roles. */
+
+/* Permission's name for one PERM_* bit ("CREATE", ...). */
+const char *cql_perm_name(unsigned bit);
+/* GRANT (grant) or REVOKE perms on resource to/from role; *changed: the
+ * permissions actually added or removed (0: nothing written). */
+int cql_perms_modify(cql_roles *r, const char *role, const char *resource, unsigned perms, bool grant,
+                     unsigned *changed, cs_error *e);
+/* revokeAllOn: every role's permissions on resource, and with below on
+ * every resource under it ("data/ks" below: its tables and all-tables). */
+int cql_perms_revoke_on(cql_roles *r, const char *resource, bool below, cs_error *e);
+/* CassandraAuthorizer.authorize for a non-superuser: the permissions on
+ * exactly this resource granted to user or any role it has (recursive). */
+unsigned cql_perms_authorize(cql_roles *r, const char *user, const char *resource);
+
+typedef struct cql_perm_row { char *role, *resource; unsigned perms; } cql_perm_row;
+/* Every entry, sorted by (role, resource). */
+int cql_perms_list(cql_roles *r, cql_perm_row **rows, int *n);
+void cql_perms_rows_free(cql_perm_row *rows, int n);
+
 #endif

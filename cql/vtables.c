@@ -627,6 +627,52 @@ static int rows_role_members(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg
     return rc;
 }
 
+/* role_permissions (CassandraAuthorizer): a row per (role, resource) with
+ * its permission names; resource_role_permissons_index (sic, Cassandra's
+ * name): a row per (resource, role) that has any. */
+static int rows_role_permissions(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
+{
+    cql_perm_row *rows;
+    int n;
+    if (cql_perms_list(ctx->roles, &rows, &n)) return CS_ENOMEM;
+    bool index = !strcmp(t->name, "resource_role_permissons_index");
+    vrow r;
+    cs_buf_init(&r.store);
+    cs_buf set;
+    cs_buf_init(&set);
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        vrow_begin(&r, t);
+        vset_text(&r, "role", rows[i].role);
+        vset_text(&r, "resource", rows[i].resource);
+        if (!index) {
+            /* set<text>: the names in their sorted (text) order */
+            const char *names[8];
+            int k = 0;
+            for (unsigned bit = 1; bit <= PERM_EXECUTE; bit <<= 1)
+                if (rows[i].perms & bit) names[k++] = cql_perm_name(bit);
+            for (int a = 1; a < k; a++)
+                for (int b = a; b > 0 && strcmp(names[b - 1], names[b]) > 0; b--) {
+                    const char *tmp = names[b];
+                    names[b] = names[b - 1];
+                    names[b - 1] = tmp;
+                }
+            cs_buf_reset(&set);
+            cs_buf_put_u32(&set, (uint32_t)k);
+            for (int j = 0; j < k; j++) {
+                cs_buf_put_u32(&set, (uint32_t)strlen(names[j]));
+                cs_buf_put(&set, names[j], strlen(names[j]));
+            }
+            vset(&r, "permissions", set.p, set.len);
+        }
+        rc = vemit(&r, emit, arg);
+    }
+    cs_buf_destroy(&set);
+    cs_buf_destroy(&r.store);
+    cql_perms_rows_free(rows, n);
+    return rc;
+}
+
 /* trace.c */
 int cql__trace_sessions_rows(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg);
 int cql__trace_events_rows(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg);
@@ -649,6 +695,8 @@ void sch__vtables_attach(sch_catalog *c)
         { "system_views", "settings", rows_settings },
         { "system_auth", "roles", rows_roles },
         { "system_auth", "role_members", rows_role_members },
+        { "system_auth", "role_permissions", rows_role_permissions },
+        { "system_auth", "resource_role_permissons_index", rows_role_permissions },
         { "system_traces", "sessions", cql__trace_sessions_rows },
         { "system_traces", "events", cql__trace_events_rows },
         { "system_views", "coordinator_read_latency", rows_read_latency },

@@ -370,16 +370,16 @@ static int set_special(config *c, const key_def *k, const char *v, long long leg
         return 0;
     }
     if (strcmp(k->name, "authorizer") == 0) {
-        /* only AllowAllAuthorizer is built: CassandraAuthorizer is taken
-         * with a warning (permission statements then end as under
-         * AllowAllAuthorizer, docs/cql.md), anything else refused as an
-         * unknown class would be */
+        /* AllowAllAuthorizer or CassandraAuthorizer (permissions in the
+         * role store, cql/authz.c); anything else refused as an unknown
+         * class would be */
         const char *dot = strrchr(v, '.');
         const char *cls = dot ? dot + 1 : v;
         if (strcmp(cls, "CassandraAuthorizer") == 0)
-            CS_WARN("authorizer: CassandraAuthorizer is not built; cassette runs AllowAllAuthorizer "
-                    "(no permissions kept or enforced)");
-        else if (strcmp(cls, "AllowAllAuthorizer") != 0)
+            c->cql.cassandra_authorizer = true;
+        else if (strcmp(cls, "AllowAllAuthorizer") == 0)
+            c->cql.cassandra_authorizer = false;
+        else
             return CS_EINVAL;
         return 0;
     }
@@ -574,6 +574,11 @@ int config_parse(config *c, const char *text, size_t len, char *err, size_t errl
             rc = apply(c, k, v, line, err, errlen);
     }
     cs_free(buf);
+    if (rc == 0 && c->cql.cassandra_authorizer && c->authenticator == CONFIG_AUTH_ALLOW_ALL) {
+        /* AuthConfig.applyAuth */
+        snprintf(err, errlen, "AllowAllAuthenticator can't be used with CassandraAuthorizer");
+        rc = CS_EINVAL;
+    }
     return rc;
 }
 
@@ -600,6 +605,7 @@ int config_load(config *c, const char *path, char *err, size_t errlen)
     } else {
         rc = config_parse(c, (const char *)b.p, b.len, err, errlen);
     }
+
     cs_buf_destroy(&b);
     return rc;
 }
@@ -708,6 +714,7 @@ static void build_settings(config *c)
     setting(b, "admin_port", "%d", c->admin_port);
     setting(b, "authenticator", "%s", c->authenticator == CONFIG_AUTH_PASSWORD
             ? "PasswordAuthenticator" : "AllowAllAuthenticator");
+    setting(b, "authorizer", "%s", c->cql.cassandra_authorizer ? "CassandraAuthorizer" : "AllowAllAuthorizer");
     setting(b, "auto_snapshot", "%s", c->st.snapshot_on_truncate ? "true" : "false");
     if (c->auto_snapshot_ttl[0])
         setting(b, "auto_snapshot_ttl", "%s", c->auto_snapshot_ttl);

@@ -191,3 +191,78 @@ Test(cql_roles, damaged_file_named_with_its_line)
     cr_assert_eq(cql_roles_open(path, &r, &e), CS_EUSER);
     cr_assert(strstr(e.msg, "line 2 is cut short"), "%s", e.msg);
 }
+
+/* CassandraAuthorizer's permissions: granted, revoked, read back after a
+ * reopen (the file's permission section), taken away with a dropped role
+ * and by revokeAllOn, and a damaged permission line refused. */
+Test(cql_roles, permissions)
+{
+    cql_roles *r = open_ok();
+    cs_error e;
+    cs_error_init(&e);
+    unsigned changed;
+    cr_assert_eq(cql_roles_create(r, "bob", false, true, NULL, &e), 0);
+    cr_assert_eq(cql_roles_create(r, "readers", false, false, NULL, &e), 0);
+    cr_assert_eq(cql_roles_grant(r, "readers", "bob", &e), 0);
+    cr_assert_eq(cql_perms_modify(r, "bob", "data/ks", PERM_SELECT | PERM_MODIFY, true, &changed, &e), 0);
+    cr_assert_eq(changed, PERM_SELECT | PERM_MODIFY);
+    cr_assert_eq(cql_perms_modify(r, "bob", "data/ks", PERM_SELECT | PERM_DROP, true, &changed, &e), 0);
+    cr_assert_eq(changed, PERM_DROP);                                   /* SELECT was there */
+    cr_assert_eq(cql_perms_modify(r, "bob", "data/ks", PERM_ALTER | PERM_DROP, false, &changed, &e), 0);
+    cr_assert_eq(changed, PERM_DROP);                                   /* ALTER was not */
+    cr_assert_eq(cql_perms_modify(r, "readers", "data", PERM_SELECT, true, &changed, &e), 0);
+    cr_assert_eq(cql_perms_modify(r, "readers", "data/ks/t", PERM_ALTER, true, &changed, &e), 0);
+    cr_assert_eq(cql_perms_modify(r, "bob", "roles/readers", PERM_AUTHORIZE, true, &changed, &e), 0);
+    /* authorize: the user's own and its roles', on exactly the resource */
+    cr_assert_eq(cql_perms_authorize(r, "bob", "data/ks"), PERM_SELECT | PERM_MODIFY);
+    cr_assert_eq(cql_perms_authorize(r, "bob", "data"), PERM_SELECT);
+    cr_assert_eq(cql_perms_authorize(r, "bob", "data/ks/t"), PERM_ALTER);
+    cr_assert_eq(cql_perms_authorize(r, "readers", "data/ks"), 0);
+    cql_roles_free(r);
+
+    r = open_ok();
+    cql_perm_row *rows;
+    int n;
+    cr_assert_eq(cql_perms_list(r, &rows, &n), 0);
+    cr_assert_eq(n, 4);
+    cr_assert_str_eq(rows[0].role, "bob");
+    cr_assert_str_eq(rows[0].resource, "data/ks");
+    cr_assert_eq(rows[0].perms, PERM_SELECT | PERM_MODIFY);
+    cr_assert_str_eq(rows[1].resource, "roles/readers");
+    cr_assert_str_eq(rows[2].role, "readers");
+    cr_assert_str_eq(rows[2].resource, "data");
+    cr_assert_str_eq(rows[3].resource, "data/ks/t");
+    cql_perms_rows_free(rows, n);
+
+    /* revokeAllOn "data/ks" and below; a dropped role's own and those on it */
+    cr_assert_eq(cql_perms_revoke_on(r, "data/ks", true, &e), 0);
+    cr_assert_eq(cql_perms_authorize(r, "bob", "data/ks"), 0);
+    cr_assert_eq(cql_perms_authorize(r, "readers", "data/ks/t"), 0);
+    cr_assert_eq(cql_perms_authorize(r, "readers", "data"), PERM_SELECT);
+    cr_assert_eq(cql_roles_drop(r, "readers", &e), 0);
+    cr_assert_eq(cql_perms_list(r, &rows, &n), 0);
+    cr_assert_eq(n, 0, "%d entries left", n);
+    cql_perms_rows_free(rows, n);
+    cql_roles_free(r);
+
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("cassette-roles 2\ncassandra 1 1 - -\n%permissions\ncassandra data SELECT,READ\n", f);
+    fclose(f);
+    cs_error_init(&e);
+    cr_assert_eq(cql_roles_open(path, &r, &e), CS_EUSER);
+    cr_assert(strstr(e.msg, "line 4 is malformed"), "%s", e.msg);
+    f = fopen(path, "w");
+    fputs("cassette-roles 2\ncassandra 1 1 - -\n%permissions\ncassandra data SELECT\ncassandra data MODIFY\n", f);
+    fclose(f);
+    cs_error_init(&e);
+    cr_assert_eq(cql_roles_open(path, &r, &e), CS_EUSER);
+    cr_assert(strstr(e.msg, "line 5 is malformed"), "%s", e.msg);
+    /* a store written before permissions (version 1) still opens */
+    f = fopen(path, "w");
+    fputs("cassette-roles 1\ncassandra 1 1 - -\n", f);
+    fclose(f);
+    r = open_ok();
+    cr_assert(cql_roles_get(r, "cassandra").exists);
+    cql_roles_free(r);
+}

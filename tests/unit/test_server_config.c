@@ -132,6 +132,7 @@ Test(server_config, cassandra_41_style)
     cr_assert_eq(c.cql.batch_size_warn_kb, 10);
     cr_assert_eq(c.cql.batch_size_fail_kb, 100);
     cr_assert_eq(c.authenticator, CONFIG_AUTH_PASSWORD);
+    cr_assert(c.cql.cassandra_authorizer);
     cr_assert(!c.cql.materialized_views_enabled);
     cr_assert_eq(c.st.compaction_threads, 2);
     cr_assert(c.st.snapshot_on_truncate);
@@ -365,5 +366,21 @@ Test(server_config, bad_values_are_errors)
     char err[256];
     config_defaults(&c);
     cr_assert_eq(config_load(&c, "/nonexistent/cassandra.yaml", err, sizeof err), CS_EIO);
+    config_destroy(&c);
+}
+
+Test(server_config, cassandra_authorizer_needs_an_authenticator)
+{
+    config c;
+    char err[256] = "";
+    config_defaults(&c);
+    const char *y = "authorizer: org.apache.cassandra.auth.CassandraAuthorizer\n";
+    cr_assert_eq(config_parse(&c, y, strlen(y), err, sizeof err), CS_EINVAL);
+    cr_assert_str_eq(err, "AllowAllAuthenticator can't be used with CassandraAuthorizer");
+    config_destroy(&c);
+    config_defaults(&c);
+    y = "authorizer: AllowAllAuthorizer\n";
+    cr_assert_eq(config_parse(&c, y, strlen(y), err, sizeof err), 0);
+    cr_assert(!c.cql.cassandra_authorizer);
     config_destroy(&c);
 }
