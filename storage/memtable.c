@@ -936,19 +936,28 @@ out:
 
 int mt_next_key(mt_memtable *m, int64_t token, const uint8_t *key, uint32_t klen, bool incl,
                 int64_t end_token, int64_t *out_token, const uint8_t **out_key, uint32_t *out_len,
-                cs_arena *a)
+                mt_keycur *kc)
 {
     int rc = 0;
     pthread_rwlock_rdlock(&m->lock);
-    mt_partition probe = { .token = token, .pk_len = key ? klen : 0, .n_rows = PROBE, .rows = (void *)key };
     st__biter it;
-    st__btree_seek(&m->parts, &probe, key ? !incl : false, &it);
+    if (kc && kc->valid && kc->count == m->parts.count && key && !incl) {
+        it = kc->it;
+        /* Normally one step at most: the cursor's key, if the scan took it. */
+        for (const mt_partition *c; (c = st__biter_get(&it)) != NULL &&
+                                    st__key_cmp(c->token, c->pk, c->pk_len, token, key, klen) <= 0;)
+            st__biter_next(&it);
+    } else {
+        mt_partition probe = { .token = token, .pk_len = key ? klen : 0, .n_rows = PROBE, .rows = (void *)key };
+        st__btree_seek(&m->parts, &probe, key ? !incl : false, &it);
+    }
+    if (kc) { kc->it = it; kc->count = m->parts.count; kc->valid = true; }
     mt_partition *mp = st__biter_get(&it);
     if (mp && mp->token <= end_token) {
         *out_token = mp->token;
-        *out_key = mp->pk_len ? cs_arena_memdup(a, mp->pk, mp->pk_len) : cs_arena_alloc(a, 1);
+        *out_key = mp->pk;               /* partitions never move or go while the memtable lives */
         *out_len = mp->pk_len;
-        rc = *out_key ? 1 : CS_ENOMEM;
+        rc = 1;
     }
     pthread_rwlock_unlock(&m->lock);
     return rc;

@@ -48,13 +48,21 @@ struct st_scan {
     const uint8_t *const *wb; const uint32_t *wbl; int n_wb;   /* window boundaries (row index first keys, borrowed) */
     sst_pctx *pctx;                     /* per-sstable lookup memo for this partition (parena) */
     const st__rhint *rh;                /* st_read_point: its batch hint's lookups, if any */
-    uint64_t *nk_pos; bool *nk_ok;      /* range scans: per sstable, where next_key found its candidate */
+    /* Range scans: every source's candidate, the first key after the
+     * cursor there (next_key).  The cursor only moves to the smallest
+     * candidate, so after the first search each source steps on from its
+     * own candidate instead of searching again. */
+    uint64_t *nk_pos; bool *nk_ok;      /* per sstable: its candidate's index entry, if it has one */
+    mt_keycur *mk;                      /* per memtable: its cursor */
+    struct mt_cand { int64_t t; const uint8_t *k; uint32_t l; bool has; } *mc;   /* per memtable: its
+                                           candidate; has: it is the current partition */
+    bool nk_live;                       /* next_key has run: the candidates are set */
     int next_win, n_win;                /* windows are 0..n_win-1 in clustering order */
     int win_lo, win_hi;                 /* the windows the slices can touch (inclusive) */
     bool first_win;                     /* next window is the partition's first */
     bool static_done;                   /* static row handled (emitted or absent) */
     bool ssts_counted;                  /* sstables_read/skipped counted for this partition */
-    int64_t cur_token; uint8_t *cur_key; uint32_t cur_len; bool cur_incl, cur_has_key;
+    int64_t cur_token; uint8_t *cur_key; uint32_t cur_len, cur_cap; bool cur_incl, cur_has_key;
     st_row_view *out; int n_out, next_out;
     st_scan_stats stats;
     st_deletion pdel;                   /* current partition's deletion */
@@ -345,6 +353,7 @@ static int load_window(st_scan *s, int k, bool *exists)
     bool first = !s->ssts_counted;
     s->ssts_counted = true;
     for (int i = 0; i < s->n_mts; i++) {
+        if (!s->single && !s->mc[i].has) continue;   /* next_key found it elsewhere */
         st__part *p = cs_arena_zalloc(a, sizeof *p);
         if (!p) return CS_ENOMEM;
         int rc = mt_read_partition(s->mts[i], token, pk, pk_len, sl, nsl, p, a);
@@ -595,7 +604,7 @@ int st_scan_open(st_table *t, const st_read_spec *spec, st_scan **out)
         if (spec->start_key) {
             s->cur_key = spec->start_key_len ? cs_memdup(spec->start_key, spec->start_key_len) : cs_malloc(1);
             if (!s->cur_key) { st_scan_close(s); return CS_ENOMEM; }
-            s->cur_len = spec->start_key_len;
+            s->cur_len = s->cur_cap = spec->start_key_len;
         }
     }
     s->now_s = spec->now_s ? spec->now_s : cs_now_s();
@@ -603,7 +612,9 @@ int st_scan_open(st_table *t, const st_read_spec *spec, st_scan **out)
     if (!s->single) {
         s->nk_pos = cs_arena_zalloc(&s->keep, sizeof *s->nk_pos * ((size_t)s->n_ssts + 1));
         s->nk_ok = cs_arena_zalloc(&s->keep, sizeof *s->nk_ok * ((size_t)s->n_ssts + 1));
-        if (!s->nk_pos || !s->nk_ok) { st_scan_close(s); return CS_ENOMEM; }
+        s->mk = cs_arena_zalloc(&s->keep, sizeof *s->mk * (size_t)s->n_mts);
+        s->mc = cs_arena_zalloc(&s->keep, sizeof *s->mc * (size_t)s->n_mts);
+        if (!s->nk_pos || !s->nk_ok || !s->mk || !s->mc) { st_scan_close(s); return CS_ENOMEM; }
     }
     *out = s;
     return 0;
@@ -786,23 +797,36 @@ void st_prefetch_reads(st_table *t, const uint8_t *const *pks, const uint32_t *l
     st__hint_tokens_put(pks, lens, tokens, NULL, looked ? rh : NULL, n);
 }
 
-/* Smallest key after the cursor over all sources. */
+/* Smallest key after the cursor over all sources; marks the memtables
+ * that hold it (mc[].has; nk_pos/nk_ok tell it for sstables).  An sstable
+ * with no candidate left is skipped: it never gains keys. */
 static int next_key(st_scan *s, int64_t *tok, const uint8_t **key, uint32_t *len)
 {
     bool found = false;
+    const uint8_t *ck = s->cur_has_key ? s->cur_key : NULL;
     for (int i = 0; i < s->n_mts + s->n_ssts; i++) {
         int64_t t; const uint8_t *k; uint32_t l;
-        int rc = i < s->n_mts
-            ? mt_next_key(s->mts[i], s->cur_token, s->cur_has_key ? s->cur_key : NULL, s->cur_len,
-                          s->cur_incl, s->spec.end_token, &t, &k, &l, &s->pa)
-            : sst_next_key(s->ssts[i - s->n_mts], s->cur_token, s->cur_has_key ? s->cur_key : NULL,
-                           s->cur_len, s->cur_incl, s->spec.end_token, &t, &k, &l, &s->pa, &s->nk_pos[i - s->n_mts]);
-        if (i >= s->n_mts) s->nk_ok[i - s->n_mts] = rc == 1;
+        int rc;
+        if (i < s->n_mts) {
+            rc = mt_next_key(s->mts[i], s->cur_token, ck, s->cur_len, s->cur_incl, s->spec.end_token,
+                             &t, &k, &l, &s->mk[i]);
+            s->mc[i] = (struct mt_cand){ t, k, l, rc == 1 };
+        } else {
+            int j = i - s->n_mts;
+            if (s->nk_live && !s->nk_ok[j]) continue;
+            rc = sst_next_key(s->ssts[j], s->cur_token, ck, s->cur_len, s->cur_incl, s->spec.end_token,
+                              &t, &k, &l, &s->nk_pos[j], s->nk_live);
+            s->nk_ok[j] = rc == 1;
+        }
         if (rc < 0) return rc;
         if (rc && (!found || st__key_cmp(t, k, l, *tok, *key, *len) < 0)) {
             *tok = t; *key = k; *len = l; found = true;
         }
     }
+    s->nk_live = true;
+    /* Which memtables hold it: those whose candidate it is. */
+    for (int i = 0; found && i < s->n_mts; i++)
+        s->mc[i].has = s->mc[i].has && st__key_cmp(s->mc[i].t, s->mc[i].k, s->mc[i].l, *tok, *key, *len) == 0;
     return found ? 1 : 0;
 }
 
@@ -822,10 +846,13 @@ int st_scan_next_partition(st_scan *s, st_partition_view *p)
         } else {
             int rc = next_key(s, &tok, &key, &len);
             if (rc <= 0) { s->done = true; return rc; }
-            uint8_t *nk = cs_realloc(s->cur_key, len ? len : 1);
-            if (!nk) return CS_ENOMEM;
-            memcpy(nk, key, len);
-            s->cur_key = nk; s->cur_len = len; s->cur_token = tok;
+            if (len > s->cur_cap || !s->cur_key) {
+                uint8_t *nk = cs_realloc(s->cur_key, len ? len : 1);
+                if (!nk) return CS_ENOMEM;
+                s->cur_key = nk; s->cur_cap = len;
+            }
+            memcpy(s->cur_key, key, len);
+            s->cur_len = len; s->cur_token = tok;
             s->cur_has_key = true; s->cur_incl = false;
         }
         int rc = load_partition(s, tok, key, len, !s->single);

@@ -111,9 +111,16 @@ int sst_read_partition_ctx(sst_reader *r, int64_t token, const uint8_t *pk, uint
                            bool *bloom_negative, sst_pctx *ctx, cs_arena *ca);
 int sst__read_entry_ri(sst_reader *r, uint64_t i, const st_slice *slices, int n_slices, st__part *p, cs_arena *a,
                        void **ri_cache, cs_arena *ca);
+/* The first partition key after (token, key) (strictly after if !incl; key
+ * NULL: from the first key of token), as st__key order: 1 with its token
+ * (<= end_token), key bytes (borrowed from the reader) and *pos its index
+ * entry; 0 if none (*pos = where it would be).  resume: *pos holds the
+ * last call's answer and (token, key) has not gone back since, so the
+ * answer is found by stepping from there (one step when the caller took
+ * that key) instead of a search. */
 int sst_next_key(sst_reader *r, int64_t token, const uint8_t *key, uint32_t klen, bool incl,
                  int64_t end_token, int64_t *out_token, const uint8_t **out_key, uint32_t *out_len,
-                 cs_arena *a, uint64_t *out_pos);
+                 uint64_t *pos, bool resume);
 /* sst_partition_lookup when the caller already knows, from sst_next_key,
  * that the partition is index entry pos (found) or absent (!found). */
 int sst_partition_known(sst_reader *r, bool found, uint64_t pos, sst_pctx *ctx,

@@ -966,15 +966,24 @@ static int read_entry(sst_reader *r, uint64_t i, const st_slice *slices, int n_s
 
 int sst_next_key(sst_reader *r, int64_t token, const uint8_t *key, uint32_t klen, bool incl,
                  int64_t end_token, int64_t *out_token, const uint8_t **out_key, uint32_t *out_len,
-                 cs_arena *a, uint64_t *out_pos)
+                 uint64_t *pos, bool resume)
 {
-    uint64_t i = idx_lower(r, token, key, klen, key ? !incl : false);
+    uint64_t i;
+    if (resume && key && !incl) {
+        /* From the last candidate: normally it is still after the cursor
+         * or, taken, the next entry is. */
+        for (i = *pos; i < r->n_idx && (r->toks[i] < token ||
+                                        (r->toks[i] == token &&
+                                         st__bytes_cmp(r->idx[i].pk, r->idx[i].pk_len, key, klen) <= 0));)
+            i++;
+    } else {
+        i = idx_lower(r, token, key, klen, key ? !incl : false);
+    }
+    *pos = i;
     if (i >= r->n_idx || r->idx[i].token > end_token) return 0;
-    if (out_pos) *out_pos = i;
     *out_token = r->idx[i].token;
     *out_key = r->idx[i].pk;     /* lives as long as the reader, which the caller references */
     *out_len = r->idx[i].pk_len;
-    (void)a;
     return 1;
 }
 

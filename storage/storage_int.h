@@ -311,12 +311,25 @@ void mt_prefetch_writes(mt_memtable *m, const int64_t *tokens, const uint8_t *co
  * Returns 1 found, 0 absent.  Takes the read lock. */
 int mt_read_partition(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len,
                       const st_slice *slices, int n_slices, st__part *p, cs_arena *a);
+/* A range scan's place in one memtable: the tree position of the key
+ * mt_next_key last returned, good while the tree still holds `count`
+ * partitions (a memtable's tree only ever changes by inserts). */
+typedef struct mt_keycur {
+    st__biter it;                        /* the last key returned */
+    size_t count;                        /* parts.count when it was found */
+    bool valid;                          /* it holds a position */
+} mt_keycur;
 /* Find the first partition key after (token, key) (strictly after if !incl);
- * key NULL = from the first key of token.  Copies the key into the arena.
+ * key NULL = from the first key of token.  *out_key borrows the memtable's
+ * bytes (valid while the caller holds a reference).  kc (may be NULL): a
+ * scan's cursor; when it is valid and the tree unchanged, the key is found
+ * from it without a descent: the cursor's key if it is after (token, key),
+ * else the keys after it, in order (one step when the scan took the
+ * cursor's key, as a merging scan does).  (token, key) must not go back.
  * Returns 1 found (with token <= end_token), 0 none. */
 int mt_next_key(mt_memtable *m, int64_t token, const uint8_t *key, uint32_t klen, bool incl,
                 int64_t end_token, int64_t *out_token, const uint8_t **out_key, uint32_t *out_len,
-                cs_arena *a);
+                mt_keycur *kc);
 int mt_check(mt_memtable *m);
 size_t mt_partitions(mt_memtable *m);    /* partition count, under the read lock */
 /* Where mt_foreach hands a memtable, partition by partition in order

@@ -156,6 +156,113 @@ Test(storage_read, token_ranges)
     st_scan_close(s);
 }
 
+/* Range scans step each source on from its own candidate (next_key's
+ * cursors) instead of searching it again per partition.  Keys spread over
+ * three sstables and the memtable, some in several of them (the newest
+ * value must win, each key come once, in ring order); then partitions
+ * written into the memtable while a scan is half way (enough to split the
+ * tree's leaves under its cursor): every key written before the scan
+ * still comes exactly once, in order, and so do the new keys after the
+ * cursor (the memtable cursor searches again when the tree changed). */
+static void scan_key(int i, uint8_t k[3]) { k[0] = 's'; k[1] = (uint8_t)(i >> 8); k[2] = (uint8_t)i; }
+
+static void put_key(int i, int64_t ts, const char *v)
+{
+    uint8_t k[3];
+    scan_key(i, k);
+    st_mutation *m = st_mutation_new();
+    st_mut_partition(m, T, k, 3);
+    st_mut_row(m, NULL, 0, 0);
+    st_cell c = { .col = 1, .ts_us = ts, .val = (const uint8_t *)v, .val_len = (uint32_t)strlen(v) };
+    st_mut_cell(m, &c);
+    commit(m);
+}
+
+static int key_index(const st_partition_view *p) { return p->pk_len == 3 ? p->pk[1] << 8 | p->pk[2] : -1; }
+
+Test(storage_read, range_scan_cursors_across_sources)
+{
+    enum { N = 600 };
+    /* source s (0-2: sstables, 3: the memtable) holds key i if i % (s + 2) == 0;
+     * every key is somewhere (i % 5 == 1 keys only in the memtable) */
+    for (int s = 0; s < 4; s++) {
+        for (int i = 0; i < N; i++) {
+            bool here = i % (s + 2) == 0 || (s == 3 && i % 5 == 1) || (s == 0 && i % 2 && i % 3 && i % 4 && i % 5 != 1);
+            if (!here) continue;
+            char v[8];
+            snprintf(v, sizeof v, "v%d", s);
+            put_key(i, 100 + s, v);
+        }
+        if (s < 3) cr_assert_eq(st_table_flush(T), 0);
+    }
+    int newest[N];
+    for (int i = 0; i < N; i++) {
+        newest[i] = -1;
+        for (int s = 0; s < 4; s++)
+            if (i % (s + 2) == 0 || (s == 3 && i % 5 == 1) || (s == 0 && i % 2 && i % 3 && i % 4 && i % 5 != 1)) newest[i] = s;
+        cr_assert_geq(newest[i], 0, "key %d in no source", i);
+    }
+    st_read_spec rs = { .start_token = INT64_MIN, .end_token = INT64_MAX, .now_s = NOW };
+    st_scan *sc;
+    cr_assert_eq(st_scan_open(T, &rs, &sc), 0);
+    int seen[N] = { 0 }, n = 0;
+    int64_t last = INT64_MIN;
+    st_partition_view p;
+    st_row_view r;
+    while (st_scan_next_partition(sc, &p) == 1) {
+        int i = key_index(&p);
+        cr_assert(i >= 0 && i < N);
+        cr_assert(n == 0 || p.token > last, "key %d out of ring order", i);
+        last = p.token;
+        seen[i]++;
+        n++;
+        cr_assert_eq(st_scan_next_row(sc, &r), 1);
+        cr_assert_eq(r.n_cells, 1);
+        char want[8];
+        snprintf(want, sizeof want, "v%d", newest[i]);
+        cr_assert(r.cells[0].val_len == strlen(want) && !memcmp(r.cells[0].val, want, strlen(want)),
+                  "key %d: not the newest value %s", i, want);
+    }
+    st_scan_close(sc);
+    cr_assert_eq(n, N);
+    for (int i = 0; i < N; i++) cr_assert_eq(seen[i], 1, "key %d came %d times", i, seen[i]);
+
+    /* Writes into the memtable half way through a scan. */
+    enum { M = 1500 };
+    cr_assert_eq(st_scan_open(T, &rs, &sc), 0);
+    memset(seen, 0, sizeof seen);
+    int seen_new[M] = { 0 };
+    int64_t cursor_at_write = 0;
+    n = 0;
+    bool written = false;
+    while (st_scan_next_partition(sc, &p) == 1) {
+        int i = key_index(&p);
+        cr_assert(i >= 0 && i < N + M);
+        cr_assert(n == 0 || p.token > last, "key %d out of ring order", i);
+        last = p.token;
+        if (i < N) seen[i]++; else seen_new[i - N]++;
+        n++;
+        if (n == N / 2 && !written) {
+            for (int j = N; j < N + M; j++) put_key(j, 200, "new");
+            cursor_at_write = p.token;
+            written = true;
+        }
+    }
+    st_scan_close(sc);
+    cr_assert(written);
+    for (int i = 0; i < N; i++) cr_assert_eq(seen[i], 1, "key %d came %d times", i, seen[i]);
+    int after = 0;
+    for (int j = 0; j < M; j++) {
+        uint8_t k[3];
+        scan_key(N + j, k);
+        bool ahead = cs_murmur3_token(k, 3) > cursor_at_write;
+        after += ahead;
+        cr_assert_eq(seen_new[j], ahead ? 1 : 0, "new key %d (%s the cursor) came %d times", N + j,
+                     ahead ? "after" : "before", seen_new[j]);
+    }
+    cr_assert_gt(after, M / 4);
+}
+
 Test(storage_read, with_tombstones_and_truncate)
 {
     st_mutation *m = mut();
