@@ -94,25 +94,22 @@ void cs_buf_put_bytes(cs_buf *b, const void *p, int32_t n)
 
 /* ---- reader ---- */
 
-const uint8_t *cs_rd_take(cs_rd *r, size_t n)
+/* cs_rd_take past the end (or after an error). */
+const uint8_t *cs_rd__take_short(cs_rd *r)
 {
-    if (r->err || r->len - r->pos < n) {
-        r->err = CS_ECORRUPT;
-        return NULL;
-    }
-    const uint8_t *p = r->p + r->pos;
-    r->pos += n;
-    return p;
+    r->err = CS_ECORRUPT;
+    return NULL;
 }
 
-uint8_t cs_rd_u8(cs_rd *r) { const uint8_t *p = cs_rd_take(r, 1); return p ? p[0] : 0; }
 uint16_t cs_rd_u16(cs_rd *r) { const uint8_t *p = cs_rd_take(r, 2); return p ? cs_be16(p) : 0; }
 uint32_t cs_rd_u32(cs_rd *r) { const uint8_t *p = cs_rd_take(r, 4); return p ? cs_be32(p) : 0; }
 uint64_t cs_rd_u64(cs_rd *r) { const uint8_t *p = cs_rd_take(r, 8); return p ? cs_be64(p) : 0; }
 
-uint64_t cs_rd_uvarint(cs_rd *r)
+/* cs_rd_uvarint when the next byte is not a whole varint (or there is
+ * none, or err is set). */
+uint64_t cs_rd__uvarint_long(cs_rd *r)
 {
-    /* Fast path (the same result): one byte, or ten bytes at hand. */
+    /* Fast path (the same result): ten bytes at hand. */
     if (!r->err && r->pos < r->len) {
         const uint8_t *p = r->p + r->pos;
         if (!(p[0] & 0x80)) {
@@ -155,11 +152,6 @@ uint64_t cs_rd_uvarint(cs_rd *r)
     return 0;
 }
 
-int64_t cs_rd_svarint(cs_rd *r)
-{
-    uint64_t u = cs_rd_uvarint(r);
-    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
-}
 
 const char *cs_rd_string(cs_rd *r, size_t *n)
 {

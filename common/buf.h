@@ -128,14 +128,34 @@ static inline void cs_rd_init(cs_rd *r, const void *p, size_t len)
 { r->p = (const uint8_t *)p; r->len = len; r->pos = 0; r->err = 0; }
 static inline size_t cs_rd_left(const cs_rd *r) { return r->err ? 0 : r->len - r->pos; }
 
-uint8_t cs_rd_u8(cs_rd *r);
+/* The readers below: a read past the end sets err (sticky) and returns 0
+ * or NULL.  The one-byte cases are inline (a decoded sstable row is mostly
+ * one-byte varints and flags); the rest is in buf.c. */
+uint64_t cs_rd__uvarint_long(cs_rd *r);
+const uint8_t *cs_rd__take_short(cs_rd *r);
+
+/* Returns a pointer into the reader's bytes (borrowed) or NULL on error. */
+static inline const uint8_t *cs_rd_take(cs_rd *r, size_t n)
+{
+    if (r->err || n > r->len - r->pos) return cs_rd__take_short(r);
+    const uint8_t *p = r->p + r->pos;
+    r->pos += n;
+    return p;
+}
+static inline uint8_t cs_rd_u8(cs_rd *r) { const uint8_t *p = cs_rd_take(r, 1); return p ? p[0] : 0; }
 uint16_t cs_rd_u16(cs_rd *r);
 uint32_t cs_rd_u32(cs_rd *r);
 uint64_t cs_rd_u64(cs_rd *r);
-uint64_t cs_rd_uvarint(cs_rd *r);
-int64_t cs_rd_svarint(cs_rd *r);
-/* Returns a pointer into the reader's bytes (borrowed) or NULL on error. */
-const uint8_t *cs_rd_take(cs_rd *r, size_t n);
+static inline uint64_t cs_rd_uvarint(cs_rd *r)
+{
+    if (!r->err && r->pos < r->len && !(r->p[r->pos] & 0x80)) return r->p[r->pos++];
+    return cs_rd__uvarint_long(r);
+}
+static inline int64_t cs_rd_svarint(cs_rd *r)
+{
+    uint64_t u = cs_rd_uvarint(r);
+    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
 /* Native [string]/[long string]: pointer+len into the input. */
 const char *cs_rd_string(cs_rd *r, size_t *n);
 const char *cs_rd_long_string(cs_rd *r, size_t *n);
