@@ -109,6 +109,7 @@ static void table_free(st_table *t)
     cs_free(t->ssts);
     cs_free(t->ks); cs_free(t->name); cs_free(t->dir);
     pthread_mutex_destroy(&t->mu);
+    pthread_mutex_destroy(&t->floor_mu);
     pthread_cond_destroy(&t->cv);
     cs_free(t);
 }
@@ -195,9 +196,14 @@ static int save_truncated(st_table *t, st_clog_pos pos)
 
 /* Persist "records up to pos are never replayed into t" (TRUNCATED file):
  * used by TRUNCATE and when compaction drops sstables without output, so
- * their commit log position is not lost. */
+ * their commit log position is not lost.  TRUNCATE (a request) and a
+ * compaction thread can call it at once: floor_mu makes them write one
+ * after the other, each the highest position so far, so the file never
+ * goes back to a lower one (which would replay truncated records into the
+ * table at the next start) and the two never share TRUNCATED.tmp. */
 int st__save_replay_floor(st_table *t, st_clog_pos pos)
 {
+    pthread_mutex_lock(&t->floor_mu);
     pthread_mutex_lock(&t->mu);
     if (st__pos_cmp(t->replay_pos, pos) > 0) pos = t->replay_pos;
     t->replay_pos = pos;
@@ -208,7 +214,9 @@ int st__save_replay_floor(st_table *t, st_clog_pos pos)
     cs_st64(b, pos.segment);
     cs_st64(b + 8, pos.offset);
     cs_st32(b + 16, cs_crc32c(0, b, 16));
-    return vfs_write_atomic(p, b, sizeof b);   /* TRUNCATED.tmp, fsync, rename, fsync of t->dir */
+    int rc = vfs_write_atomic(p, b, sizeof b);   /* TRUNCATED.tmp, fsync, rename, fsync of t->dir */
+    pthread_mutex_unlock(&t->floor_mu);
+    return rc;
 }
 
 int st_table_open(st_engine *e, const uint8_t id[16], const char *ks, const char *name,
@@ -225,6 +233,7 @@ int st_table_open(st_engine *e, const uint8_t id[16], const char *ks, const char
     t->e = e;
     memcpy(t->id, id, 16);
     pthread_mutex_init(&t->mu, NULL);
+    pthread_mutex_init(&t->floor_mu, NULL);
     pthread_cond_init(&t->cv, NULL);
     if (opts) t->opts = *opts; else st_table_opts_defaults(&t->opts);
     char hex[33], buf[4200];

@@ -399,6 +399,7 @@ struct st_table {
     uint8_t id[16];
     char *ks, *name, *dir;
     st_table_opts opts;
+    pthread_mutex_t floor_mu;            /* one TRUNCATED writer at a time (st__save_replay_floor) */
     pthread_mutex_t mu;                  /* protects the fields below */
     pthread_cond_t cv;                   /* flush/compaction completion */
     mt_memtable *mem;                    /* active memtable */
