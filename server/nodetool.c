@@ -920,8 +920,9 @@ static void ks_list(cs_buf *o, char **ks, int n)
 
 static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
 {
-    char tag[64];
+    char tag[sizeof ((st_snapshot_info *)0)->tag];   /* a directory name: at most 255 bytes */
     snprintf(tag, sizeof tag, "%lld", (long long)cs_now_ms());   /* nodetool's default: the time in ms */
+    bool tag_too_long = false;
     const char *table = NULL, *kt = NULL, *ttl = NULL;
     bool skip_flush = false;
     char *ks[32]; int n_ks = 0;
@@ -935,7 +936,7 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
             snprintf(m, sizeof m, "Required values for option '%s' not provided", is_tag ? "tag" : is_table ? "table" : "ktlist");
             return bad_use(o, m);
         }
-        if (is_tag) snprintf(tag, sizeof tag, "%s", args[++i]);
+        if (is_tag) tag_too_long = (size_t)snprintf(tag, sizeof tag, "%s", args[++i]) >= sizeof tag;
         else if (!strcmp(a, "-sf") || !strcmp(a, "--skip-flush")) skip_flush = true;
         else if (is_table) table = args[++i];
         else if (is_kt) kt = args[++i];
@@ -955,6 +956,10 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
     }
     if (!tag[0]) {   /* StorageService.takeSnapshot */
         out_printf(o, "error: You must supply a snapshot name.\n");
+        return 500;
+    }
+    if (tag_too_long) {   /* Cassandra fails to make the directory (ENAMETOOLONG) */
+        out_printf(o, "error: Snapshot name is longer than a directory name may be (%zu bytes)\n", sizeof tag - 1);
         return 500;
     }
     if (strchr(tag, ':') || strchr(tag, '/')) {
@@ -1129,27 +1134,35 @@ static int do_listsnapshots(srv *s, char **args, int n, cs_buf *o)
     for (int i = 0; i < nr; i++) n_tags += i == 0 || strcmp(r[i].e->info.tag, r[i - 1].e->info.tag);
     for (int i = 0; i < nr; i++) r[i].bucket = java_hashmap_bucket(r[i].e->info.tag, n_tags);
     qsort(r, (size_t)nr, sizeof *r, snap_row_cmp);
-    enum { COLS = 7, MAXR = 257 };
-    static char cells[MAXR][COLS][64];
+    /* Every row, each cell as wide as a snapshot tag can be (st_snapshot_info.tag). */
+    enum { COLS = 7, CELL = sizeof r[0].e->info.tag };
+    char (*cells)[COLS][CELL] = cs_calloc((size_t)nr + 1, sizeof *cells);
+    if (!cells) {
+        cs_free(r);
+        cs_free(v);
+        out_printf(o, "error: Error during list snapshot: %s\n", cs_strerror(CS_ENOMEM));
+        return 500;
+    }
     static const char *head[COLS] = { "Snapshot name", "Keyspace name", "Column family name", "True size",
                                       "Size on disk", "Creation time", "Expiration time" };
-    for (int col = 0; col < COLS; col++) snprintf(cells[0][col], 64, "%s", head[col]);
+    for (int col = 0; col < COLS; col++) snprintf(cells[0][col], CELL, "%s", head[col]);
     int rows = 1;
-    for (int i = 0; i < nr && rows < MAXR; i++) {
+    for (int i = 0; i < nr; i++) {
         const st_snapshot_entry *e = r[i].e;
-        char (*c)[64] = cells[rows++];
-        snprintf(c[0], 64, "%.63s", e->info.tag);
-        snprintf(c[1], 64, "%.63s", e->ks);
-        snprintf(c[2], 64, "%.63s", e->table);
-        human(e->info.true_size, c[3], 64);
-        human(e->info.size_on_disk, c[4], 64);
-        cs_format_instant_ms(e->info.created_ms, c[5], 64);
-        if (e->info.expiring) cs_format_instant_ms(e->info.expires_ms, c[6], 64);
+        char (*c)[CELL] = cells[rows++];
+        snprintf(c[0], CELL, "%s", e->info.tag);
+        snprintf(c[1], CELL, "%s", e->ks);
+        snprintf(c[2], CELL, "%s", e->table);
+        human(e->info.true_size, c[3], CELL);
+        human(e->info.size_on_disk, c[4], CELL);
+        cs_format_instant_ms(e->info.created_ms, c[5], CELL);
+        if (e->info.expiring) cs_format_instant_ms(e->info.expires_ms, c[6], CELL);
         else c[6][0] = 0;
     }
     cs_free(r);
     cs_free(v);
-    table_print(o, &cells[0][0][0], sizeof cells[0][0], rows, COLS);
+    table_print(o, &cells[0][0][0], CELL, rows, COLS);
+    cs_free(cells);
     char tot[32];
     human(true_total, tot, sizeof tot);
     out_printf(o, "\nTotal TrueDiskSpaceUsed: %s\n\n", tot);

@@ -395,6 +395,26 @@ def test_snapshots(server, session, ks):
     assert snap_space() == 0
 
 
+def test_listsnapshots_every_row_and_whole_names(server, session, ks):
+    """snapshot keeps the whole tag and listsnapshots prints every snapshot
+    with its whole name: nodetool has no limit on either (cassette once cut
+    tags to 63 characters when snapshotting, and listed 256 rows at most).
+    300 snapshots with 120-character tags; a tag too long for a directory
+    name is an error (Cassandra's mkdir fails with ENAMETOOLONG)."""
+    session.execute("CREATE TABLE %s.many (k int PRIMARY KEY)" % ks)
+    session.execute("INSERT INTO %s.many (k) VALUES (1)" % ks)
+    tags = ["t%03d_" % i + "x" * 115 for i in range(300)]
+    for t in tags:
+        r = tool(server, "snapshot", "-t", t, "-cf", "many", "--skip-flush", ks)
+        assert r.returncode == 0, (t, r.stderr)
+    listed = [k[0] for k in snapshot_rows(server) if k[1] == ks and k[2] == "many"]
+    assert sorted(listed) == tags
+    r = tool(server, "snapshot", "-t", "y" * 256, "-cf", "many", ks)
+    assert r.returncode == 2 and "Snapshot name is longer than a directory name may be (255 bytes)" in r.stderr, \
+        (r.stdout, r.stderr)
+    assert tool(server, "clearsnapshot", "--all", ks).returncode == 0
+
+
 SNAP_BAD_USE = "\nSee 'nodetool help' or 'nodetool help <command>'.\n"
 NS_UNITS = "[NANOSECONDS, MICROSECONDS, MILLISECONDS, SECONDS, MINUTES, HOURS, DAYS]"
 
