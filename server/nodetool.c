@@ -1179,7 +1179,9 @@ static int do_clearsnapshot(srv *s, char **args, int n, cs_buf *o)
     bool all = false;
     char *ks[32]; int n_ks = 0;
     for (int i = 0; i < n; i++) {
-        if ((!strcmp(args[i], "-t") || !strcmp(args[i], "--tag")) && i + 1 < n) tag = args[++i];
+        bool is_tag = !strcmp(args[i], "-t") || !strcmp(args[i], "--tag");
+        if (is_tag && i + 1 >= n) return bad_use(o, "Required values for option 'snapshot_name' not provided");
+        if (is_tag) tag = args[++i];
         else if (!strcmp(args[i], "--all")) all = true;
         else if (args[i][0] != '-' && n_ks < 32) ks[n_ks++] = args[i];
     }

@@ -388,6 +388,9 @@ def test_snapshots(server, session, ks):
     assert session.execute("SELECT count(*) FROM %s.sn" % ks).one()[0] == 200
     r = tool(server, "clearsnapshot", ks)
     assert r.returncode == 2 and "Specify snapshot name or --all" in r.stderr
+    r = tool(server, "clearsnapshot", ks, "-t")     # airline: a value-taking option at the end
+    assert r.returncode != 0 and "nodetool: Required values for option 'snapshot_name' not provided" in r.stderr, \
+        (r.stdout, r.stderr)
     r = tool(server, "clearsnapshot", "-t", "before", ks)
     assert r.returncode == 0 and r.stdout == ("Requested clearing snapshot(s) for [%s] with snapshot name "
                                               "[before]\n" % ks), r.stdout
