@@ -1,10 +1,12 @@
 /*
  * report.c: cassette-bench output.  Text for people, JSON for scripts (the
  * shape is a contract: per scheme, per operation throughput and latency
- * percentiles; a `partitions` object; a `ring` object), and a self-contained
+ * percentiles, and of all operations merged; a `partitions` object with
+ * log2 histograms of rows and bytes; a `ring` object), and a self-contained
  * HTML page with inline SVG: latency over time, partition size distribution
  * and per-node load, one column per scheme.
  */
+#include "bench/report_fmt.h"
 #include "bench/run.h"
 #include "common/alloc.h"
 #include <math.h>
@@ -13,13 +15,7 @@
 
 static double ms(uint64_t ns) { return (double)ns / 1e6; }
 
-static void human_bytes(uint64_t b, char *out, size_t n)
-{
-    if (b >= 1ull << 30) snprintf(out, n, "%.1f GiB", (double)b / (1ull << 30));
-    else if (b >= 1ull << 20) snprintf(out, n, "%.1f MiB", (double)b / (1ull << 20));
-    else if (b >= 1024) snprintf(out, n, "%.1f KiB", (double)b / 1024);
-    else snprintf(out, n, "%llu B", (unsigned long long)b);
-}
+static void human_bytes(uint64_t b, char *out, size_t n) { bench_fmt_bytes((double)b, out, n); }
 
 /* ------------------------------------------------------------ text */
 
@@ -130,7 +126,13 @@ int bench_report_json(const char *path, bench_result *rs, int n, const bench_opt
             json_latency(f, &r->ops[i].hist);
             fprintf(f, "}");
         }
-        fprintf(f, "},\n  \"errors_by_kind\": {");
+        bench_hist all;
+        bench_hist_init(&all);
+        for (int i = 0; i < r->n_ops; i++)
+            bench_hist_merge(&all, &r->ops[i].hist);
+        fprintf(f, "},\n  \"latency_ms\": ");
+        json_latency(f, &all);
+        fprintf(f, ",\n  \"errors_by_kind\": {");
         for (int i = 0; i < r->n_errors; i++) {
             fprintf(f, "%s", i ? ", " : "");
             json_str(f, r->errors[i].kind);
@@ -157,6 +159,9 @@ int bench_report_json(const char *path, bench_result *rs, int n, const bench_opt
         fprintf(f, "], \"rows_histogram_log2\": [");
         for (int i = 0; i < 40; i++)
             fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)r->size_hist_rows[i]);
+        fprintf(f, "], \"bytes_histogram_log2\": [");
+        for (int i = 0; i < 40; i++)
+            fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)(r->size_hist_bytes ? r->size_hist_bytes[i] : 0));
         fprintf(f, "]},\n  \"ring\": {\"nodes\": %d, \"vnodes\": %d, \"rf\": %d, \"max_load\": %.1f, \"mean_load\": %.1f, "
                    "\"max_over_mean\": %.4f, \"load_unit\": \"ops\", \"rows_max_over_mean\": %.4f, \"node_load\": [",
                 r->ring_ops.nodes, r->ring_ops.vnodes, r->ring_ops.rf, r->ring_ops.max_load, r->ring_ops.mean_load,

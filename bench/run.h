@@ -47,6 +47,7 @@ typedef struct bench_result {
     bench_tick *ticks; int n_ticks;
     bench_part_summary parts;
     uint64_t *size_hist_rows;   /* partitions per rows-bucket (powers of 2), 40 entries */
+    uint64_t *size_hist_bytes;  /* partitions per bytes-bucket [2^i, 2^(i+1)) (0 bytes in 0), 40 entries */
     bench_ring_result ring_ops, ring_rows;
     char **top_keys;            /* printable keys of the top partitions */
 } bench_result;
