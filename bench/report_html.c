@@ -887,8 +887,8 @@ static void chart_sizes(FILE *f, const fig *g, int n, int bytes)
     chart_open(&c, f, "cmp", bytes ? "size_bytes" : "size_rows", NULL, CW, CH,
                bytes ? "Partition sizes in bytes (log2 bins)" : "Partition sizes in rows (log2 bins)", keys, n_keys, &ya,
                "% of the scheme's partitions",
-               bytes ? "bytes per partition (bin from the tick: 2^k up to 2^(k+1))"
-                     : "rows per partition (bin from the tick: 2^k up to 2^(k+1))");
+               bytes ? "bytes per partition (log2 bins: from a tick up to the next)"
+                     : "rows per partition (log2 bins: from a tick up to the next)");
     size_ctx sc = { lo, bytes };
     bars(&c, g, n, n_cat, v, bytes ? "bytes" : "rows", tip_size, &sc);
     /* ticks at the bin edges, as many labels as fit */
@@ -1140,7 +1140,7 @@ static const char CSS[] =
     "p.meta{color:#555;margin:0 0 12px}"
     "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}"
     "th{background:#eee;font-weight:600}.l{text-align:left}"
-    "table.summary{width:100%;font-size:13px}table.summary th{font-size:12px}"
+    "table.summary{width:100%;font-size:13px}table.summary th{font-size:12px}table.summary td{white-space:nowrap}"
     "td.best{background:#d4edda}td.worst{background:#f8d7da;font-weight:bold}"
     "td.over,span.over{background:#c00;color:#fff;font-weight:bold}"
     "span.best{background:#d4edda;padding:0 4px}span.worst{background:#f8d7da;font-weight:bold;padding:0 4px}"
