@@ -728,26 +728,45 @@ static void chart_throughput_time(FILE *f, const fig *g, int n)
 }
 
 /* Grouped bars: n_cat categories, one bar per scheme in each, value
- * v[s * n_cat + k] (NaN: no bar); tip() writes each bar's <title>. */
+ * v[s * n_cat + k] (NaN: no bar); tip() writes each bar's <title>.  With
+ * compact, a category's bars share its width among the schemes that have
+ * one (operations differ between schemes); otherwise each scheme keeps its
+ * slot, so that position and colour agree across categories.  slot_x and
+ * slot_w (NULL, or n * n_cat entries) get each bar's left edge and width. */
 typedef void bar_tip_cb(FILE *f, const fig *g, int s, int k, double v, const void *ctx);
 
 static void bars(chart *c, const fig *g, int n, int n_cat, const double *v, const char *metric_name,
-                 bar_tip_cb *tip, const void *ctx)
+                 bar_tip_cb *tip, const void *ctx, bool compact, double *slot_x, double *slot_w)
 {
-    double gw = (c->x1 - c->x0) / n_cat, bw = gw * 0.8 / n;
-    for (int k = 0; k < n_cat; k++)
-        for (int s = 0; s < n; s++) {
+    double gw = (c->x1 - c->x0) / n_cat;
+    for (int k = 0; k < n_cat; k++) {
+        int present = 0;
+        for (int s = 0; s < n; s++)
+            present += !isnan(v[s * n_cat + k]);
+        int slots = compact ? present : n;
+        double bw = slots ? gw * 0.8 / slots : 0;
+        if (compact && bw > 48)
+            bw = 48;
+        double left = c->x0 + gw * k + (gw - bw * slots) / 2;
+        for (int s = 0, j = 0; s < n; s++) {
             double x = v[s * n_cat + k];
+            int slot = compact ? j : s;
+            if (slot_x) {
+                slot_x[s * n_cat + k] = left + bw * slot;
+                slot_w[s * n_cat + k] = bw;
+            }
             if (isnan(x))
                 continue;
+            j++;
             double y = ypx(c, x);
             fprintf(c->f, "<rect class='bar' data-series='%s' data-scheme='", metric_name);
             esc(c->f, g[s].r->scheme);
-            fprintf(c->f, "' x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s'><title>", c->x0 + gw * k + gw * 0.1 + bw * s,
-                    y, bw > 1.5 ? bw - 0.5 : bw, c->y1 - y, g[s].color);
+            fprintf(c->f, "' x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s'><title>", left + bw * slot, y,
+                    bw > 1.5 ? bw - 0.5 : bw, c->y1 - y, g[s].color);
             tip(c->f, g, s, k, x, ctx);
             fputs("</title></rect>", c->f);
         }
+    }
     fputs("\n", c->f);
 }
 
@@ -808,14 +827,15 @@ static void chart_op_latency(FILE *f, const fig *g, int n)
         chart_close(&c);
         return;
     }
-    bars(&c, g, n, n_cat, v, "p99", tip_op, names);
-    double gw = (c.x1 - c.x0) / n_cat, bw = gw * 0.8 / n;
+    double sx[n * n_cat], sw[n * n_cat];
+    bars(&c, g, n, n_cat, v, "p99", tip_op, names, true, sx, sw);
+    double gw = (c.x1 - c.x0) / n_cat;
     for (int k = 0; k < n_cat; k++)
         for (int s = 0; s < n; s++)
             if (!isnan(p50[s * n_cat + k]))
                 fprintf(f, "<line class='p50' x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f' stroke='#000' stroke-width='2'/>",
-                        c.x0 + gw * k + gw * 0.1 + bw * s, c.x0 + gw * k + gw * 0.1 + bw * (s + 1) - 0.5,
-                        ypx(&c, p50[s * n_cat + k]), ypx(&c, p50[s * n_cat + k]));
+                        sx[s * n_cat + k], sx[s * n_cat + k] + sw[s * n_cat + k] - 0.5, ypx(&c, p50[s * n_cat + k]),
+                        ypx(&c, p50[s * n_cat + k]));
     xlabels(&c, n_cat, names, (int)(gw / 6.5));
     chart_close(&c);
 }
@@ -844,8 +864,9 @@ static void tip_size(FILE *f, const fig *g, int s, int k, double v, const void *
     esc(f, g[s].r->scheme);
     size_label(ldexp(1, bin), sc->bytes, a, sizeof(a));
     size_label(ldexp(1, bin + 1) - 1, sc->bytes, b, sizeof(b));
-    fprintf(f, ": %s partitions of %s to %s%s (%s%%)", bench_fmt_count(h[bin], c, sizeof(c)), a, b,
-            sc->bytes ? "" : " rows", bench_fmt_si(v, d, sizeof(d)));
+    fprintf(f, ": %s partition%s of %s%s%s%s (%s%%)", bench_fmt_count(h[bin], c, sizeof(c)), h[bin] == 1 ? "" : "s",
+            bin ? a : "", bin ? " to " : "", bin ? b : sc->bytes ? "0 to 1 B" : "1",
+            sc->bytes ? "" : bin ? " rows" : " row", bench_fmt_si(v, d, sizeof(d)));
 }
 
 static void chart_sizes(FILE *f, const fig *g, int n, int bytes)
@@ -890,7 +911,7 @@ static void chart_sizes(FILE *f, const fig *g, int n, int bytes)
                bytes ? "bytes per partition (log2 bins: from a tick up to the next)"
                      : "rows per partition (log2 bins: from a tick up to the next)");
     size_ctx sc = { lo, bytes };
-    bars(&c, g, n, n_cat, v, bytes ? "bytes" : "rows", tip_size, &sc);
+    bars(&c, g, n, n_cat, v, bytes ? "bytes" : "rows", tip_size, &sc, false, NULL, NULL);
     /* ticks at the bin edges, as many labels as fit */
     double gw = (c.x1 - c.x0) / n_cat;
     int every = 1;
@@ -957,7 +978,7 @@ static void chart_nodes(FILE *f, const fig *g, int n, const bench_opts *o)
         chart_close(&c);
         return;
     }
-    bars(&c, g, n, nc, v, "load", tip_node, NULL);
+    bars(&c, g, n, nc, v, "load", tip_node, NULL, false, NULL, NULL);
     const char *labels[64];
     char names[64][8];
     for (int k = 0; k < nc; k++) {
