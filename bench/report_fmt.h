@@ -14,10 +14,10 @@
  * cassandra.yaml; partition_size_warn_threshold in 5.0), and the usual data
  * modelling guidance is to keep partitions under ~100 MB and ~100k rows. */
 #define BENCH_LARGE_PARTITION_BYTES (100ull << 20)
-#define BENCH_LARGE_PARTITION_ROWS 100000ull
+#define BENCH_LARGE_PARTITION_ROWS  100000ull
 
 /* bench_part_over() bits: which limit a partition of this size exceeds. */
-#define BENCH_OVER_ROWS 1
+#define BENCH_OVER_ROWS  1
 #define BENCH_OVER_BYTES 2
 
 /* 0, or BENCH_OVER_ROWS | BENCH_OVER_BYTES for a partition of `rows` rows
@@ -42,12 +42,12 @@ char *bench_fmt_ratio(double r, char *out, size_t n);
 /* A linear axis from 0 to max in n steps of step, step being 1, 2 or 5
  * times a power of ten, max >= the data's maximum. */
 typedef struct bench_axis {
-    double step;                /* tick spacing */
-    double max;                 /* top of the axis: n * step */
-    int n;                      /* intervals (ticks are 0, step, ..., max) */
-    double div;                 /* tick labels are value / div ... */
-    char suffix[4];             /* ... followed by this ("", "k", "M", "G") */
-    int decimals;               /* digits after the point in every tick label */
+    double step;    /* tick spacing */
+    double max;     /* top of the axis: n * step */
+    int n;          /* intervals (ticks are 0, step, ..., max) */
+    double div;     /* tick labels are value / div ... */
+    char suffix[4]; /* ... followed by this ("", "k", "M", "G") */
+    int decimals;   /* digits after the point in every tick label */
 } bench_axis;
 
 /* The smallest 1-2-5 step giving at most max_ticks intervals (>= 1) that

@@ -96,17 +96,17 @@ static void esc(FILE *f, const char *s) { escn(f, s, 0); }
 /* What the page shows of one scheme, computed once. */
 typedef struct fig {
     const bench_result *r;
-    double p50, p99, p999, pmax;  /* ms, every operation merged */
-    uint64_t warnings;            /* client warnings, all kinds */
-    double hot_share;             /* hottest partition's ops / ops on all partitions */
-    double node_ratio;            /* busiest simulated node / mean (ops) */
-    int over_max, over_p99;       /* bench_part_over() of the largest / p99 partition */
-    const char *color;            /* the scheme's colour in every chart */
+    double p50, p99, p999, pmax; /* ms, every operation merged */
+    uint64_t warnings;           /* client warnings, all kinds */
+    double hot_share;            /* hottest partition's ops / ops on all partitions */
+    double node_ratio;           /* busiest simulated node / mean (ops) */
+    int over_max, over_p99;      /* bench_part_over() of the largest / p99 partition */
+    const char *color;           /* the scheme's colour in every chart */
 } fig;
 
 /* Okabe-Ito, colour-blind safe, without its yellow (unreadable on white). */
-static const char *const palette[] = { "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9",
-                                       "#D55E00", "#555555", "#8C6D31" };
+static const char *const palette[] = { "#0072B2", "#E69F00", "#009E73", "#CC79A7",
+                                       "#56B4E9", "#D55E00", "#555555", "#8C6D31" };
 
 static void figs_compute(fig *g, const bench_result *rs, int n)
 {
@@ -139,14 +139,30 @@ static void figs_compute(fig *g, const bench_result *rs, int n)
 enum { K_SI, K_MS, K_COUNT, K_BYTES, K_PCT, K_RATIO };
 
 typedef struct column {
-    const char *id;             /* td data-col */
-    const char *head;           /* second header row */
-    int better;                 /* +1 higher is better, -1 lower, 0 not marked */
-    int kind;                   /* K_*: how the value reads and how data-v prints */
+    const char *id;   /* td data-col */
+    const char *head; /* second header row */
+    int better;       /* +1 higher is better, -1 lower, 0 not marked */
+    int kind;         /* K_*: how the value reads and how data-v prints */
 } column;
 
-enum { C_OPS, C_P50, C_P99, C_P999, C_ERR, C_WARN, C_PARTS, C_RP50, C_RP99, C_RMAX, C_BP50, C_BP99, C_BMAX, C_HOT,
-       C_NODE, N_COLS };
+enum {
+    C_OPS,
+    C_P50,
+    C_P99,
+    C_P999,
+    C_ERR,
+    C_WARN,
+    C_PARTS,
+    C_RP50,
+    C_RP99,
+    C_RMAX,
+    C_BP50,
+    C_BP99,
+    C_BMAX,
+    C_HOT,
+    C_NODE,
+    N_COLS
+};
 
 static const column cols[N_COLS] = {
     [C_OPS] = { "ops_s", "ops/s", +1, K_SI },
@@ -247,12 +263,13 @@ static void summary_table(FILE *f, const fig *g, int n)
             hi[c] = v > hi[c] ? v : hi[c];
         }
     }
-    fputs("<table class='summary'>\n<thead><tr><th rowspan='2' class='l'>scheme</th><th rowspan='2'>ops/s</th>"
-          "<th colspan='3'>latency, all operations</th><th rowspan='2'>errors</th><th rowspan='2'>warnings</th>"
-          "<th rowspan='2'>partitions</th><th colspan='3'>rows per partition</th>"
-          "<th colspan='3'>bytes per partition</th><th rowspan='2'>hottest partition, share of ops</th>"
-          "<th rowspan='2'>busiest node / mean</th></tr>\n<tr>",
-          f);
+    fputs(
+        "<table class='summary'>\n<thead><tr><th rowspan='2' class='l'>scheme</th><th rowspan='2'>ops/s</th>"
+        "<th colspan='3'>latency, all operations</th><th rowspan='2'>errors</th><th rowspan='2'>warnings</th>"
+        "<th rowspan='2'>partitions</th><th colspan='3'>rows per partition</th>"
+        "<th colspan='3'>bytes per partition</th><th rowspan='2'>hottest partition, share of ops</th>"
+        "<th rowspan='2'>busiest node / mean</th></tr>\n<tr>",
+        f);
     for (int c = C_P50; c <= C_BMAX; c++)
         if (c != C_ERR && c != C_WARN && c != C_PARTS)
             fprintf(f, "<th>%s</th>", cols[c].head);
@@ -276,21 +293,23 @@ static void summary_table(FILE *f, const fig *g, int n)
             fprintf(f, "<td data-col='%s' data-v='", cols[c].id);
             col_data(f, cols[c].kind, v);
             fprintf(f, "'%s%s%s%s%s>%s%s</td>", *cls || over ? " class='" : "", cls, *cls && over ? " " : "",
-                    over ? "over" : "", *cls || over ? "'" : "", col_text(cols[c].kind, v, text, sizeof(text)),
-                    over ? " !" : "");
+                    over ? "over" : "", *cls || over ? "'" : "",
+                    col_text(cols[c].kind, v, text, sizeof(text)), over ? " !" : "");
         }
         fputs("</tr>\n", f);
     }
     fputs("</tbody></table>\n<p class='keys'>", f);
     if (n > 1)
-        fputs("<span class='best'>best</span> and <span class='worst'>worst</span> of each column where the "
-              "schemes differ (higher is better for ops/s, lower for the others; partition count and p50 sizes "
-              "are not marked). ",
-              f);
+        fputs(
+            "<span class='best'>best</span> and <span class='worst'>worst</span> of each column where the "
+            "schemes differ (higher is better for ops/s, lower for the others; partition count and p50 sizes "
+            "are not marked). ",
+            f);
     char rows[32], bytes[32];
-    fprintf(f, "<span class='over'>over a limit !</span> more than %s rows or %s in one partition. "
-               "Latency over every operation of the scheme, from each op's intended start with --rate. "
-               "Bytes: the values written (keys included), not the size on disk.</p>\n",
+    fprintf(f,
+            "<span class='over'>over a limit !</span> more than %s rows or %s in one partition. "
+            "Latency over every operation of the scheme, from each op's intended start with --rate. "
+            "Bytes: the values written (keys included), not the size on disk.</p>\n",
             bench_fmt_count(BENCH_LARGE_PARTITION_ROWS, rows, sizeof(rows)),
             bench_fmt_bytes((double)BENCH_LARGE_PARTITION_BYTES, bytes, sizeof(bytes)));
 }
@@ -348,13 +367,15 @@ static void findings_of(FILE *f, const fig *g, int n, const bench_opts *o, int s
             continue;
         li_open(f, SEV_BAD, "over_limit", &g[s]);
         fprintf(f, "largest partition %s row%s / %s, above ", bench_fmt_count(p->rows_max, a, sizeof(a)),
-                p->rows_max == 1 ? "" : "s",
-                bench_fmt_bytes((double)p->bytes_max, b, sizeof(b)));
+                p->rows_max == 1 ? "" : "s", bench_fmt_bytes((double)p->bytes_max, b, sizeof(b)));
         if (g[s].over_max & BENCH_OVER_ROWS)
-            fprintf(f, "the ~%s rows per partition guidance%s", bench_fmt_si(BENCH_LARGE_PARTITION_ROWS, c, sizeof(c)),
+            fprintf(f, "the ~%s rows per partition guidance%s",
+                    bench_fmt_si(BENCH_LARGE_PARTITION_ROWS, c, sizeof(c)),
                     g[s].over_max & BENCH_OVER_BYTES ? " and " : "");
         if (g[s].over_max & BENCH_OVER_BYTES)
-            fprintf(f, "Cassandra's %s large-partition warning threshold (compaction_large_partition_warning_threshold)",
+            fprintf(f,
+                    "Cassandra's %s large-partition warning threshold "
+                    "(compaction_large_partition_warning_threshold)",
                     bench_fmt_bytes((double)BENCH_LARGE_PARTITION_BYTES, c, sizeof(c)));
         if (g[s].over_p99)
             fputs("; at least 1% of its partitions are over too", f);
@@ -368,7 +389,8 @@ static void findings_of(FILE *f, const fig *g, int n, const bench_opts *o, int s
         const bench_kind_count *k = top_kind(r->errors, r->n_errors);
         li_open(f, SEV_BAD, "errors", &g[s]);
         fprintf(f, "%s errors, %s%% of its requests", bench_fmt_count(r->total_errors, a, sizeof(a)),
-                bench_fmt_si(100.0 * (double)r->total_errors / (double)(r->total_errors + r->total_ok), b, sizeof(b)));
+                bench_fmt_si(100.0 * (double)r->total_errors / (double)(r->total_errors + r->total_ok), b,
+                             sizeof(b)));
         if (k) {
             fprintf(f, "; most frequent (%s): <q>", bench_fmt_count(k->count, c, sizeof(c)));
             escn(f, k->kind, 160);
@@ -388,26 +410,25 @@ static void findings_of(FILE *f, const fig *g, int n, const bench_opts *o, int s
     }
     /* the largest partition */
     int wr = arg_ext(g, n, C_RMAX, +1), br = arg_ext(g, n, C_RMAX, -1);
-    for (int s = 0; s < n; s++)   /* ties on rows: the larger in bytes */
+    for (int s = 0; s < n; s++) /* ties on rows: the larger in bytes */
         if (colv(&g[s], C_RMAX) == colv(&g[wr], C_RMAX) && colv(&g[s], C_BMAX) > colv(&g[wr], C_BMAX))
             wr = s;
     const bench_part_summary *pw = &g[wr].r->parts, *pb = &g[br].r->parts;
     double rr = pb->rows_max ? (double)pw->rows_max / (double)pb->rows_max : 0;
     double room_rows = pw->rows_max ? (double)BENCH_LARGE_PARTITION_ROWS / (double)pw->rows_max : INFINITY;
-    double room_bytes = pw->bytes_max ? (double)BENCH_LARGE_PARTITION_BYTES / (double)pw->bytes_max : INFINITY;
+    double room_bytes =
+        pw->bytes_max ? (double)BENCH_LARGE_PARTITION_BYTES / (double)pw->bytes_max : INFINITY;
     double room = room_rows < room_bytes ? room_rows : room_bytes;
     int s_size = g[wr].over_max ? SEV_BAD : n > 1 && rr >= 2 ? SEV_WARN : SEV_INFO;
     if (pw->rows_max && s_size == sev && !g[wr].over_max) {
         li_open(f, sev, "largest_partition", &g[wr]);
         fprintf(f, "largest partition %s row%s / %s", bench_fmt_count(pw->rows_max, a, sizeof(a)),
-                pw->rows_max == 1 ? "" : "s",
-                bench_fmt_bytes((double)pw->bytes_max, b, sizeof(b)));
+                pw->rows_max == 1 ? "" : "s", bench_fmt_bytes((double)pw->bytes_max, b, sizeof(b)));
         if (n > 1 && rr > 1) {
             fprintf(f, ", %s ", bench_fmt_ratio(rr, c, sizeof(c)));
             esc(f, g[br].r->scheme);
             fprintf(f, "&#8217;s largest (%s row%s / %s)", bench_fmt_count(pb->rows_max, d, sizeof(d)),
-                    pb->rows_max == 1 ? "" : "s",
-                    bench_fmt_bytes((double)pb->bytes_max, e, sizeof(e)));
+                    pb->rows_max == 1 ? "" : "s", bench_fmt_bytes((double)pb->bytes_max, e, sizeof(e)));
         } else if (n > 1)
             fputs(", as large as every other scheme's", f);
         fprintf(f, "; %s below the nearer limit (%s rows, %s per partition).</li>\n",
@@ -419,8 +440,9 @@ static void findings_of(FILE *f, const fig *g, int n, const bench_opts *o, int s
     double tr = g[bt].p99 > 0 ? g[wt].p99 / g[bt].p99 : 0;
     if ((n > 1 && tr >= 2 ? SEV_WARN : SEV_INFO) == sev && g[wt].r->total_ok) {
         li_open(f, sev, "worst_tail", &g[wt]);
-        fprintf(f, "%s p99 %s, p99.9 %s, max %s", n > 1 ? "worst tail:" : "latency", bench_fmt_ms(g[wt].p99, a, sizeof(a)),
-                bench_fmt_ms(g[wt].p999, b, sizeof(b)), bench_fmt_ms(g[wt].pmax, c, sizeof(c)));
+        fprintf(f, "%s p99 %s, p99.9 %s, max %s", n > 1 ? "worst tail:" : "latency",
+                bench_fmt_ms(g[wt].p99, a, sizeof(a)), bench_fmt_ms(g[wt].p999, b, sizeof(b)),
+                bench_fmt_ms(g[wt].pmax, c, sizeof(c)));
         if (n > 1 && tr >= 1.1) {
             fprintf(f, "; p99 %s ", bench_fmt_ratio(tr, d, sizeof(d)));
             esc(f, g[bt].r->scheme);
@@ -452,7 +474,8 @@ static void findings_of(FILE *f, const fig *g, int n, const bench_opts *o, int s
     double hx = even > 0 ? g[wh].hot_share / even : 0;
     if (g[wh].hot_share > 0 && (g[wh].hot_share >= 0.1 || hx >= 10 ? SEV_WARN : SEV_INFO) == sev) {
         li_open(f, sev, "hot_partition", &g[wh]);
-        fprintf(f, "%s partition takes %s%% of all operations", n > 1 ? "hottest partition of all schemes: one" : "its hottest",
+        fprintf(f, "%s partition takes %s%% of all operations",
+                n > 1 ? "hottest partition of all schemes: one" : "its hottest",
                 bench_fmt_si(100 * g[wh].hot_share, a, sizeof(a)));
         if (rh->parts.count > 1)
             fprintf(f, ", %s an even share over its %s partitions (%s%%)", bench_fmt_ratio(hx, b, sizeof(b)),
@@ -466,8 +489,8 @@ static void findings_of(FILE *f, const fig *g, int n, const bench_opts *o, int s
     if (ring->nodes && g[wn].node_ratio > 0 && s_ring == sev) {
         li_open(f, sev, "busiest_node", &g[wn]);
         fprintf(f, "%s simulated node carries %s the mean load (%d nodes, %d vnodes each, RF %d)",
-                n > 1 ? "most uneven ring: its busiest" : "the busiest", bench_fmt_ratio(g[wn].node_ratio, a, sizeof(a)),
-                ring->nodes, ring->vnodes, ring->rf);
+                n > 1 ? "most uneven ring: its busiest" : "the busiest",
+                bench_fmt_ratio(g[wn].node_ratio, a, sizeof(a)), ring->nodes, ring->vnodes, ring->rf);
         fputs(".</li>\n", f);
     }
     /* warnings */
@@ -477,8 +500,8 @@ static void findings_of(FILE *f, const fig *g, int n, const bench_opts *o, int s
         if (!k)
             continue;
         li_open(f, SEV_WARN, "warnings", &g[s]);
-        fprintf(f, "%s warnings from the server; most frequent (%s): <q>", bench_fmt_count(g[s].warnings, a, sizeof(a)),
-                bench_fmt_count(k->count, b, sizeof(b)));
+        fprintf(f, "%s warnings from the server; most frequent (%s): <q>",
+                bench_fmt_count(g[s].warnings, a, sizeof(a)), bench_fmt_count(k->count, b, sizeof(b)));
         escn(f, k->kind, 160);
         fputs("</q>.</li>\n", f);
     }
@@ -494,17 +517,17 @@ static void findings(FILE *f, const fig *g, int n, const bench_opts *o)
 
 /* ------------------------------------------------------------ chart frame */
 
-#define CW 660                  /* comparison chart width (viewBox units = px at 100%) */
+#define CW 660 /* comparison chart width (viewBox units = px at 100%) */
 #define CH 300
-#define DW 440                  /* detail chart */
+#define DW 440 /* detail chart */
 #define DH 220
-#define ML 62                   /* left margin: tick labels and the y title */
+#define ML 62 /* left margin: tick labels and the y title */
 #define MR 14
-#define MB 44                   /* bottom margin: tick labels and the x title */
+#define MB 44 /* bottom margin: tick labels and the x title */
 
 typedef struct chart {
     FILE *f;
-    double x0, x1, y0, y1;      /* plot area: left, right, top, bottom */
+    double x0, x1, y0, y1; /* plot area: left, right, top, bottom */
     bench_axis ya;
 } chart;
 
@@ -518,21 +541,23 @@ static double ypx(const chart *c, double v)
 typedef struct legend_key {
     const char *label;
     const char *color;
-    const char *dash;           /* stroke-dasharray of a line key, NULL for a box */
-    const char *scheme;         /* data-scheme, or NULL */
+    const char *dash;   /* stroke-dasharray of a line key, NULL for a box */
+    const char *scheme; /* data-scheme, or NULL */
 } legend_key;
 
 /* Open an svg.chart: title, a wrapped legend, y grid, ticks and titles, the
  * x title.  The plot area is then c->x0..x1, c->y0..y1. */
-static void chart_open(chart *c, FILE *f, const char *cls, const char *metric, const char *scheme, int w, int h,
-                       const char *title, const legend_key *keys, int n_keys, const bench_axis *ya,
+static void chart_open(chart *c, FILE *f, const char *cls, const char *metric, const char *scheme, int w,
+                       int h, const char *title, const legend_key *keys, int n_keys, const bench_axis *ya,
                        const char *ytitle, const char *xtitle)
 {
     c->f = f;
     c->ya = *ya;
-    fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' class='chart %s' viewBox='0 0 %d %d' width='%d' height='%d' "
-               "font-family='sans-serif' font-size='11' data-chart='%s' data-ymax='%g'",
-            cls, w, h, w, h, metric, ya->max);
+    fprintf(
+        f,
+        "<svg xmlns='http://www.w3.org/2000/svg' class='chart %s' viewBox='0 0 %d %d' width='%d' height='%d' "
+        "font-family='sans-serif' font-size='11' data-chart='%s' data-ymax='%g'",
+        cls, w, h, w, h, metric, ya->max);
     if (scheme) {
         fputs(" data-scheme='", f);
         esc(f, scheme);
@@ -559,10 +584,13 @@ static void chart_open(chart *c, FILE *f, const char *cls, const char *metric, c
         }
         fputs(">", f);
         if (keys[i].dash)
-            fprintf(f, "<line x1='%.0f' y1='%.0f' x2='%.0f' y2='%.0f' stroke='%s' stroke-width='2.5' stroke-dasharray='%s'/>",
+            fprintf(f,
+                    "<line x1='%.0f' y1='%.0f' x2='%.0f' y2='%.0f' stroke='%s' stroke-width='2.5' "
+                    "stroke-dasharray='%s'/>",
                     lx, ly - 4, lx + 18, ly - 4, keys[i].color, keys[i].dash);
         else
-            fprintf(f, "<rect x='%.0f' y='%.0f' width='14' height='10' fill='%s'/>", lx, ly - 9, keys[i].color);
+            fprintf(f, "<rect x='%.0f' y='%.0f' width='14' height='10' fill='%s'/>", lx, ly - 9,
+                    keys[i].color);
         fprintf(f, "<text x='%.0f' y='%.0f'>", lx + 22, ly);
         escn(f, keys[i].label, 40);
         fputs("</text></g>", f);
@@ -601,7 +629,8 @@ static void xticks_linear(chart *c, const bench_axis *xa)
     for (int i = 0; i <= xa->n; i++) {
         double v = xa->step * i, x = c->x0 + (c->x1 - c->x0) * v / xa->max;
         char lab[32];
-        fprintf(c->f, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#333'/>", x, c->y1, x, c->y1 + 4);
+        fprintf(c->f, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#333'/>", x, c->y1, x,
+                c->y1 + 4);
         fprintf(c->f, "<text x='%.1f' y='%.1f' text-anchor='middle'>%s</text>\n", x, c->y1 + 16,
                 bench_axis_label(xa, v, lab, sizeof(lab)));
     }
@@ -609,21 +638,21 @@ static void xticks_linear(chart *c, const bench_axis *xa)
 
 /* A polyline of points (x[i], y[i]) in data units, with markers when they
  * are few enough to see. */
-static void series(chart *c, const bench_axis *xa, const double *xs, const double *ys, int np, const char *color,
-                   const char *dash, double width, const char *scheme, const char *name)
+static void series(chart *c, const bench_axis *xa, const double *xs, const double *ys, int np,
+                   const char *color, const char *dash, double width, const char *scheme, const char *name)
 {
     FILE *f = c->f;
     fprintf(f, "<polyline class='series' data-series='%s' data-scheme='", name);
     esc(f, scheme);
-    fprintf(f, "' fill='none' stroke='%s' stroke-width='%.1f'%s%s%s points='", color, width, dash ? " stroke-dasharray='" : "",
-            dash ? dash : "", dash ? "'" : "");
+    fprintf(f, "' fill='none' stroke='%s' stroke-width='%.1f'%s%s%s points='", color, width,
+            dash ? " stroke-dasharray='" : "", dash ? dash : "", dash ? "'" : "");
     for (int i = 0; i < np; i++)
         fprintf(f, "%.1f,%.1f ", c->x0 + (c->x1 - c->x0) * xs[i] / xa->max, ypx(c, ys[i]));
     fputs("'/>\n", f);
     if (np <= 40)
         for (int i = 0; i < np; i++)
-            fprintf(f, "<circle cx='%.1f' cy='%.1f' r='%.1f' fill='%s'/>", c->x0 + (c->x1 - c->x0) * xs[i] / xa->max,
-                    ypx(c, ys[i]), dash ? 1.5 : 2.2, color);
+            fprintf(f, "<circle cx='%.1f' cy='%.1f' r='%.1f' fill='%s'/>",
+                    c->x0 + (c->x1 - c->x0) * xs[i] / xa->max, ypx(c, ys[i]), dash ? 1.5 : 2.2, color);
     if (np <= 40)
         fputs("\n", f);
 }
@@ -655,7 +684,7 @@ static void latency_axis(const fig *g, int n, bench_axis *ya, bench_axis *xa)
             tmax = t->t_s > tmax ? t->t_s : tmax;
         }
     bench_axis_nice(ymax, 5, ya);
-    bench_axis_int(round(tmax * 100) / 100, 10, xa);   /* a tick at 3.0002 s: an axis to 3 */
+    bench_axis_int(round(tmax * 100) / 100, 10, xa); /* a tick at 3.0002 s: an axis to 3 */
 }
 
 static int any_ticks(const fig *g, int n)
@@ -676,9 +705,14 @@ static void tick_series(chart *c, const bench_axis *xa, const bench_result *r, i
     double *ys = xs + r->n_ticks;
     for (int i = 0; i < r->n_ticks; i++) {
         xs[i] = r->ticks[i].t_s;
-        ys[i] = what == 0 ? ms(r->ticks[i].p50_ns) : what == 1 ? ms(r->ticks[i].p99_ns) : r->ticks[i].ops_per_s;
+        ys[i] = what == 0   ? ms(r->ticks[i].p50_ns)
+                : what == 1 ? ms(r->ticks[i].p99_ns)
+                            : r->ticks[i].ops_per_s;
     }
-    series(c, xa, xs, ys, r->n_ticks, color, dash, width, r->scheme, what == 0 ? "p50" : what == 1 ? "p99" : "ops_s");
+    series(c, xa, xs, ys, r->n_ticks, color, dash, width, r->scheme,
+           what == 0   ? "p50"
+           : what == 1 ? "p99"
+                       : "ops_s");
     cs_free(xs);
 }
 
@@ -691,8 +725,8 @@ static void chart_latency_time(FILE *f, const fig *g, int n)
     legend_key keys[MAX_KEYS];
     int n_keys = scheme_keys(g, n, keys, NULL);
     chart c;
-    chart_open(&c, f, "cmp", "latency", NULL, CW, CH, "Latency per second: p99 solid, p50 dashed", keys, n_keys, &ya,
-               "latency (ms)", "seconds since the end of warm-up");
+    chart_open(&c, f, "cmp", "latency", NULL, CW, CH, "Latency per second: p99 solid, p50 dashed", keys,
+               n_keys, &ya, "latency (ms)", "seconds since the end of warm-up");
     if (!any_ticks(g, n))
         chart_note(&c, NO_TICKS);
     else
@@ -761,8 +795,8 @@ static void bars(chart *c, const fig *g, int n, int n_cat, const double *v, cons
             double y = ypx(c, x);
             fprintf(c->f, "<rect class='bar' data-series='%s' data-scheme='", metric_name);
             esc(c->f, g[s].r->scheme);
-            fprintf(c->f, "' x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s'><title>", left + bw * slot, y,
-                    bw > 1.5 ? bw - 0.5 : bw, c->y1 - y, g[s].color);
+            fprintf(c->f, "' x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s'><title>",
+                    left + bw * slot, y, bw > 1.5 ? bw - 0.5 : bw, c->y1 - y, g[s].color);
             tip(c->f, g, s, k, x, ctx);
             fputs("</title></rect>", c->f);
         }
@@ -820,8 +854,9 @@ static void chart_op_latency(FILE *f, const fig *g, int n)
     legend_key keys[MAX_KEYS];
     int n_keys = scheme_keys(g, n, keys, NULL);
     chart c;
-    chart_open(&c, f, "cmp", "op_latency", NULL, CW, CH, "Latency by operation, whole run: p99 bars, p50 marks", keys, n_keys,
-               &ya, "latency (ms)", "operation");
+    chart_open(&c, f, "cmp", "op_latency", NULL, CW, CH,
+               "Latency by operation, whole run: p99 bars, p50 marks", keys, n_keys, &ya, "latency (ms)",
+               "operation");
     if (!n_cat) {
         chart_note(&c, "no operations");
         chart_close(&c);
@@ -833,9 +868,11 @@ static void chart_op_latency(FILE *f, const fig *g, int n)
     for (int k = 0; k < n_cat; k++)
         for (int s = 0; s < n; s++)
             if (!isnan(p50[s * n_cat + k]))
-                fprintf(f, "<line class='p50' x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f' stroke='#000' stroke-width='2'/>",
-                        sx[s * n_cat + k], sx[s * n_cat + k] + sw[s * n_cat + k] - 0.5, ypx(&c, p50[s * n_cat + k]),
-                        ypx(&c, p50[s * n_cat + k]));
+                fprintf(f,
+                        "<line class='p50' x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f' stroke='#000' "
+                        "stroke-width='2'/>",
+                        sx[s * n_cat + k], sx[s * n_cat + k] + sw[s * n_cat + k] - 0.5,
+                        ypx(&c, p50[s * n_cat + k]), ypx(&c, p50[s * n_cat + k]));
     xlabels(&c, n_cat, names, (int)(gw / 6.5));
     chart_close(&c);
 }
@@ -843,7 +880,9 @@ static void chart_op_latency(FILE *f, const fig *g, int n)
 /* Partition sizes: log2 bins lo..hi shared by every scheme (bin k holds
  * the partitions of 2^k to 2^(k+1) - 1 rows or bytes), as % of each
  * scheme's partitions, the axis extended to show the limit. */
-typedef struct size_ctx { int lo, bytes; } size_ctx;
+typedef struct size_ctx {
+    int lo, bytes;
+} size_ctx;
 
 static void size_label(double v, int bytes, char *out, size_t n)
 {
@@ -864,9 +903,15 @@ static void tip_size(FILE *f, const fig *g, int s, int k, double v, const void *
     esc(f, g[s].r->scheme);
     size_label(ldexp(1, bin), sc->bytes, a, sizeof(a));
     size_label(ldexp(1, bin + 1) - 1, sc->bytes, b, sizeof(b));
-    fprintf(f, ": %s partition%s of %s%s%s%s (%s%%)", bench_fmt_count(h[bin], c, sizeof(c)), h[bin] == 1 ? "" : "s",
-            bin ? a : "", bin ? " to " : "", bin ? b : sc->bytes ? "0 to 1 B" : "1",
-            sc->bytes ? "" : bin ? " rows" : " row", bench_fmt_si(v, d, sizeof(d)));
+    fprintf(f, ": %s partition%s of %s%s%s%s (%s%%)", bench_fmt_count(h[bin], c, sizeof(c)),
+            h[bin] == 1 ? "" : "s", bin ? a : "", bin ? " to " : "",
+            bin         ? b
+            : sc->bytes ? "0 to 1 B"
+                        : "1",
+            sc->bytes ? ""
+            : bin     ? " rows"
+                      : " row",
+            bench_fmt_si(v, d, sizeof(d)));
 }
 
 static void chart_sizes(FILE *f, const fig *g, int n, int bytes)
@@ -906,8 +951,8 @@ static void chart_sizes(FILE *f, const fig *g, int n, int bytes)
     int n_keys = scheme_keys(g, n, keys, NULL);
     chart c;
     chart_open(&c, f, "cmp", bytes ? "size_bytes" : "size_rows", NULL, CW, CH,
-               bytes ? "Partition sizes in bytes (log2 bins)" : "Partition sizes in rows (log2 bins)", keys, n_keys, &ya,
-               "% of the scheme's partitions",
+               bytes ? "Partition sizes in bytes (log2 bins)" : "Partition sizes in rows (log2 bins)", keys,
+               n_keys, &ya, "% of the scheme's partitions",
                bytes ? "bytes per partition (log2 bins: from a tick up to the next)"
                      : "rows per partition (log2 bins: from a tick up to the next)");
     size_ctx sc = { lo, bytes };
@@ -930,8 +975,9 @@ static void chart_sizes(FILE *f, const fig *g, int n, int bytes)
     double lx = c.x0 + gw * (log2(limit) - lo);
     char lab[48];
     size_label(limit, bytes, lab, sizeof(lab));
-    fprintf(f, "\n<line class='limit' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#c00' stroke-width='1.5' "
-               "stroke-dasharray='6 3'/><text x='%.1f' y='%.1f' text-anchor='end' fill='#c00'>%s%s</text>\n",
+    fprintf(f,
+            "\n<line class='limit' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#c00' stroke-width='1.5' "
+            "stroke-dasharray='6 3'/><text x='%.1f' y='%.1f' text-anchor='end' fill='#c00'>%s%s</text>\n",
             lx, c.y0, lx, c.y1, lx - 4, c.y0 + 12, lab, bytes ? ": Cassandra warns" : " rows: usual limit");
     chart_close(&c);
 }
@@ -968,8 +1014,8 @@ static void chart_nodes(FILE *f, const fig *g, int n, const bench_opts *o)
     legend_key keys[MAX_KEYS];
     int n_keys = scheme_keys(g, n, keys, NULL);
     char title[160];
-    snprintf(title, sizeof(title), "Simulated load per node over the mean (%d nodes, %d vnodes, RF %d)", o->nodes,
-             o->vnodes, o->rf);
+    snprintf(title, sizeof(title), "Simulated load per node over the mean (%d nodes, %d vnodes, RF %d)",
+             o->nodes, o->vnodes, o->rf);
     chart c;
     chart_open(&c, f, "cmp", "node_load", NULL, CW, CH, title, keys, n_keys, &ya, "operations / mean",
                "node (same simulated ring for every scheme)");
@@ -987,9 +1033,11 @@ static void chart_nodes(FILE *f, const fig *g, int n, const bench_opts *o)
     }
     xlabels(&c, nc, labels, 8);
     double y = ypx(&c, 1);
-    fprintf(f, "<line class='mean' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#333' stroke-dasharray='5 3'/>"
-               "<text x='%.1f' y='%.1f' text-anchor='end'>mean</text>\n",
-            c.x0, y, c.x1, y, c.x1, y - 3);
+    fprintf(
+        f,
+        "<line class='mean' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#333' stroke-dasharray='5 3'/>"
+        "<text x='%.1f' y='%.1f' text-anchor='end'>mean</text>\n",
+        c.x0, y, c.x1, y, c.x1, y - 3);
     chart_close(&c);
 }
 
@@ -1037,7 +1085,9 @@ static void chart_top_share(FILE *f, const fig *g, int n)
         }
         series(&c, &xa, xs, ys, p->n_top, g[s].color, NULL, 2, g[s].r->scheme, "top_share");
         if (p->n_top > 1) {
-            fprintf(f, "<polyline class='even' fill='none' stroke='%s' stroke-width='1.2' stroke-dasharray='1 3' points='",
+            fprintf(f,
+                    "<polyline class='even' fill='none' stroke='%s' stroke-width='1.2' stroke-dasharray='1 "
+                    "3' points='",
                     g[s].color);
             for (int i = 0; i < p->n_top; i++)
                 fprintf(f, "%.1f,%.1f ", c.x0 + (c.x1 - c.x0) * xs[i] / xa.max, ypx(&c, even[i]));
@@ -1069,7 +1119,8 @@ static void messages(FILE *f, const char *cls, const char *what, const bench_kin
             rest += k[best].count;
             continue;
         }
-        fprintf(f, "<p class='msg %s'>%s &#215;%s: ", cls, what, bench_fmt_count(k[best].count, a, sizeof(a)));
+        fprintf(f, "<p class='msg %s'>%s &#215;%s: ", cls, what,
+                bench_fmt_count(k[best].count, a, sizeof(a)));
         esc(f, k[best].kind);
         fputs("</p>\n", f);
     }
@@ -1101,8 +1152,9 @@ static void detail(FILE *f, const fig *x, int n, const fig *all, double share_ma
     latency_axis(all, n, &ya, &xa);
     legend_key keys[2] = { { "p99", x->color, "none", NULL }, { "p50", x->color, "5 3", NULL } };
     chart ch;
-    chart_open(&ch, f, "detail", "latency", r->scheme, DW, DH, "Latency per second (same axes for every scheme)", keys,
-               2, &ya, "latency (ms)", "seconds since the end of warm-up");
+    chart_open(&ch, f, "detail", "latency", r->scheme, DW, DH,
+               "Latency per second (same axes for every scheme)", keys, 2, &ya, "latency (ms)",
+               "seconds since the end of warm-up");
     if (!r->n_ticks)
         chart_note(&ch, "no per-second samples");
     else
@@ -1136,11 +1188,14 @@ static void detail(FILE *f, const fig *x, int n, const fig *all, double share_ma
         const part_stat *ps = &p->top[i];
         double share = p->total_ops ? (double)ps->ops / (double)p->total_ops : 0;
         int over = bench_part_over(ps->rows, ps->bytes);
-        fprintf(f, "<tr><td>%d</td><td class='l'><span class='bar' style='width:%.0fpx;background:%s'></span> %s%%</td>"
-                   "<td%s>%s</td><td%s>%s</td><td class='token' title='",
-                i + 1, share_max > 0 ? 40 * share / share_max : 0, x->color, bench_fmt_si(100 * share, a, sizeof(a)),
-                over & BENCH_OVER_ROWS ? " class='over'" : "", bench_fmt_count(ps->rows, b, sizeof(b)),
-                over & BENCH_OVER_BYTES ? " class='over'" : "", bench_fmt_bytes((double)ps->bytes, c, sizeof(c)));
+        fprintf(f,
+                "<tr><td>%d</td><td class='l'><span class='bar' style='width:%.0fpx;background:%s'></span> "
+                "%s%%</td>"
+                "<td%s>%s</td><td%s>%s</td><td class='token' title='",
+                i + 1, share_max > 0 ? 40 * share / share_max : 0, x->color,
+                bench_fmt_si(100 * share, a, sizeof(a)), over & BENCH_OVER_ROWS ? " class='over'" : "",
+                bench_fmt_count(ps->rows, b, sizeof(b)), over & BENCH_OVER_BYTES ? " class='over'" : "",
+                bench_fmt_bytes((double)ps->bytes, c, sizeof(c)));
         fputs("key ", f);
         escn(f, r->top_keys && r->top_keys[i] ? r->top_keys[i] : "", 200);
         fprintf(f, "'>%lld</td></tr>\n", (long long)ps->token);
@@ -1161,7 +1216,8 @@ static const char CSS[] =
     "p.meta{color:#555;margin:0 0 12px}"
     "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}"
     "th{background:#eee;font-weight:600}.l{text-align:left}"
-    "table.summary{width:100%;font-size:13px}table.summary th{font-size:12px}table.summary td{white-space:nowrap}"
+    "table.summary{width:100%;font-size:13px}table.summary th{font-size:12px}table.summary "
+    "td{white-space:nowrap}"
     "td.best{background:#d4edda}td.worst{background:#f8d7da;font-weight:bold}"
     "td.over,span.over{background:#c00;color:#fff;font-weight:bold}"
     "span.best{background:#d4edda;padding:0 4px}span.worst{background:#f8d7da;font-weight:bold;padding:0 4px}"
@@ -1169,7 +1225,8 @@ static const char CSS[] =
     ".sw{display:inline-block;width:11px;height:11px;margin-right:5px;vertical-align:-1px}"
     "ul.findings{padding-left:0;list-style:none;margin:8px 0}"
     "ul.findings li{margin:3px 0;padding:4px 8px;border-left:5px solid #999}"
-    "li.bad{border-color:#c00!important;background:#fbe9e9}li.warn{border-color:#e69f00!important;background:#fdf5e6}"
+    "li.bad{border-color:#c00!important;background:#fbe9e9}li.warn{border-color:#e69f00!important;background:"
+    "#fdf5e6}"
     "li.info{border-color:#999;background:#f6f6f6}"
     ".charts{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:14px}"
     "svg.chart{width:100%;height:auto;display:block}svg.cmp{max-width:660px}svg.detail{max-width:440px}"
@@ -1181,10 +1238,13 @@ static const char CSS[] =
     "table.hot td.token{font-size:11px}.detail td{text-overflow:ellipsis}"
     "table.hot caption{text-align:left;font-weight:600;padding:4px 0 2px}"
     "table.ops th:first-child{width:24%}"
-    "span.bar{display:inline-block;height:9px;vertical-align:0}p.desc{margin:0 0 6px;color:#444;font-size:13px}"
+    "span.bar{display:inline-block;height:9px;vertical-align:0}p.desc{margin:0 0 "
+    "6px;color:#444;font-size:13px}"
     "p.msg{font-size:12px;margin:3px 0;overflow-wrap:anywhere}p.msg.bad{color:#a00}p.msg.warn{color:#a60}"
     "code{overflow-wrap:anywhere}"
-    "@media print{body{max-width:none;margin:0;font-size:11px}.charts{gap:6px}svg.chart,.detail,tr{break-inside:avoid}"
+    "@media "
+    "print{body{max-width:none;margin:0;font-size:11px}.charts{gap:6px}svg.chart,.detail,tr{break-inside:"
+    "avoid}"
     "h2{break-after:avoid}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}"
     "@page{size:A4 landscape;margin:10mm}";
 
@@ -1208,13 +1268,16 @@ int bench_report_html(const char *path, bench_result *rs, int n, const bench_opt
     fputs("</h1>\n<p class='meta'>target ", f);
     esc(f, o->host);
     char a[32];
-    fprintf(f, ":%d, %d connection%s &#215; %d in flight, %s%s; "
-               "simulated ring of %d nodes &#215; %d vnodes, RF %d, fed with the partitions' real Murmur3 tokens.</p>\n",
+    fprintf(f,
+            ":%d, %d connection%s &#215; %d in flight, %s%s; "
+            "simulated ring of %d nodes &#215; %d vnodes, RF %d, fed with the partitions' real Murmur3 "
+            "tokens.</p>\n",
             o->port, o->connections, o->connections == 1 ? "" : "s", o->concurrency,
             o->rate > 0 ? "fixed rate" : "max throughput",
             n > 1 ? "; each scheme on its own table, one after the other" : "", o->nodes, o->vnodes, o->rf);
     if (o->rate > 0)
-        fprintf(f, "<p class='meta'>fixed rate %s ops/s (latency measured from each op's intended start).</p>\n",
+        fprintf(f,
+                "<p class='meta'>fixed rate %s ops/s (latency measured from each op's intended start).</p>\n",
                 bench_fmt_si(o->rate, a, sizeof(a)));
     fputs("<h2>Summary</h2>\n", f);
     summary_table(f, g, n);
@@ -1233,8 +1296,10 @@ int bench_report_html(const char *path, bench_result *rs, int n, const bench_opt
         share_max = g[s].hot_share > share_max ? g[s].hot_share : share_max;
     for (int s = 0; s < n; s++)
         detail(f, &g[s], n, g, share_max);
-    fputs("</div>\n<p class='keys'>Partition rows and bytes are what the bench wrote (distinct rows, value bytes); "
-          "traffic counts every operation that named the partition. Written by cassette-bench.</p>\n</body></html>\n",
+    fputs("</div>\n<p class='keys'>Partition rows and bytes are what the bench wrote (distinct rows, value "
+          "bytes); "
+          "traffic counts every operation that named the partition. Written by "
+          "cassette-bench.</p>\n</body></html>\n",
           f);
     int rc = ferror(f) ? -1 : 0;
     if (fclose(f))

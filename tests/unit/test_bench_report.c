@@ -22,10 +22,10 @@ static void setup(void) { allocs_at_start = cs_alloc_count(); }
 static void teardown(void) { cr_assert_eq(cs_alloc_count(), allocs_at_start, "leak"); }
 TestSuite(bench_report, .init = setup, .fini = teardown);
 
-#define FMT(fn, v, want)                                                                     \
-    do {                                                                                     \
-        char out_[48];                                                                       \
-        cr_expect_str_eq(fn(v, out_, sizeof(out_)), want, "%s(%s)", #fn, #v);               \
+#define FMT(fn, v, want)                                                                                     \
+    do {                                                                                                     \
+        char out_[48];                                                                                       \
+        cr_expect_str_eq(fn(v, out_, sizeof(out_)), want, "%s(%s)", #fn, #v);                                \
     } while (0)
 
 Test(bench_report, si)
@@ -198,15 +198,20 @@ static char *page(bench_result *rs, int n)
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
     close(fd);
-    bench_opts o = { .host = "127.0.0.1", .port = 9042, .connections = 1, .concurrency = 1, .nodes = 3,
-                     .vnodes = 4, .rf = 1 };
+    bench_opts o = { .host = "127.0.0.1",
+                     .port = 9042,
+                     .connections = 1,
+                     .concurrency = 1,
+                     .nodes = 3,
+                     .vnodes = 4,
+                     .rf = 1 };
     cr_assert_eq(bench_report_html(path, rs, n, &o), 0);
     FILE *f = fopen(path, "rb");
     cr_assert(f);
     fseek(f, 0, SEEK_END);
     long len = ftell(f);
     rewind(f);
-    char *s = malloc((size_t)len + 1);   /* raw-ok: test-side buffer, freed with free() */
+    char *s = malloc((size_t)len + 1); /* raw-ok: test-side buffer, freed with free() */
     cr_assert_eq(fread(s, 1, (size_t)len, f), (size_t)len);
     s[len] = 0;
     fclose(f);
@@ -269,7 +274,7 @@ Test(bench_report, page_flags_escapes_and_marks)
     cr_expect(cell_has_class(cell(html, "small", "rows_max"), "worst"));
     cr_expect(cell_has_class(cell(html, "huge", "rows_max"), "best"));
     cr_expect(cell_has_class(cell(html, "small", "errors"), "worst"));
-    cr_expect(!cell_has_class(cell(html, "huge", "partitions"), "best"));   /* not compared */
+    cr_expect(!cell_has_class(cell(html, "huge", "partitions"), "best")); /* not compared */
     /* the figures behind the cells */
     const char *c = cell(html, "huge", "bytes_max");
     cr_expect(!strncmp(strstr(c, "data-v='"), "data-v='209715200'", 18));
@@ -284,11 +289,12 @@ Test(bench_report, page_flags_escapes_and_marks)
         if (strncmp(p, "<svg xmlns='http://www.w3.org/2000/svg' class='chart cmp'", 57))
             continue;
         charts++;
-        const char *a = strstr(p, "<g class='key' data-scheme='huge'>"), *b = strstr(p, "<g class='key' data-scheme='small'>");
+        const char *a = strstr(p, "<g class='key' data-scheme='huge'>"),
+                   *b = strstr(p, "<g class='key' data-scheme='small'>");
         cr_expect(a && a < end && b && b < end, "chart %d legend", charts);
     }
     cr_expect_eq(charts, 7);
-    free(html);   /* raw-ok */
+    free(html); /* raw-ok */
     for (int i = 0; i < 2; i++)
         bench_result_destroy(&rs[i]);
 }
@@ -303,6 +309,6 @@ Test(bench_report, page_of_nothing)
     cr_expect(strstr(html, "no per-second samples"));
     cr_expect_null(strstr(html, "class='best'"));
     cr_expect_null(strstr(html, "class='worst'"));
-    free(html);   /* raw-ok */
+    free(html); /* raw-ok */
     bench_result_destroy(&r);
 }
