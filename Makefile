@@ -94,6 +94,9 @@ $(B)/tests/test_cql_%: $(B)/tests/unit/test_cql_%.o $(LIB_CQL) $(LIB_STORAGE) $(
 	@mkdir -p $(dir $@); $(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lcriterion
 $(B)/tests/test_server_%: $(B)/tests/unit/test_server_%.o $(ALL_LIBS)
 	@mkdir -p $(dir $@); $(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lcriterion
+# bench/ tests link the bench's objects but its main.
+$(B)/tests/test_bench_%: $(B)/tests/unit/test_bench_%.o $(call obj,$(filter-out bench/main.c,$(BENCH_SRC))) $(ALL_LIBS)
+	@mkdir -p $(dir $@); $(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lyaml -lcriterion
 
 deps:
 	@sh tests/deps.sh

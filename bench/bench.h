@@ -15,7 +15,8 @@
  *     -> stats: latency histograms per op (bench/hist.c), errors and client
  *        warnings by kind, per-partition rows/bytes/traffic, a simulated ring
  *        (bench/ring.c) fed with the real Murmur3 tokens of the partitions
- *     -> report (bench/report.c): text, JSON, self-contained HTML with SVG.
+ *     -> report: text and JSON (bench/report.c), a self-contained HTML page
+ *        with SVG charts comparing the schemes (bench/report_html.c).
  * Threads: one (the libuv loop).
  */
 #ifndef CS_BENCH_H

@@ -1,25 +1,18 @@
 /*
- * report.c: cassette-bench output.  Text for people, JSON for scripts (the
- * shape is a contract: per scheme, per operation throughput and latency
- * percentiles; a `partitions` object; a `ring` object), and a self-contained
- * HTML page with inline SVG: latency over time, partition size distribution
- * and per-node load, one column per scheme.
+ * report.c: cassette-bench output for people (text on stdout) and scripts
+ * (JSON; the shape is a contract: per scheme, per operation throughput and
+ * latency percentiles, the latency of all operations merged, a `partitions`
+ * object, a `ring` object, a per-second timeline).  The HTML page is
+ * bench/report_html.c.
  */
+#include "bench/report_fmt.h"
 #include "bench/run.h"
-#include "common/alloc.h"
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 static double ms(uint64_t ns) { return (double)ns / 1e6; }
 
-static void human_bytes(uint64_t b, char *out, size_t n)
-{
-    if (b >= 1ull << 30) snprintf(out, n, "%.1f GiB", (double)b / (1ull << 30));
-    else if (b >= 1ull << 20) snprintf(out, n, "%.1f MiB", (double)b / (1ull << 20));
-    else if (b >= 1024) snprintf(out, n, "%.1f KiB", (double)b / 1024);
-    else snprintf(out, n, "%llu B", (unsigned long long)b);
-}
+static void human_bytes(uint64_t b, char *out, size_t n) { bench_fmt_bytes((double)b, out, n); }
 
 /* ------------------------------------------------------------ text */
 
@@ -130,7 +123,13 @@ int bench_report_json(const char *path, bench_result *rs, int n, const bench_opt
             json_latency(f, &r->ops[i].hist);
             fprintf(f, "}");
         }
-        fprintf(f, "},\n  \"errors_by_kind\": {");
+        bench_hist all;
+        bench_hist_init(&all);
+        for (int i = 0; i < r->n_ops; i++)
+            bench_hist_merge(&all, &r->ops[i].hist);
+        fprintf(f, "},\n  \"latency_ms\": ");
+        json_latency(f, &all);
+        fprintf(f, ",\n  \"errors_by_kind\": {");
         for (int i = 0; i < r->n_errors; i++) {
             fprintf(f, "%s", i ? ", " : "");
             json_str(f, r->errors[i].kind);
@@ -157,6 +156,9 @@ int bench_report_json(const char *path, bench_result *rs, int n, const bench_opt
         fprintf(f, "], \"rows_histogram_log2\": [");
         for (int i = 0; i < 40; i++)
             fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)r->size_hist_rows[i]);
+        fprintf(f, "], \"bytes_histogram_log2\": [");
+        for (int i = 0; i < 40; i++)
+            fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)(r->size_hist_bytes ? r->size_hist_bytes[i] : 0));
         fprintf(f, "]},\n  \"ring\": {\"nodes\": %d, \"vnodes\": %d, \"rf\": %d, \"max_load\": %.1f, \"mean_load\": %.1f, "
                    "\"max_over_mean\": %.4f, \"load_unit\": \"ops\", \"rows_max_over_mean\": %.4f, \"node_load\": [",
                 r->ring_ops.nodes, r->ring_ops.vnodes, r->ring_ops.rf, r->ring_ops.max_load, r->ring_ops.mean_load,
@@ -172,176 +174,5 @@ int bench_report_json(const char *path, bench_result *rs, int n, const bench_opt
     fprintf(f, "\n]}\n");
     if (f != stdout)
         fclose(f);
-    return 0;
-}
-
-/* ------------------------------------------------------------ HTML / SVG */
-
-/* Text from profiles and server warnings, escaped for HTML. */
-static void html_text(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
-#define W 360
-#define H 200
-#define PAD 36
-
-/* Axis label: 0.75, 42, 155k, 1.2M. */
-static void short_num(double v, char *out, size_t n)
-{
-    if (v >= 1e6) snprintf(out, n, "%.1fM", v / 1e6);
-    else if (v >= 1e4) snprintf(out, n, "%.0fk", v / 1e3);
-    else snprintf(out, n, "%.3g", v);
-}
-
-static void svg_axes(FILE *f, const char *title, const char *ylabel, double ymax)
-{
-    char top[32];
-    short_num(ymax, top, sizeof(top));
-    fprintf(f, "<svg width='%d' height='%d' xmlns='http://www.w3.org/2000/svg' font-family='sans-serif' font-size='10'>\n",
-            W, H);
-    fprintf(f, "<text x='%d' y='12' font-weight='bold'>%s</text>\n", PAD, title);
-    fprintf(f, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#333'/>", PAD, H - 20, W - 8, H - 20);
-    fprintf(f, "<line x1='%d' y1='20' x2='%d' y2='%d' stroke='#333'/>\n", PAD, PAD, H - 20);
-    fprintf(f, "<text x='%d' y='26' text-anchor='end'>%s</text><text x='%d' y='%d' text-anchor='end'>0</text>",
-            PAD - 2, top, PAD - 2, H - 20);
-    fprintf(f, "<text x='%d' y='30'>%s</text>\n", PAD + 4, ylabel);
-}
-
-static void svg_latency(FILE *f, const bench_result *r)
-{
-    double ymax = 0.001, tmax = 1;
-    for (int i = 0; i < r->n_ticks; i++) {
-        if (ms(r->ticks[i].p99_ns) > ymax) ymax = ms(r->ticks[i].p99_ns);
-        if (r->ticks[i].t_s > tmax) tmax = r->ticks[i].t_s;
-    }
-    svg_axes(f, "latency over time (p50 blue, p99 red)", "ms", ymax);
-    const char *colors[2] = { "#1f77b4", "#d62728" };
-    for (int k = 0; k < 2; k++) {
-        fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='1.5' points='", colors[k]);
-        for (int i = 0; i < r->n_ticks; i++) {
-            double v = ms(k ? r->ticks[i].p99_ns : r->ticks[i].p50_ns);
-            fprintf(f, "%.1f,%.1f ", PAD + (W - PAD - 8) * r->ticks[i].t_s / tmax, (H - 20) - (H - 40) * v / ymax);
-        }
-        fprintf(f, "'/>\n");
-    }
-    fprintf(f, "<text x='%d' y='%d'>%.0f s</text></svg>\n", W - 40, H - 6, tmax);
-}
-
-static void svg_sizes(FILE *f, const bench_result *r)
-{
-    int last = 0;
-    uint64_t ymax = 1;
-    for (int i = 0; i < 40; i++)
-        if (r->size_hist_rows[i]) {
-            last = i;
-            if (r->size_hist_rows[i] > ymax) ymax = r->size_hist_rows[i];
-        }
-    svg_axes(f, "partition sizes (partitions per rows bucket)", "partitions", (double)ymax);
-    int nb = last + 1;
-    double bw = (double)(W - PAD - 10) / nb;
-    for (int i = 0; i < nb; i++) {
-        double h = (double)(H - 40) * (double)r->size_hist_rows[i] / (double)ymax;
-        fprintf(f, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='#2ca02c'><title>%llu..%llu rows: %llu</title></rect>",
-                PAD + i * bw + 1, (H - 20) - h, bw - 2, h, 1ull << i, (2ull << i) - 1,
-                (unsigned long long)r->size_hist_rows[i]);
-        if (nb <= 20 || i % 2 == 0)
-            fprintf(f, "<text x='%.1f' y='%d' font-size='8'>%llu</text>", PAD + i * bw + 1, H - 8, 1ull << i);
-    }
-    fprintf(f, "\n</svg>\n");
-}
-
-static void svg_ring(FILE *f, const bench_result *r)
-{
-    const bench_ring_result *g = &r->ring_ops;
-    double ymax = g->max_load > 0 ? g->max_load : 1;
-    char title[128];
-    snprintf(title, sizeof(title), "simulated load per node (ops), busiest %.2fx mean", g->max_over_mean);
-    svg_axes(f, title, "ops", ymax);
-    double bw = (double)(W - PAD - 10) / (g->nodes ? g->nodes : 1);
-    for (int i = 0; i < g->nodes && g->node_load; i++) {
-        double h = (H - 40) * g->node_load[i] / ymax;
-        fprintf(f, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s'/>", PAD + i * bw + 2, (H - 20) - h,
-                bw - 4, h, g->node_load[i] == g->max_load ? "#d62728" : "#9467bd");
-        fprintf(f, "<text x='%.1f' y='%d'>n%d</text>", PAD + i * bw + bw / 2 - 6, H - 8, i + 1);
-    }
-    double my = (H - 20) - (H - 40) * g->mean_load / ymax;
-    fprintf(f, "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#333' stroke-dasharray='4'/></svg>\n", PAD, my,
-            W - 8, my);
-}
-
-int bench_report_html(const char *path, bench_result *rs, int n, const bench_opts *o)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    fprintf(f, "<!doctype html><html><head><meta charset='utf-8'><title>cassette-bench report</title>\n"
-               "<style>body{font-family:sans-serif;margin:20px}table{border-collapse:collapse}"
-               "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#eee}"
-               ".cols{display:flex;flex-wrap:nowrap;gap:24px;overflow-x:auto}.col{flex:0 0 auto}h2{margin-bottom:4px}</style></head><body>\n");
-    fprintf(f, "<h1>cassette-bench</h1><p>target %s:%d, %d connections x %d in flight, %s</p>\n", o->host, o->port,
-            o->connections, o->concurrency, o->rate > 0 ? "fixed rate" : "max throughput");
-    fprintf(f, "<table><tr><th>scheme</th><th>ops/s</th><th>p50 ms</th><th>p99 ms</th><th>partitions</th>"
-               "<th>rows/partition p50</th><th>p99</th><th>max</th><th>busiest node / mean</th><th>errors</th><th>warnings</th></tr>\n");
-    for (int s = 0; s < n; s++) {
-        bench_hist all;
-        bench_hist_init(&all);
-        for (int i = 0; i < rs[s].n_ops; i++)
-            bench_hist_merge(&all, &rs[s].ops[i].hist);
-        uint64_t nw = 0;
-        for (int i = 0; i < rs[s].n_warnings; i++)
-            nw += rs[s].warnings[i].count;
-        fprintf(f, "<tr><td style='text-align:left'>%s</td><td>%.0f</td><td>%.3f</td><td>%.3f</td><td>%zu</td>"
-                   "<td>%llu</td><td>%llu</td><td>%llu</td><td>%.2fx</td><td>%llu</td><td>%llu</td></tr>\n",
-                rs[s].scheme, rs[s].throughput, ms(bench_hist_pct(&all, 50)), ms(bench_hist_pct(&all, 99)),
-                rs[s].parts.count, (unsigned long long)rs[s].parts.rows_p50, (unsigned long long)rs[s].parts.rows_p99,
-                (unsigned long long)rs[s].parts.rows_max, rs[s].ring_ops.max_over_mean,
-                (unsigned long long)rs[s].total_errors, (unsigned long long)nw);
-    }
-    fprintf(f, "</table>\n<div class='cols'>");
-    for (int s = 0; s < n; s++) {
-        bench_result *r = &rs[s];
-        fprintf(f, "<div class='col'><h2>");
-        html_text(f, r->scheme);
-        fprintf(f, "</h2><p style='max-width:%dpx'>", W);
-        html_text(f, r->description);
-        fprintf(f, "</p>\n");
-        svg_latency(f, r);
-        fprintf(f, "<br>");
-        svg_sizes(f, r);
-        fprintf(f, "<br>");
-        svg_ring(f, r);
-        fprintf(f, "<table><tr><th>op</th><th>ops/s</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr>");
-        for (int i = 0; i < r->n_ops; i++)
-            fprintf(f, "<tr><td style='text-align:left'>%s</td><td>%.0f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td></tr>",
-                    r->ops[i].name, r->ops[i].throughput, ms(bench_hist_pct(&r->ops[i].hist, 50)),
-                    ms(bench_hist_pct(&r->ops[i].hist, 90)), ms(bench_hist_pct(&r->ops[i].hist, 99)),
-                    ms(bench_hist_pct(&r->ops[i].hist, 99.9)), ms(r->ops[i].hist.max_ns));
-        fprintf(f, "</table><p>hottest partitions:</p><table><tr><th>share</th><th>rows</th><th>token</th></tr>");
-        for (int i = 0; i < r->parts.n_top && i < 5; i++)
-            fprintf(f, "<tr><td>%.1f%%</td><td>%u</td><td>%lld</td></tr>",
-                    r->parts.total_ops ? 100.0 * (double)r->parts.top[i].ops / (double)r->parts.total_ops : 0,
-                    r->parts.top[i].rows, (long long)r->parts.top[i].token);
-        fprintf(f, "</table>");
-        for (int i = 0; i < r->n_warnings; i++)
-        {
-            fprintf(f, "<p style='color:#a60;max-width:%dpx'>warning x%llu: ", W, (unsigned long long)r->warnings[i].count);
-            html_text(f, r->warnings[i].kind);
-            fprintf(f, "</p>");
-        }
-        fprintf(f, "</div>\n");
-    }
-    fprintf(f, "</div></body></html>\n");
-    fclose(f);
     return 0;
 }

@@ -47,6 +47,7 @@ typedef struct bench_result {
     bench_tick *ticks; int n_ticks;
     bench_part_summary parts;
     uint64_t *size_hist_rows;   /* partitions per rows-bucket (powers of 2), 40 entries */
+    uint64_t *size_hist_bytes;  /* partitions per bytes-bucket [2^i, 2^(i+1)) (0 bytes in 0), 40 entries */
     bench_ring_result ring_ops, ring_rows;
     char **top_keys;            /* printable keys of the top partitions */
 } bench_result;
@@ -54,9 +55,12 @@ typedef struct bench_result {
 int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *err, size_t errlen);
 void bench_result_destroy(bench_result *r);
 
-/* report.c */
+/* report.c: the text report of n results on f, and the JSON report to path
+ * ("-" for stdout); 0, or -1 when the file cannot be written. */
 void bench_report_text(FILE *f, bench_result *rs, int n, const bench_opts *o);
 int bench_report_json(const char *path, bench_result *rs, int n, const bench_opts *o);
+/* report_html.c: the self-contained HTML page of n results (n >= 1) to path;
+ * 0, or -1 when the file cannot be written.  Reads rs and o only. */
 int bench_report_html(const char *path, bench_result *rs, int n, const bench_opts *o);
 
 #endif

@@ -579,6 +579,7 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
         out->top_keys[i] = s;
     }
     out->size_hist_rows = cs_calloc(40, sizeof(uint64_t));
+    out->size_hist_bytes = cs_calloc(40, sizeof(uint64_t));
     size_t np = 0;
     int64_t *tokens = cs_calloc(R->model.n_parts + 1, sizeof(int64_t));
     double *w_ops = cs_calloc(R->model.n_parts + 1, sizeof(double));
@@ -593,6 +594,8 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
         if (ps->rows) {
             int b = 63 - __builtin_clzll(ps->rows);
             out->size_hist_rows[b < 40 ? b : 39]++;
+            b = ps->bytes ? 63 - __builtin_clzll(ps->bytes) : 0;
+            out->size_hist_bytes[b < 40 ? b : 39]++;
         }
     }
     bench_ring_simulate2(tokens, w_ops, w_rows, np, o->nodes, o->vnodes, o->rf, 7, &out->ring_ops, &out->ring_rows);
@@ -629,6 +632,7 @@ void bench_result_destroy(bench_result *r)
     cs_free(r->top_keys);
     bench_part_summary_destroy(&r->parts);
     cs_free(r->size_hist_rows);
+    cs_free(r->size_hist_bytes);
     bench_ring_result_destroy(&r->ring_ops);
     bench_ring_result_destroy(&r->ring_rows);
     memset(r, 0, sizeof(*r));

@@ -6,9 +6,12 @@ agree with what the server itself reports (tablestats / tablehistograms).
 """
 
 import json
+import math
 import os
 import re
 import subprocess
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
 
 import pytest
 
@@ -143,8 +146,9 @@ def test_time_series_schemes_side_by_side(srv, tmp_path):
     # partition in four, buckets cap partitions at 500 rows.
     assert by["ts_slot"]["partitions"]["count"] > by["ts_day"]["partitions"]["count"]
     assert by["ts_bucket"]["partitions"]["rows"]["max"] <= 500
-    page = html.read_text()
-    assert page.count("<svg") == 9 and "ts_bucket" in page
+    root = parse_page(html.read_text())
+    assert {c.get("data-chart") for c in svgs(root, "cmp")} == CMP_CHARTS
+    assert len(svgs(root, "detail")) == 3
 
 
 def test_bench_partitions_agree_with_server(srv, tmp_path):
@@ -226,3 +230,317 @@ def test_tool_verbs(srv):
                     r'le="\+Inf"\} (\d+)$', m, re.M)
     assert inf and inf.group(1) == w.group(1)
     assert re.search(r'^cassette_table_sstables\{keyspace="cassette_bench",table="kv"\} \d+$', m, re.M)
+
+
+# ------------------------------------------------------------ the HTML report
+
+SVG = "{http://www.w3.org/2000/svg}"
+CMP_CHARTS = {"latency", "throughput", "size_rows", "size_bytes", "node_load", "top_share", "op_latency"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+class TagBalance(HTMLParser):
+    """What a browser's parser sees: every element closed, in order."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack, self.errors, self.external = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        for k, v in attrs:
+            if k in ("src", "href") or (v and "url(" in v):
+                self.external.append((tag, k, v))
+        if tag == "script":
+            self.external.append((tag, "", ""))
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID:
+            self.stack.pop()
+
+    def handle_endtag(self, tag):
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append("</%s> closes %s" % (tag, self.stack[-1:] or "nothing"))
+        else:
+            self.stack.pop()
+
+
+def parse_page(page):
+    """The page as an element tree; it must be well-formed for html.parser
+    and for xml.etree, and self-contained."""
+    tb = TagBalance()
+    tb.feed(page)
+    tb.close()
+    assert not tb.errors and not tb.stack, (tb.errors, tb.stack)
+    assert not tb.external, tb.external
+    assert "@import" not in page and "url(" not in page
+    return ET.fromstring(page)
+
+
+def svgs(root, cls):
+    return [e for e in root.iter(SVG + "svg") if cls in e.get("class", "").split()]
+
+
+def chart(root, name, cls="cmp"):
+    (c,) = [e for e in svgs(root, cls) if e.get("data-chart") == name]
+    return c
+
+
+def legend(svg):
+    (g,) = [e for e in svg.iter(SVG + "g") if e.get("class") == "legend"]
+    keys = [k for k in g if k.get("class") == "key"]
+    return [(k.get("data-scheme"), "".join(k.find(SVG + "text").itertext())) for k in keys]
+
+
+def summary(root):
+    """{scheme: {column: (td element, data-v, text)}} of the summary table."""
+    (t,) = [e for e in root.iter("table") if e.get("class") == "summary"]
+    rows = {}
+    for tr in t.iter("tr"):
+        if tr.get("data-scheme") is None:
+            continue
+        rows[tr.get("data-scheme")] = {td.get("data-col"): (td, td.get("data-v"), "".join(td.itertext()))
+                                       for td in tr.iter("td") if td.get("data-col")}
+    return rows
+
+
+def classes(td):
+    return set(td.get("class", "").split())
+
+
+def human(text):
+    """A figure as the page prints it, back to a number (1.2k, 44.1 KiB, 4.33 ms, 0.5%, 1.17x, 1,881)."""
+    t = text.replace(",", "").replace(" !", "").strip()
+    for suf, mul in (("\u00b5s", 1e-3), ("ms", 1.0), ("KiB", 1024.0), ("MiB", 1024.0 ** 2), ("GiB", 1024.0 ** 3),
+                     ("B", 1.0), ("s", 1e3), ("%", 0.01), ("x", 1.0)):
+        if t.endswith(suf):
+            return human(t[:-len(suf)]) * mul
+    for suf, mul in (("k", 1e3), ("M", 1e6), ("G", 1e9)):
+        if t.endswith(suf):
+            return float(t[:-1]) * mul
+    return float(t)
+
+
+def y_scale(svg):
+    """(y pixel of 0, y pixel of the axis top) from the y tick labels."""
+    ticks = [(float(t.get("y")) - 4, "".join(t.itertext())) for t in svg.iter(SVG + "text")
+             if t.get("class") == "ytick"]
+    assert ticks[0][1] == "0"
+    assert human(ticks[-1][1]) == pytest.approx(float(svg.get("data-ymax")))
+    return ticks[0][0], ticks[-1][0]
+
+
+def polyline(svg, scheme, series):
+    (p,) = [e for e in svg.iter(SVG + "polyline")
+            if e.get("data-scheme") == scheme and e.get("data-series") == series]
+    return [tuple(map(float, xy.split(","))) for xy in p.get("points").split()]
+
+
+def nice(v):
+    """1, 2 or 5 times a power of ten."""
+    m = v / 10 ** math.floor(math.log10(v))
+    return any(abs(m - k) < 1e-9 for k in (1, 2, 5, 10))
+
+
+@pytest.fixture(scope="module")
+def ts_report(srv, tmp_path_factory):
+    d = tmp_path_factory.mktemp("tsreport")
+    html, js = d / "ts.html", d / "ts.json"
+    p = bench(srv, "compare", "preset:ts_day", "preset:ts_slot", "preset:ts_bucket", "--duration", "2.5s",
+              "--warmup", "0.3s", "--connections", "2", "--concurrency", "4", "--html", str(html), "--json", str(js))
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(js.read_text())
+    return parse_page(html.read_text()), doc, {s["scheme"]: s for s in doc["schemes"]}
+
+
+def test_html_compare_legends_and_summary_match_the_json(ts_report):
+    root, doc, by = ts_report
+    names = [s["scheme"] for s in doc["schemes"]]
+    assert names == ["ts_day", "ts_slot", "ts_bucket"]
+    cmp = svgs(root, "cmp")
+    assert {c.get("data-chart") for c in cmp} == CMP_CHARTS
+    for c in cmp:   # every scheme, in order, in every comparison chart's legend
+        assert legend(c) == [(n, n) for n in names], c.get("data-chart")
+    rows = summary(root)
+    assert list(rows) == names
+    for n, s in by.items():
+        r = rows[n]
+        want = {"ops_s": "%.1f" % s["throughput"], "p50_ms": "%.4f" % s["latency_ms"]["p50"],
+                "p99_ms": "%.4f" % s["latency_ms"]["p99"], "p999_ms": "%.4f" % s["latency_ms"]["p999"],
+                "errors": str(s["errors"]), "partitions": str(s["partitions"]["count"]),
+                "rows_p50": str(s["partitions"]["rows"]["p50"]), "rows_max": str(s["partitions"]["rows"]["max"]),
+                "bytes_p99": str(s["partitions"]["bytes"]["p99"]), "bytes_max": str(s["partitions"]["bytes"]["max"]),
+                "hot_share": "%.4f" % s["partitions"]["top"][0]["share"],
+                "node_ratio": "%.4f" % s["ring"]["max_over_mean"]}
+        for col, v in want.items():
+            assert r[col][1] == v, (n, col, r[col][1], v)
+            shown = human(r[col][2])    # what the reader sees rounds the same figure
+            assert shown == pytest.approx(float(v), rel=0.006, abs=1e-4), (n, col, r[col][2], v)
+        # the latency over all operations is no better than the best operation's
+        assert s["latency_ms"]["p99"] >= min(op["latency_ms"]["p99"] for op in s["operations"].values()) - 1e-9
+
+
+def test_html_marks_the_worst_and_best_scheme(ts_report):
+    root, doc, by = ts_report
+    rows = summary(root)
+    cases = [("ops_s", lambda s: s["throughput"], -1), ("p99_ms", lambda s: s["latency_ms"]["p99"], +1),
+             ("rows_max", lambda s: s["partitions"]["rows"]["max"], +1),
+             ("bytes_max", lambda s: s["partitions"]["bytes"]["max"], +1)]
+    marked = 0
+    for col, val, worse in cases:
+        vals = {n: val(s) for n, s in by.items()}
+        worst = {n for n, v in vals.items() if v == (max if worse > 0 else min)(vals.values())}
+        best = {n for n, v in vals.items() if v == (min if worse > 0 else max)(vals.values())}
+        got_worst = {n for n, r in rows.items() if "worst" in classes(r[col][0])}
+        got_best = {n for n, r in rows.items() if "best" in classes(r[col][0])}
+        if len(set(vals.values())) == 1:
+            assert not got_worst and not got_best, col
+            continue
+        assert got_worst == worst and got_best == best, (col, vals)
+        marked += 1
+    # day partitions hold every reading of a sensor's day: the largest by far
+    assert "worst" in classes(rows["ts_day"]["rows_max"][0])
+    assert marked >= 3
+    # the partition-count column is not a better/worse figure
+    assert not any(classes(r["partitions"][0]) & {"best", "worst"} for r in rows.values())
+    # the findings name the largest partition's scheme first among the size findings
+    (li,) = [e for e in root.iter("li") if e.get("data-finding") == "largest_partition"]
+    assert li.get("data-scheme") == "ts_day"
+    assert "{:,}".format(by["ts_day"]["partitions"]["rows"]["max"]) in "".join(li.itertext())
+
+
+def test_html_latency_charts_share_one_axis(ts_report):
+    root, doc, by = ts_report
+    lat = [e for e in root.iter(SVG + "svg") if e.get("data-chart") == "latency"]
+    assert len(lat) == 4                                  # the overlay and one per scheme
+    ymaxes = {float(e.get("data-ymax")) for e in lat}
+    assert len(ymaxes) == 1, ymaxes
+    (ymax,) = ymaxes
+    top = max(max(t["p99"], t["p50"]) for s in by.values() for t in s["timeline"])
+    assert top <= ymax < 1.5 * top and nice(ymax / (len([1 for t in lat[0].iter(SVG + "text")
+                                                             if t.get("class") == "ytick"]) - 1))
+    for svg in lat:
+        y0, ytop = y_scale(svg)
+        for n, s in by.items():
+            if svg.get("data-scheme") not in (None, n):
+                continue
+            assert s["timeline"], n
+            for series in ("p99", "p50"):
+                pts = polyline(svg, n, series)
+                assert len(pts) == len(s["timeline"])
+                for (x, y), t in zip(pts, s["timeline"]):
+                    assert (y0 - y) / (y0 - ytop) * ymax == pytest.approx(t[series], abs=ymax * 0.004)
+    thr = chart(root, "throughput")
+    y0, ytop = y_scale(thr)
+    ymax = float(thr.get("data-ymax"))
+    assert ymax >= max(t["ops_per_s"] for s in by.values() for t in s["timeline"])
+    for n, s in by.items():
+        for (x, y), t in zip(polyline(thr, n, "ops_s"), s["timeline"]):
+            assert (y0 - y) / (y0 - ytop) * ymax == pytest.approx(t["ops_per_s"], abs=ymax * 0.004)
+
+
+def test_html_size_and_load_charts_follow_the_json(ts_report):
+    root, doc, by = ts_report
+    for name, key in (("size_rows", "rows_histogram_log2"), ("size_bytes", "bytes_histogram_log2")):
+        c = chart(root, name)
+        for n, s in by.items():
+            bars = [b for b in c.iter(SVG + "rect") if b.get("class") == "bar" and b.get("data-scheme") == n]
+            assert len(bars) == sum(1 for v in s["partitions"][key] if v), (name, n)
+            assert sum(s["partitions"][key]) == s["partitions"]["count"]
+        assert [l for l in c.iter(SVG + "line") if l.get("class") == "limit"]   # the limit is drawn
+    nodes = chart(root, "node_load")
+    for n, s in by.items():
+        bars = [b for b in nodes.iter(SVG + "rect") if b.get("data-scheme") == n]
+        assert len(bars) == s["ring"]["nodes"]
+        # bar heights relative to the mean line
+        y0, ytop = y_scale(nodes)
+        ymax = float(nodes.get("data-ymax"))
+        got = [(y0 - float(b.get("y"))) / (y0 - ytop) * ymax for b in bars]
+        want = [v / s["ring"]["mean_load"] for v in s["ring"]["node_load"]]
+        assert got == pytest.approx(want, abs=ymax * 0.004)
+    top = chart(root, "top_share")
+    for n, s in by.items():
+        assert len(polyline(top, n, "top_share")) == len(s["partitions"]["top"])
+
+
+ERR_PROFILE = """\
+name: hh_errs
+description: "keys <b>too</b> long & \\"quoted\\""
+keyspace: hh_bench
+keyspace_definition: |
+  CREATE KEYSPACE IF NOT EXISTS hh_bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}
+table: errs
+table_definition: CREATE TABLE IF NOT EXISTS errs (k blob PRIMARY KEY, v int)
+columnspec:
+  - {name: k, size: uniform(60000..70000), population: uniform(1..100)}
+  - {name: v, population: uniform(1..10)}
+ops: {insert: 1}
+"""
+
+BIG_PROFILE = """\
+name: hh_big
+keyspace: hh_bench
+keyspace_definition: |
+  CREATE KEYSPACE IF NOT EXISTS hh_bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}
+table: big
+table_definition: CREATE TABLE IF NOT EXISTS big (k int, c timestamp, v int, PRIMARY KEY (k, c))
+columnspec:
+  - {name: k, population: uniform(1..2)}
+  - {name: c, generator: clock, step_ms: 1}
+  - {name: v, population: uniform(1..10)}
+insert:
+  rows: fixed(100)
+ops: {insert: 1}
+"""
+
+
+def test_html_flags_errors_and_oversized_partitions(srv, tmp_path):
+    # keys over 64 KiB fail on the server (errors); 2 partitions of ~120k rows
+    # are over the 100k-row guidance
+    (tmp_path / "errs.yaml").write_text(ERR_PROFILE)
+    (tmp_path / "big.yaml").write_text(BIG_PROFILE)
+    html, js = tmp_path / "eb.html", tmp_path / "eb.json"
+    p = bench(srv, "compare", str(tmp_path / "errs.yaml"), str(tmp_path / "big.yaml"), "-n", "2400",
+              "--connections", "2", "--concurrency", "4", "--html", str(html), "--json", str(js))
+    assert p.returncode == 0, p.stderr
+    page = html.read_text()
+    root = parse_page(page)
+    by = {s["scheme"]: s for s in json.loads(js.read_text())["schemes"]}
+    errs, big = by["hh_errs"], by["hh_big"]
+    assert errs["errors"] > 0 and big["errors"] == 0
+    assert big["partitions"]["rows"]["max"] > 100000
+    rows = summary(root)
+    assert rows["hh_errs"]["errors"][1] == str(errs["errors"])
+    assert "worst" in classes(rows["hh_errs"]["errors"][0])
+    assert "over" in classes(rows["hh_big"]["rows_max"][0]) and rows["hh_big"]["rows_max"][2].endswith("!")
+    assert "over" not in classes(rows["hh_big"]["bytes_max"][0])      # ~2 MiB: under 100 MiB
+    assert "over" not in classes(rows["hh_errs"]["rows_max"][0])
+    found = {(e.get("data-finding"), e.get("data-scheme"), e.get("class")) for e in root.iter("li")}
+    assert ("over_limit", "hh_big", "bad") in found and ("errors", "hh_errs", "bad") in found
+    # the profile's description and the server's messages arrive as text, not markup
+    assert "<b>too</b>" not in page and "keys &lt;b&gt;too&lt;/b&gt; long &amp; &quot;quoted&quot;" in page
+    (d,) = [e for e in root.iter("div") if e.get("class") == "detail" and e.get("data-scheme") == "hh_errs"]
+    assert "keys <b>too</b> long & \"quoted\"" in "".join(d.itertext())
+    assert "Key length of" in "".join(d.itertext())
+    for c in svgs(root, "cmp"):
+        assert [k for k, _ in legend(c)] == ["hh_errs", "hh_big"]
+
+
+def test_html_single_scheme(srv, tmp_path):
+    html, js = tmp_path / "kv.html", tmp_path / "kv.json"
+    p = bench(srv, "run", "preset:kv", "--duration", "1.5s", "--warmup", "0.2s", "--connections", "2",
+              "--concurrency", "4", "--html", str(html), "--json", str(js))
+    assert p.returncode == 0, p.stderr
+    root = parse_page(html.read_text())
+    (s,) = json.loads(js.read_text())["schemes"]
+    assert s["partitions"]["rows"]["max"] == 1                  # one row per partition
+    rows = summary(root)
+    assert list(rows) == ["kv"]
+    assert rows["kv"]["ops_s"][1] == "%.1f" % s["throughput"]
+    assert rows["kv"]["rows_max"][2] == "1"
+    assert not any(classes(td) & {"best", "worst"} for td, _, _ in rows["kv"].values())
+    for c in svgs(root, "cmp"):
+        assert legend(c) == [("kv", "kv")]
+    assert len(svgs(root, "detail")) == 1
