@@ -94,6 +94,9 @@ $(B)/tests/test_cql_%: $(B)/tests/unit/test_cql_%.o $(LIB_CQL) $(LIB_STORAGE) $(
 	@mkdir -p $(dir $@); $(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lcriterion
 $(B)/tests/test_server_%: $(B)/tests/unit/test_server_%.o $(ALL_LIBS)
 	@mkdir -p $(dir $@); $(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lcriterion
+# cassette-bench's pure parts (distributions, the clustering tree)
+$(B)/tests/test_bench_%: $(B)/tests/unit/test_bench_%.o $(B)/bench/dist.o $(B)/bench/tree.o $(LIB_COMMON)
+	@mkdir -p $(dir $@); $(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lcriterion
 
 deps:
 	@sh tests/deps.sh
