@@ -28,6 +28,7 @@ typedef struct bench_op_result {
     char *name;
     bench_hist hist;
     uint64_t ok, errors;
+    uint64_t rows;              /* rows the successful ops read (every page) */
     double throughput;          /* successful ops/s over the measured time */
 } bench_op_result;
 

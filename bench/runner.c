@@ -40,6 +40,7 @@ typedef struct req {
     runner *R;
     struct req *next_free;
     int op, conn, pages_left;
+    uint64_t rows;              /* rows its pages returned so far */
     uint64_t start_ns;
     uint8_t opcode;
     size_t flags_off;
@@ -161,6 +162,7 @@ static bool issue(runner *R, int ci, uint64_t start_ns)
     q->start_ns = start_ns;
     cs_buf_reset(&q->msg);
     q->pages_left = R->op_pages[q->op];
+    q->rows = 0;
     if (R->route.n_hosts <= 1) {
         /* one host: build straight into the connection's output */
         bc_async *c = R->conns[ci];
@@ -316,6 +318,8 @@ static void on_done(void *arg, const bc_result *resp)
     uint64_t now = resp->recv_ns;
     bench_result *res = R->res;
     bool ok = resp->opcode == OP_RESULT;
+    if (ok)
+        q->rows += (uint64_t)resp->n_rows;
     if (ok && q->pages_left > 1 && resp->paging_state && resp->ps_len >= 0 && !R->stopping) {
         /* next page, same op: flags |= PAGING_STATE, append the state */
         q->pages_left--;
@@ -331,6 +335,7 @@ static void on_done(void *arg, const bc_result *resp)
     if (measured) {
         if (ok) {
             op->ok++;
+            op->rows += q->rows;
             res->total_ok++;
             bench_hist_record(&op->hist, now - q->start_ns);
             bench_hist_record(&R->tick_hist, now - q->start_ns);
