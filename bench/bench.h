@@ -43,22 +43,40 @@ static inline uint64_t bench_mix64(uint64_t x)
 }
 
 /* ------------------------------------------------------------ distributions (dist.c)
- * cassandra-stress syntax: fixed(N) uniform(a..b) gaussian(a..b[,stdvrng])
- * normal(...) exp(a..b) extreme(a..b,shape) zipf(a..b[,s]) seq(a..b); a
- * trailing "/D" divides (used by insert.select, e.g. uniform(1..10)/10).
- * Numbers accept k/m/b suffixes (1k = 1000, 1m, 1b). */
-typedef enum { DIST_FIXED, DIST_UNIFORM, DIST_GAUSSIAN, DIST_EXP, DIST_EXTREME, DIST_ZIPF, DIST_SEQ } bench_dist_kind;
+ * cassandra-stress's syntax and shapes (OptionDistribution.java):
+ *   fixed(N)  uniform(a..b)  gaussian(a..b[,stdvrng]) or gaussian(a..b,mean,stdev)
+ *   exp(a..b)  extreme(a..b,shape)  qextreme(a..b,shape,quantas)  seq(a..b)
+ * with stress's aliases (normal, norm, gauss, extr, qextr; weibull, which
+ * stress lists but cannot build, is extreme here), a leading '~' inverting
+ * the distribution (a + b - x), k/m/b suffixes (1k = 1000, 1m, 1b) and a
+ * trailing "/D" for ratios (insert.select, insert.row-population: sample / D,
+ * clamped to 0..1).  cassette adds zipf(a..b[,s]).  Numbers may be
+ * fractional ("1.5k"), where stress takes whole numbers only. */
+typedef enum { DIST_FIXED, DIST_UNIFORM, DIST_GAUSSIAN, DIST_EXP, DIST_EXTREME, DIST_QEXTREME, DIST_ZIPF,
+               DIST_SEQ } bench_dist_kind;
 typedef struct bench_dist {
     bench_dist_kind kind;
-    int64_t min, max;
-    double param;             /* gaussian stdvrng, extreme shape, zipf exponent */
+    int64_t min, max;         /* the support: every sample is within */
+    bool inverted;            /* '~': a + b - x */
+    double mean, sd;          /* gaussian */
+    double scale;             /* exp: mean; extreme/qextreme: Weibull scale */
+    double param;             /* extreme shape, zipf exponent */
+    int64_t *q_bounds; int quantas;     /* qextreme: quantas + 1 bounds */
     double divisor;           /* "/D" suffix, 1 if none */
     uint64_t seq_next;        /* DIST_SEQ state */
     double *zipf_cdf; int64_t zipf_n;   /* precomputed for small ranges */
 } bench_dist;
+/* Parse text into d (0), or fill err and return -1.  bench_dist_destroy
+ * frees what d holds either way. */
 int bench_dist_parse(const char *text, bench_dist *d, char *err, size_t errlen);
 int64_t bench_dist_sample(bench_dist *d, bench_rng *r);
-double bench_dist_sample_ratio(bench_dist *d, bench_rng *r);   /* sample / divisor */
+/* The draw of d seeded by seed: the same seed gives the same value, as
+ * stress's generators reseed their distributions per value (seq(a..b):
+ * a + seed mod (b - a + 1), as stress's DistributionSequence.setSeed). */
+int64_t bench_dist_sample_seeded(const bench_dist *d, uint64_t seed);
+/* The real-valued sample stress's ratios use (Distribution.nextDouble: not
+ * truncated to whole numbers), divided by the divisor and clamped to 0..1. */
+double bench_dist_sample_ratio(bench_dist *d, bench_rng *r);
 void bench_dist_destroy(bench_dist *d);
 void bench_dist_describe(const bench_dist *d, char *out, size_t n);
 
@@ -115,9 +133,11 @@ typedef struct bench_colspec {
 } bench_colspec;
 
 typedef struct bench_query {
-    char *name;
-    char *cql;
-    bool multirow;            /* fields: multirow (else samerow) */
+    char *name;               /* lower-cased, as stress matches op names */
+    char *cql;                /* NULL for a token range query until the model builds it */
+    bool multirow;            /* fields: multirow (stress's default) or samerow */
+    bool token_range;         /* from token_range_queries: one page of a token range per op */
+    char *columns;            /* token range query: the selected columns ('*' = all) */
     int pages;                /* pages to fetch per op (cassette extension; default 1) */
     int page_size;            /* fetch size (default 5000; 0 = driver default) */
     int64_t lag_ms;           /* bind generated values as of clock - lag (cassette extension) */
@@ -134,9 +154,14 @@ typedef struct bench_profile {
     bench_colspec *cols; int n_cols;
     bench_dist insert_partitions;           /* partitions per insert op (default fixed(1)) */
     bench_dist insert_select;               /* fraction of a partition's rows per op (default fixed(1)/1) */
+    bench_dist insert_row_pop;              /* row-population: fraction of value columns set (default fixed(1)/1) */
     bench_dist insert_rows;                 /* cassette: rows per insert op per partition (overrides select) */
     bool has_insert_rows;
-    char *batchtype;                        /* LOGGED / UNLOGGED / COUNTER (default UNLOGGED) */
+    char *batchtype;                        /* LOGGED / UNLOGGED / COUNTER (default LOGGED, as stress) */
+    char *condition;                        /* insert.condition: appended to the UPDATE (LWT), or NULL */
+    bool insert_verb;                       /* cassette: insert.statement: insert (INSERT, not stress's UPDATE) */
+    char *specname;                         /* stress's specname (default keyspace.table): op prefix */
+    char *pop;                              /* cassette: pop: the seed population, as --pop (stress's -pop) */
     bench_query *queries; int n_queries;
     char **op_names; double *op_ratios; int n_ops;   /* ops: insert=1, q=2 ... */
 } bench_profile;

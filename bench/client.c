@@ -114,6 +114,26 @@ static int read_option(cs_rd *r, bc_type *t)
 }
 
 /* Metadata block of Rows / Prepared: flags, count, [paging state], specs. */
+void bc_skip_col_specs(cs_rd *r, uint32_t flags, int count)
+{
+    size_t n;
+    if (flags & 0x0004)   /* no metadata */
+        return;
+    if (flags & 0x0001) {
+        cs_rd_string(r, &n);
+        cs_rd_string(r, &n);
+    }
+    for (int i = 0; i < count && !r->err; i++) {
+        if (!(flags & 0x0001)) {
+            cs_rd_string(r, &n);
+            cs_rd_string(r, &n);
+        }
+        cs_rd_string(r, &n);
+        bc_type t;
+        read_option(r, &t);
+    }
+}
+
 static int read_metadata(cs_rd *r, int *n_cols, char ***names, bc_type **types, uint8_t **ps, int32_t *ps_len)
 {
     uint32_t flags = cs_rd_u32(r);

@@ -46,6 +46,10 @@ int bc_sync_query(bc_sync *c, const char *cql, int page_size, const uint8_t *ps,
 int bc_sync_prepare(bc_sync *c, const char *cql, bc_result *out);
 void bc_sync_close(bc_sync *c);
 
+/* Skip the column specs of a ROWS result's metadata (flags and column
+ * count already read, and the paging state): rd is left at the row count. */
+void bc_skip_col_specs(cs_rd *r, uint32_t flags, int count);
+
 /* Fill r->err_code and r->err_msg from an ERROR message body read by rd. */
 void bc_decode_error(cs_rd *rd, bc_result *r);
 
@@ -65,8 +69,8 @@ void bc_msg_execute(cs_buf *b, const uint8_t *id, int idlen, const uint8_t *cons
 typedef struct bc_async bc_async;
 /* Called once per request with the response, borrowed for the call.  Only
  * opcode, err_code/err_msg (errors), kind, paging_state/ps_len (ROWS; points
- * into the connection's input), warnings/n_warnings and recv_ns are filled;
- * rows and metadata are not decoded (n_rows = n_cols = 0). */
+ * into the connection's input), n_rows (the ROWS count), warnings/n_warnings
+ * and recv_ns are filled; rows and metadata are not decoded (n_cols = 0). */
 typedef void (*bc_done_cb)(void *arg, const bc_result *resp);
 typedef void (*bc_ready_cb)(bc_async *c, int status, void *arg);
 int bc_async_open(uv_loop_t *loop, const char *host, int port, int max_inflight, const char *user,

@@ -156,6 +156,7 @@ static int decode_lean(bc_result *r, uint8_t opcode, const uint8_t *msg, size_t 
     r->opcode = opcode;
     r->err_code = 0;
     r->kind = 0;
+    r->n_rows = 0;
     r->paging_state = NULL;
     r->ps_len = -1;
     cs_rd rd;
@@ -181,6 +182,12 @@ static int decode_lean(bc_result *r, uint8_t opcode, const uint8_t *msg, size_t 
                 r->ps_len = l;
             }
         }
+        /* the row count, after the column specs (the rows are not read) */
+        bc_skip_col_specs(&rd, flags, count);
+        int32_t rows = (int32_t)cs_rd_u32(&rd);
+        if (rows < 0)
+            return CS_ECORRUPT;
+        r->n_rows = rows;
     }
     return rd.err ? CS_ECORRUPT : 0;
 }

@@ -33,6 +33,9 @@ static void usage(FILE *f)
         "  --connections N        connections (default 4)\n"
         "  --concurrency N        requests in flight per connection (default 16)\n"
         "  --ops SPEC             operation ratios, e.g. insert=3,read=1 (or ops(...))\n"
+        "  --pop SPEC             seed population, as cassandra-stress's -pop: seq=1..N or\n"
+        "                         dist=DIST (default seq=1..N for inserts only, else\n"
+        "                         dist=gaussian(1..N); N = -n or 1M)\n"
         "  --nodes N --vnodes N --rf N   simulated cluster (default 6, 16, 3)\n"
         "  --top N                hottest partitions to report (default 10)\n"
         "  --seed N               random seed (default fixed)\n"
@@ -118,6 +121,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--connections")) { NEED(); o.connections = atoi(v); }
         else if (!strcmp(a, "--concurrency")) { NEED(); o.concurrency = atoi(v); }
         else if (!strcmp(a, "--ops")) { NEED(); o.ops = v; }
+        else if (!strcmp(a, "--pop")) { NEED(); o.pop = v; }
         else if (!strcmp(a, "--nodes")) { NEED(); o.nodes = atoi(v); }
         else if (!strcmp(a, "--vnodes")) { NEED(); o.vnodes = atoi(v); }
         else if (!strcmp(a, "--rf")) { NEED(); o.rf = atoi(v); }

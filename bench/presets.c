@@ -3,6 +3,13 @@
  * a user can copy and edit).  The time-series presets share one simulated
  * clock (each insert op advances it by step_ms), so a 30-second run covers
  * days of sensor time and the day/slot/bucket schemes can be compared.
+ *
+ * They spell out what they relied on before cassette-bench took
+ * cassandra-stress's defaults: a fresh seed per partition (pop: a uniform
+ * seed over 10^15 values, not stress's seq/gaussian over the op count), the
+ * INSERT statement (insert.statement; stress writes with UPDATE), UNLOGGED
+ * batches (stress: LOGGED), counters incremented by 1 (population
+ * fixed(1)).
  */
 #include "bench/bench.h"
 #include <string.h>
@@ -10,6 +17,7 @@
 static const bench_preset presets[] = {
 { "kv", "key-value yardstick: 100-byte values, prepared point INSERT and SELECT",
 "name: kv\n"
+"pop: dist=uniform(1..1000000b)\n"
 "keyspace: cassette_bench\n"
 "keyspace_definition: |\n"
 "  CREATE KEYSPACE IF NOT EXISTS cassette_bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}\n"
@@ -18,6 +26,8 @@ static const bench_preset presets[] = {
 "columnspec:\n"
 "  - {name: key, size: fixed(16), population: uniform(1..1m)}\n"
 "  - {name: value, size: fixed(100)}\n"
+"insert:\n"
+"  statement: insert\n"
 "queries:\n"
 "  read:\n"
 "    cql: SELECT key, value FROM kv WHERE key = ?\n"
@@ -26,6 +36,7 @@ static const bench_preset presets[] = {
 
 { "ts_day", "time series partitioned by (sensor, day): one partition per sensor per day",
 "name: ts_day\n"
+"pop: dist=uniform(1..1000000b)\n"
 "keyspace: cassette_bench\n"
 "keyspace_definition: |\n"
 "  CREATE KEYSPACE IF NOT EXISTS cassette_bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}\n"
@@ -38,6 +49,8 @@ static const bench_preset presets[] = {
 "  - {name: day, generator: day}\n"
 "  - {name: ts, generator: clock, step_ms: 1000}\n"
 "  - {name: value, population: uniform(1..1000)}\n"
+"insert:\n"
+"  statement: insert\n"
 "queries:\n"
 "  latest:\n"
 "    cql: SELECT ts, value FROM ts_day WHERE sensor = ? AND day = ? LIMIT 1\n"
@@ -50,6 +63,7 @@ static const bench_preset presets[] = {
 
 { "ts_slot", "time series partitioned by (sensor, day, slot): each day split in 4 slots",
 "name: ts_slot\n"
+"pop: dist=uniform(1..1000000b)\n"
 "keyspace: cassette_bench\n"
 "keyspace_definition: |\n"
 "  CREATE KEYSPACE IF NOT EXISTS cassette_bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}\n"
@@ -63,6 +77,8 @@ static const bench_preset presets[] = {
 "  - {name: slot, generator: slot, slots: 4}\n"
 "  - {name: ts, generator: clock, step_ms: 1000}\n"
 "  - {name: value, population: uniform(1..1000)}\n"
+"insert:\n"
+"  statement: insert\n"
 "queries:\n"
 "  latest:\n"
 "    cql: SELECT ts, value FROM ts_slot WHERE sensor = ? AND day = ? AND slot = ? LIMIT 1\n"
@@ -75,6 +91,7 @@ static const bench_preset presets[] = {
 
 { "ts_bucket", "time series partitioned by (sensor, day, bucket), buckets of 500 rows, with a bucket dictionary table",
 "name: ts_bucket\n"
+"pop: dist=uniform(1..1000000b)\n"
 "keyspace: cassette_bench\n"
 "keyspace_definition: |\n"
 "  CREATE KEYSPACE IF NOT EXISTS cassette_bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}\n"
@@ -92,6 +109,9 @@ static const bench_preset presets[] = {
 "  - {name: bucket, generator: bucket, bucket_rows: 500}\n"
 "  - {name: ts, generator: clock, step_ms: 1000}\n"
 "  - {name: value, population: uniform(1..1000)}\n"
+"insert:\n"
+"  statement: insert\n"
+"  batchtype: UNLOGGED\n"
 "queries:\n"
 "  latest:\n"
 "    cql: SELECT ts, value FROM ts_bucket WHERE sensor = ? AND day = ? AND bucket = ? LIMIT 1\n"
@@ -104,6 +124,7 @@ static const bench_preset presets[] = {
 
 { "likes", "likes stored twice: by object and by user, read with IN on a partition key component",
 "name: likes\n"
+"pop: dist=uniform(1..1000000b)\n"
 "keyspace: cassette_bench\n"
 "keyspace_definition: |\n"
 "  CREATE KEYSPACE IF NOT EXISTS cassette_bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}\n"
@@ -118,6 +139,9 @@ static const bench_preset presets[] = {
 "  - {name: object_id, population: zipf(1..100k)}\n"
 "  - {name: user_id, population: uniform(1..100k), cluster: uniform(1..200)}\n"
 "  - {name: liked_at, generator: clock, step_ms: 10}\n"
+"insert:\n"
+"  statement: insert\n"
+"  batchtype: UNLOGGED\n"
 "queries:\n"
 "  likers:\n"
 "    cql: SELECT user_id FROM likes_by_object WHERE object_type = ? AND object_id = ? LIMIT 100\n"
@@ -129,6 +153,7 @@ static const bench_preset presets[] = {
 
 { "notifications", "notifications by (user, shard), timeuuid DESC, read newest-first 20 per page",
 "name: notifications\n"
+"pop: dist=uniform(1..1000000b)\n"
 "keyspace: cassette_bench\n"
 "keyspace_definition: |\n"
 "  CREATE KEYSPACE IF NOT EXISTS cassette_bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}\n"
@@ -141,6 +166,8 @@ static const bench_preset presets[] = {
 "  - {name: shard, population: uniform(0..3)}\n"
 "  - {name: id, generator: timeuuid, step_ms: 100}\n"
 "  - {name: body, size: uniform(40..200)}\n"
+"insert:\n"
+"  statement: insert\n"
 "queries:\n"
 "  inbox:\n"
 "    cql: SELECT id, body FROM notifications WHERE user_id = ? AND shard = ? ORDER BY id DESC LIMIT 60\n"
@@ -151,6 +178,7 @@ static const bench_preset presets[] = {
 
 { "counters", "per-partition counters (page views per page per day)",
 "name: counters\n"
+"pop: dist=uniform(1..1000000b)\n"
 "keyspace: cassette_bench\n"
 "keyspace_definition: |\n"
 "  CREATE KEYSPACE IF NOT EXISTS cassette_bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}\n"
@@ -159,6 +187,7 @@ static const bench_preset presets[] = {
 "columnspec:\n"
 "  - {name: page_id, population: zipf(1..10k)}\n"
 "  - {name: day, generator: day}\n"
+"  - {name: views, population: fixed(1)}\n"
 "insert:\n"
 "  batchtype: COUNTER\n"
 "queries:\n"
@@ -169,6 +198,7 @@ static const bench_preset presets[] = {
 
 { "queue", "tombstone-heavy queue: messages inserted, consumed by delete, head read over tombstones",
 "name: queue\n"
+"pop: dist=uniform(1..1000000b)\n"
 "keyspace: cassette_bench\n"
 "keyspace_definition: |\n"
 "  CREATE KEYSPACE IF NOT EXISTS cassette_bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}\n"
@@ -178,6 +208,8 @@ static const bench_preset presets[] = {
 "  - {name: queue_id, population: uniform(1..4)}\n"
 "  - {name: id, generator: timeuuid, step_ms: 1}\n"
 "  - {name: payload, size: fixed(100)}\n"
+"insert:\n"
+"  statement: insert\n"
 "queries:\n"
 "  consume:\n"
 "    cql: DELETE FROM queue WHERE queue_id = ? AND id = ?\n"
@@ -190,6 +222,7 @@ static const bench_preset presets[] = {
 
 { "wide", "wide rows: 1000s of rows per partition, clustering slices",
 "name: wide\n"
+"pop: dist=uniform(1..1000000b)\n"
 "keyspace: cassette_bench\n"
 "keyspace_definition: |\n"
 "  CREATE KEYSPACE IF NOT EXISTS cassette_bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}\n"
@@ -197,9 +230,11 @@ static const bench_preset presets[] = {
 "table_definition: CREATE TABLE IF NOT EXISTS wide (pk int, ck int, v text, PRIMARY KEY (pk, ck))\n"
 "columnspec:\n"
 "  - {name: pk, population: uniform(1..20)}\n"
-"  - {name: ck, cluster: fixed(100k), population: uniform(1..100k)}\n"
+"  - {name: ck, cluster: fixed(100k)}\n"
 "  - {name: v, size: fixed(50)}\n"
 "insert:\n"
+"  statement: insert\n"
+"  batchtype: UNLOGGED\n"
 "  rows: fixed(10)\n"
 "queries:\n"
 "  slice:\n"
@@ -209,6 +244,7 @@ static const bench_preset presets[] = {
 
 { "sindex", "find users by email through a secondary index",
 "name: sindex\n"
+"pop: dist=uniform(1..1000000b)\n"
 "keyspace: cassette_bench\n"
 "keyspace_definition: |\n"
 "  CREATE KEYSPACE IF NOT EXISTS cassette_bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}\n"
@@ -220,6 +256,8 @@ static const bench_preset presets[] = {
 "  - {name: id, population: uniform(1..100k)}\n"
 "  - {name: email, size: fixed(20), population: uniform(1..100k)}\n"
 "  - {name: name, size: uniform(5..20)}\n"
+"insert:\n"
+"  statement: insert\n"
 "queries:\n"
 "  by_email:\n"
 "    cql: SELECT id, name FROM users_si WHERE email = ?\n"
@@ -228,6 +266,7 @@ static const bench_preset presets[] = {
 
 { "mview", "find users by email through a materialized view",
 "name: mview\n"
+"pop: dist=uniform(1..1000000b)\n"
 "keyspace: cassette_bench\n"
 "keyspace_definition: |\n"
 "  CREATE KEYSPACE IF NOT EXISTS cassette_bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}\n"
@@ -239,6 +278,8 @@ static const bench_preset presets[] = {
 "  - {name: id, population: uniform(1..100k)}\n"
 "  - {name: email, size: fixed(20), population: uniform(1..100k)}\n"
 "  - {name: name, size: uniform(5..20)}\n"
+"insert:\n"
+"  statement: insert\n"
 "queries:\n"
 "  by_email:\n"
 "    cql: SELECT id, name FROM users_mv_by_email WHERE email = ?\n"
@@ -247,6 +288,7 @@ static const bench_preset presets[] = {
 
 { "manual_index", "find users by email through a hand-maintained index table",
 "name: manual_index\n"
+"pop: dist=uniform(1..1000000b)\n"
 "keyspace: cassette_bench\n"
 "keyspace_definition: |\n"
 "  CREATE KEYSPACE IF NOT EXISTS cassette_bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}\n"
@@ -261,6 +303,7 @@ static const bench_preset presets[] = {
 "  - {name: email, size: fixed(20), population: uniform(1..100k)}\n"
 "  - {name: name, size: uniform(5..20)}\n"
 "insert:\n"
+"  statement: insert\n"
 "  batchtype: LOGGED\n"
 "queries:\n"
 "  by_email:\n"

@@ -118,8 +118,9 @@ int bench_report_json(const char *path, bench_result *rs, int n, const bench_opt
         for (int i = 0; i < r->n_ops; i++) {
             fprintf(f, "%s\n   ", i ? "," : "");
             json_str(f, r->ops[i].name);
-            fprintf(f, ": {\"ops\": %llu, \"errors\": %llu, \"throughput\": %.1f, \"latency_ms\": ",
-                    (unsigned long long)r->ops[i].ok, (unsigned long long)r->ops[i].errors, r->ops[i].throughput);
+            fprintf(f, ": {\"ops\": %llu, \"errors\": %llu, \"rows\": %llu, \"throughput\": %.1f, \"latency_ms\": ",
+                    (unsigned long long)r->ops[i].ok, (unsigned long long)r->ops[i].errors,
+                    (unsigned long long)r->ops[i].rows, r->ops[i].throughput);
             json_latency(f, &r->ops[i].hist);
             fprintf(f, "}");
         }

@@ -16,6 +16,7 @@ typedef struct bench_opts {
     int64_t n_ops;              /* stop after n ops (0 = by duration) */
     double warmup_s;            /* not recorded; default 1 */
     const char *ops;            /* override the profile's ops ratios */
+    const char *pop;            /* seed population (stress's -pop), overriding the profile's pop */
     int nodes, vnodes, rf;      /* simulated ring (default 6, 16, 3) */
     int top;                    /* hottest partitions to list (default 10) */
     bool quiet;
@@ -28,6 +29,7 @@ typedef struct bench_op_result {
     char *name;
     bench_hist hist;
     uint64_t ok, errors;
+    uint64_t rows;              /* rows the successful ops read (every page) */
     double throughput;          /* successful ops/s over the measured time */
 } bench_op_result;
 

@@ -40,6 +40,8 @@ typedef struct req {
     runner *R;
     struct req *next_free;
     int op, conn, pages_left;
+    int cursor;                 /* token range cursor of the op, -1 if none */
+    uint64_t rows;              /* rows its pages returned so far */
     uint64_t start_ns;
     uint8_t opcode;
     size_t flags_off;
@@ -161,6 +163,7 @@ static bool issue(runner *R, int ci, uint64_t start_ns)
     q->start_ns = start_ns;
     cs_buf_reset(&q->msg);
     q->pages_left = R->op_pages[q->op];
+    q->rows = 0;
     if (R->route.n_hosts <= 1) {
         /* one host: build straight into the connection's output */
         bc_async *c = R->conns[ci];
@@ -175,6 +178,7 @@ static bool issue(runner *R, int ci, uint64_t start_ns)
             req_put(R, q);
             return false;
         }
+        q->cursor = R->model.last_cursor;
         if (q->pages_left > 1) {   /* kept to ask for the next pages */
             cs_buf_put(&q->msg, b->p + body, b->len - body);
             q->flags_off -= body;
@@ -192,6 +196,7 @@ static bool issue(runner *R, int ci, uint64_t start_ns)
         req_put(R, q);
         return false;
     }
+    q->cursor = R->model.last_cursor;
     int64_t tok;
     if (R->route.n_hosts > 1 && bench_model_last_token(&R->model, &tok)) {
         /* token-aware: the least busy connection to the partition's owner */
@@ -316,6 +321,10 @@ static void on_done(void *arg, const bc_result *resp)
     uint64_t now = resp->recv_ns;
     bench_result *res = R->res;
     bool ok = resp->opcode == OP_RESULT;
+    if (q->cursor >= 0)
+        bench_model_cursor_done(&R->model, q->cursor, ok, resp->paging_state, resp->ps_len);
+    if (ok)
+        q->rows += (uint64_t)resp->n_rows;
     if (ok && q->pages_left > 1 && resp->paging_state && resp->ps_len >= 0 && !R->stopping) {
         /* next page, same op: flags |= PAGING_STATE, append the state */
         q->pages_left--;
@@ -331,6 +340,7 @@ static void on_done(void *arg, const bc_result *resp)
     if (measured) {
         if (ok) {
             op->ok++;
+            op->rows += q->rows;
             res->total_ok++;
             bench_hist_record(&op->hist, now - q->start_ns);
             bench_hist_record(&R->tick_hist, now - q->start_ns);
@@ -493,8 +503,16 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
     R->o = o;
     R->res = out;
     int rc = bench_model_init(&R->model, p, &sc, err, errlen);
-    if (rc == 0)
+    if (rc == 0) {
         bench_route_discover(&R->route, &sc, o->host);
+        int64_t *toks = cs_calloc((size_t)R->route.n_ring + 1, sizeof(int64_t));
+        for (int i = 0; i < R->route.n_ring; i++)
+            toks[i] = R->route.ring[i].token;
+        bench_model_set_ring(&R->model, toks, R->route.n_ring);
+        cs_free(toks);
+        bool insert_only = p->n_ops == 1 && !strcmp(p->op_names[0], "insert");
+        rc = bench_model_set_seeds(&R->model, o->pop ? o->pop : p->pop, insert_only, o->n_ops, err, errlen);
+    }
     bc_sync_close(&sc);
     if (rc) {
         bench_model_destroy(&R->model);

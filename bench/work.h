@@ -45,6 +45,35 @@ typedef struct part_hot {       /* one of the hottest partitions so far, with it
     uint8_t *key; uint32_t key_len;   /* serialized partition key (for display) */
 } part_hot;
 
+/* A partition's rows as stress's clustering tree (tree.c): level d has,
+ * under each node of level d - 1, the count its cluster distribution draws
+ * seeded by that node.  Leaves are numbered in clustering order. */
+typedef struct bench_tree {
+    int levels;                 /* counted clustering columns */
+    const bench_dist **cluster; /* per level, borrowed from the profile; NULL = fixed(1) */
+    int var_depth;              /* levels var_depth.. all have fixed counts */
+    int64_t *fixed_below;       /* [d], d >= var_depth: leaves under a node of level d - 1; [levels] = 1 */
+    /* the layout of the last partition asked about */
+    uint64_t pk_hash; bool valid;
+    int64_t rows;               /* its leaves */
+    int64_t c0;                 /* var_depth <= 1: its level-0 count */
+    size_t n_groups, cap;       /* var_depth >= 2: the nodes of level var_depth - 1 */
+    int64_t *start;             /* group g holds leaves [start[g], start[g + 1]) */
+    int32_t *path;              /* its digits on levels 0..var_depth - 2 */
+    uint64_t *gseed;            /* its seed */
+    int64_t *gcount;            /* its count */
+} bench_tree;
+/* cluster[0..levels) (NULL = fixed(1)) stay owned by the caller and must
+ * outlive t.  0, or -1 (more than 64 levels, or out of memory). */
+int bench_tree_init(bench_tree *t, bench_dist *const *cluster, int levels);
+void bench_tree_destroy(bench_tree *t);
+/* The rows of partition pk_hash (at least 1; capped at 2^62). */
+int64_t bench_tree_rows(bench_tree *t, uint64_t pk_hash);
+/* Leaf number leaf (0..rows-1) of partition pk_hash: per level, its digit
+ * (the value's index under its parent) and the node's seed, from which the
+ * value is drawn. */
+void bench_tree_leaf(bench_tree *t, uint64_t pk_hash, int64_t leaf, uint64_t *node_seed, int64_t *digit);
+
 typedef struct bench_scratch bench_scratch;   /* gen.c: buffers reused by every build */
 
 typedef struct bench_model {
@@ -65,6 +94,21 @@ typedef struct bench_model {
     int *op_query;              /* per op: -1 insert, else index into p->queries (-2 unknown) */
     int n_op_query;
     bench_scratch *scratch;
+    /* generation (gen.c "rows") */
+    bench_dist seeds;           /* the seed population: one seed per partition an op touches */
+    uint64_t *col_salt;         /* per column: mixed into its seeds, as stress's per-column salt */
+    int64_t *pk_seed;           /* per column: the value seed of the current partition's key columns */
+    uint64_t uniq;              /* spreads timeuuids of one ms (drawn per row) */
+    int *ck_all; int n_ck_all;  /* clustering columns in clustering order */
+    int *col_level;             /* per column: its level in the tree, -1 if not a counted clustering column */
+    bench_tree tree;            /* the rows of a partition */
+    int *val_rank; int n_vals;  /* per column: rank among the value columns by name (row-population) */
+    double row_pop;             /* the current partition's row-population ratio */
+    /* token range queries (one page of a range per op) */
+    int64_t *tr_lo, *tr_hi; int n_ranges;   /* (lo, hi] ranges of the ring, in token order */
+    uint64_t next_range;
+    struct bench_cursor *cursors; int n_cursors;
+    int last_cursor;            /* cursor the last built op uses, -1 if none */
     /* partition picture */
     part_stat *parts; size_t parts_cap, n_parts;
     /* the top_n hottest partitions, kept as operations come (ops only grow,
@@ -79,6 +123,19 @@ typedef struct bench_model {
 /* Create schema (keyspace, table, extra definitions), read the columns back,
  * prepare every statement.  err gets a readable reason. */
 int bench_model_init(bench_model *m, bench_profile *p, bc_sync *conn, char *err, size_t errlen);
+/* The seed population (stress's -pop): "seq=A..B", "dist=DIST", or NULL for
+ * stress's default, seq(1..N) when the ops are inserts only, else
+ * gaussian(1..N), N being n_ops or 1M.  Sizes the partition table.  0, or
+ * -1 with err. */
+int bench_model_set_seeds(bench_model *m, const char *spec, bool insert_only, int64_t n_ops, char *err,
+                          size_t errlen);
+/* The ring's tokens (sorted), which token range queries walk: the ranges
+ * between consecutive tokens, as the drivers list them, unwrapped. */
+void bench_model_set_ring(bench_model *m, const int64_t *tokens, int n);
+/* The answer to an op that used cursor (bench_model_last_cursor): the next
+ * page of its range comes from the paging state (copied), or, without one
+ * (or on an error), the cursor takes the next range. */
+void bench_model_cursor_done(bench_model *m, int cursor, bool ok, const uint8_t *ps, int32_t ps_len);
 void bench_model_destroy(bench_model *m);
 
 /* Build the request for one operation into msg (opcode in *opcode: EXECUTE

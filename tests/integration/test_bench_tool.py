@@ -152,6 +152,12 @@ def test_time_series_schemes_side_by_side(srv, tmp_path):
 
 
 def test_bench_partitions_agree_with_server(srv, tmp_path):
+    # the table holds only this run's keys (the presets' runs above wrote others)
+    c, sess = H.connect(srv.host, srv.port)
+    try:
+        sess.execute("TRUNCATE cassette_bench.kv")
+    finally:
+        c.shutdown()
     out = tmp_path / "kv.json"
     p = bench(srv, "run", "preset:kv", "-n", "600", "--ops", "insert=1", "--json", str(out))
     assert p.returncode == 0, p.stderr
@@ -544,3 +550,364 @@ def test_html_single_scheme(srv, tmp_path):
     for c in svgs(root, "cmp"):
         assert legend(c) == [("kv", "kv")]
     assert len(svgs(root, "detail")) == 1
+
+
+# ---------------------------------------------------------------- cassandra-stress profiles
+#
+# docs/bench.md promises that cassandra-stress user profiles are read as
+# they are.  Each test below is a profile of our own, checked against what
+# cassandra-stress does with it (tools/stress: StressProfile.java,
+# PartitionIterator.java, OptionDistribution.java, Generator.java), on the
+# data the server holds afterwards and on the bench's own JSON figures.
+
+KS = ("keyspace: sc\n"
+      "keyspace_definition: |\n"
+      "  CREATE KEYSPACE IF NOT EXISTS sc WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}\n")
+
+
+def profile(tmp_path, name, body):
+    path = tmp_path / (name + ".yaml")
+    path.write_text(KS + body)
+    return str(path)
+
+
+def run_json(server, prof, *args):
+    out = prof + ".%d.json" % len(os.listdir(os.path.dirname(prof)))
+    p = bench(server, "run", prof, "--json", out, *args)
+    assert p.returncode == 0, p.stderr
+    (s,) = json.loads(open(out).read())["schemes"]
+    return s
+
+
+def rows_of(server, cql):
+    c, sess = H.connect(server.host, server.port)
+    try:
+        return list(sess.execute(cql))
+    finally:
+        c.shutdown()
+
+
+def test_stress_defaults_cluster_size_population(srv, tmp_path):
+    """Without cluster:, a clustering column has one value per parent
+    (stress's fixed(1)), so a partition has the product of the cluster
+    counts as rows; text and blob values are 4 to 8 long (uniform(4..8))."""
+    prof = profile(tmp_path, "shape", """table: shape
+table_definition: |
+  CREATE TABLE IF NOT EXISTS shape (p bigint, a int, b text, c bigint, d timestamp, v text, w blob,
+    PRIMARY KEY (p, a, b, c, d))
+columnspec:
+  - name: p
+    population: uniform(1..30)
+  - name: a
+    cluster: fixed(3)
+  - name: c
+    cluster: fixed(4)
+insert:
+  batchtype: UNLOGGED
+queries:
+  one:
+    cql: SELECT * FROM shape WHERE p = ?
+""")
+    s = run_json(srv, prof, "-n", "300", "--ops", "insert=1")
+    assert s["errors"] == 0, s["errors_by_kind"]
+    parts = s["partitions"]
+    # 3 x 1 x 4 x 1 rows in every partition, each written whole by one op (select fixed(1)/1)
+    assert parts["rows"] == {"p50": 12, "p99": 12, "max": 12}
+    rows = rows_of(srv, "SELECT * FROM sc.shape")
+    keys = {r.p for r in rows}
+    assert 25 <= len(keys) <= 30 and parts["count"] == len(keys)
+    assert len(rows) == 12 * len(keys)
+    for p in keys:
+        mine = [r for r in rows if r.p == p]
+        assert len({r.a for r in mine}) == 3
+        for a in {r.a for r in mine}:
+            under = [r for r in mine if r.a == a]
+            assert len({r.b for r in under}) == 1 and len({r.c for r in under}) == 4
+    for col in ("b", "v", "w"):
+        lens = {len(getattr(r, col)) for r in rows}
+        assert lens == {4, 5, 6, 7, 8}, (col, lens)
+
+
+def test_stress_default_seed_population(srv, tmp_path):
+    """A key column without population takes uniform(1..100B) seeded by the
+    op's seed; the seeds are stress's -pop: seq(1..N) for inserts only, so
+    N inserts write N partitions, and --pop seq=1..100 bounds them to 100."""
+    body = """table: %s
+table_definition: CREATE TABLE IF NOT EXISTS %s (k bigint PRIMARY KEY, v text)
+queries:
+  get:
+    cql: SELECT * FROM %s WHERE k = ?
+    fields: samerow
+"""
+    s = run_json(srv, profile(tmp_path, "seeds1", body % (("seeds1",) * 3)), "-n", "500", "--ops", "insert=1")
+    assert s["partitions"]["count"] == 500
+    assert len(rows_of(srv, "SELECT k FROM sc.seeds1")) == 500
+    prof = profile(tmp_path, "seeds2", body % (("seeds2",) * 3))
+    s = run_json(srv, prof, "-n", "2000", "--ops", "insert=1", "--pop", "seq=1..100")
+    assert s["partitions"]["count"] == 100
+    keys = [r.k for r in rows_of(srv, "SELECT k FROM sc.seeds2")]
+    assert len(keys) == 100 and min(keys) >= 1 and max(keys) <= 100 * 10 ** 9
+    # the same seeds read back what was written: every get finds its row
+    s = run_json(srv, prof, "-n", "300", "--ops", "get=1", "--pop", "seq=1..100")
+    assert s["operations"]["get"]["rows"] == 300
+
+
+EXAMPLE_SHAPE = """table: %s
+table_definition: |
+  CREATE TABLE IF NOT EXISTS %s (name text, choice boolean, date timestamp, address inet, dbl double,
+    lval bigint, ival int, uid timeuuid, value blob,
+    PRIMARY KEY ((name, choice), date, address, dbl, lval, ival, uid))
+columnspec:
+  - name: name
+    size: uniform(1..10)
+    population: uniform(1..10)
+  - name: date
+    cluster: uniform(20..40)
+  - name: lval
+    population: gaussian(1..1000)
+    cluster: uniform(1..4)
+insert:
+  partitions: %s
+  batchtype: LOGGED
+  select: uniform(1..10)/10
+queries:
+  simple1:
+    cql: select * from %s where name = ? and choice = ? LIMIT 100
+    fields: samerow
+  range1:
+    cql: select * from %s where name = ? and choice = ? and date >= ? LIMIT 100
+    fields: multirow
+"""
+
+
+def check_example_shape(server, s, table):
+    """Rows as stress lays them out: 20..40 dates per partition, 1..4 lval
+    under each date (its own count), one value of each other clustering
+    column under its parent; at most 40 x 4 rows."""
+    assert s["errors"] == 0, s["errors_by_kind"]
+    parts = s["partitions"]
+    assert parts["count"] == 20                     # 10 names x 2 booleans
+    rows = rows_of(server, "SELECT name, choice, date, address, lval, uid FROM sc.%s" % table)
+    per = {}
+    for r in rows:
+        per.setdefault((r.name, r.choice), []).append(r)
+    assert len(per) == 20
+    sizes = sorted(len(v) for v in per.values())
+    assert sizes[-1] == parts["rows"]["max"] and sizes[-1] <= 160 and sizes[0] >= 20
+    lval_counts = set()
+    for mine in per.values():
+        dates = {r.date for r in mine}
+        assert 20 <= len(dates) <= 40
+        for d in dates:
+            under = [r for r in mine if r.date == d]
+            assert len({r.address for r in under}) == 1          # no cluster: fixed(1)
+            n = len({r.lval for r in under})
+            assert 1 <= n <= 4 and len(under) == n
+            lval_counts.add(n)
+    assert lval_counts == {1, 2, 3, 4}                            # drawn per date, not per partition
+
+
+def test_stress_example_shape_single_partition_batches(srv, tmp_path):
+    """A profile shaped like cqlstress-example.yaml (six clustering columns,
+    two with cluster:) runs without errors: ~75 rows per partition, where
+    cassette's old 10 values per clustering column made batches of 10^5
+    rows that were all refused as too large."""
+    prof = profile(tmp_path, "exshape", EXAMPLE_SHAPE % ("exshape", "exshape", "fixed(1)", "exshape", "exshape"))
+    s = run_json(srv, prof, "-n", "600", "--ops", "ops(insert=2,simple1=1,range1=1)")
+    assert s["operations"]["insert"]["ops"] > 250
+    assert s["operations"]["simple1"]["rows"] > 0
+    check_example_shape(srv, s, "exshape")
+
+
+@pytest.fixture(scope="module")
+def srv_big_batches(tmp_path_factory):
+    # cqlstress-example's partitions: uniform(1..50) makes multi-partition
+    # batches of ~1000 rows, ~65 KiB in Cassandra's dataSize terms: over its
+    # default batch_size_fail_threshold (50 KiB), as on Apache Cassandra.
+    d = tmp_path_factory.mktemp("bigbatch")
+    conf = d / "cassandra.yaml"
+    conf.write_text("batch_size_fail_threshold: 4096KiB\n")
+    s = H.Server(d, extra_args=["--config", str(conf)])
+    s.start(port=0)
+    yield s
+    s.stop()
+
+
+def test_stress_example_shape_multi_partition_batches(srv_big_batches, tmp_path):
+    prof = profile(tmp_path, "exmulti", EXAMPLE_SHAPE % ("exmulti", "exmulti", "uniform(1..50)", "exmulti", "exmulti"))
+    s = run_json(srv_big_batches, prof, "-n", "200", "--ops", "insert=1")
+    assert s["operations"]["insert"]["ops"] == 200
+    check_example_shape(srv_big_batches, s, "exmulti")
+
+
+def test_stress_distributions_and_ops_form(srv, tmp_path):
+    """OptionDistribution's forms: ~ inverts, exp as stress scales it,
+    gaussian with mean and stdev or with stdvrng, qextreme; seq() keys walk
+    their range; ops(...) names queries case-insensitively, with the
+    specname.op form."""
+    prof = profile(tmp_path, "dists", """table: dists
+table_definition: CREATE TABLE IF NOT EXISTS dists (k bigint PRIMARY KEY, e text, ie text, g text, q blob, n text)
+columnspec:
+  - name: k
+    population: seq(1..400)
+  - name: e
+    size: exp(1..100)
+  - name: ie
+    size: ~exp(1..100)
+  - name: g
+    size: gaussian(1..100,30,3)
+  - name: q
+    size: qextreme(1..100,2,4)
+  - name: n
+    size: normal(10..20, 5)
+queries:
+  Simple1:
+    cql: SELECT * FROM dists WHERE k = ?
+    fields: samerow
+""")
+    s = run_json(srv, prof, "-n", "400", "--ops", "ops(sc.dists.insert=1)")
+    assert s["errors"] == 0 and s["partitions"]["count"] == 400
+    rows = rows_of(srv, "SELECT * FROM sc.dists")
+    assert sorted(r.k for r in rows) == list(range(1, 401))
+
+    def mean(col):
+        return sum(len(getattr(r, col)) for r in rows) / len(rows)
+    # exp(1..100): mean 99 / (0.5 ln 99) = 43 before the clamp, ~39 after;
+    # ~exp mirrors it (101 - x)
+    assert 34 < mean("e") < 44 and 57 < mean("ie") < 67
+    glens = [len(r.g) for r in rows]
+    assert 29 < mean("g") < 31 and min(glens) >= 18 and max(glens) <= 42
+    assert all(1 <= len(r.q) <= 100 for r in rows)
+    assert all(10 <= len(r.n) <= 20 for r in rows) and 14 < mean("n") < 15.5
+    s = run_json(srv, prof, "-n", "300", "--ops", "ops(insert=1,SIMPLE1=2)")
+    ops = s["operations"]
+    assert set(ops) == {"insert", "simple1"} and ops["simple1"]["ops"] > 150
+    assert ops["simple1"]["rows"] == ops["simple1"]["ops"]      # seq keys 1..300 exist
+
+
+def test_stress_refuses_what_stress_refuses(srv, tmp_path):
+    base = """table: refused
+table_definition: CREATE TABLE IF NOT EXISTS refused (k bigint PRIMARY KEY, v text)
+%s
+queries:
+  q:
+    cql: SELECT * FROM refused WHERE k = ?
+    fields: %s
+"""
+    cases = [
+        ("columnspec:\n  - name: v\n    clustering: fixed(2)", "samerow", "unknown key 'clustering' in columnspec"),
+        ("insert:\n  batch_type: LOGGED", "samerow", "unknown key 'batch_type' in insert"),
+        ("insert:\n  batchtype: SOMETIMES", "samerow", "batchtype must be LOGGED, UNLOGGED or COUNTER"),
+        ("colunmspec: []", "samerow", "unknown key 'colunmspec' in the profile"),
+        ("columnspec:\n  - name: v\n    size: uniform(5)", "samerow", "bad distribution 'uniform(5)'"),
+        ("", "bothrows", "fields must be samerow or multirow"),
+    ]
+    for i, (extra, fields, want) in enumerate(cases):
+        prof = profile(tmp_path, "refused%d" % i, base % (extra, fields))
+        p = bench(srv, "run", prof, "-n", "10")
+        assert p.returncode != 0 and want in p.stderr, (want, p.stderr)
+
+
+def test_stress_row_population_update_and_counters(srv, tmp_path):
+    """insert.row-population nulls the value columns past the ratio (in name
+    order); stress writes with UPDATE, so a row without values does not
+    exist, where cassette's insert.statement: insert writes a row marker;
+    a counter is incremented by its column's value (here fixed(7))."""
+    body = """table: %s
+table_definition: CREATE TABLE IF NOT EXISTS %s (k bigint PRIMARY KEY, v4 text, v1 text, v3 text, v2 text)
+columnspec:
+  - name: k
+    population: seq(1..50)
+insert:
+  row-population: %s
+%s
+queries:
+  q:
+    cql: SELECT * FROM %s WHERE k = ?
+"""
+    half = profile(tmp_path, "rphalf", body % ("rphalf", "rphalf", "fixed(1)/2", "", "rphalf"))
+    run_json(srv, half, "-n", "50", "--ops", "insert=1")
+    rows = rows_of(srv, "SELECT * FROM sc.rphalf")
+    assert len(rows) == 50
+    assert all(r.v1 and r.v2 and r.v3 is None and r.v4 is None for r in rows)
+    none = profile(tmp_path, "rpnone", body % ("rpnone", "rpnone", "fixed(0)/1", "", "rpnone"))
+    run_json(srv, none, "-n", "50", "--ops", "insert=1")
+    assert rows_of(srv, "SELECT * FROM sc.rpnone") == []
+    marker = profile(tmp_path, "rpins", body % ("rpins", "rpins", "fixed(0)/1", "  statement: insert", "rpins"))
+    run_json(srv, marker, "-n", "50", "--ops", "insert=1")
+    rows = rows_of(srv, "SELECT * FROM sc.rpins")
+    assert len(rows) == 50 and all(r.v1 is None and r.v4 is None for r in rows)
+    counters = profile(tmp_path, "cnt", """table: cnt
+table_definition: CREATE TABLE IF NOT EXISTS cnt (k bigint, c int, n counter, PRIMARY KEY (k, c))
+columnspec:
+  - name: k
+    population: fixed(1)
+  - name: c
+    cluster: fixed(3)
+  - name: n
+    population: fixed(7)
+queries:
+  q:
+    cql: SELECT * FROM cnt WHERE k = ?
+""")
+    s = run_json(srv, counters, "-n", "50", "--ops", "insert=1")
+    assert s["errors"] == 0, s["errors_by_kind"]
+    assert sorted(r.n for r in rows_of(srv, "SELECT n FROM sc.cnt")) == [350, 350, 350]
+
+
+def test_stress_multirow_and_token_range_queries(srv, tmp_path):
+    """fields: samerow binds one row, multirow (stress's default) each
+    clustering marker from its own row; token_range_queries read the ring's
+    token ranges a page per op, following paging states."""
+    prof = profile(tmp_path, "mr", """table: mr
+table_definition: CREATE TABLE IF NOT EXISTS mr (p bigint, a bigint, b bigint, v text, PRIMARY KEY (p, a, b))
+columnspec:
+  - name: p
+    population: uniform(1..20)
+  - name: a
+    cluster: fixed(5)
+  - name: b
+    cluster: fixed(5)
+queries:
+  same:
+    cql: SELECT * FROM mr WHERE p = ? AND a = ? AND b = ?
+    fields: samerow
+  multi:
+    cql: SELECT * FROM mr WHERE p = ? AND a = ? AND b = ?
+    fields: multirow
+  dflt:
+    cql: SELECT * FROM mr WHERE p = ? AND a = ? AND b = ?
+token_range_queries:
+  scan:
+    columns: '*'
+    page_size: __PAGE__
+""")
+    text = open(prof).read()
+    open(prof, "w").write(text.replace("__PAGE__", "5000"))
+    s = run_json(srv, prof, "-n", "1000", "--ops", "insert=1", "--pop", "seq=1..1000")
+    assert s["partitions"]["count"] == 20 and s["partitions"]["rows"] == {"p50": 25, "p99": 25, "max": 25}
+    total = len(rows_of(srv, "SELECT p FROM sc.mr"))
+    assert total == 500
+    s = run_json(srv, prof, "-n", "900", "--ops", "same=1,multi=1,dflt=1", "--pop", "seq=1..1000")
+    ops = s["operations"]
+    assert ops["same"]["rows"] == ops["same"]["ops"] > 250
+    # a and b from two random rows: the pair exists when b's row is under a (1 in 5)
+    for q in ("multi", "dflt"):
+        assert ops[q]["rows"] < 0.4 * ops[q]["ops"], (q, ops[q])
+    # token ranges: (MIN, t0], (t0, t1], ... (t_last, MAX] of the node's tokens
+    toks = sorted(int(t) for t in rows_of(srv, "SELECT tokens FROM system.local")[0].tokens)
+    bounds = [-2 ** 63] + toks + [2 ** 63 - 1]
+    keys = [r[0] for r in rows_of(srv, "SELECT token(p) FROM sc.mr")]
+    per = [sum(1 for t in keys if lo < t <= hi) for lo, hi in zip(bounds, bounds[1:])]
+    per = [n for (lo, hi), n in zip(zip(bounds, bounds[1:]), per) if hi > lo]
+    # one page per range: one sweep of the ring reads every row once
+    s = run_json(srv, prof, "-n", str(len(per)), "--ops", "scan=1", "--connections", "1", "--concurrency", "1")
+    assert s["operations"]["scan"]["rows"] == total
+    # small pages (none filled exactly by a range's last rows): a sweep takes
+    # ceil(rows / page) ops per range, and reads every row once
+    page = next(p for p in range(7, 60) if all(n % p for n in per if n))
+    open(prof, "w").write(text.replace("__PAGE__", str(page)))
+    sweep = sum(max(1, -(-n // page)) for n in per)
+    assert sweep > len(per)
+    s = run_json(srv, prof, "-n", str(2 * sweep), "--ops", "scan=1", "--connections", "1", "--concurrency", "1")
+    assert s["errors"] == 0 and s["operations"]["scan"]["rows"] == 2 * total
