@@ -889,6 +889,10 @@ int bench_model_init(bench_model *m, bench_profile *p, bc_sync *conn, char *err,
         if (m->cols[i].spec && m->cols[i].spec->gen == GEN_CLOCK)
             m->clock_step_ms = m->cols[i].spec->gen_step_ms;
     for (int i = 0; i < m->n_cols; i++)
+        if (m->cols[i].kind == 1 && m->cols[i].spec &&
+            (m->cols[i].spec->gen == GEN_CLOCK || m->cols[i].spec->gen == GEN_TIMEUUID_NOW))
+            m->ck_clock = true;
+    for (int i = 0; i < m->n_cols; i++)
         if (m->cols[i].spec && m->cols[i].spec->gen == GEN_TIMEUUID_NOW && !m->clock_step_ms)
             m->clock_step_ms = m->cols[i].spec->gen_step_ms;
     if (!m->clock_step_ms)
@@ -1110,7 +1114,10 @@ static int build_insert(bench_model *m, cs_buf *msg, uint8_t *opcode, size_t *fl
         else
             nrows = llround(bench_dist_sample_ratio(&p->insert_select, &m->rng) * (double)rows);
         if (nrows < 1) nrows = 1;
-        if (nrows > rows) nrows = rows;
+        /* insert.rows asks for that many rows; a clock clustering column
+         * makes each a new row, other clustering columns choose among the
+         * partition's rows */
+        if (nrows > rows && !(p->has_insert_rows && m->ck_clock)) nrows = rows;
         uint64_t a, b;
         pick_rows(m, rows, &a, &b);
         gen_rest(m, vp, m->clock_ms, row_at(a, b, 0, rows), true);

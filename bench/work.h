@@ -91,6 +91,8 @@ typedef struct bench_model {
     int n_pk;                   /* partition key columns */
     bool one_row_per_part;      /* no clustering columns: a partition's row is new iff rows == 0 */
     bool has_bucket;            /* a partition key column uses the bucket generator */
+    bool ck_clock;              /* a clustering column takes the clock (clock, timeuuid): every
+                                   row written is a new one, not one of the partition's tree */
     int *op_query;              /* per op: -1 insert, else index into p->queries (-2 unknown) */
     int n_op_query;
     bench_scratch *scratch;
