@@ -226,7 +226,7 @@ cql_stmt_memo *cql__stmt_memo_new(cql_ctx *ctx, const cql_stmt *cst, const sch_t
 /* Per-table request latency for nodetool and system_views (cql/metrics.c):
  * SELECT counts as a read (a range scan when no partition key is given),
  * INSERT/UPDATE/DELETE as a write; a BATCH counts once per statement. */
-static void record_latency(cql_ctx *ctx, cql_session *s, const cql_stmt *st, uint64_t us)
+static void record_latency(cql_ctx *ctx, cql_session *s, const cql_stmt *st, uint64_t us, uint64_t now_ns)
 {
     const ast_qname *qn = NULL;
     int kind = 1;
@@ -237,7 +237,7 @@ static void record_latency(cql_ctx *ctx, cql_session *s, const cql_stmt *st, uin
     case STMT_DELETE: qn = &st->u.del.table; break;
     case STMT_BATCH:
         for (int i = 0; i < st->u.batch.n_stmts; i++)
-            record_latency(ctx, s, st->u.batch.stmts[i], us);
+            record_latency(ctx, s, st->u.batch.stmts[i], us, now_ns);
         return;
     default: return;
     }
@@ -249,11 +249,13 @@ static void record_latency(cql_ctx *ctx, cql_session *s, const cql_stmt *st, uin
     if (!t)
         t = cql__table_cached(ctx, qn, s->keyspace, NULL);
     if (t)
-        cql_metrics_record(ctx, t, kind, us, NULL, 0);
+        cql_metrics_record(ctx, t, kind, us, now_ns, NULL, 0);
 }
 
-/* Execute st with the request's values (names resolved here). */
-int cql__run(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p, cql_result *r,
+/* Execute st with the request's values (names resolved here); prepared:
+ * an EXECUTE (else a QUERY), counted as CQLMetrics counts them once the
+ * values are bound. */
+int cql__run(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p, bool prepared, cql_result *r,
              cs_error *e)
 {
     cql_params pp;
@@ -270,6 +272,7 @@ int cql__run(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p, cq
     cql_value *vals = NULL;
     int rc = cql__resolve_values(st, pp.values, pp.n_values, pp.names, pp.name_lens, &a, &vals, e);
     if (rc == 0) {
+        cql_metrics_statement(ctx, prepared);
         pp.values = vals;
         pp.n_values = st->n_binds;
         pp.names = NULL;
@@ -278,7 +281,7 @@ int cql__run(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p, cq
         rc = dispatch(ctx, s, st, &pp, r, e);
         if (rc == 0) {
             r->end_ns = cs_mono_ns();   /* the server reuses it (one clock read) */
-            record_latency(ctx, s, st, (r->end_ns - t0) / 1000);
+            record_latency(ctx, s, st, (r->end_ns - t0) / 1000, r->end_ns);
         }
     }
     cs_arena_destroy(&a);
@@ -323,7 +326,7 @@ int cql_query(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen, const cq
         return CS_EUSER;
     cql_session tmp;
     cql_session *es = session_with_ks(s, p ? p->keyspace : NULL, &tmp);
-    int rc = cql__run(ctx, es, st, p, r, e);
+    int rc = cql__run(ctx, es, st, p, false, r, e);
     if (st->kind == STMT_USE && es != s && rc == 0)
         memcpy(s->keyspace, es->keyspace, strlen(es->keyspace) + 1);   /* tmp holds only the string */
     if (!cached)
@@ -360,7 +363,7 @@ int cql_execute(cql_ctx *ctx, cql_session *s, const uint8_t *id, size_t idlen,
     }
     cql_session tmp;
     cql_session *es = session_with_ks(s, ps->keyspace, &tmp);
-    return cql__run(ctx, es, ps->stmt, p, r, e);
+    return cql__run(ctx, es, ps->stmt, p, true, r, e);
 }
 
 /* ---------------------------------------------------------------- BATCH */

@@ -202,8 +202,16 @@ static const sys_table_def traces_tables[] = {
       "tracing sessions" },
 };
 
-/* ---------------------------------------------------------------- system_views */
+/* ---------------------------------------------------------------- system_views
+ * Cassandra 4.1's SystemViewsKeyspace, table by table: the same columns,
+ * types, keys and comments (the metric tables have none).  Rows: cql/vtables*.c. */
+#define LATENCY_COLS \
+    "keyspace_name text, table_name text, count bigint, max_ms double, p50th_ms double, p99th_ms double, " \
+    "per_second double"
+#define HISTOGRAM_COLS "keyspace_name text, table_name text, count bigint, max double, p50th double, p99th double"
 static const sys_table_def views_tables[] = {
+    { "batch_metrics", "name text, max bigint, p50th double, p999th double, p99th double", "name", "",
+      "Metrics specific to batch statements" },
     { "caches",
       "name text, capacity_bytes bigint, entry_count int, hit_count bigint, hit_ratio double, "
       "recent_hit_rate_per_second bigint, recent_request_rate_per_second bigint, request_count bigint, "
@@ -213,17 +221,18 @@ static const sys_table_def views_tables[] = {
       "driver_version text, hostname text, protocol_version int, request_count bigint, "
       "ssl_cipher_suite text, ssl_enabled boolean, ssl_protocol text, username text",
       "address", "port", "currently connected clients" },
+    { "coordinator_read_latency", LATENCY_COLS, "keyspace_name, table_name", "", "" },
+    { "coordinator_scan_latency", LATENCY_COLS, "keyspace_name, table_name", "", "" },
+    { "coordinator_write_latency", LATENCY_COLS, "keyspace_name, table_name", "", "" },
+    { "cql_metrics", "name text, value double", "name", "", "Metrics specific to CQL prepared statement caching" },
+    { "disk_usage", "keyspace_name text, table_name text, mebibytes bigint", "keyspace_name, table_name", "", "" },
+    { "local_read_latency", LATENCY_COLS, "keyspace_name, table_name", "", "" },
+    { "local_scan_latency", LATENCY_COLS, "keyspace_name, table_name", "", "" },
+    { "local_write_latency", LATENCY_COLS, "keyspace_name, table_name", "", "" },
+    { "max_partition_size", "keyspace_name text, table_name text, mebibytes bigint", "keyspace_name, table_name",
+      "", "" },
+    { "rows_per_read", HISTOGRAM_COLS, "keyspace_name, table_name", "", "" },
     { "settings", "name text, value text", "name", "", "current settings" },
-    { "coordinator_read_latency", "keyspace_name text, table_name text, count bigint, max_ms double, median_ms double, per_second double, p99th_ms double", "keyspace_name", "table_name", "coordinator read latency" },
-    { "coordinator_scan_latency", "keyspace_name text, table_name text, count bigint, max_ms double, median_ms double, per_second double, p99th_ms double", "keyspace_name", "table_name", "coordinator range scan latency" },
-    { "coordinator_write_latency", "keyspace_name text, table_name text, count bigint, max_ms double, median_ms double, per_second double, p99th_ms double", "keyspace_name", "table_name", "coordinator write latency" },
-    { "local_read_latency", "keyspace_name text, table_name text, count bigint, max_ms double, median_ms double, per_second double, p99th_ms double", "keyspace_name", "table_name", "local read latency" },
-    { "local_scan_latency", "keyspace_name text, table_name text, count bigint, max_ms double, median_ms double, per_second double, p99th_ms double", "keyspace_name", "table_name", "local range scan latency" },
-    { "local_write_latency", "keyspace_name text, table_name text, count bigint, max_ms double, median_ms double, per_second double, p99th_ms double", "keyspace_name", "table_name", "local write latency" },
-    { "disk_usage", "keyspace_name text, table_name text, mebibytes bigint", "keyspace_name", "table_name",
-      "disk usage" },
-    { "max_partition_size", "keyspace_name text, table_name text, max_partition_size bigint", "keyspace_name",
-      "table_name", "maximum partition size" },
     { "sstable_tasks",
       "keyspace_name text, table_name text, task_id timeuuid, completion_ratio double, kind text, "
       "progress bigint, sstables int, total bigint, unit text", "keyspace_name", "table_name, task_id",
@@ -232,6 +241,7 @@ static const sys_table_def views_tables[] = {
     { "thread_pools",
       "name text, active_tasks int, active_tasks_limit int, blocked_tasks bigint, blocked_tasks_all_time bigint, "
       "completed_tasks bigint, pending_tasks int", "name", "", "" },
+    { "tombstones_per_read", HISTOGRAM_COLS, "keyspace_name, table_name", "", "" },
 };
 
 /* ---------------------------------------------------------------- system_virtual_schema */
