@@ -316,6 +316,21 @@ static cql_session *session_with_ks(cql_session *s, const char *ks, cql_session 
 
 /* ---------------------------------------------------------------- QUERY */
 
+/* Begin / end the running request (system_views.queries): pointers only,
+ * the text is made when the table is read. */
+static void running_begin(cql_ctx *ctx, cql_run_kind kind, const cql_session *s, const cql_params *p)
+{
+    cql_running *run = &ctx->running;
+    memset(run, 0, sizeof *run);
+    run->kind = kind;
+    run->session = s;
+    run->params = p;
+    run->started_ns = cs_mono_ns();
+    run->created_ns = p && p->start_ns && p->start_ns <= run->started_ns ? p->start_ns : run->started_ns;
+}
+
+static void running_end(cql_ctx *ctx) { ctx->running.kind = CQL_RUN_NONE; }
+
 int cql_query(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen, const cql_params *p,
               cql_result *r, cs_error *e)
 {
@@ -326,7 +341,11 @@ int cql_query(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen, const cq
         return CS_EUSER;
     cql_session tmp;
     cql_session *es = session_with_ks(s, p ? p->keyspace : NULL, &tmp);
+    running_begin(ctx, CQL_RUN_QUERY, s, p);
+    ctx->running.query = q;
+    ctx->running.query_len = qlen;
     int rc = cql__run(ctx, es, st, p, false, r, e);
+    running_end(ctx);
     if (st->kind == STMT_USE && es != s && rc == 0)
         memcpy(s->keyspace, es->keyspace, strlen(es->keyspace) + 1);   /* tmp holds only the string */
     if (!cached)
@@ -363,7 +382,12 @@ int cql_execute(cql_ctx *ctx, cql_session *s, const uint8_t *id, size_t idlen,
     }
     cql_session tmp;
     cql_session *es = session_with_ks(s, ps->keyspace, &tmp);
-    return cql__run(ctx, es, ps->stmt, p, true, r, e);
+    running_begin(ctx, CQL_RUN_EXECUTE, s, p);
+    ctx->running.id = id;
+    ctx->running.id_len = idlen;
+    int rc = cql__run(ctx, es, ps->stmt, p, true, r, e);
+    running_end(ctx);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- BATCH */
@@ -452,7 +476,11 @@ int cql_batch(cql_ctx *ctx, cql_session *s, uint8_t type, const cql_batch_item *
                               "You must use conditional updates for serializable writes");
         else {
             ctx->requests++;
+            running_begin(ctx, CQL_RUN_BATCH, s, p);
+            ctx->running.items = items;
+            ctx->running.n_items = n_items;
             rc = cql_exec_batch(ctx, es, (ast_batch_kind)type, NULL, ents, n_items, &pp, r, e);
+            running_end(ctx);
         }
     }
     for (int i = 0; i < n_items; i++)

@@ -6,8 +6,9 @@
  *   variables that concern the node), clients, sstable_tasks, caches,
  *   thread_pools, system_virtual_schema.{keyspaces,tables,columns}
  *   (describing the virtual keyspaces), system_auth, and the attachment of
- *   every table's callback (the metric tables are in vtables_metrics.c; a
- *   table without a callback reads empty).  Owner: catalog.
+ *   every table's callback (the metric tables are in vtables_metrics.c,
+ *   gossip_info, queries and the cache keys in vtables_node.c; a table
+ *   without a callback reads empty).  Owner: catalog.
  * Each callback emits whole rows, one value per column in the table's
  * column order; the executor filters, orders and pages them.
  */
@@ -49,7 +50,7 @@ static int rows_local(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
     vset_text(&r, "rack", "rack1");
     vset_text(&r, "release_version", "4.1.8");
     vset_inet(&r, "rpc_address", ctx->cfg.listen_address);
-    vset_int(&r, "rpc_port", ctx->cfg.native_port ? ctx->cfg.native_port : 9042);
+    vset_int(&r, "rpc_port", ctx->native_port ? ctx->native_port : ctx->cfg.native_port ? ctx->cfg.native_port : 9042);
     uint8_t ver[16];
     sch_version(ctx->cat, ver);
     vset(&r, "schema_version", ver, 16);
@@ -583,6 +584,9 @@ void sch__vtables_attach(sch_catalog *c)
         { "system_views", "max_partition_size", cql__vt_max_partition_size },
         { "system_views", "cql_metrics", cql__vt_cql_metrics },
         { "system_views", "batch_metrics", cql__vt_batch_metrics },
+        { "system_views", "gossip_info", cql__vt_gossip_info },
+        { "system_views", "queries", cql__vt_queries },
+        { "system_views", "credentials_cache_keys", cql__vt_credentials_cache_keys },
         { "system_views", "clients", rows_clients },
         { "system_views", "sstable_tasks", rows_sstable_tasks },
         { "system_views", "thread_pools", rows_thread_pools },

@@ -1,7 +1,8 @@
 /*
  * vtables_int.h: shared by the files computing virtual table rows
  * (vtables.c: system.*, system_auth, system_views' node tables,
- * system_virtual_schema; vtables_metrics.c: the metric tables).  Owner:
+ * system_virtual_schema; vtables_metrics.c: the metric tables;
+ * vtables_node.c: gossip, running queries, auth cache keys).  Owner:
  * catalog.  Thread: the request loop, under the execution lock.
  *
  * Each rows callback (sch_vtable_rows_cb) builds whole rows with a vrow,
@@ -20,7 +21,7 @@
 
 typedef int (*emit_fn)(void *arg, const uint8_t **vals, const int32_t *lens);
 
-#define VROW_MAX_COLS 80
+#define VROW_MAX_COLS 80   /* gossip_info has 64 */
 
 /* One row under construction: values by column index, bytes in `store`. */
 typedef struct vrow {
@@ -89,5 +90,9 @@ int cql__vt_max_partition_size(cql_ctx *ctx, sch_table *t, emit_fn emit, void *a
 int cql__vt_cql_metrics(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg);
 int cql__vt_batch_metrics(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg);
 
+/* vtables_node.c: gossip_info, queries, the auth cache keys tables. */
+int cql__vt_gossip_info(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg);
+int cql__vt_queries(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg);
+int cql__vt_credentials_cache_keys(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg);
 
 #endif

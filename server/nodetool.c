@@ -667,31 +667,13 @@ static int do_compactionstats(srv *s, cs_buf *o)
  * (SimpleSnitch publishes none); TOKENS hidden as nodetool prints it. */
 static int do_gossipinfo(srv *s, cs_buf *o)
 {
-    cql_node_info ni;
-    cql_node_info_get(s->cql, &ni);
-    const char *host = listen_addr(s);
-    const char *rpc = native_addr(s);
-    char load[40], status[64];
-    java_double((double)node_sums_get(cql_ctx_catalog(s->cql)).load, load, sizeof load);
-    snprintf(status, sizeof status, "NORMAL,%lld", ni.n_tokens ? (long long)ni.tokens[0] : 0LL);
-    long long up = (long long)((cs_now_ms() - ni.started_ms) / 1000);
-    /* one version generator for the states and the heartbeat: the states
-     * take 1-19 at start, then the heartbeat one a second */
-    long long beat = 20 + up;
-    out_printf(o, "/%s\n  generation:%lld\n  heartbeat:%lld\n", host, (long long)(ni.started_ms / 1000), beat);
-    out_printf(o, "  STATUS:%d:%s\n", 16, status);
-    out_printf(o, "  LOAD:%lld:%s\n", 20 + up / 60 * 60, load);   /* republished every minute */
-    out_printf(o, "  SCHEMA:%d:%s\n", 12, ni.schema_version);
-    out_printf(o, "  DC:%d:datacenter1\n  RACK:%d:rack1\n", 8, 10);
-    out_printf(o, "  RELEASE_VERSION:%d:4.1.8\n", 5);
-    out_printf(o, "  RPC_ADDRESS:%d:%s\n", 4, rpc);
-    out_printf(o, "  NET_VERSION:%d:12\n", 1);
-    out_printf(o, "  HOST_ID:%d:%s\n", 2, ni.host_id);
-    out_printf(o, "  RPC_READY:%d:%s\n", 19, srv_native_running(s) ? "true" : "false");
-    out_printf(o, "  NATIVE_ADDRESS_AND_PORT:%d:%s:%d\n", 3, rpc, s->port);
-    out_printf(o, "  STATUS_WITH_PORT:%d:%s\n", 15, status);
-    out_printf(o, "  SSTABLE_VERSIONS:%d:big-nb\n", 6);
-    out_printf(o, "  TOKENS:%d:<hidden>\n\n", 14);
+    cql_gossip g;
+    cql_gossip_get(s->cql, &g);
+    out_printf(o, "/%s\n  generation:%d\n  heartbeat:%d\n", g.address, g.generation, g.heartbeat);
+    for (int i = 0; i < CQL_GOSSIP_STATES; i++)   /* FailureDetector.appendEndpointState */
+        if (g.version[i] && i != CQL_GOSSIP_TOKENS)
+            out_printf(o, "  %s:%d:%s\n", cql_gossip_state_name(i), g.version[i], g.value[i]);
+    out_printf(o, "  TOKENS:%d:<hidden>\n\n", g.version[CQL_GOSSIP_TOKENS]);
     return 200;
 }
 
