@@ -95,6 +95,7 @@ static void rescale(cql_hist *h, uint64_t now_ns)
     for (int i = 0; i < CQL_HIST_MAX_BUCKETS; i++)
         h->decaying[i] = (uint64_t)llround((double)h->decaying[i] / f);
     h->landmark_ns = now_ns;
+    h->weight = 0;
 }
 
 void cql_hist_init(cql_hist *h, cql_hist_kind kind, uint64_t now_ns)
@@ -110,7 +111,13 @@ void cql_hist_add(cql_hist *h, int64_t value, uint64_t now_ns)
     int n;
     const uint64_t *off = cql_hist_offsets((cql_hist_kind)h->kind, &n);
     int i = cql_hist_index(off, n, value);
-    h->decaying[i] += (uint64_t)llround(decay_weight(h, now_ns));
+    /* round(forwardDecayWeight(now)), the same for a whole second: kept */
+    uint64_t sec = now_ns > h->landmark_ns ? (now_ns - h->landmark_ns) / NS_PER_S : 0;
+    if (!h->weight || sec != h->weight_s) {
+        h->weight_s = sec;
+        h->weight = (uint64_t)llround(decay_weight(h, now_ns));
+    }
+    h->decaying[i] += h->weight;
     h->plain[i]++;
     h->count++;
 }
