@@ -1,6 +1,8 @@
 /*
  * admin.c: nodetool-style operations on tables (flush, compact), for the
- * admin endpoint (server/admin.c) and cassette-tool.  Owner: lead.
+ * admin endpoint (server/admin.c) and cassette-tool, and the node facts
+ * they print (node info, the native transport's address, gossip state).
+ * Owner: lead.
  * Semantics follow nodetool: no keyspace = every keyspace with storage; a
  * keyspace and no tables = every table of it; unknown names are errors
  * (checked before anything runs).  A table covers its index tables.
@@ -11,6 +13,8 @@
  */
 #include "cql/cql_int.h"
 #include "cql/index.h"   /* index hook (issue 5) */
+#include "cql/schema_int.h"
+#include "cql/types.h"
 #include "common/alloc.h"
 #include <stdio.h>
 #include <string.h>
@@ -150,4 +154,80 @@ void cql_node_info_get(cql_ctx *ctx, cql_node_info *out)
     out->tokens = ctx->tokens;
     out->n_tokens = ctx->n_tokens;
     out->started_ms = ctx->started_ms;
+}
+
+/* ---------------------------------------------------------------- native transport, gossip */
+
+void cql_native_set(cql_ctx *ctx, const char *addr, int port, bool (*running)(void *arg), void *arg)
+{
+    snprintf(ctx->native_addr, sizeof ctx->native_addr, "%s", addr ? addr : "");
+    ctx->native_port = port;
+    ctx->native_running = running;
+    ctx->native_arg = arg;
+}
+
+const char *cql_gossip_state_name(int ordinal)
+{
+    static const char *const names[CQL_GOSSIP_STATES] = {
+        "STATUS", "LOAD", "SCHEMA", "DC", "RACK", "RELEASE_VERSION", "REMOVAL_COORDINATOR", "INTERNAL_IP",
+        "RPC_ADDRESS", "X_11_PADDING", "SEVERITY", "NET_VERSION", "HOST_ID", "TOKENS", "RPC_READY",
+        "INTERNAL_ADDRESS_AND_PORT", "NATIVE_ADDRESS_AND_PORT", "STATUS_WITH_PORT", "SSTABLE_VERSIONS",
+        "DISK_USAGE", "X1", "X2", "X3", "X4", "X5", "X6", "X7", "X8", "X9", "X10",
+    };
+    return ordinal >= 0 && ordinal < CQL_GOSSIP_STATES ? names[ordinal] : "";
+}
+
+static void gossip_set(cql_gossip *g, int ordinal, int version, const char *value)
+{
+    g->version[ordinal] = version;
+    snprintf(g->value[ordinal], sizeof g->value[ordinal], "%s", value);
+}
+
+void cql_gossip_get(cql_ctx *ctx, cql_gossip *g)
+{
+    memset(g, 0, sizeof *g);
+    const char *listen = ctx->cfg.listen_address && *ctx->cfg.listen_address ? ctx->cfg.listen_address : "127.0.0.1";
+    const char *rpc = ctx->native_addr[0] ? ctx->native_addr : listen;
+    int port = ctx->native_port ? ctx->native_port : ctx->cfg.native_port ? ctx->cfg.native_port : 9042;
+    snprintf(g->address, sizeof g->address, "%s", listen);
+    g->port = 7000;
+    g->generation = (int)(ctx->started_ms / 1000);
+    long long up = (long long)((cs_now_ms() - ctx->started_ms) / 1000);
+    /* one version generator for the states and the heartbeat: the states
+     * take 1-19 at start, then the heartbeat one a second */
+    g->heartbeat = (int)(20 + up);
+    /* LOAD: StorageMetrics.load, the tables' bytes (as nodetool status) */
+    uint64_t load = 0;
+    for (int i = 0; i < sch_keyspace_count(ctx->cat); i++) {
+        sch_keyspace *k = sch_keyspace_at(ctx->cat, i);
+        for (int j = 0; !k->is_virtual && j < k->n_tables; j++) {
+            st_table_stats st;
+            if (k->tables[j]->st && !st_table_stats_get(k->tables[j]->st, &st))
+                load += st.sstable_bytes + st.memtable_bytes;
+        }
+    }
+    cs_buf b;
+    cs_buf_init(&b);
+    ctype_format_java_double((double)load, false, &b);
+    cs_buf_put_u8(&b, 0);
+    char status[64], v[96];
+    snprintf(status, sizeof status, "NORMAL,%lld", ctx->n_tokens ? (long long)ctx->tokens[0] : 0LL);
+    cql_node_info ni;
+    cql_node_info_get(ctx, &ni);
+    gossip_set(g, 0, 16, status);                                   /* STATUS */
+    gossip_set(g, 1, (int)(20 + up / 60 * 60), b.err ? "0.0" : (const char *)b.p);   /* LOAD, every minute */
+    gossip_set(g, 2, 12, ni.schema_version);                        /* SCHEMA */
+    gossip_set(g, 3, 8, "datacenter1");                             /* DC */
+    gossip_set(g, 4, 10, "rack1");                                  /* RACK */
+    gossip_set(g, 5, 5, "4.1.8");                                   /* RELEASE_VERSION */
+    gossip_set(g, 8, 4, rpc);                                       /* RPC_ADDRESS */
+    gossip_set(g, 11, 1, "12");                                     /* NET_VERSION */
+    gossip_set(g, 12, 2, ni.host_id);                               /* HOST_ID */
+    gossip_set(g, CQL_GOSSIP_TOKENS, 14, "");                       /* TOKENS */
+    gossip_set(g, 14, 19, !ctx->native_running || ctx->native_running(ctx->native_arg) ? "true" : "false");
+    snprintf(v, sizeof v, "%s:%d", rpc, port);
+    gossip_set(g, 16, 3, v);                                        /* NATIVE_ADDRESS_AND_PORT */
+    gossip_set(g, 17, 15, status);                                  /* STATUS_WITH_PORT */
+    gossip_set(g, 18, 6, "big-nb");                                 /* SSTABLE_VERSIONS */
+    cs_buf_destroy(&b);
 }

@@ -29,6 +29,23 @@ typedef struct cql_tcache_ent {
 } cql_tcache_ent;
 #define CQL_TCACHE_SIZE 64
 
+/* The request executing now, for system_views.queries: set by cql_query,
+ * cql_execute and cql_batch for the call's duration (one at a time: the
+ * execution lock); every pointer borrowed from the request for that long. */
+typedef enum { CQL_RUN_NONE, CQL_RUN_QUERY, CQL_RUN_EXECUTE, CQL_RUN_BATCH } cql_run_kind;
+typedef struct cql_running {
+    cql_run_kind kind;
+    const cql_session *session;
+    const char *query; size_t query_len;          /* QUERY */
+    const uint8_t *id; size_t id_len;             /* EXECUTE */
+    const cql_batch_item *items; int n_items;     /* BATCH */
+    const cql_params *params;                     /* may be NULL */
+    uint64_t created_ns, started_ns;              /* arrival (params->start_ns) and execution start */
+} cql_running;
+
+/* A protocol consistency code's name (ConsistencyLevel): "ONE", ... */
+const char *cql__consistency_name(int cl);
+
 struct cql_ctx {
     st_engine *eng;
     cql_config cfg;
@@ -47,6 +64,11 @@ struct cql_ctx {
     st_mutation *spare_mut;           /* an emptied mutation for the next write (exec_batch.c) */
     void *sel_memo;                   /* SELECT column list memo (select_sel.c), lazily created */
     struct cql_roles *roles;          /* role store (roles.c; catalog) */
+    cql_running running;              /* the request executing (exec.c) */
+    char native_addr[64];             /* cql_native_set (admin.c): where clients connect */
+    int native_port;
+    bool (*native_running)(void *arg);   /* NULL: running */
+    void *native_arg;
 };
 
 /* Free ctx->sel_memo (select_sel.c; called by cql_exec_ctx_destroy). */

@@ -226,7 +226,7 @@ cql_stmt_memo *cql__stmt_memo_new(cql_ctx *ctx, const cql_stmt *cst, const sch_t
 /* Per-table request latency for nodetool and system_views (cql/metrics.c):
  * SELECT counts as a read (a range scan when no partition key is given),
  * INSERT/UPDATE/DELETE as a write; a BATCH counts once per statement. */
-static void record_latency(cql_ctx *ctx, cql_session *s, const cql_stmt *st, uint64_t us)
+static void record_latency(cql_ctx *ctx, cql_session *s, const cql_stmt *st, uint64_t us, uint64_t now_ns)
 {
     const ast_qname *qn = NULL;
     int kind = 1;
@@ -237,7 +237,7 @@ static void record_latency(cql_ctx *ctx, cql_session *s, const cql_stmt *st, uin
     case STMT_DELETE: qn = &st->u.del.table; break;
     case STMT_BATCH:
         for (int i = 0; i < st->u.batch.n_stmts; i++)
-            record_latency(ctx, s, st->u.batch.stmts[i], us);
+            record_latency(ctx, s, st->u.batch.stmts[i], us, now_ns);
         return;
     default: return;
     }
@@ -249,11 +249,13 @@ static void record_latency(cql_ctx *ctx, cql_session *s, const cql_stmt *st, uin
     if (!t)
         t = cql__table_cached(ctx, qn, s->keyspace, NULL);
     if (t)
-        cql_metrics_record(ctx, t, kind, us, NULL, 0);
+        cql_metrics_record(ctx, t, kind, us, now_ns, NULL, 0);
 }
 
-/* Execute st with the request's values (names resolved here). */
-int cql__run(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p, cql_result *r,
+/* Execute st with the request's values (names resolved here); prepared:
+ * an EXECUTE (else a QUERY), counted as CQLMetrics counts them once the
+ * values are bound. */
+int cql__run(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p, bool prepared, cql_result *r,
              cs_error *e)
 {
     cql_params pp;
@@ -270,6 +272,7 @@ int cql__run(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p, cq
     cql_value *vals = NULL;
     int rc = cql__resolve_values(st, pp.values, pp.n_values, pp.names, pp.name_lens, &a, &vals, e);
     if (rc == 0) {
+        cql_metrics_statement(ctx, prepared);
         pp.values = vals;
         pp.n_values = st->n_binds;
         pp.names = NULL;
@@ -278,7 +281,7 @@ int cql__run(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p, cq
         rc = dispatch(ctx, s, st, &pp, r, e);
         if (rc == 0) {
             r->end_ns = cs_mono_ns();   /* the server reuses it (one clock read) */
-            record_latency(ctx, s, st, (r->end_ns - t0) / 1000);
+            record_latency(ctx, s, st, (r->end_ns - t0) / 1000, r->end_ns);
         }
     }
     cs_arena_destroy(&a);
@@ -313,6 +316,21 @@ static cql_session *session_with_ks(cql_session *s, const char *ks, cql_session 
 
 /* ---------------------------------------------------------------- QUERY */
 
+/* Begin / end the running request (system_views.queries): pointers only,
+ * the text is made when the table is read. */
+static void running_begin(cql_ctx *ctx, cql_run_kind kind, const cql_session *s, const cql_params *p)
+{
+    cql_running *run = &ctx->running;
+    memset(run, 0, sizeof *run);
+    run->kind = kind;
+    run->session = s;
+    run->params = p;
+    run->started_ns = cs_mono_ns();
+    run->created_ns = p && p->start_ns && p->start_ns <= run->started_ns ? p->start_ns : run->started_ns;
+}
+
+static void running_end(cql_ctx *ctx) { ctx->running.kind = CQL_RUN_NONE; }
+
 int cql_query(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen, const cql_params *p,
               cql_result *r, cs_error *e)
 {
@@ -323,7 +341,11 @@ int cql_query(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen, const cq
         return CS_EUSER;
     cql_session tmp;
     cql_session *es = session_with_ks(s, p ? p->keyspace : NULL, &tmp);
-    int rc = cql__run(ctx, es, st, p, r, e);
+    running_begin(ctx, CQL_RUN_QUERY, s, p);
+    ctx->running.query = q;
+    ctx->running.query_len = qlen;
+    int rc = cql__run(ctx, es, st, p, false, r, e);
+    running_end(ctx);
     if (st->kind == STMT_USE && es != s && rc == 0)
         memcpy(s->keyspace, es->keyspace, strlen(es->keyspace) + 1);   /* tmp holds only the string */
     if (!cached)
@@ -360,7 +382,12 @@ int cql_execute(cql_ctx *ctx, cql_session *s, const uint8_t *id, size_t idlen,
     }
     cql_session tmp;
     cql_session *es = session_with_ks(s, ps->keyspace, &tmp);
-    return cql__run(ctx, es, ps->stmt, p, r, e);
+    running_begin(ctx, CQL_RUN_EXECUTE, s, p);
+    ctx->running.id = id;
+    ctx->running.id_len = idlen;
+    int rc = cql__run(ctx, es, ps->stmt, p, true, r, e);
+    running_end(ctx);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- BATCH */
@@ -449,7 +476,11 @@ int cql_batch(cql_ctx *ctx, cql_session *s, uint8_t type, const cql_batch_item *
                               "You must use conditional updates for serializable writes");
         else {
             ctx->requests++;
+            running_begin(ctx, CQL_RUN_BATCH, s, p);
+            ctx->running.items = items;
+            ctx->running.n_items = n_items;
             rc = cql_exec_batch(ctx, es, (ast_batch_kind)type, NULL, ents, n_items, &pp, r, e);
+            running_end(ctx);
         }
     }
     for (int i = 0; i < n_items; i++)

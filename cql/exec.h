@@ -57,6 +57,7 @@ typedef struct cql_session {
     char client_addr[64];              /* for system_views.clients */
     char driver_name[64], driver_version[32];
     char user[256];                    /* the role logged in (PasswordAuthenticator); "" = anonymous */
+    int loop_index;                    /* request loop serving it, 0 = the main one (system_views.queries) */
     void *server_conn;                 /* opaque back-pointer for the server */
 } cql_session;
 
@@ -181,5 +182,29 @@ typedef struct cql_node_info {
     int64_t started_ms;
 } cql_node_info;
 void cql_node_info_get(cql_ctx *ctx, cql_node_info *out);
+
+/* The server tells the CQL layer where the native transport listens and
+ * how to ask whether it is running (system.local, gossip_info); running is
+ * called on a request loop, arg borrowed for the context's life.  Until
+ * then: the configured address and port, running. */
+void cql_native_set(cql_ctx *ctx, const char *addr, int port, bool (*running)(void *arg), void *arg);
+
+/* This node's gossip state (its Gossiper EndpointState), as nodetool
+ * gossipinfo and system_views.gossip_info show it: the states a single
+ * node publishes, by ApplicationState ordinal, their versions drawn from
+ * one generator (1-20 at start, then one a second for the heartbeat; LOAD
+ * republished every minute). */
+#define CQL_GOSSIP_STATES 30                        /* ApplicationState values (4.1) */
+#define CQL_GOSSIP_TOKENS 13                        /* TOKENS: a version, no value shown */
+typedef struct cql_gossip {
+    char address[64];                               /* listen address */
+    int port;                                       /* storage port: 7000 */
+    int generation, heartbeat;
+    int version[CQL_GOSSIP_STATES];                 /* 0: the state is not published */
+    char value[CQL_GOSSIP_STATES][96];
+} cql_gossip;
+void cql_gossip_get(cql_ctx *ctx, cql_gossip *out);
+/* ApplicationState's name for an ordinal ("STATUS", "LOAD", ...). */
+const char *cql_gossip_state_name(int ordinal);
 
 #endif

@@ -388,6 +388,10 @@ int cql__exec_writes(cql_ctx *ctx, cql_session *s, int kind, const ast_using *us
                 goto out;
         if (kind >= 0 && !lwt && batch_thresholds(ctx, kind, &b, r, e) < 0)
             goto out;
+        /* BatchStatement.updatePartitionsPerBatchMetrics: the batch's
+         * mutations (one per keyspace and key), conditional batches not */
+        if (kind >= 0 && !lwt && b.n_parts)
+            cql_metrics_batch(ctx, kind, distinct_keys(&b, true));
         if (cql__wbatch_commit(&b, r, e) < 0)
             goto out;
     }

@@ -331,7 +331,7 @@ int cql__select_metadata(cql_ctx *ctx, cql_session *s, cql_stmt *st, cs_buf *out
 int cql__resolve_values(const cql_stmt *st, const cql_value *vals, int n_vals,
                         const char *const *names, const size_t *name_lens, cs_arena *a,
                         cql_value **out, cs_error *e);
-int cql__run(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p, cql_result *r,
+int cql__run(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p, bool prepared, cql_result *r,
              cs_error *e);
 const ast_qname *cql__stmt_table(const cql_stmt *st);
 
@@ -347,6 +347,8 @@ cql_stmt *cql__stmt_cache_get(cql_ctx *ctx, const char *q, size_t qlen, bool *ca
                               cs_error *e);
 void cql__stmt_cache_trim(cql_ctx *ctx);
 cql_prepared *cql__prepared_find(cql_ctx *ctx, const uint8_t *id, size_t idlen);
+/* Statements in the prepared cache (CQLMetrics' PreparedStatementsCount). */
+int cql__prepared_count(cql_ctx *ctx);
 int cql__prepare(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen, cql_result *r,
                  cs_error *e);
 /* Evict prepared statements a schema change invalidates (altered or dropped

@@ -1,8 +1,9 @@
 /*
- * metrics.c: per-table request metrics and the toppartitions sampler (see
- * metrics.h).  Tables are found by id in a small open-addressing map hung
- * off the context; the sampler counts partition keys in two maps (reads,
- * writes) while it is on.
+ * metrics.c: per-table request metrics, the node-wide CQL and batch
+ * metrics, and the toppartitions sampler (see metrics.h).  Tables are found
+ * by id in a small open-addressing map of entries hung off the context;
+ * the sampler counts partition keys in two maps (reads, writes) while it
+ * is on.
  */
 #include "cql/metrics.h"
 #include "common/alloc.h"
@@ -16,65 +17,13 @@
 typedef struct top_map { cql_top_entry *e; uint64_t *h; size_t cap, n; } top_map;
 
 typedef struct metrics {
-    cql_table_metrics *tables; size_t cap, n;
+    cql_table_metrics **tables; size_t cap, n;   /* open addressing by id; entries never move */
     cql_table_metrics *last;           /* the entry find() recorded into last (a SELECT records
-                                          twice, a workload mostly one table); NULL after a rehash */
+                                          twice, a workload mostly one table) */
+    cql_node_metrics *node;            /* made on first use */
     bool sampling; uint8_t sample_id[16];
     top_map reads, writes;
 } metrics;
-
-static uint64_t offsets[CQL_LAT_BUCKETS];
-
-const uint64_t *cql_latency_offsets(void)
-{
-    if (!offsets[0]) {
-        /* 1, 2, 3, ... then each ~1.2x the last, rounded up (EstimatedHistogram) */
-        uint64_t last = 1;
-        offsets[0] = 1;
-        for (int i = 1; i < CQL_LAT_BUCKETS; i++) {
-            uint64_t next = (uint64_t)((double)last * 1.2);
-            if (next == last)
-                next++;
-            offsets[i] = last = next;
-        }
-    }
-    return offsets;
-}
-
-double cql_latency_pct(const cql_latency *l, double p)
-{
-    if (!l->count)
-        return 0;
-    const uint64_t *off = cql_latency_offsets();
-    uint64_t want = (uint64_t)((double)l->count * p / 100.0 + 0.999999), seen = 0;
-    if (want == 0)
-        want = 1;
-    for (int i = 0; i < CQL_LAT_BUCKETS; i++) {
-        seen += l->buckets[i];
-        if (seen >= want)
-            return (double)off[i];
-    }
-    return (double)l->max_us;
-}
-
-double cql_count_pct(const cql_latency *l, double p)
-{
-    if (!l->count)
-        return 0;
-    uint64_t want = (uint64_t)((double)l->count * p / 100.0 + 0.999999);
-    if (want == 0)
-        want = 1;
-    if (l->zeros >= want)
-        return 0;
-    const uint64_t *off = cql_latency_offsets();
-    uint64_t seen = l->zeros;
-    for (int i = 0; i < CQL_LAT_BUCKETS; i++) {
-        seen += l->buckets[i];
-        if (seen >= want)
-            return (double)off[i];
-    }
-    return (double)l->max_us;
-}
 
 static metrics *M(cql_ctx *ctx)
 {
@@ -94,60 +43,100 @@ static size_t id_hash(const uint8_t id[16])
     return (size_t)(h ^ (h >> 31));
 }
 
+void cql_table_metrics_init(cql_table_metrics *tm, const uint8_t id[16], uint64_t now_ns)
+{
+    memcpy(tm->id, id, 16);
+    cql_timer *tt[] = { &tm->reads, &tm->writes, &tm->scans };
+    for (size_t i = 0; i < CS_ARRAY_LEN(tt); i++) {
+        cql_hist_init(&tt[i]->h, CQL_HIST_TIMER, now_ns);
+        cql_meter_init(&tt[i]->m, now_ns);
+        tt[i]->total_us = 0;
+    }
+    cql_hist_init(&tm->sstables_per_read, CQL_HIST_COUNT0, now_ns);
+    cql_hist_init(&tm->tombstones, CQL_HIST_COUNT, now_ns);
+    cql_hist_init(&tm->live, CQL_HIST_COUNT, now_ns);
+}
+
+/* A new table's metrics: every histogram's decay landmark is now, as a
+ * Cassandra table's metrics start when the table is opened. */
+static cql_table_metrics *table_new(const uint8_t id[16])
+{
+    cql_table_metrics *tm = cs_malloc(sizeof *tm);
+    if (tm)
+        cql_table_metrics_init(tm, id, cs_mono_ns());
+    return tm;
+}
+
 /* The entry of table id, made when create (request loop only: creating
  * callers also keep m->last, the one-entry cache in front of the probe). */
 static cql_table_metrics *find(metrics *m, const uint8_t id[16], bool create)
 {
-    if (create && m->last && !memcmp(m->last->id, id, 16))
+    if (m->last && !memcmp(m->last->id, id, 16))
         return m->last;
     if (create && (m->n + 1) * 2 > m->cap) {
         size_t nc = m->cap ? m->cap * 2 : 64;
-        cql_table_metrics *nt = cs_calloc(nc, sizeof(*nt));
+        cql_table_metrics **nt = cs_calloc(nc, sizeof(*nt));
         if (!nt)
             return NULL;
         for (size_t i = 0; i < m->cap; i++) {
-            if (!m->tables[i].reads.count && !m->tables[i].writes.count && !m->tables[i].scans.count &&
-                !memcmp(m->tables[i].id, (uint8_t[16]){ 0 }, 16))
+            if (!m->tables[i])
                 continue;
-            size_t j = id_hash(m->tables[i].id) & (nc - 1);
-            while (memcmp(nt[j].id, (uint8_t[16]){ 0 }, 16))
+            size_t j = id_hash(m->tables[i]->id) & (nc - 1);
+            while (nt[j])
                 j = (j + 1) & (nc - 1);
             nt[j] = m->tables[i];
         }
         cs_free(m->tables);
         m->tables = nt;
         m->cap = nc;
-        m->last = NULL;
     }
     if (!m->cap)
         return NULL;
     size_t j = id_hash(id) & (m->cap - 1);
-    while (memcmp(m->tables[j].id, (uint8_t[16]){ 0 }, 16)) {
-        if (!memcmp(m->tables[j].id, id, 16))
-            return create ? (m->last = &m->tables[j]) : &m->tables[j];
+    while (m->tables[j]) {
+        if (!memcmp(m->tables[j]->id, id, 16))
+            return create ? (m->last = m->tables[j]) : m->tables[j];
         j = (j + 1) & (m->cap - 1);
     }
-    if (!create)
+    if (!create || !(m->tables[j] = table_new(id)))
         return NULL;
-    memcpy(m->tables[j].id, id, 16);
     m->n++;
-    return m->last = &m->tables[j];
+    return m->last = m->tables[j];
 }
 
-static void lat_add(cql_latency *l, uint64_t us)
+/* ---------------------------------------------------------------- node-wide */
+
+cql_node_metrics *cql_node_metrics_get(cql_ctx *ctx)
 {
-    const uint64_t *off = cql_latency_offsets();
-    int lo = 0, hi = CQL_LAT_BUCKETS - 1;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (off[mid] < us) lo = mid + 1; else hi = mid;
+    metrics *m = M(ctx);
+    if (m && !m->node && (m->node = cs_calloc(1, sizeof *m->node))) {
+        uint64_t now = cs_mono_ns();
+        cql_hist_init(&m->node->batch_logged, CQL_HIST_COUNT, now);
+        cql_hist_init(&m->node->batch_unlogged, CQL_HIST_COUNT, now);
+        cql_hist_init(&m->node->batch_counter, CQL_HIST_COUNT, now);
     }
-    l->buckets[lo]++;
-    l->count++;
-    l->total_us += us;
-    if (us > l->max_us)
-        l->max_us = us;
+    return m ? m->node : NULL;
 }
+
+void cql_metrics_statement(cql_ctx *ctx, bool prepared)
+{
+    cql_node_metrics *n = cql_node_metrics_get(ctx);
+    if (n)
+        ++*(prepared ? &n->prepared_executed : &n->regular_executed);
+}
+
+void cql_metrics_batch(cql_ctx *ctx, int kind, int partitions)
+{
+    cql_node_metrics *n = cql_node_metrics_get(ctx);
+    if (n)
+        cql_hist_add(kind == 0 ? &n->batch_logged : kind == 2 ? &n->batch_counter : &n->batch_unlogged,
+                     partitions, cs_mono_ns());
+}
+
+void cql_timer_snapshot(cql_timer *t, cql_hist_snap *s) { cql_hist_snapshot(&t->h, cs_mono_ns(), s); }
+void cql_histogram_snapshot(cql_hist *h, cql_hist_snap *s) { cql_hist_snapshot(h, cs_mono_ns(), s); }
+
+/* ---------------------------------------------------------------- per table */
 
 static void top_add(top_map *t, const uint8_t *pk, size_t n)
 {
@@ -186,8 +175,8 @@ static void top_add(top_map *t, const uint8_t *pk, size_t n)
     t->e[j].count++;
 }
 
-void cql_metrics_record(cql_ctx *ctx, const sch_table *t, int kind, uint64_t micros, const uint8_t *pk,
-                        size_t pk_len)
+void cql_metrics_record(cql_ctx *ctx, const sch_table *t, int kind, uint64_t micros, uint64_t now_ns,
+                        const uint8_t *pk, size_t pk_len)
 {
     metrics *m = M(ctx);
     if (!m || !t)
@@ -195,7 +184,11 @@ void cql_metrics_record(cql_ctx *ctx, const sch_table *t, int kind, uint64_t mic
     cql_table_metrics *tm = find(m, t->id, true);
     if (!tm)
         return;
-    lat_add(kind == 1 ? &tm->writes : kind == 2 ? &tm->scans : &tm->reads, micros);
+    /* LatencyMetrics.addNano: the Timer (µs, truncated) and the total */
+    cql_timer *tt = kind == 1 ? &tm->writes : kind == 2 ? &tm->scans : &tm->reads;
+    cql_hist_add(&tt->h, (int64_t)micros, now_ns);
+    cql_meter_mark(&tt->m, 1, now_ns);
+    tt->total_us += micros;
     if (m->sampling && pk && !memcmp(m->sample_id, t->id, 16))
         top_add(kind == 1 ? &m->writes : &m->reads, pk, pk_len);
 }
@@ -207,6 +200,9 @@ void cql_metrics_sample(cql_ctx *ctx, const sch_table *t, bool write, const uint
         top_add(write ? &m->writes : &m->reads, pk, pk_len);
 }
 
+/* ReadCommand's metric recording when a read closes: the tombstones and
+ * live rows it scanned, and for a single partition the sstables it
+ * merged (SinglePartitionReadCommand: updateSSTableIterated). */
 void cql_metrics_record_read_stats(cql_ctx *ctx, const sch_table *t, uint64_t rows, uint64_t tombstones,
                                    int64_t sstables)
 {
@@ -214,47 +210,11 @@ void cql_metrics_record_read_stats(cql_ctx *ctx, const sch_table *t, uint64_t ro
     cql_table_metrics *tm = m && t ? find(m, t->id, true) : NULL;
     if (!tm)
         return;
-    tm->rows_read += rows;
-    tm->tombstones_scanned += tombstones;
-    if (sstables == 0) {
-        tm->sstables_per_read.zeros++;
-        tm->sstables_per_read.count++;
-    } else if (sstables > 0) {
-        lat_add(&tm->sstables_per_read, (uint64_t)sstables);
-    }
-    int64_t minute = cs_now_coarse_ms() / 60000;   /* per SELECT: the cheap clock */
-    cql_slice_minute *sm = &tm->slices[minute % 5];
-    if (sm->minute != minute)
-        *sm = (cql_slice_minute){ .minute = minute };
-    sm->reads++;
-    sm->rows += rows;
-    sm->tombstones += tombstones;
-    if (rows > sm->rows_max)
-        sm->rows_max = rows;
-    if (tombstones > sm->tombstones_max)
-        sm->tombstones_max = tombstones;
-}
-
-void cql_metrics_slices(const cql_table_metrics *tm, int64_t now_ms, double *avg_rows, uint64_t *max_rows,
-                        double *avg_tombstones, uint64_t *max_tombstones)
-{
-    uint64_t reads = 0, rows = 0, tombs = 0;
-    *max_rows = *max_tombstones = 0;
-    int64_t now = now_ms / 60000;
-    for (int i = 0; tm && i < 5; i++) {
-        const cql_slice_minute *sm = &tm->slices[i];
-        if (!sm->reads || sm->minute <= now - 5 || sm->minute > now)
-            continue;
-        reads += sm->reads;
-        rows += sm->rows;
-        tombs += sm->tombstones;
-        if (sm->rows_max > *max_rows)
-            *max_rows = sm->rows_max;
-        if (sm->tombstones_max > *max_tombstones)
-            *max_tombstones = sm->tombstones_max;
-    }
-    *avg_rows = reads ? (double)rows / (double)reads : 0.0 / 0.0;
-    *avg_tombstones = reads ? (double)tombs / (double)reads : 0.0 / 0.0;
+    uint64_t now = cs_mono_ns();
+    cql_hist_add(&tm->tombstones, (int64_t)tombstones, now);
+    cql_hist_add(&tm->live, (int64_t)rows, now);
+    if (sstables >= 0)
+        cql_hist_add(&tm->sstables_per_read, sstables, now);
 }
 
 int cql_thread_pools(cql_ctx *ctx, bool in_request, cql_pool *out, int max)
@@ -263,9 +223,11 @@ int cql_thread_pools(cql_ctx *ctx, bool in_request, cql_pool *out, int max)
     st_engine_stats_get(ctx->eng, &es);
     uint64_t reads = 0, writes = 0;
     metrics *m = ctx->metrics;
-    for (size_t i = 0; m && i < m->cap; i++) {   /* empty slots count zero */
-        reads += m->tables[i].reads.count + m->tables[i].scans.count;
-        writes += m->tables[i].writes.count;
+    for (size_t i = 0; m && i < m->cap; i++) {
+        if (!m->tables[i])
+            continue;
+        reads += m->tables[i]->reads.h.count + m->tables[i]->scans.h.count;
+        writes += m->tables[i]->writes.h.count;
     }
     cql_pool p[5] = {
         { "CompactionExecutor", es.compactions_running, es.compaction_threads, (int)es.compactions_pending,
@@ -281,7 +243,7 @@ int cql_thread_pools(cql_ctx *ctx, bool in_request, cql_pool *out, int max)
     return n;
 }
 
-const cql_table_metrics *cql_metrics_get(cql_ctx *ctx, const uint8_t id[16])
+cql_table_metrics *cql_metrics_get(cql_ctx *ctx, const uint8_t id[16])
 {
     metrics *m = ctx->metrics;
     return m ? find(m, id, false) : NULL;
@@ -351,7 +313,10 @@ void cql_metrics_free(cql_ctx *ctx)
         return;
     top_clear(&m->reads);
     top_clear(&m->writes);
+    for (size_t i = 0; i < m->cap; i++)
+        cs_free(m->tables[i]);
     cs_free(m->tables);
+    cs_free(m->node);
     cs_free(m);
     ctx->metrics = NULL;
 }

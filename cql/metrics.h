@@ -4,9 +4,10 @@
  * Owner: cql/metrics.c.  Thread: the request loop (like all of cql/); the
  * admin endpoint reads them on the same loop.
  *
- * Latencies use Cassandra's EstimatedHistogram bucket offsets (each bucket
- * ~1.2x the previous, in microseconds), so tablehistograms prints the same
- * bucket boundaries nodetool does.
+ * The histograms are Cassandra 4.1's (cql/hist.h): latencies in
+ * microseconds in a decaying reservoir of 127 buckets, counts in 164, so
+ * nodetool and system_views print the bucket offsets, decayed percentiles
+ * and maxima Cassandra's formulas give for the same samples.
  */
 #ifndef CS_CQL_METRICS_H
 #define CS_CQL_METRICS_H
@@ -15,52 +16,55 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cql/hist.h"
+
 typedef struct cql_ctx cql_ctx;
 typedef struct sch_table sch_table;
 
-#define CQL_LAT_BUCKETS 90
-
-typedef struct cql_latency {
-    uint64_t count;
+/* A latency metric (LatencyMetrics): its Timer (histogram of µs and the
+ * five-minute meter) and the *TotalLatency counter (µs summed). */
+typedef struct cql_timer {
+    cql_hist h;                       /* CQL_HIST_TIMER; h.count is the Timer's count */
+    cql_meter m;                      /* per_second: getFiveMinuteRate */
     uint64_t total_us;
-    uint64_t max_us;
-    uint64_t buckets[CQL_LAT_BUCKETS];
-    uint64_t zeros;                   /* values of 0 in a count histogram (cql_count_pct) */
-} cql_latency;
-
-/* One minute of SELECTs on a table: live rows and tombstones each read
- * scanned (what Cassandra's LiveScannedHistogram and
- * TombstoneScannedHistogram record per read command). */
-typedef struct cql_slice_minute {
-    int64_t minute;                   /* wall clock minutes; slot reused after 5 */
-    uint64_t reads, rows, rows_max, tombstones, tombstones_max;
-} cql_slice_minute;
+} cql_timer;
 
 typedef struct cql_table_metrics {
     uint8_t id[16];
-    cql_latency reads, writes, scans;
-    uint64_t tombstones_scanned, rows_read;
-    cql_slice_minute slices[5];       /* the last five minutes, by minute % 5 */
-    cql_latency sstables_per_read;    /* single-partition SELECTs: sstables consulted (a count, zeros kept) */
+    cql_timer reads, writes, scans;   /* ReadLatency, WriteLatency, RangeLatency */
+    cql_hist sstables_per_read;       /* SSTablesPerReadHistogram: single-partition SELECTs (zeros kept) */
+    cql_hist tombstones;              /* TombstoneScannedHistogram: per SELECT */
+    cql_hist live;                    /* LiveScannedHistogram: live rows per SELECT */
 } cql_table_metrics;
 
-/* tablestats' "... per slice (last five minutes)": mean and max live rows
- * and tombstones per read over the five minutes before now_ms (means NaN,
- * maxima 0 without a read, as Cassandra prints them). */
-void cql_metrics_slices(const cql_table_metrics *tm, int64_t now_ms, double *avg_rows, uint64_t *max_rows,
-                        double *avg_tombstones, uint64_t *max_tombstones);
+/* Empty metrics of table id whose histograms start decaying at now_ns
+ * (what a table without requests reads as). */
+void cql_table_metrics_init(cql_table_metrics *tm, const uint8_t id[16], uint64_t now_ns);
 
-/* Bucket upper bounds in microseconds (Cassandra's EstimatedHistogram). */
-const uint64_t *cql_latency_offsets(void);
-/* Value at percentile p (0..100) of a latency histogram, in microseconds. */
-double cql_latency_pct(const cql_latency *l, double p);
-/* The same for a count histogram whose zeros are kept apart (Cassandra's
- * histograms that "consider zeroes", such as SSTablesPerReadHistogram). */
-double cql_count_pct(const cql_latency *l, double p);
+/* Node-wide CQL statement and batch metrics (CQLMetrics, BatchMetrics). */
+typedef struct cql_node_metrics {
+    uint64_t regular_executed;        /* QUERY messages whose statement parsed and bound */
+    uint64_t prepared_executed;       /* EXECUTE messages of a known statement, bound */
+    uint64_t prepared_evicted;        /* prepared statements dropped for room */
+    cql_hist batch_logged, batch_unlogged, batch_counter;   /* partitions per batch (CQL_HIST_COUNT) */
+} cql_node_metrics;
 
-/* Record one request on a table.  kind: 0 read, 1 write, 2 range scan.
- * pk/pk_len: the partition touched (for toppartitions), may be NULL. */
-void cql_metrics_record(cql_ctx *ctx, const sch_table *t, int kind, uint64_t micros,
+/* The node-wide metrics (made on first use; NULL without memory). */
+cql_node_metrics *cql_node_metrics_get(cql_ctx *ctx);
+/* A QUERY (prepared false) or EXECUTE (true) about to run its statement. */
+void cql_metrics_statement(cql_ctx *ctx, bool prepared);
+/* A batch that wrote `partitions` partition mutations; kind as ast_batch_kind
+ * (0 logged, 1 unlogged, 2 counter). */
+void cql_metrics_batch(cql_ctx *ctx, int kind, int partitions);
+
+/* Snapshots (the decayed weights now) of a timer or histogram. */
+void cql_timer_snapshot(cql_timer *t, cql_hist_snap *s);
+void cql_histogram_snapshot(cql_hist *h, cql_hist_snap *s);
+
+/* Record one request on a table, ended at now_ns (cs_mono_ns).  kind: 0
+ * read, 1 write, 2 range scan.  pk/pk_len: the partition touched (for
+ * toppartitions), may be NULL. */
+void cql_metrics_record(cql_ctx *ctx, const sch_table *t, int kind, uint64_t micros, uint64_t now_ns,
                         const uint8_t *pk, size_t pk_len);
 /* Count one touch of partition pk for toppartitions (no-op unless sampling). */
 void cql_metrics_sample(cql_ctx *ctx, const sch_table *t, bool write, const uint8_t *pk, size_t pk_len);
@@ -68,8 +72,9 @@ void cql_metrics_sample(cql_ctx *ctx, const sch_table *t, bool write, const uint
  * sstables it consulted when it read a single partition (else -1). */
 void cql_metrics_record_read_stats(cql_ctx *ctx, const sch_table *t, uint64_t rows, uint64_t tombstones,
                                    int64_t sstables);
-/* Metrics of a table; NULL if it has seen no request. */
-const cql_table_metrics *cql_metrics_get(cql_ctx *ctx, const uint8_t id[16]);
+/* Metrics of a table; NULL if it has seen no request.  Owned by the
+ * context until cql_metrics_free (not const: snapshots rescale them). */
+cql_table_metrics *cql_metrics_get(cql_ctx *ctx, const uint8_t id[16]);
 
 /* toppartitions: sample partitions touched on one table for a while. */
 typedef struct cql_top_entry { uint8_t *pk; size_t pk_len; uint64_t count; } cql_top_entry;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cql/exec_int.h"
+#include "cql/metrics.h"
 #include "common/alloc.h"
 #include "common/hash.h"
 
@@ -137,6 +138,8 @@ cql_prepared *cql__prepared_find(cql_ctx *ctx, const uint8_t *id, size_t idlen)
             return &it->p;
     return NULL;
 }
+
+int cql__prepared_count(cql_ctx *ctx) { return ctx->prepared ? ctx->prepared->n : 0; }
 
 static void prep_unlink(cql_prepared_cache *c, prep_ent *pe)
 {
@@ -311,8 +314,12 @@ int cql__prepare(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen, cql_r
     cql_prepared_cache *c = ctx->prepared;
     cql_prepared *old = c ? cql__prepared_find(ctx, id, 16) : NULL;
     if (c && !old) {
-        while (c->n >= PREP_CACHE_MAX && c->oldest)
-            prep_unlink(c, c->oldest);
+        while (c->n >= PREP_CACHE_MAX && c->oldest) {
+            prep_unlink(c, c->oldest);   /* evicted for room (a schema change's removals are not) */
+            cql_node_metrics *nm = cql_node_metrics_get(ctx);
+            if (nm)
+                nm->prepared_evicted++;
+        }
         prep_ent *pe = cs_calloc(1, sizeof(*pe));
         if (pe) {
             memcpy(pe->p.id, id, 16);

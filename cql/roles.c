@@ -55,6 +55,8 @@ struct cql_roles {
     role *v; int n, cap;
     perm_ent *pv; int pn, pcap;        /* sorted by (role, resource) */
     uint8_t memo[LOGIN_MEMO][16];      /* md5(hash NUL password) of recent good logins */
+    char memo_role[LOGIN_MEMO][256];   /* the role each logged in as ("" unused) */
+    uint8_t memo_hash[LOGIN_MEMO][16]; /* md5 of the role's hash then */
     int memo_next;
 };
 
@@ -1022,6 +1024,8 @@ int cql_roles_login(cql_roles *r, const char *user, size_t ulen, const char *pas
         if (!memo) {
             pthread_mutex_lock(&r->mu);
             memcpy(r->memo[r->memo_next], dg, 16);
+            snprintf(r->memo_role[r->memo_next], sizeof r->memo_role[0], "%s", strlen(name) < 256 ? name : "");
+            cs_md5(hash, strlen(hash), r->memo_hash[r->memo_next]);
             r->memo_next = (r->memo_next + 1) % LOGIN_MEMO;
             pthread_mutex_unlock(&r->mu);
         }
@@ -1031,4 +1035,36 @@ int cql_roles_login(cql_roles *r, const char *user, size_t ulen, const char *pas
     cs_free(hash);
     cs_free(name);
     return rc;
+}
+
+int cql_roles_cached_logins(cql_roles *r, char ***names, int *n)
+{
+    *names = NULL;
+    *n = 0;
+    char **v = cs_calloc(LOGIN_MEMO, sizeof *v);
+    if (!v) return CS_ENOMEM;
+    int k = 0, rc = 0;
+    pthread_mutex_lock(&r->mu);
+    for (int i = 0; i < LOGIN_MEMO && !rc; i++) {
+        const char *name = r->memo_role[i];
+        const role *o = name[0] ? get(r, name) : NULL;
+        uint8_t h[16];
+        if (!o || !o->hash) continue;
+        cs_md5(o->hash, strlen(o->hash), h);
+        if (memcmp(h, r->memo_hash[i], 16)) continue;   /* the password changed since */
+        bool seen = false;
+        for (int j = 0; j < k && !seen; j++) seen = !strcmp(v[j], name);
+        if (seen) continue;
+        if (!(v[k] = cs_strdup(name))) rc = CS_ENOMEM;
+        else k++;
+    }
+    pthread_mutex_unlock(&r->mu);
+    if (rc) { cql_roles_names_free(v, k); return rc; }
+    for (int i = 1; i < k; i++)
+        for (int j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
+            char *t = v[j]; v[j] = v[j - 1]; v[j - 1] = t;
+        }
+    *names = v;
+    *n = k;
+    return 0;
 }

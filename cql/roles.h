@@ -86,6 +86,10 @@ bool cql_roles_valid_hash(const char *hash);
  * the password, in memory) so that a client reconnecting does not pay for
  * bcrypt again. */
 int cql_roles_login(cql_roles *r, const char *user, size_t ulen, const char *pass, size_t plen, cs_error *e);
+/* The roles with a remembered login whose password is unchanged since
+ * (system_views.credentials_cache_keys), sorted; free with
+ * cql_roles_names_free. */
+int cql_roles_cached_logins(cql_roles *r, char ***names, int *n);
 
 /* ---------------------------------------------------------------- permissions
  * CassandraAuthorizer's system_auth.role_permissions: per (role, resource)

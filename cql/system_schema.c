@@ -202,8 +202,22 @@ static const sys_table_def traces_tables[] = {
       "tracing sessions" },
 };
 
-/* ---------------------------------------------------------------- system_views */
+/* ---------------------------------------------------------------- system_views
+ * Cassandra 4.1's SystemViewsKeyspace, table by table: the same columns,
+ * types, keys and comments (the metric tables and the internode tables
+ * have none).  Rows: cql/vtables*.c. */
+#define LATENCY_COLS \
+    "keyspace_name text, table_name text, count bigint, max_ms double, p50th_ms double, p99th_ms double, " \
+    "per_second double"
+#define HISTOGRAM_COLS "keyspace_name text, table_name text, count bigint, max double, p50th double, p99th double"
+/* LocalRepairTables' stdColumns, with an id of the given type */
+#define REPAIR_STD(id_type) \
+    "id " id_type ", last_updated_at timestamp, completed boolean, duration_millis bigint, " \
+    "failure_cause text, success_message text, state_init_timestamp timestamp, " \
+    "state_success_timestamp timestamp, state_skipped_timestamp timestamp, state_failure_timestamp timestamp, "
 static const sys_table_def views_tables[] = {
+    { "batch_metrics", "name text, max bigint, p50th double, p999th double, p99th double", "name", "",
+      "Metrics specific to batch statements" },
     { "caches",
       "name text, capacity_bytes bigint, entry_count int, hit_count bigint, hit_ratio double, "
       "recent_hit_rate_per_second bigint, recent_request_rate_per_second bigint, request_count bigint, "
@@ -213,25 +227,111 @@ static const sys_table_def views_tables[] = {
       "driver_version text, hostname text, protocol_version int, request_count bigint, "
       "ssl_cipher_suite text, ssl_enabled boolean, ssl_protocol text, username text",
       "address", "port", "currently connected clients" },
+    { "coordinator_read_latency", LATENCY_COLS, "keyspace_name, table_name", "", "" },
+    { "coordinator_scan_latency", LATENCY_COLS, "keyspace_name, table_name", "", "" },
+    { "coordinator_write_latency", LATENCY_COLS, "keyspace_name, table_name", "", "" },
+    { "cql_metrics", "name text, value double", "name", "", "Metrics specific to CQL prepared statement caching" },
+    { "credentials_cache_keys", "role text", "role", "", "keys in the credentials cache" },
+    { "disk_usage", "keyspace_name text, table_name text, mebibytes bigint", "keyspace_name, table_name", "", "" },
+    { "gossip_info",
+      "address inet, port int, hostname text, generation int, heartbeat int, status text, load text, "
+      "schema text, dc text, rack text, release_version text, removal_coordinator text, "
+      "internal_ip text, rpc_address text, x_11_padding text, severity text, net_version text, "
+      "host_id text, rpc_ready text, internal_address_and_port text, native_address_and_port text, "
+      "status_with_port text, sstable_versions text, disk_usage text, x1 text, x2 text, x3 text, "
+      "x4 text, x5 text, x6 text, x7 text, x8 text, x9 text, x10 text, status_version int, "
+      "load_version int, schema_version int, dc_version int, rack_version int, "
+      "release_version_version int, removal_coordinator_version int, internal_ip_version int, "
+      "rpc_address_version int, x_11_padding_version int, severity_version int, "
+      "net_version_version int, host_id_version int, tokens_version int, rpc_ready_version int, "
+      "internal_address_and_port_version int, native_address_and_port_version int, "
+      "status_with_port_version int, sstable_versions_version int, disk_usage_version int, "
+      "x1_version int, x2_version int, x3_version int, x4_version int, x5_version int, x6_version int, "
+      "x7_version int, x8_version int, x9_version int, x10_version int",
+      "address", "port", "lists the gossip information for the cluster" },
+    { "internode_inbound",
+      "address inet, port int, dc text, rack text, corrupt_frames_recovered bigint, "
+      "corrupt_frames_unrecovered bigint, error_bytes bigint, error_count bigint, expired_bytes bigint, "
+      "expired_count bigint, processed_bytes bigint, processed_count bigint, received_bytes bigint, "
+      "received_count bigint, scheduled_bytes bigint, scheduled_count bigint, throttled_count bigint, "
+      "throttled_nanos bigint, using_bytes bigint, using_reserve_bytes bigint",
+      "address, port", "dc, rack", "" },
+    { "internode_outbound",
+      "address inet, port int, dc text, rack text, active_connections bigint, connection_attempts bigint, "
+      "error_bytes bigint, error_count bigint, expired_bytes bigint, expired_count bigint, "
+      "overload_bytes bigint, overload_count bigint, pending_bytes bigint, pending_count bigint, "
+      "sent_bytes bigint, sent_count bigint, successful_connection_attempts bigint, using_bytes bigint, "
+      "using_reserve_bytes bigint",
+      "address, port", "dc, rack", "" },
+    { "jmx_permissions_cache_keys", "role text", "role", "", "keys in the JMX permissions cache" },
+    { "local_read_latency", LATENCY_COLS, "keyspace_name, table_name", "", "" },
+    { "local_scan_latency", LATENCY_COLS, "keyspace_name, table_name", "", "" },
+    { "local_write_latency", LATENCY_COLS, "keyspace_name, table_name", "", "" },
+    { "max_partition_size", "keyspace_name text, table_name text, mebibytes bigint", "keyspace_name, table_name",
+      "", "" },
+    { "network_permissions_cache_keys", "role text", "role", "", "keys in the network permissions cache" },
+    { "pending_hints",
+      "host_id uuid, address inet, dc text, files int, newest timestamp, oldest timestamp, port int, rack text, "
+      "status text", "host_id", "", "Pending hints that this node has for other nodes" },
+    { "permissions_cache_keys", "role text, resource text", "role, resource", "", "keys in the permissions cache" },
+    { "queries", "thread_id text, queued_micros bigint, running_micros bigint, task text", "thread_id", "",
+      "Lists currently running queries" },
+    { "repair_jobs",
+      REPAIR_STD("uuid")
+      "status text, participants frozen<list<text>>, repair_id timeuuid, session_id timeuuid, "
+      "keyspace_name text, table_name text, ranges frozen<list<text>>, state_start_timestamp timestamp, "
+      "state_snapshot_start_timestamp timestamp, state_snapshot_complete_timestamp timestamp, "
+      "state_validation_start_timestamp timestamp, state_validation_complete_timestamp timestamp, "
+      "state_stream_start_timestamp timestamp", "id", "", "Repair job" },
+    { "repair_participates",
+      REPAIR_STD("timeuuid")
+      "initiator text, tables frozen<set<text>>, ranges frozen<list<text>>, incremental boolean, "
+      "global boolean, preview_kind text, repaired_at timestamp, validations frozen<set<uuid>>",
+      "id", "", "Repair participate summary" },
+    { "repair_sessions",
+      REPAIR_STD("timeuuid")
+      "status text, repair_id timeuuid, keyspace_name text, table_names frozen<list<text>>, "
+      "ranges frozen<list<text>>, participants frozen<list<text>>, jobs frozen<set<uuid>>, "
+      "state_start_timestamp timestamp, state_jobs_start_timestamp timestamp", "id", "", "Repair session" },
+    { "repair_validations",
+      REPAIR_STD("uuid")
+      "status text, repair_id timeuuid, session_id timeuuid, keyspace_name text, table_name text, "
+      "ranges frozen<list<text>>, initiator text, estimated_partitions bigint, estimated_total_bytes bigint, "
+      "partitions_processed bigint, bytes_read bigint, progress_percentage float, "
+      "state_start_timestamp timestamp, state_sending_trees_timestamp timestamp", "id", "", "Repair validation" },
+    { "repairs",
+      REPAIR_STD("timeuuid")
+      "status text, command_id int, keyspace_name text, type text, sessions frozen<set<timeuuid>>, "
+      "options_parallelism text, options_primary_range boolean, options_incremental boolean, "
+      "options_trace boolean, options_job_threads int, options_subrange_repair boolean, "
+      "options_pull_repair boolean, options_force_repair boolean, options_preview_kind text, "
+      "options_optimise_streams boolean, options_ignore_unreplicated_keyspaces boolean, "
+      "options_column_families frozen<set<text>>, options_data_centers frozen<set<text>>, "
+      "options_hosts frozen<set<text>>, options_ranges frozen<set<text>>, table_names frozen<list<text>>, "
+      "ranges frozen<list<frozen<list<text>>>>, unfiltered_ranges frozen<list<frozen<list<text>>>>, "
+      "participants frozen<list<text>>, state_setup_timestamp timestamp, state_start_timestamp timestamp, "
+      "state_prepare_start_timestamp timestamp, state_prepare_complete_timestamp timestamp, "
+      "state_repair_start_timestamp timestamp, state_repair_complete_timestamp timestamp",
+      "id", "", "Repair summary" },
+    { "roles_cache_keys", "role text", "role", "", "keys in the roles cache" },
+    { "rows_per_read", HISTOGRAM_COLS, "keyspace_name, table_name", "", "" },
     { "settings", "name text, value text", "name", "", "current settings" },
-    { "coordinator_read_latency", "keyspace_name text, table_name text, count bigint, max_ms double, median_ms double, per_second double, p99th_ms double", "keyspace_name", "table_name", "coordinator read latency" },
-    { "coordinator_scan_latency", "keyspace_name text, table_name text, count bigint, max_ms double, median_ms double, per_second double, p99th_ms double", "keyspace_name", "table_name", "coordinator range scan latency" },
-    { "coordinator_write_latency", "keyspace_name text, table_name text, count bigint, max_ms double, median_ms double, per_second double, p99th_ms double", "keyspace_name", "table_name", "coordinator write latency" },
-    { "local_read_latency", "keyspace_name text, table_name text, count bigint, max_ms double, median_ms double, per_second double, p99th_ms double", "keyspace_name", "table_name", "local read latency" },
-    { "local_scan_latency", "keyspace_name text, table_name text, count bigint, max_ms double, median_ms double, per_second double, p99th_ms double", "keyspace_name", "table_name", "local range scan latency" },
-    { "local_write_latency", "keyspace_name text, table_name text, count bigint, max_ms double, median_ms double, per_second double, p99th_ms double", "keyspace_name", "table_name", "local write latency" },
-    { "disk_usage", "keyspace_name text, table_name text, mebibytes bigint", "keyspace_name", "table_name",
-      "disk usage" },
-    { "max_partition_size", "keyspace_name text, table_name text, max_partition_size bigint", "keyspace_name",
-      "table_name", "maximum partition size" },
     { "sstable_tasks",
       "keyspace_name text, table_name text, task_id timeuuid, completion_ratio double, kind text, "
       "progress bigint, sstables int, total bigint, unit text", "keyspace_name", "table_name, task_id",
       "current sstable tasks" },
+    { "streaming",
+      "id timeuuid, follower boolean, operation text, peers frozen<list<text>>, status text, "
+      "progress_percentage float, last_updated_at timestamp, duration_millis bigint, failure_cause text, "
+      "success_message text, bytes_to_receive bigint, bytes_received bigint, bytes_to_send bigint, "
+      "bytes_sent bigint, files_to_receive bigint, files_received bigint, files_to_send bigint, "
+      "files_sent bigint, status_init_timestamp timestamp, status_start_timestamp timestamp, "
+      "status_success_timestamp timestamp, status_failure_timestamp timestamp", "id", "", "" },
     { "system_properties", "name text, value text", "name", "", "Cassandra relevant system properties" },
     { "thread_pools",
       "name text, active_tasks int, active_tasks_limit int, blocked_tasks bigint, blocked_tasks_all_time bigint, "
       "completed_tasks bigint, pending_tasks int", "name", "", "" },
+    { "tombstones_per_read", HISTOGRAM_COLS, "keyspace_name, table_name", "", "" },
 };
 
 /* ---------------------------------------------------------------- system_virtual_schema */

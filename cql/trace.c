@@ -45,7 +45,7 @@ static trace_store *store(cql_ctx *ctx, bool create)
     return ctx->traces;
 }
 
-static const char *cl_name(int cl)
+const char *cql__consistency_name(int cl)
 {
     static const char *n[] = { "ANY", "ONE", "TWO", "THREE", "QUORUM", "ALL", "LOCAL_QUORUM", "EACH_QUORUM",
                                "SERIAL", "LOCAL_SERIAL", "LOCAL_ONE" };
@@ -144,7 +144,7 @@ int cql__trace_sessions_rows(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg
         /* parameters map<text, text>: consistency_level and query */
         cs_buf params;
         cs_buf_init(&params);
-        const char *cl = cl_name(s->consistency);
+        const char *cl = cql__consistency_name(s->consistency);
         cs_buf_put_u32(&params, s->query ? 2 : 1);
         cs_buf_put_u32(&params, 17);
         cs_buf_put(&params, "consistency_level", 17);

@@ -3,8 +3,12 @@
  *   system.local (this node), system.peers / peers_v2 (empty: single node),
  *   the other tables of `system` (empty), system_views.settings (from the
  *   server's config text), system_views.system_properties (the environment
- *   variables that concern the node), system_virtual_schema.{keyspaces,tables,columns}
- *   (describing the virtual keyspaces).  Owner: catalog.
+ *   variables that concern the node), clients, sstable_tasks, caches,
+ *   thread_pools, system_virtual_schema.{keyspaces,tables,columns}
+ *   (describing the virtual keyspaces), system_auth, and the attachment of
+ *   every table's callback (the metric tables are in vtables_metrics.c,
+ *   gossip_info, queries and the cache keys in vtables_node.c; a table
+ *   without a callback reads empty).  Owner: catalog.
  * Each callback emits whole rows, one value per column in the table's
  * column order; the executor filters, orders and pages them.
  */
@@ -15,62 +19,11 @@
 #include <stdbool.h>
 #include <unistd.h>
 
-#include "cql/schema_int.h"
+#include "cql/vtables_int.h"
 #include "cql/metrics.h"
 #include "cql/roles.h"
 #include "common/util.h"
 #include "common/alloc.h"
-
-typedef int (*emit_fn)(void *arg, const uint8_t **vals, const int32_t *lens);
-
-/* One row under construction: values by column index, bytes in `store`. */
-typedef struct vrow {
-    sch_table *t;
-    cs_buf store;
-    size_t off[48];
-    int32_t len[48];
-} vrow;
-
-static void vrow_begin(vrow *r, sch_table *t)
-{
-    r->t = t;
-    cs_buf_reset(&r->store);
-    for (int i = 0; i < t->n_cols && i < 48; i++) r->len[i] = -1;
-}
-
-static void vset(vrow *r, const char *col, const void *p, size_t n)
-{
-    for (int i = 0; i < r->t->n_cols && i < 48; i++) {
-        if (strcmp(r->t->cols[i].name, col) == 0) {
-            r->off[i] = r->store.len;
-            cs_buf_put(&r->store, p, n);
-            r->len[i] = (int32_t)n;
-            return;
-        }
-    }
-}
-
-static void vset_text(vrow *r, const char *col, const char *s) { vset(r, col, s, strlen(s)); }
-static void vset_int(vrow *r, const char *col, int32_t v) { uint8_t b[4]; cs_st32(b, (uint32_t)v); vset(r, col, b, 4); }
-static void vset_bigint(vrow *r, const char *col, int64_t v) { uint8_t b[8]; cs_st64(b, (uint64_t)v); vset(r, col, b, 8); }
-static void vset_double(vrow *r, const char *col, double v) { uint8_t b[8]; cs_st_double(b, v); vset(r, col, b, 8); }
-
-static void vset_inet(vrow *r, const char *col, const char *addr)
-{
-    uint8_t b[16];
-    if (addr && inet_pton(AF_INET, addr, b) == 1) vset(r, col, b, 4);
-    else if (addr && inet_pton(AF_INET6, addr, b) == 1) vset(r, col, b, 16);
-    else { b[0] = 127; b[1] = 0; b[2] = 0; b[3] = 1; vset(r, col, b, 4); }
-}
-
-static int vemit(vrow *r, emit_fn emit, void *arg)
-{
-    if (r->store.err) return r->store.err;
-    const uint8_t *vals[48];
-    for (int i = 0; i < r->t->n_cols && i < 48; i++)
-        vals[i] = r->len[i] >= 0 ? r->store.p + r->off[i] : NULL;
-    return emit(arg, vals, r->len);
-}
 
 /* ---------------------------------------------------------------- system */
 
@@ -97,7 +50,7 @@ static int rows_local(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
     vset_text(&r, "rack", "rack1");
     vset_text(&r, "release_version", "4.1.8");
     vset_inet(&r, "rpc_address", ctx->cfg.listen_address);
-    vset_int(&r, "rpc_port", ctx->cfg.native_port ? ctx->cfg.native_port : 9042);
+    vset_int(&r, "rpc_port", ctx->native_port ? ctx->native_port : ctx->cfg.native_port ? ctx->cfg.native_port : 9042);
     uint8_t ver[16];
     sch_version(ctx->cat, ver);
     vset(&r, "schema_version", ver, 16);
@@ -389,8 +342,8 @@ static int rows_vcolumns(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
         for (int j = 0; j < k->n_tables && rc == 0; j++) {
             sch_table *vt = k->tables[j];
             /* rows sorted by column name within a table (clustering order) */
-            int idx[64], n = 0;
-            for (int c = 0; c < vt->n_cols && n < 64; c++) {
+            int idx[VROW_MAX_COLS], n = 0;
+            for (int c = 0; c < vt->n_cols && n < VROW_MAX_COLS; c++) {
                 int p = n++;
                 while (p > 0 && strcmp(vt->cols[idx[p - 1]].name, vt->cols[c].name) > 0) { idx[p] = idx[p - 1]; p--; }
                 idx[p] = c;
@@ -417,86 +370,6 @@ static int rows_vcolumns(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
     cs_buf_destroy(&r.store);
     return rc;
 }
-
-/* ---------------------------------------------------------------- per-table metrics */
-
-
-/* One row per user table (and view) with storage, in keyspace/table order. */
-typedef int (*table_row_fn)(cql_ctx *ctx, sch_table *base, vrow *r);
-
-static int rows_per_table(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg, table_row_fn fill)
-{
-    vrow r;
-    cs_buf_init(&r.store);
-    int rc = 0;
-    for (int i = 0; rc == 0 && i < sch_keyspace_count(ctx->cat); i++) {
-        sch_keyspace *k = sch_keyspace_at(ctx->cat, i);
-        if (k->is_virtual)
-            continue;
-        for (int j = 0; rc == 0 && j < k->n_tables; j++) {
-            sch_table *bt = k->tables[j];
-            if (!bt->st)
-                continue;
-            vrow_begin(&r, t);
-            vset_text(&r, "keyspace_name", k->name);
-            vset_text(&r, "table_name", bt->name);
-            if (fill(ctx, bt, &r) == 0)
-                rc = vemit(&r, emit, arg);
-        }
-    }
-    cs_buf_destroy(&r.store);
-    return rc;
-}
-
-/* LatencyTableMetric's columns from one of the table's histograms (ms). */
-static int fill_latency(cql_ctx *ctx, const cql_latency *l, vrow *r)
-{
-    double up_s = (double)(cs_now_ms() - ctx->started_ms) / 1000.0;
-    vset_bigint(r, "count", (int64_t)l->count);
-    vset_double(r, "max_ms", (double)l->max_us / 1000.0);
-    vset_double(r, "median_ms", cql_latency_pct(l, 50) / 1000.0);
-    vset_double(r, "per_second", up_s > 0 ? (double)l->count / up_s : 0.0);
-    vset_double(r, "p99th_ms", cql_latency_pct(l, 99) / 1000.0);
-    return 0;
-}
-
-static const cql_latency *table_latency(cql_ctx *ctx, sch_table *bt, int kind)
-{
-    static const cql_latency none;
-    const cql_table_metrics *m = cql_metrics_get(ctx, bt->id);
-    if (!m)
-        return &none;
-    return kind == 0 ? &m->reads : kind == 1 ? &m->writes : &m->scans;
-}
-
-static int fill_read(cql_ctx *ctx, sch_table *bt, vrow *r) { return fill_latency(ctx, table_latency(ctx, bt, 0), r); }
-static int fill_write(cql_ctx *ctx, sch_table *bt, vrow *r) { return fill_latency(ctx, table_latency(ctx, bt, 1), r); }
-static int fill_scan(cql_ctx *ctx, sch_table *bt, vrow *r) { return fill_latency(ctx, table_latency(ctx, bt, 2), r); }
-
-static int fill_disk(cql_ctx *ctx, sch_table *bt, vrow *r)
-{
-    st_table_stats st;
-    if (st_table_stats_get(bt->st, &st))
-        return -1;
-    vset_bigint(r, "mebibytes", (int64_t)((st.sstable_bytes + (1u << 20) - 1) >> 20));
-    return 0;
-}
-
-static int fill_max_partition(cql_ctx *ctx, sch_table *bt, vrow *r)
-{
-    st_table_stats st;
-    if (st_table_stats_get(bt->st, &st))
-        return -1;
-    vset_bigint(r, "max_partition_size", (int64_t)st.max_partition_bytes);
-    return 0;
-}
-
-/* On one node the coordinator is the replica: both views show the same numbers. */
-static int rows_read_latency(cql_ctx *c, sch_table *t, emit_fn e, void *a) { return rows_per_table(c, t, e, a, fill_read); }
-static int rows_write_latency(cql_ctx *c, sch_table *t, emit_fn e, void *a) { return rows_per_table(c, t, e, a, fill_write); }
-static int rows_scan_latency(cql_ctx *c, sch_table *t, emit_fn e, void *a) { return rows_per_table(c, t, e, a, fill_scan); }
-static int rows_disk_usage(cql_ctx *c, sch_table *t, emit_fn e, void *a) { return rows_per_table(c, t, e, a, fill_disk); }
-static int rows_max_partition(cql_ctx *c, sch_table *t, emit_fn e, void *a) { return rows_per_table(c, t, e, a, fill_max_partition); }
 
 /* system.size_estimates and system.table_estimates, as Cassandra's
  * SizeEstimatesRecorder records them (computed here when read, not every
@@ -699,14 +572,21 @@ void sch__vtables_attach(sch_catalog *c)
         { "system_auth", "resource_role_permissons_index", rows_role_permissions },
         { "system_traces", "sessions", cql__trace_sessions_rows },
         { "system_traces", "events", cql__trace_events_rows },
-        { "system_views", "coordinator_read_latency", rows_read_latency },
-        { "system_views", "coordinator_scan_latency", rows_scan_latency },
-        { "system_views", "coordinator_write_latency", rows_write_latency },
-        { "system_views", "local_read_latency", rows_read_latency },
-        { "system_views", "local_scan_latency", rows_scan_latency },
-        { "system_views", "local_write_latency", rows_write_latency },
-        { "system_views", "disk_usage", rows_disk_usage },
-        { "system_views", "max_partition_size", rows_max_partition },
+        { "system_views", "coordinator_read_latency", cql__vt_local_read_latency },
+        { "system_views", "coordinator_scan_latency", cql__vt_local_scan_latency },
+        { "system_views", "coordinator_write_latency", cql__vt_local_write_latency },
+        { "system_views", "local_read_latency", cql__vt_local_read_latency },
+        { "system_views", "local_scan_latency", cql__vt_local_scan_latency },
+        { "system_views", "local_write_latency", cql__vt_local_write_latency },
+        { "system_views", "tombstones_per_read", cql__vt_tombstones_per_read },
+        { "system_views", "rows_per_read", cql__vt_rows_per_read },
+        { "system_views", "disk_usage", cql__vt_disk_usage },
+        { "system_views", "max_partition_size", cql__vt_max_partition_size },
+        { "system_views", "cql_metrics", cql__vt_cql_metrics },
+        { "system_views", "batch_metrics", cql__vt_batch_metrics },
+        { "system_views", "gossip_info", cql__vt_gossip_info },
+        { "system_views", "queries", cql__vt_queries },
+        { "system_views", "credentials_cache_keys", cql__vt_credentials_cache_keys },
         { "system_views", "clients", rows_clients },
         { "system_views", "sstable_tasks", rows_sstable_tasks },
         { "system_views", "thread_pools", rows_thread_pools },

@@ -258,7 +258,8 @@ static void metric(cs_buf *b, const char *fmt, ...)
 static void table_metrics(cs_buf *b, srv *s)
 {
     static const char *ops[] = { "read", "write", "scan" };
-    const uint64_t *off = cql_latency_offsets();
+    int n_off;
+    const uint64_t *off = cql_hist_offsets(CQL_HIST_TIMER, &n_off);
     sch_catalog *c = cql_ctx_catalog(s->cql);
     metric(b, "# TYPE cassette_table_requests_total counter\n");
     metric(b, "# TYPE cassette_table_latency_seconds histogram\n");
@@ -292,27 +293,28 @@ static void table_metrics(cs_buf *b, srv *s)
             const cql_table_metrics *tm = cql_metrics_get(s->cql, t->id);
             if (!tm)
                 continue;
-            const cql_latency *lat[] = { &tm->reads, &tm->writes, &tm->scans };
+            const cql_timer *lat[] = { &tm->reads, &tm->writes, &tm->scans };
             for (int o = 0; o < 3; o++) {
-                const cql_latency *l = lat[o];
+                const cql_timer *l = lat[o];
                 metric(b, "cassette_table_requests_total{keyspace=\"%s\",table=\"%s\",op=\"%s\"} %llu\n", ks, tb,
-                       ops[o], (unsigned long long)l->count);
-                if (!l->count)
+                       ops[o], (unsigned long long)l->h.count);
+                if (!l->h.count)
                     continue;
-                /* every 6th EstimatedHistogram bound (~3x apart), cumulative */
+                /* every 6th bound of the Timer's buckets (µs, ~3x apart),
+                 * cumulative plain counts (not decayed) */
                 uint64_t cum = 0;
-                for (int x = 0; x < CQL_LAT_BUCKETS; x++) {
-                    cum += l->buckets[x];
+                for (int x = 0; x < n_off; x++) {
+                    cum += l->h.plain[x];
                     if (x % 6 == 5)
                         metric(b, "cassette_table_latency_seconds_bucket{keyspace=\"%s\",table=\"%s\",op=\"%s\","
                                   "le=\"%g\"} %llu\n", ks, tb, ops[o], (double)off[x] / 1e6, (unsigned long long)cum);
                 }
                 metric(b, "cassette_table_latency_seconds_bucket{keyspace=\"%s\",table=\"%s\",op=\"%s\",le=\"+Inf\"} %llu\n",
-                       ks, tb, ops[o], (unsigned long long)l->count);
+                       ks, tb, ops[o], (unsigned long long)l->h.count);
                 metric(b, "cassette_table_latency_seconds_sum{keyspace=\"%s\",table=\"%s\",op=\"%s\"} %.6f\n", ks, tb,
                        ops[o], (double)l->total_us / 1e6);
                 metric(b, "cassette_table_latency_seconds_count{keyspace=\"%s\",table=\"%s\",op=\"%s\"} %llu\n", ks, tb,
-                       ops[o], (unsigned long long)l->count);
+                       ops[o], (unsigned long long)l->h.count);
             }
         }
     }

@@ -1137,6 +1137,7 @@ int conn__accept(srv_loop *s, int fd)
     cs_buf_init(&c->out);
     cs_arena_init(&c->arena);
     c->session.server_conn = c;
+    c->session.loop_index = s->index;
     uv_tcp_init(s->loop, &c->tcp);
     c->next = s->conns;
     if (s->conns)

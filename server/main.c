@@ -132,6 +132,9 @@ static int lock_commitlog_dir(const char *dir)
     return fd;
 }
 
+/* For the CQL layer (gossip_info's RPC_READY): is the listener open? */
+static bool native_running(void *arg) { return srv_native_running(arg); }
+
 int main(int argc, char **argv)
 {
     const char *config_path = NULL, *listen = NULL, *data_dir = NULL;
@@ -242,6 +245,7 @@ int main(int argc, char **argv)
         st_engine_close(eng, true);
         return 1;
     }
+    cql_native_set(cql, a.server.addr, a.server.port, native_running, &a.server);
     admin_init(&a.adm, loop, &a.server);
     if (cfg.admin_port > 0) {
         /* The default 7199 is for a server on the default native port; any

@@ -272,7 +272,21 @@ static int do_describecluster(srv *s, cs_buf *o)
     return 200;
 }
 
-static double mean_ms(const cql_latency *l) { return l->count ? (double)l->total_us / (double)l->count / 1000.0 : 0.0 / 0.0; }
+/* StatsKeyspace.readLatency: the tables' total µs over their count, in ms. */
+static double total_mean_ms(uint64_t total_us, uint64_t count)
+{
+    return count ? (double)total_us / (double)count / 1000.0 : 0.0 / 0.0;
+}
+
+/* TableStatsHolder's local latency: the Timer's (decayed) mean µs in ms,
+ * NaN unless above 0. */
+static double timer_mean_ms(cql_timer *t)
+{
+    cql_hist_snap sn;
+    cql_timer_snapshot(t, &sn);
+    double v = cql_hist_mean(&sn) / 1000.0;
+    return v > 0 ? v : 0.0 / 0.0;
+}
 
 /* Java's String.format("%01.3f") of a latency: NaN without requests. */
 static void ms3(double v, char *out, size_t n)
@@ -298,11 +312,11 @@ static bool is_leveled(const sch_table *t)
  * Mutations 0. */
 static void table_stats_block(cs_buf *o, srv *s, sch_table *t)
 {
-    const cql_table_metrics *tm = cql_metrics_get(s->cql, t->id);
-    cql_table_metrics zero;
-    memset(&zero, 0, sizeof(zero));
-    if (!tm)
-        tm = &zero;
+    cql_table_metrics *tm = cql_metrics_get(s->cql, t->id), empty;
+    if (!tm) {
+        cql_table_metrics_init(&empty, t->id, cs_mono_ns());
+        tm = &empty;
+    }
     st_table_stats st;
     memset(&st, 0, sizeof(st));
     if (t->st)
@@ -349,11 +363,11 @@ static void table_stats_block(cs_buf *o, srv *s, sch_table *t)
     out_printf(o, "\t\tMemtable off heap memory used: 0\n");
     out_printf(o, "\t\tMemtable switch count: %llu\n", (unsigned long long)st.memtable_switches);
     out_printf(o, "\t\tSpeculative retries: 0\n");
-    out_printf(o, "\t\tLocal read count: %llu\n", (unsigned long long)tm->reads.count);
-    ms3(mean_ms(&tm->reads), d, sizeof d);
+    out_printf(o, "\t\tLocal read count: %llu\n", (unsigned long long)tm->reads.h.count);
+    ms3(timer_mean_ms(&tm->reads), d, sizeof d);
     out_printf(o, "\t\tLocal read latency: %s ms\n", d);
-    out_printf(o, "\t\tLocal write count: %llu\n", (unsigned long long)tm->writes.count);
-    ms3(mean_ms(&tm->writes), d, sizeof d);
+    out_printf(o, "\t\tLocal write count: %llu\n", (unsigned long long)tm->writes.h.count);
+    ms3(timer_mean_ms(&tm->writes), d, sizeof d);
     out_printf(o, "\t\tLocal write latency: %s ms\n", d);
     out_printf(o, "\t\tPending flushes: %llu\n", (unsigned long long)st.pending_flushes);
     /* PercentRepaired: 100.0 without sstables; cassette never marks one repaired */
@@ -372,15 +386,17 @@ static void table_stats_block(cs_buf *o, srv *s, sch_table *t)
     out_printf(o, "\t\tCompacted partition minimum bytes: %llu\n", (unsigned long long)st.min_partition_bytes);
     out_printf(o, "\t\tCompacted partition maximum bytes: %llu\n", (unsigned long long)st.max_partition_bytes);
     out_printf(o, "\t\tCompacted partition mean bytes: %llu\n", (unsigned long long)st.mean_partition_bytes);
-    double avg_rows, avg_tombs;
-    uint64_t max_rows, max_tombs;
-    cql_metrics_slices(tm, cs_now_ms(), &avg_rows, &max_rows, &avg_tombs, &max_tombs);
-    java_double(avg_rows, d, sizeof d);
+    /* LiveScannedHistogram and TombstoneScannedHistogram: decayed mean and
+     * max of what each SELECT scanned ("last five minutes" in name) */
+    cql_hist_snap sn;
+    cql_histogram_snapshot(&tm->live, &sn);
+    java_double(cql_hist_mean(&sn), d, sizeof d);
     out_printf(o, "\t\tAverage live cells per slice (last five minutes): %s\n", d);
-    out_printf(o, "\t\tMaximum live cells per slice (last five minutes): %llu\n", (unsigned long long)max_rows);
-    java_double(avg_tombs, d, sizeof d);
+    out_printf(o, "\t\tMaximum live cells per slice (last five minutes): %lld\n", (long long)cql_hist_max(&sn));
+    cql_histogram_snapshot(&tm->tombstones, &sn);
+    java_double(cql_hist_mean(&sn), d, sizeof d);
     out_printf(o, "\t\tAverage tombstones per slice (last five minutes): %s\n", d);
-    out_printf(o, "\t\tMaximum tombstones per slice (last five minutes): %llu\n", (unsigned long long)max_tombs);
+    out_printf(o, "\t\tMaximum tombstones per slice (last five minutes): %lld\n", (long long)cql_hist_max(&sn));
     out_printf(o, "\t\tDropped Mutations: 0\n");
     /* getDroppableTombstoneRatio: droppable tombstones / cells, over the live sstables */
     out_printf(o, "\t\tDroppable tombstone ratio: %.5f\n\n",
@@ -411,16 +427,14 @@ static int do_tablestats(srv *s, char **args, int n, cs_buf *o)
             if (!want || t->is_virtual)
                 continue;
             if (!ks_header) {
-                cql_latency rd, wr;
-                memset(&rd, 0, sizeof(rd));
-                memset(&wr, 0, sizeof(wr));
+                uint64_t rd_n = 0, rd_us = 0, wr_n = 0, wr_us = 0;
                 for (int x = 0; x < k->n_tables; x++) {
                     const cql_table_metrics *tm = cql_metrics_get(s->cql, k->tables[x]->id);
                     if (!tm) continue;
-                    rd.count += tm->reads.count;
-                    rd.total_us += tm->reads.total_us;
-                    wr.count += tm->writes.count;
-                    wr.total_us += tm->writes.total_us;
+                    rd_n += tm->reads.h.count;
+                    rd_us += tm->reads.total_us;
+                    wr_n += tm->writes.h.count;
+                    wr_us += tm->writes.total_us;
                 }
                 uint64_t pending = 0;
                 for (int x = 0; x < k->n_tables; x++) {
@@ -429,11 +443,11 @@ static int do_tablestats(srv *s, char **args, int n, cs_buf *o)
                         pending += ts.pending_flushes;
                 }
                 char rl[64], wl[64];
-                java_double(mean_ms(&rd), rl, sizeof rl);
-                java_double(mean_ms(&wr), wl, sizeof wl);
+                java_double(total_mean_ms(rd_us, rd_n), rl, sizeof rl);
+                java_double(total_mean_ms(wr_us, wr_n), wl, sizeof wl);
                 out_printf(&body, "Keyspace : %s\n\tRead Count: %llu\n\tRead Latency: %s ms\n\tWrite Count: %llu\n"
                                   "\tWrite Latency: %s ms\n\tPending Flushes: %llu\n", k->name,
-                           (unsigned long long)rd.count, rl, (unsigned long long)wr.count, wl,
+                           (unsigned long long)rd_n, rl, (unsigned long long)wr_n, wl,
                            (unsigned long long)pending);
                 ks_header = true;
             }
@@ -454,80 +468,109 @@ static int do_tablestats(srv *s, char **args, int n, cs_buf *o)
     return 200;
 }
 
-/* Value at percentile p of an st_histogram (bucket offsets are upper bounds). */
-static uint64_t hist_pct(const st_histogram *h, double p, bool want_min, bool want_max)
+static int bad_use(cs_buf *o, const char *msg);
+
+/* Java's String.format("%18.Nf") of a double: NaN as "NaN". */
+static void out_java_f(cs_buf *o, double v, int decimals)
 {
-    uint64_t total = 0;
-    for (int i = 0; i < h->n; i++)
-        total += h->counts[i];
-    if (!total)
-        return 0;
-    if (want_min) {
-        for (int i = 0; i < h->n; i++)
-            if (h->counts[i])
-                return i ? h->offsets[i - 1] + 1 : 0;
-    }
-    if (want_max) {
-        for (int i = h->n - 1; i >= 0; i--)
-            if (h->counts[i])
-                return h->offsets[i];
-    }
-    uint64_t want = (uint64_t)((double)total * p / 100.0 + 0.999999), seen = 0;
-    for (int i = 0; i < h->n; i++) {
-        seen += h->counts[i];
-        if (seen >= want)
-            return h->offsets[i];
-    }
-    return h->offsets[h->n - 1];
+    if (v != v)
+        out_printf(o, "%18s", "NaN");
+    else
+        out_printf(o, "%18.*f", decimals, v);
 }
 
+/* One table in TableHistograms' layout: the partition size and cell count
+ * percentiles of its sstables (EstimatedHistogram over their summed
+ * buckets; NaN and a note without sstables), the read and write latency
+ * Timers and SSTablesPerReadHistogram (decayed snapshots; Min is one past
+ * the bucket below the first used, Max the last used bucket's offset). */
+static void histograms_block(srv *s, sch_table *t, cs_buf *o)
+{
+    static const double qs[] = { 0.5, 0.75, 0.95, 0.98, 0.99 };
+    double size[7], cells[7];
+    st_table_stats st;
+    memset(&st, 0, sizeof st);
+    st_table_stats_get(t->st, &st);
+    if (!st.sstable_count) {
+        out_printf(o, "No SSTables exists, unable to calculate 'Partition Size' and 'Cell Count' percentiles\n");
+        for (int i = 0; i < 7; i++)
+            size[i] = cells[i] = 0.0 / 0.0;
+    } else {
+        st_histogram hb, hc;
+        st_table_partition_histograms(t->st, &hb, &hc);
+        /* the storage keeps no overflow bucket (values past the last
+         * offset count in it), so the percentiles are always computable */
+        uint64_t cb[97] = { 0 }, cc[97] = { 0 };
+        memcpy(cb, hb.counts, sizeof(uint64_t) * (size_t)hb.n);
+        memcpy(cc, hc.counts, sizeof(uint64_t) * (size_t)hc.n);
+        for (int i = 0; i < 5; i++) {
+            size[i] = cql_ehist_percentile(hb.offsets, cb, hb.n, qs[i]);
+            cells[i] = cql_ehist_percentile(hc.offsets, cc, hc.n, qs[i]);
+        }
+        size[5] = (double)cql_ehist_min(hb.offsets, cb, hb.n);
+        cells[5] = (double)cql_ehist_min(hc.offsets, cc, hc.n);
+        size[6] = (double)cql_ehist_max(hb.offsets, cb, hb.n);
+        cells[6] = (double)cql_ehist_max(hc.offsets, cc, hc.n);
+    }
+    cql_table_metrics *tm = cql_metrics_get(s->cql, t->id), empty;
+    if (!tm) {
+        cql_table_metrics_init(&empty, t->id, cs_mono_ns());
+        tm = &empty;
+    }
+    cql_hist_snap rd, wr, ss;
+    cql_timer_snapshot(&tm->reads, &rd);
+    cql_timer_snapshot(&tm->writes, &wr);
+    cql_histogram_snapshot(&tm->sstables_per_read, &ss);
+    out_printf(o, "%s/%s histograms\n", t->ks->name, t->name);
+    out_printf(o, "%-10s%18s%18s%18s%18s%18s\n", "Percentile", "Read Latency", "Write Latency", "SSTables",
+               "Partition Size", "Cell Count");
+    out_printf(o, "%-10s%18s%18s%18s%18s%18s\n", "", "(micros)", "(micros)", "", "(bytes)", "");
+    static const char *const names[] = { "50%", "75%", "95%", "98%", "99%", "Min", "Max" };
+    for (int i = 0; i < 7; i++) {
+        const cql_hist_snap *h[] = { &rd, &wr, &ss };
+        out_printf(o, "%-10s", names[i]);
+        for (int k = 0; k < 3; k++)
+            out_java_f(o, i < 5 ? cql_hist_value(h[k], qs[i]) : i == 5 ? (double)cql_hist_min(h[k])
+                                                                       : (double)cql_hist_max(h[k]), 2);
+        out_java_f(o, size[i], 0);
+        out_java_f(o, cells[i], 0);
+        out_printf(o, "\n");
+    }
+    out_printf(o, "\n");
+}
+
+/* tablehistograms [ks table | ks.table]: one table, or every table. */
 static int do_tablehistograms(srv *s, char **args, int n, cs_buf *o)
 {
+    sch_catalog *c = cql_ctx_catalog(s->cql);
     char ks[256], tb[256];
-    if (n == 1 && strchr(args[0], '.')) {
+    if (n == 0) {
+        /* every table (Cassandra's come out of a hash multimap; here in
+         * keyspace and table order) */
+        for (int i = 0; i < sch_keyspace_count(c); i++) {
+            sch_keyspace *k = sch_keyspace_at(c, i);
+            for (int j = 0; !k->is_virtual && j < k->n_tables; j++)
+                if (k->tables[j]->st)
+                    histograms_block(s, k->tables[j], o);
+        }
+        return 200;
+    }
+    if (n == 1 && strchr(args[0], '.') && !strchr(strchr(args[0], '.') + 1, '.')) {
         snprintf(ks, sizeof(ks), "%.*s", (int)(strchr(args[0], '.') - args[0]), args[0]);
         snprintf(tb, sizeof(tb), "%s", strchr(args[0], '.') + 1);
     } else if (n == 2) {
         snprintf(ks, sizeof(ks), "%s", args[0]);
         snprintf(tb, sizeof(tb), "%s", args[1]);
     } else {
-        out_printf(o, "nodetool: tablehistograms requires <keyspace> <table> or <keyspace.table>\n");
-        return 400;
+        return bad_use(o, "tablehistograms requires keyspace and table name arguments");
     }
-    sch_table *t = sch_table_find(cql_ctx_catalog(s->cql), ks, tb);
+    sch_table *t = sch_table_find(c, ks, tb);
     if (!t || !t->st) {
-        out_printf(o, "nodetool: Table %s.%s does not exist\n", ks, tb);
-        return 400;
+        char msg[600];
+        snprintf(msg, sizeof msg, "Unknown table %s.%s", ks, tb);
+        return bad_use(o, msg);
     }
-    st_histogram hb, hc;
-    memset(&hb, 0, sizeof(hb));
-    memset(&hc, 0, sizeof(hc));
-    st_table_partition_histograms(t->st, &hb, &hc);
-    out_printf(o, "%s/%s histograms\n", ks, tb);
-    out_printf(o, "%-10s%18s%18s%18s%18s%18s\n", "Percentile", "Read Latency", "Write Latency", "SSTables",
-               "Partition Size", "Cell Count");
-    out_printf(o, "%-10s%18s%18s%18s%18s%18s\n", "", "(micros)", "(micros)", "", "(bytes)", "");
-    static const struct { const char *name; double p; bool mn, mx; } rows[] = {
-        { "50%", 50, 0, 0 }, { "75%", 75, 0, 0 }, { "95%", 95, 0, 0 }, { "98%", 98, 0, 0 },
-        { "99%", 99, 0, 0 }, { "Min", 0, 1, 0 }, { "Max", 100, 0, 1 },
-    };
-    const cql_table_metrics *tm = cql_metrics_get(s->cql, t->id);
-    cql_table_metrics zero;
-    memset(&zero, 0, sizeof(zero));
-    if (!tm)
-        tm = &zero;
-    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-        double rl = rows[i].mn ? cql_latency_pct(&tm->reads, 0) : rows[i].mx ? (double)tm->reads.max_us
-                                                                           : cql_latency_pct(&tm->reads, rows[i].p);
-        double wl = rows[i].mn ? cql_latency_pct(&tm->writes, 0) : rows[i].mx ? (double)tm->writes.max_us
-                                                                            : cql_latency_pct(&tm->writes, rows[i].p);
-        const cql_latency *sp = &tm->sstables_per_read;
-        double ss = rows[i].mn ? cql_count_pct(sp, 0) : rows[i].mx ? (double)sp->max_us : cql_count_pct(sp, rows[i].p);
-        out_printf(o, "%-10s%18.2f%18.2f%18.2f%18llu%18llu\n", rows[i].name, rl, wl, ss,
-                   (unsigned long long)hist_pct(&hb, rows[i].p, rows[i].mn, rows[i].mx),
-                   (unsigned long long)hist_pct(&hc, rows[i].p, rows[i].mn, rows[i].mx));
-    }
-    out_printf(o, "\n");
+    histograms_block(s, t, o);
     return 200;
 }
 
@@ -624,31 +667,13 @@ static int do_compactionstats(srv *s, cs_buf *o)
  * (SimpleSnitch publishes none); TOKENS hidden as nodetool prints it. */
 static int do_gossipinfo(srv *s, cs_buf *o)
 {
-    cql_node_info ni;
-    cql_node_info_get(s->cql, &ni);
-    const char *host = listen_addr(s);
-    const char *rpc = native_addr(s);
-    char load[40], status[64];
-    java_double((double)node_sums_get(cql_ctx_catalog(s->cql)).load, load, sizeof load);
-    snprintf(status, sizeof status, "NORMAL,%lld", ni.n_tokens ? (long long)ni.tokens[0] : 0LL);
-    long long up = (long long)((cs_now_ms() - ni.started_ms) / 1000);
-    /* one version generator for the states and the heartbeat: the states
-     * take 1-19 at start, then the heartbeat one a second */
-    long long beat = 20 + up;
-    out_printf(o, "/%s\n  generation:%lld\n  heartbeat:%lld\n", host, (long long)(ni.started_ms / 1000), beat);
-    out_printf(o, "  STATUS:%d:%s\n", 16, status);
-    out_printf(o, "  LOAD:%lld:%s\n", 20 + up / 60 * 60, load);   /* republished every minute */
-    out_printf(o, "  SCHEMA:%d:%s\n", 12, ni.schema_version);
-    out_printf(o, "  DC:%d:datacenter1\n  RACK:%d:rack1\n", 8, 10);
-    out_printf(o, "  RELEASE_VERSION:%d:4.1.8\n", 5);
-    out_printf(o, "  RPC_ADDRESS:%d:%s\n", 4, rpc);
-    out_printf(o, "  NET_VERSION:%d:12\n", 1);
-    out_printf(o, "  HOST_ID:%d:%s\n", 2, ni.host_id);
-    out_printf(o, "  RPC_READY:%d:%s\n", 19, srv_native_running(s) ? "true" : "false");
-    out_printf(o, "  NATIVE_ADDRESS_AND_PORT:%d:%s:%d\n", 3, rpc, s->port);
-    out_printf(o, "  STATUS_WITH_PORT:%d:%s\n", 15, status);
-    out_printf(o, "  SSTABLE_VERSIONS:%d:big-nb\n", 6);
-    out_printf(o, "  TOKENS:%d:<hidden>\n\n", 14);
+    cql_gossip g;
+    cql_gossip_get(s->cql, &g);
+    out_printf(o, "/%s\n  generation:%d\n  heartbeat:%d\n", g.address, g.generation, g.heartbeat);
+    for (int i = 0; i < CQL_GOSSIP_STATES; i++)   /* FailureDetector.appendEndpointState */
+        if (g.version[i] && i != CQL_GOSSIP_TOKENS)
+            out_printf(o, "  %s:%d:%s\n", cql_gossip_state_name(i), g.version[i], g.value[i]);
+    out_printf(o, "  TOKENS:%d:<hidden>\n\n", g.version[CQL_GOSSIP_TOKENS]);
     return 200;
 }
 

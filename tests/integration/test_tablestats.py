@@ -91,7 +91,8 @@ def test_layout_and_figures(server, session, ks):
     assert st["Local write count"] == "205"
     assert re.fullmatch(r"\d+\.\d{3} ms", st["Local write latency"])
 
-    # reads: live rows and tombstones scanned per read, over the last five minutes
+    # reads: live rows and tombstones scanned per read, Cassandra's decaying
+    # histograms' mean and max (bucket offsets: 5 and 10 are offsets)
     for k in range(1, 5):
         assert len(list(session.execute("SELECT * FROM %s.ts WHERE k = %d" % (ks, k)))) == 10
     assert len(list(session.execute("SELECT * FROM %s.ts WHERE k = 0" % ks))) == 5
@@ -99,7 +100,9 @@ def test_layout_and_figures(server, session, ks):
     assert st["Local read count"] == "5"
     assert float(st["Average live cells per slice (last five minutes)"]) == pytest.approx(9.0)   # (4*10+5)/5
     assert st["Maximum live cells per slice (last five minutes)"] == "10"
-    assert float(st["Average tombstones per slice (last five minutes)"]) == pytest.approx(1.0)   # 5 in one of 5
+    # TombstoneScannedHistogram keeps no bucket for 0: a read without
+    # tombstones counts in the first one, offset 1: (4*1+5)/5
+    assert float(st["Average tombstones per slice (last five minutes)"]) == pytest.approx(1.8)
     assert st["Maximum tombstones per slice (last five minutes)"] == "5"
     assert re.fullmatch(r"\d+\.\d+(E-?\d+)?", st["Read Latency"].split()[0]), st["Read Latency"]
     assert st["Droppable tombstone ratio"] == "0.00000"                  # gc_grace not over
@@ -161,6 +164,62 @@ def test_tablehistograms_sstables_per_read(server, session, ks):
     assert float(rows["Min"][3]) == 0.0, r.stdout              # the memtable-only read
     assert float(rows["Max"][3]) == 3.0, r.stdout
     assert float(rows["50%"][3]) == 3.0, r.stdout
+
+
+def offsets(n, zeros=False):
+    """EstimatedHistogram.newOffsets: 1, 2, ... each the last * 1.2, rounded
+    half up, bumped by one when equal (0 first with zeros)."""
+    out, last = ([0] if zeros else []) + [1], 1
+    while len(out) < n + zeros:
+        nxt = int(last * 1.2 + 0.5)
+        last = nxt if nxt != last else nxt + 1
+        out.append(last)
+    return out
+
+
+def test_tablehistograms_prints_bucket_offsets(server, session, ks):
+    """tablehistograms as 4.1 computes it: latency percentiles are offsets of
+    the Timer's buckets (microseconds), Min one past the offset below the
+    first bucket used, Max the offset of the last one, so never below 99%;
+    partition size and cell count are offsets of the sstables' buckets."""
+    session.execute("CREATE TABLE %s.hb (k int, c int, v text, PRIMARY KEY (k, c))" % ks)
+    ins = session.prepare("INSERT INTO %s.hb (k, c, v) VALUES (?, ?, ?)" % ks)
+    for k in range(40):
+        for c in range(k % 7 + 1):
+            session.execute(ins, (k, c, "v" * (10 * k)))
+    r = subprocess.run([TOOL, "-p", str(server.admin_port), "tablehistograms", ks, "hb"], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("No SSTables exists, unable to calculate 'Partition Size' and 'Cell Count' "
+                               "percentiles\n%s/hb histograms\n" % ks), r.stdout
+    rows = {l.split()[0]: l.split()[1:] for l in r.stdout.splitlines()[4:] if l.strip()}
+    assert rows["Max"][3:] == ["NaN", "NaN"]
+    flush(server, ks, "hb")
+    for k in range(0, 40, 3):
+        list(session.execute("SELECT * FROM %s.hb WHERE k = %d" % (ks, k)))
+    r = subprocess.run([TOOL, "-p", str(server.admin_port), "tablehistograms", "%s.hb" % ks], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "%s/hb histograms" % ks, r.stdout
+    rows = {l.split()[0]: [float(x) for x in l.split()[1:]] for l in lines[3:] if l.strip()}
+    assert list(rows) == ["50%", "75%", "95%", "98%", "99%", "Min", "Max"]
+    timer, big = set(offsets(127)), set(offsets(96))
+    for col in (0, 1):                                  # read, write latency (micros)
+        vals = [rows[p][col] for p in ("50%", "75%", "95%", "98%", "99%")]
+        assert vals == sorted(vals), r.stdout
+        assert all(v in timer for v in vals + [rows["Max"][col]]), r.stdout
+        assert rows["Max"][col] >= rows["99%"][col], r.stdout
+        assert rows["Min"][col] == 0 or rows["Min"][col] - 1 in timer, r.stdout
+        assert rows["Min"][col] <= rows["50%"][col], r.stdout
+    for col in (3, 4):                                  # partition size (bytes), cell count
+        vals = [rows[p][col] for p in ("50%", "75%", "95%", "98%", "99%", "Max")]
+        assert all(v in big for v in vals) and vals == sorted(vals), r.stdout
+        assert rows["Min"][col] == 0 or rows["Min"][col] - 1 in big, r.stdout
+    assert rows["Max"][4] == 7.0 and rows["Min"][4] == 0   # 1 to 7 cells: the first bucket is (0, 1]
+    bad = subprocess.run([TOOL, "-p", str(server.admin_port), "tablehistograms", ks, "nope"], capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 1 and bad.stdout == "" and bad.stderr.startswith("nodetool: Unknown table %s.nope\n" % ks)
 
 
 def test_size_estimates(server, session, ks):
