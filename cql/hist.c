@@ -21,6 +21,11 @@
 
 static uint64_t off_timer[127], off_count[164], off_count0[165];
 static pthread_once_t off_once = PTHREAD_ONCE_INIT;
+/* The bucket of each value below SMALL_N, per kind: most values added are
+ * small (latencies in µs, rows and tombstones per read), and a table
+ * lookup saves the bisection over 127-165 offsets. */
+#define SMALL_N 4096
+static uint8_t small_timer[SMALL_N], small_count[SMALL_N], small_count0[SMALL_N];
 
 int cql_hist_offsets_make(int size, bool zeros, uint64_t *out, int cap)
 {
@@ -47,6 +52,11 @@ static void offsets_once(void)
     cql_hist_offsets_make(127, false, off_timer, 127);   /* DecayingEstimatedHistogramReservoir.LOW_BUCKET_COUNT */
     cql_hist_offsets_make(164, false, off_count, 164);   /* DEFAULT_BUCKET_COUNT */
     cql_hist_offsets_make(164, true, off_count0, 165);
+    for (int v = 0; v < SMALL_N; v++) {
+        small_timer[v] = (uint8_t)cql_hist_index(off_timer, 127, v);
+        small_count[v] = (uint8_t)cql_hist_index(off_count, 164, v);
+        small_count0[v] = (uint8_t)cql_hist_index(off_count0, 165, v);
+    }
 }
 
 const uint64_t *cql_hist_offsets(cql_hist_kind kind, int *n)
@@ -100,6 +110,7 @@ static void rescale(cql_hist *h, uint64_t now_ns)
 
 void cql_hist_init(cql_hist *h, cql_hist_kind kind, uint64_t now_ns)
 {
+    pthread_once(&off_once, offsets_once);   /* cql_hist_add reads the tables without it */
     memset(h, 0, sizeof *h);
     h->kind = (uint8_t)kind;
     h->landmark_ns = now_ns;
@@ -108,13 +119,21 @@ void cql_hist_init(cql_hist *h, cql_hist_kind kind, uint64_t now_ns)
 void cql_hist_add(cql_hist *h, int64_t value, uint64_t now_ns)
 {
     rescale(h, now_ns);
-    int n;
-    const uint64_t *off = cql_hist_offsets((cql_hist_kind)h->kind, &n);
-    int i = cql_hist_index(off, n, value);
-    /* round(forwardDecayWeight(now)), the same for a whole second: kept */
-    uint64_t sec = now_ns > h->landmark_ns ? (now_ns - h->landmark_ns) / NS_PER_S : 0;
-    if (!h->weight || sec != h->weight_s) {
-        h->weight_s = sec;
+    int i;
+    if (value >= 0 && value < SMALL_N) {
+        i = h->kind == CQL_HIST_TIMER ? small_timer[value] : h->kind == CQL_HIST_COUNT ? small_count[value]
+                                                                                        : small_count0[value];
+    } else {
+        int n;
+        const uint64_t *off = cql_hist_offsets((cql_hist_kind)h->kind, &n);
+        i = cql_hist_index(off, n, value);
+    }
+    /* round(forwardDecayWeight(now)), the same for a whole second after
+     * the landmark: kept with the second's bounds (no division per add) */
+    if (!h->weight || now_ns < h->weight_from_ns || now_ns >= h->weight_to_ns) {
+        uint64_t sec = now_ns > h->landmark_ns ? (now_ns - h->landmark_ns) / NS_PER_S : 0;
+        h->weight_from_ns = now_ns > h->landmark_ns ? h->landmark_ns + sec * NS_PER_S : 0;   /* before it: second 0 */
+        h->weight_to_ns = h->landmark_ns + (sec + 1) * NS_PER_S;
         h->weight = (uint64_t)llround(decay_weight(h, now_ns));
     }
     h->decaying[i] += h->weight;

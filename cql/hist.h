@@ -40,7 +40,8 @@ typedef enum cql_hist_kind { CQL_HIST_TIMER, CQL_HIST_COUNT, CQL_HIST_COUNT0 } c
 typedef struct cql_hist {
     uint8_t kind;                          /* cql_hist_kind */
     uint64_t landmark_ns;                  /* decayLandmark (monotonic clock) */
-    uint64_t weight_s, weight;             /* the update weight of second weight_s after the landmark */
+    uint64_t weight;                       /* the update weight of the second [weight_from_ns, weight_to_ns) */
+    uint64_t weight_from_ns, weight_to_ns;
     uint64_t count;                        /* values added (Histogram.getCount) */
     uint64_t plain[CQL_HIST_MAX_BUCKETS];  /* buckets: counts */
     uint64_t decaying[CQL_HIST_MAX_BUCKETS];   /* decayingBuckets: forward-decayed weights */
