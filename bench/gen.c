@@ -1327,7 +1327,9 @@ void bench_model_summary(bench_model *m, int top_n, bench_part_summary *out)
     }
     out->count = nw;
     if (nw) {
-        size_t k50 = nw / 2, k99 = (size_t)((double)(nw - 1) * 0.99);
+        /* nearest rank (the smallest value with at least p of them at or
+         * below it) for both, so p50 <= p99 <= max whatever the count */
+        size_t k50 = (size_t)ceil((double)nw * 0.50) - 1, k99 = (size_t)ceil((double)nw * 0.99) - 1;
         out->rows_p50 = select_u64(rows, nw, k50);
         out->rows_p99 = select_u64(rows, nw, k99);
         out->rows_max = select_u64(rows, nw, nw - 1);

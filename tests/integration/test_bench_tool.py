@@ -516,7 +516,13 @@ def test_html_flags_errors_and_oversized_partitions(srv, tmp_path):
     by = {s["scheme"]: s for s in json.loads(js.read_text())["schemes"]}
     errs, big = by["hh_errs"], by["hh_big"]
     assert errs["errors"] > 0 and big["errors"] == 0
+    # one kind of error, whatever key length each message names
+    (kind, n), = errs["errors_by_kind"].items()
+    assert kind.startswith("insert: 0x2200 Key length of ") and n == errs["errors"], errs["errors_by_kind"]
     assert big["partitions"]["rows"]["max"] > 100000
+    for what in ("rows", "bytes"):   # nearest rank: ordered even for two partitions
+        q = big["partitions"][what]
+        assert q["p50"] <= q["p99"] <= q["max"], (what, q)
     rows = summary(root)
     assert rows["hh_errs"]["errors"][1] == str(errs["errors"])
     assert "worst" in classes(rows["hh_errs"]["errors"][0])
