@@ -371,6 +371,19 @@ Test(exec_modify, list_ops_see_earlier_ops_of_the_statement)
     rows("SELECT l FROM t WHERE k = 1", "[5, 9]\n");
 }
 
+/* Found by fuzz_cql: a list element deleted by index from a row that does
+ * not exist copied its (no) stored cells with memcpy(v, NULL, 0), undefined
+ * behaviour caught by UBSan (SANITIZE=address,undefined). */
+Test(exec_modify, list_element_ops_on_absent_row)
+{
+    mkks();
+    ok("CREATE TABLE t (k int, c int, v text, l list<int>, PRIMARY KEY (k, c))");
+    fails("DELETE l[0] FROM t WHERE k = 0 AND c = 1", "Attempted to delete an element from a list which is null");
+    fails("UPDATE t SET l[0] = 1 WHERE k = 0 AND c = 1", "Attempted to set an element on a list which is null");
+    ok("UPDATE t SET l = l - [1] WHERE k = 0 AND c = 1");
+    rows("SELECT l FROM t WHERE k = 0", "");
+}
+
 Test(exec_modify, udt_and_static)
 {
     mkks();
