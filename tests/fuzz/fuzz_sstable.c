@@ -513,6 +513,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     cfg.commitlog_dir = cl;
     cfg.segment_size = 1 << 20;
     cfg.block_cache_size = 0;      /* nothing kept between inputs: the leak check holds */
+    cfg.snapshot_cleanup_period_ms = 1 << 30;   /* no sweep allocating beside an input */
     CHECK(st_engine_open(&cfg, &g_eng) == 0, "engine open");
     CHECK(st_engine_replay_done(g_eng) == 0, "replay done");
     if (fz_seed_dir()) {

@@ -405,6 +405,66 @@ Test(storage_sstable, verify_checks_the_row_index, .timeout = 60)
     cr_assert_eq(cs_alloc_count(), 0);
 }
 
+/* Rewrite the only entry of Index.db at p so that it points at logical
+ * position pos for len bytes (the varints may change size: the chunk
+ * table and footer move, the CRC is recomputed). */
+static void set_entry_span(const char *p, uint64_t pos, uint64_t len)
+{
+    uint8_t *b; size_t n;
+    cr_assert_eq(vfs_read_all(p, &b, &n), 0);
+    const uint8_t *f = b + n - 36;
+    uint64_t n_entries = cs_be64(f), chunks_off = cs_be64(f + 8), n_chunks = cs_be64(f + 16);
+    uint64_t logical = cs_be64(f + 24);
+    cr_assert_eq(n_entries, 1);
+    cs_rd r;
+    cs_rd_init(&r, b + SST_FILE_HDR, chunks_off - SST_FILE_HDR);
+    uint64_t kl = cs_rd_uvarint(&r);
+    r.pos += (size_t)kl + 8;
+    size_t at = r.pos;                       /* pos, len: replaced */
+    (void)cs_rd_uvarint(&r);
+    (void)cs_rd_uvarint(&r);
+    cr_assert_eq(r.err, 0);
+    cs_buf o;
+    cs_buf_init(&o);
+    cs_buf_put(&o, b, SST_FILE_HDR + at);
+    cs_buf_put_uvarint(&o, pos);
+    cs_buf_put_uvarint(&o, len);
+    cs_buf_put(&o, b + SST_FILE_HDR + r.pos, chunks_off - SST_FILE_HDR - r.pos);
+    uint64_t new_off = o.len;
+    cs_buf_put(&o, b + chunks_off, 8 * (size_t)(n_chunks + 1));
+    cs_buf_put_u64(&o, n_entries);
+    cs_buf_put_u64(&o, new_off);
+    cs_buf_put_u64(&o, n_chunks);
+    cs_buf_put_u64(&o, logical);
+    cs_buf_put_u32(&o, cs_crc32c(0, o.p, o.len));
+    int fd = open(p, O_WRONLY | O_TRUNC);
+    cr_assert_eq(write(fd, o.p, o.len), (ssize_t)o.len);
+    close(fd);
+    cs_buf_destroy(&o);
+    cs_free(b);
+}
+
+/* An index entry whose position plus length wraps past 2^64 passed the
+ * "entry points outside data" check (pos + len <= logical, computed
+ * modulo 2^64), and a read of it returned 16 bytes of memory never
+ * written (no block lies in the wrapped range) as the partition. */
+Test(storage_sstable, index_entry_span_wrapping_is_corrupt)
+{
+    st_engine *e = eopen();
+    st_table *t;
+    cr_assert_eq(st_table_open(e, TID, "ks", "wrap", NULL, &t), 0);
+    write_wide(e, t, 3, 10);
+    char p[800];
+    snprintf(p, sizeof p, "%s/cs-1-Index.db", st_table_dir(t));
+    st_engine_close(e, false);
+    set_entry_span(p, UINT64_MAX - 7, 16);
+    cr_assert_eq(sst_verify(p, NULL), CS_ECORRUPT);
+    e = eopen();
+    cr_assert_eq(st_table_open(e, TID, "ks", "wrap", NULL, &t), CS_ECORRUPT);
+    st_engine_close(e, false);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
 /* A full read of a wide partition streams window by window: all rows, in
  * order both ways, with memtable overrides merged in, and memory bounded
  * well below the partition's size. */
