@@ -138,9 +138,13 @@ static int load_index(sst_reader *r, uint8_t *written, size_t written_len)
         e->pos = idx_uv(&rd);
         e->len = idx_uv(&rd);
         uint64_t hdr = idx_uv(&rd);
-        e->n_ri = (uint32_t)idx_uv(&rd);
+        uint64_t n_ri = idx_uv(&rd);
         uint64_t rl = idx_uv(&rd);
         if (rd.err || rl > cs_rd_left(&rd)) return corrupt(r, "Index.db", "truncated entry", at);
+        /* A run takes at least 4 bytes (two lengths, offset, length): a
+         * count its bytes cannot hold would only size an allocation. */
+        if (n_ri > rl / 4) return corrupt(r, "Index.db", "bad row index", at);
+        e->n_ri = (uint32_t)n_ri;
         e->ri = cs_rd_take(&rd, (size_t)rl);
         e->ri_len = (uint32_t)rl;
         e->hdr_len = hdr;

@@ -408,7 +408,12 @@ Test(storage_sstable, verify_checks_the_row_index, .timeout = 60)
 /* Rewrite the only entry of Index.db at p so that it points at logical
  * position pos for len bytes (the varints may change size: the chunk
  * table and footer move, the CRC is recomputed). */
-static void set_entry_span(const char *p, uint64_t pos, uint64_t len)
+static void rewrite_entry(const char *p, int which, uint64_t v0, uint64_t v1);
+static void set_entry_span(const char *p, uint64_t pos, uint64_t len) { rewrite_entry(p, 0, pos, len); }
+/* ... or its row index count (which = 1: v0; v1 unused). */
+static void set_entry_nri(const char *p, uint64_t n_ri) { rewrite_entry(p, 1, n_ri, 0); }
+
+static void rewrite_entry(const char *p, int which, uint64_t v0, uint64_t v1)
 {
     uint8_t *b; size_t n;
     cr_assert_eq(vfs_read_all(p, &b, &n), 0);
@@ -420,15 +425,17 @@ static void set_entry_span(const char *p, uint64_t pos, uint64_t len)
     cs_rd_init(&r, b + SST_FILE_HDR, chunks_off - SST_FILE_HDR);
     uint64_t kl = cs_rd_uvarint(&r);
     r.pos += (size_t)kl + 8;
-    size_t at = r.pos;                       /* pos, len: replaced */
+    if (which == 1)                          /* past pos, len, hdr_len */
+        for (int i = 0; i < 3; i++) (void)cs_rd_uvarint(&r);
+    size_t at = r.pos;                       /* which 0: pos, len; 1: n_ri, replaced */
     (void)cs_rd_uvarint(&r);
-    (void)cs_rd_uvarint(&r);
+    if (which == 0) (void)cs_rd_uvarint(&r);
     cr_assert_eq(r.err, 0);
     cs_buf o;
     cs_buf_init(&o);
     cs_buf_put(&o, b, SST_FILE_HDR + at);
-    cs_buf_put_uvarint(&o, pos);
-    cs_buf_put_uvarint(&o, len);
+    cs_buf_put_uvarint(&o, v0);
+    if (which == 0) cs_buf_put_uvarint(&o, v1);
     cs_buf_put(&o, b + SST_FILE_HDR + r.pos, chunks_off - SST_FILE_HDR - r.pos);
     uint64_t new_off = o.len;
     cs_buf_put(&o, b + chunks_off, 8 * (size_t)(n_chunks + 1));
@@ -462,6 +469,31 @@ Test(storage_sstable, index_entry_span_wrapping_is_corrupt)
     e = eopen();
     cr_assert_eq(st_table_open(e, TID, "ks", "wrap", NULL, &t), CS_ECORRUPT);
     st_engine_close(e, false);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+/* A row index count larger than its bytes can hold: each run takes at
+ * least 4 bytes, so a count the row index cannot hold is corrupt at open,
+ * not an allocation of count * 48 bytes when a slice first reads it (2^24
+ * runs: 800 MB asked for by a 100-byte file; 2^32 + 1 read as 1). */
+Test(storage_sstable, row_index_count_is_checked_against_its_bytes)
+{
+    const uint64_t counts[] = { 1u << 24, (1ull << 32) + 1 };
+    for (int i = 0; i < 2; i++) {
+        st_engine *e = eopen();
+        st_table *t;
+        cr_assert_eq(st_table_open(e, TID, "ks", "nri", NULL, &t), 0);
+        write_wide(e, t, 3, 10);
+        char p[800];
+        snprintf(p, sizeof p, "%s/cs-1-Index.db", st_table_dir(t));
+        st_engine_close(e, false);
+        set_entry_nri(p, counts[i]);
+        e = eopen();
+        cr_assert_eq(st_table_open(e, TID, "ks", "nri", NULL, &t), CS_ECORRUPT, "n_ri %llu",
+                     (unsigned long long)counts[i]);
+        st_engine_close(e, false);
+        vfs_rmtree(g_dir);
+    }
     cr_assert_eq(cs_alloc_count(), 0);
 }
 
