@@ -354,7 +354,8 @@ static int list_view(cql_wrow *w, const sch_column *c, cql_rowcopy *rc, st_cell 
     st_cell *v = cs_arena_alloc(&w->b->arena, sizeof(st_cell) * (size_t)(n + extra + 1));
     if (!v)
         return cs_error_set(e, CS_ERR_SERVER, "out of memory");
-    memcpy(v, rc->cells + first, sizeof(st_cell) * (size_t)n);
+    if (n)                           /* no stored cells: rc->cells may be NULL */
+        memcpy(v, rc->cells + first, sizeof(st_cell) * (size_t)n);
     pos = w->mut_start;
     while ((r = st_mutation_next_op(m, &pos, end, &op)) == 1) {
         if (op.kind == ST_MOP_ROW || op.kind == ST_MOP_PARTITION)

@@ -146,9 +146,25 @@ int cql__check_ttl(int64_t ttl, cs_error *e)
     return 0;
 }
 
+/* A TTL whose expiry (now_s + ttl_s) is past what a 32-bit local deletion
+ * time holds (2038-01-19): refused as Cassandra 4.1 refuses it under its
+ * default REJECT policy (ExpirationDateOverflowHandling, CASSANDRA-14092),
+ * instead of an expiry that wraps negative (an expired write). */
+static int check_expiry(const sch_table *t, int32_t ttl_s, bool is_default, int32_t now_s, cs_error *e)
+{
+    if (ttl_s <= 0 || (int64_t)now_s + ttl_s <= INT32_MAX)
+        return 0;
+    return cs_error_set(e, CS_ERR_INVALID,
+                        "Request on table %s.%s with %sttl of %d seconds exceeds maximum supported expiration "
+                        "date of 2038-01-19T03:14:06+00:00. In order to avoid this use a lower TTL, change the "
+                        "expiration date overflow policy or upgrade to a version where this limitation is "
+                        "fixed. See CASSANDRA-14092 for more details.",
+                        t->ks->name, t->name, is_default ? "default " : "", ttl_s);
+}
+
 /* USING TIMESTAMP / TTL (Cassandra Attributes.getTimestamp/getTimeToLive). */
 static int eval_attrs(cql_eval *ev, const ast_using *u, const sch_table *t, int64_t batch_ts,
-                      cql_wplan *pl, cs_error *e)
+                      int32_t now_s, cql_wplan *pl, cs_error *e)
 {
     cql_value v;
     pl->ts_us = batch_ts;
@@ -166,6 +182,7 @@ static int eval_attrs(cql_eval *ev, const ast_using *u, const sch_table *t, int6
         }
     }
     pl->ttl_s = t->default_ttl_s;
+    bool is_default = true;
     if (u->ttl) {
         if (cql__term_eval(ev, u->ttl, ctype_scalar(CT_INT), "[ttl]", &v, e) < 0)
             return CS_EUSER;
@@ -178,9 +195,10 @@ static int eval_attrs(cql_eval *ev, const ast_using *u, const sch_table *t, int6
             if (cql__check_ttl(ttl, e) < 0)
                 return CS_EUSER;
             pl->ttl_s = ttl;
+            is_default = false;
         }
     }
-    return 0;
+    return check_expiry(t, pl->ttl_s, is_default, now_s, e);
 }
 
 /* ---------------------------------------------------------------- INSERT */
@@ -563,7 +581,7 @@ int cql__wplan_prepare(cql_eval *ev, cql_stmt *st, int64_t batch_ts, int32_t now
         return cs_error_set(e, CS_ERR_UNAUTHORIZED, "%s keyspace is not user-modifiable.", t->ks->name);
     pl->is_counter = t->is_counter;
     ev->ks = t->ks->name;
-    if (eval_attrs(ev, us, t, batch_ts, pl, e) < 0)
+    if (eval_attrs(ev, us, t, batch_ts, now_s, pl, e) < 0)
         return CS_EUSER;
     cql_stmt_memo *memo = cql__stmt_memo(ev->ctx, st, t);
     if (memo && memo->point)

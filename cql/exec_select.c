@@ -374,7 +374,8 @@ static int brow_cmp(const void *a, const void *b)
 static void flush_buffer(cql_sx *x)
 {
     g_rev = x->reversed;
-    qsort(x->brows, x->n_brows, sizeof(cql_brow), brow_cmp);
+    if (x->n_brows > 1)              /* none buffered: brows may be NULL */
+        qsort(x->brows, x->n_brows, sizeof(cql_brow), brow_cmp);
     cql_value *vals = cs_arena_zalloc(&x->arena, sizeof(cql_value) * (size_t)(x->sel.n + 1));
     for (size_t i = 0; vals && i < x->n_brows && x->emitted < x->limit; i++) {
         cs_rd r;

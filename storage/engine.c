@@ -439,11 +439,34 @@ static int apply_side(st_engine *e, const st_mutation *mu, st_clog_pos pos)
  * st_mutation the record came from: with its side info apply_side does
  * the work, else its tables are looked up there first (sparing the engine
  * mutex, which background threads also take). */
+/* Does the op stream of a record read back from the commit log decode, in
+ * the shape mt_apply takes (a PARTITION first, row-level ops only after a
+ * ROW of their partition)?  Replay checks the whole record before applying
+ * any of it, so that a record is applied all or nothing (storage.h). */
+static bool ops_decode(const uint8_t *p, size_t n)
+{
+    cs_rd r;
+    cs_rd_init(&r, p, n);
+    st__op op;
+    int k;
+    bool part = false, row = false;
+    while ((k = st__op_next(&r, &op)) == 1) {
+        switch (op.kind) {
+        case ST__OP_PARTITION: part = true; row = false; break;
+        case ST__OP_PDEL: case ST__OP_RT: if (!part) return false; break;
+        case ST__OP_ROW: if (!part) return false; row = true; break;
+        default: if (!row) return false; break;
+        }
+    }
+    return k == 0;
+}
+
 int st__apply(st_engine *e, const uint8_t *p, size_t n, bool replay, st_clog_pos pos,
               bool (*want)(const uint8_t id[16], void *arg), void *arg)
 {
     const st_mutation *mu = replay ? NULL : arg;
     if (mu && !mu->side_off && mu->ops.p == p && mu->ops.len == n) return apply_side(e, mu, pos);
+    if (replay && !ops_decode(p, n)) return CS_ECORRUPT;
     cs_rd r;
     cs_rd_init(&r, p, n);
     st__op op;

@@ -562,6 +562,11 @@ int st__op_next(cs_rd *r, st__op *op)
     case ST__OP_ROW:
         op->rflags = rd_u8(r);
         op->ck = rd_bytes(r, &op->ck_len);
+        /* ST_ROW_STATIC is the only flag, and a static row has no
+         * clustering: anything else no writer made (the memtable would keep
+         * bits a flush drops). */
+        if ((op->rflags & ~ST_ROW_STATIC) || ((op->rflags & ST_ROW_STATIC) && op->ck_len))
+            r->err = CS_ECORRUPT;
         break;
     case ST__OP_LIVENESS:
         op->lv.ts_us = rd_sv(r);

@@ -11,7 +11,7 @@
 /* Verify every component of the sstable whose Data.db path (or any component
  * path, or the "<dir>/<gen>-" prefix) is given: magic numbers, versions,
  * checksums of every block and file, partition order, bloom filter hits for
- * every key.  Returns 0 if sound; CS_ECORRUPT (problem logged, naming file
+ * every key, and each wide partition's row index run by run against its rows.  Returns 0 if sound; CS_ECORRUPT (problem logged, naming file
  * and offset), CS_EIO or CS_ENOTFOUND.  Prints a summary to out if non-NULL. */
 int sst_verify(const char *path, FILE *out);
 /* Print the sstable's statistics (Statistics.db: timestamps, clustering

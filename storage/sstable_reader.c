@@ -138,14 +138,18 @@ static int load_index(sst_reader *r, uint8_t *written, size_t written_len)
         e->pos = idx_uv(&rd);
         e->len = idx_uv(&rd);
         uint64_t hdr = idx_uv(&rd);
-        e->n_ri = (uint32_t)idx_uv(&rd);
+        uint64_t n_ri = idx_uv(&rd);
         uint64_t rl = idx_uv(&rd);
         if (rd.err || rl > cs_rd_left(&rd)) return corrupt(r, "Index.db", "truncated entry", at);
+        /* A run takes at least 4 bytes (two lengths, offset, length): a
+         * count its bytes cannot hold would only size an allocation. */
+        if (n_ri > rl / 4) return corrupt(r, "Index.db", "bad row index", at);
+        e->n_ri = (uint32_t)n_ri;
         e->ri = cs_rd_take(&rd, (size_t)rl);
         e->ri_len = (uint32_t)rl;
         e->hdr_len = hdr;
         if (e->n_ri) e->ri_slot = r->n_ri_slots++;
-        if (e->pos + e->len > logical || e->len == 0 || hdr > e->len)
+        if (e->pos > logical || e->len > logical - e->pos || e->len == 0 || hdr > e->len)   /* no wrap */
             return corrupt(r, "Index.db", "entry points outside data", at);
         if (!written && e->token != cs_murmur3_token(e->pk, e->pk_len))
             return corrupt(r, "Index.db", "token does not match key", at);
@@ -444,7 +448,7 @@ static int read_range(sst_reader *r, uint64_t pos, uint64_t len, cs_arena *a, co
     *out = NULL;
     if (len == 0) { *out = (const uint8_t *)""; return 0; }
     uint64_t bs = r->block_size;
-    if (pos + len > r->logical) return corrupt(r, "Data.db", "read past logical end", pos);
+    if (pos > r->logical || len > r->logical - pos) return corrupt(r, "Data.db", "read past logical end", pos);
     uint64_t b0 = pos / bs, b1 = (pos + len - 1) / bs;
     if (b1 >= r->n_chunks) return corrupt(r, "Data.db", "block beyond chunk table", pos);
     uint8_t *buf = cs_arena_alloc(a, (size_t)len);
@@ -815,7 +819,7 @@ static const sst_ri *get_ri(sst_reader *r, const sst_index_entry *e, int *rc)
         u->last = rd_bytes(&x, &u->ll);
         u->off = cs_rd_uvarint(&x);
         u->len = cs_rd_uvarint(&x);
-        if (x.err || u->off + u->len > e->len || u->len == 0 ||
+        if (x.err || u->off > e->len || u->len > e->len - u->off || u->len == 0 ||
             (k && (u->off < ri->runs[k - 1].off + ri->runs[k - 1].len ||
                    st__bytes_cmp(ri->runs[k - 1].last, ri->runs[k - 1].ll, u->first, u->fl) >= 0)) ||
             st__bytes_cmp(u->first, u->fl, u->last, u->ll) > 0) {

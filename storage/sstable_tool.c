@@ -24,6 +24,49 @@ static int parse_path(const char *path, char *dir, size_t dn, uint64_t *gen)
     return 0;
 }
 
+/* A wide partition's row index: the runs that slices and the engine's
+ * windowed reads of wide partitions read instead of the whole partition.
+ * Each run, read alone through a slice of its first to its last
+ * clustering, must decode and start and end with those rows, and the runs
+ * together must hold every row of the whole read `all`. */
+static int ri_corrupt(sst_reader *r, const char *what, uint64_t i)
+{
+    char *p = sst__path(r->dir, r->gen, "Index.db", false);
+    int rc = CS_CORRUPT(what, p ? p : "Index.db", i);
+    cs_free(p);
+    return rc;
+}
+
+static int verify_row_index(sst_reader *r, uint64_t i, const st__part *all, cs_arena *a)
+{
+    const sst_index_entry *e = &r->idx[i];
+    st_slice every = { { NULL, 0, true }, { NULL, 0, true } };
+    st__part q;
+    int rc = sst__read_entry(r, i, &every, 1, &q, a);   /* parses and checks the row index */
+    if (rc < 0) return rc;
+    const sst_ri *ri = atomic_load(&r->ri_slots[e->ri_slot]);
+    if (!ri) return ri_corrupt(r, "row index not parsed", i);
+    uint64_t seen = 0;
+    for (uint32_t k = 0; k < ri->n && rc >= 0; k++) {
+        const sst_ri_run *u = &ri->runs[k];
+        st_slice s = { { u->first, u->fl, true }, { u->last, u->ll, true } };
+        cs_arena ra;
+        cs_arena_init(&ra);
+        rc = sst__read_entry(r, i, &s, 1, &q, &ra);
+        if (rc >= 0) {
+            int n = q.n_rows;
+            if (n == 0 || st__bytes_cmp(q.rows[0]->ck, q.rows[0]->ck_len, u->first, u->fl) ||
+                st__bytes_cmp(q.rows[n - 1]->ck, q.rows[n - 1]->ck_len, u->last, u->ll))
+                rc = ri_corrupt(r, "row index run does not match its rows", i);
+            seen += (uint64_t)n;
+        }
+        cs_arena_destroy(&ra);
+    }
+    if (rc >= 0 && seen != (uint64_t)all->n_rows)
+        rc = ri_corrupt(r, "row index does not cover the partition's rows", i);
+    return rc < 0 ? rc : 0;
+}
+
 int sst_verify(const char *path, FILE *out)
 {
     char dir[4096];
@@ -57,6 +100,7 @@ int sst_verify(const char *path, FILE *out)
         int k = sst__read_entry(r, i, NULL, 0, &p, &a);
         if (k < 0) rc = k;
         else rows += (uint64_t)p.n_rows;
+        if (k >= 0 && e->n_ri) rc = verify_row_index(r, i, &p, &a);
         cs_arena_destroy(&a);
     }
     if (!rc && expect != r->logical) {

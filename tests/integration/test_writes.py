@@ -28,6 +28,23 @@ def test_insert_ttl_timestamp(session, t):
         session.execute("INSERT INTO %s.w (k, c, v) VALUES (1, 1, 1) USING TTL 630720001" % t)
 
 
+def test_ttl_past_2038_refused(session, t):
+    """A TTL under the maximum whose expiry is past 2038-01-19 (the 32-bit
+    local deletion time): Cassandra 4.1 refuses it (ExpirationDateOverflow-
+    Handling, default REJECT policy); found by fuzz_cql, where it overflowed
+    into an already expired write."""
+    msg = (r"Request on table %s.w with ttl of 630720000 seconds exceeds maximum supported expiration "
+           r"date of 2038-01-19T03:14:06\+00:00" % t)
+    with pytest.raises(InvalidRequest, match=msg):
+        session.execute("INSERT INTO %s.w (k, c, v) VALUES (9, 9, 1) USING TTL 630720000" % t)
+    ins = session.prepare("UPDATE %s.w USING TTL ? SET v = ? WHERE k = ? AND c = ?" % t)
+    with pytest.raises(InvalidRequest, match=msg):
+        session.execute(ins, (630720000, 1, 9, 9))
+    assert session.execute("SELECT v FROM %s.w WHERE k = 9" % t).one() is None
+    session.execute(ins, (86400, 1, 9, 9))
+    assert session.execute("SELECT v FROM %s.w WHERE k = 9" % t).one().v == 1
+
+
 def test_prepared_unset_and_null(session, t):
     ins = session.prepare("INSERT INTO %s.w (k, c, v, l) VALUES (?, ?, ?, ?)" % t)
     session.execute(ins, (2, 1, 5, [1, 2]))

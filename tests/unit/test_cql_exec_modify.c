@@ -179,6 +179,29 @@ Test(exec_modify, ttl_and_timestamp)
     rows("SELECT ttl(v) FROM d WHERE k = 2", "null\n");
 }
 
+/* Found by fuzz_cql: a TTL under the 20-year maximum but reaching past
+ * 2038-01-19 (INT32_MAX seconds) overflowed the cell's expiry time (UB; in
+ * practice a negative time: the acknowledged write read back as expired).
+ * Cassandra 4.1 refuses it (ExpirationDateOverflowHandling, REJECT). */
+Test(exec_modify, ttl_past_2038_is_refused)
+{
+    mkks();
+    ok("CREATE TABLE t (k int PRIMARY KEY, v int, l list<int>)");
+    const char *msg = "Request on table ks.t with ttl of 630720000 seconds exceeds maximum supported "
+                      "expiration date of 2038-01-19T03:14:06+00:00. In order to avoid this use a lower TTL, "
+                      "change the expiration date overflow policy or upgrade to a version where this "
+                      "limitation is fixed. See CASSANDRA-14092 for more details.";
+    fails("INSERT INTO t (k, v) VALUES (1, 1) USING TTL 630720000", msg);
+    fails("UPDATE t USING TTL 630720000 SET l = l + [1] WHERE k = 1", msg);
+    fails("BEGIN BATCH INSERT INTO t (k, v) VALUES (2, 1) USING TTL 630720000; APPLY BATCH", msg);
+    rows("SELECT k FROM t", "");
+    ok("CREATE TABLE d (k int PRIMARY KEY, v int) WITH default_time_to_live = 630720000");
+    fails("INSERT INTO d (k, v) VALUES (1, 1)", "Request on table ks.d with default ttl of 630720000 seconds");
+    ok("INSERT INTO d (k, v) VALUES (1, 1) USING TTL 86400");
+    ok("INSERT INTO d (k, v) VALUES (2, 1) USING TTL 0");
+    rows("SELECT k, v FROM d", "1|1\n2|1\n");
+}
+
 Test(exec_modify, key_errors)
 {
     mkks();
@@ -369,6 +392,19 @@ Test(exec_modify, list_ops_see_earlier_ops_of_the_statement)
     fails("UPDATE t SET l = l - [2], l[1] = 4 WHERE k = 1", "List index 1 out of bound, list has size 1");
     ok("UPDATE t SET l = [5, 6], l[1] = 9 WHERE k = 1");   /* sees the new value, not the old */
     rows("SELECT l FROM t WHERE k = 1", "[5, 9]\n");
+}
+
+/* Found by fuzz_cql: a list element deleted by index from a row that does
+ * not exist copied its (no) stored cells with memcpy(v, NULL, 0), undefined
+ * behaviour caught by UBSan (SANITIZE=address,undefined). */
+Test(exec_modify, list_element_ops_on_absent_row)
+{
+    mkks();
+    ok("CREATE TABLE t (k int, c int, v text, l list<int>, PRIMARY KEY (k, c))");
+    fails("DELETE l[0] FROM t WHERE k = 0 AND c = 1", "Attempted to delete an element from a list which is null");
+    fails("UPDATE t SET l[0] = 1 WHERE k = 0 AND c = 1", "Attempted to set an element on a list which is null");
+    ok("UPDATE t SET l = l - [1] WHERE k = 0 AND c = 1");
+    rows("SELECT l FROM t WHERE k = 0", "");
 }
 
 Test(exec_modify, udt_and_static)

@@ -84,6 +84,18 @@ Test(exec_select, range_scans_and_tokens)
 
 /* Multi-column relations refused as Cassandra 4.1 words them
  * (MultiColumnRelation, Tuples.Literal, MultiColumnRestriction). */
+/* Found by fuzz_cql: ORDER BY over an IN on the partition key sorts the
+ * rows it buffered; with none it called qsort(NULL, 0, ...), undefined
+ * behaviour caught by UBSan (SANITIZE=address,undefined). */
+Test(exec_select, in_order_by_with_no_rows)
+{
+    mkks();
+    fill_kcv();
+    rows("SELECT k, c, v FROM t WHERE k IN (1, 2) AND c >= 21 ORDER BY c DESC LIMIT 10", "");
+    rows("SELECT k, c FROM t WHERE k IN (7, 8) ORDER BY c ASC", "");
+    rows("SELECT k, c FROM t WHERE k IN (1, 2) AND c = 4 ORDER BY c DESC", "1|4\n2|4\n");
+}
+
 Test(exec_select, multi_column_refusals)
 {
     mkks();

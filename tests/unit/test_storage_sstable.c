@@ -342,6 +342,161 @@ Test(storage_sstable, fuzz_flips, .timeout = 120)
     cr_assert_eq(cs_alloc_count(), 0);
 }
 
+/* Found by fuzz_sstable: sst_verify read each partition whole and so never
+ * looked at the row index that slices (and the engine's windowed reads of
+ * wide partitions) go through.  A row index run cut short, in an Index.db
+ * whose CRC still checks, read fine in verify and failed in every query. */
+Test(storage_sstable, verify_checks_the_row_index, .timeout = 60)
+{
+    st_engine *e = eopen();
+    st_table *t;
+    cr_assert_eq(st_table_open(e, TID, "ks", "ri", NULL, &t), 0);
+    write_wide(e, t, 2000, 50);            /* ~110 KB: a row index */
+    char p[800];
+    snprintf(p, sizeof p, "%s/cs-1-Index.db", st_table_dir(t));
+    st_engine_close(e, false);
+    cr_assert_eq(sst_verify(p, NULL), 0);
+    uint8_t *b; size_t n;
+    cr_assert_eq(vfs_read_all(p, &b, &n), 0);
+    /* The one entry: key, token, pos, len, hdr_len, n_ri, row index bytes;
+     * the first run is first_ck, last_ck, offset, length. */
+    cs_rd r;
+    cs_rd_init(&r, b + SST_FILE_HDR, n - SST_FILE_HDR);
+    uint64_t kl = cs_rd_uvarint(&r);
+    r.pos += (size_t)kl + 8;
+    for (int i = 0; i < 3; i++) (void)cs_rd_uvarint(&r);
+    cr_assert_gt(cs_rd_uvarint(&r), 1, "no row index");
+    (void)cs_rd_uvarint(&r);                /* row index length */
+    uint8_t first[16], last[16];
+    uint64_t fl = cs_rd_uvarint(&r);
+    cr_assert_leq(fl, 16);
+    memcpy(first, cs_rd_take(&r, (size_t)fl), (size_t)fl);
+    uint64_t ll = cs_rd_uvarint(&r);
+    cr_assert_leq(ll, 16);
+    memcpy(last, cs_rd_take(&r, (size_t)ll), (size_t)ll);
+    (void)cs_rd_uvarint(&r);                /* offset */
+    size_t at = SST_FILE_HDR + r.pos;
+    while (b[at] & 0x80) at++;              /* the length's last byte */
+    cr_assert_eq(r.err, 0);
+    cr_assert_gt(b[at], 0);
+    b[at]--;                                /* the first run 128 (or 1) bytes short */
+    cs_st32(b + n - 4, cs_crc32c(0, b, n - 4));
+    int fd = open(p, O_WRONLY | O_TRUNC);
+    cr_assert_eq(write(fd, b, n), (ssize_t)n);
+    close(fd);
+    cs_free(b);
+    int vrc = sst_verify(p, NULL);
+    cr_assert_eq(vrc, CS_ECORRUPT, "verify: %d", vrc);
+    /* ... as a query of the first run's rows finds. */
+    e = eopen();
+    cr_assert_eq(st_table_open(e, TID, "ks", "ri", NULL, &t), 0);
+    uint8_t pk[3] = { 'p', 'k', '1' };
+    st_slice sl = { { first, (uint32_t)fl, true }, { last, (uint32_t)ll, true } };
+    st_read_spec rs = { .pk = pk, .pk_len = 3, .slices = &sl, .n_slices = 1 };
+    st_scan *sc;
+    cr_assert_eq(st_scan_open(t, &rs, &sc), 0);
+    st_partition_view pv;
+    st_row_view rv;
+    int k = st_scan_next_partition(sc, &pv);
+    while (k == 1) k = st_scan_next_row(sc, &rv);
+    cr_assert_eq(k, CS_ECORRUPT);
+    st_scan_close(sc);
+    st_engine_close(e, false);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+/* Rewrite the only entry of Index.db at p so that it points at logical
+ * position pos for len bytes (the varints may change size: the chunk
+ * table and footer move, the CRC is recomputed). */
+static void rewrite_entry(const char *p, int which, uint64_t v0, uint64_t v1);
+static void set_entry_span(const char *p, uint64_t pos, uint64_t len) { rewrite_entry(p, 0, pos, len); }
+/* ... or its row index count (which = 1: v0; v1 unused). */
+static void set_entry_nri(const char *p, uint64_t n_ri) { rewrite_entry(p, 1, n_ri, 0); }
+
+static void rewrite_entry(const char *p, int which, uint64_t v0, uint64_t v1)
+{
+    uint8_t *b; size_t n;
+    cr_assert_eq(vfs_read_all(p, &b, &n), 0);
+    const uint8_t *f = b + n - 36;
+    uint64_t n_entries = cs_be64(f), chunks_off = cs_be64(f + 8), n_chunks = cs_be64(f + 16);
+    uint64_t logical = cs_be64(f + 24);
+    cr_assert_eq(n_entries, 1);
+    cs_rd r;
+    cs_rd_init(&r, b + SST_FILE_HDR, chunks_off - SST_FILE_HDR);
+    uint64_t kl = cs_rd_uvarint(&r);
+    r.pos += (size_t)kl + 8;
+    if (which == 1)                          /* past pos, len, hdr_len */
+        for (int i = 0; i < 3; i++) (void)cs_rd_uvarint(&r);
+    size_t at = r.pos;                       /* which 0: pos, len; 1: n_ri, replaced */
+    (void)cs_rd_uvarint(&r);
+    if (which == 0) (void)cs_rd_uvarint(&r);
+    cr_assert_eq(r.err, 0);
+    cs_buf o;
+    cs_buf_init(&o);
+    cs_buf_put(&o, b, SST_FILE_HDR + at);
+    cs_buf_put_uvarint(&o, v0);
+    if (which == 0) cs_buf_put_uvarint(&o, v1);
+    cs_buf_put(&o, b + SST_FILE_HDR + r.pos, chunks_off - SST_FILE_HDR - r.pos);
+    uint64_t new_off = o.len;
+    cs_buf_put(&o, b + chunks_off, 8 * (size_t)(n_chunks + 1));
+    cs_buf_put_u64(&o, n_entries);
+    cs_buf_put_u64(&o, new_off);
+    cs_buf_put_u64(&o, n_chunks);
+    cs_buf_put_u64(&o, logical);
+    cs_buf_put_u32(&o, cs_crc32c(0, o.p, o.len));
+    int fd = open(p, O_WRONLY | O_TRUNC);
+    cr_assert_eq(write(fd, o.p, o.len), (ssize_t)o.len);
+    close(fd);
+    cs_buf_destroy(&o);
+    cs_free(b);
+}
+
+/* An index entry whose position plus length wraps past 2^64 passed the
+ * "entry points outside data" check (pos + len <= logical, computed
+ * modulo 2^64), and a read of it returned 16 bytes of memory never
+ * written (no block lies in the wrapped range) as the partition. */
+Test(storage_sstable, index_entry_span_wrapping_is_corrupt)
+{
+    st_engine *e = eopen();
+    st_table *t;
+    cr_assert_eq(st_table_open(e, TID, "ks", "wrap", NULL, &t), 0);
+    write_wide(e, t, 3, 10);
+    char p[800];
+    snprintf(p, sizeof p, "%s/cs-1-Index.db", st_table_dir(t));
+    st_engine_close(e, false);
+    set_entry_span(p, UINT64_MAX - 7, 16);
+    cr_assert_eq(sst_verify(p, NULL), CS_ECORRUPT);
+    e = eopen();
+    cr_assert_eq(st_table_open(e, TID, "ks", "wrap", NULL, &t), CS_ECORRUPT);
+    st_engine_close(e, false);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
+/* A row index count larger than its bytes can hold: each run takes at
+ * least 4 bytes, so a count the row index cannot hold is corrupt at open,
+ * not an allocation of count * 48 bytes when a slice first reads it (2^24
+ * runs: 800 MB asked for by a 100-byte file; 2^32 + 1 read as 1). */
+Test(storage_sstable, row_index_count_is_checked_against_its_bytes)
+{
+    const uint64_t counts[] = { 1u << 24, (1ull << 32) + 1 };
+    for (int i = 0; i < 2; i++) {
+        st_engine *e = eopen();
+        st_table *t;
+        cr_assert_eq(st_table_open(e, TID, "ks", "nri", NULL, &t), 0);
+        write_wide(e, t, 3, 10);
+        char p[800];
+        snprintf(p, sizeof p, "%s/cs-1-Index.db", st_table_dir(t));
+        st_engine_close(e, false);
+        set_entry_nri(p, counts[i]);
+        e = eopen();
+        cr_assert_eq(st_table_open(e, TID, "ks", "nri", NULL, &t), CS_ECORRUPT, "n_ri %llu",
+                     (unsigned long long)counts[i]);
+        st_engine_close(e, false);
+        vfs_rmtree(g_dir);
+    }
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
 /* A full read of a wide partition streams window by window: all rows, in
  * order both ways, with memtable overrides merged in, and memory bounded
  * well below the partition's size. */
