@@ -136,11 +136,25 @@ int st__table_load_sstables(st_table *t)
     }
     vfs_list_free(names, n);
     if (rc) return rc;
-    /* Inputs of a compaction whose output exists are obsolete. */
-    for (int i = 0; i < t->n_ssts; i++)
-        for (int k = 0; k < t->ssts[i]->st.n_ancestors; k++)
+    /* Inputs of a compaction whose output exists are obsolete.  An output
+     * always has a higher generation than its inputs: a Statistics.db that
+     * names its own generation or a later one as an ancestor is corrupt,
+     * and its list is not acted on (it would delete the sstable itself, or
+     * a newer one, with its data). */
+    for (int i = 0; i < t->n_ssts; i++) {
+        const sst_reader *out = t->ssts[i];
+        bool bad = false;
+        for (int k = 0; k < out->st.n_ancestors; k++) bad |= out->st.ancestors[k] >= out->gen;
+        if (bad) {
+            CS_ERROR("corruption: %s/cs-%" PRIu64 "-Statistics.db names generation %" PRIu64
+                     " or later as an ancestor; its ancestors are ignored",
+                     t->dir, out->gen, out->gen);
+            continue;
+        }
+        for (int k = 0; k < out->st.n_ancestors; k++)
             for (int j = 0; j < t->n_ssts; j++)
-                if (t->ssts[j]->gen == t->ssts[i]->st.ancestors[k]) sst__mark_obsolete(t->ssts[j]);
+                if (t->ssts[j]->gen == out->st.ancestors[k]) sst__mark_obsolete(t->ssts[j]);
+    }
     int j = 0;
     for (int i = 0; i < t->n_ssts; i++) {
         if (atomic_load(&t->ssts[i]->obsolete)) { sst_reader_unref(t->ssts[i]); continue; }
