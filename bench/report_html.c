@@ -1026,7 +1026,7 @@ static void chart_nodes(FILE *f, const fig *g, int n, const bench_opts *o)
     }
     bars(&c, g, n, nc, v, "load", tip_node, NULL, false, NULL, NULL);
     const char *labels[64];
-    char names[64][8];
+    char names[64][16];
     for (int k = 0; k < nc; k++) {
         snprintf(names[k], sizeof(names[k]), "n%d", k + 1);
         labels[k] = names[k];

@@ -189,7 +189,7 @@ Test(storage_read, range_scan_cursors_across_sources)
         for (int i = 0; i < N; i++) {
             bool here = i % (s + 2) == 0 || (s == 3 && i % 5 == 1) || (s == 0 && i % 2 && i % 3 && i % 4 && i % 5 != 1);
             if (!here) continue;
-            char v[8];
+            char v[16];
             snprintf(v, sizeof v, "v%d", s);
             put_key(i, 100 + s, v);
         }
@@ -218,7 +218,7 @@ Test(storage_read, range_scan_cursors_across_sources)
         n++;
         cr_assert_eq(st_scan_next_row(sc, &r), 1);
         cr_assert_eq(r.n_cells, 1);
-        char want[8];
+        char want[16];
         snprintf(want, sizeof want, "v%d", newest[i]);
         cr_assert(r.cells[0].val_len == strlen(want) && !memcmp(r.cells[0].val, want, strlen(want)),
                   "key %d: not the newest value %s", i, want);
