@@ -713,13 +713,13 @@ static int run_ddl(bc_sync *conn, const char *cql, char *err, size_t errlen)
     return rc;
 }
 
-static int by_position(const void *a, const void *b, void *arg)
+int bench__col_by_position(const void *a, const void *b, void *arg)
 {
     const bench_col *c = arg;
     return c[*(const int *)a].position - c[*(const int *)b].position;
 }
 
-static int by_name(const void *a, const void *b, void *arg)
+int bench__col_by_name(const void *a, const void *b, void *arg)
 {
     const bench_col *c = arg;
     return strcmp(c[*(const int *)a].name, c[*(const int *)b].name);
@@ -746,8 +746,8 @@ static int layout_init(bench_model *m, char *err, size_t errlen)
         else if (m->cols[i].kind >= 2)
             vals[n_vals++] = i;
     }
-    qsort_r(m->ck_all, (size_t)m->n_ck_all, sizeof(int), by_position, m->cols);
-    qsort_r(vals, (size_t)n_vals, sizeof(int), by_name, m->cols);
+    qsort_r(m->ck_all, (size_t)m->n_ck_all, sizeof(int), bench__col_by_position, m->cols);
+    qsort_r(vals, (size_t)n_vals, sizeof(int), bench__col_by_name, m->cols);
     for (int k = 0; k < n_vals; k++)
         m->val_rank[vals[k]] = k;
     m->n_vals = n_vals;

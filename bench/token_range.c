@@ -26,18 +26,6 @@ typedef struct bench_cursor {   /* a token range being read, one page per op */
     bool more;                  /* the next page is due (ps set) */
 } bench_cursor;
 
-static int by_position(const void *a, const void *b, void *arg)
-{
-    const bench_col *c = arg;
-    return c[*(const int *)a].position - c[*(const int *)b].position;
-}
-
-static int by_name(const void *a, const void *b, void *arg)
-{
-    const bench_col *c = arg;
-    return strcmp(c[*(const int *)a].name, c[*(const int *)b].name);
-}
-
 /* A token range query, as stress's TokenRangeQuery builds it: the token of
  * the partition key, then the columns ('*': every column, key columns
  * first), over one range, (? , ?].  Caller frees. */
@@ -67,7 +55,7 @@ char *bench__token_range_cql(bench_model *m, const char *columns)
             for (int i = 0; i < m->n_cols; i++)
                 if ((kind < 2 ? m->cols[i].kind == kind : m->cols[i].kind >= 2))
                     order[k++] = i;
-            qsort_r(order, (size_t)k, sizeof(int), kind < 2 ? by_position : by_name, m->cols);
+            qsort_r(order, (size_t)k, sizeof(int), kind < 2 ? bench__col_by_position : bench__col_by_name, m->cols);
             for (int j = 0; j < k; j++) {
                 if (n++) cs_buf_put(&s, ", ", 2);
                 cs_buf_put(&s, "\"", 1);
