@@ -537,6 +537,44 @@ Test(storage_commitlog, fuzz_replay, .timeout = 120)
     }
 }
 
+/* A hand-made segment 1000: its header into seg; returns the CRC seed of
+ * its records. */
+static uint32_t seg_begin(cs_buf *seg)
+{
+    cs_buf_init(seg);
+    cs_buf_put_u32(seg, 0x43534C47u);
+    cs_buf_put_u32(seg, 2);
+    cs_buf_put_u64(seg, 1000);
+    cs_buf_put_u32(seg, 0);
+    uint32_t seed = cs_crc32c(0, seg->p, seg->len);
+    cs_buf_put_u32(seg, seed);
+    return seed;
+}
+
+/* One record framed as the commit log frames it: length, its CRC, the
+ * payload, the payload's CRC. */
+static void seg_put_record(cs_buf *seg, uint32_t seed, const cs_buf *payload)
+{
+    uint8_t l[4];
+    cs_st32(l, (uint32_t)payload->len);
+    cs_buf_put(seg, l, 4);
+    cs_buf_put_u32(seg, cs_crc32c(seed, l, 4));
+    cs_buf_put(seg, payload->p, payload->len);
+    cs_buf_put_u32(seg, cs_crc32c(0, payload->p, payload->len));
+}
+
+/* Write seg as the commit log directory's segment 1000 and free it. */
+static void seg_write(cs_buf *seg)
+{
+    vfs_mkdirs(g_c);
+    char p[400];
+    snprintf(p, sizeof p, "%s/CommitLog-2-1000.log", g_c);
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    cr_assert_eq(write(fd, seg->p, seg->len), (ssize_t)seg->len);
+    close(fd);
+    cs_buf_destroy(seg);
+}
+
 /* A record whose payload is the op stream of one row (flags, clustering)
  * with one cell, partition "pk" of the fixture's table. */
 static void put_row_record(cs_buf *seg, uint32_t seed, uint8_t rflags, const uint8_t *ck, uint32_t ck_len)
@@ -560,12 +598,7 @@ static void put_row_record(cs_buf *seg, uint32_t seed, uint8_t rflags, const uin
     cs_buf_put_uvarint(&p, 0);
     cs_buf_put_uvarint(&p, 1);
     cs_buf_put_u8(&p, 'v');
-    uint8_t l[4];
-    cs_st32(l, (uint32_t)p.len);
-    cs_buf_put(seg, l, 4);
-    cs_buf_put_u32(seg, cs_crc32c(seed, l, 4));
-    cs_buf_put(seg, p.p, p.len);
-    cs_buf_put_u32(seg, cs_crc32c(0, p.p, p.len));
+    seg_put_record(seg, seed, &p);
     cs_buf_destroy(&p);
 }
 
@@ -576,25 +609,13 @@ static void put_row_record(cs_buf *seg, uint32_t seed, uint8_t rflags, const uin
  * logged and skipped like any other, and the records after it replay. */
 Test(storage_commitlog, replay_refuses_undefined_row_flags)
 {
-    vfs_mkdirs(g_c);
     cs_buf seg;
-    cs_buf_init(&seg);
-    cs_buf_put_u32(&seg, 0x43534C47u);
-    cs_buf_put_u32(&seg, 2);
-    cs_buf_put_u64(&seg, 1000);
-    cs_buf_put_u32(&seg, 0);
-    uint32_t seed = cs_crc32c(0, seg.p, seg.len);
-    cs_buf_put_u32(&seg, seed);
+    uint32_t seed = seg_begin(&seg);
     const uint8_t c1[4] = { 0, 0, 0, 1 }, c2[4] = { 0, 0, 0, 2 }, c3[4] = { 0, 0, 0, 3 };
     put_row_record(&seg, seed, 0xe4, c1, 4);        /* bits that mean nothing */
     put_row_record(&seg, seed, ST_ROW_STATIC, c2, 4); /* a static row has no clustering */
     put_row_record(&seg, seed, 0, c3, 4);           /* sound */
-    char p[400];
-    snprintf(p, sizeof p, "%s/CommitLog-2-1000.log", g_c);
-    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    cr_assert_eq(write(fd, seg.p, seg.len), (ssize_t)seg.len);
-    close(fd);
-    cs_buf_destroy(&seg);
+    seg_write(&seg);
     char log[8192];
     st_table *t;
     st_engine *e = replay_logged(&t, log, sizeof log);
@@ -610,15 +631,8 @@ Test(storage_commitlog, replay_refuses_undefined_row_flags)
  * too (it was applied up to the bad op). */
 Test(storage_commitlog, replay_skips_an_undecodable_record_whole)
 {
-    vfs_mkdirs(g_c);
     cs_buf seg;
-    cs_buf_init(&seg);
-    cs_buf_put_u32(&seg, 0x43534C47u);
-    cs_buf_put_u32(&seg, 2);
-    cs_buf_put_u64(&seg, 1000);
-    cs_buf_put_u32(&seg, 0);
-    uint32_t seed = cs_crc32c(0, seg.p, seg.len);
-    cs_buf_put_u32(&seg, seed);
+    uint32_t seed = seg_begin(&seg);
     /* partition "pk": a row and its cell; partition "pq": a cell before any row */
     cs_buf p;
     cs_buf_init(&p);
@@ -643,19 +657,9 @@ Test(storage_commitlog, replay_skips_an_undecodable_record_whole)
         cs_buf_put_uvarint(&p, 1);
         cs_buf_put_u8(&p, 'v');
     }
-    uint8_t l[4];
-    cs_st32(l, (uint32_t)p.len);
-    cs_buf_put(&seg, l, 4);
-    cs_buf_put_u32(&seg, cs_crc32c(seed, l, 4));
-    cs_buf_put(&seg, p.p, p.len);
-    cs_buf_put_u32(&seg, cs_crc32c(0, p.p, p.len));
+    seg_put_record(&seg, seed, &p);
     cs_buf_destroy(&p);
-    char path[400];
-    snprintf(path, sizeof path, "%s/CommitLog-2-1000.log", g_c);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    cr_assert_eq(write(fd, seg.p, seg.len), (ssize_t)seg.len);
-    close(fd);
-    cs_buf_destroy(&seg);
+    seg_write(&seg);
     char log[8192];
     st_table *t;
     st_engine *e = replay_logged(&t, log, sizeof log);
