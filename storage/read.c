@@ -805,7 +805,7 @@ static int next_key(st_scan *s, int64_t *tok, const uint8_t **key, uint32_t *len
     bool found = false;
     const uint8_t *ck = s->cur_has_key ? s->cur_key : NULL;
     for (int i = 0; i < s->n_mts + s->n_ssts; i++) {
-        int64_t t; const uint8_t *k; uint32_t l;
+        int64_t t = 0; const uint8_t *k = NULL; uint32_t l = 0;
         int rc;
         if (i < s->n_mts) {
             rc = mt_next_key(s->mts[i], s->cur_token, ck, s->cur_len, s->cur_incl, s->spec.end_token,
