@@ -13,6 +13,7 @@
 #include "cql/types.h"
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -470,13 +471,41 @@ static int do_tablestats(srv *s, char **args, int n, cs_buf *o)
 
 static int bad_use(cs_buf *o, const char *msg);
 
-/* Java's String.format("%18.Nf") of a double: NaN as "NaN". */
+/* Java's String.format("%18.Nf") of a double: NaN as "NaN"; past 2^53
+ * Java writes Double.toString's shortest digits padded with zeros
+ * ((double)Long.MAX_VALUE is 9223372036854776000, not ...5808). */
 static void out_java_f(cs_buf *o, double v, int decimals)
 {
-    if (v != v)
+    if (v != v) {
         out_printf(o, "%18s", "NaN");
-    else
+        return;
+    }
+    if (fabs(v) < 9007199254740992.0 || isinf(v)) {
         out_printf(o, "%18.*f", decimals, v);
+        return;
+    }
+    char e[40], digits[40], txt[400];
+    for (int p = 0; p < 17; p++) {
+        snprintf(e, sizeof e, "%.*e", p, v);
+        if (strtod(e, NULL) == v)
+            break;
+    }
+    int nd = 0, exp10 = atoi(strchr(e, 'e') + 1);
+    for (const char *q = e; *q != 'e'; q++)
+        if (*q >= '0' && *q <= '9')
+            digits[nd++] = *q;
+    size_t n = 0;
+    if (v < 0)
+        txt[n++] = '-';
+    for (int i = 0; i <= exp10 && n < sizeof txt - 40; i++)
+        txt[n++] = i < nd ? digits[i] : '0';
+    if (decimals > 0) {
+        txt[n++] = '.';
+        for (int i = 0; i < decimals; i++)
+            txt[n++] = '0';
+    }
+    txt[n] = 0;
+    out_printf(o, "%18s", txt);
 }
 
 /* One table in TableHistograms' layout: the partition size and cell count
@@ -498,19 +527,22 @@ static void histograms_block(srv *s, sch_table *t, cs_buf *o)
     } else {
         st_histogram hb, hc;
         st_table_partition_histograms(t->st, &hb, &hc);
-        /* the storage keeps no overflow bucket (values past the last
-         * offset count in it), so the percentiles are always computable */
-        uint64_t cb[97] = { 0 }, cc[97] = { 0 };
-        memcpy(cb, hb.counts, sizeof(uint64_t) * (size_t)hb.n);
-        memcpy(cc, hc.counts, sizeof(uint64_t) * (size_t)hc.n);
+        /* counts[n] is EstimatedHistogram's overflow bucket: percentiles
+         * NaN then, with TableHistograms' notes; Max is Long.MAX_VALUE */
+        if (hb.counts[hb.n])
+            out_printf(o, "Row sizes are larger than %llu, unable to calculate percentiles\n",
+                       (unsigned long long)hb.offsets[hb.n - 1]);
+        if (hc.counts[hc.n])
+            out_printf(o, "Column counts are larger than %llu, unable to calculate percentiles\n",
+                       (unsigned long long)hc.offsets[hc.n - 1]);
         for (int i = 0; i < 5; i++) {
-            size[i] = cql_ehist_percentile(hb.offsets, cb, hb.n, qs[i]);
-            cells[i] = cql_ehist_percentile(hc.offsets, cc, hc.n, qs[i]);
+            size[i] = hb.counts[hb.n] ? 0.0 / 0.0 : cql_ehist_percentile(hb.offsets, hb.counts, hb.n, qs[i]);
+            cells[i] = hc.counts[hc.n] ? 0.0 / 0.0 : cql_ehist_percentile(hc.offsets, hc.counts, hc.n, qs[i]);
         }
-        size[5] = (double)cql_ehist_min(hb.offsets, cb, hb.n);
-        cells[5] = (double)cql_ehist_min(hc.offsets, cc, hc.n);
-        size[6] = (double)cql_ehist_max(hb.offsets, cb, hb.n);
-        cells[6] = (double)cql_ehist_max(hc.offsets, cc, hc.n);
+        size[5] = (double)cql_ehist_min(hb.offsets, hb.counts, hb.n);
+        cells[5] = (double)cql_ehist_min(hc.offsets, hc.counts, hc.n);
+        size[6] = (double)cql_ehist_max(hb.offsets, hb.counts, hb.n);
+        cells[6] = (double)cql_ehist_max(hc.offsets, hc.counts, hc.n);
     }
     cql_table_metrics *tm = cql_metrics_get(s->cql, t->id), empty;
     if (!tm) {

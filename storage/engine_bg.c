@@ -752,14 +752,14 @@ int st_table_stats_get(st_table *t, st_table_stats *out)
 {
     if (!t || !out) return CS_EINVAL;
     memset(out, 0, sizeof *out);
-    uint64_t off[96];
-    sst__hist_offsets(off);
+    uint64_t off[SST_SIZE_BUCKETS];
+    sst__hist_offsets(off, SST_SIZE_BUCKETS);
     pthread_mutex_lock(&t->mu);
     out->memtable_bytes = atomic_load(&t->mem->mem);
     out->memtable_cells = t->mem->cells;
     out->memtable_partitions = mt_partitions(t->mem);
     out->sstable_count = (uint64_t)t->n_ssts;
-    uint64_t parts = 0, minb = UINT64_MAX, maxb = 0, sumb = 0, nb = 0;
+    uint64_t parts = 0, minb = 0, maxb = 0, sumb = 0, nb = 0;
     for (int i = 0; i < t->n_ssts; i++) {
         sst_reader *r = t->ssts[i];
         out->sstable_bytes += r->file_bytes;
@@ -777,15 +777,16 @@ int st_table_stats_get(st_table *t, st_table_stats *out)
         out->bloom_mem_bytes += r->bloom_bits / 8;
         out->index_mem_bytes += r->idx_len + r->n_idx * (sizeof *r->idx + sizeof *r->toks) + r->n_sum * sizeof *r->sum;
         out->chunk_offsets_bytes += (r->n_chunks + 1) * sizeof *r->chunks;
-        for (int k = 0; k < 96; k++) out->cells_estimate += off[k] * r->st.cell_hist[k];
-        for (int k = 0; k < 96; k++) {
-            if (!r->st.size_hist[k]) continue;
-            uint64_t v = off[k];
-            if (v < minb) minb = v;
-            if (v > maxb) maxb = v;
-            sumb += v * r->st.size_hist[k];
-            nb += r->st.size_hist[k];
-        }
+        /* TableMetrics' Min/Max/MeanPartitionSize and getDroppableTombstoneRatio's
+         * cell count: EstimatedHistogram min(), max(), mean() * count() per sstable */
+        const uint64_t *sh = r->st.size_hist, *ch = r->st.cell_hist;
+        out->cells_estimate += sst__hist_mean(ch, off, SST_CELL_BUCKETS) * sst__hist_count(ch, SST_CELL_BUCKETS);
+        uint64_t mn = sst__hist_min(sh, off, SST_SIZE_BUCKETS), mx = sst__hist_max(sh, off, SST_SIZE_BUCKETS);
+        if (minb == 0 || mn < minb) minb = mn;
+        if (mx > maxb) maxb = mx;
+        uint64_t cnt = sst__hist_count(sh, SST_SIZE_BUCKETS);
+        sumb += sst__hist_mean(sh, off, SST_SIZE_BUCKETS) * cnt;
+        nb += cnt;
     }
     out->partitions_estimate = parts + out->memtable_partitions;
     out->bytes_flushed = t->bytes_flushed;
@@ -795,7 +796,7 @@ int st_table_stats_get(st_table *t, st_table_stats *out)
     out->compactions_done = t->compactions_done;
     out->memtable_switches = t->memtable_switches;
     out->max_partition_bytes = maxb;
-    out->min_partition_bytes = nb ? minb : 0;
+    out->min_partition_bytes = minb;
     out->mean_partition_bytes = nb ? sumb / nb : 0;
     out->bloom_fp_ratio = out->bloom_checks ? (double)out->bloom_false_positives / (double)out->bloom_checks : 0.0;
     pthread_mutex_unlock(&t->mu);
@@ -805,16 +806,13 @@ int st_table_stats_get(st_table *t, st_table_stats *out)
 int st_table_partition_histograms(st_table *t, st_histogram *bytes, st_histogram *cells)
 {
     if (!t) return CS_EINVAL;
-    uint64_t off[96];
-    sst__hist_offsets(off);
-    if (bytes) { memset(bytes, 0, sizeof *bytes); memcpy(bytes->offsets, off, sizeof off); bytes->n = 96; }
-    if (cells) { memset(cells, 0, sizeof *cells); memcpy(cells->offsets, off, sizeof off); cells->n = 96; }
+    if (bytes) { memset(bytes, 0, sizeof *bytes); sst__hist_offsets(bytes->offsets, SST_SIZE_BUCKETS); bytes->n = SST_SIZE_BUCKETS; }
+    if (cells) { memset(cells, 0, sizeof *cells); sst__hist_offsets(cells->offsets, SST_CELL_BUCKETS); cells->n = SST_CELL_BUCKETS; }
     pthread_mutex_lock(&t->mu);
-    for (int i = 0; i < t->n_ssts; i++)
-        for (int k = 0; k < 96; k++) {
-            if (bytes) bytes->counts[k] += t->ssts[i]->st.size_hist[k];
-            if (cells) cells->counts[k] += t->ssts[i]->st.cell_hist[k];
-        }
+    for (int i = 0; i < t->n_ssts; i++) {
+        for (int k = 0; bytes && k <= SST_SIZE_BUCKETS; k++) bytes->counts[k] += t->ssts[i]->st.size_hist[k];
+        for (int k = 0; cells && k <= SST_CELL_BUCKETS; k++) cells->counts[k] += t->ssts[i]->st.cell_hist[k];
+    }
     pthread_mutex_unlock(&t->mu);
     return 0;
 }

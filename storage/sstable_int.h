@@ -8,6 +8,11 @@
 #include "storage/storage_int.h"
 #include "storage/sstable.h"
 
+/* Buckets of the partition size and cells-per-partition histograms
+ * (MetadataCollector's defaults: up to 1.4e12 bytes and 4.1e9 cells). */
+#define SST_SIZE_BUCKETS 150
+#define SST_CELL_BUCKETS 118
+
 /* Per-sstable statistics (Statistics.db). */
 typedef struct sst_stats {
     int64_t min_ts, max_ts;              /* over all cells, markers, tombstones */
@@ -20,7 +25,11 @@ typedef struct sst_stats {
     uint8_t min_ck[256], max_ck[256];    /* truncated prefixes: min is a lower bound, max+ marks upper */
     bool ck_bounds;                      /* false: no row clustering seen */
     bool max_ck_truncated;
-    uint64_t size_hist[96], cell_hist[96];
+    /* Cassandra's EstimatedHistogram(150) and (118): buckets 0..n-1 count
+     * values up to their offset (sst__hist_offsets), bucket n values past
+     * the last offset (overflow).  Statistics.db version 1 had 96 buckets
+     * each and no overflow bucket: values past offset 95 counted in 95. */
+    uint64_t size_hist[SST_SIZE_BUCKETS + 1], cell_hist[SST_CELL_BUCKETS + 1];
     uint64_t data_bytes;                 /* uncompressed */
     int64_t min_token, max_token;
     uint64_t ancestors[64]; int n_ancestors;   /* generations compacted into this one */
@@ -68,6 +77,7 @@ struct sst_reader {
     uint64_t cache_id;                   /* block cache key, unique per open */
     atomic_uint_least64_t bloom_checks;  /* bloom filter lookups */
     uint8_t *bloom; uint64_t bloom_bits; uint32_t bloom_k;
+    uint32_t stats_version;              /* Statistics.db's (1 or SST_STATS_VERSION) */
     sst_stats st;
     uint64_t file_bytes;                 /* all components */
     atomic_bool obsolete;                /* delete files on last unref */
@@ -239,6 +249,7 @@ int st__part_merge(st__part **in, int n, st__part *out, cs_arena *a);
 #define SST_FILTER_MAGIC 0x43534246u /* "CSBF" */
 #define SST_STATS_MAGIC 0x43535354u  /* "CSST" */
 #define SST_VERSION 1u
+#define SST_STATS_VERSION 2u         /* Statistics.db: 2 = histograms of 150 and 118 buckets + overflow */
 #define SST_FILE_HDR 16              /* magic u32, version u32, u32 param, u32 reserved */
 #define SST_BLOCK_HDR 12             /* comp_len u32 (bit 31: stored raw), raw_len u32, crc u32 */
 #define SST_BLOCK_SIZE 4096u         /* default uncompressed block size */
@@ -256,10 +267,19 @@ enum { SST_PART_HAS_DEL = 1, SST_PART_HAS_STATIC = 2 };
 void sst__encode_row(cs_buf *b, const st__row *r);
 /* Decode one row (after its flags byte, given in flags). */
 int sst__decode_row(cs_rd *rd, uint8_t flags, st__row *r, cs_arena *a);
-void sst__hist_offsets(uint64_t off[96]);
+/* EstimatedHistogram's first n offsets: 1, 2, 3, ... each round(prev * 1.2)
+ * or prev + 1 (n <= SST_SIZE_BUCKETS). */
+void sst__hist_offsets(uint64_t *off, int n);
 /* Droppable tombstones now, given gc_grace (from the day histogram). */
 uint64_t sst__droppable(const sst_stats *s, int32_t now_s, int gc_grace_s);
-void sst__hist_add(uint64_t counts[96], const uint64_t off[96], uint64_t v);
+/* Count v in counts[0..n] (n offsets; counts[n]: past off[n - 1]). */
+void sst__hist_add(uint64_t *counts, const uint64_t *off, int n, uint64_t v);
+/* EstimatedHistogram's min(), max() (INT64_MAX when overflowed), count()
+ * and mean() (ceil; the overflow bucket left out) of counts[0..n]. */
+uint64_t sst__hist_min(const uint64_t *counts, const uint64_t *off, int n);
+uint64_t sst__hist_max(const uint64_t *counts, const uint64_t *off, int n);
+uint64_t sst__hist_count(const uint64_t *counts, int n);
+uint64_t sst__hist_mean(const uint64_t *counts, const uint64_t *off, int n);
 char *sst__path(const char *dir, uint64_t gen, const char *comp, bool tmp);
 uint64_t sst__bloom_hash(const uint8_t *pk, uint32_t n);
 bool sst__bloom_test(const uint8_t *bits, uint64_t nbits, uint32_t k, uint64_t h);

@@ -62,7 +62,9 @@ static int check_hdr(sst_reader *r, const char *comp, const uint8_t *b, size_t n
 {
     if (n < SST_FILE_HDR + 4) return corrupt(r, comp, "file too short", 0);
     if (cs_be32(b) != magic) return corrupt(r, comp, "bad magic", 0);
-    if (cs_be32(b + 4) != SST_VERSION) return corrupt(r, comp, "unsupported version", 4);
+    uint32_t v = cs_be32(b + 4);
+    if (v != SST_VERSION && !(magic == SST_STATS_MAGIC && v == SST_STATS_VERSION))
+        return corrupt(r, comp, "unsupported version", 4);
     if (param) *param = cs_be32(b + 8);
     return 0;
 }
@@ -214,6 +216,7 @@ static int load_stats(sst_reader *r)
     }
     cs_rd rd;
     cs_rd_init(&rd, b + SST_FILE_HDR, n - SST_FILE_HDR - 4);
+    r->stats_version = cs_be32(b + 4);
     sst_stats *s = &r->st;
     s->min_ts = (int64_t)cs_rd_u64(&rd);
     s->max_ts = (int64_t)cs_rd_u64(&rd);
@@ -240,8 +243,17 @@ static int load_stats(sst_reader *r)
     if (s->max_ck_len > 256) rd.err = CS_ECORRUPT;
     q = cs_rd_take(&rd, s->max_ck_len);
     if (q && s->max_ck_len) memcpy(s->max_ck, q, s->max_ck_len);
-    for (int i = 0; i < 96; i++) s->size_hist[i] = cs_rd_uvarint(&rd);
-    for (int i = 0; i < 96; i++) s->cell_hist[i] = cs_rd_uvarint(&rd);
+    if (r->stats_version == 1) {
+        /* version 1: 96 buckets each, no overflow bucket (the same offsets;
+         * what lay past offset 95 was counted in bucket 95 and stays there) */
+        for (int i = 0; i < 96; i++) s->size_hist[i] = cs_rd_uvarint(&rd);
+        for (int i = 0; i < 96; i++) s->cell_hist[i] = cs_rd_uvarint(&rd);
+    } else {
+        if (cs_rd_uvarint(&rd) != SST_SIZE_BUCKETS + 1) rd.err = CS_ECORRUPT;
+        for (int i = 0; !rd.err && i <= SST_SIZE_BUCKETS; i++) s->size_hist[i] = cs_rd_uvarint(&rd);
+        if (cs_rd_uvarint(&rd) != SST_CELL_BUCKETS + 1) rd.err = CS_ECORRUPT;
+        for (int i = 0; !rd.err && i <= SST_CELL_BUCKETS; i++) s->cell_hist[i] = cs_rd_uvarint(&rd);
+    }
     if (s->level < 0 || s->level > 8) rd.err = CS_ECORRUPT;
     uint64_t ancestors = cs_rd_uvarint(&rd);
     if (ancestors > 1024) rd.err = CS_ECORRUPT;

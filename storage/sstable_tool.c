@@ -191,6 +191,14 @@ int sst_dump(const char *path, FILE *out)
     return rc;
 }
 
+/* "  offset: count" per used bucket; the overflow bucket as "  >last: count". */
+static void hist_lines(FILE *out, const uint64_t *counts, const uint64_t *off, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (counts[i]) fprintf(out, "  %" PRIu64 ": %" PRIu64 "\n", off[i], counts[i]);
+    if (counts[n]) fprintf(out, "  >%" PRIu64 ": %" PRIu64 "\n", off[n - 1], counts[n]);
+}
+
 int sst_metadata(const char *path, FILE *out)
 {
     char dir[4096];
@@ -201,7 +209,7 @@ int sst_metadata(const char *path, FILE *out)
     if (rc) return rc;
     const sst_stats *s = &r->st;
     fprintf(out, "SSTable: %s/cs-%" PRIu64 "\n", dir, gen);
-    fprintf(out, "Format version: %u\n", SST_VERSION);
+    fprintf(out, "Format version: %u (Statistics.db %u)\n", SST_VERSION, r->stats_version);
     fprintf(out, "Partitions: %" PRIu64 "\nRows: %" PRIu64 "\nCells: %" PRIu64 "\n", s->partitions, s->rows, s->cells);
     fprintf(out, "Minimum timestamp: %" PRId64 "\nMaximum timestamp: %" PRId64 "\n", s->min_ts, s->max_ts);
     fprintf(out, "Maximum local deletion time: %d\n", s->max_ldt);
@@ -227,13 +235,11 @@ int sst_metadata(const char *path, FILE *out)
     fprintf(out, "Ancestors:");
     for (int i = 0; i < s->n_ancestors; i++) fprintf(out, " %" PRIu64, s->ancestors[i]);
     fprintf(out, "\nPartition size histogram (bytes: count):\n");
-    uint64_t off[96];
-    sst__hist_offsets(off);
-    for (int i = 0; i < 96; i++)
-        if (s->size_hist[i]) fprintf(out, "  %" PRIu64 ": %" PRIu64 "\n", off[i], s->size_hist[i]);
+    uint64_t off[SST_SIZE_BUCKETS];
+    sst__hist_offsets(off, SST_SIZE_BUCKETS);
+    hist_lines(out, s->size_hist, off, SST_SIZE_BUCKETS);
     fprintf(out, "Cells per partition histogram (cells: count):\n");
-    for (int i = 0; i < 96; i++)
-        if (s->cell_hist[i]) fprintf(out, "  %" PRIu64 ": %" PRIu64 "\n", off[i], s->cell_hist[i]);
+    hist_lines(out, s->cell_hist, off, SST_CELL_BUCKETS);
     sst_reader_unref(r);
     return 0;
 }

@@ -73,7 +73,7 @@ struct sst_writer {
     uint64_t bloom_m;                    /* UINT64_MAX / bloom_bits + 1 (bloom_start) */
     uint64_t bq_x[SST_BLOOM_LAG], bq_step[SST_BLOOM_LAG]; int bq_n, bq_head;   /* keys whose bits are not set yet */
     sst_stats st;
-    uint64_t hist_off[96];
+    uint64_t hist_off[SST_SIZE_BUCKETS];  /* the cell histogram uses the first SST_CELL_BUCKETS */
     int hint_size, hint_cells;           /* histogram buckets of the previous partition */
     int err;
     bool first;
@@ -87,11 +87,11 @@ char *sst__path(const char *dir, uint64_t gen, const char *comp, bool tmp)
     return cs_strdup(buf);
 }
 
-void sst__hist_offsets(uint64_t off[96])
+void sst__hist_offsets(uint64_t *off, int n)
 {
     uint64_t last = 1;
     off[0] = 1;
-    for (int i = 1; i < 96; i++) {
+    for (int i = 1; i < n; i++) {
         uint64_t next = (uint64_t)llround((double)last * 1.2);
         if (next == last) next++;
         off[i] = next;
@@ -99,23 +99,60 @@ void sst__hist_offsets(uint64_t off[96])
     }
 }
 
-/* sst__hist_add with a guess: the bucket of the previous value (partitions
- * of one table are often alike), else the binary search. */
-static void hist_add_hint(uint64_t counts[96], const uint64_t off[96], uint64_t v, int *hint)
+/* The bucket of v among n offsets: the first offset >= v, n past them. */
+static int hist_bucket(const uint64_t *off, int n, uint64_t v)
 {
-    int h = *hint;
-    if (off[h] >= v && (h == 0 || off[h - 1] < v)) { counts[h]++; return; }
-    int lo = 0, hi = 95;
+    if (v > off[n - 1]) return n;
+    int lo = 0, hi = n - 1;
     while (lo < hi) { int mid = (lo + hi) / 2; if (off[mid] >= v) hi = mid; else lo = mid + 1; }
-    counts[lo]++;
-    *hint = lo;
+    return lo;
 }
 
-void sst__hist_add(uint64_t counts[96], const uint64_t off[96], uint64_t v)
+/* sst__hist_add with a guess: the bucket of the previous value (partitions
+ * of one table are often alike), else the binary search. */
+static void hist_add_hint(uint64_t *counts, const uint64_t *off, int n, uint64_t v, int *hint)
 {
-    int lo = 0, hi = 95;
-    while (lo < hi) { int mid = (lo + hi) / 2; if (off[mid] >= v) hi = mid; else lo = mid + 1; }
-    counts[lo]++;
+    int h = *hint;
+    if (h < n && off[h] >= v && (h == 0 || off[h - 1] < v)) { counts[h]++; return; }
+    h = hist_bucket(off, n, v);
+    counts[h]++;
+    *hint = h;
+}
+
+void sst__hist_add(uint64_t *counts, const uint64_t *off, int n, uint64_t v)
+{
+    counts[hist_bucket(off, n, v)]++;
+}
+
+uint64_t sst__hist_min(const uint64_t *counts, const uint64_t *off, int n)
+{
+    for (int i = 0; i <= n; i++)
+        if (counts[i]) return i == 0 ? 0 : off[i - 1] + 1;
+    return 0;
+}
+
+uint64_t sst__hist_max(const uint64_t *counts, const uint64_t *off, int n)
+{
+    if (counts[n]) return INT64_MAX;
+    for (int i = n - 1; i >= 0; i--)
+        if (counts[i]) return off[i];
+    return 0;
+}
+
+uint64_t sst__hist_count(const uint64_t *counts, int n)
+{
+    uint64_t c = 0;
+    for (int i = 0; i <= n; i++) c += counts[i];
+    return c;
+}
+
+uint64_t sst__hist_mean(const uint64_t *counts, const uint64_t *off, int n)
+{
+    /* Cassandra throws for an overflowed histogram; here its last bucket
+     * is left out (no partition reaches 1.4 TB or 4.1e9 cells in practice) */
+    uint64_t elements = 0, sum = 0;
+    for (int i = 0; i < n; i++) { elements += counts[i]; sum += counts[i] * off[i]; }
+    return elements ? (uint64_t)ceil((double)sum / (double)elements) : 0;
 }
 
 uint64_t sst__bloom_hash(const uint8_t *pk, uint32_t n) { return cs_xxh64(pk, n, 0); }
@@ -301,7 +338,7 @@ int sst_writer_open(const char *dir, uint64_t gen, double fp_chance, uint64_t ex
     w->fd = -1;
     cs_buf_init(&w->block); cs_buf_init(&w->chunks); cs_buf_init(&w->index); cs_buf_init(&w->out);
     cs_buf_init(&w->part); cs_buf_init(&w->ri); cs_buf_init(&w->last_key); cs_buf_init(&w->run_first); cs_buf_init(&w->last_ck);
-    sst__hist_offsets(w->hist_off);
+    sst__hist_offsets(w->hist_off, SST_SIZE_BUCKETS);
     w->st.min_ts = INT64_MAX; w->st.max_ts = INT64_MIN;
     w->st.max_ldt = INT32_MIN;
     w->st.min_token = INT64_MAX; w->st.max_token = INT64_MIN;
@@ -900,8 +937,8 @@ int sst_writer_end(sst_writer *w)
     w->st.cells += w->part_cells;
     if (w->part_token < w->st.min_token) w->st.min_token = w->part_token;
     if (w->part_token > w->st.max_token) w->st.max_token = w->part_token;
-    hist_add_hint(w->st.size_hist, w->hist_off, len, &w->hint_size);
-    hist_add_hint(w->st.cell_hist, w->hist_off, w->part_cells, &w->hint_cells);
+    hist_add_hint(w->st.size_hist, w->hist_off, SST_SIZE_BUCKETS, len, &w->hint_size);
+    hist_add_hint(w->st.cell_hist, w->hist_off, SST_CELL_BUCKETS, w->part_cells, &w->hint_cells);
     return 0;
 }
 
@@ -952,8 +989,10 @@ static void put_stats(cs_buf *b, const sst_stats *s)
     cs_buf_put(b, s->min_ck, s->min_ck_len);
     cs_buf_put_u32(b, s->max_ck_len);
     cs_buf_put(b, s->max_ck, s->max_ck_len);
-    for (int i = 0; i < 96; i++) cs_buf_put_uvarint(b, s->size_hist[i]);
-    for (int i = 0; i < 96; i++) cs_buf_put_uvarint(b, s->cell_hist[i]);
+    cs_buf_put_uvarint(b, SST_SIZE_BUCKETS + 1);
+    for (int i = 0; i <= SST_SIZE_BUCKETS; i++) cs_buf_put_uvarint(b, s->size_hist[i]);
+    cs_buf_put_uvarint(b, SST_CELL_BUCKETS + 1);
+    for (int i = 0; i <= SST_CELL_BUCKETS; i++) cs_buf_put_uvarint(b, s->cell_hist[i]);
     cs_buf_put_uvarint(b, (uint64_t)s->n_ancestors);
     for (int i = 0; i < s->n_ancestors; i++) cs_buf_put_uvarint(b, s->ancestors[i]);
     cs_buf_put_uvarint(b, (uint64_t)s->n_drop);
@@ -1016,6 +1055,7 @@ int sst_writer_finish(sst_writer *w, st_clog_pos clog_pos, int level, sst_reader
     /* Statistics.db */
     cs_buf_reset(&f);
     file_hdr(h, SST_STATS_MAGIC, 0);
+    cs_st32(h + 4, SST_STATS_VERSION);
     cs_buf_put(&f, h, sizeof h);
     put_stats(&f, &w->st);
     cs_buf_put_u32(&f, cs_crc32c(0, f.p, f.len));

@@ -522,7 +522,10 @@ uint64_t st_engine_compaction_throughput(st_engine *e);
 
 /* Partition size histogram (bytes and cells), for tablehistograms:
  * fills up to n buckets (Cassandra's EstimatedHistogram offsets). */
-typedef struct st_histogram { uint64_t offsets[96]; uint64_t counts[96]; int n; } st_histogram;
+/* Summed over the table's sstables: n offsets (150 for partition sizes,
+ * 118 for cells per partition, as Cassandra's), counts[0..n], counts[n]
+ * the values past offsets[n - 1] (EstimatedHistogram's overflow bucket). */
+typedef struct st_histogram { uint64_t offsets[150]; uint64_t counts[151]; int n; } st_histogram;
 int st_table_partition_histograms(st_table *t, st_histogram *bytes, st_histogram *cells);
 
 /* Compaction progress for compactionstats; returns count filled. */

@@ -19,7 +19,9 @@
  * 4096, 64, 512 or 16384; bit 3: no TOC.txt; bit 4: raw mode, the four
  * chunks are Data.db, Index.db, Statistics.db and Filter.db verbatim
  * (header and checksum checks); bit 5: keep the input's tokens; bit 6: flip
- * byte n_entries of Data.db after building it.
+ * byte n_entries of Data.db after building it; bit 7: Statistics.db is
+ * version 2 (150 + 118 histogram buckets; else version 1, 96 + 96: inputs
+ * from before version 2 keep their meaning).  Seeds set bit 7.
  *
  * Per input: sst_verify, sst_metadata and sst_dump of the files; then the
  * table is opened in a real engine and read (a full scan forwards, reversed
@@ -171,6 +173,8 @@ static void build(fz_in *in)
         write_comp("Index.db", idx.p, idx.len);
         /* Statistics.db and Filter.db. */
         put_hdr(&b, SST_STATS_MAGIC, 0);
+        if (mode & 0x80)
+            cs_st32(b.p + 4, SST_STATS_VERSION);
         cs_buf_put(&b, st, sl);
         put_crc(&b);
         write_comp("Statistics.db", b.p, b.len);
@@ -367,7 +371,7 @@ static void seed_from(const char *dir, uint64_t gen, const char *name, uint8_t m
                                       (int)clen, (int)raw) == (int)raw, "lz4");
     }
     CHECK(chunks_off - SST_FILE_HDR < 65536 && sn < 65536, "%s: too big for a seed", name);
-    cs_buf_put_u8(&out, mode);
+    cs_buf_put_u8(&out, mode | 0x80);             /* the writer's Statistics.db version */
     cs_buf_put_u8(&out, (uint8_t)cs_be32(flt + 8));
     cs_buf_put_u16(&out, (uint16_t)n_entries);
     cs_buf_put_u32(&out, (uint32_t)logical.len);

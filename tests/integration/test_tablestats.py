@@ -204,7 +204,7 @@ def test_tablehistograms_prints_bucket_offsets(server, session, ks):
     assert lines[0] == "%s/hb histograms" % ks, r.stdout
     rows = {l.split()[0]: [float(x) for x in l.split()[1:]] for l in lines[3:] if l.strip()}
     assert list(rows) == ["50%", "75%", "95%", "98%", "99%", "Min", "Max"]
-    timer, big = set(offsets(127)), set(offsets(96))
+    timer, big = set(offsets(127)), set(offsets(150))
     for col in (0, 1):                                  # read, write latency (micros)
         vals = [rows[p][col] for p in ("50%", "75%", "95%", "98%", "99%")]
         assert vals == sorted(vals), r.stdout
@@ -220,6 +220,41 @@ def test_tablehistograms_prints_bucket_offsets(server, session, ks):
     bad = subprocess.run([TOOL, "-p", str(server.admin_port), "tablehistograms", ks, "nope"], capture_output=True,
                          text=True, timeout=60)
     assert bad.returncode == 1 and bad.stdout == "" and bad.stderr.startswith("nodetool: Unknown table %s.nope\n" % ks)
+
+
+def test_partition_sizes_past_75_mb(server, session, ks):
+    """Partition sizes are counted in Cassandra's 150 buckets (cells per
+    partition in 118), so an 84 MB partition is reported in its own bucket
+    (89970660) by tablehistograms, tablestats and system_views, not in the
+    74975550 one the 96 buckets before stopped at; tablestats' minimum is
+    EstimatedHistogram.min(), one past the offset below the smallest
+    partition's bucket, and the mean ceil(mean) as TableMetrics has it."""
+    session.execute("CREATE TABLE %s.huge (k int, c int, v blob, PRIMARY KEY (k, c))" % ks)
+    ins = session.prepare("INSERT INTO %s.huge (k, c, v) VALUES (?, ?, ?)" % ks)
+    chunk = os.urandom(1 << 20)
+    for c in range(80):                                  # partition 1: 80 x 1 MiB
+        session.execute(ins, (1, c, chunk))
+    session.execute(ins, (2, 0, b"x" * 100))             # partition 2: ~120 bytes
+    flush(server, ks, "huge")
+    r = subprocess.run([TOOL, "-p", str(server.admin_port), "tablehistograms", ks, "huge"], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "%s/huge histograms" % ks, r.stdout
+    rows = {l.split()[0]: [float(x) for x in l.split()[1:]] for l in lines[3:] if l.strip()}
+    off = offsets(150)
+    assert rows["Max"][3] == 89970660.0 and rows["99%"][3] == 89970660.0, r.stdout
+    small = rows["50%"][3]
+    assert small in off and small < 200, r.stdout
+    assert rows["Min"][3] == off[off.index(small) - 1] + 1, r.stdout
+    assert rows["Max"][4] == 86.0 and rows["50%"][4] == 1.0, r.stdout   # cells: 80 (bucket 73..86) and 1
+    st, _ = tablestats(server, "%s.huge" % ks)
+    assert st["Compacted partition maximum bytes"] == "89970660", st
+    assert st["Compacted partition minimum bytes"] == str(off[off.index(small) - 1] + 1), st
+    assert st["Compacted partition mean bytes"] == str(-(-(int(small) + 89970660) // 2)), st
+    mib = session.execute("SELECT mebibytes FROM system_views.max_partition_size "
+                          "WHERE keyspace_name = %s AND table_name = 'huge'", (ks,)).one()
+    assert mib.mebibytes == -(-89970660 // (1024 * 1024)), mib   # rounded up, as 4.1's view
 
 
 def test_size_estimates(server, session, ks):

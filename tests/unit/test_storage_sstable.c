@@ -1103,3 +1103,146 @@ Test(storage_sstable, bloom_bits_of_the_writer_match_the_format, .timeout = 60)
     }
     cr_assert_eq(cs_alloc_count(), 0);
 }
+
+/* Rewrite the Statistics.db at path as version 1 wrote it: 96 buckets per
+ * histogram and no overflow bucket (what lay past offset 95 counted in 95). */
+static void stats_to_v1(const char *path)
+{
+    uint8_t *b;
+    size_t n;
+    cr_assert_eq(vfs_read_all(path, &b, &n), 0);
+    cr_assert_eq(cs_be32(b + 4), SST_STATS_VERSION);
+    size_t pos = SST_FILE_HDR + 8 + 8 + 4 + 8 * 5 + 8 + 8 + 4 + 8 + 8 + 8 + 1;
+    pos += 4 + cs_be32(b + pos);                  /* min_ck */
+    pos += 4 + cs_be32(b + pos);                  /* max_ck */
+    cs_rd rd;
+    cs_rd_init(&rd, b + pos, n - 4 - pos);
+    uint64_t h[2][SST_SIZE_BUCKETS + 1];
+    int nb[2] = { SST_SIZE_BUCKETS + 1, SST_CELL_BUCKETS + 1 };
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(cs_rd_uvarint(&rd), (uint64_t)nb[k]);
+        for (int i = 0; i < nb[k]; i++) h[k][i] = cs_rd_uvarint(&rd);
+    }
+    cr_assert_eq(rd.err, 0);
+    cs_buf o;
+    cs_buf_init(&o);
+    cs_buf_put(&o, b, pos);
+    cs_st32(o.p + 4, 1);
+    for (int k = 0; k < 2; k++) {
+        uint64_t tail = 0;
+        for (int i = 95; i < nb[k]; i++) tail += h[k][i];
+        for (int i = 0; i < 96; i++) cs_buf_put_uvarint(&o, i < 95 ? h[k][i] : tail);
+    }
+    cs_buf_put(&o, b + pos + rd.pos, n - 4 - pos - rd.pos);
+    uint8_t crc[4];
+    cs_st32(crc, cs_crc32c(0, o.p, o.len));
+    cs_buf_put(&o, crc, 4);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f);
+    cr_assert_eq(fwrite(o.p, 1, o.len, f), o.len);
+    fclose(f);
+    cs_buf_destroy(&o);
+    cs_free(b);
+}
+
+static int bucket_of(const uint64_t *off, int n, uint64_t v)
+{
+    for (int i = 0; i < n; i++)
+        if (off[i] >= v) return i;
+    return n;
+}
+
+/* Partition size and cells-per-partition histograms of Cassandra's sizes
+ * (EstimatedHistogram(150) and (118), each with an overflow bucket): an
+ * 80 MB partition is counted in its own bucket, not in the 75 MB one the
+ * 96 buckets of version 1 stopped at; tablestats' min/max/mean are
+ * EstimatedHistogram's min() (one past the bucket below), max() and
+ * ceil(mean); a version-1 Statistics.db still reads. */
+Test(storage_sstable, partition_histograms_of_cassandras_sizes, .timeout = 120)
+{
+    uint64_t off[SST_SIZE_BUCKETS];
+    sst__hist_offsets(off, SST_SIZE_BUCKETS);
+    static const uint64_t first[] = { 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 17, 20, 24, 29, 35, 42, 50, 60, 72, 86, 103 };
+    for (int i = 0; i < (int)(sizeof first / sizeof first[0]); i++) cr_assert_eq(off[i], first[i]);
+    cr_assert_eq(off[95], 74975550u);                    /* version 1's last bucket */
+    cr_assert_eq(off[SST_CELL_BUCKETS - 1], 4139110981u); /* MetadataCollector: "> 4B cells" */
+    /* MetadataCollector's comment says 150 buckets track 1697806495183; that
+     * is the 151st offset: newOffsets(150) ends one before it */
+    cr_assert_eq(off[SST_SIZE_BUCKETS - 1], 1414838745986u);
+    uint64_t c[SST_SIZE_BUCKETS + 1] = { 0 };
+    sst__hist_add(c, off, SST_SIZE_BUCKETS, 0);
+    sst__hist_add(c, off, SST_SIZE_BUCKETS, 103);
+    sst__hist_add(c, off, SST_SIZE_BUCKETS, 104);
+    sst__hist_add(c, off, SST_SIZE_BUCKETS, off[SST_SIZE_BUCKETS - 1] + 1);
+    cr_assert(c[0] == 1 && c[21] == 1 && c[22] == 1 && c[SST_SIZE_BUCKETS] == 1);
+    cr_assert_eq(sst__hist_max(c, off, SST_SIZE_BUCKETS), (uint64_t)INT64_MAX);
+    cr_assert_eq(sst__hist_count(c, SST_SIZE_BUCKETS), 4);
+    c[0] = 0;
+    cr_assert_eq(sst__hist_min(c, off, SST_SIZE_BUCKETS), 87);   /* one past offset 86 */
+    cr_assert_eq(sst__hist_mean(c, off, SST_SIZE_BUCKETS), 114); /* ceil((103 + 124) / 2), overflow left out */
+
+    st_engine *e = eopen();
+    st_table *t;
+    cr_assert_eq(st_table_open(e, TID, "ks", "hist", NULL, &t), 0);
+    st_mutation *m = st_mutation_new();
+    uint8_t pk2[3] = { 'p', 'k', '2' }, ck[4];
+    st_mut_partition(m, t, pk2, 3);
+    ck_of(7, ck);
+    st_mut_row(m, ck, 4, 0);
+    st_mut_row_liveness(m, (st_liveness){ 10, 0, 0 });
+    st_cell cell = { .col = 1, .ts_us = 10, .val = ck, .val_len = 4 };
+    st_mut_cell(m, &cell);
+    cr_assert_eq(st_write(e, m, NULL), 0);
+    st_mutation_free(m);
+    write_wide(e, t, 1000, 80000);                       /* pk1: 80 MB, 1000 cells; flushed with pk2 */
+    for (int round = 0; round < 3; round++) {
+        st_histogram hb, hc;
+        cr_assert_eq(st_table_partition_histograms(t, &hb, &hc), 0);
+        cr_assert_eq(hb.n, SST_SIZE_BUCKETS);
+        cr_assert_eq(hc.n, SST_CELL_BUCKETS);
+        int big = -1, small = -1, nz = 0;
+        for (int i = 0; i <= hb.n; i++) {
+            if (!hb.counts[i]) continue;
+            nz++;
+            if (small < 0) small = i; else big = i;
+        }
+        cr_assert_eq(nz, 2, "round %d", round);
+        cr_assert_lt(small, 25, "small partition in bucket %d", small);   /* up to 179 bytes */
+        st_table_stats ts;
+        cr_assert_eq(st_table_stats_get(t, &ts), 0);
+        if (round < 2) {
+            /* 80,000,000 value bytes and the rows' own: bucket 97 (89,970,660) */
+            cr_assert_eq(big, bucket_of(off, SST_SIZE_BUCKETS, 80000000 + 1000 * 4), "round %d: bucket %d", round, big);
+            cr_assert_eq(hb.offsets[big], 89970660u);
+            cr_assert_eq(ts.max_partition_bytes, 89970660u);
+            cr_assert_eq(ts.mean_partition_bytes, (off[small] + 89970660u + 1) / 2);
+            cr_assert_eq(hc.counts[bucket_of(off, SST_CELL_BUCKETS, 1000)], 1);
+            cr_assert_eq(hc.counts[bucket_of(off, SST_CELL_BUCKETS, 1)], 1);
+        } else {
+            cr_assert_eq(big, 95, "version 1: bucket %d", big);
+            cr_assert_eq(ts.max_partition_bytes, 74975550u);
+        }
+        cr_assert_eq(ts.min_partition_bytes, small ? off[small - 1] + 1 : 0);
+        st_engine_close(e, false);
+        if (round == 1) {
+            char p[800];
+            snprintf(p, sizeof p, "%s/ks/hist-07070707070707070101010101010101/cs-1-Statistics.db", g_d);
+            if (access(p, F_OK) != 0) {
+                /* the table directory's layout is the engine's: find it */
+                e = eopen();
+                cr_assert_eq(st_table_open(e, TID, "ks", "hist", NULL, &t), 0);
+                snprintf(p, sizeof p, "%s/cs-1-Statistics.db", st_table_dir(t));
+                st_engine_close(e, false);
+            }
+            stats_to_v1(p);
+        }
+        e = eopen();
+        cr_assert_eq(st_table_open(e, TID, "ks", "hist", NULL, &t), 0);
+    }
+    int rows;
+    cr_assert_eq(scan_all(t, &rows), 0);
+    cr_assert_eq(rows, 1001);
+    st_engine_close(e, false);
+    vfs_rmtree(g_dir);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
