@@ -544,7 +544,7 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
     }
     if (o->seed)
         bench_rng_seed(&R->model.rng, o->seed);
-    R->model.top_n = o->top;
+    R->model.pic.top_n = o->top;
     R->cum_ratio = cs_calloc((size_t)p->n_ops, sizeof(double));
     double acc = 0;
     for (int i = 0; i < p->n_ops; i++)
@@ -609,7 +609,8 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
             out->ops[i].throughput = (double)out->ops[i].ok / out->elapsed_s;
     }
     /* partition picture and ring */
-    bench_model_summary(&R->model, o->top, &out->parts);
+    bench_picture *pic = &R->model.pic;
+    bench_picture_summary(pic, o->top, &out->parts);
     out->top_keys = cs_calloc((size_t)out->parts.n_top + 1, sizeof(char *));
     for (int i = 0; i < out->parts.n_top; i++) {
         uint32_t kl = out->parts.top_key_len[i];
@@ -622,11 +623,11 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
     out->size_hist_rows = cs_calloc(40, sizeof(uint64_t));
     out->size_hist_bytes = cs_calloc(40, sizeof(uint64_t));
     size_t np = 0;
-    int64_t *tokens = cs_calloc(R->model.n_parts + 1, sizeof(int64_t));
-    double *w_ops = cs_calloc(R->model.n_parts + 1, sizeof(double));
-    double *w_rows = cs_calloc(R->model.n_parts + 1, sizeof(double));
-    for (size_t i = 0; i < R->model.parts_cap; i++) {
-        part_stat *ps = &R->model.parts[i];
+    int64_t *tokens = cs_calloc(pic->n_parts + 1, sizeof(int64_t));
+    double *w_ops = cs_calloc(pic->n_parts + 1, sizeof(double));
+    double *w_rows = cs_calloc(pic->n_parts + 1, sizeof(double));
+    for (size_t i = 0; i < pic->parts_cap; i++) {
+        part_stat *ps = &pic->parts[i];
         if (!ps->hash) continue;
         tokens[np] = ps->token;
         w_ops[np] = (double)ps->ops;

@@ -11,6 +11,7 @@
 
 #include "bench/bench.h"
 #include "bench/client.h"
+#include "bench/picture.h"
 
 typedef struct bench_col {
     char *name;
@@ -31,19 +32,6 @@ typedef struct bench_stmt {     /* a prepared statement and where its markers co
     int bound_pk;               /* partition key columns bound with '=' */
     bool binds_values;          /* binds a regular or static column */
 } bench_stmt;
-
-typedef struct part_stat {      /* one partition written or read (40 bytes: there may be millions) */
-    uint64_t hash;              /* of the serialized key; 0 = empty slot */
-    int64_t token;
-    uint64_t bytes;             /* bytes of distinct rows written (values) */
-    uint64_t ops;               /* operations that touched it */
-    uint32_t rows;              /* distinct rows written */
-} part_stat;
-
-typedef struct part_hot {       /* one of the hottest partitions so far, with its key */
-    uint64_t hash, ops;
-    uint8_t *key; uint32_t key_len;   /* serialized partition key (for display) */
-} part_hot;
 
 /* A partition's rows as stress's clustering tree (tree.c): level d has,
  * under each node of level d - 1, the count its cluster distribution draws
@@ -89,7 +77,6 @@ typedef struct bench_model {
     int64_t clock_step_ms;
     bench_rng rng;
     int n_pk;                   /* partition key columns */
-    bool one_row_per_part;      /* no clustering columns: a partition's row is new iff rows == 0 */
     bool has_bucket;            /* a partition key column uses the bucket generator */
     bool ck_clock;              /* a clustering column takes the clock (clock, timeuuid): every
                                    row written is a new one, not one of the partition's tree */
@@ -111,13 +98,7 @@ typedef struct bench_model {
     uint64_t next_range;
     struct bench_cursor *cursors; int n_cursors;
     int last_cursor;            /* cursor the last built op uses, -1 if none */
-    /* partition picture */
-    part_stat *parts; size_t parts_cap, n_parts;
-    /* the top_n hottest partitions, kept as operations come (ops only grow,
-     * so this is exact) because the table does not keep keys */
-    int top_n;                  /* set before the run; default 10 */
-    part_hot *hot; int n_hot;
-    uint64_t *rowset; size_t rowset_cap, n_rowset;   /* hashes of (partition, clustering) written */
+    bench_picture pic;          /* partition picture (picture.h) */
     /* bucket generator: rows written per partition-without-bucket */
     uint64_t *bk_keys; uint64_t *bk_rows; size_t bk_cap, n_bk;
 } bench_model;
@@ -150,18 +131,5 @@ int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size
  * partition for a batch); false when the op does not name one partition
  * (IN on the key, range scans): token-aware routing then picks any host. */
 bool bench_model_last_token(const bench_model *m, int64_t *token);
-
-/* Partition picture helpers (gen.c).  Updates are applied in batches; the
- * summary applies what is pending first, so read m->parts only after it. */
-typedef struct bench_part_summary {
-    size_t count;
-    uint64_t rows_p50, rows_p99, rows_max;
-    uint64_t bytes_p50, bytes_p99, bytes_max;
-    uint64_t total_ops;
-    part_stat *top; int n_top;  /* hottest by ops, then by smaller key hash */
-    uint8_t **top_key; uint32_t *top_key_len;   /* their serialized keys (owned) */
-} bench_part_summary;
-void bench_model_summary(bench_model *m, int top_n, bench_part_summary *out);
-void bench_part_summary_destroy(bench_part_summary *s);
 
 #endif
