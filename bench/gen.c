@@ -231,11 +231,12 @@ static void presize_parts(bench_model *m, double seeds)
     bench_picture_reserve(&m->pic, (size_t)n);
 }
 
-/* An update of the partition picture: an operation on partition (h, key)
- * and/or a written row (row_h, bytes). */
-static void track(bench_model *m, uint64_t h, const cs_buf *key, uint32_t what, uint64_t row_h, uint64_t bytes)
+/* What the op being built adds to the partition picture once the server
+ * acknowledges it (picture.h): an operation on partition (h, key) and/or
+ * a written row (row_h, bytes). */
+static void track(bench_pending *pd, uint64_t h, const cs_buf *key, uint32_t what, uint64_t row_h, uint64_t bytes)
 {
-    bench_picture_add(&m->pic, h, key->p, (uint32_t)key->len, what, row_h, bytes);
+    bench_pending_add(pd, h, key->p, (uint32_t)key->len, what, row_h, bytes);
 }
 
 /* ------------------------------------------------------------ buckets */
@@ -888,7 +889,7 @@ static int64_t row_at(uint64_t a, uint64_t b, int64_t r, int64_t rows)
 /* The INSERT op: partitions from insert.partitions, each with its rows
  * (insert.select of the partition's rows, or cassette's insert.rows), one
  * EXECUTE for a single statement, else one BATCH of insert.batchtype. */
-static int build_insert(bench_model *m, cs_buf *msg, uint8_t *opcode, size_t *flags_off)
+static int build_insert(bench_model *m, cs_buf *msg, uint8_t *opcode, size_t *flags_off, bench_pending *pd)
 {
     bench_profile *p = m->p;
     bench_scratch *sc = m->scratch;
@@ -920,7 +921,7 @@ static int build_insert(bench_model *m, cs_buf *msg, uint8_t *opcode, size_t *fl
         gen_rest(m, vp, m->clock_ms, row_at(a, b, 0, rows), true);
         if (direct && nrows == 1) {
             /* one row, one statement: straight into the EXECUTE */
-            track(m, vp->pk_hash, pkp, BENCH_PIC_OP | BENCH_PIC_ROW, bench_mix64(vp->pk_hash ^ vp->ck_hash), vp->bytes);
+            track(pd, vp->pk_hash, pkp, BENCH_PIC_OP | BENCH_PIC_ROW, bench_mix64(vp->pk_hash ^ vp->ck_hash), vp->bytes);
             cs_buf_reset(&sc->last_key);
             cs_buf_put(&sc->last_key, pkp->p, pkp->len);
             m->last_token_set = true;
@@ -939,7 +940,7 @@ static int build_insert(bench_model *m, cs_buf *msg, uint8_t *opcode, size_t *fl
                 gen_key(m, vp, m->clock_ms, true, pkp);   /* again: a bucket may fill up */
                 gen_rest(m, vp, m->clock_ms, row_at(a, b, r, rows) % part_rows(m, vp), true);
             }
-            track(m, vp->pk_hash, pkp, (r == 0 ? BENCH_PIC_OP : 0) | BENCH_PIC_ROW,
+            track(pd, vp->pk_hash, pkp, (r == 0 ? BENCH_PIC_OP : 0) | BENCH_PIC_ROW,
                   bench_mix64(vp->pk_hash ^ vp->ck_hash), vp->bytes);
             if (!m->last_token_set) {
                 cs_buf_reset(&sc->last_key);
@@ -985,7 +986,8 @@ static int build_insert(bench_model *m, cs_buf *msg, uint8_t *opcode, size_t *fl
  * default) each marker of a clustering or value column from its own random
  * row of the partition; window markers (`col > ?`) from the row at the
  * window's start. */
-static int build_query(bench_model *m, int qi, cs_buf *msg, uint8_t *opcode, size_t *flags_off)
+static int build_query(bench_model *m, int qi, cs_buf *msg, uint8_t *opcode, size_t *flags_off,
+                       bench_pending *pd)
 {
     bench_scratch *sc = m->scratch;
     const bench_query *q = &m->p->queries[qi];
@@ -1022,7 +1024,7 @@ static int build_query(bench_model *m, int qi, cs_buf *msg, uint8_t *opcode, siz
     }
     /* the partition read is known when every key column is bound */
     if (st->bound_pk == m->n_pk) {
-        track(m, vp->pk_hash, &sc->pk, BENCH_PIC_OP, 0, 0);
+        track(pd, vp->pk_hash, &sc->pk, BENCH_PIC_OP, 0, 0);
         cs_buf_reset(&sc->last_key);
         cs_buf_put(&sc->last_key, sc->pk.p, sc->pk.len);
         m->last_token_set = true;
@@ -1038,7 +1040,8 @@ static int build_query(bench_model *m, int qi, cs_buf *msg, uint8_t *opcode, siz
     return msg->err;
 }
 
-int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size_t *flags_off)
+int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size_t *flags_off,
+                      bench_pending *pd)
 {
     bench_profile *p = m->p;
     if (m->n_op_query != p->n_ops) {
@@ -1054,18 +1057,19 @@ int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size
         m->n_op_query = p->n_ops;
     }
     *flags_off = 0;
+    bench_pending_reset(pd);
     m->last_token_set = false;
     m->last_cursor = -1;
     int qi = m->op_query[op];
     if (qi == -1)
-        return build_insert(m, msg, opcode, flags_off);
+        return build_insert(m, msg, opcode, flags_off, pd);
     if (qi < 0)
         return CS_EINVAL;
     if (p->queries[qi].token_range) {
         bench__token_range_build(m, qi, msg, opcode, flags_off);
         return msg->err;
     }
-    return build_query(m, qi, msg, opcode, flags_off);
+    return build_query(m, qi, msg, opcode, flags_off, pd);
 }
 
 bool bench_model_last_token(const bench_model *m, int64_t *token)

@@ -208,25 +208,77 @@ void bench_picture_flush(bench_picture *pic)
     cs_buf_reset(&pic->keys);
 }
 
-void bench_picture_add(bench_picture *pic, uint64_t h, const uint8_t *key, uint32_t key_len, uint32_t what,
+/* Queue one acknowledged update (its key from keys). */
+static void queue_one(bench_picture *pic, const bench_pic_ent *e, const uint8_t *keys)
+{
+    bench_pic_ent *q = &pic->queue[pic->n_queue];
+    *q = *e;
+    if (pic->n_queue && q[-1].h == e->h) {   /* the same partition as the one before: its key */
+        q->key_off = q[-1].key_off;
+    } else {
+        q->key_off = (uint32_t)pic->keys.len;
+        cs_buf_put(&pic->keys, e->key_len ? keys + e->key_off : NULL, e->key_len);
+        if (pic->keys.err) {   /* out of memory: the update is lost, the queue stays whole */
+            pic->keys.len = q->key_off;
+            pic->keys.err = 0;
+            return;
+        }
+    }
+    if (++pic->n_queue == BENCH_PIC_BATCH)
+        bench_picture_flush(pic);
+}
+
+void bench_picture_ack(bench_picture *pic, const bench_pending *pd)
+{
+    for (uint32_t i = 0; i < pd->n; i++)
+        queue_one(pic, &pd->ents[i], pd->keys.p);
+}
+
+/* ------------------------------------------------------------ pending */
+
+void bench_pending_init(bench_pending *pd)
+{
+    pd->ents = NULL;
+    pd->n = pd->cap = 0;
+    cs_buf_init(&pd->keys);
+}
+
+void bench_pending_destroy(bench_pending *pd)
+{
+    cs_free(pd->ents);
+    cs_buf_destroy(&pd->keys);
+    bench_pending_init(pd);
+}
+
+void bench_pending_add(bench_pending *pd, uint64_t h, const uint8_t *key, uint32_t key_len, uint32_t what,
                        uint64_t row_h, uint64_t bytes)
 {
-    size_t off = pic->keys.len;
-    cs_buf_put(&pic->keys, key, key_len);
-    if (pic->keys.err) {   /* out of memory: the update is lost, the queue stays whole */
-        pic->keys.len = off;
-        pic->keys.err = 0;
-        return;
+    if (pd->n == pd->cap) {
+        uint32_t nc = pd->cap ? pd->cap * 2 : 8;
+        bench_pic_ent *ne = cs_realloc(pd->ents, (size_t)nc * sizeof(*ne));
+        if (!ne)
+            return;
+        pd->ents = ne;
+        pd->cap = nc;
     }
-    bench_pic_ent *e = &pic->queue[pic->n_queue++];
+    bench_pic_ent *e = &pd->ents[pd->n];
+    if (pd->n && e[-1].h == h) {   /* rows of one partition: its key once */
+        e->key_off = e[-1].key_off;
+    } else {
+        e->key_off = (uint32_t)pd->keys.len;
+        cs_buf_put(&pd->keys, key, key_len);
+        if (pd->keys.err) {
+            pd->keys.len = e->key_off;
+            pd->keys.err = 0;
+            return;
+        }
+    }
     e->h = h;
     e->row_h = row_h;
     e->bytes = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
-    e->key_off = (uint32_t)off;
     e->key_len = key_len;
     e->what = what;
-    if (pic->n_queue == BENCH_PIC_BATCH)
-        bench_picture_flush(pic);
+    pd->n++;
 }
 
 /* ------------------------------------------------------------ summary */
@@ -265,6 +317,7 @@ void bench_picture_summary(bench_picture *pic, int top_n, bench_part_summary *ou
         if (!ps->hash) continue;
         out->total_ops += ps->ops;
         if (ps->rows) {
+            out->rows_total += ps->rows;
             rows[nw] = ps->rows;
             bytes[nw++] = ps->bytes;
         }

@@ -48,6 +48,7 @@ typedef struct req {
     size_t flags_off;
     size_t base_len;            /* message length without a paging state */
     cs_buf msg;
+    bench_pending pend;         /* what it adds to the partition picture if acknowledged */
 } req;
 
 struct runner {
@@ -196,7 +197,7 @@ static bool issue(runner *R, int ci, uint64_t start_ns)
             req_put(R, q);
             return false;
         }
-        if (bench_model_build(&R->model, q->op, b, &q->opcode, &q->flags_off)) {
+        if (bench_model_build(&R->model, q->op, b, &q->opcode, &q->flags_off, &q->pend)) {
             bc_async_abort(c);
             req_put(R, q);
             return false;
@@ -215,7 +216,7 @@ static bool issue(runner *R, int ci, uint64_t start_ns)
         R->inflight++;
         return true;
     }
-    if (bench_model_build(&R->model, q->op, &q->msg, &q->opcode, &q->flags_off)) {
+    if (bench_model_build(&R->model, q->op, &q->msg, &q->opcode, &q->flags_off, &q->pend)) {
         req_put(R, q);
         return false;
     }
@@ -358,6 +359,11 @@ static void on_done(void *arg, const bc_result *resp)
             return;
         ok = false;
     }
+    /* the partition picture counts what the server acknowledged, warm-up
+     * included (the server holds those writes too); a refused batch adds
+     * none of its rows */
+    if (ok)
+        bench_picture_ack(&R->model.pic, &q->pend);
     bool measured = q->start_ns >= R->warm_end_ns;
     bench_op_result *op = &res->ops[q->op];
     if (measured) {
@@ -584,6 +590,7 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
     for (size_t i = n_reqs; i-- > 0;) {
         R->reqs[i].R = R;
         cs_buf_init(&R->reqs[i].msg);
+        bench_pending_init(&R->reqs[i].pend);
         req_put(R, &R->reqs[i]);
     }
     for (int i = 0; i < R->n_conns; i++) {
@@ -594,8 +601,10 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
     uv_run(&R->loop, UV_RUN_DEFAULT);
     uv_loop_close(&R->loop);
     uint64_t end = cs_mono_ns();
-    for (size_t i = 0; i < n_reqs; i++)
+    for (size_t i = 0; i < n_reqs; i++) {
         cs_buf_destroy(&R->reqs[i].msg);
+        bench_pending_destroy(&R->reqs[i].pend);
+    }
     cs_free(R->reqs);
     rc = 0;
     if (R->n_failed) {

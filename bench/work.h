@@ -3,8 +3,9 @@
  * bench/gen.c turns a profile plus the table's real schema (read back from
  * system_schema.columns) into requests: INSERT/UPDATE executions (batched
  * when an op writes several rows) and query executions with bound values.
- * It also keeps the partition picture: every partition written, with its
- * token, distinct rows, bytes and the operations that touched it.
+ * It also holds the partition picture (picture.h): every partition the
+ * server acknowledged a write or read of, with its token, distinct rows,
+ * bytes and the operations that touched it.
  */
 #ifndef CS_BENCH_WORK_H
 #define CS_BENCH_WORK_H
@@ -122,11 +123,15 @@ void bench_model_cursor_done(bench_model *m, int cursor, bool ok, const uint8_t 
 void bench_model_destroy(bench_model *m);
 
 /* Build the request for one operation into msg (opcode in *opcode: EXECUTE
- * or BATCH); op = index into p->op_names.  Updates the partition picture.
- * For an EXECUTE, *flags_off is the offset of the query flags byte, so the
- * runner can ask for the next page by setting 0x08 and appending the paging
- * state (it is the last field when only values and page size are sent). */
-int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size_t *flags_off);
+ * or BATCH); op = index into p->op_names.  pd (the caller's, reset first)
+ * gets what the op adds to the partition picture: the caller applies it
+ * with bench_picture_ack(&m->pic, pd) when the server answers with a
+ * RESULT, and only then.  For an EXECUTE, *flags_off is the offset of the
+ * query flags byte, so the runner can ask for the next page by setting
+ * 0x08 and appending the paging state (it is the last field when only
+ * values and page size are sent). */
+int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size_t *flags_off,
+                      bench_pending *pd);
 /* The Murmur3 token of the partition the last built op targets (its first
  * partition for a batch); false when the op does not name one partition
  * (IN on the key, range scans): token-aware routing then picks any host. */
