@@ -6,12 +6,9 @@
  *
  * Per-request cost matters (the bench shares the machine with the server):
  * a build allocates nothing once warm (rows go to scratch buffers kept in
- * the model, the message to the caller's buffer), the partition table holds
- * 40-byte entries without keys (only the hottest partitions keep theirs, see
- * hot_note) and is updated in prefetched batches (track), a partition's
- * token is computed only when the partition is first seen, and tables
- * without clustering columns skip the row set (their one row is new exactly
- * when the partition has no row yet).  docs/bench.md, "Client cost".
+ * the model, the message to the caller's buffer), and the partition
+ * picture (bench/picture.c) takes its updates in prefetched batches.
+ * docs/bench.md, "Client cost".
  */
 #include "bench/work_int.h"
 #include "common/alloc.h"
@@ -24,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/mman.h>
 
 #define BASE_MS 1767225600000LL          /* 2026-01-01T00:00:00Z */
 #define DAY_MS 86400000LL
@@ -68,20 +64,6 @@ static void rowvals_destroy(rowvals *v)
 }
 
 /* Buffers every build reuses (one build at a time: the runner is single-threaded). */
-/* Partition picture updates are queued and applied TRACK_BATCH at a time:
- * the tables are far bigger than the caches, so each update is a cache
- * miss; prefetching a batch's slots first overlaps the misses.  Updates are
- * applied in order, so the picture is the same as applying each at once. */
-#define TRACK_BATCH 32
-enum { TRACK_OP = 1, TRACK_ROW = 2 };
-typedef struct track_ent {
-    uint64_t h;                 /* partition key hash */
-    uint64_t row_h;             /* (partition, clustering) hash, TRACK_ROW */
-    uint64_t bytes;             /* the row's bytes, TRACK_ROW */
-    uint32_t key_off, key_len;  /* the serialized key in keys */
-    int what;                   /* TRACK_OP | TRACK_ROW */
-} track_ent;
-
 #define MR_ROWS 8   /* fields: multirow: rows a query's markers draw from */
 
 struct bench_scratch {
@@ -90,8 +72,6 @@ struct bench_scratch {
     const rowvals **src;        /* per marker: the row it binds from (put_values) */
     cs_buf pk, pk2, stmts;
     cs_buf last_key;            /* key of the last built op's partition (routing) */
-    track_ent ents[TRACK_BATCH]; int n_ents;
-    cs_buf keys;
 };
 
 static void scratch_init(bench_model *m)
@@ -105,7 +85,6 @@ static void scratch_init(bench_model *m)
     cs_buf_init(&s->pk2);
     cs_buf_init(&s->stmts);
     cs_buf_init(&s->last_key);
-    cs_buf_init(&s->keys);
     m->scratch = s;
 }
 
@@ -123,7 +102,6 @@ static void scratch_destroy(bench_model *m)
     cs_buf_destroy(&s->pk2);
     cs_buf_destroy(&s->stmts);
     cs_buf_destroy(&s->last_key);
-    cs_buf_destroy(&s->keys);
     cs_free(s);
     m->scratch = NULL;
 }
@@ -226,52 +204,15 @@ static int32_t gen_value(bench_model *m, const bench_col *c, int64_t seed, int64
     return out->err ? -1 : (int32_t)(out->len - start);
 }
 
-/* ------------------------------------------------------------ hash sets */
+/* ------------------------------------------------------------ picture */
 
-/* A zeroed table, on huge pages when big: its slots are touched at random,
- * so 4 KiB pages cost a fault per page when it grows and a TLB miss per
- * lookup.  Only the 2 MiB-aligned interior is advised (before the zeroing
- * touches it); if the kernel says no, it is an ordinary table. */
-static void *table_alloc(size_t n)
-{
-    uint8_t *p = cs_malloc(n ? n : 1);
-    if (!p)
-        return NULL;
-    const uintptr_t huge = 2u << 20;
-    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), b = ((uintptr_t)p + n) & ~(huge - 1);
-    if (n >= 4 * huge && b > a)
-        madvise((void *)a, b - a, MADV_HUGEPAGE);
-    memset(p, 0, n);
-    return p;
-}
-
-/* Move the partition table into a zeroed table of nc slots (a power of two). */
-static void parts_resize(bench_model *m, size_t nc)
-{
-    part_stat *np = table_alloc(nc * sizeof(*np));
-    for (size_t i = 0; i < m->parts_cap; i++) {
-        if (!m->parts[i].hash) continue;
-        size_t j = m->parts[i].hash & (nc - 1);
-        while (np[j].hash) j = (j + 1) & (nc - 1);
-        np[j] = m->parts[i];
-    }
-    cs_free(m->parts);
-    m->parts = np;
-    m->parts_cap = nc;
-}
-
-static void parts_grow(bench_model *m)
-{
-    parts_resize(m, m->parts_cap ? m->parts_cap * 2 : 1024);
-}
-
-/* Size the partition table for the partitions the profile can produce (the
- * product of the partition key columns' populations or of the values their
- * types have, when none has a generator, and at most one per seed), up to
- * PRESIZE_MAX, before the run:
- * doubling a table of a million partitions mid-run rehashes it in one go
- * and stalls the client's loop for ~100 ms, which a fixed-rate run reports
- * as a latency spike of the server. */
+/* Size the partition picture for the partitions the profile can produce
+ * (the product of the partition key columns' populations or of the values
+ * their types have, when none has a generator, and at most one per seed),
+ * up to PRESIZE_MAX, before the run: doubling a table of a million
+ * partitions mid-run rehashes it in one go and stalls the client's loop
+ * for ~100 ms, which a fixed-rate run reports as a latency spike of the
+ * server. */
 #define PRESIZE_MAX (4u << 20)
 static void presize_parts(bench_model *m, double seeds)
 {
@@ -287,59 +228,18 @@ static void presize_parts(bench_model *m, double seeds)
     }
     if (n > seeds) n = seeds;
     if (n > PRESIZE_MAX) n = PRESIZE_MAX;
-    size_t nc = m->parts_cap ? m->parts_cap : 1024;
-    while ((double)nc < 2 * n + 2)
-        nc *= 2;
-    if (nc > m->parts_cap)
-        parts_resize(m, nc);   /* one table, not every doubling on the way */
+    bench_picture_reserve(&m->pic, (size_t)n);
 }
 
-static part_stat *part_get(bench_model *m, uint64_t h, const uint8_t *key, uint32_t klen)
+/* What the op being built adds to the partition picture once the server
+ * acknowledges it (picture.h): an operation on partition (h, key) and/or
+ * a written row (row_h, bytes). */
+static void track(bench_pending *pd, uint64_t h, const cs_buf *key, uint32_t what, uint64_t row_h, uint64_t bytes)
 {
-    if (!h) h = 1;
-    if ((m->n_parts + 1) * 2 > m->parts_cap)
-        parts_grow(m);
-    size_t j = h & (m->parts_cap - 1);
-    while (m->parts[j].hash && m->parts[j].hash != h)
-        j = (j + 1) & (m->parts_cap - 1);
-    if (!m->parts[j].hash) {
-        m->parts[j].hash = h;
-        m->parts[j].token = cs_murmur3_token(key, klen);
-        m->n_parts++;
-    }
-    return &m->parts[j];
+    bench_pending_add(pd, h, key->p, (uint32_t)key->len, what, row_h, bytes);
 }
 
-static void rowset_grow(bench_model *m)
-{
-    size_t nc = m->rowset_cap ? m->rowset_cap * 2 : 4096;
-    uint64_t *ns = table_alloc(nc * sizeof(uint64_t));
-    for (size_t i = 0; i < m->rowset_cap; i++) {
-        if (!m->rowset[i]) continue;
-        size_t j = m->rowset[i] & (nc - 1);
-        while (ns[j]) j = (j + 1) & (nc - 1);
-        ns[j] = m->rowset[i];
-    }
-    cs_free(m->rowset);
-    m->rowset = ns;
-    m->rowset_cap = nc;
-}
-
-/* Returns true if the (partition, row) pair is new. */
-static bool rowset_add(bench_model *m, uint64_t h)
-{
-    if (!h) h = 1;
-    if ((m->n_rowset + 1) * 2 > m->rowset_cap)
-        rowset_grow(m);
-    size_t j = h & (m->rowset_cap - 1);
-    while (m->rowset[j] && m->rowset[j] != h)
-        j = (j + 1) & (m->rowset_cap - 1);
-    if (m->rowset[j])
-        return false;
-    m->rowset[j] = h;
-    m->n_rowset++;
-    return true;
-}
+/* ------------------------------------------------------------ buckets */
 
 static uint64_t *bucket_rows(bench_model *m, uint64_t key)
 {
@@ -368,104 +268,6 @@ static uint64_t *bucket_rows(bench_model *m, uint64_t key)
         m->n_bk++;
     }
     return &m->bk_rows[j];
-}
-
-/* Hotter first: more operations, then the smaller key hash (a stable order for ties). */
-static bool hotter(uint64_t ops_a, uint64_t hash_a, uint64_t ops_b, uint64_t hash_b)
-{
-    return ops_a != ops_b ? ops_a > ops_b : hash_a < hash_b;
-}
-
-/* Partition ps just gained an operation (or appeared): keep m->hot the
- * top_n hottest.  Only ps moved, and only up, so it either joins (pushing
- * out the coolest), moves up within, or stays out. */
-static void hot_note(bench_model *m, const part_stat *ps, const uint8_t *key, uint32_t klen)
-{
-    int cap = m->top_n;
-    if (cap <= 0)
-        return;
-    if (!m->hot)
-        m->hot = cs_calloc((size_t)cap, sizeof(part_hot));
-    if (m->n_hot == cap) {
-        const part_hot *w = &m->hot[cap - 1];
-        /* a member has ops > the coolest's (or is the coolest, now +1) */
-        if (!hotter(ps->ops, ps->hash, w->ops, w->hash))
-            return;
-    }
-    int i = 0;
-    while (i < m->n_hot && m->hot[i].hash != ps->hash)
-        i++;
-    if (i == m->n_hot) {            /* joins: take the last place */
-        if (m->n_hot < cap) {
-            i = m->n_hot++;
-        } else {
-            i = cap - 1;
-            cs_free(m->hot[i].key);
-        }
-        m->hot[i].hash = ps->hash;
-        m->hot[i].key = cs_memdup(key, klen ? klen : 1);
-        m->hot[i].key_len = klen;
-    }
-    m->hot[i].ops = ps->ops;
-    while (i > 0 && hotter(m->hot[i].ops, m->hot[i].hash, m->hot[i - 1].ops, m->hot[i - 1].hash)) {
-        part_hot t = m->hot[i];
-        m->hot[i] = m->hot[i - 1];
-        m->hot[i - 1] = t;
-        i--;
-    }
-}
-
-static void track_flush(bench_model *m)
-{
-    bench_scratch *sc = m->scratch;
-    int n = sc->n_ents;
-    if (!n)
-        return;
-    /* grow first, so the prefetched slots stay where they are */
-    while ((m->n_parts + (size_t)n + 1) * 2 > m->parts_cap)
-        parts_grow(m);
-    if (!m->one_row_per_part)
-        while ((m->n_rowset + (size_t)n + 1) * 2 > m->rowset_cap)
-            rowset_grow(m);
-    for (int i = 0; i < n; i++) {
-        track_ent *e = &sc->ents[i];
-        __builtin_prefetch(&m->parts[(e->h ? e->h : 1) & (m->parts_cap - 1)], 1);
-        if ((e->what & TRACK_ROW) && !m->one_row_per_part)
-            __builtin_prefetch(&m->rowset[(e->row_h ? e->row_h : 1) & (m->rowset_cap - 1)], 1);
-    }
-    for (int i = 0; i < n; i++) {
-        track_ent *e = &sc->ents[i];
-        size_t before = m->n_parts;
-        const uint8_t *key = sc->keys.p + e->key_off;
-        part_stat *ps = part_get(m, e->h, key, e->key_len);
-        if (e->what & TRACK_OP)
-            ps->ops++;
-        if ((e->what & TRACK_OP) || m->n_parts != before)
-            hot_note(m, ps, key, e->key_len);
-        if ((e->what & TRACK_ROW) && (m->one_row_per_part ? ps->rows == 0 : rowset_add(m, e->row_h))) {
-            ps->rows++;
-            ps->bytes += e->bytes;
-        }
-    }
-    sc->n_ents = 0;
-    cs_buf_reset(&sc->keys);
-}
-
-/* Queue an update of the partition picture: an operation on partition
- * (h, key) and/or a written row (row_h, bytes). */
-static void track(bench_model *m, uint64_t h, const cs_buf *key, int what, uint64_t row_h, uint64_t bytes)
-{
-    bench_scratch *sc = m->scratch;
-    track_ent *e = &sc->ents[sc->n_ents++];
-    e->h = h;
-    e->row_h = row_h;
-    e->bytes = bytes;
-    e->what = what;
-    e->key_off = (uint32_t)sc->keys.len;
-    e->key_len = (uint32_t)key->len;
-    cs_buf_put(&sc->keys, key->p, key->len);
-    if (sc->n_ents == TRACK_BATCH)
-        track_flush(m);
 }
 
 /* ------------------------------------------------------------ rows */
@@ -833,7 +635,7 @@ int bench_model_init(bench_model *m, bench_profile *p, bc_sync *conn, char *err,
 {
     memset(m, 0, sizeof(*m));
     m->p = p;
-    m->top_n = 10;
+    bench_picture_init(&m->pic);
     bench_rng_seed(&m->rng, 0xBE7C4);
     char q[1024];
     if (p->keyspace_def && run_ddl(conn, p->keyspace_def, err, errlen))
@@ -874,13 +676,13 @@ int bench_model_init(bench_model *m, bench_profile *p, bc_sync *conn, char *err,
         cs_free(type);
     }
     bc_result_destroy(&r);
-    m->one_row_per_part = true;
+    m->pic.one_row_per_part = true;
     for (int i = 0; i < m->n_cols; i++) {
         m->n_pk += m->cols[i].kind == 0;
         if (m->cols[i].kind == 0 && m->cols[i].spec && m->cols[i].spec->gen == GEN_BUCKET)
             m->has_bucket = true;
         if (m->cols[i].kind == 1)
-            m->one_row_per_part = false;
+            m->pic.one_row_per_part = false;
     }
     scratch_init(m);
     if (layout_init(m, err, errlen))
@@ -949,13 +751,9 @@ void bench_model_destroy(bench_model *m)
     for (int i = 0; m->p && i < m->p->n_queries && m->queries; i++)
         stmt_destroy(&m->queries[i]);
     cs_free(m->queries);
-    for (int i = 0; i < m->n_hot; i++)
-        cs_free(m->hot[i].key);
-    cs_free(m->hot);
-    cs_free(m->parts);
+    bench_picture_destroy(&m->pic);
     scratch_destroy(m);
     cs_free(m->op_query);
-    cs_free(m->rowset);
     cs_free(m->bk_keys);
     cs_free(m->bk_rows);
     cs_free(m->table_q);
@@ -1091,7 +889,7 @@ static int64_t row_at(uint64_t a, uint64_t b, int64_t r, int64_t rows)
 /* The INSERT op: partitions from insert.partitions, each with its rows
  * (insert.select of the partition's rows, or cassette's insert.rows), one
  * EXECUTE for a single statement, else one BATCH of insert.batchtype. */
-static int build_insert(bench_model *m, cs_buf *msg, uint8_t *opcode, size_t *flags_off)
+static int build_insert(bench_model *m, cs_buf *msg, uint8_t *opcode, size_t *flags_off, bench_pending *pd)
 {
     bench_profile *p = m->p;
     bench_scratch *sc = m->scratch;
@@ -1123,7 +921,7 @@ static int build_insert(bench_model *m, cs_buf *msg, uint8_t *opcode, size_t *fl
         gen_rest(m, vp, m->clock_ms, row_at(a, b, 0, rows), true);
         if (direct && nrows == 1) {
             /* one row, one statement: straight into the EXECUTE */
-            track(m, vp->pk_hash, pkp, TRACK_OP | TRACK_ROW, bench_mix64(vp->pk_hash ^ vp->ck_hash), vp->bytes);
+            track(pd, vp->pk_hash, pkp, BENCH_PIC_OP | BENCH_PIC_ROW, bench_mix64(vp->pk_hash ^ vp->ck_hash), vp->bytes);
             cs_buf_reset(&sc->last_key);
             cs_buf_put(&sc->last_key, pkp->p, pkp->len);
             m->last_token_set = true;
@@ -1142,7 +940,7 @@ static int build_insert(bench_model *m, cs_buf *msg, uint8_t *opcode, size_t *fl
                 gen_key(m, vp, m->clock_ms, true, pkp);   /* again: a bucket may fill up */
                 gen_rest(m, vp, m->clock_ms, row_at(a, b, r, rows) % part_rows(m, vp), true);
             }
-            track(m, vp->pk_hash, pkp, (r == 0 ? TRACK_OP : 0) | TRACK_ROW,
+            track(pd, vp->pk_hash, pkp, (r == 0 ? BENCH_PIC_OP : 0) | BENCH_PIC_ROW,
                   bench_mix64(vp->pk_hash ^ vp->ck_hash), vp->bytes);
             if (!m->last_token_set) {
                 cs_buf_reset(&sc->last_key);
@@ -1188,7 +986,8 @@ static int build_insert(bench_model *m, cs_buf *msg, uint8_t *opcode, size_t *fl
  * default) each marker of a clustering or value column from its own random
  * row of the partition; window markers (`col > ?`) from the row at the
  * window's start. */
-static int build_query(bench_model *m, int qi, cs_buf *msg, uint8_t *opcode, size_t *flags_off)
+static int build_query(bench_model *m, int qi, cs_buf *msg, uint8_t *opcode, size_t *flags_off,
+                       bench_pending *pd)
 {
     bench_scratch *sc = m->scratch;
     const bench_query *q = &m->p->queries[qi];
@@ -1225,7 +1024,7 @@ static int build_query(bench_model *m, int qi, cs_buf *msg, uint8_t *opcode, siz
     }
     /* the partition read is known when every key column is bound */
     if (st->bound_pk == m->n_pk) {
-        track(m, vp->pk_hash, &sc->pk, TRACK_OP, 0, 0);
+        track(pd, vp->pk_hash, &sc->pk, BENCH_PIC_OP, 0, 0);
         cs_buf_reset(&sc->last_key);
         cs_buf_put(&sc->last_key, sc->pk.p, sc->pk.len);
         m->last_token_set = true;
@@ -1241,7 +1040,8 @@ static int build_query(bench_model *m, int qi, cs_buf *msg, uint8_t *opcode, siz
     return msg->err;
 }
 
-int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size_t *flags_off)
+int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size_t *flags_off,
+                      bench_pending *pd)
 {
     bench_profile *p = m->p;
     if (m->n_op_query != p->n_ops) {
@@ -1257,101 +1057,19 @@ int bench_model_build(bench_model *m, int op, cs_buf *msg, uint8_t *opcode, size
         m->n_op_query = p->n_ops;
     }
     *flags_off = 0;
+    bench_pending_reset(pd);
     m->last_token_set = false;
     m->last_cursor = -1;
     int qi = m->op_query[op];
     if (qi == -1)
-        return build_insert(m, msg, opcode, flags_off);
+        return build_insert(m, msg, opcode, flags_off, pd);
     if (qi < 0)
         return CS_EINVAL;
     if (p->queries[qi].token_range) {
         bench__token_range_build(m, qi, msg, opcode, flags_off);
         return msg->err;
     }
-    return build_query(m, qi, msg, opcode, flags_off);
-}
-
-/* ------------------------------------------------------------ summary */
-
-/* The k-th smallest of a[0..n) (k < n); reorders a.  Three-way partitions,
- * so runs of equal values (every partition one row) stay linear. */
-static uint64_t select_u64(uint64_t *a, size_t n, size_t k)
-{
-    size_t lo = 0, hi = n;          /* k lies in [lo, hi) */
-    while (hi - lo > 1) {
-        uint64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi - 1];
-        uint64_t piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
-        size_t lt = lo, i = lo, gt = hi;   /* [lo,lt) < piv, [lt,i) == piv, [gt,hi) > piv */
-        while (i < gt) {
-            uint64_t v = a[i];
-            if (v < piv) { a[i] = a[lt]; a[lt++] = v; i++; }
-            else if (v > piv) { a[i] = a[--gt]; a[gt] = v; }
-            else i++;
-        }
-        if (k < lt) hi = lt;
-        else if (k >= gt) lo = gt;
-        else return piv;
-    }
-    return a[lo];
-}
-
-void bench_model_summary(bench_model *m, int top_n, bench_part_summary *out)
-{
-    memset(out, 0, sizeof(*out));
-    if (m->scratch)
-        track_flush(m);
-    size_t n = 0;
-    uint64_t *rows = cs_calloc(m->n_parts + 1, sizeof(uint64_t));
-    uint64_t *bytes = cs_calloc(m->n_parts + 1, sizeof(uint64_t));
-    size_t nw = 0;
-    for (size_t i = 0; i < m->parts_cap; i++) {
-        const part_stat *ps = &m->parts[i];
-        if (!ps->hash) continue;
-        n++;
-        out->total_ops += ps->ops;
-        if (ps->rows) {
-            rows[nw] = ps->rows;
-            bytes[nw++] = ps->bytes;
-        }
-    }
-    /* the hottest were kept as the run went (hot_note); their figures now */
-    int n_top = m->n_hot < top_n ? m->n_hot : top_n < 0 ? 0 : top_n;
-    out->top = cs_calloc((size_t)n_top + 1, sizeof(part_stat));
-    out->top_key = cs_calloc((size_t)n_top + 1, sizeof(uint8_t *));
-    out->top_key_len = cs_calloc((size_t)n_top + 1, sizeof(uint32_t));
-    for (int i = 0; i < n_top; i++) {
-        const part_hot *h = &m->hot[i];
-        out->top[i] = *part_get(m, h->hash, h->key, h->key_len);
-        out->top_key[i] = cs_memdup(h->key, h->key_len ? h->key_len : 1);
-        out->top_key_len[i] = h->key_len;
-    }
-    out->count = nw;
-    if (nw) {
-        /* nearest rank (the smallest value with at least p of them at or
-         * below it) for both, so p50 <= p99 <= max whatever the count */
-        size_t k50 = (size_t)ceil((double)nw * 0.50) - 1, k99 = (size_t)ceil((double)nw * 0.99) - 1;
-        out->rows_p50 = select_u64(rows, nw, k50);
-        out->rows_p99 = select_u64(rows, nw, k99);
-        out->rows_max = select_u64(rows, nw, nw - 1);
-        out->bytes_p50 = select_u64(bytes, nw, k50);
-        out->bytes_p99 = select_u64(bytes, nw, k99);
-        out->bytes_max = select_u64(bytes, nw, nw - 1);
-    }
-    out->n_top = n_top;
-    cs_free(rows);
-    cs_free(bytes);
-}
-
-void bench_part_summary_destroy(bench_part_summary *s)
-{
-    for (int i = 0; s->top_key && i < s->n_top; i++)
-        cs_free(s->top_key[i]);
-    cs_free(s->top_key);
-    cs_free(s->top_key_len);
-    s->top_key = NULL;
-    s->top_key_len = NULL;
-    cs_free(s->top);
-    s->top = NULL;
+    return build_query(m, qi, msg, opcode, flags_off, pd);
 }
 
 bool bench_model_last_token(const bench_model *m, int64_t *token)

@@ -2,7 +2,8 @@
  * report.c: cassette-bench output for people (text on stdout) and scripts
  * (JSON; the shape is a contract: per scheme, per operation throughput and
  * latency percentiles, the latency of all operations merged, a `partitions`
- * object, a `ring` object, a per-second timeline).  The HTML page is
+ * object (of the writes and reads the server acknowledged: picture.h), a
+ * `ring` object, a per-second timeline).  The HTML page is
  * bench/report_html.c.
  */
 #include "bench/report_fmt.h"
@@ -41,8 +42,10 @@ void bench_report_text(FILE *f, bench_result *rs, int n, const bench_opts *o)
         human_bytes(r->parts.bytes_p50, b50, sizeof(b50));
         human_bytes(r->parts.bytes_p99, b99, sizeof(b99));
         human_bytes(r->parts.bytes_max, bmax, sizeof(bmax));
-        fprintf(f, "   partitions written: %zu   rows/partition p50 %llu p99 %llu max %llu   bytes p50 %s p99 %s max %s\n",
-                r->parts.count, (unsigned long long)r->parts.rows_p50, (unsigned long long)r->parts.rows_p99,
+        fprintf(f, "   partitions written (acknowledged writes): %zu, %llu rows   rows/partition p50 %llu p99 %llu max %llu"
+                   "   bytes p50 %s p99 %s max %s\n",
+                r->parts.count, (unsigned long long)r->parts.rows_total, (unsigned long long)r->parts.rows_p50,
+                (unsigned long long)r->parts.rows_p99,
                 (unsigned long long)r->parts.rows_max, b50, b99, bmax);
         if (r->parts.n_top) {
             fprintf(f, "   hottest partitions (share of operations):\n");
@@ -142,9 +145,11 @@ int bench_report_json(const char *path, bench_result *rs, int n, const bench_opt
             json_str(f, r->warnings[i].kind);
             fprintf(f, ": %llu", (unsigned long long)r->warnings[i].count);
         }
-        fprintf(f, "},\n  \"partitions\": {\"count\": %zu, \"rows\": {\"p50\": %llu, \"p99\": %llu, \"max\": %llu}, "
+        fprintf(f, "},\n  \"partitions\": {\"counts\": \"acknowledged\", \"count\": %zu, \"rows_total\": %llu, "
+                   "\"rows\": {\"p50\": %llu, \"p99\": %llu, \"max\": %llu}, "
                    "\"bytes\": {\"p50\": %llu, \"p99\": %llu, \"max\": %llu}, \"total_ops\": %llu, \"top\": [",
-                r->parts.count, (unsigned long long)r->parts.rows_p50, (unsigned long long)r->parts.rows_p99,
+                r->parts.count, (unsigned long long)r->parts.rows_total, (unsigned long long)r->parts.rows_p50,
+                (unsigned long long)r->parts.rows_p99,
                 (unsigned long long)r->parts.rows_max, (unsigned long long)r->parts.bytes_p50,
                 (unsigned long long)r->parts.bytes_p99, (unsigned long long)r->parts.bytes_max,
                 (unsigned long long)r->parts.total_ops);

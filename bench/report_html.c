@@ -309,6 +309,8 @@ static void summary_table(FILE *f, const fig *g, int n)
     fprintf(f,
             "<span class='over'>over a limit !</span> more than %s rows or %s in one partition. "
             "Latency over every operation of the scheme, from each op's intended start with --rate. "
+            "Partitions, rows and bytes count the writes the server acknowledged (refused, failed and "
+            "timed-out writes count only under errors). "
             "Bytes: the values written (keys included), not the size on disk.</p>\n",
             bench_fmt_count(BENCH_LARGE_PARTITION_ROWS, rows, sizeof(rows)),
             bench_fmt_bytes((double)BENCH_LARGE_PARTITION_BYTES, bytes, sizeof(bytes)));

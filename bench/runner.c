@@ -48,6 +48,7 @@ typedef struct req {
     size_t flags_off;
     size_t base_len;            /* message length without a paging state */
     cs_buf msg;
+    bench_pending pend;         /* what it adds to the partition picture if acknowledged */
 } req;
 
 struct runner {
@@ -196,7 +197,7 @@ static bool issue(runner *R, int ci, uint64_t start_ns)
             req_put(R, q);
             return false;
         }
-        if (bench_model_build(&R->model, q->op, b, &q->opcode, &q->flags_off)) {
+        if (bench_model_build(&R->model, q->op, b, &q->opcode, &q->flags_off, &q->pend)) {
             bc_async_abort(c);
             req_put(R, q);
             return false;
@@ -215,7 +216,7 @@ static bool issue(runner *R, int ci, uint64_t start_ns)
         R->inflight++;
         return true;
     }
-    if (bench_model_build(&R->model, q->op, &q->msg, &q->opcode, &q->flags_off)) {
+    if (bench_model_build(&R->model, q->op, &q->msg, &q->opcode, &q->flags_off, &q->pend)) {
         req_put(R, q);
         return false;
     }
@@ -358,6 +359,11 @@ static void on_done(void *arg, const bc_result *resp)
             return;
         ok = false;
     }
+    /* the partition picture counts what the server acknowledged, warm-up
+     * included (the server holds those writes too); a refused batch adds
+     * none of its rows */
+    if (ok)
+        bench_picture_ack(&R->model.pic, &q->pend);
     bool measured = q->start_ns >= R->warm_end_ns;
     bench_op_result *op = &res->ops[q->op];
     if (measured) {
@@ -544,7 +550,7 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
     }
     if (o->seed)
         bench_rng_seed(&R->model.rng, o->seed);
-    R->model.top_n = o->top;
+    R->model.pic.top_n = o->top;
     R->cum_ratio = cs_calloc((size_t)p->n_ops, sizeof(double));
     double acc = 0;
     for (int i = 0; i < p->n_ops; i++)
@@ -584,6 +590,7 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
     for (size_t i = n_reqs; i-- > 0;) {
         R->reqs[i].R = R;
         cs_buf_init(&R->reqs[i].msg);
+        bench_pending_init(&R->reqs[i].pend);
         req_put(R, &R->reqs[i]);
     }
     for (int i = 0; i < R->n_conns; i++) {
@@ -594,8 +601,10 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
     uv_run(&R->loop, UV_RUN_DEFAULT);
     uv_loop_close(&R->loop);
     uint64_t end = cs_mono_ns();
-    for (size_t i = 0; i < n_reqs; i++)
+    for (size_t i = 0; i < n_reqs; i++) {
         cs_buf_destroy(&R->reqs[i].msg);
+        bench_pending_destroy(&R->reqs[i].pend);
+    }
     cs_free(R->reqs);
     rc = 0;
     if (R->n_failed) {
@@ -609,7 +618,8 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
             out->ops[i].throughput = (double)out->ops[i].ok / out->elapsed_s;
     }
     /* partition picture and ring */
-    bench_model_summary(&R->model, o->top, &out->parts);
+    bench_picture *pic = &R->model.pic;
+    bench_picture_summary(pic, o->top, &out->parts);
     out->top_keys = cs_calloc((size_t)out->parts.n_top + 1, sizeof(char *));
     for (int i = 0; i < out->parts.n_top; i++) {
         uint32_t kl = out->parts.top_key_len[i];
@@ -622,11 +632,11 @@ int bench_run(bench_profile *p, const bench_opts *o, bench_result *out, char *er
     out->size_hist_rows = cs_calloc(40, sizeof(uint64_t));
     out->size_hist_bytes = cs_calloc(40, sizeof(uint64_t));
     size_t np = 0;
-    int64_t *tokens = cs_calloc(R->model.n_parts + 1, sizeof(int64_t));
-    double *w_ops = cs_calloc(R->model.n_parts + 1, sizeof(double));
-    double *w_rows = cs_calloc(R->model.n_parts + 1, sizeof(double));
-    for (size_t i = 0; i < R->model.parts_cap; i++) {
-        part_stat *ps = &R->model.parts[i];
+    int64_t *tokens = cs_calloc(pic->n_parts + 1, sizeof(int64_t));
+    double *w_ops = cs_calloc(pic->n_parts + 1, sizeof(double));
+    double *w_rows = cs_calloc(pic->n_parts + 1, sizeof(double));
+    for (size_t i = 0; i < pic->parts_cap; i++) {
+        part_stat *ps = &pic->parts[i];
         if (!ps->hash) continue;
         tokens[np] = ps->token;
         w_ops[np] = (double)ps->ops;

@@ -9,6 +9,7 @@ import json
 import math
 import os
 import re
+import struct
 import subprocess
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
@@ -161,7 +162,9 @@ def test_bench_partitions_agree_with_server(srv, tmp_path):
     out = tmp_path / "kv.json"
     p = bench(srv, "run", "preset:kv", "-n", "600", "--ops", "insert=1", "--json", str(out))
     assert p.returncode == 0, p.stderr
-    count = json.loads(out.read_text())["schemes"][0]["partitions"]["count"]
+    parts = json.loads(out.read_text())["schemes"][0]["partitions"]
+    count = parts["count"]
+    assert parts["rows_total"] == rows_of(srv, "SELECT count(*) FROM cassette_bench.kv")[0][0] == count
     t = tool(srv, "flush", "cassette_bench", "kv")
     assert t.returncode == 0, t.stderr
     st = tool(srv, "tablestats", "cassette_bench.kv")
@@ -744,6 +747,80 @@ def test_stress_example_shape_multi_partition_batches(srv_big_batches, tmp_path)
     s = run_json(srv_big_batches, prof, "-n", "200", "--ops", "insert=1")
     assert s["operations"]["insert"]["ops"] == 200
     check_example_shape(srv_big_batches, s, "exmulti")
+
+
+@pytest.fixture(scope="module")
+def srv_small_batches(tmp_path_factory):
+    # Batches spanning partitions over 1 KiB (Cassandra's dataSize) are
+    # refused as "Batch too large"; the warn threshold is lowered too, as
+    # Cassandra checks the fail threshold only past the warn one.
+    d = tmp_path_factory.mktemp("smallbatch")
+    conf = d / "cassandra.yaml"
+    conf.write_text("batch_size_warn_threshold: 1KiB\nbatch_size_fail_threshold: 1KiB\n")
+    s = H.Server(d, extra_args=["--config", str(conf)])
+    s.start(port=0)
+    yield s
+    s.stop()
+
+
+REFUSED = """table: refused
+table_definition: CREATE TABLE IF NOT EXISTS refused (k bigint, c int, v blob, PRIMARY KEY (k, c))
+columnspec:
+  - name: k
+    population: uniform(1..300)
+  - name: c
+    cluster: fixed(8)
+  - name: v
+    size: fixed(60)
+insert:
+  partitions: uniform(1..6)
+  batchtype: UNLOGGED
+  select: uniform(1..8)/8
+"""
+
+
+def test_partition_picture_counts_acknowledged_writes_only(srv_small_batches, tmp_path):
+    """Batches of 1 to 6 partitions, 1 to 8 rows each: the larger ones are
+    refused ("Batch too large") and add none of their rows to the partition
+    picture, which is then the table's, partition by partition (a partition
+    a refused batch named may have been written by another op, or never),
+    and what tablestats and tablehistograms report.  The bench counted the
+    refused batches' rows too before the picture was kept on
+    acknowledgement: 114 partitions, rows p50 8, for the server's 68, p50 5."""
+    srv = srv_small_batches
+    s = run_json(srv, profile(tmp_path, "refused", REFUSED), "-n", "150", "--ops", "insert=1", "--top", "100000")
+    ins = s["operations"]["insert"]
+    # no warm-up with -n: every op is acknowledged or counted under errors by kind
+    assert ins["ops"] + ins["errors"] == 150 and s["errors"] == ins["errors"]
+    assert ins["ops"] >= 20 and ins["errors"] >= 20, s["errors_by_kind"]
+    assert s["errors_by_kind"] == {"insert: 0x2200 Batch too large": ins["errors"]}
+    parts = s["partitions"]
+    assert parts["counts"] == "acknowledged"
+    rows = rows_of(srv, "SELECT k, c FROM sc.refused")
+    per = {}
+    for r in rows:
+        per[r.k] = per.get(r.k, 0) + 1
+    (count,) = rows_of(srv, "SELECT count(*) FROM sc.refused")[0]
+    assert parts["count"] == len(per) and parts["rows_total"] == count == len(rows)
+    # --top lists every partition (ops only grow: the list is exact); keys are big-endian bigints
+    mine = {struct.unpack(">q", bytes.fromhex(t["key"][2:]))[0]: t["rows"] for t in parts["top"]}
+    assert mine == per
+    assert parts["total_ops"] == sum(t["ops"] for t in parts["top"])
+    sizes = sorted(per.values())
+    nearest = lambda p: sizes[math.ceil(len(sizes) * p) - 1]
+    assert parts["rows"] == {"p50": nearest(0.5), "p99": nearest(0.99), "max": sizes[-1]}
+    # the server's picture: one cell per row (stress's UPDATE writes v only)
+    # and at most 8, where EstimatedHistogram's offsets are 1, 2, ..., 8, so
+    # Cell Count's percentiles (nearest rank too) are the bench's exactly
+    t = tool(srv, "flush", "sc", "refused")
+    assert t.returncode == 0, t.stderr
+    st = tool(srv, "tablestats", "sc.refused")
+    m = re.search(r"Number of partitions \(estimate\): (\d+)", st.stdout)
+    assert m and int(m.group(1)) == parts["count"], st.stdout
+    h = tool(srv, "tablehistograms", "sc", "refused")
+    assert h.returncode == 0, h.stderr
+    cells = {l.split()[0]: int(l.split()[-1]) for l in h.stdout.splitlines() if re.match(r"(50%|99%|Max) ", l)}
+    assert cells == {"50%": parts["rows"]["p50"], "99%": parts["rows"]["p99"], "Max": parts["rows"]["max"]}, h.stdout
 
 
 def test_stress_distributions_and_ops_form(srv, tmp_path):
