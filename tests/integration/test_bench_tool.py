@@ -728,18 +728,24 @@ def test_stress_example_shape_single_partition_batches(srv, tmp_path):
     check_example_shape(srv, s, "exshape")
 
 
+def configured_server(tmp_path_factory, name, yaml_text):
+    """A server of its own with a cassandra.yaml holding yaml_text (a
+    fixture body: yields the server, stops it after)."""
+    d = tmp_path_factory.mktemp(name)
+    conf = d / "cassandra.yaml"
+    conf.write_text(yaml_text)
+    s = H.Server(d, extra_args=["--config", str(conf)])
+    s.start(port=0)
+    yield s
+    s.stop()
+
+
 @pytest.fixture(scope="module")
 def srv_big_batches(tmp_path_factory):
     # cqlstress-example's partitions: uniform(1..50) makes multi-partition
     # batches of ~1000 rows, ~65 KiB in Cassandra's dataSize terms: over its
     # default batch_size_fail_threshold (50 KiB), as on Apache Cassandra.
-    d = tmp_path_factory.mktemp("bigbatch")
-    conf = d / "cassandra.yaml"
-    conf.write_text("batch_size_fail_threshold: 4096KiB\n")
-    s = H.Server(d, extra_args=["--config", str(conf)])
-    s.start(port=0)
-    yield s
-    s.stop()
+    yield from configured_server(tmp_path_factory, "bigbatch", "batch_size_fail_threshold: 4096KiB\n")
 
 
 def test_stress_example_shape_multi_partition_batches(srv_big_batches, tmp_path):
@@ -754,13 +760,8 @@ def srv_small_batches(tmp_path_factory):
     # Batches spanning partitions over 1 KiB (Cassandra's dataSize) are
     # refused as "Batch too large"; the warn threshold is lowered too, as
     # Cassandra checks the fail threshold only past the warn one.
-    d = tmp_path_factory.mktemp("smallbatch")
-    conf = d / "cassandra.yaml"
-    conf.write_text("batch_size_warn_threshold: 1KiB\nbatch_size_fail_threshold: 1KiB\n")
-    s = H.Server(d, extra_args=["--config", str(conf)])
-    s.start(port=0)
-    yield s
-    s.stop()
+    yield from configured_server(tmp_path_factory, "smallbatch",
+                                 "batch_size_warn_threshold: 1KiB\nbatch_size_fail_threshold: 1KiB\n")
 
 
 REFUSED = """table: refused
