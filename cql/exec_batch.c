@@ -244,8 +244,8 @@ static int batch_thresholds(cql_ctx *ctx, int kind, const cql_wbatch *b, cql_res
     long warn = (long)ctx->cfg.batch_size_warn_kb * 1024;
     long fail = (long)ctx->cfg.batch_size_fail_kb * 1024;
     long size = (long)b->data_size;
-    if (warn > 0 && size > warn) {
-        if (fail > 0 && size > fail)
+    if (size > warn) {                 /* 0 is a threshold too: every such batch is over it */
+        if (size > fail)
             return cs_error_set(e, CS_ERR_INVALID, "Batch too large");
         cql_result_warn(r, "Batch for %s is of size %ld, exceeding specified threshold of %ld by %ld.",
                         names, size, warn, size - warn);
