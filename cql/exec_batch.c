@@ -106,7 +106,6 @@ void cql__wrow_start(cql_wrow *w)
 {
     st_mut_row(w->b->m, w->ck, w->ck_len, w->is_static ? ST_ROW_STATIC : 0);
     w->mut_start = st_mutation_len(w->b->m);
-    w->b->data_size += w->ck_len;
 }
 
 int cql__wbatch_commit(cql_wbatch *b, cql_result *r, cs_error *e)
@@ -129,7 +128,7 @@ int cql__wbatch_commit(cql_wbatch *b, cql_result *r, cs_error *e)
     int rc = st_write(b->ctx->eng, b->m, &pos);
     if (rc == CS_ETOOBIG)
         return cs_error_set(e, CS_ERR_INVALID, "Mutation of %zu bytes is too large for the maximum size",
-                            b->data_size);
+                            st_mutation_len(b->m));
     if (rc == CS_EINVAL)
         return cs_error_set(e, CS_ERR_SERVER, "internal error: malformed mutation");
     if (rc < 0)
@@ -233,22 +232,29 @@ static int distinct_keys(const cql_wbatch *b, bool same_ks)
     return n;
 }
 
-/* verifyBatchSize + verifyBatchType: warnings, or "Batch too large". */
+/* verifyBatchSize + verifyBatchType: warnings, or "Batch too large".  Both
+ * look only at batches of more than one mutation (one per keyspace and
+ * partition key: two tables sharing a key in one keyspace are one), so a
+ * single-partition batch pays for neither.  Thresholds of 0 are legal:
+ * every such batch is over them. */
 static int batch_thresholds(cql_ctx *ctx, int kind, const cql_wbatch *b, cql_result *r, cs_error *e)
 {
-    if (distinct_keys(b, true) <= 1)   /* "only warn for batches spanning mutations" */
+    if (distinct_keys(b, true) <= 1)   /* "only warn for batches spanning mutations" (CASSANDRA-10876) */
         return 0;
     char names[1024];
     int n_tables;
     table_names(b, names, sizeof names, &n_tables);
-    long warn = (long)ctx->cfg.batch_size_warn_kb * 1024;
-    long fail = (long)ctx->cfg.batch_size_fail_kb * 1024;
-    long size = (long)b->data_size;
-    if (size > warn) {                 /* 0 is a threshold too: every such batch is over it */
+    int64_t warn = (int64_t)ctx->cfg.batch_size_warn_kb * 1024;
+    int64_t fail = (int64_t)ctx->cfg.batch_size_fail_kb * 1024;
+    int64_t size = cql__wbatch_data_size(b);
+    if (size < 0)
+        return cs_error_set(e, CS_ERR_SERVER, size == CS_ENOMEM ? "out of memory"
+                                                                : "internal error: unreadable mutation");
+    if (size > warn) {
         if (size > fail)
             return cs_error_set(e, CS_ERR_INVALID, "Batch too large");
-        cql_result_warn(r, "Batch for %s is of size %ld, exceeding specified threshold of %ld by %ld.",
-                        names, size, warn, size - warn);
+        cql_result_warn(r, "Batch for %s is of size %lld, exceeding specified threshold of %lld by %lld.",
+                        names, (long long)size, (long long)warn, (long long)(size - warn));
     }
     int keys = distinct_keys(b, false);
     int thr = ctx->cfg.unlogged_batch_across_partitions_warn_threshold;
