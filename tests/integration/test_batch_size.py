@@ -140,10 +140,25 @@ def test_one_key_two_tables_is_one_mutation(small):
     """Two tables under one key in one keyspace are one mutation: the batch
     is not checked at all, however large."""
     sess, warn, fail = small
-    sess.execute("CREATE TABLE %s.other (k int PRIMARY KEY, v text)" % KS)
+    sess.execute("CREATE TABLE IF NOT EXISTS %s.other (k int PRIMARY KEY, v text)" % KS)
     b = BatchStatement(batch_type=BatchType.LOGGED)
     b.add(sess.prepare("INSERT INTO %s.kv (k, v) VALUES (?, ?)" % KS), (100, "x" * fail))
     b.add(sess.prepare("INSERT INTO %s.other (k, v) VALUES (?, ?)" % KS), (100, "y" * fail))
     rs = sess.execute(b)
     assert size_warnings(rs) == []
     assert sess.execute("SELECT v FROM %s.other WHERE k = 100" % KS).one().v == "y" * fail
+
+
+def test_tables_in_cassandras_order(small):
+    """The tables come as Cassandra's HashSet<String> iterates them (by the
+    Java hash's bucket: ks_batch_size.other 3, ks_batch_size.kv 14), not in
+    the batch's order."""
+    sess, warn, fail = small
+    sess.execute("CREATE TABLE IF NOT EXISTS %s.other (k int PRIMARY KEY, v text)" % KS)
+    b = BatchStatement(batch_type=BatchType.LOGGED)
+    b.add(sess.prepare("INSERT INTO %s.kv (k, v) VALUES (?, ?)" % KS), (200, "x" * warn))   # 66 + warn
+    b.add(sess.prepare("INSERT INTO %s.other (k, v) VALUES (?, ?)" % KS), (201, "y"))       # 67
+    rs = sess.execute(b)
+    n = 133 + warn
+    assert size_warnings(rs) == ["Batch for [%s.other, %s.kv] is of size %d, exceeding specified threshold "
+                                 "of %d by %d." % (KS, KS, n, warn, n - warn)]

@@ -447,3 +447,60 @@ Test(batch_size, unlogged_partitions_counted_once)
     ok(q);
     cr_assert(strstr(g_warn, "Unlogged batch") == NULL, "warn: %s", g_warn);
 }
+
+/* The tables of the warnings are Cassandra's HashSet<String> of
+ * "ks.table" (names quoted as CQL needs them) printed: in its iteration
+ * order, by bucket of the Java hash (worked out with Python's
+ * str.encode('utf-16-be') and the HashMap rules), not the batch's order. */
+Test(batch_size, table_lists_in_hashset_order)
+{
+    mkks();
+    ok("CREATE TABLE b (k int PRIMARY KEY, v int) WITH gc_grace_seconds = 0");
+    ok("CREATE TABLE a (k int PRIMARY KEY, v int) WITH gc_grace_seconds = 0");
+    ok("CREATE TABLE \"Big\" (k int PRIMARY KEY, v int)");
+    /* buckets: ks.a 9, ks.b 14; each partition update 8 + 13 + 20 + 29 = 70 */
+    thresholds(0, 1 << 20);
+    ok("BEGIN BATCH INSERT INTO b (k, v) VALUES (1, 1); INSERT INTO a (k, v) VALUES (2, 1); APPLY BATCH");
+    cr_assert(strstr(g_warn, "Executing a LOGGED BATCH on tables [ks.a, ks.b], configured with a "
+                             "gc_grace_seconds of 0.") != NULL, "warn: %s", g_warn);
+    cr_assert(strstr(g_warn, "\nBatch for [ks.a, ks.b] is of size 140, exceeding specified threshold of 0 by 140.\n")
+              != NULL, "warn: %s", g_warn);
+    /* ks."Big" 6 */
+    ok("BEGIN BATCH INSERT INTO \"Big\" (k, v) VALUES (1, 1); INSERT INTO \"Big\" (k, v) VALUES (2, 1); "
+       "UPDATE \"Big\" SET v = 2 WHERE k = 1; APPLY BATCH");
+    cr_assert_str_eq(g_warn, "Batch for [ks.\"Big\"] is of size 140, exceeding specified threshold of 0 by 140.\n");
+    ok("BEGIN UNLOGGED BATCH INSERT INTO a (k, v) VALUES (1, 1); INSERT INTO \"Big\" (k, v) VALUES (2, 1); APPLY BATCH");
+    cr_assert_str_eq(g_warn, "Batch for [ks.\"Big\", ks.a] is of size 140, exceeding specified threshold of 0 by 140.\n");
+    /* the unlogged warning's list: the same set */
+    thresholds(5, 50);
+    char q[8192];
+    size_t n = (size_t)snprintf(q, sizeof q, "BEGIN UNLOGGED BATCH ");
+    for (int i = 0; i <= 10; i++)
+        n += (size_t)snprintf(q + n, sizeof q - n, "INSERT INTO %s (k, v) VALUES (%d, 0); ", i % 2 ? "a" : "b", i);
+    snprintf(q + n, sizeof q - n, "APPLY BATCH");
+    ok(q);
+    cr_assert(strstr(g_warn, "Unlogged batch covering 11 partitions detected against tables [ks.a, ks.b]. ") != NULL,
+              "warn: %s", g_warn);
+    /* 12 tables: capacity 16; 13: the set has grown to 32 buckets */
+    for (int i = 0; i < 13; i++) {
+        snprintf(q, sizeof q, "CREATE TABLE t%d (k int PRIMARY KEY, v int)", i);
+        ok(q);
+    }
+    const char *want[] = {
+        "[ks.t6, ks.t7, ks.t8, ks.t9, ks.t0, ks.t1, ks.t2, ks.t10, ks.t3, ks.t4, ks.t5, ks.t11]",
+        "[ks.t10, ks.t12, ks.t11, ks.t6, ks.t7, ks.t8, ks.t9, ks.t0, ks.t1, ks.t2, ks.t3, ks.t4, ks.t5]",
+    };
+    for (int m = 12; m <= 13; m++) {
+        n = (size_t)snprintf(q, sizeof q, "BEGIN BATCH ");
+        for (int i = 0; i < m; i++)
+            n += (size_t)snprintf(q + n, sizeof q - n, "INSERT INTO t%d (k, v) VALUES (%d, 0); ", i, i);
+        snprintf(q + n, sizeof q - n, "APPLY BATCH");
+        thresholds(0, 1 << 20);
+        ok(q);
+        char w[512];
+        snprintf(w, sizeof w, "Batch for %s is of size %d, exceeding specified threshold of 0 by %d.\n",
+                 want[m - 12], 70 * m, 70 * m);
+        cr_assert_str_eq(g_warn, w);
+    }
+    thresholds(5, 50);
+}
