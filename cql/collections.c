@@ -44,7 +44,6 @@ static void put_cell(cql_wrow *w, uint32_t col, const uint8_t *path, uint32_t pl
     c.path = path; c.path_len = plen;
     c.val = v; c.val_len = vlen;
     st_mut_cell(w->b->m, &c);
-    w->b->data_size += plen + vlen + 16;
 }
 
 /* A cell tombstone at the row's timestamp. */
@@ -58,14 +57,12 @@ static void put_tomb(cql_wrow *w, uint32_t col, const uint8_t *path, uint32_t pl
     c.ldt_s = w->b->now_s;
     c.path = path; c.path_len = plen;
     st_mut_cell(w->b->m, &c);
-    w->b->data_size += plen + 16;
 }
 
 static void complex_delete(cql_wrow *w, uint32_t col, int64_t ts)
 {
     st_deletion d = { ts, w->b->now_s };
     st_mut_complex_delete(w->b->m, col, d);
-    w->b->data_size += 16;
 }
 
 void cql__udt_field_path(int field, uint8_t out[2])

@@ -32,6 +32,8 @@ int cql__counter_add(cql_wrow *w, const sch_column *c, int64_t delta, cs_error *
     for (int i = 0; i < b->n_ctrs; i++) {
         if (same_cell(&b->ctrs[i], w, c->id)) {
             b->ctrs[i].delta = (int64_t)((uint64_t)b->ctrs[i].delta + (uint64_t)delta);
+            if (w->ts_us > b->ctrs[i].ts_us)
+                b->ctrs[i].ts_us = w->ts_us;
             return 0;
         }
     }
@@ -52,10 +54,10 @@ int cql__counter_add(cql_wrow *w, const sch_column *c, int64_t delta, cs_error *
     k->is_static = w->is_static;
     k->col = c->id;
     k->delta = delta;
+    k->ts_us = w->ts_us;
     if (!k->pk || (w->ck_len && !k->ck))
         return cs_error_set(e, CS_ERR_SERVER, "out of memory");
     b->n_ctrs++;
-    b->data_size += w->pk_len + w->ck_len + 24;
     return 0;
 }
 

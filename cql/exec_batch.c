@@ -106,7 +106,6 @@ void cql__wrow_start(cql_wrow *w)
 {
     st_mut_row(w->b->m, w->ck, w->ck_len, w->is_static ? ST_ROW_STATIC : 0);
     w->mut_start = st_mutation_len(w->b->m);
-    w->b->data_size += w->ck_len;
 }
 
 int cql__wbatch_commit(cql_wbatch *b, cql_result *r, cs_error *e)
@@ -129,7 +128,7 @@ int cql__wbatch_commit(cql_wbatch *b, cql_result *r, cs_error *e)
     int rc = st_write(b->ctx->eng, b->m, &pos);
     if (rc == CS_ETOOBIG)
         return cs_error_set(e, CS_ERR_INVALID, "Mutation of %zu bytes is too large for the maximum size",
-                            b->data_size);
+                            st_mutation_len(b->m));
     if (rc == CS_EINVAL)
         return cs_error_set(e, CS_ERR_SERVER, "internal error: malformed mutation");
     if (rc < 0)
@@ -193,25 +192,93 @@ static int batch_validate(int kind, bool ts_set, cql_wplan *pl, int n, cs_error 
     return 0;
 }
 
-/* "[ks.t, ks.u]" of the tables in the batch (insertion order). */
+/* ---------------------------------------------------------------- table lists */
+
+/* Java's String.hashCode.  Keyspace and table names are [A-Za-z0-9_]+
+ * (exec_ddl.c, as Cassandra's), plus the quotes: ASCII, so each byte is one
+ * UTF-16 code unit. */
+static uint32_t java_string_hash(const uint8_t *s, size_t n)
+{
+    uint32_t h = 0;
+    for (size_t i = 0; i < n; i++)
+        h = 31 * h + s[i];
+    return h;
+}
+
+typedef struct tname { size_t off, len; uint32_t bucket; int seq; } tname;
+
+static int tname_cmp(const void *x, const void *y)
+{
+    const tname *a = x, *b = y;
+    if (a->bucket != b->bucket)
+        return a->bucket < b->bucket ? -1 : 1;
+    return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* "[ks.t, ks.u]" of tables t[0..n) (distinct, in the order the batch first
+ * names them) as Cassandra prints the HashSet<String> of their
+ * TableMetadata.toString() it collects: names quoted where CQL needs it,
+ * in the set's iteration order, which is by bucket ((h ^ h >>> 16) &
+ * (capacity - 1); capacity 16, doubled while n is over 3/4 of it), then
+ * insertion order within a bucket.  (Java turns a bucket of 9 names or more
+ * into a tree; not modelled.)  Without memory for the ordering, the names
+ * come in insertion order. */
+static void table_list(const sch_table *const *t, int n, char *out, size_t outn)
+{
+    cs_buf b;
+    cs_buf_init(&b);
+    tname *v = n ? cs_malloc(sizeof *v * (size_t)n) : NULL;
+    uint32_t cap = 16;
+    while ((uint32_t)n > cap / 4 * 3)
+        cap *= 2;
+    for (int i = 0; i < n && v; i++) {
+        v[i].off = b.len;
+        cql_quote_ident(t[i]->ks->name, &b);
+        cs_buf_put_u8(&b, '.');
+        cql_quote_ident(t[i]->name, &b);
+        v[i].len = b.len - v[i].off;
+        uint32_t h = b.err ? 0 : java_string_hash(b.p + v[i].off, v[i].len);
+        v[i].bucket = (h ^ (h >> 16)) & (cap - 1);
+        v[i].seq = i;
+    }
+    bool sorted = v && !b.err;
+    if (sorted)
+        qsort(v, (size_t)n, sizeof *v, tname_cmp);
+    size_t len = (size_t)snprintf(out, outn, "[");
+    for (int i = 0; i < n && len < outn; i++) {
+        if (sorted)
+            len += (size_t)snprintf(out + len, outn - len, "%s%.*s", i ? ", " : "", (int)v[i].len,
+                                    (const char *)b.p + v[i].off);
+        else
+            len += (size_t)snprintf(out + len, outn - len, "%s%s.%s", i ? ", " : "", t[i]->ks->name, t[i]->name);
+    }
+    if (len < outn)
+        snprintf(out + len, outn - len, "]");
+    cs_free(v);
+    cs_buf_destroy(&b);
+}
+
+/* The distinct tables of the batch's partitions, first appearance first,
+ * as table_list prints them; *count: how many. */
 static void table_names(const cql_wbatch *b, char *out, size_t n, int *count)
 {
-    size_t len = 0;
+    const sch_table *one[1];
+    const sch_table **t = b->n_parts <= 1 ? one : cs_malloc(sizeof *t * (size_t)b->n_parts);
     *count = 0;
-    len += (size_t)snprintf(out + len, n - len, "[");
-    for (int i = 0; i < b->n_parts && len < n; i++) {
-        bool seen = false;
-        for (int j = 0; j < i; j++)
-            if (b->parts[j].t == b->parts[i].t)
-                seen = true;
-        if (seen)
-            continue;
-        len += (size_t)snprintf(out + len, n - len, "%s%s.%s", *count ? ", " : "",
-                                b->parts[i].t->ks->name, b->parts[i].t->name);
-        (*count)++;
+    if (!t) {
+        snprintf(out, n, "[]");
+        return;
     }
-    if (len < n)
-        snprintf(out + len, n - len, "]");
+    for (int i = 0; i < b->n_parts; i++) {
+        bool seen = false;
+        for (int j = 0; j < *count && !seen; j++)
+            seen = t[j] == b->parts[i].t;
+        if (!seen)
+            t[(*count)++] = b->parts[i].t;
+    }
+    table_list(t, *count, out, n);
+    if (t != one)
+        cs_free(t);
 }
 
 /* Distinct partition keys by bytes: across tables (Cassandra's keySet of
@@ -233,22 +300,29 @@ static int distinct_keys(const cql_wbatch *b, bool same_ks)
     return n;
 }
 
-/* verifyBatchSize + verifyBatchType: warnings, or "Batch too large". */
+/* verifyBatchSize + verifyBatchType: warnings, or "Batch too large".  Both
+ * look only at batches of more than one mutation (one per keyspace and
+ * partition key: two tables sharing a key in one keyspace are one), so a
+ * single-partition batch pays for neither.  Thresholds of 0 are legal:
+ * every such batch is over them. */
 static int batch_thresholds(cql_ctx *ctx, int kind, const cql_wbatch *b, cql_result *r, cs_error *e)
 {
-    if (distinct_keys(b, true) <= 1)   /* "only warn for batches spanning mutations" */
+    if (distinct_keys(b, true) <= 1)   /* "only warn for batches spanning mutations" (CASSANDRA-10876) */
         return 0;
     char names[1024];
     int n_tables;
     table_names(b, names, sizeof names, &n_tables);
-    long warn = (long)ctx->cfg.batch_size_warn_kb * 1024;
-    long fail = (long)ctx->cfg.batch_size_fail_kb * 1024;
-    long size = (long)b->data_size;
-    if (warn > 0 && size > warn) {
-        if (fail > 0 && size > fail)
+    int64_t warn = (int64_t)ctx->cfg.batch_size_warn_kb * 1024;
+    int64_t fail = (int64_t)ctx->cfg.batch_size_fail_kb * 1024;
+    int64_t size = cql__wbatch_data_size(b);
+    if (size < 0)
+        return cs_error_set(e, CS_ERR_SERVER, size == CS_ENOMEM ? "out of memory"
+                                                                : "internal error: unreadable mutation");
+    if (size > warn) {
+        if (size > fail)
             return cs_error_set(e, CS_ERR_INVALID, "Batch too large");
-        cql_result_warn(r, "Batch for %s is of size %ld, exceeding specified threshold of %ld by %ld.",
-                        names, size, warn, size - warn);
+        cql_result_warn(r, "Batch for %s is of size %lld, exceeding specified threshold of %lld by %lld.",
+                        names, (long long)size, (long long)warn, (long long)(size - warn));
     }
     int keys = distinct_keys(b, false);
     int thr = ctx->cfg.unlogged_batch_across_partitions_warn_threshold;
@@ -264,26 +338,30 @@ static void low_gcgs_warning(int kind, cql_wplan *pl, int n, cql_result *r)
 {
     if (kind != BATCH_LOGGED)
         return;
-    char names[1024];
-    size_t len = 0;
+    const sch_table *one[1];
+    const sch_table **t = n <= 1 ? one : cs_malloc(sizeof *t * (size_t)n);
+    if (!t)
+        return;
     int cnt = 0;
-    for (int i = 0; i < n && len < sizeof names; i++) {
+    for (int i = 0; i < n; i++) {
         if (pl[i].t->gc_grace_s != 0)
             continue;
         bool seen = false;
-        for (int j = 0; j < i; j++)
-            seen |= pl[j].t == pl[i].t;
-        if (seen)
-            continue;
-        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s.%s", cnt ? ", " : "",
-                                pl[i].t->ks->name, pl[i].t->name);
-        cnt++;
+        for (int j = 0; j < cnt && !seen; j++)
+            seen = t[j] == pl[i].t;
+        if (!seen)
+            t[cnt++] = pl[i].t;
     }
-    if (cnt)
-        cql_result_warn(r, "Executing a LOGGED BATCH on table%s [%s], configured with a gc_grace_seconds of 0. "
+    if (cnt) {
+        char names[1024];
+        table_list(t, cnt, names, sizeof names);
+        cql_result_warn(r, "Executing a LOGGED BATCH on table%s %s, configured with a gc_grace_seconds of 0. "
                         "The gc_grace_seconds is used to TTL batchlog entries, so setting gc_grace_seconds too "
                         "low on tables involved in an atomic batch might cause batchlog entries to expire "
                         "before being replayed.", cnt == 1 ? "" : "s", names);
+    }
+    if (t != one)
+        cs_free(t);
 }
 
 /* ---------------------------------------------------------------- execution */

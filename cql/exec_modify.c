@@ -736,21 +736,17 @@ static void apply_row_deletes(cql_wbatch *b, const cql_wplan *pl, cql_wrow *w)
     const sch_table *t = pl->t;
     if (t->n_ck == 0 || (!pl->w.ck_all && !pl->w.ck_restricted && pl->w.n_slices == 0)) {
         st_mut_partition_delete(b->m, d);
-        b->data_size += 16;
         return;
     }
     if (pl->w.ck_all) {
         for (int j = 0; j < pl->w.n_cks; j++) {
             st_mut_row(b->m, pl->w.cks[j].p, (uint32_t)pl->w.cks[j].len, 0);
             st_mut_row_delete(b->m, d);
-            b->data_size += (size_t)pl->w.cks[j].len + 16;
         }
         return;
     }
-    for (int j = 0; j < pl->w.n_slices; j++) {
+    for (int j = 0; j < pl->w.n_slices; j++)
         st_mut_range_delete(b->m, pl->w.slices[j].start, pl->w.slices[j].end, d);
-        b->data_size += pl->w.slices[j].start.len + pl->w.slices[j].end.len + 16;
-    }
     (void)w;
 }
 
@@ -796,7 +792,6 @@ int cql__wplan_apply(cql_wbatch *b, const cql_wplan *pl, cs_error *e)
             if (pl->row_marker) {
                 st_liveness lv = { pl->ts_us, pl->ttl_s, pl->ttl_s > 0 ? b->now_s + pl->ttl_s : 0 };
                 st_mut_row_liveness(b->m, lv);
-                b->data_size += pl->ttl_s > 0 ? 16 : 8;
             }
             if (apply_ops(&w, pl, false, e) < 0)
                 return CS_EUSER;

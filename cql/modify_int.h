@@ -10,6 +10,7 @@
  *   cql__wbatch_partition start/select a partition (tracks distinct keys)
  *   cql__wrow_*           cells of one row (collections.c)
  *   cql__counter_add      counter deltas, resolved at commit (counter.c)
+ *   cql__wbatch_data_size Cassandra's batch size, for the thresholds (batch_size.c)
  *   cql__wbatch_commit    counters -> cells, st_write, durability (exec_batch.c)
  *   cql__wbatch_destroy
  */
@@ -33,6 +34,7 @@ typedef struct cql_wcounter {
     bool is_static;
     uint32_t col;
     int64_t delta;
+    int64_t ts_us;                             /* latest statement timestamp (batch size) */
 } cql_wcounter;
 
 /* A write group: one statement, or all statements of a BATCH.  All
@@ -42,7 +44,6 @@ typedef struct cql_wbatch {
     st_mutation *m;
     cs_arena arena;                            /* key copies, scratch */
     int32_t now_s;                             /* local deletion time / TTL base */
-    size_t data_size;                          /* approx. bytes, for batch thresholds */
     cql_wpart *parts; int n_parts, cap_parts;   /* parts is &part1 until a second partition */
     cql_wpart part1;                           /* (so a wbatch never moves once in use) */
     cql_wcounter *ctrs; int n_ctrs, cap_ctrs;
@@ -131,6 +132,18 @@ int cql__rowcopy_value(const cql_rowcopy *rc, const sch_column *c, cs_buf *out);
 int cql__counter_add(cql_wrow *w, const sch_column *c, int64_t delta, cs_error *e);
 /* Apply the pending counter deltas: read totals, write counter cells. */
 int cql__counters_apply(cql_wbatch *b, cs_error *e);
+
+/* ---- batch_size.c */
+
+/* The size BatchStatement.verifyBatchSize compares with the batch size
+ * thresholds: Cassandra's IMutation.dataSize over the group's mutations as
+ * its collector builds them (one PartitionUpdate per table and partition
+ * key, the statements' rows of one clustering merged), from b->m and the
+ * pending counter deltas.  Call before cql__wbatch_commit (which adds the
+ * counter totals and the index and view rows, none of which Cassandra
+ * counts).  Returns the size in bytes, or CS_ENOMEM, or CS_ECORRUPT for a
+ * mutation it cannot read (a bug). */
+int64_t cql__wbatch_data_size(const cql_wbatch *b);
 
 /* ---- exec_modify.c: one INSERT/UPDATE/DELETE, analysed and evaluated */
 

@@ -494,6 +494,15 @@ Test(exec_modify, batches)
     snprintf(q2 + n, sizeof q2 - n, "APPLY BATCH");
     fails(q2, "Batch too large");
     rows("SELECT v FROM b WHERE k = 15", "");
+    /* Thresholds of 0 (legal in Cassandra): every checked batch is over them. */
+    g_ctx->cfg.batch_size_warn_kb = 0;
+    ok("BEGIN BATCH INSERT INTO b (k, v) VALUES (1, 'a'); INSERT INTO b (k, v) VALUES (2, 'a'); APPLY BATCH");
+    cr_assert(strstr(g_warn, ", exceeding specified threshold of 0 by ") != NULL, "warn: %s", g_warn);
+    g_ctx->cfg.batch_size_fail_kb = 0;
+    fails("BEGIN BATCH INSERT INTO b (k, v) VALUES (1, 'a'); INSERT INTO b (k, v) VALUES (2, 'a'); APPLY BATCH",
+          "Batch too large");
+    g_ctx->cfg.batch_size_warn_kb = 5;
+    g_ctx->cfg.batch_size_fail_kb = 50;
 }
 
 Test(exec_modify, lwt)
