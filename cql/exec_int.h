@@ -129,9 +129,6 @@ typedef struct cql_filter {
     cql_value key;                     /* map key for element */
     cql_value val;                     /* operand (EQ/LT/.., CONTAINS: element, CONTAINS_KEY: key) */
     cql_value *in; int n_in;           /* OP_IN operands */
-    /* Multi-column clustering slice that needs filtering: (c1,c2) > (x,y). */
-    int multi_first, multi_n;          /* ck positions; multi_n 0 for single-column */
-    cql_value *multi_vals;
 } cql_filter;
 
 /* The analysed WHERE clause. */
@@ -173,7 +170,8 @@ typedef struct cql_where {
  * Cartesian products of IN values are refused past 65536 keys.  A single
  * EQ/CONTAINS restriction on a secondary-indexed column needs no ALLOW
  * FILTERING (uses_index; answered by scan + filter).  Multi-column slices
- * over mixed clustering orders become a coarse slice plus a tuple filter.
+ * over mixed clustering orders become the exact slices of their tuple
+ * comparison (a prefix and one column's bound each).
  * Returns 0 with *out filled (arrays in ev->arena), or CS_EUSER.
  */
 int cql__where_analyze(cql_eval *ev, const sch_table *t, ast_relation **rels, int n_rels,
@@ -245,8 +243,7 @@ cql_stmt_memo *cql__stmt_memo_new(cql_ctx *ctx, const cql_stmt *st, const sch_ta
 /* Does the (non-null) value v of column f->col satisfy the filter?  For
  * collections, v is the serialized collection (or len -1 for null/empty). */
 bool cql__filter_match(const cql_filter *f, const uint8_t *v, int32_t len);
-/* Same on a whole row (vals indexed like t->cols); handles multi-column
- * tuple comparisons (multi_n > 0). */
+/* Same on a whole row (vals indexed like t->cols). */
 bool cql__filter_match_row(const cql_filter *f, const sch_table *t, const cql_value *vals);
 
 /* ================================================================ functions (functions.c) */

@@ -16,8 +16,6 @@
 bool cql__index_serves(const sch_table *t, const cql_filter *f)
 {
     const char *want = NULL;
-    if (f->multi_n)
-        return false;
     if (f->element && f->op == OP_EQ)
         want = "entries";
     else if (f->op == OP_CONTAINS)
@@ -73,20 +71,8 @@ static bool op_holds(ast_op op, int c)
 
 bool cql__filter_match_row(const cql_filter *f, const sch_table *t, const cql_value *vals)
 {
-    if (f->multi_n == 0) {
-        const cql_value *v = &vals[f->col - t->cols];
-        return cql__filter_match(f, v->p, v->len);
-    }
-    int c = 0;
-    for (int i = 0; i < f->multi_n && c == 0; i++) {
-        const sch_column *col = t->ck[f->multi_first + i];
-        const cql_value *v = &vals[col - t->cols];
-        if (v->len < 0)
-            return false;
-        c = ctype_compare(col->type, v->p, (size_t)v->len, f->multi_vals[i].p,
-                          (size_t)f->multi_vals[i].len);
-    }
-    return op_holds(f->op, c);
+    const cql_value *v = &vals[f->col - t->cols];
+    return cql__filter_match(f, v->p, v->len);
 }
 
 bool cql__filter_match(const cql_filter *f, const uint8_t *v, int32_t len)

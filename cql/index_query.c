@@ -23,7 +23,7 @@
 static bool serves(const sch_index *ix, const cql_filter *f, cs_buf *out)
 {
     cql_index_target tg;
-    if (ix->class_name || cql_index_target_parse(ix, &tg) || tg.col != f->col || f->multi_n)
+    if (ix->class_name || cql_index_target_parse(ix, &tg) || tg.col != f->col)
         return false;
     const ctype *ty = f->col->type;
     cs_buf_reset(out);

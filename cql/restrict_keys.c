@@ -2,8 +2,8 @@
  * restrict_keys.c: from collected restrictions to what storage reads:
  * serialized partition keys (cartesian product of = / IN per component) and
  * byte-comparable clustering slices (prefix groups x optional slice, DESC
- * columns inverted, mixed-order multi-column slices as a coarse slice plus a
- * tuple filter).  Owner: exec-read.  Caller: restrict.c.
+ * columns inverted, a mixed-order multi-column slice as the exact slices of
+ * its tuple comparison).  Owner: exec-read.  Caller: restrict.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,25 +207,6 @@ static bool slicer_mixed(const sch_table *t, const cql_slicer *sl)
     return false;
 }
 
-/* Row filters doing the exact tuple comparison of a mixed-order slice. */
-static int mixed_filters(cql_wan *a, const cql_slicer *sl)
-{
-    for (int side = 0; side < 2; side++) {
-        bool set = side == 0 ? sl->lo_set : sl->hi_set;
-        if (!set)
-            continue;
-        bool incl = side == 0 ? sl->lo_incl : sl->hi_incl;
-        ast_op op = side == 0 ? (incl ? OP_GTE : OP_GT) : (incl ? OP_LTE : OP_LT);
-        cql_filter *f = cql__wan_new_filter(a, a->t->ck[sl->first], op);
-        if (!f)
-            return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
-        f->multi_first = sl->first;
-        f->multi_n = side == 0 ? sl->lo_n : sl->hi_n;
-        f->multi_vals = side == 0 ? sl->lo : sl->hi;
-    }
-    return 0;
-}
-
 /* The slice for prefix P (m values) and the optional slicer. */
 static int make_slice(cql_wan *a, cql_value *vals, int m, const cql_slicer *sl, st_slice *out, bool *empty)
 {
@@ -243,15 +224,6 @@ static int make_slice(cql_wan *a, cql_value *vals, int m, const cql_slicer *sl, 
         return ck_key(a, vals, m, true, &out->end, false);
     }
     bool desc = a->t->ck[sl->first]->desc;
-    cql_slicer coarse;
-    if (slicer_mixed(a->t, sl)) {
-        /* bound on the first column only (inclusive); the exact tuple
-         * comparison is a row filter added by build_ck */
-        coarse = *sl;
-        coarse.n = coarse.lo_n = coarse.hi_n = 1;
-        coarse.lo_incl = coarse.hi_incl = true;
-        sl = &coarse;
-    }
     st_bound lo, hi;        /* value-space bounds as byte keys */
     bool lo_have = sl->lo_set, hi_have = sl->hi_set;
     if (lo_have) {
@@ -290,6 +262,79 @@ static int make_slice(cql_wan *a, cql_value *vals, int m, const cql_slicer *sl, 
     if (out->start.len && out->end.len &&
         bytes_cmp(out->start.key, out->start.len, out->end.key, out->end.len) >= 0)
         *empty = true;
+    return 0;
+}
+
+/* Start-inclusive, end-exclusive byte ranges (a zero length: unbounded). */
+static int bound_end_cmp(const st_bound *x, const st_bound *y)
+{
+    if (!x->len || !y->len)
+        return (x->len == 0) - (y->len == 0);   /* unbounded: past every key */
+    return bytes_cmp(x->key, x->len, y->key, y->len);
+}
+
+/* One side of a multi-column slice over mixed clustering orders, as the
+ * disjoint slices of its disjunction: (c1..cn) > (v1..vk) is c1 > v1, or
+ * c1 = v1 and c2 > v2, ..., or c1..ck-1 = v1..vk-1 and ck > vk (>= when
+ * inclusive): each a prefix and one column's bound, so one byte range
+ * whatever that column's order (Cassandra's appendBoundTo cuts the same
+ * slices where the order changes).  No side: the prefix's whole range. */
+static int side_slices(cql_wan *a, cql_value *vals, int m, const cql_slicer *sl, bool lo, st_slice *out,
+                       int *n_out)
+{
+    *n_out = 0;
+    bool set = lo ? sl->lo_set : sl->hi_set;
+    if (!set) {
+        bool empty;
+        int rc = make_slice(a, vals, m, NULL, &out[0], &empty);
+        if (rc == 0 && !empty)
+            *n_out = 1;
+        return rc;
+    }
+    int k = lo ? sl->lo_n : sl->hi_n;
+    const cql_value *v = lo ? sl->lo : sl->hi;
+    for (int i = 0; i < k; i++) {
+        memcpy(vals + m, v, sizeof(cql_value) * (size_t)i);
+        cql_slicer one = { .first = sl->first + i, .n = 1 };
+        if (lo) {
+            one.lo_set = true; one.lo_n = 1; one.lo = (cql_value *)&v[i];
+            one.lo_incl = i == k - 1 && sl->lo_incl;
+        } else {
+            one.hi_set = true; one.hi_n = 1; one.hi = (cql_value *)&v[i];
+            one.hi_incl = i == k - 1 && sl->hi_incl;
+        }
+        bool empty;
+        int rc = make_slice(a, vals, m + i, &one, &out[*n_out], &empty);
+        if (rc)
+            return rc;
+        if (!empty)
+            (*n_out)++;
+    }
+    return 0;
+}
+
+/* The exact slices of a mixed-order multi-column slicer after prefix P (m
+ * values): its lower side's slices intersected with its upper side's, at
+ * most 2 * sl->n, appended at out[*n]. */
+static int mixed_slices(cql_wan *a, cql_value *vals, int m, const cql_slicer *sl, st_slice *out, int *n)
+{
+    st_slice *los = cs_arena_zalloc(a->ev->arena, sizeof(st_slice) * (size_t)(2 * sl->n + 2));
+    st_slice *his = los ? los + sl->n + 1 : NULL;
+    if (!los)
+        return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
+    int nl, nh, rc;
+    if ((rc = side_slices(a, vals, m, sl, true, los, &nl)) || (rc = side_slices(a, vals, m, sl, false, his, &nh)))
+        return rc;
+    for (int i = 0; i < nl; i++)
+        for (int j = 0; j < nh; j++) {
+            st_slice r;
+            r.start = bytes_cmp(los[i].start.key, los[i].start.len, his[j].start.key, his[j].start.len) >= 0
+                          ? los[i].start : his[j].start;
+            r.end = bound_end_cmp(&los[i].end, &his[j].end) <= 0 ? los[i].end : his[j].end;
+            if (r.end.len && bytes_cmp(r.start.key, r.start.len, r.end.key, r.end.len) >= 0)
+                continue;
+            out[(*n)++] = r;
+        }
     return 0;
 }
 
@@ -394,11 +439,7 @@ int cql__wan_build_ck(cql_wan *a)
     w->ck_eq_prefix = m;
     if (m == 0 && !sl)
         return 0;
-    if (sl && slicer_mixed(t, sl)) {
-        int rc = mixed_filters(a, sl);
-        if (rc)
-            return rc;
-    }
+    bool mixed = sl && slicer_mixed(t, sl);
     long total = 1;
     for (int i = 0; i < ng; i++) {
         total *= groups[i]->k;
@@ -413,7 +454,8 @@ int cql__wan_build_ck(cql_wan *a)
         if (!w->cks)
             return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
     } else {
-        w->slices = cs_arena_zalloc(a->ev->arena, sizeof(st_slice) * (size_t)(total + 1));
+        size_t per = mixed ? (size_t)(2 * sl->n) : 1;   /* mixed_slices: up to 2n each */
+        w->slices = cs_arena_zalloc(a->ev->arena, sizeof(st_slice) * ((size_t)total * per + 1));
         if (!w->slices)
             return cs_error_set(a->e, CS_ERR_SERVER, "out of memory");
     }
@@ -433,6 +475,10 @@ int cql__wan_build_ck(cql_wan *a)
             w->cks[w->n_cks].p = k.key;
             w->cks[w->n_cks].len = (int32_t)k.len;
             w->n_cks++;
+        } else if (mixed) {
+            int rc = mixed_slices(a, vals, m, sl, w->slices, &w->n_slices);
+            if (rc)
+                return rc;
         } else {
             bool empty;
             int rc = make_slice(a, vals, m, sl, &w->slices[w->n_slices], &empty);
