@@ -116,23 +116,6 @@ static int cell_order(const st_cell *a, const st_cell *b)
     return bytes_cmp(a->path, a->path_len, b->path, b->path_len);
 }
 
-/* Cassandra's Cells.reconcile (same rules as storage). */
-static const st_cell *reconcile(const st_cell *a, const st_cell *b)
-{
-    if (a->ts_us != b->ts_us)
-        return a->ts_us > b->ts_us ? a : b;
-    bool at = a->flags & ST_CELL_TOMBSTONE, bt = b->flags & ST_CELL_TOMBSTONE;
-    if (at != bt)
-        return at ? a : b;
-    if (at || ((a->flags | b->flags) & ST_CELL_EXPIRING)) {
-        int32_t la = (a->flags & (ST_CELL_TOMBSTONE | ST_CELL_EXPIRING)) ? a->ldt_s : INT32_MAX;
-        int32_t lb = (b->flags & (ST_CELL_TOMBSTONE | ST_CELL_EXPIRING)) ? b->ldt_s : INT32_MAX;
-        if (la != lb)
-            return la > lb ? a : b;
-    }
-    return bytes_cmp(a->val, a->val_len, b->val, b->val_len) >= 0 ? a : b;
-}
-
 static bool has_work(const sch_table *t)
 {
     return t && !t->is_view && (t->n_indexes > 0 || t->n_views > 0);
@@ -359,7 +342,7 @@ static int apply_ops(maint *x, const mpart *p, const rstate *b, const mrow *mr, 
     int n = 0;
     for (int i = 0; i < nb + nm; i++) {
         if (n > 0 && cell_order(&all[n - 1], &all[i]) == 0) {
-            all[n - 1] = *reconcile(&all[n - 1], &all[i]);
+            all[n - 1] = *st_cell_reconcile(&all[n - 1], &all[i]);
             continue;
         }
         all[n++] = all[i];

@@ -32,24 +32,20 @@ int st__cell_order(const st_cell *a, const st_cell *b)
     return st__bytes_cmp(a->path, a->path_len, b->path, b->path_len);
 }
 
-/* The local deletion time used for tie breaks: a plain live cell never
- * expires (Cassandra's NO_DELETION_TIME = Integer.MAX_VALUE). */
-static int32_t cell_ldt(const st_cell *c)
-{
-    return (c->flags & (ST_CELL_TOMBSTONE | ST_CELL_EXPIRING)) ? c->ldt_s : INT32_MAX;
-}
-
-/* Cassandra Cells.reconcile: timestamp, then tombstone over live, then for
- * tombstones/expiring cells the later local deletion time, then the greater
- * value. */
+/* Cassandra 4.1's Cells.reconcile (resolveRegular): the higher timestamp;
+ * on a tie a tombstone or an expiring cell beats a plain live one (an
+ * expiring cell too, CASSANDRA-14592, so the winner does not depend on
+ * when it is reconciled), a tombstone beats an expiring cell, then the
+ * later local deletion time; last the greater value. */
 const st_cell *st__cell_reconcile(const st_cell *a, const st_cell *b)
 {
     if (a->ts_us != b->ts_us) return a->ts_us > b->ts_us ? a : b;
-    bool at = a->flags & ST_CELL_TOMBSTONE, bt = b->flags & ST_CELL_TOMBSTONE;
-    if (at != bt) return at ? a : b;
-    if (at || (a->flags & ST_CELL_EXPIRING) || (b->flags & ST_CELL_EXPIRING)) {
-        int32_t la = cell_ldt(a), lb = cell_ldt(b);
-        if (la != lb) return la > lb ? a : b;
+    bool ad = a->flags & (ST_CELL_TOMBSTONE | ST_CELL_EXPIRING), bd = b->flags & (ST_CELL_TOMBSTONE | ST_CELL_EXPIRING);
+    if (ad || bd) {
+        if (ad != bd) return ad ? a : b;
+        bool at = a->flags & ST_CELL_TOMBSTONE, bt = b->flags & ST_CELL_TOMBSTONE;
+        if (at != bt) return at ? a : b;
+        if (a->ldt_s != b->ldt_s) return a->ldt_s > b->ldt_s ? a : b;
     }
     return st__bytes_cmp(a->val, a->val_len, b->val, b->val_len) >= 0 ? a : b;
 }

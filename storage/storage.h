@@ -21,9 +21,10 @@
  * All functions are thread-safe unless noted.  Writes to one table are
  * applied in order; a mutation group is visible to readers all or nothing.
  *
- * Reconciliation (Cassandra's Cells.reconcile): higher timestamp wins; on a
- * tie a tombstone beats a live cell; two tombstones/expiring cells: larger
- * local_deletion_time wins; then the greater value (unsigned memcmp) wins.
+ * Reconciliation (Cassandra 4.1's Cells.reconcile): higher timestamp wins;
+ * on a tie a tombstone or an expiring cell beats a plain one, a tombstone
+ * beats an expiring cell, then the larger local_deletion_time; then the
+ * greater value (unsigned memcmp) wins.
  * Expiring cells whose expiry (ldt_s) <= now read as tombstones.
  * Counter cells are plain cells with ST_CELL_COUNTER: the CQL layer writes the
  * new total (read-modify-write under a per-table lock) with a strictly

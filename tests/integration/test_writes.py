@@ -28,6 +28,22 @@ def test_insert_ttl_timestamp(session, t):
         session.execute("INSERT INTO %s.w (k, c, v) VALUES (1, 1, 1) USING TTL 630720001" % t)
 
 
+def test_timestamp_tie_expiring_beats_plain(session, t):
+    """Cassandra 4.1's reconciliation of two cells with one timestamp: the
+    expiring one wins over the plain one whatever their values
+    (CASSANDRA-14592), in a batch (one timestamp) and across writes with the
+    same USING TIMESTAMP; a tombstone beats both."""
+    session.execute("BEGIN BATCH INSERT INTO %s.kv (k, v) VALUES (40, 'aaaa') USING TTL 1000; "
+                    "UPDATE %s.kv SET v = 'bbbbbbbb' WHERE k = 40; APPLY BATCH" % (t, t))
+    row = session.execute("SELECT v, ttl(v) FROM %s.kv WHERE k = 40" % t).one()
+    assert row[0] == "aaaa" and 990 < row[1] <= 1000, row
+    session.execute("INSERT INTO %s.kv (k, v) VALUES (41, 'zzzz') USING TIMESTAMP 777" % t)
+    session.execute("INSERT INTO %s.kv (k, v) VALUES (41, 'aaaa') USING TTL 1000 AND TIMESTAMP 777" % t)
+    assert session.execute("SELECT v FROM %s.kv WHERE k = 41" % t).one()[0] == "aaaa"
+    session.execute("DELETE v FROM %s.kv USING TIMESTAMP 777 WHERE k = 41" % t)
+    assert session.execute("SELECT v FROM %s.kv WHERE k = 41" % t).one()[0] is None   # the row marker stays
+
+
 def test_ttl_past_2038_refused(session, t):
     """A TTL under the maximum whose expiry is past 2038-01-19 (the 32-bit
     local deletion time): Cassandra 4.1 refuses it (ExpirationDateOverflow-

@@ -1022,3 +1022,34 @@ Test(storage_engine, replay_floor_saves_race_to_the_highest)
     st_engine_close(e, false);
     cr_assert_eq(cs_alloc_count(), 0, "leak: %zu allocations", cs_alloc_count());
 }
+
+/* Cassandra 4.1's Cells.reconcile on a timestamp tie: a tombstone or an
+ * expiring cell beats a plain one (CASSANDRA-14592: an expiring cell too,
+ * whatever its value, so the winner does not change when it expires), a
+ * tombstone beats an expiring cell, then the later local deletion time, and
+ * only then the greater value. */
+Test(storage_engine, reconcile_ties_as_cassandra_4_1)
+{
+    uint8_t lo[1] = { 'a' }, hi[1] = { 'z' };
+    st_cell plain = { .col = 1, .ts_us = 5, .val = hi, .val_len = 1 };
+    st_cell plain_lo = { .col = 1, .ts_us = 5, .val = lo, .val_len = 1 };
+    st_cell exp = { .col = 1, .ts_us = 5, .flags = ST_CELL_EXPIRING, .ttl_s = 60, .ldt_s = 1000, .val = lo, .val_len = 1 };
+    st_cell exp_later = { .col = 1, .ts_us = 5, .flags = ST_CELL_EXPIRING, .ttl_s = 60, .ldt_s = 2000, .val = lo, .val_len = 1 };
+    st_cell exp_hi = { .col = 1, .ts_us = 5, .flags = ST_CELL_EXPIRING, .ttl_s = 60, .ldt_s = 1000, .val = hi, .val_len = 1 };
+    st_cell tomb = { .col = 1, .ts_us = 5, .flags = ST_CELL_TOMBSTONE, .ldt_s = 500 };
+    st_cell newer = { .col = 1, .ts_us = 6, .val = lo, .val_len = 1 };
+    const st_cell *pairs[][3] = {
+        { &plain, &exp, &exp },          /* expiring beats plain even with the smaller value */
+        { &exp, &plain, &exp },
+        { &exp, &tomb, &tomb },          /* tombstone beats expiring, whatever the ldts */
+        { &tomb, &exp_later, &tomb },
+        { &exp, &exp_later, &exp_later },/* both expiring: the later expiry */
+        { &exp_later, &exp, &exp_later },
+        { &exp, &exp_hi, &exp_hi },      /* same expiry: the greater value */
+        { &plain_lo, &plain, &plain },   /* both plain: the greater value */
+        { &tomb, &newer, &newer },       /* the higher timestamp first of all */
+        { &plain, &tomb, &tomb },
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        cr_assert_eq(st_cell_reconcile(pairs[i][0], pairs[i][1]), pairs[i][2], "pair %zu", i);
+}

@@ -88,10 +88,11 @@ static const mop *m_win(const mop *a, const mop *b)
 {
     if (!a) return b;
     if (a->ts != b->ts) return a->ts > b->ts ? a : b;
+    bool ad = m_ldt(a) != INT32_MAX, bd = m_ldt(b) != INT32_MAX;   /* tombstone or expiring */
+    if (ad != bd) return ad ? a : b;                                 /* CASSANDRA-14592 */
     bool at = a->flags & ST_CELL_TOMBSTONE, bt = b->flags & ST_CELL_TOMBSTONE;
     if (at != bt) return at ? a : b;
-    if (at || (a->flags & ST_CELL_EXPIRING) || (b->flags & ST_CELL_EXPIRING))
-        if (m_ldt(a) != m_ldt(b)) return m_ldt(a) > m_ldt(b) ? a : b;
+    if (ad && m_ldt(a) != m_ldt(b)) return m_ldt(a) > m_ldt(b) ? a : b;
     if (at) return a;
     return a->val >= b->val ? a : b;   /* values are 4-byte big-endian: memcmp == numeric */
 }
