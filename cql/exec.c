@@ -224,23 +224,14 @@ cql_stmt_memo *cql__stmt_memo_new(cql_ctx *ctx, const cql_stmt *cst, const sch_t
 }
 
 /* Per-table request latency for nodetool and system_views (cql/metrics.c):
- * SELECT counts as a read (a range scan when no partition key is given),
- * INSERT/UPDATE/DELETE as a write; a BATCH counts once per statement. */
+ * SELECT counts as a read (a range scan when no partition key is given).
+ * Writes count per partition update, in cql__wbatch_commit. */
 static void record_latency(cql_ctx *ctx, cql_session *s, const cql_stmt *st, uint64_t us, uint64_t now_ns)
 {
-    const ast_qname *qn = NULL;
-    int kind = 1;
-    switch (st->kind) {
-    case STMT_SELECT: qn = &st->u.select.table; kind = st->u.select.n_where ? 0 : 2; break;
-    case STMT_INSERT: qn = &st->u.insert.table; break;
-    case STMT_UPDATE: qn = &st->u.update.table; break;
-    case STMT_DELETE: qn = &st->u.del.table; break;
-    case STMT_BATCH:
-        for (int i = 0; i < st->u.batch.n_stmts; i++)
-            record_latency(ctx, s, st->u.batch.stmts[i], us, now_ns);
+    if (st->kind != STMT_SELECT)
         return;
-    default: return;
-    }
+    const ast_qname *qn = &st->u.select.table;
+    int kind = st->u.select.n_where ? 0 : 2;
     /* Resolved by the execution that just succeeded, which checked the
      * statement's memo against that table and made it again when stale
      * (cql__wplan_prepare, exec_select.c): a current memo names the table. */
@@ -280,7 +271,8 @@ int cql__run(cql_ctx *ctx, cql_session *s, cql_stmt *st, const cql_params *p, bo
         uint64_t t0 = pp.start_ns ? pp.start_ns : cs_mono_ns();
         rc = dispatch(ctx, s, st, &pp, r, e);
         if (rc == 0) {
-            r->end_ns = cs_mono_ns();   /* the server reuses it (one clock read) */
+            if (!r->end_ns)
+                r->end_ns = cs_mono_ns();   /* the server reuses it (one clock read) */
             record_latency(ctx, s, st, (r->end_ns - t0) / 1000, r->end_ns);
         }
     }

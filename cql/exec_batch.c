@@ -137,8 +137,15 @@ int cql__wbatch_commit(cql_wbatch *b, cql_result *r, cs_error *e)
         r->need_sync = true;
         r->sync_pos = pos;
     }
-    for (int i = 0; i < b->n_parts; i++)   /* nodetool toppartitions (cql/metrics.c) */
-        cql_metrics_sample(b->ctx, b->parts[i].t, true, b->parts[i].pk, b->parts[i].pk_len);
+    /* A table's write metrics count each partition update applied to it
+     * (ColumnFamilyStore.apply: a batch of three partitions of t is three
+     * writes, an UPDATE ... WHERE k IN (1, 2) two), with the request's
+     * latency so far; nodetool toppartitions samples each. */
+    uint64_t now = cs_mono_ns();
+    uint64_t us = (now - (b->start_ns && b->start_ns <= now ? b->start_ns : now)) / 1000;
+    r->end_ns = now;                        /* cql__run and the server reuse the read */
+    for (int i = 0; i < b->n_parts; i++)
+        cql_metrics_record(b->ctx, b->parts[i].t, 1, us, now, b->parts[i].pk, b->parts[i].pk_len);
     return 0;
 }
 
@@ -458,6 +465,7 @@ int cql__exec_writes(cql_ctx *ctx, cql_session *s, int kind, const ast_using *us
         goto out;
     }
     b_init = true;
+    b.start_ns = p ? p->start_ns : 0;
     if (applied) {
         if (kind >= 0)
             low_gcgs_warning(kind, plans, n_items, r);

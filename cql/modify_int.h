@@ -48,6 +48,7 @@ typedef struct cql_wbatch {
     cql_wpart part1;                           /* (so a wbatch never moves once in use) */
     cql_wcounter *ctrs; int n_ctrs, cap_ctrs;
     int cur_part;                              /* index in parts of the current partition */
+    uint64_t start_ns;                         /* the request's start (cql_params), 0 = unknown */
 } cql_wbatch;
 
 int cql__wbatch_init(cql_wbatch *b, cql_ctx *ctx, int32_t now_s);

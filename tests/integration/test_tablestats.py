@@ -222,6 +222,41 @@ def test_tablehistograms_prints_bucket_offsets(server, session, ks):
     assert bad.returncode == 1 and bad.stdout == "" and bad.stderr.startswith("nodetool: Unknown table %s.nope\n" % ks)
 
 
+def test_write_count_per_partition_update(server, session, ks):
+    """A table's Local write count counts partition updates as
+    ColumnFamilyStore.apply does: a protocol BATCH of three partitions is
+    three writes (it counted none), a CQL BATCH of two statements on one
+    partition one, UPDATE ... WHERE k IN (1, 2, 3) three; a batch over two
+    tables counts in each; an LWT that does not apply counts nothing."""
+    from cassandra.query import BatchStatement
+    session.execute("CREATE TABLE %s.wc (k int, c int, v int, PRIMARY KEY (k, c))" % ks)
+    session.execute("CREATE TABLE %s.wc2 (k int PRIMARY KEY, v int)" % ks)
+    ins = session.prepare("INSERT INTO %s.wc (k, c, v) VALUES (?, ?, ?)" % ks)
+
+    def count(table):
+        return int(tablestats(server, "%s.%s" % (ks, table))[0]["Local write count"])
+
+    b = BatchStatement()
+    for k in range(3):
+        b.add(ins, (k, 0, 0))
+    b.add(ins, (0, 1, 0))
+    session.execute(b)
+    assert count("wc") == 3
+    session.execute("BEGIN BATCH INSERT INTO %s.wc (k, c, v) VALUES (5, 0, 0); "
+                    "INSERT INTO %s.wc (k, c, v) VALUES (5, 1, 0); APPLY BATCH" % (ks, ks))
+    assert count("wc") == 4
+    session.execute("UPDATE %s.wc SET v = 1 WHERE k IN (1, 2, 3) AND c = 0" % ks)
+    assert count("wc") == 7
+    session.execute("BEGIN BATCH INSERT INTO %s.wc (k, c, v) VALUES (9, 0, 0); "
+                    "INSERT INTO %s.wc2 (k, v) VALUES (9, 0); APPLY BATCH" % (ks, ks))
+    assert count("wc") == 8 and count("wc2") == 1
+    r = session.execute("INSERT INTO %s.wc2 (k, v) VALUES (9, 1) IF NOT EXISTS" % ks).one()
+    assert not r[0]
+    assert count("wc2") == 1
+    session.execute("DELETE FROM %s.wc2 WHERE k = 9" % ks)
+    assert count("wc2") == 2
+
+
 def test_partition_sizes_past_75_mb(server, session, ks):
     """Partition sizes are counted in Cassandra's 150 buckets (cells per
     partition in 118), so an 84 MB partition is reported in its own bucket
