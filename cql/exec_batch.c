@@ -108,6 +108,44 @@ void cql__wrow_start(cql_wrow *w)
     w->mut_start = st_mutation_len(w->b->m);
 }
 
+/* MutationExceededMaxSizeException's message: the size (cassette's own
+ * encoding of the mutation, where Cassandra gives its serialized size), the
+ * limit, the keyspace and "table.key" of the partitions, as many as fit in
+ * 1024 characters, then " and N more."  Cassandra lists the largest first;
+ * here they come in statement order. */
+static int oversized(cql_wbatch *b, cs_error *e)
+{
+    cs_buf keys;
+    cs_buf_init(&keys);
+    int listed = 0;
+    for (int i = 0; i < b->n_parts; i++) {
+        cs_buf one;
+        cs_buf_init(&one);
+        cs_buf_put(&one, b->parts[i].t->name, strlen(b->parts[i].t->name));
+        cs_buf_put_u8(&one, '.');
+        sch_partition_key_text(b->parts[i].t, b->parts[i].pk, b->parts[i].pk_len, &one);
+        bool fits = keys.len == 0 || keys.len + one.len + 2 <= 1024;
+        if (fits) {
+            if (keys.len)
+                cs_buf_put(&keys, ", ", 2);
+            cs_buf_put(&keys, one.p, one.len);
+            listed++;
+        }
+        cs_buf_destroy(&one);
+        if (!fits)
+            break;
+    }
+    int rc = cs_error_set(e, CS_ERR_INVALID, "Rejected an oversized mutation (%zu/%zu) for keyspace: %s. Top keys are: %.*s",
+                          st_mutation_len(b->m), st_engine_max_mutation_bytes(b->ctx->eng),
+                          b->n_parts ? b->parts[0].t->ks->name : "", (int)keys.len, keys.p ? (const char *)keys.p : "");
+    if (listed < b->n_parts && e->msg[0]) {
+        size_t l = strlen(e->msg);
+        snprintf(e->msg + l, sizeof e->msg - l, " and %d more.", b->n_parts - listed);
+    }
+    cs_buf_destroy(&keys);
+    return rc;
+}
+
 int cql__wbatch_commit(cql_wbatch *b, cql_result *r, cs_error *e)
 {
     if (cql__counters_apply(b, e) < 0)
@@ -127,8 +165,7 @@ int cql__wbatch_commit(cql_wbatch *b, cql_result *r, cs_error *e)
     st_clog_pos pos = { 0, 0 };
     int rc = st_write(b->ctx->eng, b->m, &pos);
     if (rc == CS_ETOOBIG)
-        return cs_error_set(e, CS_ERR_INVALID, "Mutation of %zu bytes is too large for the maximum size",
-                            st_mutation_len(b->m));
+        return oversized(b, e);
     if (rc == CS_EINVAL)
         return cs_error_set(e, CS_ERR_SERVER, "internal error: malformed mutation");
     if (rc < 0)

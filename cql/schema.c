@@ -605,6 +605,25 @@ int sch_partition_key_split(const sch_table *t, const uint8_t *pk, size_t n, cql
     return pos == n ? 0 : CS_ECORRUPT;
 }
 
+void sch_partition_key_text(const sch_table *t, const uint8_t *pk, size_t n, cs_buf *out)
+{
+    cql_value v[64];
+    if (t->n_pk > 64 || sch_partition_key_split(t, pk, n, v))
+        return;
+    for (int i = 0; i < t->n_pk; i++) {
+        if (i)
+            cs_buf_put_u8(out, ':');
+        cs_buf tmp;
+        cs_buf_init(&tmp);
+        if (ctype_format_cql(t->pk[i]->type, v[i].p, (size_t)v[i].len, &tmp) == 0 && tmp.len >= 2 &&
+            tmp.p[0] == '\'' && tmp.p[tmp.len - 1] == '\'')
+            cs_buf_put(out, tmp.p + 1, tmp.len - 2);
+        else
+            cs_buf_put(out, tmp.p, tmp.len);
+        cs_buf_destroy(&tmp);
+    }
+}
+
 int sch_clustering_key(const sch_table *t, const cql_value *vals, int n, cs_buf *out)
 {
     if (n > t->n_ck) return CS_EINVAL;

@@ -102,6 +102,10 @@ typedef struct sch_catalog sch_catalog;
 
 sch_keyspace *sch_keyspace_find(sch_catalog *c, const char *name);
 sch_table *sch_table_find(sch_catalog *c, const char *ks, const char *name);
+/* A serialized partition key as Cassandra's partitionKeyType.getString
+ * prints it (nodetool, error messages): each component as its CQL text
+ * without quotes, composite components joined by ':'. */
+void sch_partition_key_text(const sch_table *t, const uint8_t *pk, size_t n, cs_buf *out);
 sch_table *sch_table_by_id(sch_catalog *c, const uint8_t id[16]);
 sch_column *sch_column_find(const sch_table *t, const char *name);
 const ctype *sch_type_find(sch_catalog *c, const char *ks, const char *name);

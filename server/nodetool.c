@@ -782,34 +782,6 @@ static int do_getendpoints(srv *s, char **args, int n, cs_buf *o)
     return 200;
 }
 
-/* A partition key as nodetool prints it: components as text, joined by ':'. */
-static void key_text(const sch_table *t, const uint8_t *pk, size_t n, cs_buf *o)
-{
-    cs_rd r;
-    cs_rd_init(&r, pk, n);
-    for (int i = 0; i < t->n_pk; i++) {
-        const uint8_t *v = pk;
-        size_t len = n;
-        if (t->n_pk > 1) {
-            len = cs_rd_u16(&r);
-            v = cs_rd_take(&r, len);
-            cs_rd_u8(&r);
-            if (!v)
-                return;
-        }
-        if (i)
-            cs_buf_put_u8(o, ':');
-        cs_buf tmp;
-        cs_buf_init(&tmp);
-        if (ctype_format_cql(t->pk[i]->type, v, len, &tmp) == 0 && tmp.len >= 2 && tmp.p[0] == '\'' &&
-            tmp.p[tmp.len - 1] == '\'')
-            cs_buf_put(o, tmp.p + 1, tmp.len - 2);
-        else
-            cs_buf_put(o, tmp.p, tmp.len);
-        cs_buf_destroy(&tmp);
-    }
-}
-
 static void sampler_block(cs_buf *o, const char *name, const sch_table *t, const cql_top_entry *e, int n, int top)
 {
     out_printf(o, "%s Sampler:\n  Cardinality: ~%d (256 capacity)\n  Top %d partitions:\n", name, n, top);
@@ -823,7 +795,7 @@ static void sampler_block(cs_buf *o, const char *name, const sch_table *t, const
     size_t *ends = cs_calloc((size_t)n + 1, sizeof(size_t));
     for (int i = 0; i < n && i < top; i++) {
         size_t start = keys.len;
-        key_text(t, e[i].pk, e[i].pk_len, &keys);
+        sch_partition_key_text(t, e[i].pk, e[i].pk_len, &keys);
         ends[i] = keys.len;
         if (keys.len - start > width) width = keys.len - start;
     }

@@ -534,6 +534,8 @@ void st_engine_set_compaction_throughput(st_engine *e, uint64_t bytes_per_s)
 
 uint64_t st_engine_compaction_throughput(st_engine *e) { return atomic_load(&e->cmp_rate); }
 
+size_t st_engine_max_mutation_bytes(st_engine *e) { return e->cfg.segment_size / 2; }
+
 void st__compaction_throttle(st_engine *e, uint64_t bytes, bool (*stop)(void *arg), void *arg)
 {
     uint64_t rate = atomic_load(&e->cmp_rate);

@@ -520,6 +520,9 @@ void st_table_size_estimate(st_table *t, int64_t start, int64_t end, uint64_t *p
  * for running compactions too; not persisted. */
 void st_engine_set_compaction_throughput(st_engine *e, uint64_t bytes_per_s);
 uint64_t st_engine_compaction_throughput(st_engine *e);
+/* The largest mutation st_write takes (half a commit log segment, as
+ * Cassandra's max_mutation_size defaults); larger ones are CS_ETOOBIG. */
+size_t st_engine_max_mutation_bytes(st_engine *e);
 
 /* Partition size histogram (bytes and cells), for tablehistograms:
  * fills up to n buckets (Cassandra's EstimatedHistogram offsets). */

@@ -162,3 +162,43 @@ def test_tables_in_cassandras_order(small):
     n = 133 + warn
     assert size_warnings(rs) == ["Batch for [%s.other, %s.kv] is of size %d, exceeding specified threshold "
                                  "of %d by %d." % (KS, KS, n, warn, n - warn)]
+
+
+@pytest.fixture(scope="module")
+def tiny_segments(tmp_path_factory):
+    """A session on a cassette server with 1 MiB commit log segments (so
+    mutations over 512 KiB are refused)."""
+    if not H.is_cassette():
+        pytest.skip("sets commitlog_segment_size on its own server")
+    d = tmp_path_factory.mktemp("tinyseg")
+    conf = d / "cassandra.yaml"
+    conf.write_text("commitlog_segment_size: 1MiB\nbatch_size_warn_threshold: 4096KiB\n"
+                    "batch_size_fail_threshold: 4096KiB\n")
+    srv = H.Server(d, extra_args=["--config", str(conf)])
+    srv.start(port=0)
+    cluster, sess = H.connect(srv.host, srv.port)
+    sess.execute("CREATE KEYSPACE big WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+    sess.execute("CREATE TABLE big.b (k int, c text, v blob, PRIMARY KEY ((k, c)))")
+    yield sess
+    cluster.shutdown()
+    srv.stop()
+
+
+def test_oversized_mutation_message(tiny_segments):
+    """A mutation over max_mutation_size (half a segment) is refused with
+    MutationExceededMaxSizeException's message: size/limit, the keyspace and
+    "table.key" of its partitions (composite keys joined by ':'); the server
+    goes on and the table holds none of it."""
+    sess = tiny_segments
+    ins = sess.prepare("INSERT INTO big.b (k, c, v) VALUES (?, ?, ?)")
+    with pytest.raises(InvalidRequest) as ei:
+        sess.execute(ins, (1, "x", b"\0" * 600000))
+    msg = str(ei.value)
+    assert "Rejected an oversized mutation (" in msg and "/524288) for keyspace: big. Top keys are: b.1:x" in msg, msg
+    b = BatchStatement(batch_type=BatchType.UNLOGGED)
+    for k in range(3):
+        b.add(ins, (k, "y", b"\0" * 200000))
+    with pytest.raises(InvalidRequest, match=r"Top keys are: b\.0:y, b\.1:y, b\.2:y"):
+        sess.execute(b)
+    sess.execute(ins, (7, "z", b"ok"))
+    assert sess.execute("SELECT count(*) FROM big.b").one()[0] == 1
