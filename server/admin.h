@@ -9,6 +9,10 @@
  *
  *   POST /flush?ks=KS&table=T[,T2]   nodetool flush   (no ks: every keyspace)
  *   POST /compact?ks=KS&table=T      nodetool compact
+ *   GET  /nodetool/VERB?args=a,b     the other verbs (server/nodetool.h); those that
+ *                                    rewrite or read every sstable (garbagecollect,
+ *                                    scrub, verify, upgradesstables) run on the
+ *                                    thread pool too, answered once done
  *   GET  /metrics                    Prometheus text format
  *   GET  /status                     one JSON object
  */
@@ -28,7 +32,7 @@ typedef struct admin {
     bool listening;
     int port;                        /* bound port */
     uint64_t started_ms;
-    struct admin_job *jobs;          /* flushes/compactions in flight (loop thread) */
+    struct admin_job *jobs;          /* flushes/compactions and nodetool jobs in flight (loop thread) */
     int n_jobs;
     atomic_bool closing;             /* admin_close ran (read by workers) */
     char test_hold[512];             /* CASSETTE_TEST_ADMIN_HOLD (admin.c) */
