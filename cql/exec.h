@@ -193,6 +193,17 @@ int cql_admin_resolve(cql_ctx *ctx, const char *ks, const char **tables, int n_t
 int cql_admin_run(cql_admin_target *v, int n, bool compact, cs_error *e);
 void cql_admin_release(cql_admin_target *v, int n);
 
+/* nodetool rebuild_index (cql/index_rebuild.c): empty the named
+ * secondary indexes of ks.table (names as the index or "table.index";
+ * unknown ones are skipped, as Cassandra's) and start building them again
+ * from the table in the background; *started gets how many.  0, or
+ * CS_EUSER with e: "Unknown keyspace ks" or "Unknown keyspace/cf pair
+ * (ks.table)" (CS_ERR_INVALID).  cql_index_rebuilding: is one of them
+ * still building (false once ks.table is gone)? */
+int cql_index_rebuild(cql_ctx *ctx, const char *ks, const char *table, const char *const *names, int n, int *started,
+                      cs_error *e);
+bool cql_index_rebuilding(cql_ctx *ctx, const char *ks, const char *table, const char *const *names, int n);
+
 /* Node facts for admin tools (nodetool info/status/describecluster). */
 typedef struct cql_node_info {
     char host_id[37];

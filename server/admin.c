@@ -521,6 +521,57 @@ static void do_toppartitions(admin_conn *ac, char **args, int n)
     uv_timer_start(&w->timer, on_top_done, (uint64_t)ms, 0);
 }
 
+/* NODETOOL_POLL (nodetool.h): the connection waits while a timer asks
+ * the job, every 20 ms under the execution lock, whether its work (done
+ * on this loop, between requests) is over; closing ends the wait. */
+typedef struct poll_wait {
+    uv_timer_t timer;                /* first member */
+    admin_conn *ac;
+    nodetool_job *job;
+} poll_wait;
+
+static void on_poll_closed(uv_handle_t *h) { cs_free(h); }
+
+static void on_poll(uv_timer_t *t)
+{
+    poll_wait *w = (poll_wait *)t;
+    admin *a = w->ac->a;
+    bool closing = atomic_load(&a->closing);
+    srv_exec_lock(a->server);
+    bool done = closing || nodetool_job_poll(w->job, a->server);
+    srv_exec_unlock(a->server);
+    if (!done)
+        return;
+    cs_buf out;
+    cs_buf_init(&out);
+    int code = nodetool_job_finish(w->job, closing, &out);
+    respond(w->ac, code, "text/plain; charset=utf-8", out.p ? (const char *)out.p : "", out.len);
+    cs_buf_destroy(&out);
+    a->n_polls--;
+    uv_timer_stop(&w->timer);
+    uv_close((uv_handle_t *)&w->timer, on_poll_closed);
+}
+
+static void poll_nodetool(admin_conn *ac, nodetool_job *nt)
+{
+    poll_wait *w = cs_calloc(1, sizeof *w);
+    if (!w) {
+        cs_buf out;
+        cs_buf_init(&out);
+        int code = nodetool_job_finish(nt, true, &out);
+        respond(ac, code, "text/plain; charset=utf-8", out.p ? (const char *)out.p : "", out.len);
+        cs_buf_destroy(&out);
+        return;
+    }
+    w->ac = ac;
+    w->job = nt;
+    ac->a->n_polls++;
+    ac->answered = true;               /* on_read ignores the connection until the reply */
+    uv_read_stop((uv_stream_t *)&ac->tcp);
+    uv_timer_init(ac->a->loop, &w->timer);
+    uv_timer_start(&w->timer, on_poll, 20, 20);
+}
+
 /* GET /nodetool/<verb>?args=a,b,c (each argument %-encoded): see nodetool.h. */
 static void do_nodetool(admin_conn *ac, const char *verb, const char *query)
 {
@@ -545,9 +596,12 @@ static void do_nodetool(admin_conn *ac, const char *verb, const char *query)
     cs_buf_init(&out);
     nodetool_job *job;
     int code = nodetool_run(ac->a->server, verb, args, n, &out, &job);
-    if (code == NODETOOL_ASYNC) {
+    if (code == NODETOOL_ASYNC || code == NODETOOL_POLL) {
         cs_buf_destroy(&out);
-        queue_nodetool(ac, job);
+        if (code == NODETOOL_ASYNC)
+            queue_nodetool(ac, job);
+        else
+            poll_nodetool(ac, job);
         return;
     }
     respond(ac, code, "text/plain; charset=utf-8", out.p ? (const char *)out.p : "", out.len);
@@ -641,7 +695,7 @@ void admin_init(admin *a, uv_loop_t *loop, srv *server)
 
 bool admin_busy(const admin *a)
 {
-    return a->n_jobs > 0;
+    return a->n_jobs > 0 || a->n_polls > 0;
 }
 
 int admin_listen(admin *a, const char *addr, int port)

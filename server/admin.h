@@ -34,6 +34,7 @@ typedef struct admin {
     uint64_t started_ms;
     struct admin_job *jobs;          /* flushes/compactions and nodetool jobs in flight (loop thread) */
     int n_jobs;
+    int n_polls;                     /* nodetool verbs waiting on the loop's own work (NODETOOL_POLL) */
     atomic_bool closing;             /* admin_close ran (read by workers) */
     char test_hold[512];             /* CASSETTE_TEST_ADMIN_HOLD (admin.c) */
 } admin;
@@ -43,8 +44,9 @@ void admin_init(admin *a, uv_loop_t *loop, srv *server);
 int admin_listen(admin *a, const char *addr, int port);
 /* Stop listening; cancel flush/compact jobs not started yet. */
 void admin_close(admin *a);
-/* True while flush/compact jobs are in flight (after admin_close, keep
- * running the loop until false: a worker may still use the engine). */
+/* True while flush/compact jobs or nodetool waits are in flight (after
+ * admin_close, keep running the loop until false: a worker may still use
+ * the engine, a wait ends at its next tick). */
 bool admin_busy(const admin *a);
 
 #endif

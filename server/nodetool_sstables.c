@@ -205,7 +205,7 @@ static int do_getsstables(srv *s, char **args, int n, cs_buf *o)
 
 /* ---------------------------------------------------------------- jobs */
 
-enum { JOB_GC, JOB_SCRUB, JOB_VERIFY, JOB_UPGRADE };
+enum { JOB_GC, JOB_SCRUB, JOB_VERIFY, JOB_UPGRADE, JOB_REBUILD };
 
 /* One keyspace's tables of a job. */
 typedef struct job_ks {
@@ -222,6 +222,8 @@ struct nodetool_job {
     bool check_version;              /* verify -c */
     int jobs, compactors;            /* -j, and concurrent_compactors when resolved */
     job_ks *ks; int n_ks;
+    char rb_ks[256], rb_table[256];  /* rebuild_index: the table */
+    char **rb_names; int n_rb;       /* ... and its indexes (cs_malloc'd) */
     cs_buf out;                      /* the answer, written by the work */
     int status;                      /* its HTTP status */
 };
@@ -233,6 +235,9 @@ static void job_free(nodetool_job *j)
         cs_free(j->ks[i].counter);
     }
     cs_free(j->ks);
+    for (int i = 0; i < j->n_rb; i++)
+        cs_free(j->rb_names[i]);
+    cs_free(j->rb_names);
     cs_buf_destroy(&j->out);
     cs_free(j);
 }
@@ -460,6 +465,12 @@ void nodetool_job_work(nodetool_job *j)
     }
 }
 
+bool nodetool_job_poll(nodetool_job *j, srv *s)
+{
+    return j->kind != JOB_REBUILD ||
+           !cql_index_rebuilding(s->cql, j->rb_ks, j->rb_table, (const char *const *)j->rb_names, j->n_rb);
+}
+
 int nodetool_job_finish(nodetool_job *j, bool cancelled, cs_buf *out)
 {
     int code = cancelled ? 500 : j->status;
@@ -563,6 +574,49 @@ static int do_job(srv *s, int kind, char **args, int n, cs_buf *o, nodetool_job 
     }
     *out = j;
     return NODETOOL_ASYNC;
+}
+
+/* rebuild_index ks table idx... (RebuildIndex, SecondaryIndexManager
+ * .rebuildIndexesBlocking): the answer once the rebuilds are done (they
+ * run on the loop between requests: NODETOOL_POLL).  An unknown table is
+ * Cassandra's IllegalArgumentException (badUse), an unknown keyspace its
+ * assertion (exit 2), an unknown index nothing. */
+static int do_rebuild_index(srv *s, char **args, int n, cs_buf *o, nodetool_job **out)
+{
+    if (n < 3)
+        return nodetool__bad_use(o, "rebuild_index requires ks, cf and idx args");
+    cs_error e;
+    cs_error_init(&e);
+    int started;
+    int rc = cql_index_rebuild(s->cql, args[0], args[1], (const char *const *)args + 2, n - 2, &started, &e);
+    if (rc) {
+        const char *msg = cs_error_isset(&e) ? e.msg : cs_strerror(rc);
+        if (!strncmp(msg, "Unknown keyspace/cf pair", 24))
+            return nodetool__bad_use(o, msg);
+        nodetool__printf(o, "error: %s\n", msg);
+        return 500;
+    }
+    if (!started)
+        return 200;
+    nodetool_job *j = cs_calloc(1, sizeof *j);
+    char **names = cs_calloc((size_t)n, sizeof *names);
+    if (!j || !names) {
+        cs_free(j);
+        cs_free(names);
+        nodetool__printf(o, "error: out of memory\n");
+        return 500;
+    }
+    cs_buf_init(&j->out);
+    j->kind = JOB_REBUILD;
+    j->status = 200;
+    j->rb_names = names;
+    snprintf(j->rb_ks, sizeof j->rb_ks, "%s", args[0]);
+    snprintf(j->rb_table, sizeof j->rb_table, "%s", args[1]);
+    for (int i = 2; i < n; i++)
+        if ((names[j->n_rb] = cs_strdup(args[i])))
+            j->n_rb++;
+    *out = j;
+    return NODETOOL_POLL;
 }
 
 /* ---------------------------------------------------------------- thresholds */
@@ -704,5 +758,6 @@ int nodetool__run_sstables(srv *s, const char *verb, char **args, int n, cs_buf 
         return 200;
     }
     if (!strcmp(verb, "setconcurrentcompactors")) return do_setconcurrentcompactors(s, args, n, o);
+    if (!strcmp(verb, "rebuild_index")) return do_rebuild_index(s, args, n, o, job);
     return 0;
 }

@@ -57,6 +57,7 @@ static const verb verbs[] = {
     { "metrics", "", "Prometheus text" },
     { "netstats", "[-H]", "Operation mode, streams, read repair, internode messages" },
     { "proxyhistograms", "", "Coordinator latency percentiles" },
+    { "rebuild_index", "keyspace table index...", "Empty secondary indexes and build them again" },
     { "repair", "[options] [keyspace [tables...]]", "Repair (nothing to repair on one node)" },
     { "ring", "", "The node's tokens" },
     { "scrub", "[-ns] [-s] [-n] [-r] [-j jobs] [keyspace [tables...]]",

@@ -1500,9 +1500,51 @@ def test_help():
     for v in ("getsstables", "garbagecollect", "scrub", "verify", "upgradesstables", "getcompactionthreshold",
               "setcompactionthreshold", "stop", "getconcurrentcompactors", "setconcurrentcompactors", "gettimeout",
               "settimeout", "gettraceprobability", "settraceprobability", "proxyhistograms", "netstats", "gcstats",
-              "statusgossip", "statushandoff", "getlogginglevels", "tablestats", "snapshot"):
+              "statusgossip", "statushandoff", "getlogginglevels", "rebuild_index", "tablestats", "snapshot"):
         assert v in listed, v
     r = subprocess.run([TOOL, "help", "getsstables"], capture_output=True, text=True)
     assert r.returncode == 0 and "getsstables [-hf] keyspace table key" in r.stdout
     r = subprocess.run([TOOL, "help", "nosuchverb"], capture_output=True, text=True)
     assert r.returncode == 1 and "Unknown command nosuchverb" in r.stdout
+
+
+def test_rebuild_index(tmp_path, monkeypatch):
+    """rebuild_index ks table idx...: the index storage emptied and built
+    again from the table (in slices between requests; the verb returns once
+    it is done), so after it the index answers from new sstables; an
+    unknown index is skipped, an unknown table is nodetool's badUse, an
+    unknown keyspace Cassandra's assertion (exit 2)."""
+    import glob
+    monkeypatch.setenv("CASSETTE_INDEX_BUILD_STEP_ROWS", "50")   # a rebuild of many slices
+    srv = H.new_server(tmp_path)
+    try:
+        c, s = H.connect(srv.host, srv.port)
+        s.execute("CREATE KEYSPACE kri WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        s.execute("CREATE TABLE kri.t (k int PRIMARY KEY, v int)")
+        s.execute("CREATE INDEX t_v ON kri.t (v)")
+        for k in range(500):
+            s.execute("INSERT INTO kri.t (k, v) VALUES (%d, %d)" % (k, k % 10))
+        H.wait_for(lambda: len(list(s.execute("SELECT k FROM kri.t WHERE v = 3"))) == 50, timeout=30,
+                   what="the index built")
+        assert tool(srv, "flush", "kri", "t").returncode == 0
+        idx_dir = glob.glob(os.path.join(srv.data_dir, "data", "kri", "t.t_v-*"))
+        assert len(idx_dir) == 1, glob.glob(os.path.join(srv.data_dir, "data", "kri", "*"))
+        before = glob.glob(os.path.join(idx_dir[0], "cs-*-Data.db"))
+        assert before
+        r = tool(srv, "rebuild_index", "kri", "t", "t_v")
+        assert r.returncode == 0 and r.stdout == "" and r.stderr == "", (r.stdout, r.stderr)
+        assert sorted(x.k for x in s.execute("SELECT k FROM kri.t WHERE v = 3")) == list(range(3, 500, 10))
+        assert not set(glob.glob(os.path.join(idx_dir[0], "cs-*-Data.db"))) & set(before)   # emptied first
+        assert tool(srv, "flush", "kri", "t").returncode == 0
+        assert glob.glob(os.path.join(idx_dir[0], "cs-*-Data.db"))                          # and built again
+        assert "rebuild_index: rebuilding kri.t.t_v" in srv.log_tail()
+        assert tool(srv, "rebuild_index", "kri", "t", "t.t_v", "nosuch").returncode == 0     # index table name
+        r = tool(srv, "rebuild_index", "kri", "t")
+        assert r.returncode == 1 and "nodetool: rebuild_index requires ks, cf and idx args" in r.stderr
+        r = tool(srv, "rebuild_index", "kri", "nope", "t_v")
+        assert r.returncode == 1 and "nodetool: Unknown keyspace/cf pair (kri.nope)" in r.stderr
+        r = tool(srv, "rebuild_index", "nope", "t", "t_v")
+        assert r.returncode == 2 and r.stderr == "error: Unknown keyspace nope\n"
+        c.shutdown()
+    finally:
+        srv.stop()
