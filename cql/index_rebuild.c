@@ -37,8 +37,8 @@ static sch_table *base_table(cql_ctx *ctx, const char *ks, const char *table, cs
     return t && !t->is_virtual ? t : NULL;
 }
 
-int cql_index_rebuild(cql_ctx *ctx, const char *ks, const char *table, const char *const *names, int n, int *started,
-                      cs_error *e)
+int cql_index_rebuild(cql_ctx *ctx, const char *ks, const char *table, const char *const *names, int n,
+                      int *started, cs_error *e)
 {
     *started = 0;
     sch_table *t = base_table(ctx, ks, table, e);

@@ -119,7 +119,8 @@ static int do_proxyhistograms(srv *s, cs_buf *o)
     cql_hist empty;
     cql_hist_init(&empty, CQL_HIST_TIMER, cs_mono_ns());
     for (int i = 0; i < 6; i++) {
-        cql_timer *t = !nm ? NULL : i == 0 ? &nm->proxy_read : i == 1 ? &nm->proxy_write : i == 2 ? &nm->proxy_range : NULL;
+        cql_timer *t = !nm ? NULL : i == 0 ? &nm->proxy_read : i == 1 ? &nm->proxy_write
+                     : i == 2 ? &nm->proxy_range : NULL;
         if (t)
             cql_timer_snapshot(t, &sn[i]);
         else
@@ -134,9 +135,11 @@ static int do_proxyhistograms(srv *s, cs_buf *o)
     static const double qs[] = { 0.5, 0.75, 0.95, 0.98, 0.99 };
     for (int r = 0; r < 7; r++) {
         nodetool__printf(o, "%-10s", names[r]);
-        for (int i = 0; i < 6; i++)
-            nodetool__java_f(o, 19, r < 5 ? cql_hist_value(&sn[i], qs[r]) : r == 5 ? (double)cql_hist_min(&sn[i])
-                                                                                 : (double)cql_hist_max(&sn[i]), 2);
+        for (int i = 0; i < 6; i++) {
+            double v = r < 5 ? cql_hist_value(&sn[i], qs[r])
+                     : r == 5 ? (double)cql_hist_min(&sn[i]) : (double)cql_hist_max(&sn[i]);
+            nodetool__java_f(o, 19, v, 2);
+        }
         nodetool__printf(o, "\n");
     }
     nodetool__printf(o, "\n");
@@ -216,8 +219,8 @@ int nodetool__run_node(srv *s, const char *verb, char **args, int n, cs_buf *o)
         return 200;
     }
     if (!strcmp(verb, "statushandoff")) {
-        nodetool__printf(o, "Hinted handoff is %s\n", !s->cfg || s->cfg->hinted_handoff_enabled ? "running"
-                                                                                                 : "not running");
+        bool on = !s->cfg || s->cfg->hinted_handoff_enabled;
+        nodetool__printf(o, "Hinted handoff is %s\n", on ? "running" : "not running");
         return 200;
     }
     if (!strcmp(verb, "getlogginglevels")) return do_getlogginglevels(o);

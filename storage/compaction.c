@@ -35,7 +35,7 @@ typedef struct purge_ctx {
     int32_t gc_before;        /* tombstones with ldt < this are past gc grace */
     int64_t max_purgeable;    /* ...and only if their timestamp is below this */
     int32_t now;
-    st__rewrite *rw;          /* a single-sstable rewrite's extras (rewrite.c), or NULL */
+    st__rewrite *rw;          /* a single-sstable rewrite's extras (maintenance.c), or NULL */
 } purge_ctx;
 
 static bool purgeable(const purge_ctx *c, int64_t ts, int32_t ldt)

@@ -150,15 +150,16 @@ static int shadow_apply(st__part *p, const st__part *s, bool cell_level, cs_aren
     for (int i = 0; i < p->n_rows; i++) {
         st__row *r = p->rows[i];
         while (j < s->n_rows && st__bytes_cmp(s->rows[j]->ck, s->rows[j]->ck_len, r->ck, r->ck_len) < 0) j++;
-        const st__row *sr = j < s->n_rows && !st__bytes_cmp(s->rows[j]->ck, s->rows[j]->ck_len, r->ck, r->ck_len)
-                                ? s->rows[j] : NULL;
+        bool same = j < s->n_rows && !st__bytes_cmp(s->rows[j]->ck, s->rows[j]->ck_len, r->ck, r->ck_len);
+        const st__row *sr = same ? s->rows[j] : NULL;
         if (filter_row(r, shadow_range_del(s, r->ck, r->ck_len, false), sr, cell_level)) p->rows[n++] = r;
     }
     p->n_rows = n;
     return 0;
 }
 
-int st__rewrite_shadow(const st__rewrite *rw, st__part *p, const st_slice *sl, cs_arena *a, int64_t *max_purgeable)
+int st__rewrite_shadow(const st__rewrite *rw, st__part *p, const st_slice *sl, cs_arena *a,
+                       int64_t *max_purgeable)
 {
     if (!rw || rw->op != ST_OP_GC || !p->pk) return 0;
     int64_t maxp = rw->mem_min_ts;
@@ -289,7 +290,8 @@ int st_table_rewrite(st_table *t, const st_rewrite_opts *o, st_rewrite_result *r
     if (v) {
         int k = 0;
         for (int i = 0; i < n; i++) {
-            bool skip = o->op == ST_OP_UPGRADE && ((!o->all && !old_format(v[i])) || created_since(v[i], o->max_created_ms));
+            bool skip = o->op == ST_OP_UPGRADE &&
+                        ((!o->all && !old_format(v[i])) || created_since(v[i], o->max_created_ms));
             if (skip) sst_reader_unref(v[i]);
             else v[k++] = v[i];
         }
@@ -297,7 +299,8 @@ int st_table_rewrite(st_table *t, const st_rewrite_opts *o, st_rewrite_result *r
         /* CompactionManager's orders: garbage collection oldest data
          * first (maxTimestampAscending), so a newer sstable's turn sees
          * what the older ones still hold; upgrades largest first. */
-        qsort(v, (size_t)n, sizeof *v, o->op == ST_OP_GC ? cmp_max_ts : o->op == ST_OP_UPGRADE ? cmp_size_desc : cmp_gen);
+        qsort(v, (size_t)n, sizeof *v,
+              o->op == ST_OP_GC ? cmp_max_ts : o->op == ST_OP_UPGRADE ? cmp_size_desc : cmp_gen);
     }
     for (int i = 0; i < n && !rc; i++) {
         st__rewrite rw = { .op = o->op, .cell_level = o->gc_cells, .fail_corrupt = o->fail_corrupt,

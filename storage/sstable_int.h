@@ -267,7 +267,8 @@ int st__compact_rewrite(st_table *t, sst_reader *in, st__rewrite *rw);
  * timestamp of the memtables (mem_min_ts) and of the shadow sstables
  * whose index holds the key, for the whole partition (so a window's call
  * passes NULL).  0 or an error; no-op when rw is not GC. */
-int st__rewrite_shadow(const st__rewrite *rw, st__part *p, const st_slice *sl, cs_arena *a, int64_t *max_purgeable);
+int st__rewrite_shadow(const st__rewrite *rw, st__part *p, const st_slice *sl, cs_arena *a,
+                       int64_t *max_purgeable);
 
 #endif
 
