@@ -21,6 +21,7 @@ const char *cs_strerror(int rc)
     case CS_ETOOBIG: return "too big";
     case CS_EAGAIN: return "try again";
     case CS_EUSER: return "request error";
+    case CS_ECANCELED: return "stopped";
     default: return "unknown error";
     }
 }

@@ -26,6 +26,7 @@ enum {
     CS_ETOOBIG = -7,    /* value or frame over a configured limit */
     CS_EAGAIN = -8,     /* try again (back-pressure) */
     CS_EUSER = -9,      /* a cs_error was recorded; see it */
+    CS_ECANCELED = -10, /* stopped on request (nodetool stop) */
 };
 
 const char *cs_strerror(int rc);

@@ -26,6 +26,8 @@ static int current_level(void)
 
 void cs_log_set_level(int l) { level = l; }
 
+int cs_log_level(void) { return current_level(); }
+
 void cs_log(int lvl, const char *fmt, ...)
 {
     if (lvl < current_level())

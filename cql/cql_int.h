@@ -58,6 +58,7 @@ struct cql_ctx {
     uint64_t requests;                /* counters for system_views / metrics */
     void *metrics;                    /* per-table metrics (metrics.c), lazily created */
     void *traces;                     /* recent trace sessions (trace.c), lazily created */
+    _Atomic double trace_probability; /* nodetool settraceprobability (trace.c); read by every loop */
     void *index_builds;               /* index/view builds in progress (index_build.c), lazily created */
     cql_tcache_ent tcache[CQL_TCACHE_SIZE];   /* executor-owned (exec.c) */
     void *select_meta;                /* SELECT result metadata memo (exec_select.c), lazily created */

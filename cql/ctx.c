@@ -46,7 +46,30 @@ void cql_config_defaults(cql_config *c)
     c->unlogged_batch_across_partitions_warn_threshold = 10;
     c->materialized_views_enabled = true;
     c->user_defined_functions_enabled = false;
+    static const int64_t timeouts[CQL_TIMEOUTS] = { 5000, 10000, 2000, 5000, 1000, 60000, 10000, 2000, 30000, 300000 };
+    memcpy(c->timeout_ms, timeouts, sizeof timeouts);
     c->config_text = NULL;
+}
+
+const char *cql_timeout_name(int which)
+{
+    static const char *const names[CQL_TIMEOUTS] = {
+        "read_request_timeout", "range_request_timeout", "write_request_timeout", "counter_write_request_timeout",
+        "cas_contention_timeout", "truncate_request_timeout", "request_timeout", "internode_tcp_connect_timeout",
+        "internode_tcp_user_timeout", "internode_streaming_tcp_user_timeout",
+    };
+    return which >= 0 && which < CQL_TIMEOUTS ? names[which] : NULL;
+}
+
+int64_t cql_timeout_ms(cql_ctx *ctx, int which)
+{
+    return which >= 0 && which < CQL_TIMEOUTS ? ctx->cfg.timeout_ms[which] : 0;
+}
+
+void cql_timeout_set(cql_ctx *ctx, int which, int64_t ms)
+{
+    if (which >= 0 && which < CQL_TIMEOUTS)
+        ctx->cfg.timeout_ms[which] = ms;
 }
 
 static bool want_user_table(const uint8_t id[16], void *arg)

@@ -33,10 +33,30 @@ typedef struct cql_config {
     bool user_defined_functions_enabled;
     bool password_authenticator;       /* authenticator: PasswordAuthenticator (else every session is anonymous) */
     bool cassandra_authorizer;         /* authorizer: CassandraAuthorizer (else AllowAllAuthorizer) */
+    int64_t timeout_ms[10];            /* CQL_TIMEOUT_*: the request timeouts (cql_timeout_ms) */
     const char *config_text;           /* settings for system_views.settings (may be NULL) */
 } cql_config;
 
 void cql_config_defaults(cql_config *c);
+
+/* The timeouts of cassandra.yaml, in ms, by nodetool gettimeout's type:
+ * read_request_timeout (5000), range_request_timeout (10000),
+ * write_request_timeout (2000), counter_write_request_timeout (5000),
+ * cas_contention_timeout (1000), truncate_request_timeout (60000),
+ * request_timeout (misc, 10000), internode_tcp_connect_timeout (2000),
+ * internode_tcp_user_timeout (30000),
+ * internode_streaming_tcp_user_timeout (300000).  cassette times no
+ * request out (each runs to completion on its loop, and a single node
+ * opens no internode connection): they are kept, reported (nodetool
+ * gettimeout, system_views.settings) and set (settimeout), and change
+ * nothing else. */
+enum { CQL_TIMEOUT_READ, CQL_TIMEOUT_RANGE, CQL_TIMEOUT_WRITE, CQL_TIMEOUT_COUNTER_WRITE, CQL_TIMEOUT_CAS,
+       CQL_TIMEOUT_TRUNCATE, CQL_TIMEOUT_MISC, CQL_TIMEOUT_INTERNODE_CONNECT, CQL_TIMEOUT_INTERNODE_USER,
+       CQL_TIMEOUT_INTERNODE_STREAMING_USER, CQL_TIMEOUTS };
+/* The settings name of a timeout ("read_request_timeout"), NULL past the last. */
+const char *cql_timeout_name(int which);
+int64_t cql_timeout_ms(cql_ctx *ctx, int which);
+void cql_timeout_set(cql_ctx *ctx, int which, int64_t ms);
 
 /* Open the CQL layer over an opened engine: create/load the system keyspaces,
  * replay the commit log (schema first, then user tables), load the schema.
@@ -172,6 +192,17 @@ int cql_admin_resolve(cql_ctx *ctx, const char *ks, const char **tables, int n_t
                       cql_admin_target **out, int *n_out, cs_error *e);
 int cql_admin_run(cql_admin_target *v, int n, bool compact, cs_error *e);
 void cql_admin_release(cql_admin_target *v, int n);
+
+/* nodetool rebuild_index (cql/index_rebuild.c): empty the named
+ * secondary indexes of ks.table (names as the index or "table.index";
+ * unknown ones are skipped, as Cassandra's) and start building them again
+ * from the table in the background; *started gets how many.  0, or
+ * CS_EUSER with e: "Unknown keyspace ks" or "Unknown keyspace/cf pair
+ * (ks.table)" (CS_ERR_INVALID).  cql_index_rebuilding: is one of them
+ * still building (false once ks.table is gone)? */
+int cql_index_rebuild(cql_ctx *ctx, const char *ks, const char *table, const char *const *names, int n, int *started,
+                      cs_error *e);
+bool cql_index_rebuilding(cql_ctx *ctx, const char *ks, const char *table, const char *const *names, int n);
 
 /* Node facts for admin tools (nodetool info/status/describecluster). */
 typedef struct cql_node_info {

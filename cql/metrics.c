@@ -122,6 +122,11 @@ cql_node_metrics *cql_node_metrics_get(cql_ctx *ctx)
         cql_hist_init(&m->node->batch_logged, CQL_HIST_COUNT, now);
         cql_hist_init(&m->node->batch_unlogged, CQL_HIST_COUNT, now);
         cql_hist_init(&m->node->batch_counter, CQL_HIST_COUNT, now);
+        cql_timer *pt[] = { &m->node->proxy_read, &m->node->proxy_write, &m->node->proxy_range };
+        for (size_t i = 0; i < CS_ARRAY_LEN(pt); i++) {
+            cql_hist_init(&pt[i]->h, CQL_HIST_TIMER, now);
+            cql_meter_init(&pt[i]->m, now);
+        }
     }
     return m ? m->node : NULL;
 }
@@ -197,6 +202,13 @@ void cql_metrics_record(cql_ctx *ctx, const sch_table *t, int kind, uint64_t mic
     cql_hist_add(&tt->h, (int64_t)micros, now_ns);
     cql_meter_mark(&tt->m, 1, now_ns);
     tt->total_us += micros;
+    cql_node_metrics *nm = cql_node_metrics_get(ctx);
+    if (nm) {   /* the coordinator's ClientRequest latency of the same request */
+        cql_timer *pt = kind == 1 ? &nm->proxy_write : kind == 2 ? &nm->proxy_range : &nm->proxy_read;
+        cql_hist_add(&pt->h, (int64_t)micros, now_ns);
+        cql_meter_mark(&pt->m, 1, now_ns);
+        pt->total_us += micros;
+    }
     if (m->sampling && pk && !memcmp(m->sample_id, t->id, 16))
         top_add(kind == 1 ? &m->writes : &m->reads, pk, pk_len);
 }

@@ -47,6 +47,11 @@ typedef struct cql_node_metrics {
     uint64_t prepared_executed;       /* EXECUTE messages of a known statement, bound */
     uint64_t prepared_evicted;        /* prepared statements dropped for room */
     cql_hist batch_logged, batch_unlogged, batch_counter;   /* partitions per batch (CQL_HIST_COUNT) */
+    /* ClientRequest latencies (nodetool proxyhistograms): every table's
+     * reads, writes and range scans as cql_metrics_record counts them, the
+     * node being the coordinator; CAS and view writes get none of their
+     * own (a conditional write counts as a write). */
+    cql_timer proxy_read, proxy_write, proxy_range;
 } cql_node_metrics;
 
 /* The node-wide metrics (made on first use; NULL without memory). */

@@ -11,6 +11,8 @@
 #include "common/alloc.h"
 #include "cql/cql_int.h"
 #include "cql/schema_int.h"
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -93,6 +95,33 @@ void cql_trace_record(cql_ctx *ctx, const cql_trace_req *r, cs_uuid *session)
     if (r->outcome)
         add_event(t, r->started_us + d, d, "Request failed: %s", r->outcome);
     *session = t->id;
+}
+
+void cql_trace_set_probability(cql_ctx *ctx, double p)
+{
+    atomic_store(&ctx->trace_probability, p);
+}
+
+double cql_trace_probability(cql_ctx *ctx)
+{
+    return atomic_load(&ctx->trace_probability);
+}
+
+/* ThreadLocalRandom.nextDouble() < p: a per-thread xorshift64*, seeded
+ * from the clock and the thread's address on first use (no context: no). */
+bool cql_trace_sampled(cql_ctx *ctx)
+{
+    double p = ctx ? atomic_load_explicit(&ctx->trace_probability, memory_order_relaxed) : 0;
+    if (p <= 0)
+        return false;
+    static _Thread_local uint64_t x;
+    if (!x)
+        x = (cs_mono_ns() ^ (uint64_t)(uintptr_t)&x) | 1;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    double u = (double)((x * 0x2545F4914F6CDD1Dull) >> 11) / 9007199254740992.0;
+    return u < p;
 }
 
 void cql_trace_free(cql_ctx *ctx)

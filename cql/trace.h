@@ -28,6 +28,14 @@ typedef struct cql_trace_req {
     const char *outcome;          /* NULL on success, else the error message */
 } cql_trace_req;
 
+/* nodetool settraceprobability / gettraceprobability: the share of the
+ * requests a client did not ask to trace that are traced anyway
+ * (StorageService.shouldTraceProbablistically), 0 (the default) to 1.
+ * cql_trace_sampled draws for one such request; any thread, no lock. */
+void cql_trace_set_probability(cql_ctx *ctx, double p);
+double cql_trace_probability(cql_ctx *ctx);
+bool cql_trace_sampled(cql_ctx *ctx);
+
 /* Record a finished traced request; *session receives its id (a timeuuid). */
 void cql_trace_record(cql_ctx *ctx, const cql_trace_req *t, cs_uuid *session);
 void cql_trace_free(cql_ctx *ctx);

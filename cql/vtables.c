@@ -109,6 +109,11 @@ static int rows_settings(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
                 memcpy(val, v, vl); val[vl] = 0;
                 if (!strcmp(name, "compaction_throughput") && ctx->eng)   /* nodetool may have set it since */
                     cs_format_rate(val, sizeof val, st_engine_compaction_throughput(ctx->eng));
+                if (!strcmp(name, "concurrent_compactors") && ctx->eng)
+                    snprintf(val, sizeof val, "%d", st_engine_concurrent_compactors(ctx->eng));
+                for (int i = 0; i < CQL_TIMEOUTS; i++)
+                    if (!strcmp(name, cql_timeout_name(i)))
+                        snprintf(val, sizeof val, "%lldms", (long long)ctx->cfg.timeout_ms[i]);
                 vrow_begin(&r, t);
                 vset_text(&r, "name", name);
                 vset_text(&r, "value", val);

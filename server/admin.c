@@ -122,6 +122,7 @@ typedef struct admin_job {
     admin_conn *ac;
     admin *a;
     bool compact;
+    nodetool_job *nt;                /* a nodetool verb's work (GET /nodetool/...), or NULL: flush/compact */
     cql_admin_target *targets;
     int n_targets;
     int rc;
@@ -151,7 +152,10 @@ static void job_work(uv_work_t *req)
 {
     admin_job *j = (admin_job *)req;
     test_hold(j->a);
-    j->rc = cql_admin_run(j->targets, j->n_targets, j->compact, &j->e);
+    if (j->nt)
+        nodetool_job_work(j->nt);
+    else
+        j->rc = cql_admin_run(j->targets, j->n_targets, j->compact, &j->e);
 }
 
 static void job_done(uv_work_t *req, int status)
@@ -165,6 +169,15 @@ static void job_done(uv_work_t *req, int status)
     if (j->next)
         j->next->prev = j->prev;
     a->n_jobs--;
+    if (j->nt) {
+        cs_buf out;
+        cs_buf_init(&out);
+        int code = nodetool_job_finish(j->nt, status == UV_ECANCELED, &out);
+        respond(j->ac, code, "text/plain; charset=utf-8", out.p ? (const char *)out.p : "", out.len);
+        cs_buf_destroy(&out);
+        cs_free(j);
+        return;
+    }
     cql_admin_release(j->targets, j->n_targets);
     if (status == UV_ECANCELED) {
         respond_text(j->ac, 500, "nodetool: the server is shutting down\n");
@@ -194,6 +207,19 @@ static void do_drain(admin_conn *ac)
     }
     srv_native_stop(s, true);
     do_flush_compact(ac, false, NULL);
+}
+
+/* A job queued: listed in a->jobs until job_done; the connection waits. */
+static void job_track(admin_conn *ac, admin_job *j)
+{
+    admin *a = ac->a;
+    j->next = a->jobs;
+    if (a->jobs)
+        a->jobs->prev = j;
+    a->jobs = j;
+    a->n_jobs++;
+    ac->answered = true;               /* on_read ignores the connection until the reply */
+    uv_read_stop((uv_stream_t *)&ac->tcp);
 }
 
 static void do_flush_compact(admin_conn *ac, bool compact, const char *query)
@@ -231,13 +257,30 @@ static void do_flush_compact(admin_conn *ac, bool compact, const char *query)
         cs_free(j);
         return;
     }
-    j->next = a->jobs;
-    if (a->jobs)
-        a->jobs->prev = j;
-    a->jobs = j;
-    a->n_jobs++;
-    ac->answered = true;               /* on_read ignores the connection until the reply */
-    uv_read_stop((uv_stream_t *)&ac->tcp);
+    job_track(ac, j);
+}
+
+/* Run a nodetool verb's work (nodetool.h NODETOOL_ASYNC) on the thread
+ * pool as a flush/compact job: the reply follows from job_done. */
+static void queue_nodetool(admin_conn *ac, nodetool_job *nt)
+{
+    admin *a = ac->a;
+    admin_job *j = atomic_load(&a->closing) ? NULL : cs_calloc(1, sizeof *j);
+    if (j) {
+        j->ac = ac;
+        j->a = a;
+        j->nt = nt;
+        if (uv_queue_work(a->loop, &j->req, job_work, job_done) == 0) {
+            job_track(ac, j);
+            return;
+        }
+        cs_free(j);
+    }
+    cs_buf out;
+    cs_buf_init(&out);
+    int code = nodetool_job_finish(nt, true, &out);
+    respond(ac, code, "text/plain; charset=utf-8", out.p ? (const char *)out.p : "", out.len);
+    cs_buf_destroy(&out);
 }
 
 static void metric(cs_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -478,6 +521,57 @@ static void do_toppartitions(admin_conn *ac, char **args, int n)
     uv_timer_start(&w->timer, on_top_done, (uint64_t)ms, 0);
 }
 
+/* NODETOOL_POLL (nodetool.h): the connection waits while a timer asks
+ * the job, every 20 ms under the execution lock, whether its work (done
+ * on this loop, between requests) is over; closing ends the wait. */
+typedef struct poll_wait {
+    uv_timer_t timer;                /* first member */
+    admin_conn *ac;
+    nodetool_job *job;
+} poll_wait;
+
+static void on_poll_closed(uv_handle_t *h) { cs_free(h); }
+
+static void on_poll(uv_timer_t *t)
+{
+    poll_wait *w = (poll_wait *)t;
+    admin *a = w->ac->a;
+    bool closing = atomic_load(&a->closing);
+    srv_exec_lock(a->server);
+    bool done = closing || nodetool_job_poll(w->job, a->server);
+    srv_exec_unlock(a->server);
+    if (!done)
+        return;
+    cs_buf out;
+    cs_buf_init(&out);
+    int code = nodetool_job_finish(w->job, closing, &out);
+    respond(w->ac, code, "text/plain; charset=utf-8", out.p ? (const char *)out.p : "", out.len);
+    cs_buf_destroy(&out);
+    a->n_polls--;
+    uv_timer_stop(&w->timer);
+    uv_close((uv_handle_t *)&w->timer, on_poll_closed);
+}
+
+static void poll_nodetool(admin_conn *ac, nodetool_job *nt)
+{
+    poll_wait *w = cs_calloc(1, sizeof *w);
+    if (!w) {
+        cs_buf out;
+        cs_buf_init(&out);
+        int code = nodetool_job_finish(nt, true, &out);
+        respond(ac, code, "text/plain; charset=utf-8", out.p ? (const char *)out.p : "", out.len);
+        cs_buf_destroy(&out);
+        return;
+    }
+    w->ac = ac;
+    w->job = nt;
+    ac->a->n_polls++;
+    ac->answered = true;               /* on_read ignores the connection until the reply */
+    uv_read_stop((uv_stream_t *)&ac->tcp);
+    uv_timer_init(ac->a->loop, &w->timer);
+    uv_timer_start(&w->timer, on_poll, 20, 20);
+}
+
 /* GET /nodetool/<verb>?args=a,b,c (each argument %-encoded): see nodetool.h. */
 static void do_nodetool(admin_conn *ac, const char *verb, const char *query)
 {
@@ -500,7 +594,16 @@ static void do_nodetool(admin_conn *ac, const char *verb, const char *query)
     }
     cs_buf out;
     cs_buf_init(&out);
-    int code = nodetool_run(ac->a->server, verb, args, n, &out);
+    nodetool_job *job;
+    int code = nodetool_run(ac->a->server, verb, args, n, &out, &job);
+    if (code == NODETOOL_ASYNC || code == NODETOOL_POLL) {
+        cs_buf_destroy(&out);
+        if (code == NODETOOL_ASYNC)
+            queue_nodetool(ac, job);
+        else
+            poll_nodetool(ac, job);
+        return;
+    }
     respond(ac, code, "text/plain; charset=utf-8", out.p ? (const char *)out.p : "", out.len);
     cs_buf_destroy(&out);
 }
@@ -592,7 +695,7 @@ void admin_init(admin *a, uv_loop_t *loop, srv *server)
 
 bool admin_busy(const admin *a)
 {
-    return a->n_jobs > 0;
+    return a->n_jobs > 0 || a->n_polls > 0;
 }
 
 int admin_listen(admin *a, const char *addr, int port)

@@ -9,6 +9,10 @@
  *
  *   POST /flush?ks=KS&table=T[,T2]   nodetool flush   (no ks: every keyspace)
  *   POST /compact?ks=KS&table=T      nodetool compact
+ *   GET  /nodetool/VERB?args=a,b     the other verbs (server/nodetool.h); those that
+ *                                    rewrite or read every sstable (garbagecollect,
+ *                                    scrub, verify, upgradesstables) run on the
+ *                                    thread pool too, answered once done
  *   GET  /metrics                    Prometheus text format
  *   GET  /status                     one JSON object
  */
@@ -28,8 +32,9 @@ typedef struct admin {
     bool listening;
     int port;                        /* bound port */
     uint64_t started_ms;
-    struct admin_job *jobs;          /* flushes/compactions in flight (loop thread) */
+    struct admin_job *jobs;          /* flushes/compactions and nodetool jobs in flight (loop thread) */
     int n_jobs;
+    int n_polls;                     /* nodetool verbs waiting on the loop's own work (NODETOOL_POLL) */
     atomic_bool closing;             /* admin_close ran (read by workers) */
     char test_hold[512];             /* CASSETTE_TEST_ADMIN_HOLD (admin.c) */
 } admin;
@@ -39,8 +44,9 @@ void admin_init(admin *a, uv_loop_t *loop, srv *server);
 int admin_listen(admin *a, const char *addr, int port);
 /* Stop listening; cancel flush/compact jobs not started yet. */
 void admin_close(admin *a);
-/* True while flush/compact jobs are in flight (after admin_close, keep
- * running the loop until false: a worker may still use the engine). */
+/* True while flush/compact jobs or nodetool waits are in flight (after
+ * admin_close, keep running the loop until false: a worker may still use
+ * the engine, a wait ends at its next tick). */
 bool admin_busy(const admin *a);
 
 #endif

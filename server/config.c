@@ -269,10 +269,18 @@ static const key_def keys[] = {
     { "concurrent_reads", K_IGNORE, 0, 0, 0 },
     { "concurrent_writes", K_IGNORE, 0, 0, 0 },
     { "concurrent_counter_writes", K_IGNORE, 0, 0, 0 },
-    { "read_request_timeout", K_IGNORE, 0, 0, 0 },
-    { "write_request_timeout", K_IGNORE, 0, 0, 0 },
-    { "request_timeout", K_IGNORE, 0, 0, 0 },
-    { "hinted_handoff_enabled", K_IGNORE, 0, 0, 0 },
+    /* Kept and reported (cql_timeout_ms), no request timed out. */
+    { "read_request_timeout", K_MS, 1, F(cql.timeout_ms[CQL_TIMEOUT_READ]) },
+    { "range_request_timeout", K_MS, 1, F(cql.timeout_ms[CQL_TIMEOUT_RANGE]) },
+    { "write_request_timeout", K_MS, 1, F(cql.timeout_ms[CQL_TIMEOUT_WRITE]) },
+    { "counter_write_request_timeout", K_MS, 1, F(cql.timeout_ms[CQL_TIMEOUT_COUNTER_WRITE]) },
+    { "cas_contention_timeout", K_MS, 1, F(cql.timeout_ms[CQL_TIMEOUT_CAS]) },
+    { "truncate_request_timeout", K_MS, 1, F(cql.timeout_ms[CQL_TIMEOUT_TRUNCATE]) },
+    { "request_timeout", K_MS, 1, F(cql.timeout_ms[CQL_TIMEOUT_MISC]) },
+    { "internode_tcp_connect_timeout", K_MS, 1, F(cql.timeout_ms[CQL_TIMEOUT_INTERNODE_CONNECT]) },
+    { "internode_tcp_user_timeout", K_MS, 1, F(cql.timeout_ms[CQL_TIMEOUT_INTERNODE_USER]) },
+    { "internode_streaming_tcp_user_timeout", K_MS, 1, F(cql.timeout_ms[CQL_TIMEOUT_INTERNODE_STREAMING_USER]) },
+    { "hinted_handoff_enabled", K_BOOL, 0, F(hinted_handoff_enabled) },
     { "incremental_backups", K_IGNORE, 0, 0, 0 },
     { "snapshot_before_compaction", K_IGNORE, 0, 0, 0 },
     { "compaction_throughput", K_RATE, 1024 * 1024, F(st.compaction_throughput) },
@@ -642,6 +650,7 @@ void config_defaults(config *c)
     c->admin_port = 7199;
     c->request_loops = 1;
     c->commitlog_sync_wait_poll_us = CONFIG_DEFAULT_SYNC_WAIT_POLL_US;
+    c->hinted_handoff_enabled = true;
     c->st.compaction_throughput = (uint64_t)64 << 20;   /* Cassandra 4.1's 64MiB/s */
     cs_buf_init(&c->settings);
 }
@@ -704,6 +713,11 @@ static void setting(cs_buf *b, const char *name, const char *fmt, ...)
     cs_buf_put_u8(b, '\n');
 }
 
+static void timeout_setting(cs_buf *b, const config *c, int which)
+{
+    setting(b, cql_timeout_name(which), "%lldms", (long long)c->cql.timeout_ms[which]);
+}
+
 /* The effective settings for system_views.settings, sorted by name. */
 static void build_settings(config *c)
 {
@@ -720,6 +734,7 @@ static void build_settings(config *c)
         setting(b, "auto_snapshot_ttl", "%s", c->auto_snapshot_ttl);
     setting(b, "batch_size_fail_threshold", "%dKiB", c->cql.batch_size_fail_kb);
     setting(b, "batch_size_warn_threshold", "%dKiB", c->cql.batch_size_warn_kb);
+    timeout_setting(b, c, CQL_TIMEOUT_CAS);
     setting(b, "cluster_name", "%s", c->cluster_name);
     setting(b, "commitlog_directory", "%s", c->commitlog_dir);
     fmt_size(sz, sizeof sz, c->st.segment_size);
@@ -734,9 +749,14 @@ static void build_settings(config *c)
     cs_format_rate(sz, sizeof sz, c->st.compaction_throughput);
     setting(b, "compaction_throughput", "%s", sz);
     setting(b, "concurrent_compactors", "%d", c->st.compaction_threads);
+    timeout_setting(b, c, CQL_TIMEOUT_COUNTER_WRITE);
     setting(b, "data_file_directories", "[%s]", c->data_dir);
     fmt_size(sz, sizeof sz, c->st.block_cache_size);
     setting(b, "file_cache_size", "%s", sz);
+    setting(b, "hinted_handoff_enabled", "%s", c->hinted_handoff_enabled ? "true" : "false");
+    timeout_setting(b, c, CQL_TIMEOUT_INTERNODE_STREAMING_USER);
+    timeout_setting(b, c, CQL_TIMEOUT_INTERNODE_CONNECT);
+    timeout_setting(b, c, CQL_TIMEOUT_INTERNODE_USER);
     setting(b, "listen_address", "%s", c->listen_address);
     setting(b, "materialized_views_enabled", "%s",
             c->cql.materialized_views_enabled ? "true" : "false");
@@ -747,14 +767,19 @@ static void build_settings(config *c)
     setting(b, "native_transport_max_frame_size", "%s", sz);
     setting(b, "native_transport_port", "%d", c->native_port);
     setting(b, "num_tokens", "%d", c->cql.num_tokens);
+    timeout_setting(b, c, CQL_TIMEOUT_RANGE);
+    timeout_setting(b, c, CQL_TIMEOUT_READ);
     setting(b, "request_loops", "%d", c->request_loops);
+    timeout_setting(b, c, CQL_TIMEOUT_MISC);
     setting(b, "rpc_address", "%s", c->rpc_address);
     setting(b, "tombstone_failure_threshold", "%d", c->cql.tombstone_failure_threshold);
     setting(b, "tombstone_warn_threshold", "%d", c->cql.tombstone_warn_threshold);
+    timeout_setting(b, c, CQL_TIMEOUT_TRUNCATE);
     setting(b, "unlogged_batch_across_partitions_warn_threshold", "%d",
             c->cql.unlogged_batch_across_partitions_warn_threshold);
     setting(b, "user_defined_functions_enabled", "%s",
             c->cql.user_defined_functions_enabled ? "true" : "false");
+    timeout_setting(b, c, CQL_TIMEOUT_WRITE);
     cs_buf_put_u8(b, '\0');
 }
 

@@ -39,6 +39,8 @@ typedef struct config {
     int request_loops;                /* cassette: request loop threads (1; 0: one per CPU) */
     int request_loops_effective;      /* request_loops with 0 resolved (config_finish) */
     int commitlog_sync_wait_poll_us;            /* cassette: a loop with writes waiting for a commit log sync polls this long after activity */
+    bool hinted_handoff_enabled;      /* hinted_handoff_enabled (true): nodetool statushandoff; a single
+                                         node has no peer to keep hints for */
     char data_dir[1024];              /* first of data_file_directories ("" = not set) */
     char commitlog_dir[1024];         /* commitlog_directory ("" = not set) */
     bool admin_port_set;              /* admin_port given explicitly */

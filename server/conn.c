@@ -780,7 +780,10 @@ static void on_cql_request(conn *c, int16_t stream, msg_request *m, bool tracing
     uint64_t start_ns = s->clock_ns ? s->clock_ns : cs_mono_ns();
     s->clock_ns = 0;                 /* set again by finish_cql on success */
     m->params.start_ns = start_ns;
-    int64_t started_us = tracing ? cs_now_us() : 0;
+    /* nodetool settraceprobability: a request the client did not trace is
+     * traced anyway, its RESULT without the session id (Message.Request.execute) */
+    bool sampled = !tracing && cql_trace_sampled(s->cql);
+    int64_t started_us = tracing || sampled ? cs_now_us() : 0;
     cql_result r;
     cs_error e_;
     cs_error *pe = ep;
@@ -811,7 +814,7 @@ static void on_cql_request(conn *c, int16_t stream, msg_request *m, bool tracing
         break;
     }
     cs_uuid trace_id;
-    if (tracing)
+    if (tracing || sampled)
         trace_request(c, m, started_us, start_ns, rc, pe, &trace_id);
     finish_cql(c, stream, rc, &r, pe, start_ns, tracing ? trace_id.b : NULL);
     if (!s->stopping && !r.body.err && r.body.cap <= IDLE_BUF_KEEP && !s->spare_body.cap) {

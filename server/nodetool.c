@@ -4,6 +4,7 @@
  * working; figures come from the catalog and the storage engine.
  */
 #include "server/nodetool.h"
+#include "server/nodetool_int.h"
 #include "server/config.h"
 #include "common/alloc.h"
 #include "common/hash.h"
@@ -21,8 +22,7 @@
 #include <time.h>
 #include <uv.h>
 
-static void out_printf(cs_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void out_printf(cs_buf *o, const char *fmt, ...)
+void nodetool__printf(cs_buf *o, const char *fmt, ...)
 {
     char tmp[4096];
     va_list ap;
@@ -35,7 +35,7 @@ static void out_printf(cs_buf *o, const char *fmt, ...)
 
 /* FileUtils.stringifyFileSize: DecimalFormat("#.##") of the value in the
  * largest unit it reaches ("3.2 MiB", "512 MiB", "0 bytes"). */
-static void human(uint64_t b, char *out, size_t n)
+void nodetool__human(uint64_t b, char *out, size_t n)
 {
     static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
     int u = 0;
@@ -104,7 +104,7 @@ static node_sums node_sums_get(sch_catalog *c)
     return ns;
 }
 
-static const char *listen_addr(srv *s)
+const char *nodetool__listen_addr(srv *s)
 {
     return s->cfg && s->cfg->listen_address[0] ? s->cfg->listen_address : "127.0.0.1";
 }
@@ -112,13 +112,13 @@ static const char *listen_addr(srv *s)
 /* The native transport's address (numeric, as bound; rpc_address). */
 static const char *native_addr(srv *s)
 {
-    return s->addr[0] ? s->addr : listen_addr(s);
+    return s->addr[0] ? s->addr : nodetool__listen_addr(s);
 }
 
 /* A double as Java's Double.toString prints it (tablestats prints doubles
  * by string concatenation): NaN, the shortest digits that read back the
  * same, at least one decimal, E notation below 1e-3 and from 1e7. */
-static void java_double(double v, char *out, size_t n)
+void nodetool__java_double(double v, char *out, size_t n)
 {
     if (v != v) { snprintf(out, n, "NaN"); return; }
     if (v == 0) { snprintf(out, n, v < 0 || 1 / v < 0 ? "-0.0" : "0.0"); return; }
@@ -175,28 +175,28 @@ static int do_ring(srv *s, cs_buf *o)
     cql_node_info ni;
     cql_node_info_get(s->cql, &ni);
     char load[32], addr[300], fmt[64];
-    human(node_sums_get(cql_ctx_catalog(s->cql)).load, load, sizeof(load));
+    nodetool__human(node_sums_get(cql_ctx_catalog(s->cql)).load, load, sizeof(load));
     /* the address column is as wide as "address:storage port" */
-    snprintf(addr, sizeof addr, "%s:7000", listen_addr(s));
+    snprintf(addr, sizeof addr, "%s:7000", nodetool__listen_addr(s));
     snprintf(fmt, sizeof fmt, "%%-%ds  %%-12s%%-7s%%-8s%%-16s%%-20s%%-44s\n", (int)strlen(addr));
-    out_printf(o, "\nDatacenter: datacenter1\n==========\n");
-    out_printf(o, fmt, "Address", "Rack", "Status", "State", "Load", "Owns", "Token");
+    nodetool__printf(o, "\nDatacenter: datacenter1\n==========\n");
+    nodetool__printf(o, fmt, "Address", "Rack", "Status", "State", "Load", "Owns", "Token");
     char last[32];
     snprintf(last, sizeof last, "%lld", ni.n_tokens ? (long long)ni.tokens[ni.n_tokens - 1] : 0LL);
     if (ni.n_tokens > 1)
-        out_printf(o, fmt, "", "", "", "", "", "", last);
+        nodetool__printf(o, fmt, "", "", "", "", "", "", last);
     else
-        out_printf(o, "\n");
+        nodetool__printf(o, "\n");
     for (int i = 0; i < ni.n_tokens; i++) {
         char tok[32];
         snprintf(tok, sizeof tok, "%lld", (long long)ni.tokens[i]);
-        out_printf(o, fmt, listen_addr(s), "rack1", "Up", "Normal", load, "100.00%", tok);
+        nodetool__printf(o, fmt, nodetool__listen_addr(s), "rack1", "Up", "Normal", load, "100.00%", tok);
     }
-    out_printf(o, "\n");
+    nodetool__printf(o, "\n");
     if (ni.n_tokens > 1)
-        out_printf(o, "  Warning: \"nodetool ring\" is used to output all the tokens of a node.\n"
+        nodetool__printf(o, "  Warning: \"nodetool ring\" is used to output all the tokens of a node.\n"
                       "  To view status related info of a node use \"nodetool status\" instead.\n\n");
-    out_printf(o, "\n  ");
+    nodetool__printf(o, "\n  ");
     return 200;
 }
 
@@ -205,10 +205,10 @@ static int do_status(srv *s, cs_buf *o)
     cql_node_info ni;
     cql_node_info_get(s->cql, &ni);
     char load[32];
-    human(node_sums_get(cql_ctx_catalog(s->cql)).load, load, sizeof(load));
-    out_printf(o, "Datacenter: datacenter1\n=======================\nStatus=Up/Down\n|/ State=Normal/Leaving/Joining/Moving\n");
-    out_printf(o, "--  Address    Load        Tokens  Owns (effective)  Host ID                               Rack\n");
-    out_printf(o, "UN  %-9s  %-10s  %-6d  %-16s  %-36s  rack1\n\n", listen_addr(s), load, ni.n_tokens, "100.0%",
+    nodetool__human(node_sums_get(cql_ctx_catalog(s->cql)).load, load, sizeof(load));
+    nodetool__printf(o, "Datacenter: datacenter1\n=======================\nStatus=Up/Down\n|/ State=Normal/Leaving/Joining/Moving\n");
+    nodetool__printf(o, "--  Address    Load        Tokens  Owns (effective)  Host ID                               Rack\n");
+    nodetool__printf(o, "UN  %-9s  %-10s  %-6d  %-16s  %-36s  rack1\n\n", nodetool__listen_addr(s), load, ni.n_tokens, "100.0%",
                ni.host_id);
     return 200;
 }
@@ -219,30 +219,30 @@ static int do_info(srv *s, cs_buf *o)
     cql_node_info_get(s->cql, &ni);
     char load[32];
     node_sums ns = node_sums_get(cql_ctx_catalog(s->cql));
-    human(ns.load, load, sizeof(load));
+    nodetool__human(ns.load, load, sizeof(load));
     double heap = (double)cs_alloc_used() / (1024.0 * 1024.0), rss = (double)rss_bytes() / (1024.0 * 1024.0);
-    out_printf(o, "ID                     : %s\n", ni.host_id);
-    out_printf(o, "Gossip active          : %s\n", s->drained ? "false" : "true");   /* drain stops gossip */
-    out_printf(o, "Native Transport active: %s\n", srv_native_running(s) ? "true" : "false");
-    out_printf(o, "Load                   : %s\n", load);
-    out_printf(o, "Generation No          : %lld\n", (long long)(ni.started_ms / 1000));
-    out_printf(o, "Uptime (seconds)       : %lld\n", (long long)((cs_now_ms() - ni.started_ms) / 1000));
-    out_printf(o, "Heap Memory (MB)       : %.2f / %.2f\n", heap, rss);
-    out_printf(o, "Off Heap Memory (MB)   : %.2f\n", (double)ns.offheap / (1024.0 * 1024.0));
-    out_printf(o, "Data Center            : datacenter1\n");
-    out_printf(o, "Rack                   : rack1\n");
-    out_printf(o, "Exceptions             : 0\n");
+    nodetool__printf(o, "ID                     : %s\n", ni.host_id);
+    nodetool__printf(o, "Gossip active          : %s\n", s->drained ? "false" : "true");   /* drain stops gossip */
+    nodetool__printf(o, "Native Transport active: %s\n", srv_native_running(s) ? "true" : "false");
+    nodetool__printf(o, "Load                   : %s\n", load);
+    nodetool__printf(o, "Generation No          : %lld\n", (long long)(ni.started_ms / 1000));
+    nodetool__printf(o, "Uptime (seconds)       : %lld\n", (long long)((cs_now_ms() - ni.started_ms) / 1000));
+    nodetool__printf(o, "Heap Memory (MB)       : %.2f / %.2f\n", heap, rss);
+    nodetool__printf(o, "Off Heap Memory (MB)   : %.2f\n", (double)ns.offheap / (1024.0 * 1024.0));
+    nodetool__printf(o, "Data Center            : datacenter1\n");
+    nodetool__printf(o, "Rack                   : rack1\n");
+    nodetool__printf(o, "Exceptions             : 0\n");
     /* cassette keeps no key, row or counter cache: empty ones, as Cassandra
      * prints a cache sized 0 */
     static const char *const none[] = { "Key Cache", "Row Cache", "Counter Cache" };
     for (int i = 0; i < 3; i++)
-        out_printf(o, "%-23s: entries 0, size 0 bytes, capacity 0 bytes, 0 hits, 0 requests, NaN recent hit rate, "
+        nodetool__printf(o, "%-23s: entries 0, size 0 bytes, capacity 0 bytes, 0 hits, 0 requests, NaN recent hit rate, "
                       "0 save period in seconds\n", none[i]);
     st_block_cache_stats cs;
     st_block_cache_stats_get(&cs);
     char size[32], cap[32], rate[16];
-    human(cs.size_bytes, size, sizeof size);
-    human(cs.capacity_bytes, cap, sizeof cap);
+    nodetool__human(cs.size_bytes, size, sizeof size);
+    nodetool__human(cs.capacity_bytes, cap, sizeof cap);
     if (cs.requests) snprintf(rate, sizeof rate, "%.3f", (double)cs.hits / (double)cs.requests);
     else snprintf(rate, sizeof rate, "NaN");
     /* the block cache is the chunk cache; the miss latency is the mean
@@ -250,13 +250,13 @@ static int do_info(srv *s, cs_buf *o)
     char lat[32];
     if (cs.misses_timed) snprintf(lat, sizeof lat, "%.3f", (double)cs.miss_ns / 1e3 / (double)cs.misses_timed);
     else snprintf(lat, sizeof lat, "NaN");
-    out_printf(o, "%-23s: entries %llu, size %s, capacity %s, %llu misses, %llu requests, %s recent hit rate, "
+    nodetool__printf(o, "%-23s: entries %llu, size %s, capacity %s, %llu misses, %llu requests, %s recent hit rate, "
                   "%s microseconds miss latency\n", "Chunk Cache", (unsigned long long)cs.entries, size, cap,
                (unsigned long long)(cs.requests - cs.hits), (unsigned long long)cs.requests, rate, lat);
     /* TableMetrics.globalPercentRepaired: nothing is ever repaired here, so
      * 0.0 as soon as a keyspace it counts holds data */
-    out_printf(o, "Percent Repaired       : %s%%\n", ns.replicated ? "0.0" : "100.0");
-    out_printf(o, "Token                  : (invoke with -T/--tokens to see all %d tokens)\n", ni.n_tokens);
+    nodetool__printf(o, "Percent Repaired       : %s%%\n", ns.replicated ? "0.0" : "100.0");
+    nodetool__printf(o, "Token                  : (invoke with -T/--tokens to see all %d tokens)\n", ni.n_tokens);
     return 200;
 }
 
@@ -264,12 +264,12 @@ static int do_describecluster(srv *s, cs_buf *o)
 {
     cql_node_info ni;
     cql_node_info_get(s->cql, &ni);
-    out_printf(o, "Cluster Information:\n\tName: %s\n\tSnitch: org.apache.cassandra.locator.SimpleSnitch\n",
+    nodetool__printf(o, "Cluster Information:\n\tName: %s\n\tSnitch: org.apache.cassandra.locator.SimpleSnitch\n",
                ni.cluster_name ? ni.cluster_name : "Test Cluster");
-    out_printf(o, "\tDynamicEndPointSnitch: enabled\n\tPartitioner: org.apache.cassandra.dht.Murmur3Partitioner\n");
-    out_printf(o, "\tSchema versions:\n\t\t%s: [%s]\n\n", ni.schema_version, listen_addr(s));
-    out_printf(o, "Stats for all nodes:\n\tLive: 1\n\tJoining: 0\n\tMoving: 0\n\tLeaving: 0\n\tUnreachable: 0\n\n");
-    out_printf(o, "Data Centers: \n\tdatacenter1 #Nodes: 1 #Down: 0\n");
+    nodetool__printf(o, "\tDynamicEndPointSnitch: enabled\n\tPartitioner: org.apache.cassandra.dht.Murmur3Partitioner\n");
+    nodetool__printf(o, "\tSchema versions:\n\t\t%s: [%s]\n\n", ni.schema_version, nodetool__listen_addr(s));
+    nodetool__printf(o, "Stats for all nodes:\n\tLive: 1\n\tJoining: 0\n\tMoving: 0\n\tLeaving: 0\n\tUnreachable: 0\n\n");
+    nodetool__printf(o, "Data Centers: \n\tdatacenter1 #Nodes: 1 #Down: 0\n");
     return 200;
 }
 
@@ -323,28 +323,28 @@ static void table_stats_block(cs_buf *o, srv *s, sch_table *t)
     if (t->st)
         st_table_stats_get(t->st, &st);
     char d[64], m[64];
-    out_printf(o, "\t\tTable%s: %s\n", t->is_view ? " (view)" : "", t->name);
-    out_printf(o, "\t\tSSTable count: %llu\n", (unsigned long long)st.sstable_count);
-    out_printf(o, "\t\tOld SSTable count: 0\n");
+    nodetool__printf(o, "\t\tTable%s: %s\n", t->is_view ? " (view)" : "", t->name);
+    nodetool__printf(o, "\t\tSSTable count: %llu\n", (unsigned long long)st.sstable_count);
+    nodetool__printf(o, "\t\tOld SSTable count: 0\n");
     if (is_leveled(t)) {
-        out_printf(o, "\t\tSSTables in each level: [");
+        nodetool__printf(o, "\t\tSSTables in each level: [");
         for (int l = 0; l < 8; l++) {
             /* nodetool shows the level's limit when it is over it: L0 4, then fanout^level */
             uint64_t max = 4;
             for (int k = 0; k < l; k++) max = k ? max * 10 : 10;
             if (st.sstables_per_level[l] > 0 && (uint64_t)st.sstables_per_level[l] > max)
-                out_printf(o, "%s%d/%llu", l ? ", " : "", st.sstables_per_level[l], (unsigned long long)max);
+                nodetool__printf(o, "%s%d/%llu", l ? ", " : "", st.sstables_per_level[l], (unsigned long long)max);
             else
-                out_printf(o, "%s%d", l ? ", " : "", st.sstables_per_level[l]);
+                nodetool__printf(o, "%s%d", l ? ", " : "", st.sstables_per_level[l]);
         }
-        out_printf(o, "]\n\t\tSSTable bytes in each level: [");
+        nodetool__printf(o, "]\n\t\tSSTable bytes in each level: [");
         for (int l = 0; l < 8; l++)
-            out_printf(o, "%s%llu", l ? ", " : "", (unsigned long long)st.sstables_bytes_per_level[l]);
-        out_printf(o, "]\n");
+            nodetool__printf(o, "%s%llu", l ? ", " : "", (unsigned long long)st.sstables_bytes_per_level[l]);
+        nodetool__printf(o, "]\n");
     }
     uint64_t offheap = offheap_bytes(&st);
-    out_printf(o, "\t\tSpace used (live): %llu\n", (unsigned long long)st.sstable_bytes);
-    out_printf(o, "\t\tSpace used (total): %llu\n", (unsigned long long)st.sstable_bytes);
+    nodetool__printf(o, "\t\tSpace used (live): %llu\n", (unsigned long long)st.sstable_bytes);
+    nodetool__printf(o, "\t\tSpace used (total): %llu\n", (unsigned long long)st.sstable_bytes);
     /* SnapshotsSize (cfs.trueSnapshotsSize): the snapshots' sstable files
      * that no live sstable shares, manifests left out (SSTableSizeSummer) */
     uint64_t snap_true = 0;
@@ -353,54 +353,54 @@ static void table_stats_block(cs_buf *o, srv *s, sch_table *t)
         for (int x = 0; x < nsv; x++) snap_true += sv[x].sstable_true_size;
         cs_free(sv);
     }
-    out_printf(o, "\t\tSpace used by snapshots (total): %llu\n", (unsigned long long)snap_true);
-    out_printf(o, "\t\tOff heap memory used (total): %llu\n", (unsigned long long)offheap);
+    nodetool__printf(o, "\t\tSpace used by snapshots (total): %llu\n", (unsigned long long)snap_true);
+    nodetool__printf(o, "\t\tOff heap memory used (total): %llu\n", (unsigned long long)offheap);
     /* CompressionRatio: compressed / uncompressed over the live sstables, -1 without any */
-    java_double(st.uncompressed_bytes ? (double)st.data_bytes / (double)st.uncompressed_bytes : -1.0, d, sizeof d);
-    out_printf(o, "\t\tSSTable Compression Ratio: %s\n", d);
-    out_printf(o, "\t\tNumber of partitions (estimate): %llu\n", (unsigned long long)st.partitions_estimate);
-    out_printf(o, "\t\tMemtable cell count: %llu\n", (unsigned long long)st.memtable_cells);
-    out_printf(o, "\t\tMemtable data size: %llu\n", (unsigned long long)st.memtable_bytes);
-    out_printf(o, "\t\tMemtable off heap memory used: 0\n");
-    out_printf(o, "\t\tMemtable switch count: %llu\n", (unsigned long long)st.memtable_switches);
-    out_printf(o, "\t\tSpeculative retries: 0\n");
-    out_printf(o, "\t\tLocal read count: %llu\n", (unsigned long long)tm->reads.h.count);
+    nodetool__java_double(st.uncompressed_bytes ? (double)st.data_bytes / (double)st.uncompressed_bytes : -1.0, d, sizeof d);
+    nodetool__printf(o, "\t\tSSTable Compression Ratio: %s\n", d);
+    nodetool__printf(o, "\t\tNumber of partitions (estimate): %llu\n", (unsigned long long)st.partitions_estimate);
+    nodetool__printf(o, "\t\tMemtable cell count: %llu\n", (unsigned long long)st.memtable_cells);
+    nodetool__printf(o, "\t\tMemtable data size: %llu\n", (unsigned long long)st.memtable_bytes);
+    nodetool__printf(o, "\t\tMemtable off heap memory used: 0\n");
+    nodetool__printf(o, "\t\tMemtable switch count: %llu\n", (unsigned long long)st.memtable_switches);
+    nodetool__printf(o, "\t\tSpeculative retries: 0\n");
+    nodetool__printf(o, "\t\tLocal read count: %llu\n", (unsigned long long)tm->reads.h.count);
     ms3(timer_mean_ms(&tm->reads), d, sizeof d);
-    out_printf(o, "\t\tLocal read latency: %s ms\n", d);
-    out_printf(o, "\t\tLocal write count: %llu\n", (unsigned long long)tm->writes.h.count);
+    nodetool__printf(o, "\t\tLocal read latency: %s ms\n", d);
+    nodetool__printf(o, "\t\tLocal write count: %llu\n", (unsigned long long)tm->writes.h.count);
     ms3(timer_mean_ms(&tm->writes), d, sizeof d);
-    out_printf(o, "\t\tLocal write latency: %s ms\n", d);
-    out_printf(o, "\t\tPending flushes: %llu\n", (unsigned long long)st.pending_flushes);
+    nodetool__printf(o, "\t\tLocal write latency: %s ms\n", d);
+    nodetool__printf(o, "\t\tPending flushes: %llu\n", (unsigned long long)st.pending_flushes);
     /* PercentRepaired: 100.0 without sstables; cassette never marks one repaired */
-    out_printf(o, "\t\tPercent repaired: %s\n", st.sstable_count ? "0.0" : "100.0");
+    nodetool__printf(o, "\t\tPercent repaired: %s\n", st.sstable_count ? "0.0" : "100.0");
     pretty_memory(0, m, sizeof m);
-    out_printf(o, "\t\tBytes repaired: %s\n", m);
+    nodetool__printf(o, "\t\tBytes repaired: %s\n", m);
     pretty_memory(st.uncompressed_bytes, d, sizeof d);   /* BytesUnrepaired: uncompressed lengths */
-    out_printf(o, "\t\tBytes unrepaired: %s\n", d);
-    out_printf(o, "\t\tBytes pending repair: %s\n", m);
-    out_printf(o, "\t\tBloom filter false positives: %llu\n", (unsigned long long)st.bloom_false_positives);
-    out_printf(o, "\t\tBloom filter false ratio: %.5f\n", st.bloom_fp_ratio);
-    out_printf(o, "\t\tBloom filter space used: %llu\n", (unsigned long long)st.bloom_disk_bytes);
-    out_printf(o, "\t\tBloom filter off heap memory used: %llu\n", (unsigned long long)st.bloom_mem_bytes);
-    out_printf(o, "\t\tIndex summary off heap memory used: %llu\n", (unsigned long long)st.index_mem_bytes);
-    out_printf(o, "\t\tCompression metadata off heap memory used: %llu\n", (unsigned long long)st.chunk_offsets_bytes);
-    out_printf(o, "\t\tCompacted partition minimum bytes: %llu\n", (unsigned long long)st.min_partition_bytes);
-    out_printf(o, "\t\tCompacted partition maximum bytes: %llu\n", (unsigned long long)st.max_partition_bytes);
-    out_printf(o, "\t\tCompacted partition mean bytes: %llu\n", (unsigned long long)st.mean_partition_bytes);
+    nodetool__printf(o, "\t\tBytes unrepaired: %s\n", d);
+    nodetool__printf(o, "\t\tBytes pending repair: %s\n", m);
+    nodetool__printf(o, "\t\tBloom filter false positives: %llu\n", (unsigned long long)st.bloom_false_positives);
+    nodetool__printf(o, "\t\tBloom filter false ratio: %.5f\n", st.bloom_fp_ratio);
+    nodetool__printf(o, "\t\tBloom filter space used: %llu\n", (unsigned long long)st.bloom_disk_bytes);
+    nodetool__printf(o, "\t\tBloom filter off heap memory used: %llu\n", (unsigned long long)st.bloom_mem_bytes);
+    nodetool__printf(o, "\t\tIndex summary off heap memory used: %llu\n", (unsigned long long)st.index_mem_bytes);
+    nodetool__printf(o, "\t\tCompression metadata off heap memory used: %llu\n", (unsigned long long)st.chunk_offsets_bytes);
+    nodetool__printf(o, "\t\tCompacted partition minimum bytes: %llu\n", (unsigned long long)st.min_partition_bytes);
+    nodetool__printf(o, "\t\tCompacted partition maximum bytes: %llu\n", (unsigned long long)st.max_partition_bytes);
+    nodetool__printf(o, "\t\tCompacted partition mean bytes: %llu\n", (unsigned long long)st.mean_partition_bytes);
     /* LiveScannedHistogram and TombstoneScannedHistogram: decayed mean and
      * max of what each SELECT scanned ("last five minutes" in name) */
     cql_hist_snap sn;
     cql_histogram_snapshot(&tm->live, &sn);
-    java_double(cql_hist_mean(&sn), d, sizeof d);
-    out_printf(o, "\t\tAverage live cells per slice (last five minutes): %s\n", d);
-    out_printf(o, "\t\tMaximum live cells per slice (last five minutes): %lld\n", (long long)cql_hist_max(&sn));
+    nodetool__java_double(cql_hist_mean(&sn), d, sizeof d);
+    nodetool__printf(o, "\t\tAverage live cells per slice (last five minutes): %s\n", d);
+    nodetool__printf(o, "\t\tMaximum live cells per slice (last five minutes): %lld\n", (long long)cql_hist_max(&sn));
     cql_histogram_snapshot(&tm->tombstones, &sn);
-    java_double(cql_hist_mean(&sn), d, sizeof d);
-    out_printf(o, "\t\tAverage tombstones per slice (last five minutes): %s\n", d);
-    out_printf(o, "\t\tMaximum tombstones per slice (last five minutes): %lld\n", (long long)cql_hist_max(&sn));
-    out_printf(o, "\t\tDropped Mutations: 0\n");
+    nodetool__java_double(cql_hist_mean(&sn), d, sizeof d);
+    nodetool__printf(o, "\t\tAverage tombstones per slice (last five minutes): %s\n", d);
+    nodetool__printf(o, "\t\tMaximum tombstones per slice (last five minutes): %lld\n", (long long)cql_hist_max(&sn));
+    nodetool__printf(o, "\t\tDropped Mutations: 0\n");
     /* getDroppableTombstoneRatio: droppable tombstones / cells, over the live sstables */
-    out_printf(o, "\t\tDroppable tombstone ratio: %.5f\n\n",
+    nodetool__printf(o, "\t\tDroppable tombstone ratio: %.5f\n\n",
                st.cells_estimate ? (double)st.droppable_tombstones / (double)st.cells_estimate : 0.0);
 }
 
@@ -444,9 +444,9 @@ static int do_tablestats(srv *s, char **args, int n, cs_buf *o)
                         pending += ts.pending_flushes;
                 }
                 char rl[64], wl[64];
-                java_double(total_mean_ms(rd_us, rd_n), rl, sizeof rl);
-                java_double(total_mean_ms(wr_us, wr_n), wl, sizeof wl);
-                out_printf(&body, "Keyspace : %s\n\tRead Count: %llu\n\tRead Latency: %s ms\n\tWrite Count: %llu\n"
+                nodetool__java_double(total_mean_ms(rd_us, rd_n), rl, sizeof rl);
+                nodetool__java_double(total_mean_ms(wr_us, wr_n), wl, sizeof wl);
+                nodetool__printf(&body, "Keyspace : %s\n\tRead Count: %llu\n\tRead Latency: %s ms\n\tWrite Count: %llu\n"
                                   "\tWrite Latency: %s ms\n\tPending Flushes: %llu\n", k->name,
                            (unsigned long long)rd_n, rl, (unsigned long long)wr_n, wl,
                            (unsigned long long)pending);
@@ -456,32 +456,30 @@ static int do_tablestats(srv *s, char **args, int n, cs_buf *o)
             total++;
         }
         if (ks_header)
-            out_printf(&body, "----------------\n");
+            nodetool__printf(&body, "----------------\n");
     }
     if (n && !total) {
-        out_printf(o, "nodetool: Unknown keyspace/table %s\n", args[0]);
+        nodetool__printf(o, "nodetool: Unknown keyspace/table %s\n", args[0]);
         cs_buf_destroy(&body);
         return 400;
     }
-    out_printf(o, "Total number of tables: %d\n----------------\n", total);
+    nodetool__printf(o, "Total number of tables: %d\n----------------\n", total);
     cs_buf_put(o, body.p, body.len);
     cs_buf_destroy(&body);
     return 200;
 }
 
-static int bad_use(cs_buf *o, const char *msg);
-
-/* Java's String.format("%18.Nf") of a double: NaN as "NaN"; past 2^53
+/* Java's String.format("%<width>.<decimals>f") of a double: NaN as "NaN"; past 2^53
  * Java writes Double.toString's shortest digits padded with zeros
  * ((double)Long.MAX_VALUE is 9223372036854776000, not ...5808). */
-static void out_java_f(cs_buf *o, double v, int decimals)
+void nodetool__java_f(cs_buf *o, int width, double v, int decimals)
 {
     if (v != v) {
-        out_printf(o, "%18s", "NaN");
+        nodetool__printf(o, "%*s", width, "NaN");
         return;
     }
     if (fabs(v) < 9007199254740992.0 || isinf(v)) {
-        out_printf(o, "%18.*f", decimals, v);
+        nodetool__printf(o, "%*.*f", width, decimals, v);
         return;
     }
     char e[40], digits[40], txt[400];
@@ -505,7 +503,7 @@ static void out_java_f(cs_buf *o, double v, int decimals)
             txt[n++] = '0';
     }
     txt[n] = 0;
-    out_printf(o, "%18s", txt);
+    nodetool__printf(o, "%*s", width, txt);
 }
 
 /* One table in TableHistograms' layout: the partition size and cell count
@@ -521,7 +519,7 @@ static void histograms_block(srv *s, sch_table *t, cs_buf *o)
     memset(&st, 0, sizeof st);
     st_table_stats_get(t->st, &st);
     if (!st.sstable_count) {
-        out_printf(o, "No SSTables exists, unable to calculate 'Partition Size' and 'Cell Count' percentiles\n");
+        nodetool__printf(o, "No SSTables exists, unable to calculate 'Partition Size' and 'Cell Count' percentiles\n");
         for (int i = 0; i < 7; i++)
             size[i] = cells[i] = 0.0 / 0.0;
     } else {
@@ -530,10 +528,10 @@ static void histograms_block(srv *s, sch_table *t, cs_buf *o)
         /* counts[n] is EstimatedHistogram's overflow bucket: percentiles
          * NaN then, with TableHistograms' notes; Max is Long.MAX_VALUE */
         if (hb.counts[hb.n])
-            out_printf(o, "Row sizes are larger than %llu, unable to calculate percentiles\n",
+            nodetool__printf(o, "Row sizes are larger than %llu, unable to calculate percentiles\n",
                        (unsigned long long)hb.offsets[hb.n - 1]);
         if (hc.counts[hc.n])
-            out_printf(o, "Column counts are larger than %llu, unable to calculate percentiles\n",
+            nodetool__printf(o, "Column counts are larger than %llu, unable to calculate percentiles\n",
                        (unsigned long long)hc.offsets[hc.n - 1]);
         for (int i = 0; i < 5; i++) {
             size[i] = hb.counts[hb.n] ? 0.0 / 0.0 : cql_ehist_percentile(hb.offsets, hb.counts, hb.n, qs[i]);
@@ -553,22 +551,22 @@ static void histograms_block(srv *s, sch_table *t, cs_buf *o)
     cql_timer_snapshot(&tm->reads, &rd);
     cql_timer_snapshot(&tm->writes, &wr);
     cql_histogram_snapshot(&tm->sstables_per_read, &ss);
-    out_printf(o, "%s/%s histograms\n", t->ks->name, t->name);
-    out_printf(o, "%-10s%18s%18s%18s%18s%18s\n", "Percentile", "Read Latency", "Write Latency", "SSTables",
+    nodetool__printf(o, "%s/%s histograms\n", t->ks->name, t->name);
+    nodetool__printf(o, "%-10s%18s%18s%18s%18s%18s\n", "Percentile", "Read Latency", "Write Latency", "SSTables",
                "Partition Size", "Cell Count");
-    out_printf(o, "%-10s%18s%18s%18s%18s%18s\n", "", "(micros)", "(micros)", "", "(bytes)", "");
+    nodetool__printf(o, "%-10s%18s%18s%18s%18s%18s\n", "", "(micros)", "(micros)", "", "(bytes)", "");
     static const char *const names[] = { "50%", "75%", "95%", "98%", "99%", "Min", "Max" };
     for (int i = 0; i < 7; i++) {
         const cql_hist_snap *h[] = { &rd, &wr, &ss };
-        out_printf(o, "%-10s", names[i]);
+        nodetool__printf(o, "%-10s", names[i]);
         for (int k = 0; k < 3; k++)
-            out_java_f(o, i < 5 ? cql_hist_value(h[k], qs[i]) : i == 5 ? (double)cql_hist_min(h[k])
+            nodetool__java_f(o, 18, i < 5 ? cql_hist_value(h[k], qs[i]) : i == 5 ? (double)cql_hist_min(h[k])
                                                                        : (double)cql_hist_max(h[k]), 2);
-        out_java_f(o, size[i], 0);
-        out_java_f(o, cells[i], 0);
-        out_printf(o, "\n");
+        nodetool__java_f(o, 18, size[i], 0);
+        nodetool__java_f(o, 18, cells[i], 0);
+        nodetool__printf(o, "\n");
     }
-    out_printf(o, "\n");
+    nodetool__printf(o, "\n");
 }
 
 /* tablehistograms [ks table | ks.table]: one table, or every table. */
@@ -594,13 +592,13 @@ static int do_tablehistograms(srv *s, char **args, int n, cs_buf *o)
         snprintf(ks, sizeof(ks), "%s", args[0]);
         snprintf(tb, sizeof(tb), "%s", args[1]);
     } else {
-        return bad_use(o, "tablehistograms requires keyspace and table name arguments");
+        return nodetool__bad_use(o, "tablehistograms requires keyspace and table name arguments");
     }
     sch_table *t = sch_table_find(c, ks, tb);
     if (!t || !t->st) {
         char msg[600];
         snprintf(msg, sizeof msg, "Unknown table %s.%s", ks, tb);
-        return bad_use(o, msg);
+        return nodetool__bad_use(o, msg);
     }
     histograms_block(s, t, o);
     return 200;
@@ -609,7 +607,7 @@ static int do_tablehistograms(srv *s, char **args, int n, cs_buf *o)
 /* nodetool's TableBuilder: rows x cols cells of cell_size bytes each (a
  * flat array, row-major), every column as wide as its widest cell, one
  * space apart, left-aligned. */
-static void table_print(cs_buf *o, const char *cells, size_t cell_size, int rows, int cols)
+void nodetool__table_print(cs_buf *o, const char *cells, size_t cell_size, int rows, int cols)
 {
     int w[16] = { 0 };
     for (int i = 0; i < rows; i++)
@@ -619,7 +617,7 @@ static void table_print(cs_buf *o, const char *cells, size_t cell_size, int rows
         }
     for (int i = 0; i < rows; i++)
         for (int c = 0; c < cols && c < 16; c++)
-            out_printf(o, "%-*s%s", w[c], cells + ((size_t)i * (size_t)cols + (size_t)c) * cell_size,
+            nodetool__printf(o, "%-*s%s", w[c], cells + ((size_t)i * (size_t)cols + (size_t)c) * cell_size,
                        c < cols - 1 ? " " : "\n");
 }
 
@@ -642,14 +640,14 @@ static int do_compactionstats(srv *s, cs_buf *o)
             if (!k->tables[j]->st || st_table_stats_get(k->tables[j]->st, &st) || !st.pending_compactions)
                 continue;
             total += st.pending_compactions;
-            out_printf(&per, "- %s.%s: %llu\n", k->name, k->tables[j]->name,
+            nodetool__printf(&per, "- %s.%s: %llu\n", k->name, k->tables[j]->name,
                        (unsigned long long)st.pending_compactions);
         }
     }
-    out_printf(o, "pending tasks: %llu\n", (unsigned long long)total);
+    nodetool__printf(o, "pending tasks: %llu\n", (unsigned long long)total);
     cs_buf_put(o, per.p, per.len);
     cs_buf_destroy(&per);
-    out_printf(o, "\n");
+    nodetool__printf(o, "\n");
     st_compaction_info info[64];
     int n = st_compactions_list(s->eng, info, 64);
     if (n <= 0)
@@ -678,7 +676,7 @@ static int do_compactionstats(srv *s, cs_buf *o)
         else
             snprintf(r[7], sizeof r[7], "n/a");
     }
-    table_print(o, &cells[0][0][0], sizeof cells[0][0], n + 1, NCOL);
+    nodetool__table_print(o, &cells[0][0][0], sizeof cells[0][0], n + 1, NCOL);
     char left[48] = "n/a";
     uint64_t rate = st_engine_compaction_throughput(s->eng);
     if (rate) {
@@ -686,7 +684,7 @@ static int do_compactionstats(srv *s, cs_buf *o)
         snprintf(left, sizeof left, "%lluh%02llum%02llus", (unsigned long long)(secs / 3600),
                  (unsigned long long)(secs % 3600 / 60), (unsigned long long)(secs % 60));
     }
-    out_printf(o, "%25s%10s\n", "Active compaction remaining time : ", left);
+    nodetool__printf(o, "%25s%10s\n", "Active compaction remaining time : ", left);
     return 200;
 }
 
@@ -701,11 +699,11 @@ static int do_gossipinfo(srv *s, cs_buf *o)
 {
     cql_gossip g;
     cql_gossip_get(s->cql, &g);
-    out_printf(o, "/%s\n  generation:%d\n  heartbeat:%d\n", g.address, g.generation, g.heartbeat);
+    nodetool__printf(o, "/%s\n  generation:%d\n  heartbeat:%d\n", g.address, g.generation, g.heartbeat);
     for (int i = 0; i < CQL_GOSSIP_STATES; i++)   /* FailureDetector.appendEndpointState */
         if (g.version[i] && i != CQL_GOSSIP_TOKENS)
-            out_printf(o, "  %s:%d:%s\n", cql_gossip_state_name(i), g.version[i], g.value[i]);
-    out_printf(o, "  TOKENS:%d:<hidden>\n\n", g.version[CQL_GOSSIP_TOKENS]);
+            nodetool__printf(o, "  %s:%d:%s\n", cql_gossip_state_name(i), g.version[i], g.value[i]);
+    nodetool__printf(o, "  TOKENS:%d:<hidden>\n\n", g.version[CQL_GOSSIP_TOKENS]);
     return 200;
 }
 
@@ -717,28 +715,28 @@ static int do_gossipinfo(srv *s, cs_buf *o)
 static int do_describering(srv *s, char **args, int n, cs_buf *o)
 {
     if (n != 1) {
-        out_printf(o, "nodetool: %s\n", n ? "Too many arguments: describering takes one keyspace"
+        nodetool__printf(o, "nodetool: %s\n", n ? "Too many arguments: describering takes one keyspace"
                                            : "Required arguments are missing: The keyspace name");
         return 400;
     }
     sch_keyspace *k = sch_keyspace_find(cql_ctx_catalog(s->cql), args[0]);
     if (!k || k->is_virtual) {
-        out_printf(o, "error: No such keyspace: %s\n", args[0]);
+        nodetool__printf(o, "error: No such keyspace: %s\n", args[0]);
         return 500;
     }
     int rf;
     if (!strcmp(repl_class(k, &rf), "LocalStrategy")) {
-        out_printf(o, "error: There is no ring for the keyspace: %s\n", args[0]);
+        nodetool__printf(o, "error: There is no ring for the keyspace: %s\n", args[0]);
         return 500;
     }
     cql_node_info ni;
     cql_node_info_get(s->cql, &ni);
-    const char *host = listen_addr(s);
+    const char *host = nodetool__listen_addr(s);
     const char *rpc = native_addr(s);
-    out_printf(o, "Schema Version:%s\nTokenRange: \n", ni.schema_version);
+    nodetool__printf(o, "Schema Version:%s\nTokenRange: \n", ni.schema_version);
     for (int i = 0; i < ni.n_tokens; i++) {
         long long start = (long long)ni.tokens[i ? i - 1 : ni.n_tokens - 1], end = (long long)ni.tokens[i];
-        out_printf(o, "\tTokenRange(start_token:%lld, end_token:%lld, endpoints:[%s], rpc_endpoints:[%s], "
+        nodetool__printf(o, "\tTokenRange(start_token:%lld, end_token:%lld, endpoints:[%s], rpc_endpoints:[%s], "
                       "endpoint_details:[EndpointDetails(host:%s, datacenter:datacenter1, rack:rack1)])\n",
                    start, end, host, rpc, host);
     }
@@ -750,12 +748,12 @@ static int do_describering(srv *s, char **args, int n, cs_buf *o)
 static int do_getendpoints(srv *s, char **args, int n, cs_buf *o)
 {
     if (n != 3) {
-        out_printf(o, "nodetool: getendpoints requires keyspace, table and partition key arguments\n");
+        nodetool__printf(o, "nodetool: getendpoints requires keyspace, table and partition key arguments\n");
         return 400;
     }
     sch_table *t = sch_table_find(cql_ctx_catalog(s->cql), args[0], args[1]);
     if (!t) {
-        out_printf(o, "nodetool: Unknown table '%s' in keyspace '%s'\n", args[1], args[0]);
+        nodetool__printf(o, "nodetool: Unknown table '%s' in keyspace '%s'\n", args[1], args[0]);
         return 400;
     }
     if (t->n_pk == 1) {
@@ -774,19 +772,19 @@ static int do_getendpoints(srv *s, char **args, int n, cs_buf *o)
         int rc = ctype_from_literal(ty, lk, args[2], strlen(args[2]), t->pk[0]->name, &v, &e);
         cs_buf_destroy(&v);
         if (rc) {
-            out_printf(o, "nodetool: %s\n", cs_error_isset(&e) ? e.msg : "invalid key");
+            nodetool__printf(o, "nodetool: %s\n", cs_error_isset(&e) ? e.msg : "invalid key");
             return 400;
         }
     }
-    out_printf(o, "%s\n", listen_addr(s));
+    nodetool__printf(o, "%s\n", nodetool__listen_addr(s));
     return 200;
 }
 
 static void sampler_block(cs_buf *o, const char *name, const sch_table *t, const cql_top_entry *e, int n, int top)
 {
-    out_printf(o, "%s Sampler:\n  Cardinality: ~%d (256 capacity)\n  Top %d partitions:\n", name, n, top);
+    nodetool__printf(o, "%s Sampler:\n  Cardinality: ~%d (256 capacity)\n  Top %d partitions:\n", name, n, top);
     if (!n) {
-        out_printf(o, "\tNothing recorded during sampling period...\n");
+        nodetool__printf(o, "\tNothing recorded during sampling period...\n");
         return;
     }
     cs_buf keys;
@@ -799,10 +797,10 @@ static void sampler_block(cs_buf *o, const char *name, const sch_table *t, const
         ends[i] = keys.len;
         if (keys.len - start > width) width = keys.len - start;
     }
-    out_printf(o, "\t%-*s %10s %10s\n", (int)width, "Partition", "Count", "+/-");
+    nodetool__printf(o, "\t%-*s %10s %10s\n", (int)width, "Partition", "Count", "+/-");
     size_t start = 0;
     for (int i = 0; i < n && i < top; i++) {
-        out_printf(o, "\t%-*.*s %10llu %10d\n", (int)width, (int)(ends[i] - start), (const char *)keys.p + start,
+        nodetool__printf(o, "\t%-*.*s %10llu %10d\n", (int)width, (int)(ends[i] - start), (const char *)keys.p + start,
                    (unsigned long long)e[i].count, 0);
         start = ends[i];
     }
@@ -816,7 +814,7 @@ void nodetool_toppartitions_report(srv *s, const sch_table *t, int top, cs_buf *
     int nr, nw;
     cql_toppartitions_stop(s->cql, &rd, &nr, &wr, &nw);
     sampler_block(o, "WRITES", t, wr, nw, top);
-    out_printf(o, "\n");
+    nodetool__printf(o, "\n");
     sampler_block(o, "READS", t, rd, nr, top);
     cql_toppartitions_free(rd, nr);
     cql_toppartitions_free(wr, nw);
@@ -842,13 +840,13 @@ static int do_tpstats(srv *s, cs_buf *o)
         snprintf(cells[i + 1][4], 40, "%llu", (unsigned long long)p[i].blocked);
         snprintf(cells[i + 1][5], 40, "%llu", (unsigned long long)p[i].blocked_all_time);
     }
-    table_print(o, &cells[0][0][0], sizeof cells[0][0], n + 1, 6);
-    out_printf(o, "\nLatencies waiting in queue (micros) per dropped message types\n");
+    nodetool__table_print(o, &cells[0][0][0], sizeof cells[0][0], n + 1, 6);
+    nodetool__printf(o, "\nLatencies waiting in queue (micros) per dropped message types\n");
     char dcells[1][6][40];
     static const char *dhead[6] = { "Message type", "Dropped    ", "50%     ", "95%     ", "99%     ", "Max" };
     for (int c = 0; c < 6; c++)
         snprintf(dcells[0][c], 40, "%s", dhead[c]);
-    table_print(o, &dcells[0][0][0], sizeof dcells[0][0], 1, 6);
+    nodetool__table_print(o, &dcells[0][0][0], sizeof dcells[0][0], 1, 6);
     return 200;
 }
 
@@ -885,9 +883,9 @@ static long long snapshot_min_ttl_s(void)
 }
 
 /* nodetool's badUse (an IllegalArgumentException): exit 1. */
-static int bad_use(cs_buf *o, const char *msg)
+int nodetool__bad_use(cs_buf *o, const char *msg)
 {
-    out_printf(o, "nodetool: %s\nSee 'nodetool help' or 'nodetool help <command>'.\n", msg);
+    nodetool__printf(o, "nodetool: %s\nSee 'nodetool help' or 'nodetool help <command>'.\n", msg);
     return 400;
 }
 
@@ -907,23 +905,23 @@ static int snap_targets(srv *s, char **ks, int n_ks, const char *table, const ch
             char *dot = strchr(e, '.');
             if (dot) *dot = 0;
             sch_keyspace *k = sch_keyspace_find(c, e);
-            if (!k) { out_printf(o, "error: Keyspace %s does not exist\n", e); return 500; }
+            if (!k) { nodetool__printf(o, "error: Keyspace %s does not exist\n", e); return 500; }
             for (int j = 0; j < k->n_tables && n < max; j++)
                 if (k->tables[j]->st && (!dot || !strcmp(k->tables[j]->name, dot + 1)))
                     out[n++] = (snap_target){ k, k->tables[j] };
-            if (dot && !sch_table_find(c, e, dot + 1)) { out_printf(o, "error: Table %s.%s does not exist\n", e, dot + 1); return 500; }
+            if (dot && !sch_table_find(c, e, dot + 1)) { nodetool__printf(o, "error: Table %s.%s does not exist\n", e, dot + 1); return 500; }
         }
         *n_out = n;
         return 200;
     }
     if (table && n_ks != 1) {
-        out_printf(o, "error: When specifying the table for a snapshot, you must specify one and only one keyspace\n");
+        nodetool__printf(o, "error: When specifying the table for a snapshot, you must specify one and only one keyspace\n");
         return 500;
     }
     for (int i = 0; i < n_ks; i++)
-        if (!sch_keyspace_find(c, ks[i])) { out_printf(o, "error: Keyspace %s does not exist\n", ks[i]); return 500; }
+        if (!sch_keyspace_find(c, ks[i])) { nodetool__printf(o, "error: Keyspace %s does not exist\n", ks[i]); return 500; }
     if (table && !sch_table_find(c, ks[0], table)) {
-        out_printf(o, "error: Table %s.%s does not exist\n", ks[0], table);
+        nodetool__printf(o, "error: Table %s.%s does not exist\n", ks[0], table);
         return 500;
     }
     for (int i = 0; i < sch_keyspace_count(c); i++) {
@@ -941,10 +939,10 @@ static int snap_targets(srv *s, char **ks, int n_ks, const char *table, const ch
 
 static void ks_list(cs_buf *o, char **ks, int n)
 {
-    if (!n) { out_printf(o, "[all keyspaces]"); return; }
-    out_printf(o, "[");
-    for (int i = 0; i < n; i++) out_printf(o, "%s%s", i ? ", " : "", ks[i]);
-    out_printf(o, "]");
+    if (!n) { nodetool__printf(o, "[all keyspaces]"); return; }
+    nodetool__printf(o, "[");
+    for (int i = 0; i < n; i++) nodetool__printf(o, "%s%s", i ? ", " : "", ks[i]);
+    nodetool__printf(o, "]");
 }
 
 static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
@@ -963,14 +961,14 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
         if ((is_tag || is_table || is_kt) && i + 1 >= n) {   /* airline names the option by its title */
             char m[80];
             snprintf(m, sizeof m, "Required values for option '%s' not provided", is_tag ? "tag" : is_table ? "table" : "ktlist");
-            return bad_use(o, m);
+            return nodetool__bad_use(o, m);
         }
         if (is_tag) tag_too_long = (size_t)snprintf(tag, sizeof tag, "%s", args[++i]) >= sizeof tag;
         else if (!strcmp(a, "-sf") || !strcmp(a, "--skip-flush")) skip_flush = true;
         else if (is_table) table = args[++i];
         else if (is_kt) kt = args[++i];
         else if (!strcmp(a, "--ttl")) {
-            if (i + 1 >= n) return bad_use(o, "Required values for option 'ttl' not provided");
+            if (i + 1 >= n) return nodetool__bad_use(o, "Required values for option 'ttl' not provided");
             ttl = args[++i];
         }
         else if (a[0] != '-' && n_ks < 32) ks[n_ks++] = args[i];
@@ -980,23 +978,23 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
     config_duration d;
     char ttl_text[48] = "", err[320];
     if (ttl) {
-        if (config_duration_spec(ttl, CONFIG_NS, LLONG_MAX, &d, err, sizeof err)) return bad_use(o, err);
+        if (config_duration_spec(ttl, CONFIG_NS, LLONG_MAX, &d, err, sizeof err)) return nodetool__bad_use(o, err);
         config_duration_format(&d, ttl_text, sizeof ttl_text);
     }
     if (!tag[0]) {   /* StorageService.takeSnapshot */
-        out_printf(o, "error: You must supply a snapshot name.\n");
+        nodetool__printf(o, "error: You must supply a snapshot name.\n");
         return 500;
     }
     if (tag_too_long) {   /* Cassandra fails to make the directory (ENAMETOOLONG) */
-        out_printf(o, "error: Snapshot name is longer than a directory name may be (%zu bytes)\n", sizeof tag - 1);
+        nodetool__printf(o, "error: Snapshot name is longer than a directory name may be (%zu bytes)\n", sizeof tag - 1);
         return 500;
     }
     if (strchr(tag, ':') || strchr(tag, '/')) {
-        out_printf(o, "error: Snapshot name cannot contain %c\n", strchr(tag, ':') ? ':' : '/');
+        nodetool__printf(o, "error: Snapshot name cannot contain %c\n", strchr(tag, ':') ? ':' : '/');
         return 500;
     }
     if (kt && (n_ks || table)) {
-        out_printf(o, "error: When specifying the Keyspace table list (using -kt,--kt-list,-kc,--kc.list), you must not "
+        nodetool__printf(o, "error: When specifying the Keyspace table list (using -kt,--kt-list,-kc,--kc.list), you must not "
                       "also specify keyspaces to snapshot\n");
         return 500;
     }
@@ -1004,12 +1002,12 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
      * (in seconds or a coarser unit, below 2^31 - 1 s), and at least the minimum. */
     int64_t ttl_s = 0;
     if (ttl) {
-        if (config_duration_spec(ttl_text, CONFIG_S, INT32_MAX, &d, err, sizeof err)) return bad_use(o, err);
+        if (config_duration_spec(ttl_text, CONFIG_S, INT32_MAX, &d, err, sizeof err)) return nodetool__bad_use(o, err);
         ttl_s = config_duration_to(&d, CONFIG_S);
         long long min_s = snapshot_min_ttl_s();
         if (ttl_s < min_s) {
             snprintf(err, sizeof err, "ttl for snapshot must be at least %lld seconds", min_s);
-            return bad_use(o, err);
+            return nodetool__bad_use(o, err);
         }
     }
     snap_target tg[512];
@@ -1022,17 +1020,17 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
             for (int j = 0; j < nv; j++)
                 if (!strcmp(v[j].tag, tag)) {
                     cs_free(v);
-                    out_printf(o, "error: Snapshot %s for %s already exists.\n", tag, tg[i].k->name);
+                    nodetool__printf(o, "error: Snapshot %s for %s already exists.\n", tag, tg[i].k->name);
                     return 500;
                 }
             cs_free(v);
         }
     }
-    out_printf(o, "Requested creating snapshot(s) for ");
-    if (kt) out_printf(o, "[%s]", kt);
+    nodetool__printf(o, "Requested creating snapshot(s) for ");
+    if (kt) nodetool__printf(o, "[%s]", kt);
     else ks_list(o, ks, n_ks);
     /* the options map prints as a Java HashMap: skipFlush before ttl */
-    out_printf(o, " with snapshot name [%s] and options {skipFlush=%s%s%s}\n", tag, skip_flush ? "true" : "false",
+    nodetool__printf(o, " with snapshot name [%s] and options {skipFlush=%s%s%s}\n", tag, skip_flush ? "true" : "false",
                ttl ? ", ttl=" : "", ttl_text);
     /* One creation time for every table, as takeSnapshot's creationTime. */
     st_snapshot_opts so = { .skip_flush = skip_flush, .has_ttl = ttl != NULL, .ttl_s = ttl_s,
@@ -1040,11 +1038,11 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
     for (int i = 0; i < nt; i++) {
         int rc = st_table_snapshot(tg[i].t->st, tag, &so);
         if (rc) {
-            out_printf(o, "error: snapshot of %s.%s failed: %s\n", tg[i].k->name, tg[i].t->name, cs_strerror(rc));
+            nodetool__printf(o, "error: snapshot of %s.%s failed: %s\n", tg[i].k->name, tg[i].t->name, cs_strerror(rc));
             return 500;
         }
     }
-    out_printf(o, "Snapshot directory: %s\n", tag);
+    nodetool__printf(o, "Snapshot directory: %s\n", tag);
     return 200;
 }
 
@@ -1132,17 +1130,17 @@ static int do_listsnapshots(srv *s, char **args, int n, cs_buf *o)
     bool no_ttl = false;
     for (int i = 0; i < n; i++)
         if (!strcmp(args[i], "-nt") || !strcmp(args[i], "--no-ttl")) no_ttl = true;
-    out_printf(o, "Snapshot Details: \n");
+    nodetool__printf(o, "Snapshot Details: \n");
     st_snapshot_entry *v; int nv;
     int rc = st_engine_snapshots(s->eng, &v, &nv);
     if (rc) {
-        out_printf(o, "error: Error during list snapshot: %s\n", cs_strerror(rc));
+        nodetool__printf(o, "error: Error during list snapshot: %s\n", cs_strerror(rc));
         return 500;
     }
     snap_row *r = nv ? cs_calloc((size_t)nv, sizeof *r) : NULL;
     if (nv && !r) {
         cs_free(v);
-        out_printf(o, "error: Error during list snapshot: %s\n", cs_strerror(CS_ENOMEM));
+        nodetool__printf(o, "error: Error during list snapshot: %s\n", cs_strerror(CS_ENOMEM));
         return 500;
     }
     uint64_t true_total = 0;
@@ -1153,7 +1151,7 @@ static int do_listsnapshots(srv *s, char **args, int n, cs_buf *o)
         if (!(no_ttl && v[i].info.expiring)) r[nr++] = (snap_row){ .e = &v[i] };
     }
     if (nr == 0) {
-        out_printf(o, "There are no snapshots\n");
+        nodetool__printf(o, "There are no snapshots\n");
         cs_free(r);
         cs_free(v);
         return 200;
@@ -1169,7 +1167,7 @@ static int do_listsnapshots(srv *s, char **args, int n, cs_buf *o)
     if (!cells) {
         cs_free(r);
         cs_free(v);
-        out_printf(o, "error: Error during list snapshot: %s\n", cs_strerror(CS_ENOMEM));
+        nodetool__printf(o, "error: Error during list snapshot: %s\n", cs_strerror(CS_ENOMEM));
         return 500;
     }
     static const char *head[COLS] = { "Snapshot name", "Keyspace name", "Column family name", "True size",
@@ -1182,19 +1180,19 @@ static int do_listsnapshots(srv *s, char **args, int n, cs_buf *o)
         snprintf(c[0], CELL, "%s", e->info.tag);
         snprintf(c[1], CELL, "%s", e->ks);
         snprintf(c[2], CELL, "%s", e->table);
-        human(e->info.true_size, c[3], CELL);
-        human(e->info.size_on_disk, c[4], CELL);
+        nodetool__human(e->info.true_size, c[3], CELL);
+        nodetool__human(e->info.size_on_disk, c[4], CELL);
         cs_format_instant_ms(e->info.created_ms, c[5], CELL);
         if (e->info.expiring) cs_format_instant_ms(e->info.expires_ms, c[6], CELL);
         else c[6][0] = 0;
     }
     cs_free(r);
     cs_free(v);
-    table_print(o, &cells[0][0][0], CELL, rows, COLS);
+    nodetool__table_print(o, &cells[0][0][0], CELL, rows, COLS);
     cs_free(cells);
     char tot[32];
-    human(true_total, tot, sizeof tot);
-    out_printf(o, "\nTotal TrueDiskSpaceUsed: %s\n\n", tot);
+    nodetool__human(true_total, tot, sizeof tot);
+    nodetool__printf(o, "\nTotal TrueDiskSpaceUsed: %s\n\n", tot);
     return 200;
 }
 
@@ -1209,18 +1207,18 @@ static int do_clearsnapshot(srv *s, char **args, int n, cs_buf *o)
     char *ks[32]; int n_ks = 0;
     for (int i = 0; i < n; i++) {
         bool is_tag = !strcmp(args[i], "-t") || !strcmp(args[i], "--tag");
-        if (is_tag && i + 1 >= n) return bad_use(o, "Required values for option 'snapshot_name' not provided");
+        if (is_tag && i + 1 >= n) return nodetool__bad_use(o, "Required values for option 'snapshot_name' not provided");
         if (is_tag) tag = args[++i];
         else if (!strcmp(args[i], "--all")) all = true;
         else if (args[i][0] != '-' && n_ks < 32) ks[n_ks++] = args[i];
     }
     if (tag && !*tag) tag = NULL;
-    if (!tag && !all) { out_printf(o, "error: Specify snapshot name or --all\n"); return 500; }
-    if (tag && all) { out_printf(o, "error: Specify only one of snapshot name or --all\n"); return 500; }
-    out_printf(o, "Requested clearing snapshot(s) for ");
+    if (!tag && !all) { nodetool__printf(o, "error: Specify snapshot name or --all\n"); return 500; }
+    if (tag && all) { nodetool__printf(o, "error: Specify only one of snapshot name or --all\n"); return 500; }
+    nodetool__printf(o, "Requested clearing snapshot(s) for ");
     ks_list(o, ks, n_ks);
-    if (all) out_printf(o, " with [all snapshots]\n");
-    else out_printf(o, " with snapshot name [%s]\n", tag);
+    if (all) nodetool__printf(o, " with [all snapshots]\n");
+    else nodetool__printf(o, " with snapshot name [%s]\n", tag);
     st_engine_clear_snapshots(s->eng, ks, n_ks, tag);
     return 200;
 }
@@ -1268,12 +1266,12 @@ static int parse_ks_args(srv *s, char **args, int n, ks_args *ka, cs_buf *o)
     }
     sch_catalog *c = cql_ctx_catalog(s->cql);
     if (ka->ks && !sch_keyspace_find(c, ka->ks)) {
-        out_printf(o, "nodetool: Keyspace [%s] does not exist.\n", ka->ks);
+        nodetool__printf(o, "nodetool: Keyspace [%s] does not exist.\n", ka->ks);
         return 404;
     }
     for (int i = 0; i < ka->n_tables; i++)
         if (!sch_table_find(c, ka->ks, ka->tables[i])) {
-            out_printf(o, "nodetool: Unknown keyspace/table %s.%s\n", ka->ks, ka->tables[i]);
+            nodetool__printf(o, "nodetool: Unknown keyspace/table %s.%s\n", ka->ks, ka->tables[i]);
             return 404;
         }
     return 200;
@@ -1313,7 +1311,7 @@ static void repair_stamp(cs_buf *o)
     time_t secs = (time_t)(ms / 1000);
     struct tm tm;
     localtime_r(&secs, &tm);
-    out_printf(o, "[%04d-%02d-%02d %02d:%02d:%02d,%03d] ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+    nodetool__printf(o, "[%04d-%02d-%02d %02d:%02d:%02d,%03d] ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
                tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
 }
 
@@ -1341,7 +1339,7 @@ static int do_repair(srv *s, char **args, int n, cs_buf *o)
         repl_class(k, &rf);
         if (rf < 2) {
             repair_stamp(o);
-            out_printf(o, "Replication factor is 1. No repair is needed for keyspace '%s'\n", k->name);
+            nodetool__printf(o, "Replication factor is 1. No repair is needed for keyspace '%s'\n", k->name);
             continue;
         }
         /* the first range of this node's ring: (last token, first token] */
@@ -1349,17 +1347,17 @@ static int do_repair(srv *s, char **args, int n, cs_buf *o)
         long long hi = ni.n_tokens ? (long long)ni.tokens[0] : 0;
         if (ka.ignore_unreplicated) {
             repair_stamp(o);
-            out_printf(o, "Nothing to repair for (%lld,%lld] in %s - unreplicated keyspace is ignored since repair "
+            nodetool__printf(o, "Nothing to repair for (%lld,%lld] in %s - unreplicated keyspace is ignored since repair "
                           "was called with --ignore-unreplicated-keyspaces\n", lo, hi, k->name);
             continue;
         }
         ++cmd;
         repair_stamp(o);
-        out_printf(o, "Repair command #%d failed with error Nothing to repair for (%lld,%lld] in %s - aborting\n",
+        nodetool__printf(o, "Repair command #%d failed with error Nothing to repair for (%lld,%lld] in %s - aborting\n",
                    cmd, lo, hi, k->name);
         repair_stamp(o);
-        out_printf(o, "Repair command #%d finished with error\n", cmd);
-        out_printf(o, "error: Repair job has failed with the error message: Repair command #%d failed with error "
+        nodetool__printf(o, "Repair command #%d finished with error\n", cmd);
+        nodetool__printf(o, "error: Repair job has failed with the error message: Repair command #%d failed with error "
                       "Nothing to repair for (%lld,%lld] in %s - aborting. Check the logs on the repair "
                       "participants for further details\n", cmd, lo, hi, k->name);
         return 500;
@@ -1406,15 +1404,15 @@ static int do_getcompactionthroughput(srv *s, char **args, int n, cs_buf *o)
     uint64_t r = st_engine_compaction_throughput(s->eng);
     if (precise) {
         char d[64];
-        java_double((double)r / 1048576.0, d, sizeof d);
-        out_printf(o, "Current compaction throughput: %s MiB/s\n", d);
+        nodetool__java_double((double)r / 1048576.0, d, sizeof d);
+        nodetool__printf(o, "Current compaction throughput: %s MiB/s\n", d);
         return 200;
     }
     if (r % 1048576) {
-        out_printf(o, "error: Use the -d flag to quiet this error and get the exact throughput in MiB/s\n");
+        nodetool__printf(o, "error: Use the -d flag to quiet this error and get the exact throughput in MiB/s\n");
         return 500;
     }
-    out_printf(o, "Current compaction throughput: %llu MB/s\n", (unsigned long long)(r >> 20));
+    nodetool__printf(o, "Current compaction throughput: %llu MB/s\n", (unsigned long long)(r >> 20));
     return 200;
 }
 
@@ -1423,7 +1421,7 @@ static int do_getcompactionthroughput(srv *s, char **args, int n, cs_buf *o)
 static int do_setcompactionthroughput(srv *s, char **args, int n, cs_buf *o)
 {
     if (n < 1) {
-        out_printf(o, "nodetool: Required parameters are missing: compaction_throughput\n"
+        nodetool__printf(o, "nodetool: Required parameters are missing: compaction_throughput\n"
                       "See 'nodetool help' or 'nodetool help <command>'.\n");
         return 400;
     }
@@ -1431,24 +1429,30 @@ static int do_setcompactionthroughput(srv *s, char **args, int n, cs_buf *o)
     errno = 0;
     long v = strtol(args[0], &end, 10);
     if (errno || end == args[0] || *end || v < INT32_MIN || v > INT32_MAX) {
-        out_printf(o, "nodetool: compaction_throughput: can not convert \"%s\" to a Integer\n"
+        nodetool__printf(o, "nodetool: compaction_throughput: can not convert \"%s\" to a Integer\n"
                       "See 'nodetool help' or 'nodetool help <command>'.\n", args[0]);
         return 400;
     }
     if (v == INT32_MAX) {
-        out_printf(o, "error: compaction_throughput: %ld is too large; it should be less than %d in MiB/s\n", v, INT32_MAX);
+        nodetool__printf(o, "error: compaction_throughput: %ld is too large; it should be less than %d in MiB/s\n", v, INT32_MAX);
         return 500;
     }
     if (v < 0) {
-        out_printf(o, "error: Invalid data rate: value must be non-negative\n");
+        nodetool__printf(o, "error: Invalid data rate: value must be non-negative\n");
         return 500;
     }
     st_engine_set_compaction_throughput(s->eng, (uint64_t)v << 20);
     return 200;
 }
 
-int nodetool_run(srv *s, const char *verb, char **args, int n, cs_buf *o)
+int nodetool_run(srv *s, const char *verb, char **args, int n, cs_buf *o, nodetool_job **job)
 {
+    *job = NULL;
+    int code = nodetool__run_sstables(s, verb, args, n, o, job);
+    if (!code)
+        code = nodetool__run_node(s, verb, args, n, o);
+    if (code)
+        return code;
     if (!strcmp(verb, "status")) return do_status(s, o);
     if (!strcmp(verb, "info")) return do_info(s, o);
     if (!strcmp(verb, "describecluster")) return do_describecluster(s, o);
@@ -1458,10 +1462,10 @@ int nodetool_run(srv *s, const char *verb, char **args, int n, cs_buf *o)
     if (!strcmp(verb, "getendpoints")) return do_getendpoints(s, args, n, o);
     if (!strcmp(verb, "describering")) return do_describering(s, args, n, o);
     if (!strcmp(verb, "gossipinfo")) return do_gossipinfo(s, o);
-    if (!strcmp(verb, "version")) { out_printf(o, "ReleaseVersion: 4.1.8\n"); return 200; }
+    if (!strcmp(verb, "version")) { nodetool__printf(o, "ReleaseVersion: 4.1.8\n"); return 200; }
     if (!strcmp(verb, "truncatehints")) return 200;   /* a single node keeps no hints */
     if (!strcmp(verb, "statusbinary")) {
-        out_printf(o, "%s\n", srv_native_running(s) ? "running" : "not running");
+        nodetool__printf(o, "%s\n", srv_native_running(s) ? "running" : "not running");
         return 200;
     }
     if (!strcmp(verb, "disablebinary")) {
@@ -1473,11 +1477,11 @@ int nodetool_run(srv *s, const char *verb, char **args, int n, cs_buf *o)
         if (rc == 0)
             return 200;
         if (s->drained)   /* StorageService.checkServiceAllowedToStart */
-            out_printf(o, "error: Unable to start native transport because the node was drained.\n");
+            nodetool__printf(o, "error: Unable to start native transport because the node was drained.\n");
         else if (rc == CS_EAGAIN)
-            out_printf(o, "error: the native transport is still closing; try again\n");
+            nodetool__printf(o, "error: the native transport is still closing; try again\n");
         else
-            out_printf(o, "error: Error starting native transport: %s\n", uv_strerror(rc));
+            nodetool__printf(o, "error: Error starting native transport: %s\n", uv_strerror(rc));
         return 500;
     }
     if (!strcmp(verb, "repair")) return do_repair(s, args, n, o);
@@ -1491,6 +1495,6 @@ int nodetool_run(srv *s, const char *verb, char **args, int n, cs_buf *o)
     if (!strcmp(verb, "enableautocompaction")) return do_autocompaction(s, args, n, true, o);
     if (!strcmp(verb, "getcompactionthroughput")) return do_getcompactionthroughput(s, args, n, o);
     if (!strcmp(verb, "setcompactionthroughput")) return do_setcompactionthroughput(s, args, n, o);
-    out_printf(o, "nodetool: unknown command '%s'\n", verb);
+    nodetool__printf(o, "nodetool: unknown command '%s'\n", verb);
     return 404;
 }

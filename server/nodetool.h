@@ -11,8 +11,28 @@
 #include "server/conn.h"
 
 /* Run verb with positional args; the text goes to out.  Returns an HTTP
- * status: 200, 400 (bad arguments, message in out) or 404 (unknown verb). */
-int nodetool_run(srv *s, const char *verb, char **args, int n_args, cs_buf *out);
+ * status: 200, 400 (bad arguments, message in out), 404 (unknown verb),
+ * 500 (the command failed), or NODETOOL_ASYNC with *job set: verbs that
+ * read or rewrite sstables (garbagecollect, scrub, verify,
+ * upgradesstables) leave the loop: the caller runs nodetool_job_work on
+ * another thread, then nodetool_job_finish back on the loop. */
+#define NODETOOL_ASYNC 202
+/* ... or NODETOOL_POLL with *job set: the verb waits for work that runs
+ * on the loop itself (rebuild_index's index builds, between requests):
+ * the caller calls nodetool_job_poll on the loop now and then, under the
+ * execution lock, until it returns true, then nodetool_job_finish. */
+#define NODETOOL_POLL 203
+typedef struct nodetool_job nodetool_job;
+int nodetool_run(srv *s, const char *verb, char **args, int n_args, cs_buf *out, nodetool_job **job);
+/* The job's work, on any thread (the storage tables it names are pinned;
+ * no catalog access). */
+void nodetool_job_work(nodetool_job *j);
+/* NODETOOL_POLL: is the job's work done? */
+bool nodetool_job_poll(nodetool_job *j, srv *s);
+/* On the loop: the job's answer into out and its HTTP status (as
+ * nodetool_run's); cancelled: the work never ran (the server is shutting
+ * down).  Frees j. */
+int nodetool_job_finish(nodetool_job *j, bool cancelled, cs_buf *out);
 
 /* toppartitions: the admin endpoint validates the table, starts sampling
  * (cql_toppartitions_start), waits duration_ms on its loop, then calls this

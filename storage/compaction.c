@@ -35,6 +35,7 @@ typedef struct purge_ctx {
     int32_t gc_before;        /* tombstones with ldt < this are past gc grace */
     int64_t max_purgeable;    /* ...and only if their timestamp is below this */
     int32_t now;
+    st__rewrite *rw;          /* a single-sstable rewrite's extras (maintenance.c), or NULL */
 } purge_ctx;
 
 static bool purgeable(const purge_ctx *c, int64_t ts, int32_t ldt)
@@ -451,6 +452,14 @@ static int compact_wide(st_table *t, const purge_ctx *pc, sst_reader **in, cin *
     }
     st__part hm, hp;
     if (!rc) rc = st__part_merge(parts, np, &hm, &ha);
+    int nw = nb / WIDE_WINDOW_STEP + 1;
+    purge_ctx kpc = *pc;   /* garbagecollect: the key's own purge limit */
+    if (!rc && pc->rw) {   /* garbagecollect: the header against the others' (with the first window's rows) */
+        st_slice sl0 = { { NULL, 0, true }, nw == 1 ? (st_bound){ NULL, 0, true }
+                                                    : (st_bound){ bk[WIDE_WINDOW_STEP - 1], bl[WIDE_WINDOW_STEP - 1], false } };
+        rc = st__rewrite_shadow(pc->rw, &hm, &sl0, &ha, &kpc.max_purgeable);
+    }
+    pc = &kpc;
     bool hdr_left = false;
     if (!rc) {
         /* The header as written: purged on a copy (rows are purged against
@@ -462,7 +471,6 @@ static int compact_wide(st_table *t, const purge_ctx *pc, sst_reader **in, cin *
         if ((hm.n_rts && !hp.rts) || (hm.stat && !hp.stat)) rc = CS_ENOMEM;
         else hdr_left = purge_part(pc, &hp);
     }
-    int nw = nb / WIDE_WINDOW_STEP + 1;
     for (int wi = 0; wi < nw && !rc; wi++) {
         st_slice sl;
         sl.start = wi == 0 ? (st_bound){ NULL, 0, true }
@@ -489,6 +497,7 @@ static int compact_wide(st_table *t, const purge_ctx *pc, sst_reader **in, cin *
         }
         st__part m;
         if (!rc) rc = st__part_merge(parts, wn, &m, &wa);
+        if (!rc && pc->rw) rc = st__rewrite_shadow(pc->rw, &m, &sl, &wa, NULL);
         if (!rc) {
             purge_part(pc, &m);
             if (m.n_rows && !begun) {
@@ -556,10 +565,10 @@ void st__compaction_throttle(st_engine *e, uint64_t bytes, bool (*stop)(void *ar
 }
 
 /* Must a compaction of t begun at epoch stop (t truncated, dropped or
- * paused, or the engine closing)?  Caller holds t->mu. */
+ * paused, the engine closing, or nodetool stop)?  Caller holds t->mu. */
 static bool cmp_stale_locked(const st_table *t, uint64_t epoch)
 {
-    return t->epoch != epoch || t->dropped || t->paused > 0 || t->e->closing;
+    return t->epoch != epoch || t->dropped || t->paused > 0 || t->e->closing || t->cmp_stop;
 }
 
 /* A compaction stops sleeping in the throttle once it must stop (the
@@ -575,14 +584,18 @@ static bool cmp_stopped(void *arg)
     return stale;
 }
 
-/* Merge inputs into new sstables at `level`, then swap them in. */
-static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t target_bytes)
+/* Merge inputs into new sstables at `level`, then swap them in.  rw: a
+ * single-sstable rewrite (st__compact_rewrite), else NULL.  Stopped by
+ * nodetool stop: CS_ECANCELED, nothing swapped. */
+static int compact_run_rw(st_table *t, sst_reader **in, int n, int level, uint64_t target_bytes, st__rewrite *rw)
 {
     purge_ctx pc;
     uint64_t t0 = cs_mono_ns();
     pc.now = cs_now_s();
     pc.gc_before = (int32_t)CS_MAX((int64_t)INT32_MIN, (int64_t)pc.now - t->opts.gc_grace_s);
+    if (rw && rw->op != ST_OP_GC) pc.gc_before = INT32_MIN;   /* upgradesstables, scrub: nothing purged */
     pc.max_purgeable = max_purgeable(t, in, n);
+    pc.rw = rw;
     uint64_t total = 0, epoch;
     st_clog_pos cpos = { 0, 0 };
     uint64_t *gens = cs_malloc(sizeof(uint64_t) * (size_t)n);
@@ -606,6 +619,8 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
     pthread_mutex_lock(&t->mu);
     epoch = t->epoch;
     t->compact_running = 1;
+    t->cmp_op = rw ? rw->op : ST_OP_COMPACTION;
+    t->cmp_stop = false;
     t->cmp_done = 0;
     t->cmp_total = total;
     pthread_mutex_unlock(&t->mu);
@@ -649,7 +664,7 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
             plen += in[i]->idx[pos[i]].len;
             any_ri |= in[i]->idx[pos[i]].n_ri >= 2;
         }
-        if (any_ri && plen >= WIDE_STREAM_BYTES) {
+        if (any_ri && plen >= WIDE_STREAM_BYTES && !(rw && rw->op == ST_OP_SCRUB)) {   /* scrub: whole, to skip it */
             rc = compact_wide(t, &pc, in, cins, n, pos, has, &w, gens, keys);
             for (int i = 0; i < n; i++)
                 if (has[i]) { done += in[i]->idx[pos[i]].len; pos[i]++; }
@@ -661,13 +676,22 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
                 st__part *p = cs_arena_zalloc(&a, sizeof *p);
                 if (!p) { rc = CS_ENOMEM; break; }
                 rc = cin_read_part(&cins[i], pos[i], p, &a);
-                if (!rc) parts[np++] = p;
+                if (rc && rc != CS_ENOMEM && rw && rw->op == ST_OP_SCRUB && !rw->fail_corrupt) {
+                    CS_WARN("storage: scrub of %s.%s drops the unreadable partition at %" PRIu64 " of sstable %" PRIu64
+                            " (%s)", t->ks, t->name, in[i]->idx[pos[i]].pos, in[i]->gen, cs_strerror(rc));
+                    rw->dropped++;
+                    rc = 0;
+                } else if (!rc) {
+                    parts[np++] = p;
+                }
                 done += in[i]->idx[pos[i]].len;
                 pos[i]++;
             }
             st__part m;
+            purge_ctx kpc = pc;   /* garbagecollect: the key's own purge limit */
             if (!rc) rc = st__part_merge(parts, np, &m, &a);
-            if (!rc && purge_part(&pc, &m)) {
+            if (!rc && rw && np) rc = st__rewrite_shadow(rw, &m, NULL, &a, &kpc.max_purgeable);
+            if (!rc && purge_part(&kpc, &m)) {
                 rc = open_writer(t, &w, gens, n, keys);
                 if (!rc) rc = sst_writer_add(w, &m);
             }
@@ -687,9 +711,9 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
             paid = done;
             pthread_mutex_lock(&t->mu);
             t->cmp_done = done;
-            bool stale = cmp_stale_locked(t, epoch);
+            bool stale = cmp_stale_locked(t, epoch), stopped = t->cmp_stop;
             pthread_mutex_unlock(&t->mu);
-            if (stale) { rc = CS_EAGAIN; break; }
+            if (stale) { rc = stopped ? CS_ECANCELED : CS_EAGAIN; break; }
         }
     }
     cs_arena_destroy(&a);
@@ -705,6 +729,8 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
     st_clog_pos floor_pos = { 0, 0 };
     pthread_mutex_lock(&t->mu);
     t->compact_running = 0;
+    t->cmp_op = 0;
+    t->cmp_stop = false;
     if (!rc && t->epoch != epoch) rc = CS_EAGAIN;
     if (!rc) {
         /* Swap: remove inputs, add outputs. */
@@ -744,8 +770,19 @@ static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t 
     cs_free(gens); cs_free(pos); cs_free(parts); cs_free(has);
     CS_DEBUG("storage: compacted %d sstables of %s.%s (%" PRIu64 " bytes) into %d at level %d in %.1f ms", n, t->ks,
              t->name, total, n_out, level, (double)(cs_mono_ns() - t0) / 1e6);
-    if (rc && rc != CS_EAGAIN) CS_ERROR("storage: compaction of %s.%s failed: %s", t->ks, t->name, cs_strerror(rc));
+    if (rc == CS_ECANCELED) CS_INFO("storage: compaction of %s.%s stopped (nodetool stop)", t->ks, t->name);
+    else if (rc && rc != CS_EAGAIN) CS_ERROR("storage: compaction of %s.%s failed: %s", t->ks, t->name, cs_strerror(rc));
     return rc == CS_EAGAIN ? 0 : rc;
+}
+
+static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t target_bytes)
+{
+    return compact_run_rw(t, in, n, level, target_bytes, NULL);
+}
+
+int st__compact_rewrite(st_table *t, sst_reader *in, st__rewrite *rw)
+{
+    return compact_run_rw(t, &in, 1, in->st.level, 0, rw);
 }
 
 /* ---------------------------------------------------------------- strategies */

@@ -266,7 +266,12 @@ int st_table_set_opts(st_table *t, const st_table_opts *opts)
 {
     if (!t || !opts) return CS_EINVAL;
     pthread_mutex_lock(&t->mu);
+    int min_t = t->opts.min_threshold, max_t = t->opts.max_threshold;
     t->opts = *opts;
+    if (t->thresholds_set) {   /* set by nodetool: kept, as Cassandra's CFS.reload keeps modified ones */
+        t->opts.min_threshold = min_t;
+        t->opts.max_threshold = max_t;
+    }
     pthread_mutex_unlock(&t->mu);
     st__bg_kick(t->e);
     return 0;

@@ -613,7 +613,10 @@ static void *compact_main(void *arg)
         }
         st_table *pick = NULL;
         bool backlog = false;
-        for (int i = 0; i < e->n_tables && !pick; i++) {
+        /* Past concurrent_compactors (nodetool setconcurrentcompactors
+         * lowered it), this thread takes no work. */
+        bool idle = self > atomic_load(&e->cmp_concurrent);
+        for (int i = 0; i < e->n_tables && !pick && !idle; i++) {
             st_table *t = e->tables[i];
             pthread_mutex_lock(&t->mu);
             if (t->want_compact && !t->compacting && t->paused == 0 && !t->dropped) {
@@ -649,7 +652,8 @@ static void *compact_main(void *arg)
 int st__bg_start(st_engine *e)
 {
     int nc = e->cfg.compaction_threads > 0 ? e->cfg.compaction_threads : 1;
-    if (nc > 7) nc = 7;
+    atomic_store(&e->cmp_concurrent, nc);
+    if (nc > ST_MAX_COMPACTION_THREADS) nc = ST_MAX_COMPACTION_THREADS;
     pthread_mutex_init(&e->prio_mu, NULL);
     e->bg_idle_ok = bg_idle_reversible();
     if (!e->bg_idle_ok) CS_DEBUG("storage: SCHED_IDLE cannot be left without CAP_SYS_NICE; flush and compaction run at normal priority");
@@ -667,6 +671,37 @@ int st__bg_start(st_engine *e)
     }
     pthread_mutex_unlock(&e->prio_mu);
     return rc;
+}
+
+void st_engine_set_concurrent_compactors(st_engine *e, int n)
+{
+    if (!e || n <= 0) return;
+    atomic_store(&e->cmp_concurrent, n);
+    pthread_mutex_lock(&e->mu);
+    bool closing = e->closing;
+    pthread_mutex_unlock(&e->mu);
+    /* More threads if needed (the engine's are made under prio_mu, as by
+     * st__bg_start; called on the thread that closes the engine, so not
+     * during st__bg_stop). */
+    int want = CS_MIN(n, ST_MAX_COMPACTION_THREADS) + 1;
+    if (!closing && e->n_threads > 0) {   /* started (prio_mu exists) */
+        pthread_mutex_lock(&e->prio_mu);
+        while (e->n_threads < want) {
+            if (pthread_create(&e->threads[e->n_threads], NULL, compact_main, e) != 0) break;
+            pthread_setname_np(e->threads[e->n_threads], "compaction");
+            e->n_threads++;
+        }
+        pthread_mutex_unlock(&e->prio_mu);
+    }
+    pthread_mutex_lock(&e->mu);
+    pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+    CS_INFO("storage: concurrent_compactors set to %d", n);
+}
+
+int st_engine_concurrent_compactors(st_engine *e)
+{
+    return e ? atomic_load(&e->cmp_concurrent) : 0;
 }
 
 void st__bg_stop(st_engine *e)
@@ -822,7 +857,7 @@ void st_engine_stats_get(st_engine *e, st_engine_stats *out)
     memset(out, 0, sizeof *out);
     if (!e) return;
     out->flush_threads = e->n_threads > 0 ? 1 : 0;          /* threads[0] flushes */
-    out->compaction_threads = e->n_threads > 1 ? e->n_threads - 1 : 0;
+    out->compaction_threads = e->n_threads > 1 ? CS_MIN(e->n_threads - 1, atomic_load(&e->cmp_concurrent)) : 0;
     out->backpressure_waits = atomic_load(&e->bp_waits);
     uint64_t jobs = 0;
     pthread_mutex_lock(&e->mu);
@@ -843,6 +878,13 @@ void st_engine_stats_get(st_engine *e, st_engine_stats *out)
     out->flushes_queued = jobs ? jobs - 1 : 0;
 }
 
+/* Cassandra's OperationType names (compactionstats' "compaction type"). */
+static const char *op_name(int op)
+{
+    return op == ST_OP_GC ? "Remove deleted data" : op == ST_OP_UPGRADE ? "Upgrade sstables"
+         : op == ST_OP_SCRUB ? "Scrub" : "Compaction";
+}
+
 int st_compactions_list(st_engine *e, st_compaction_info *out, int max)
 {
     if (!e || (!out && max)) return CS_EINVAL;
@@ -857,7 +899,7 @@ int st_compactions_list(st_engine *e, st_compaction_info *out, int max)
             memcpy(c->table_id, t->id, 16);
             snprintf(c->ks, sizeof c->ks, "%s", t->ks);
             snprintf(c->table, sizeof c->table, "%s", t->name);
-            snprintf(c->kind, sizeof c->kind, "%s", t->compact_running ? "Compaction" : "Flush");
+            snprintf(c->kind, sizeof c->kind, "%s", !t->compact_running ? "Flush" : op_name(t->cmp_op));
             c->done_bytes = t->compact_running ? t->cmp_done : 0;
             c->total_bytes = t->compact_running ? t->cmp_total : 0;
         }

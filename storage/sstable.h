@@ -5,6 +5,7 @@
 #ifndef CS_SSTABLE_H
 #define CS_SSTABLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -14,6 +15,10 @@
  * every key, and each wide partition's row index run by run against its rows.  Returns 0 if sound; CS_ECORRUPT (problem logged, naming file
  * and offset), CS_EIO or CS_ENOTFOUND.  Prints a summary to out if non-NULL. */
 int sst_verify(const char *path, FILE *out);
+/* Is the sstable (path as for sst_verify) at the format version this
+ * build writes (Statistics.db's)?  0 with *current set, or as sst_verify
+ * when it cannot be opened.  For nodetool verify -c. */
+int sst_format_current(const char *path, bool *current);
 /* Print the sstable's statistics (Statistics.db: timestamps, clustering
  * bounds, counts, level, commit log position, histograms, ancestors). */
 int sst_metadata(const char *path, FILE *out);

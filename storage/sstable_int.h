@@ -241,6 +241,35 @@ void st__snapshot_cleanup_stop(st_engine *e);
 /* Merge materialized partitions from several sources into out (arena a). */
 int st__part_merge(st__part **in, int n, st__part *out, cs_arena *a);
 
+/* A single-sstable rewrite (maintenance.c, st_table_rewrite): what
+ * differs from a compaction when compaction.c merges it. */
+typedef struct st__rewrite {
+    int op;                              /* ST_OP_GC, ST_OP_UPGRADE or ST_OP_SCRUB */
+    bool cell_level;                     /* GC: cells newer ones elsewhere shadow go too (-g CELL) */
+    bool fail_corrupt;                   /* scrub: an unreadable partition fails the rewrite */
+    sst_reader **shadow; int n_shadow;   /* GC: the table's other sstables (referenced by the caller) */
+    int64_t min_ts;                      /* GC: the input's smallest timestamp (older shadows cannot shadow) */
+    int64_t mem_min_ts;                  /* GC: the memtables' smallest timestamp when the rewrite began */
+    uint64_t dropped;                    /* scrub: unreadable partitions left out */
+} st__rewrite;
+/* Rewrite in alone into one sstable at its level and swap it in
+ * (compaction.c): GC purges as a compaction does, after
+ * st__rewrite_shadow; upgrade and scrub keep every tombstone; scrub reads
+ * every partition whole and leaves out those it cannot read.  0,
+ * CS_ECANCELED (nodetool stop: nothing swapped) or an error. */
+int st__compact_rewrite(st_table *t, sst_reader *in, st__rewrite *rw);
+/* GC (maintenance.c): drop from p, the rewritten sstable's partition,
+ * what the deletions in rw's shadow sstables delete (and with cell_level
+ * the cells a winning version there overwrites), reading p's key from
+ * each (rows within sl; NULL: p's rows).  Nothing of theirs is copied in.
+ * max_purgeable (may be NULL) gets the key's own purge limit, as
+ * Cassandra's CompactionController.getPurgeEvaluator(key): the smallest
+ * timestamp of the memtables (mem_min_ts) and of the shadow sstables
+ * whose index holds the key, for the whole partition (so a window's call
+ * passes NULL).  0 or an error; no-op when rw is not GC. */
+int st__rewrite_shadow(const st__rewrite *rw, st__part *p, const st_slice *sl, cs_arena *a,
+                       int64_t *max_purgeable);
+
 #endif
 
 /* ---------------------------------------------------------------- format */

@@ -118,6 +118,20 @@ int sst_verify(const char *path, FILE *out)
     return rc;
 }
 
+int sst_format_current(const char *path, bool *current)
+{
+    char dir[4096];
+    uint64_t gen;
+    *current = false;
+    if (!path || parse_path(path, dir, sizeof dir, &gen)) return CS_EINVAL;
+    sst_reader *r;
+    int rc = sst_reader_open(dir, gen, &r);
+    if (rc) return rc;
+    *current = r->stats_version >= SST_STATS_VERSION;
+    sst_reader_unref(r);
+    return 0;
+}
+
 static void hex(FILE *out, const uint8_t *p, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) fprintf(out, "%02x", p[i]);

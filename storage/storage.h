@@ -120,7 +120,8 @@ void st_table_opts_defaults(st_table_opts *o);
 int st_table_open(st_engine *e, const uint8_t id[16], const char *ks, const char *name,
                   const st_table_opts *opts, st_table **out);
 st_table *st_table_find(st_engine *e, const uint8_t id[16]);   /* NULL if not open */
-int st_table_set_opts(st_table *t, const st_table_opts *opts);  /* ALTER TABLE WITH */
+/* ALTER TABLE WITH; min/max_threshold set by st_table_set_compaction_thresholds stay. */
+int st_table_set_opts(st_table *t, const st_table_opts *opts);
 /* TRUNCATE: discard memtables and sstables now (writes after it are kept). */
 int st_table_truncate(st_table *t);
 /* DROP: truncate, delete the table's files but its snapshots (auto_snapshot's
@@ -524,6 +525,71 @@ uint64_t st_engine_compaction_throughput(st_engine *e);
  * Cassandra's max_mutation_size defaults); larger ones are CS_ETOOBIG. */
 size_t st_engine_max_mutation_bytes(st_engine *e);
 
+/* ---------------------------------------------------------------- maintenance (maintenance.c) */
+
+/* Kinds of compaction, for nodetool stop and compactionstats (bits). */
+enum { ST_OP_COMPACTION = 1, ST_OP_GC = 2, ST_OP_UPGRADE = 4, ST_OP_SCRUB = 8 };
+
+/* nodetool garbagecollect / upgradesstables / scrub: rewrite t's live
+ * sstables one at a time, each alone, into one new sstable at its level,
+ * as Cassandra's single-sstable operations (CompactionManager
+ * performGarbageCollection / performSSTableRewrite / performScrub).
+ * Waits for t's running compaction, and no other compaction of t starts
+ * until it returns; sstables flushed meanwhile are not rewritten.
+ *   ST_OP_GC: oldest maximum timestamp first; a partition loses what the
+ *     deletions in t's other sstables delete (gc_cells, -g CELL: also the
+ *     cells a winning version there overwrites), then tombstones and
+ *     expired cells are purged as a compaction purges them.
+ *   ST_OP_UPGRADE: largest first; only sstables not at the current format
+ *     version (Statistics.db's), unless all; nothing purged.
+ *   ST_OP_SCRUB: every sstable, each partition read whole with its block
+ *     checksums; one that cannot be read is left out (logged; counted in
+ *     dropped), or fails the rewrite with fail_corrupt; nothing purged.
+ * Returns 0 (also on a dropped, pinned t), CS_ECANCELED when nodetool
+ * stop ended it (the sstables rewritten before stay so), or an error
+ * (those rewritten before stay too). */
+typedef struct st_rewrite_opts {
+    int op;                          /* ST_OP_GC, ST_OP_UPGRADE or ST_OP_SCRUB */
+    bool gc_cells;                   /* GC: cell granularity */
+    bool all;                        /* UPGRADE: every sstable (-a) */
+    int64_t max_created_ms;          /* UPGRADE: only sstables whose Data.db is older (mtime, ms; 0: any) */
+    bool fail_corrupt;               /* SCRUB: an unreadable partition is an error */
+} st_rewrite_opts;
+typedef struct st_rewrite_result {
+    int sstables;                    /* rewritten */
+    uint64_t dropped;                /* SCRUB: unreadable partitions left out */
+} st_rewrite_result;
+int st_table_rewrite(st_table *t, const st_rewrite_opts *o, st_rewrite_result *res);
+
+/* nodetool stop: the compactions and rewrites running now whose kind is
+ * in ops (ST_OP_* bits), of the table table_id (NULL: of every table),
+ * end at their next check (every 64 partitions, and within 0.1 s while
+ * throttled), their output discarded; a background compaction is picked
+ * again at its table's next compaction check (a flush, a threshold
+ * change), as in Cassandra.  Returns how many were asked to stop. */
+int st_engine_stop_compactions(st_engine *e, int ops, const uint8_t *table_id);
+
+/* nodetool getsstables: the Data.db paths of t's live sstables whose
+ * partition index holds pk (memtables are not looked at), by generation;
+ * no bloom filter test and nothing counted.  As st_table_sstables. */
+int st_table_sstables_for_key(st_table *t, const uint8_t *pk, uint32_t len, char ***paths, int *n);
+
+/* nodetool set/getcompactionthreshold: t's min_threshold and
+ * max_threshold in use, set without the schema (Cassandra's
+ * ColumnFamilyStore.setCompactionThresholds): they stay across ALTER
+ * TABLE (st_table_set_opts) until the table is opened again; a
+ * compaction check follows. */
+void st_table_set_compaction_thresholds(st_table *t, int min_threshold, int max_threshold);
+void st_table_compaction_thresholds(st_table *t, int *min_threshold, int *max_threshold);
+
+/* nodetool get/setconcurrentcompactors: how many compactions may run at
+ * once (the compaction threads that take work; more are started as
+ * needed, up to ST_MAX_COMPACTION_THREADS).  n > 0; the value asked for
+ * is what the getter returns, even past the cap. */
+#define ST_MAX_COMPACTION_THREADS 7
+void st_engine_set_concurrent_compactors(st_engine *e, int n);
+int st_engine_concurrent_compactors(st_engine *e);
+
 /* Partition size histogram (bytes and cells), for tablehistograms:
  * fills up to n buckets (Cassandra's EstimatedHistogram offsets). */
 /* Summed over the table's sstables: n offsets (150 for partition sizes,
@@ -535,7 +601,8 @@ int st_table_partition_histograms(st_table *t, st_histogram *bytes, st_histogram
 /* Compaction progress for compactionstats; returns count filled. */
 typedef struct st_compaction_info {
     uint8_t table_id[16]; char ks[64]; char table[64];
-    char kind[16];               /* "Compaction", "Flush" */
+    char kind[32];               /* Cassandra's OperationType: "Compaction", "Flush", "Remove deleted data",
+                                    "Upgrade sstables", "Scrub" */
     uint64_t done_bytes, total_bytes;
 } st_compaction_info;
 int st_compactions_list(st_engine *e, st_compaction_info *out, int max);

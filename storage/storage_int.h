@@ -421,6 +421,11 @@ struct st_table {
     uint64_t epoch;                      /* bumped by truncate: stale flush/compaction output is discarded */
     bool want_compact;                   /* compaction check requested */
     uint64_t cmp_done, cmp_total;        /* running compaction progress */
+    int cmp_op;                          /* ST_OP_* of the running compaction (0: none) */
+    bool cmp_stop;                       /* nodetool stop: the running compaction ends (st_engine_stop_compactions) */
+    int rewrite_op;                      /* ST_OP_* of a running st_table_rewrite (0: none) */
+    bool rewrite_stop;                   /* nodetool stop: that rewrite ends before its next sstable */
+    bool thresholds_set;                 /* nodetool setcompactionthreshold: ALTER leaves min/max_threshold */
     bool flushing_now;
     int pins;                            /* st_table_pin holders */
     bool drop_done;                      /* dropped while pinned: the last unpin frees */
@@ -443,7 +448,8 @@ struct st_engine {
     uint64_t mt_pool_trim_ns;            /* last cs_chunk_pool_trim (compaction thread) */
     bool replaying;
     atomic_bool closing;                 /* st__bg_stop; read under t->mu by compactions */
-    pthread_t threads[8]; int n_threads;
+    pthread_t threads[8]; int n_threads; /* [0] flushes, the others compact (n_threads changes under prio_mu) */
+    atomic_int cmp_concurrent;           /* concurrent_compactors: compaction threads 1..this take work */
     struct st__job *jobs;                /* queue head */
     int64_t last_compaction_check_ms;
     /* Background thread priority (engine_bg.c, "priority"). */

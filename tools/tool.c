@@ -5,7 +5,8 @@
  *
  * Online verbs go to the server's admin endpoint (HTTP on 127.0.0.1:7199 by
  * default, nodetool's JMX port, so `-h 127.0.0.1 flush ks table` works as
- * test suites call it).  Offline verbs read files directly:
+ * test suites call it); `help` lists them (verbs[] below).  Offline verbs
+ * read files directly:
  *   cassette-tool sstable dump|metadata|verify FILE
  *   cassette-tool commitlog dump DIR
  */
@@ -21,26 +22,95 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+/* Every verb: name, arguments, what it does (for usage and help). */
+typedef struct verb { const char *name, *args, *what; } verb;
+static const verb verbs[] = {
+    { "cleanup", "[keyspace [tables...]]", "Drop data the node does not own (none on one node)" },
+    { "clearsnapshot", "[-t tag | --all] [keyspaces...]", "Remove snapshots" },
+    { "commitlog", "dump DIR|SEGMENT", "Print commit log records (offline)" },
+    { "compact", "[keyspace [tables...]]", "Major compaction of the tables" },
+    { "compactionstats", "", "Pending and running compactions" },
+    { "describecluster", "", "Cluster name, snitch, partitioner, schema versions" },
+    { "describering", "keyspace", "The token ranges of a keyspace" },
+    { "disableautocompaction", "[keyspace [tables...]]", "Stop background compactions" },
+    { "disablebinary", "", "Stop the native transport" },
+    { "drain", "", "Stop the native transport and flush every table" },
+    { "enableautocompaction", "[keyspace [tables...]]", "Resume background compactions" },
+    { "enablebinary", "", "Start the native transport again" },
+    { "flush", "[keyspace [tables...]]", "Write memtables to sstables" },
+    { "garbagecollect", "[-g ROW|CELL] [-j jobs] [keyspace [tables...]]",
+      "Rewrite each sstable without the data deletions elsewhere shadow" },
+    { "gcstats", "", "Garbage collection figures (cassette collects none)" },
+    { "getcompactionthreshold", "keyspace table", "The table's min and max compaction thresholds" },
+    { "getcompactionthroughput", "[-d]", "The compaction throughput cap" },
+    { "getconcurrentcompactors", "", "How many compactions may run at once" },
+    { "getendpoints", "keyspace table key", "The replicas of a partition key" },
+    { "getlogginglevels", "", "The logging levels" },
+    { "getsstables", "[-hf] keyspace table key", "The sstables whose index holds a partition key" },
+    { "gettimeout", "read|range|write|counterwrite|cascontention|truncate|misc|internode...",
+      "A request timeout in ms" },
+    { "gettraceprobability", "", "The share of requests traced unasked" },
+    { "gossipinfo", "", "This node's gossip state" },
+    { "help", "[command]", "This list, or one command's arguments" },
+    { "info", "", "Node figures: load, uptime, memory, caches" },
+    { "listsnapshots", "[-nt]", "Snapshots on disk" },
+    { "metrics", "", "Prometheus text" },
+    { "netstats", "[-H]", "Operation mode, streams, read repair, internode messages" },
+    { "proxyhistograms", "", "Coordinator latency percentiles" },
+    { "rebuild_index", "keyspace table index...", "Empty secondary indexes and build them again" },
+    { "repair", "[options] [keyspace [tables...]]", "Repair (nothing to repair on one node)" },
+    { "ring", "", "The node's tokens" },
+    { "scrub", "[-ns] [-s] [-n] [-r] [-j jobs] [keyspace [tables...]]",
+      "Rewrite each sstable, leaving out what cannot be read" },
+    { "setcompactionthreshold", "keyspace table min max", "Set the table's compaction thresholds (not the schema)" },
+    { "setcompactionthroughput", "MiB_per_s", "Cap compaction throughput (0: unthrottled)" },
+    { "setconcurrentcompactors", "n", "Let n compactions run at once" },
+    { "settimeout", "type ms", "Set a request timeout" },
+    { "settraceprobability", "p", "Trace this share of requests (0 to 1)" },
+    { "snapshot", "[-t tag] [-sf] [-cf table | -kt ks.t,...] [--ttl duration] [keyspaces...]",
+      "Hard-link the tables' sstables into a snapshot" },
+    { "sstable", "dump|metadata|verify FILE", "Print or check one sstable (offline)" },
+    { "status", "", "The node's state, load, tokens, host id" },
+    { "statusbinary", "", "Whether the native transport runs" },
+    { "statusgossip", "", "Whether gossip runs" },
+    { "statushandoff", "", "Whether hinted handoff is enabled" },
+    { "stop", "[-id id] COMPACTION|GARBAGE_COLLECT|SCRUB|UPGRADE_SSTABLES|...", "Stop running compactions" },
+    { "tablehistograms", "[keyspace table | keyspace.table]", "Latency, partition size and cell count percentiles" },
+    { "tablestats", "[keyspace[.table]...]", "Table figures" },
+    { "toppartitions", "keyspace table duration_ms", "The partitions most read and written for a while" },
+    { "tpstats", "", "Thread pools" },
+    { "truncatehints", "", "Drop hints (a single node keeps none)" },
+    { "upgradesstables", "[-a] [-t max_timestamp] [-j jobs] [keyspace [tables...]]",
+      "Rewrite sstables not at the current format version" },
+    { "verify", "-f [-e] [-c] [-q] [-t] [keyspace [tables...]]", "Check every sstable's checksums" },
+    { "version", "", "The Cassandra release this node speaks as" },
+};
+
+/* nodetool's help layout: the global options, then one line a command. */
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: cassette-tool [-h HOST] [-p PORT] COMMAND [args...]\n"
-        "  (-p is the admin port, default 7199 like nodetool's JMX port)\n"
-        "commands:\n"
-        "  status | info | version | describecluster | describering keyspace\n"
-        "  gossipinfo | compactionstats | truncatehints\n"
-        "  flush [keyspace [tables...]]        compact [keyspace [tables...]]\n"
-        "  tablestats [keyspace[.table]...]    tablehistograms keyspace table\n"
-        "  getendpoints keyspace table key     toppartitions keyspace table duration_ms\n"
-        "  repair [options] [keyspace [tables...]]     cleanup [keyspace [tables...]]\n"
-        "  disableautocompaction | enableautocompaction [keyspace [tables...]]\n"
-        "  getcompactionthroughput [-d]        setcompactionthroughput MiB_per_s (0: unthrottled)\n"
-        "  drain | disablebinary | enablebinary | statusbinary | tpstats | ring\n"
-        "  snapshot [-t tag] [-sf] [-cf table | -kt ks.t,...] [--ttl duration] [keyspaces...]\n"
-        "  listsnapshots [-nt]\n"
-        "  clearsnapshot -t tag | --all [keyspaces...]\n"
-        "  metrics                             (Prometheus text)\n"
-        "  sstable dump|metadata|verify FILE   commitlog dump DIR   (offline)\n");
+        "usage: cassette-tool [(-h <host> | --host <host>)] [(-p <port> | --port <port>)]\n"
+        "        [(-u <username> | --username <username>)] [(-pw <password> | --password <password>)]\n"
+        "        <command> [<args>]\n"
+        "  (-p is the admin port, default 7199 like nodetool's JMX port; -u and -pw are accepted and unused)\n\n"
+        "The most commonly used nodetool commands are:\n");
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+        fprintf(f, "    %-28s %s\n", verbs[i].name, verbs[i].what);
+    fprintf(f, "\nSee 'cassette-tool help <command>' for more information on a specific command.\n\n");
+}
+
+/* help COMMAND: its synopsis; exit 1 for an unknown one, as nodetool. */
+static int help_verb(const char *name)
+{
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+        if (!strcmp(verbs[i].name, name)) {
+            printf("NAME\n        cassette-tool %s - %s\n\nSYNOPSIS\n        cassette-tool [-h HOST] [-p PORT] %s %s\n\n",
+                   verbs[i].name, verbs[i].what, verbs[i].name, verbs[i].args);
+            return 0;
+        }
+    printf("nodetool: Unknown command %s\nSee 'nodetool help'.\n", name);
+    return 1;
 }
 
 /* Percent-encode one argument for a query string. */
@@ -119,6 +189,8 @@ int main(int argc, char **argv)
                   !strcmp(argv[i], "--password")) && i + 1 < argc)
             i++; /* accepted for nodetool compatibility; the admin endpoint is loopback-only */
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "help")) {
+            if (i + 1 < argc)
+                return help_verb(argv[i + 1]);
             usage(stdout);
             return 0;
         } else

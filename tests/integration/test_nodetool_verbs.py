@@ -804,3 +804,747 @@ def test_compaction_throughput(tmp_path):
             c.shutdown()
         finally:
             srv.stop()
+
+
+# ---------------------------------------------------------------- sstables: getsstables, garbagecollect, ...
+
+def table_dir(srv, ks, table):
+    import glob
+    dirs = glob.glob(os.path.join(srv.data_dir, "data", ks, table + "-*"))
+    assert len(dirs) == 1, dirs
+    return os.path.realpath(dirs[0])
+
+
+def data_files(srv, ks, table):
+    import glob
+    return sorted(glob.glob(os.path.join(table_dir(srv, ks, table), "cs-*-Data.db")),
+                  key=lambda p: int(os.path.basename(p).split("-")[1]))
+
+
+def sstable_meta(path):
+    """cassette-tool sstable metadata FILE as a dict of its 'Name: value' lines."""
+    r = subprocess.run([TOOL, "sstable", "metadata", path], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return {l.split(":", 1)[0]: l.split(":", 1)[1].strip() for l in r.stdout.splitlines() if ":" in l}
+
+
+def test_getsstables(server, session, ks):
+    """getsstables: the Data.db paths (absolute, in the table directory) of
+    the sstables whose index holds the key: three after three flushes of one
+    partition, one for a key written once, none for a key never written;
+    -hf takes the key in hex, a composite key is components joined by ':'
+    ('\\:' inside one); nodetool's messages and exit codes otherwise."""
+    session.execute("CREATE TABLE %s.gs (k int, c int, v text, PRIMARY KEY (k, c))" % ks)
+    session.execute("CREATE TABLE %s.gs2 (a int, b text, v int, PRIMARY KEY ((a, b)))" % ks)
+    assert tool(server, "disableautocompaction", ks, "gs").returncode == 0
+    for i in range(3):
+        session.execute("INSERT INTO %s.gs (k, c, v) VALUES (1, %d, 'x')" % (ks, i))
+        session.execute("INSERT INTO %s.gs2 (a, b, v) VALUES (7, 'x:y', %d)" % (ks, i))
+        if i == 1:
+            session.execute("INSERT INTO %s.gs (k, c, v) VALUES (2, 0, 'y')" % ks)
+        assert tool(server, "flush", ks).returncode == 0
+    files = data_files(server, ks, "gs")
+    assert len(files) == 3
+    r = tool(server, "getsstables", ks, "gs", "1")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == files
+    assert all(os.path.isabs(p) and p.endswith("-Data.db") for p in r.stdout.splitlines())
+    assert tool(server, "getsstables", ks, "gs", "2").stdout.splitlines() == [files[1]]
+    assert tool(server, "getsstables", ks, "gs", "3").stdout == ""
+    assert tool(server, "getsstables", "-hf", ks, "gs", "00000001").stdout.splitlines() == files
+    assert tool(server, "getsstables", ks, "gs", "--hex-format", "00000002").stdout.splitlines() == [files[1]]
+    assert len(tool(server, "getsstables", ks, "gs2", "7:x\\:y").stdout.splitlines()) == 3
+    assert tool(server, "getsstables", ks, "gs2", "7:x").stdout == ""
+    # the memtable is not an sstable: a key only there is in none
+    session.execute("INSERT INTO %s.gs (k, c, v) VALUES (9, 0, 'm')" % ks)
+    assert tool(server, "getsstables", ks, "gs", "9").stdout == ""
+    # a compaction puts the partition in one sstable
+    assert tool(server, "compact", ks, "gs").returncode == 0
+    assert len(tool(server, "getsstables", ks, "gs", "1").stdout.splitlines()) == 1
+
+    r = tool(server, "getsstables", ks, "gs")
+    assert r.returncode == 1 and "nodetool: getsstables requires ks, cf and key args" in r.stderr
+    r = tool(server, "getsstables", ks, "nope", "1")
+    assert r.returncode == 1 and r.stderr == "ColumnFamilyStore for %s/nope not found.\n" % ks
+    r = tool(server, "getsstables", ks, "gs", "one")
+    assert r.returncode == 2 and r.stderr == "error: Unable to make int from 'one'\n"
+    r = tool(server, "getsstables", "-hf", ks, "gs", "123")
+    assert r.returncode == 2 and "error: An hex string representing bytes must have an even length" in r.stderr
+
+
+def test_garbagecollect_row_granularity(tmp_path):
+    """garbagecollect (ROW, the default): each sstable is rewritten alone,
+    losing the rows and partitions that deletions in the other sstables
+    shadow; the deletions themselves stay until gc_grace_seconds has
+    passed, then go too.  The data read through CQL never changes."""
+    srv = H.new_server(tmp_path)
+    try:
+        c, s = H.connect(srv.host, srv.port)
+        s.execute("CREATE KEYSPACE kg WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        s.execute("CREATE TABLE kg.t (k int, c int, v text, PRIMARY KEY (k, c))")
+        assert tool(srv, "disableautocompaction", "kg", "t").returncode == 0
+        for k in range(10):
+            for cc in range(5):
+                s.execute("INSERT INTO kg.t (k, c, v) VALUES (%d, %d, 'v')" % (k, cc))
+        assert tool(srv, "flush", "kg", "t").returncode == 0
+        s.execute("DELETE FROM kg.t WHERE k = 1")                    # a partition deletion
+        s.execute("DELETE FROM kg.t WHERE k = 2 AND c = 3")          # a row deletion
+        assert tool(srv, "flush", "kg", "t").returncode == 0
+        old, tomb = data_files(srv, "kg", "t")
+        assert sstable_meta(old)["Rows"] == "50" and sstable_meta(old)["Partitions"] == "10"
+        before = sorted(s.execute("SELECT k, c FROM kg.t"))
+        r = tool(srv, "garbagecollect", "kg", "t")
+        assert r.returncode == 0 and r.stdout == "" and r.stderr == "", (r.stdout, r.stderr)
+        new = data_files(srv, "kg", "t")
+        assert len(new) == 2 and old not in new and tomb not in new
+        data, tombs = sorted(new, key=lambda p: int(sstable_meta(p)["Tombstones"]))
+        m = sstable_meta(data)
+        assert (m["Partitions"], m["Rows"], m["Tombstones"]) == ("9", "44", "0"), m
+        m = sstable_meta(tombs)
+        assert (m["Partitions"], m["Tombstones"]) == ("2", "2"), m   # gc_grace_seconds not passed: kept
+        assert sorted(s.execute("SELECT k, c FROM kg.t")) == before and len(before) == 44
+        assert tool(srv, "getsstables", "kg", "t", "1").stdout.splitlines() == [tombs]
+        # Past gc_grace_seconds (0), a tombstone goes where no other sstable
+        # holds its partition (the purge limit is the key's, as Cassandra's
+        # getPurgeEvaluator): k = 1's; k = 2's row tombstone stays, the data
+        # sstable still holding older rows of k = 2.
+        s.execute("ALTER TABLE kg.t WITH gc_grace_seconds = 0")
+        time.sleep(1.1)                                              # deletion times are in seconds
+        assert tool(srv, "garbagecollect", "kg").returncode == 0
+        files = data_files(srv, "kg", "t")
+        assert len(files) == 2
+        assert sorted(sstable_meta(p)["Tombstones"] for p in files) == ["0", "1"]
+        assert tool(srv, "getsstables", "kg", "t", "1").stdout == ""
+        assert len(tool(srv, "getsstables", "kg", "t", "2").stdout.splitlines()) == 2
+        assert sorted(s.execute("SELECT k, c FROM kg.t")) == before
+        assert re.search(r"SSTable count: 2\n", tool(srv, "tablestats", "kg.t").stdout)
+        c.shutdown()
+    finally:
+        srv.stop()
+
+
+def test_garbagecollect_cell_granularity(tmp_path):
+    """-g CELL also drops the cells a newer write in another sstable
+    overwrote (ROW keeps them); -j takes a job count."""
+    srv = H.new_server(tmp_path)
+    try:
+        c, s = H.connect(srv.host, srv.port)
+        s.execute("CREATE KEYSPACE kc WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        s.execute("CREATE TABLE kc.t (k int PRIMARY KEY, a text, b text)")
+        assert tool(srv, "disableautocompaction", "kc", "t").returncode == 0
+        for k in range(20):
+            s.execute("INSERT INTO kc.t (k, a, b) VALUES (%d, 'a0', 'b0')" % k)
+        assert tool(srv, "flush", "kc", "t").returncode == 0
+        for k in range(10):
+            s.execute("UPDATE kc.t SET a = 'a1' WHERE k = %d" % k)
+        assert tool(srv, "flush", "kc", "t").returncode == 0
+
+        def cells():
+            return sorted(int(sstable_meta(p)["Cells"]) for p in data_files(srv, "kc", "t"))
+        assert cells() == [10, 40]
+        assert tool(srv, "garbagecollect", "-g", "ROW", "kc", "t").returncode == 0
+        assert cells() == [10, 40]                                   # no deletion: nothing to drop
+        r = tool(srv, "garbagecollect", "-g", "CELL", "-j", "1", "kc", "t")
+        assert r.returncode == 0 and r.stdout == "", r.stderr
+        assert cells() == [10, 30]                                   # the ten overwritten 'a0' cells
+        rows = {x.k: (x.a, x.b) for x in s.execute("SELECT k, a, b FROM kc.t")}
+        assert rows == {k: ("a1" if k < 10 else "a0", "b0") for k in range(20)}
+        c.shutdown()
+    finally:
+        srv.stop()
+
+
+def test_garbagecollect_arguments(server, session, ks):
+    session.execute("CREATE TABLE %s.gca (k int PRIMARY KEY)" % ks)
+    for args in ([], [ks], [ks, "gca"], ["--granularity", "CELL", "--jobs", "2", ks, "gca"]):
+        r = tool(server, "garbagecollect", *args)
+        assert r.returncode == 0 and r.stdout == "", (args, r.stderr)
+    r = tool(server, "garbagecollect", "-g", "ROWS", ks)
+    assert r.returncode == 2 and r.stderr == ("error: Value for option 'granularity' was given as 'ROWS' which is "
+                                              "not in the list of allowed values: [ROW, CELL]\n")
+    r = tool(server, "garbagecollect", "-j", "many", ks)
+    assert r.returncode == 1 and 'nodetool: jobs: can not convert "many" to a int' in r.stderr
+    r = tool(server, "garbagecollect", "-g")
+    assert r.returncode == 1 and "Required values for option 'granularity' not provided" in r.stderr
+    r = tool(server, "garbagecollect", "nope")
+    assert r.returncode == 1 and "nodetool: Keyspace [nope] does not exist." in r.stderr
+    r = tool(server, "garbagecollect", ks, "nope")                  # the server's IllegalArgumentException
+    assert r.returncode == 2 and r.stderr == "error: Unknown keyspace/cf pair (%s.nope)\n" % ks
+    r = tool(server, "garbagecollect", "-x", ks)
+    assert r.returncode == 1 and "Found unexpected parameters: [-x]" in r.stderr
+
+
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+def stats_to_v1(path):
+    """Rewrite a Statistics.db as version 1 wrote it (docs/format/sstable.md:
+    96 buckets a histogram, no overflow bucket), as an sstable written
+    before the format moved to version 2 reads."""
+    import struct
+    b = open(path, "rb").read()
+    assert struct.unpack(">I", b[4:8])[0] == 2
+
+    def uvarint(p):
+        v = shift = 0
+        while True:
+            x = b[p]
+            p += 1
+            v |= (x & 0x7F) << shift
+            shift += 7
+            if x < 0x80:
+                return v, p
+
+    def put_uvarint(v):
+        out = bytearray()
+        while v >= 0x80:
+            out.append((v & 0x7F) | 0x80)
+            v >>= 7
+        out.append(v)
+        return bytes(out)
+    pos = 16 + 8 + 8 + 4 + 8 * 5 + 8 + 8 + 4 + 8 + 8 + 8 + 1
+    for _ in range(2):                                               # min and max clustering
+        pos += 4 + struct.unpack(">I", b[pos:pos + 4])[0]
+    out = bytearray(b[:pos])
+    out[4:8] = struct.pack(">I", 1)
+    p = pos
+    for want in (151, 119):
+        n, p = uvarint(p)
+        assert n == want
+        h = []
+        for _ in range(n):
+            v, p = uvarint(p)
+            h.append(v)
+        out += b"".join(put_uvarint(v) for v in h[:95]) + put_uvarint(sum(h[95:]))
+    out += b[p:len(b) - 4]
+    out += struct.pack(">I", crc32c(bytes(out)))
+    open(path, "wb").write(bytes(out))
+
+
+def test_verify_and_upgradesstables(tmp_path):
+    """verify -f checks every sstable's checksums (nothing printed, exit 0);
+    -c also wants the current format: sstables written at Statistics.db
+    version 1 fail it until upgradesstables rewrites them (and only them;
+    -a rewrites every sstable); a flipped byte in a Data.db block fails
+    verify as nodetool reports a corrupt sstable."""
+    srv = H.new_server(tmp_path)
+    try:
+        c, s = H.connect(srv.host, srv.port)
+        s.execute("CREATE KEYSPACE kv WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        s.execute("CREATE TABLE kv.t (k int PRIMARY KEY, v text)")
+        s.execute("CREATE TABLE kv.u (k int PRIMARY KEY, v text)")
+        for t in ("t", "u"):
+            assert tool(srv, "disableautocompaction", "kv", t).returncode == 0
+        for i in range(2):
+            for k in range(100):
+                s.execute("INSERT INTO kv.t (k, v) VALUES (%d, 'value %d %d')" % (k + 100 * i, k, i))
+            s.execute("INSERT INTO kv.u (k, v) VALUES (%d, 'u')" % i)
+            assert tool(srv, "flush", "kv").returncode == 0
+        c.shutdown()
+        r = tool(srv, "verify", "kv")
+        assert r.returncode == 1 and r.stderr == (
+            "verify is disabled unless a [-f|--force] override flag is provided. See CASSANDRA-9947 and "
+            "CASSANDRA-17017 for details.\n")
+        for args in (["-f"], ["-f", "kv"], ["-f", "-e", "-c", "kv", "t", "u"], ["--force", "-q", "-e", "-t", "kv"]):
+            r = tool(srv, "verify", *args)
+            assert r.returncode == 0 and r.stdout == "" and r.stderr == "", (args, r.stderr)
+        r = tool(srv, "verify", "-f", "-t", "kv")
+        assert r.returncode == 1 and "Token verification requires --extended-verify" in r.stderr
+        r = tool(srv, "verify", "-f", "kv", "nope")
+        assert r.returncode == 2 and r.stderr == "error: Unknown keyspace/cf pair (kv.nope)\n"
+        r = tool(srv, "upgradesstables", "-j", "1", "kv")               # all at the current version: none
+        assert r.returncode == 0 and r.stdout == "", r.stderr
+        assert len(data_files(srv, "kv", "t")) == 2
+
+        # sstables of the previous format, as an older build wrote them
+        srv.stop()
+        olds = data_files(srv, "kv", "t")
+        for p in olds:
+            stats_to_v1(p.replace("-Data.db", "-Statistics.db"))
+        srv.start()
+        for p in olds:
+            assert sstable_meta(p)["Format version"] == "1 (Statistics.db 1)"
+        r = tool(srv, "verify", "-f", "kv", "u")
+        assert r.returncode == 0, r.stderr
+        r = tool(srv, "verify", "-f", "-c", "kv", "t")
+        m = re.fullmatch(r"error: BigTableReader\(path='(.*)'\) is not the latest version, run upgradesstables\n",
+                         r.stderr)
+        assert r.returncode == 2 and m and m.group(1) in olds, r.stderr
+        u_before = data_files(srv, "kv", "u")
+        r = tool(srv, "upgradesstables", "kv")
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == "jobs (2) is bigger than configured concurrent_compactors (1) on the host, using at most " \
+                           "1 threads\n"
+        news = data_files(srv, "kv", "t")
+        assert len(news) == 2 and not set(news) & set(olds)
+        assert all(sstable_meta(p)["Format version"] == "1 (Statistics.db 2)" for p in news)
+        assert data_files(srv, "kv", "u") == u_before                   # already current: left alone
+        assert tool(srv, "verify", "-f", "-c", "kv").returncode == 0
+        assert tool(srv, "upgradesstables", "-a", "kv", "u").returncode == 0
+        assert not set(data_files(srv, "kv", "u")) & set(u_before)      # -a: rewritten anyway
+        c, s = H.connect(srv.host, srv.port)
+        assert s.execute("SELECT count(*) FROM kv.t").one()[0] == 200
+        c.shutdown()
+        r = tool(srv, "upgradesstables", "-t", "soon", "kv")
+        assert r.returncode == 1 and 'max_timestamp: can not convert "soon" to a long' in r.stderr
+
+        # a flipped byte in a data block
+        victim = data_files(srv, "kv", "t")[0]
+        with open(victim, "r+b") as f:
+            f.seek(100)
+            x = f.read(1)
+            f.seek(100)
+            f.write(bytes([x[0] ^ 0xFF]))
+        r = tool(srv, "verify", "-f", "kv")
+        assert r.returncode == 2 and r.stderr == "error: Corrupted SSTable : %s\n" % victim, r.stderr
+    finally:
+        srv.stop()
+
+
+def test_scrub(tmp_path):
+    """scrub rewrites every sstable: a sound one keeps every row, and one
+    with a corrupt block loses the partitions that block held and nothing
+    else; verify passes afterwards; a pre-scrub snapshot is taken unless
+    -ns; a counter table stops at corruption unless -s."""
+    srv = H.new_server(tmp_path)
+    try:
+        c, s = H.connect(srv.host, srv.port)
+        s.execute("CREATE KEYSPACE ksc WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        s.execute("CREATE TABLE ksc.t (k int PRIMARY KEY, v blob)")
+        s.execute("CREATE TABLE ksc.n (k int PRIMARY KEY, n counter)")
+        assert tool(srv, "disableautocompaction", "ksc").returncode == 0
+        ins = s.prepare("INSERT INTO ksc.t (k, v) VALUES (?, ?)")
+        for k in range(400):
+            s.execute(ins, (k, os.urandom(200)))                   # ~20 blocks of 4 KiB
+        for k in range(400):
+            s.execute("UPDATE ksc.n SET n = n + 1 WHERE k = %d" % k)
+        assert tool(srv, "flush", "ksc").returncode == 0
+        r = tool(srv, "scrub", "-ns", "ksc")
+        assert r.returncode == 0 and r.stderr == "", r.stderr
+        assert s.execute("SELECT count(*) FROM ksc.t").one()[0] == 400
+        assert tool(srv, "listsnapshots").stdout == "Snapshot Details: \nThere are no snapshots\n"
+        r = tool(srv, "scrub", "ksc", "t")
+        assert r.returncode == 0, r.stderr
+        assert "pre-scrub-" in tool(srv, "listsnapshots").stdout
+        c.shutdown()
+
+        srv.stop()                                                   # corrupt a block in the middle
+        for t in ("t", "n"):
+            victim = data_files(srv, "ksc", t)[0]
+            size = os.path.getsize(victim)
+            with open(victim, "r+b") as f:
+                f.seek(size // 2)
+                x = f.read(1)
+                f.seek(size // 2)
+                f.write(bytes([x[0] ^ 0xFF]))
+        srv.start()
+        assert tool(srv, "verify", "-f", "ksc", "t").returncode == 2
+        r = tool(srv, "scrub", "-ns", "ksc", "n")                   # counters: undercounting needs -s
+        assert r.returncode == 2 and "re-run the scrub with the --skip-corrupted option" in r.stderr
+        assert tool(srv, "verify", "-f", "ksc", "n").returncode == 2
+        assert tool(srv, "scrub", "-ns", "-s", "ksc", "n").returncode == 0
+        r = tool(srv, "scrub", "--no-snapshot", "-j", "1", "ksc", "t")
+        assert r.returncode == 0 and r.stdout == "", r.stderr
+        r = tool(srv, "verify", "-f", "ksc")
+        assert r.returncode == 0, r.stderr
+        c, s = H.connect(srv.host, srv.port)
+        left = s.execute("SELECT count(*) FROM ksc.t").one()[0]
+        assert 300 < left < 400, left                               # one block's partitions went
+        assert 0 < s.execute("SELECT count(*) FROM ksc.n").one()[0] < 400    # smaller rows: more a block
+        c.shutdown()
+        r = tool(srv, "scrub", "ksc", "nope")                       # scrub rethrows it: a badUse
+        assert r.returncode == 1 and "nodetool: Unknown keyspace/cf pair (ksc.nope)" in r.stderr
+    finally:
+        srv.stop()
+
+
+def test_compaction_threshold(tmp_path):
+    """getcompactionthreshold / setcompactionthreshold: the table's live
+    min/max thresholds; set ones drive background compaction at once, stay
+    across ALTER TABLE, and leave the schema as it was (as Cassandra's
+    ColumnFamilyStore.setCompactionThresholds); nodetool's checks."""
+    srv = H.new_server(tmp_path)
+    try:
+        c, s = H.connect(srv.host, srv.port)
+        s.execute("CREATE KEYSPACE kth WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        s.execute("CREATE TABLE kth.t (k int PRIMARY KEY, v int)")
+        r = tool(srv, "getcompactionthreshold", "kth", "t")
+        assert r.returncode == 0 and r.stdout == "Current compaction thresholds for kth/t: \n min = 4,  max = 32\n"
+        for i in range(2):
+            s.execute("INSERT INTO kth.t (k, v) VALUES (%d, %d)" % (i, i))
+            assert tool(srv, "flush", "kth", "t").returncode == 0
+        time.sleep(0.5)                                              # room for a compaction that must not run
+        assert sstables(srv, "kth", "t") == 2
+        r = tool(srv, "setcompactionthreshold", "kth", "t", "2", "8")
+        assert r.returncode == 0 and r.stdout == "", r.stderr
+        H.wait_for(lambda: sstables(srv, "kth", "t") == 1, timeout=30, what="compaction at the new threshold")
+        assert tool(srv, "getcompactionthreshold", "kth", "t").stdout.endswith(" min = 2,  max = 8\n")
+        comp = dict(s.execute("SELECT compaction FROM system_schema.tables WHERE keyspace_name = 'kth' "
+                              "AND table_name = 't'").one().compaction)
+        assert comp.get("min_threshold", "4") == "4" and comp.get("max_threshold", "32") == "32", comp
+        s.execute("ALTER TABLE kth.t WITH comment = 'still 2'")
+        assert tool(srv, "getcompactionthreshold", "kth", "t").stdout.endswith(" min = 2,  max = 8\n")
+        for args, code, msg in (
+                ([], 1, "Required parameters are missing: <keyspace> <table> <minthreshold> <maxthreshold>"),
+                (["kth", "t", "2"], 1, "setcompactionthreshold requires ks, cf, min, and max threshold args."),
+                (["kth", "t", "two", "8"], 1, 'nodetool: For input string: "two"'),
+                (["kth", "t", "-2", "8"], 1, "nodetool: Thresholds must be positive integers"),
+                (["kth", "t", "9", "8"], 1, "nodetool: Min threshold cannot be greater than max."),
+                (["kth", "t", "1", "8"], 1, "nodetool: Min threshold must be at least 2"),
+                (["kth", "t", "0", "0"], 2, "error: Disabling compaction by setting min_compaction_threshold or "
+                                            "max_compaction_threshold to 0 is deprecated"),
+                (["kth", "nope", "2", "8"], 1, "ColumnFamilyStore for kth/nope not found.")):
+            r = tool(srv, "setcompactionthreshold", *args)
+            assert r.returncode == code and msg in r.stderr, (args, r.returncode, r.stderr)
+        r = tool(srv, "getcompactionthreshold", "kth")
+        assert r.returncode == 1 and "getcompactionthreshold requires ks and cf args" in r.stderr
+        r = tool(srv, "getcompactionthreshold", "kth", "nope")
+        assert r.returncode == 1 and r.stderr == "ColumnFamilyStore for kth/nope not found.\n"
+        assert tool(srv, "getcompactionthreshold", "kth", "t").stdout.endswith(" min = 2,  max = 8\n")
+        c.shutdown()
+        srv.restart()                                                # not in the schema: gone after a restart
+        assert tool(srv, "getcompactionthreshold", "kth", "t").stdout.endswith(" min = 4,  max = 32\n")
+    finally:
+        srv.stop()
+
+
+def fill_incompressible(srv, s, ks, table, parts, rows=1500):
+    """parts flushed sstables of rows incompressible rows of 1 KB each."""
+    from cassandra.concurrent import execute_concurrent_with_args
+    ins = s.prepare("INSERT INTO %s.%s (k, v) VALUES (?, ?)" % (ks, table))
+    for part in range(parts):
+        execute_concurrent_with_args(s, ins, [(k, os.urandom(1000)) for k in range(part * rows, (part + 1) * rows)])
+        assert tool(srv, "flush", ks, table).returncode == 0
+
+
+def running_kinds(srv):
+    """The 'compaction type' column of compactionstats' running rows."""
+    out = tool(srv, "compactionstats").stdout
+    lines = out.split("\n\n", 1)[1].splitlines() if "\n\n" in out else []
+    return [l.split()[1] if l.split()[1] != "Remove" else "Remove deleted data"
+            for l in lines[1:] if l.strip() and not l.startswith("Active compaction")]
+
+
+def test_stop_compaction(tmp_path):
+    """stop COMPACTION ends a running compaction (throttled to 1 MiB/s here):
+    compactionstats shows none, the inputs stay, the data is whole; stop
+    GARBAGE_COLLECT ends a garbagecollect the same way (nodetool's error,
+    exit 2); a type nothing of runs stops nothing; a bad type is nodetool's
+    conversion error."""
+    import threading
+    srv = H.new_server(tmp_path)
+    try:
+        c, s = H.connect(srv.host, srv.port)
+        s.execute("CREATE KEYSPACE kst WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        s.execute("CREATE TABLE kst.t (k int PRIMARY KEY, v blob)")
+        assert tool(srv, "disableautocompaction", "kst", "t").returncode == 0
+        fill_incompressible(srv, s, "kst", "t", 2)
+        assert tool(srv, "setcompactionthroughput", "1").returncode == 0
+        for verb, kind, stop_type in (("compact", "Compaction", "COMPACTION"),
+                                      ("garbagecollect", "Remove deleted data", "GARBAGE_COLLECT")):
+            before = data_files(srv, "kst", "t")
+            done = []
+            th = threading.Thread(target=lambda: done.append(tool(srv, verb, "kst", "t")))
+            th.start()
+            H.wait_for(lambda: kind in running_kinds(srv) or done, timeout=30, what="the %s running" % verb)
+            assert not done, done
+            assert tool(srv, "stop", "VALIDATION").returncode == 0          # nothing of that type runs
+            assert tool(srv, "stop", "SCRUB").returncode == 0
+            assert kind in running_kinds(srv)
+            r = tool(srv, "stop", stop_type)
+            assert r.returncode == 0 and r.stdout == "", r.stderr
+            th.join(30)
+            assert done, "the %s did not stop" % verb
+            assert done[0].returncode == 2, (done[0].stdout, done[0].stderr)
+            assert running_kinds(srv) == []
+            assert data_files(srv, "kst", "t") == before
+            assert s.execute("SELECT count(*) FROM kst.t").one()[0] == 3000
+        r = tool(srv, "stop", "COMPACTIONS")
+        assert r.returncode == 1 and 'compaction_type: can not convert "COMPACTIONS" to a OperationType' in r.stderr
+        assert tool(srv, "stop").returncode == 0                              # UNKNOWN: stops nothing
+        assert tool(srv, "stop", "-id", "00000000-0000-0000-0000-000000000000").returncode == 0
+        r = tool(srv, "stop", "-id")
+        assert r.returncode == 1 and "Required values for option 'compactionId' not provided" in r.stderr
+        # unthrottled, the same compaction completes
+        assert tool(srv, "setcompactionthroughput", "0").returncode == 0
+        assert tool(srv, "compact", "kst", "t").returncode == 0
+        assert len(data_files(srv, "kst", "t")) == 1
+        c.shutdown()
+    finally:
+        srv.stop()
+
+
+def test_concurrent_compactors(tmp_path):
+    """getconcurrentcompactors / setconcurrentcompactors: concurrent_compactors
+    (cassandra.yaml) as nodetool prints it; the value set is the limit
+    system_views.thread_pools and settings show, and compactions of
+    different tables then run side by side."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("concurrent_compactors: 2\n")
+    srv = H.new_server(tmp_path / "d", extra_args=["--config", str(cfg)])
+    try:
+        c, s = H.connect(srv.host, srv.port)
+        r = tool(srv, "getconcurrentcompactors")
+        assert r.returncode == 0 and r.stdout == "Current concurrent compactors in the system is: \n2\n"
+
+        def limit():
+            return s.execute("SELECT active_tasks_limit FROM system_views.thread_pools "
+                             "WHERE name = 'CompactionExecutor'").one().active_tasks_limit
+        assert limit() == 2
+        assert tool(srv, "setconcurrentcompactors", "1").returncode == 0
+        assert tool(srv, "getconcurrentcompactors").stdout.endswith("\n1\n")
+        assert limit() == 1 and setting(s, "concurrent_compactors") == "1"
+        r = tool(srv, "setconcurrentcompactors", "3")
+        assert r.returncode == 0 and r.stdout == "", r.stderr
+        assert limit() == 3 and setting(s, "concurrent_compactors") == "3"
+        # three tables compacting at once, throttled so they overlap
+        s.execute("CREATE KEYSPACE kcc WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        for t in ("a", "b", "d"):
+            s.execute("CREATE TABLE kcc.%s (k int PRIMARY KEY, v blob)" % t)
+            assert tool(srv, "disableautocompaction", "kcc", t).returncode == 0
+            fill_incompressible(srv, s, "kcc", t, 2, rows=600)
+        assert tool(srv, "setcompactionthroughput", "1").returncode == 0
+        for t in ("a", "b", "d"):
+            assert tool(srv, "enableautocompaction", "kcc", t).returncode == 0
+            assert tool(srv, "setcompactionthreshold", "kcc", t, "2", "32").returncode == 0
+        H.wait_for(lambda: running_kinds(srv).count("Compaction") == 3, timeout=30,
+                   what="three compactions running together")
+        assert tool(srv, "setcompactionthroughput", "0").returncode == 0
+        for args, msg in (([], "Required parameters are missing: concurrent_compactors"),
+                          (["0"], "concurrent_compactors should be great than 0."),
+                          (["two"], 'concurrent_compactors: can not convert "two" to a Integer'),
+                          (["1", "2"], "Found unexpected parameters: [2]")):
+            r = tool(srv, "setconcurrentcompactors", *args)
+            assert r.returncode == 1 and msg in r.stderr, (args, r.stderr)
+        c.shutdown()
+    finally:
+        srv.stop()
+
+
+def test_timeouts(tmp_path):
+    """gettimeout / settimeout: cassandra.yaml's timeouts (4.1's defaults, or
+    the file's in either spelling), set live; system_views.settings follows;
+    nodetool's messages for bad types and values (all badUse, exit 1)."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("read_request_timeout: 7s\nwrite_request_timeout_in_ms: 3000\n")
+    srv = H.new_server(tmp_path / "d", extra_args=["--config", str(cfg)])
+    try:
+        c, s = H.connect(srv.host, srv.port)
+        want = {"read": 7000, "range": 10000, "write": 3000, "counterwrite": 5000, "cascontention": 1000,
+                "truncate": 60000, "misc": 10000, "internodeconnect": 2000, "internodeuser": 30000,
+                "internodestreaminguser": 300000}
+        for t, ms in want.items():
+            r = tool(srv, "gettimeout", t)
+            assert r.returncode == 0 and r.stdout == "Current timeout for type %s: %d ms\n" % (t, ms), r.stdout
+        assert setting(s, "read_request_timeout") == "7000ms"
+        assert setting(s, "cas_contention_timeout") == "1000ms"
+        r = tool(srv, "settimeout", "range", "12345")
+        assert r.returncode == 0 and r.stdout == "", r.stderr
+        assert tool(srv, "gettimeout", "range").stdout == "Current timeout for type range: 12345 ms\n"
+        assert setting(s, "range_request_timeout") == "12345ms"
+        assert tool(srv, "settimeout", "misc", "0").returncode == 0
+        assert tool(srv, "gettimeout", "misc").stdout == "Current timeout for type misc: 0 ms\n"
+        types = ("read, range, write, counterwrite, cascontention, truncate, internodeconnect, internodeuser, "
+                 "internodestreaminguser, misc (general rpc_timeout_in_ms)")
+        for verb, args, msg in (
+                ("gettimeout", [], "gettimeout requires a timeout type, one of (%s)" % types),
+                ("gettimeout", ["reads"], "Timeout type requires one of (%s)" % types),
+                ("settimeout", [], "Required parameters are missing: args"),
+                ("settimeout", ["read"], "Timeout type followed by value in ms (0 disables socket streaming "
+                                         "timeout). Type should be one of (%s)" % types),
+                ("settimeout", ["read", "soon"], 'For input string: "soon"'),
+                ("settimeout", ["read", "-5"], "timeout must be non-negative"),
+                ("settimeout", ["reads", "5"], "Timeout type requires one of (%s)" % types)):
+            r = tool(srv, verb, *args)
+            assert r.returncode == 1 and "nodetool: " + msg + "\n" in r.stderr, (verb, args, r.stderr)
+        c.shutdown()
+    finally:
+        srv.stop()
+
+
+def test_trace_probability(tmp_path):
+    """settraceprobability 1: requests the client did not trace are traced
+    anyway (system_traces.sessions grows) and their results carry no trace
+    id; 0 stops it; gettraceprobability prints Java's double."""
+    srv = H.new_server(tmp_path)
+    try:
+        c, s = H.connect(srv.host, srv.port)
+        r = tool(srv, "gettraceprobability")
+        assert r.returncode == 0 and r.stdout == "Current trace probability: 0.0\n"
+
+        def sessions():
+            return len(list(s.execute("SELECT session_id FROM system_traces.sessions")))
+        n0 = sessions()
+        for _ in range(3):
+            s.execute("SELECT key FROM system.local")
+        assert sessions() == n0
+        assert tool(srv, "settraceprobability", "1").returncode == 0
+        assert tool(srv, "gettraceprobability").stdout == "Current trace probability: 1.0\n"
+
+        def trace_ids(rs):
+            try:
+                return rs.response_future.get_query_trace_ids()
+            except TypeError:                     # this driver's answer for a result without one
+                return []
+        rs = s.execute("SELECT release_version FROM system.local WHERE key = 'local'")
+        assert trace_ids(rs) == []
+        assert len(trace_ids(s.execute("SELECT key FROM system.local", trace=True))) == 1
+        n1 = sessions()
+        assert n1 >= n0 + 2                        # the SELECT, and the sessions query itself
+        assert tool(srv, "settraceprobability", "0.25").returncode == 0
+        assert tool(srv, "gettraceprobability").stdout == "Current trace probability: 0.25\n"
+        assert tool(srv, "settraceprobability", "0").returncode == 0
+        n2 = sessions()
+        for _ in range(5):
+            s.execute("SELECT key FROM system.local")
+        assert sessions() == n2
+        for args, msg in (([], "Required parameters are missing: trace_probability"),
+                          (["1.5"], "Trace probability must be between 0 and 1"),
+                          (["-0.1"], "Trace probability must be between 0 and 1"),
+                          (["often"], 'trace_probability: can not convert "often" to a Double')):
+            r = tool(srv, "settraceprobability", *args)
+            assert r.returncode == 1 and msg in r.stderr, (args, r.stderr)
+        c.shutdown()
+    finally:
+        srv.stop()
+
+
+def test_proxyhistograms(server, session, ks):
+    """proxyhistograms: 4.1's layout; Read, Write and Range Latency are the
+    node's reads, writes and scans of every table (bucket offsets in
+    microseconds, Max at least the 99th percentile); CAS and view writes
+    have no timer of their own here and print zeros."""
+    session.execute("CREATE TABLE %s.ph (k int PRIMARY KEY, v int)" % ks)
+    for i in range(20):
+        session.execute("INSERT INTO %s.ph (k, v) VALUES (%d, %d)" % (ks, i, i))
+        session.execute("SELECT v FROM %s.ph WHERE k = %d" % (ks, i))
+    session.execute("SELECT * FROM %s.ph" % ks)
+    r = tool(server, "proxyhistograms")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.split("\n")
+    assert lines[0] == "proxy histograms"
+    assert lines[1] == "%-10s%19s%19s%19s%19s%19s%19s" % ("Percentile", "Read Latency", "Write Latency",
+                                                       "Range Latency", "CAS Read Latency", "CAS Write Latency",
+                                                       "View Write Latency")
+    assert lines[2] == "%-10s%19s%19s%19s%19s%19s%19s" % ("", "(micros)", "(micros)", "(micros)", "(micros)",
+                                                       "(micros)", "(micros)")
+    names = ["50%", "75%", "95%", "98%", "99%", "Min", "Max"]
+    cols = []
+    for name, line in zip(names, lines[3:10]):
+        assert len(line) == 10 + 6 * 19 and line[:10].rstrip() == name, line
+        cols.append([float(line[10 + 19 * i:10 + 19 * (i + 1)]) for i in range(6)])
+    assert lines[10:] == ["", ""]
+    for i in range(3):                              # read, write, range
+        assert cols[0][i] > 0 and cols[6][i] >= cols[4][i] >= cols[0][i] >= cols[5][i], (i, cols)
+    assert all(cols[r][i] == 0.0 for r in range(7) for i in range(3, 6))
+
+
+def test_node_status_verbs(tmp_path):
+    """netstats, gcstats, statusgossip, statushandoff, getlogginglevels on a
+    single node: nodetool's layouts with the node's true figures (no
+    streams, read repairs, internode messages or garbage collections);
+    after drain netstats says DRAINED and gossip is not running."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("hinted_handoff_enabled: false\n")
+    srv = H.new_server(tmp_path / "d", extra_args=["--config", str(cfg)])
+    try:
+        r = tool(srv, "netstats")
+        assert r.returncode == 0 and r.stdout == (
+            "Mode: NORMAL\nNot sending any streams.\nRead Repair Statistics:\nAttempted: 0\n"
+            "Mismatch (Blocking): 0\nMismatch (Background): 0\n"
+            "Pool Name                    Active   Pending      Completed   Dropped\n"
+            "Large messages                  n/a         0              0         0\n"
+            "Small messages                  n/a         0              0         0\n"
+            "Gossip messages                 n/a         0              0         0\n"), r.stdout
+        assert tool(srv, "netstats", "-H").returncode == 0
+        r = tool(srv, "gcstats")
+        assert r.returncode == 0
+        head, row = r.stdout.splitlines()
+        assert head == "%20s%20s%20s%20s%20s%20s%25s" % ("Interval (ms)", "Max GC Elapsed (ms)",
+                                                          "Total GC Elapsed (ms)", "Stdev GC Elapsed (ms)",
+                                                          "GC Reclaimed (MB)", "Collections", "Direct Memory Bytes")
+        f = row.split()
+        assert int(f[0]) >= 0 and f[1:6] == ["0", "0", "NaN", "0", "0"] and int(f[6]) > 0, row
+        time.sleep(0.3)
+        assert int(tool(srv, "gcstats").stdout.splitlines()[1].split()[0]) >= 300   # since the last gcstats
+        assert tool(srv, "statusgossip").stdout == "running\n"
+        assert tool(srv, "statushandoff").stdout == "Hinted handoff is not running\n"
+        r = tool(srv, "getlogginglevels")
+        assert r.returncode == 0 and r.stdout == "\n%-50s%10s\n%-50s%10s\n" % ("Logger Name", "Log Level",
+                                                                             "ROOT", "INFO")
+        assert tool(srv, "drain").returncode == 0
+        assert tool(srv, "netstats").stdout.startswith("Mode: DRAINED\n")
+        assert tool(srv, "statusgossip").stdout == "not running\n"
+    finally:
+        srv.stop()
+    srv = H.new_server(tmp_path / "e")
+    try:
+        assert tool(srv, "statushandoff").stdout == "Hinted handoff is running\n"   # 4.1's default
+    finally:
+        srv.stop()
+
+
+def test_help():
+    """help: every verb in nodetool's help layout; help VERB its synopsis."""
+    r = subprocess.run([TOOL, "help"], capture_output=True, text=True)
+    assert r.returncode == 0
+    assert "The most commonly used nodetool commands are:" in r.stdout
+    listed = re.findall(r"^    (\S+) +\S", r.stdout, re.M)
+    assert listed == sorted(listed)
+    for v in ("getsstables", "garbagecollect", "scrub", "verify", "upgradesstables", "getcompactionthreshold",
+              "setcompactionthreshold", "stop", "getconcurrentcompactors", "setconcurrentcompactors", "gettimeout",
+              "settimeout", "gettraceprobability", "settraceprobability", "proxyhistograms", "netstats", "gcstats",
+              "statusgossip", "statushandoff", "getlogginglevels", "rebuild_index", "tablestats", "snapshot"):
+        assert v in listed, v
+    r = subprocess.run([TOOL, "help", "getsstables"], capture_output=True, text=True)
+    assert r.returncode == 0 and "getsstables [-hf] keyspace table key" in r.stdout
+    r = subprocess.run([TOOL, "help", "nosuchverb"], capture_output=True, text=True)
+    assert r.returncode == 1 and "Unknown command nosuchverb" in r.stdout
+
+
+def test_rebuild_index(tmp_path, monkeypatch):
+    """rebuild_index ks table idx...: the index storage emptied and built
+    again from the table (in slices between requests; the verb returns once
+    it is done), so after it the index answers from new sstables; an
+    unknown index is skipped, an unknown table is nodetool's badUse, an
+    unknown keyspace Cassandra's assertion (exit 2)."""
+    import glob
+    monkeypatch.setenv("CASSETTE_INDEX_BUILD_STEP_ROWS", "50")   # a rebuild of many slices
+    srv = H.new_server(tmp_path)
+    try:
+        c, s = H.connect(srv.host, srv.port)
+        s.execute("CREATE KEYSPACE kri WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        s.execute("CREATE TABLE kri.t (k int PRIMARY KEY, v int)")
+        s.execute("CREATE INDEX t_v ON kri.t (v)")
+        for k in range(500):
+            s.execute("INSERT INTO kri.t (k, v) VALUES (%d, %d)" % (k, k % 10))
+        H.wait_for(lambda: len(list(s.execute("SELECT k FROM kri.t WHERE v = 3"))) == 50, timeout=30,
+                   what="the index built")
+        assert tool(srv, "flush", "kri", "t").returncode == 0
+        idx_dir = glob.glob(os.path.join(srv.data_dir, "data", "kri", "t.t_v-*"))
+        assert len(idx_dir) == 1, glob.glob(os.path.join(srv.data_dir, "data", "kri", "*"))
+        before = glob.glob(os.path.join(idx_dir[0], "cs-*-Data.db"))
+        assert before
+        r = tool(srv, "rebuild_index", "kri", "t", "t_v")
+        assert r.returncode == 0 and r.stdout == "" and r.stderr == "", (r.stdout, r.stderr)
+        assert sorted(x.k for x in s.execute("SELECT k FROM kri.t WHERE v = 3")) == list(range(3, 500, 10))
+        assert not set(glob.glob(os.path.join(idx_dir[0], "cs-*-Data.db"))) & set(before)   # emptied first
+        assert tool(srv, "flush", "kri", "t").returncode == 0
+        assert glob.glob(os.path.join(idx_dir[0], "cs-*-Data.db"))                          # and built again
+        assert "rebuild_index: rebuilding kri.t.t_v" in srv.log_tail()
+        assert tool(srv, "rebuild_index", "kri", "t", "t.t_v", "nosuch").returncode == 0     # index table name
+        r = tool(srv, "rebuild_index", "kri", "t")
+        assert r.returncode == 1 and "nodetool: rebuild_index requires ks, cf and idx args" in r.stderr
+        r = tool(srv, "rebuild_index", "kri", "nope", "t_v")
+        assert r.returncode == 1 and "nodetool: Unknown keyspace/cf pair (kri.nope)" in r.stderr
+        r = tool(srv, "rebuild_index", "nope", "t", "t_v")
+        assert r.returncode == 2 and r.stderr == "error: Unknown keyspace nope\n"
+        c.shutdown()
+    finally:
+        srv.stop()
