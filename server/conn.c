@@ -1165,9 +1165,12 @@ int conn__accept(srv_loop *s, int fd)
         return rc;
     }
     uv_tcp_nodelay(&c->tcp, 1);
+    /* Only an IP peer is named (an AF_UNIX peer, fuzz_conn's socketpair,
+     * fills just its family: the rest of ss is not an address). */
     struct sockaddr_storage ss;
     int len = sizeof ss;
-    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0) {
+    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0 &&
+        (ss.ss_family == AF_INET6 || ss.ss_family == AF_INET)) {
         char ip[48] = "";
         int port = 0;
         if (ss.ss_family == AF_INET6) {
