@@ -6,6 +6,7 @@
 #   make unit       criterion unit tests only
 #   SANITIZE=address,undefined make ...   sanitizer build in build/san/
 #   make fuzz       libFuzzer harnesses (clang) in build/fuzz/, docs/fuzzing.md
+#   make fuzz-regress  their regression inputs, seeds and a short mutation run (also in `make test`)
 
 CC ?= cc
 SANITIZE ?=
@@ -135,7 +136,8 @@ bench-startup: all
 # Coverage-guided fuzzing (docs/fuzzing.md): tests/fuzz/fuzz_<name>.c, each
 # with LLVMFuzzerTestOneInput, linked with libFuzzer, ASan and UBSan.  Every
 # source is compiled again with clang into $(FZ)/obj (never mixed with the
-# gcc objects), into the same four libraries.  Not part of `all` or `test`.
+# gcc objects), into the same four libraries.  Not part of `all`; `make test`
+# builds them and runs tests/fuzz/regress.sh (tests/run_all.sh step 4).
 FUZZ_CC ?= clang
 FZ := $(BUILD)/fuzz
 # Without pointer-overflow: its only reports were NULL + 0 (an empty
@@ -144,8 +146,10 @@ FZ := $(BUILD)/fuzz
 # out-of-bounds access.
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize=pointer-overflow -fno-sanitize-recover=all \
             -fno-omit-frame-pointer
+# CONN_MAX_PENDING_OUT: server/conn.c stops reading a connection above 64 KiB
+# of unsent replies instead of 16 MiB, so that fuzz_conn reaches it.
 FUZZ_CFLAGS := -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -I. -MMD -MP -pthread \
-               -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(EXTRA_CFLAGS)
+               -fsanitize=fuzzer-no-link $(FUZZ_SAN) -DCONN_MAX_PENDING_OUT=65536 $(EXTRA_CFLAGS)
 FUZZ_SRC := $(filter-out tests/fuzz/fuzz_common.c,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FZ)/%,$(FUZZ_SRC))
 fzobj = $(patsubst %.c,$(FZ)/obj/%.o,$(1))
@@ -168,8 +172,8 @@ $(FZ)/fuzz_%: $(FZ)/obj/tests/fuzz/fuzz_%.o $(FZ)/obj/tests/fuzz/fuzz_common.o $
 fuzz: $(FUZZ_BINS)
 .PRECIOUS: $(FZ)/obj/%.o
 
-# Every harness over its seed corpus and regression inputs only (no
-# mutation): seconds, for CI (tests/fuzz/regress.sh).
+# Every harness over each regression input, its seed corpus, then
+# FUZZ_MUTATE_S (3) seconds of mutation: about 30 s (tests/fuzz/regress.sh).
 fuzz-regress: fuzz
 	@sh tests/fuzz/regress.sh $(FZ)
 

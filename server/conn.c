@@ -38,8 +38,10 @@
  *     Envelope.Decoder discard mode).  A corrupt header (a negative body
  *     length) is answered with a ProtocolException and the connection is
  *     closed after the error is written: the byte stream can no longer be
- *     trusted.  The close lingers (FIN, then input discarded until the peer
- *     closes or LINGER_MS) so the error is not lost to a RST.  Other
+ *     trusted.  Replies to the requests before it that wait for the commit
+ *     log (invariant 7) are written first, as they would have been in
+ *     periodic mode.  The close lingers (FIN, then input discarded until the
+ *     peer closes or LINGER_MS) so the error is not lost to a RST.  Other
  *     connections are never affected.
  *  6. Replies are gathered in `out` and written once per loop iteration:
  *     flush() queues the connection on srv->flushq and a uv_check handle,
@@ -52,7 +54,8 @@
  *  7. A reply that must wait for the commit log (cql_result.need_sync) is
  *     encoded at once into a pending record; st_sync_wait's callback appends
  *     it to `out`.  Each pending record holds a reference on the connection, so
- *     the struct outlives its handle until the last callback has run.
+ *     the struct outlives its handle until the last callback has run, and
+ *     counts in sync_pending, which a close after an error waits for.
  *  8. The connection struct is freed only when its handle's close callback
  *     has run and no pending record references it.
  *  9. Back-pressure: a client that sends requests without reading replies
@@ -90,7 +93,13 @@ enum { C_NEW, C_UNINIT, C_AUTH, C_READY, C_CLOSING };
 
 #define READ_MIN_SPARE (16 * 1024)      /* free space offered to each read */
 #define IDLE_BUF_KEEP (64 * 1024)       /* keep at most this much buffer when idle */
-#define MAX_PENDING_OUT (16u << 20)     /* stop reading above this much unsent output */
+/* Stop reading above this much unsent output (invariant 9).  The fuzz
+ * build lowers it (Makefile FUZZ_CFLAGS) so that fuzz_conn's small inputs
+ * reach it. */
+#ifndef CONN_MAX_PENDING_OUT
+#define CONN_MAX_PENDING_OUT (16u << 20)
+#endif
+#define MAX_PENDING_OUT ((size_t)CONN_MAX_PENDING_OUT)
 #define LINGER_MS 2000                  /* max wait for the peer's FIN after an error close */
 #define SUPPORTED_TEXT "3/v3, 4/v4, 5/v5, 6/v6-beta"
 
@@ -103,7 +112,7 @@ struct conn {
     bool compress;                   /* lz4 negotiated and STARTUP answered */
     bool closed;                     /* uv_close called */
     bool handle_closed;              /* close callback ran */
-    bool close_after_flush;          /* close once `out` is written */
+    bool close_after_flush;          /* close once `out` is written and no reply waits for a sync */
     bool lingering;                  /* FIN sent, draining input (begin_linger) */
     bool timer_open;                 /* `linger` initialized and not yet closed */
     uv_timer_t linger;               /* bounds the lingering close */
@@ -115,6 +124,7 @@ struct conn {
     bool listed;                     /* in system_views.clients (cql_session_opened) */
     int refs;                        /* pending sync replies, write in flight, pump on the stack,
                                         queued in srv->flushq */
+    int sync_pending;                /* replies waiting for the commit log (invariant 7) */
     bool queued;                     /* in srv->flushq (invariant 6) */
     conn *qnext;                     /* next in srv->flushq */
     cs_buf in;                       /* unparsed input */
@@ -266,7 +276,7 @@ void conn__close(conn *c, bool after_flush)
     if (after_flush) {
         c->close_after_flush = true;
         c->state = C_CLOSING;
-        if (c->out.len == 0 && !c->writing)
+        if (c->out.len == 0 && !c->writing && c->sync_pending == 0)
             begin_linger(c);
         return;
     }
@@ -364,7 +374,7 @@ static void flush_now(conn *c)
             return;
         }
     }
-    if (c->close_after_flush)
+    if (c->close_after_flush && c->sync_pending == 0)
         begin_linger(c);
 }
 
@@ -672,6 +682,7 @@ static void on_sync_done(void *arg)
     pending_reply *p = arg;
     conn *c = p->c;
     c->s->sync_waits--;
+    c->sync_pending--;
     record_latency(c->s, p->start_ns, cs_mono_ns());
     if (!c->closed) {
         cs_buf_put(&c->out, p->frame.p, p->frame.len);
@@ -723,10 +734,12 @@ static void finish_cql(conn *c, int16_t stream, int rc, cql_result *r, cs_error 
             cs_buf_init(&p->frame);
             encode_result(c, &p->frame, stream, r, tracing_id);
             c->refs++;
+            c->sync_pending++;
             s->sync_waits++;             /* before: the callback may run at once */
             if (st_sync_wait(s->eng, s->loop, r->sync_pos, on_sync_done, p) == 0)
                 goto events;
             s->sync_waits--;
+            c->sync_pending--;
             c->refs--;
             cs_buf_destroy(&p->frame);
             cs_free(p);
@@ -1168,9 +1181,12 @@ int conn__accept(srv_loop *s, int fd)
         return rc;
     }
     uv_tcp_nodelay(&c->tcp, 1);
+    /* Only an IP peer is named (an AF_UNIX peer, fuzz_conn's socketpair,
+     * fills just its family: the rest of ss is not an address). */
     struct sockaddr_storage ss;
     int len = sizeof ss;
-    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0) {
+    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0 &&
+        (ss.ss_family == AF_INET6 || ss.ss_family == AF_INET)) {
         char ip[48] = "";
         int port = 0;
         if (ss.ss_family == AF_INET6) {

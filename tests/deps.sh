@@ -2,8 +2,15 @@
 # tests/deps.sh: `make deps`.  Installs what the build and the tests need and
 # is a fast no-op (well under a second) when everything is already there.
 #   Debian packages: build libraries, criterion, the Python driver + pytest,
-#                    what cqlsh needs (python3-tz, python3-tzlocal), and the
-#                    Go driver gocql with the Go toolchain (tests/integration/go).
+#                    what cqlsh needs (python3-tz, python3-tzlocal), the
+#                    Go driver gocql with the Go toolchain (tests/integration/go),
+#                    and clang with its compiler-rt (libFuzzer, ASan, UBSan)
+#                    for the fuzz harnesses (make fuzz, docs/fuzzing.md):
+#                    clang-14 only recommends libclang-rt-14-dev, which
+#                    --no-install-recommends would leave out; llvm for
+#                    llvm-symbolizer (Debian's compiler-rt looks for
+#                    /usr/bin/llvm-symbolizer-14 only: without it a fuzz
+#                    failure's stack has addresses, no file:line).
 #   Node.js:         nodejs from Debian; npm only if no `npm` exists at all
 #                    (some machines carry node+npm outside Debian, and
 #                    Debian's npm package conflicts with them).
@@ -17,7 +24,7 @@ cd "$(dirname "$0")/.."
 
 PKGS="libuv1-dev liblz4-dev libxxhash-dev libcrypt-dev libcriterion-dev python3-cassandra \
 python3-pytest python3-lz4 python3-tz python3-tzlocal libyaml-dev \
-golang-go golang-github-gocql-gocql-dev"
+golang-go golang-github-gocql-gocql-dev clang libclang-rt-dev llvm"
 # `sh tests/deps.sh run` (make run): only what building and running the
 # server needs: no test drivers, no Go toolchain, no npm.
 RUN_ONLY=false

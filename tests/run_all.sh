@@ -4,18 +4,22 @@
 #   1. unit tests        (criterion binaries BUILD_DIR/tests/test_*)
 #   2. integration tests (pytest + node --test against BUILD_DIR/cassette)
 #   3. crash tests       (kill -9 and restart BUILD_DIR/cassette)
-#   4. a SANITIZE=address,undefined build in BUILD_DIR/san, then unit and
+#   4. fuzz regressions  (the libFuzzer harnesses built with clang in
+#      BUILD_DIR/fuzz, then tests/fuzz/regress.sh: each committed
+#      reproducer, each harness's seeds, a 3 s mutation run per harness)
+#   5. a SANITIZE=address,undefined build in BUILD_DIR/san, then unit and
 #      integration tests once more against it.
 # Each step ends with "N passed, N failed"; the last line of this script is
 # the sum over all steps.  Exit 1 if anything failed.
-# Env: SKIP_SAN=1 skips step 4.  Owner: infra.
+# Env: SKIP_FUZZ=1 skips step 4, SKIP_SAN=1 step 5.  Owner: infra.
 set -u
 cd "$(dirname "$0")/.."
 B=${1:-build}
 total_p=0
 total_f=0
 log=$(mktemp "${TMPDIR:-/tmp}/cassette-all.XXXXXX")
-trap 'rm -f "$log"' EXIT INT TERM
+blog=$(mktemp "${TMPDIR:-/tmp}/cassette-build.XXXXXX")
+trap 'rm -f "$log" "$blog"' EXIT INT TERM
 
 # step NAME CMD...: run CMD, stream its output, add its closing counts.
 step() {
@@ -55,12 +59,31 @@ static_checks() { # layering and raw-allocation lint, one "test" each
     echo "$sp passed, $sf failed"
 }
 
+fuzz_regress() { # build the harnesses (clang), then every regression input
+    t0=$(date +%s)
+    if ! make -j2 --no-print-directory BUILD="$B" fuzz >"$blog" 2>&1; then
+        grep -E 'error|Error' "$blog" | head -n 40
+        echo "fuzz harness build failed (clang and libclang-rt-dev: make deps)"
+        echo "0 passed, 1 failed"
+        return
+    fi
+    t1=$(date +%s)
+    echo "harnesses built in $((t1 - t0)) s"
+    sh tests/fuzz/regress.sh "$B/fuzz"
+    rc=$?
+    echo "fuzz regressions run in $(( $(date +%s) - t1 )) s"
+    return $rc
+}
+
 start=$(date +%s)
 step "static checks" static_checks
 # shellcheck disable=SC2046
 step unit sh tests/run_unit.sh $(unit_bins "$B")
 step integration sh tests/run_integration.sh "$B/cassette"
 step crash sh tests/run_crash.sh "$B/cassette"
+if [ "${SKIP_FUZZ:-0}" != 1 ]; then
+    step "fuzz regressions" fuzz_regress
+fi
 
 case "$B" in */san|san) SKIP_SAN=1 ;; esac
 if [ "${SKIP_SAN:-0}" != 1 ]; then

@@ -9,7 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/buf.h"
+#include "common/err.h"
 #include "common/log.h"
+#include "cql/types.h"
+#include "server/frame.h"
+#include "server/msg.h"
 
 void fz_quiet(void)
 {
@@ -101,6 +106,148 @@ const uint8_t *fz_chunk(fz_in *in, size_t *len)
     in->pos += n;
     *len = n;
     return p;
+}
+
+/* ------------------------------------------------------------ RESULT bodies */
+
+#define RCHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "fuzz: check failed: %s: ", #cond); \
+    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); abort(); } } while (0)
+
+typedef struct rctx {
+    const char *what;                /* the request, for messages */
+    int version;
+    fz_result *out;
+} rctx;
+
+/* Read a [option] (result metadata type) into a ctype. */
+static ctype *read_type(const rctx *x, cs_rd *r)
+{
+    ctype *t = ctype_decode_option(r);
+    RCHECK(t != NULL && !r->err, "%s: bad type option in metadata", x->what);
+    return t;
+}
+
+/* <metadata> of a Rows or Prepared result (spec v4 §4.2.5.2): returns the
+ * column count and, if types != NULL, the column types (caller unrefs);
+ * a Rows result's paging state goes to x->out. */
+static int read_metadata(const rctx *x, cs_rd *r, bool prepared, bool rows, ctype **types, int max_types)
+{
+    uint32_t flags = cs_rd_u32(r);
+    int32_t n = (int32_t)cs_rd_u32(r);
+    RCHECK(!r->err && n >= 0 && n < 10000, "%s: metadata column count %d", x->what, n);
+    if (prepared && x->version >= 4) {
+        int32_t pk = (int32_t)cs_rd_u32(r);
+        RCHECK(!r->err && pk >= 0 && pk <= n, "%s: %d partition key indexes of %d", x->what, pk, n);
+        for (int i = 0; i < pk; i++)
+            RCHECK(cs_rd_u16(r) < (uint16_t)n, "%s: partition key index", x->what);
+    }
+    if (flags & 0x0002) {                  /* HAS_MORE_PAGES */
+        const uint8_t *p;
+        int32_t len = cs_rd_bytes(r, &p);
+        RCHECK(len >= 0 && !r->err, "%s: paging state", x->what);
+        if (rows && (size_t)len <= sizeof x->out->ps) {
+            memcpy(x->out->ps, p, (size_t)len);
+            x->out->ps_len = len;
+        }
+    }
+    if (flags & 0x0004)                    /* NO_METADATA */
+        return n;
+    size_t len;
+    if (flags & 0x0001) {                  /* GLOBAL_TABLES_SPEC */
+        cs_rd_string(r, &len);
+        cs_rd_string(r, &len);
+    }
+    for (int i = 0; i < n; i++) {
+        if (!(flags & 0x0001)) {
+            cs_rd_string(r, &len);
+            cs_rd_string(r, &len);
+        }
+        cs_rd_string(r, &len);
+        RCHECK(!r->err, "%s: column spec %d", x->what, i);
+        ctype *t = read_type(x, r);
+        if (types && i < max_types)
+            types[i] = t;
+        else
+            ctype_unref(t);
+    }
+    return n;
+}
+
+static void check_value(const rctx *x, const ctype *t, const uint8_t *v, int32_t len, int col)
+{
+    if (len < 0)
+        return;
+    cs_error e;
+    cs_error_init(&e);
+    int rc = ctype_validate(t, v, (size_t)len, &e);
+    RCHECK(rc == 0, "%s: column %d: a value the server returned is not valid for its type: %s",
+           x->what, col, e.msg);
+    cs_buf b;
+    cs_buf_init(&b);
+    (void)ctype_format_cql(t, v, (size_t)len, &b);
+    cs_buf_reset(&b);
+    (void)ctype_format_json(t, v, (size_t)len, &b);
+    cs_buf_destroy(&b);
+}
+
+static void check_rows(const rctx *x, cs_rd *r)
+{
+    ctype *types[256] = { 0 };
+    int n = read_metadata(x, r, false, true, types, 256);
+    int32_t rows = (int32_t)cs_rd_u32(r);
+    RCHECK(!r->err && rows >= 0, "%s: row count", x->what);
+    for (int32_t j = 0; j < rows; j++)
+        for (int i = 0; i < n; i++) {
+            const uint8_t *p;
+            int32_t len = cs_rd_bytes(r, &p);
+            RCHECK(!r->err && len >= -1, "%s: row %d value %d", x->what, j, i);
+            if (i < 256 && types[i])
+                check_value(x, types[i], p, len, i);
+        }
+    for (int i = 0; i < 256; i++)
+        if (types[i])
+            ctype_unref(types[i]);
+}
+
+void fz_check_result(const char *what, int version, const uint8_t *body, size_t blen, fz_result *out)
+{
+    rctx x = { what, version, out };
+    out->have_id = false;
+    out->ps_len = -1;
+    cs_rd r;
+    cs_rd_init(&r, body, blen);
+    int32_t kind = (int32_t)cs_rd_u32(&r);
+    RCHECK(!r.err, "%s: no result kind", what);
+    out->kind = kind;
+    size_t len;
+    cql_schema_change c;
+    switch (kind) {
+    case RESULT_VOID:
+        break;
+    case RESULT_ROWS:
+        check_rows(&x, &r);
+        break;
+    case RESULT_SET_KEYSPACE:
+        cs_rd_string(&r, &len);
+        break;
+    case RESULT_PREPARED: {
+        const char *s = cs_rd_string(&r, &len);
+        RCHECK(!r.err && len == 16, "%s: prepared id of %zu bytes", what, len);
+        memcpy(out->id, s, 16);
+        out->have_id = true;
+        read_metadata(&x, &r, true, false, NULL, 0);
+        read_metadata(&x, &r, false, false, NULL, 0);
+        break;
+    }
+    case RESULT_SCHEMA_CHANGE:
+        RCHECK(msg_schema_change_decode(body + 4, blen - 4, &c) == 0, "%s: schema change body", what);
+        r.pos = r.len;
+        break;
+    default:
+        RCHECK(false, "%s: result kind %d", what, kind);
+    }
+    RCHECK(!r.err && cs_rd_left(&r) == 0, "%s: result kind %d: %zu bytes left (err %d)", what, kind,
+           cs_rd_left(&r), r.err);
 }
 
 /* Sanitizer defaults for every harness (the environment's *_OPTIONS still

@@ -1,7 +1,8 @@
 /*
  * fuzz_common.h: helpers shared by the libFuzzer harnesses in tests/fuzz/
  * (docs/fuzzing.md): a scratch directory per process on tmpfs, quiet logs,
- * a byte reader over the fuzzer's input, and the seed-writing mode.
+ * a byte reader over the fuzzer's input, the seed-writing mode, and the
+ * RESULT body check of the harnesses that run CQL (fuzz_cql, fuzz_conn).
  *
  * Seeds: a harness run with CASSETTE_FUZZ_SEEDS=<dir> writes its seed
  * corpus (small valid inputs it builds with the project's own encoders and
@@ -40,5 +41,20 @@ static inline uint16_t fz_u16(fz_in *in) { uint16_t a = fz_u8(in); return (uint1
 static inline size_t fz_left(const fz_in *in) { return in->n - in->pos; }
 /* The next [u16 length][bytes] chunk (clipped to what is left). */
 const uint8_t *fz_chunk(fz_in *in, size_t *len);
+
+/* What fz_check_result read in a RESULT body. */
+typedef struct fz_result {
+    int32_t kind;                    /* RESULT_* (server/frame.h) */
+    bool have_id;                    /* kind 4: id holds the prepared statement id */
+    uint8_t id[16];
+    int32_t ps_len;                  /* kind 2: the paging state's length (-1: none, or too long) */
+    uint8_t ps[4096];
+} fz_result;
+/* Check a RESULT body as a client at protocol `version` reads it (spec v4
+ * §4.2.5, v3's PREPARED without partition key indexes): kinds 1 to 5, the
+ * metadata and its types, every row value valid for its column type
+ * (ctype_validate) and formattable, nothing after.  abort()s with `what`
+ * in the message on the first violation. */
+void fz_check_result(const char *what, int version, const uint8_t *body, size_t len, fz_result *out);
 
 #endif

@@ -33,7 +33,6 @@
 #include "common/err.h"
 #include "common/vfs.h"
 #include "cql/exec.h"
-#include "cql/types.h"
 #include "server/frame.h"
 #include "server/msg.h"
 #include "storage/storage.h"
@@ -64,133 +63,21 @@ static int32_t g_ps_len;             /* -1: none (no more pages) */
 
 /* ------------------------------------------------------------ result checks */
 
-/* Read a [option] (result metadata type) into a ctype, or NULL. */
-static ctype *read_type(cs_rd *r)
-{
-    ctype *t = ctype_decode_option(r);
-    CHECK(t != NULL && !r->err, "%s: bad type option in metadata", g_cur);
-    return t;
-}
-
-/* <metadata> of a Rows or Prepared result (spec v4 §4.2.5.2): returns the
- * column count and, if types != NULL, the column types (caller unrefs). */
-static int read_metadata(cs_rd *r, bool prepared, ctype **types, int max_types)
-{
-    uint32_t flags = cs_rd_u32(r);
-    int32_t n = (int32_t)cs_rd_u32(r);
-    CHECK(!r->err && n >= 0 && n < 10000, "%s: metadata column count %d", g_cur, n);
-    if (prepared) {
-        int32_t pk = (int32_t)cs_rd_u32(r);
-        CHECK(!r->err && pk >= 0 && pk <= n, "%s: %d partition key indexes of %d", g_cur, pk, n);
-        for (int i = 0; i < pk; i++)
-            CHECK(cs_rd_u16(r) < (uint16_t)n, "%s: partition key index", g_cur);
-    }
-    if (flags & 0x0002) {                  /* HAS_MORE_PAGES */
-        const uint8_t *p;
-        int32_t len = cs_rd_bytes(r, &p);
-        CHECK(len >= 0 && !r->err, "%s: paging state", g_cur);
-        if (!prepared && (size_t)len <= sizeof g_ps) {
-            memcpy(g_ps, p, (size_t)len);
-            g_ps_len = len;
-        }
-    }
-    if (flags & 0x0004)                    /* NO_METADATA */
-        return n;
-    size_t len;
-    if (flags & 0x0001) {                  /* GLOBAL_TABLES_SPEC */
-        cs_rd_string(r, &len);
-        cs_rd_string(r, &len);
-    }
-    for (int i = 0; i < n; i++) {
-        if (!(flags & 0x0001)) {
-            cs_rd_string(r, &len);
-            cs_rd_string(r, &len);
-        }
-        cs_rd_string(r, &len);
-        CHECK(!r->err, "%s: column spec %d", g_cur, i);
-        ctype *t = read_type(r);
-        if (types && i < max_types)
-            types[i] = t;
-        else
-            ctype_unref(t);
-    }
-    return n;
-}
-
-static void check_value(const ctype *t, const uint8_t *v, int32_t len, int col)
-{
-    if (len < 0)
-        return;
-    cs_error e;
-    cs_error_init(&e);
-    int rc = ctype_validate(t, v, (size_t)len, &e);
-    CHECK(rc == 0, "%s: column %d: a value the server returned is not valid for its type: %s",
-          g_cur, col, e.msg);
-    cs_buf b;
-    cs_buf_init(&b);
-    (void)ctype_format_cql(t, v, (size_t)len, &b);
-    cs_buf_reset(&b);
-    (void)ctype_format_json(t, v, (size_t)len, &b);
-    cs_buf_destroy(&b);
-}
-
-static void check_rows(cs_rd *r)
-{
-    ctype *types[256] = { 0 };
-    int n = read_metadata(r, false, types, 256);
-    int32_t rows = (int32_t)cs_rd_u32(r);
-    CHECK(!r->err && rows >= 0, "%s: row count", g_cur);
-    for (int32_t j = 0; j < rows; j++)
-        for (int i = 0; i < n; i++) {
-            const uint8_t *p;
-            int32_t len = cs_rd_bytes(r, &p);
-            CHECK(!r->err && len >= -1, "%s: row %d value %d", g_cur, j, i);
-            if (i < 256 && types[i])
-                check_value(types[i], p, len, i);
-        }
-    for (int i = 0; i < 256; i++)
-        if (types[i])
-            ctype_unref(types[i]);
-}
-
-/* Returns the prepared id (kind 4) in id, if any. */
+/* Check a RESULT body (fz_check_result); returns the prepared id (kind 4)
+ * in id, and keeps a Rows result's paging state in g_ps. */
 static void check_result(const cql_result *res, uint8_t id[16], bool *have_id)
 {
-    cs_rd r;
-    cs_rd_init(&r, res->body.p, res->body.len);
     CHECK(res->body.err == 0, "%s: result body error %d", g_cur, res->body.err);
-    int32_t kind = (int32_t)cs_rd_u32(&r);
-    CHECK(!r.err, "%s: no result kind", g_cur);
-    size_t len;
-    cql_schema_change c;
-    switch (kind) {
-    case RESULT_VOID:
-        break;
-    case RESULT_ROWS:
-        check_rows(&r);
-        break;
-    case RESULT_SET_KEYSPACE:
-        cs_rd_string(&r, &len);
-        break;
-    case RESULT_PREPARED: {
-        const char *s = cs_rd_string(&r, &len);
-        CHECK(!r.err && len == 16, "%s: prepared id of %zu bytes", g_cur, len);
-        memcpy(id, s, 16);
+    static fz_result fr;
+    fz_check_result(g_cur, 4, res->body.p, res->body.len, &fr);
+    if (fr.have_id) {
+        memcpy(id, fr.id, 16);
         *have_id = true;
-        read_metadata(&r, true, NULL, 0);
-        read_metadata(&r, false, NULL, 0);
-        break;
     }
-    case RESULT_SCHEMA_CHANGE:
-        CHECK(msg_schema_change_decode(res->body.p + 4, res->body.len - 4, &c) == 0,
-              "%s: schema change body", g_cur);
-        r.pos = r.len;
-        break;
-    default:
-        CHECK(false, "%s: result kind %d", g_cur, kind);
+    if (fr.ps_len >= 0) {
+        memcpy(g_ps, fr.ps, (size_t)fr.ps_len);
+        g_ps_len = fr.ps_len;
     }
-    CHECK(!r.err && cs_rd_left(&r) == 0, "%s: result kind %d: %zu bytes left (err %d)", g_cur, kind,
-          cs_rd_left(&r), r.err);
     for (int i = 0; i < res->n_warnings; i++)
         CHECK(res->warnings[i] != NULL, "%s: warning %d", g_cur, i);
 }

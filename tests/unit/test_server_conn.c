@@ -593,6 +593,23 @@ Test(server_conn, durable_write_reply_waits_for_sync)
     usleep(50000);
 }
 
+/* fuzz_conn (tests/fuzz/regress/conn/sync-reply-before-bad-header): a
+ * corrupt header after a durable write, whose reply waits for the sync.
+ * The write's reply is sent before the close, as in periodic mode; it used
+ * to be dropped (the FIN went out first and the reply found the
+ * connection shut). */
+Test(server_conn, sync_reply_written_before_error_close)
+{
+    int fd = ready_conn();
+    send_query(fd, 4, 2, "sync", false);
+    uint8_t neg[] = { 4, 0, 0, 3, OP_OPTIONS, 0x80, 0, 0, 0 };
+    send_all(fd, neg, sizeof neg);
+    expect_error(fd, 3, CS_ERR_PROTOCOL, "Invalid frame body length");
+    expect(fd, OP_RESULT, 2);
+    expect_eof(fd);
+    close(fd);
+}
+
 Test(server_conn, schema_change_event_pushed)
 {
     int a = ready_conn(), b = ready_conn();
