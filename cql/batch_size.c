@@ -183,23 +183,6 @@ static const sch_column *column_of(const sch_table *t, uint32_t id)
 
 /* ---------------------------------------------------------------- reconciliation */
 
-/* DeletionTime.supersedes. */
-static bool del_supersedes(st_deletion a, st_deletion b)
-{
-    return a.ts_us > b.ts_us || (a.ts_us == b.ts_us && a.ldt_s > b.ldt_s);
-}
-
-/* LivenessInfo.supersedes: the later timestamp; on a tie the expiring one,
- * or of two expiring ones the later expiry. */
-static bool lv_supersedes(st_liveness a, st_liveness b)
-{
-    if (a.ts_us != b.ts_us)
-        return a.ts_us > b.ts_us;
-    bool ae = a.ttl_s > 0, be = b.ttl_s > 0;
-    if (ae != be)
-        return ae;
-    return ae && a.ldt_s > b.ldt_s;
-}
 
 /* Cells.reconcile (4.1) of two regular cells, l the earlier: the later
  * timestamp; on a tie a tombstone or an expiring cell beats a plain live one
@@ -262,7 +245,7 @@ static int64_t column_bytes(sizer *z, const sch_column *c, const atom *v, int n,
     bool has_cd = false;
     st_deletion cd = ST_NO_DELETION;
     for (; k < n && v[k].kind == A_CDEL; k++) {
-        if (!has_cd || del_supersedes(v[k].d, cd))
+        if (!has_cd || st_deletion_supersedes(v[k].d, cd))
             cd = v[k].d;
         has_cd = true;
     }
@@ -285,7 +268,7 @@ static int64_t column_bytes(sizer *z, const sch_column *c, const atom *v, int n,
     }
     if (!complex)
         return cells;
-    bool cd_stays = has_cd && !(rd && del_supersedes(*rd, cd));
+    bool cd_stays = has_cd && !(rd && st_deletion_supersedes(*rd, cd));
     return n_cells > 0 || cd_stays ? COMPLEX_DELETION_BYTES + cells : 0;
 }
 
@@ -302,11 +285,11 @@ static int64_t row_bytes(sizer *z, const sch_table *t, const atom *v, int n)
     int k = 0;
     for (; k < n && v[k].kind < A_CDEL; k++) {
         if (v[k].kind == A_LIVENESS) {
-            if (!has_lv || lv_supersedes(v[k].lv, lv))
+            if (!has_lv || st_liveness_supersedes(v[k].lv, lv))
                 lv = v[k].lv;
             has_lv = true;
         } else {
-            if (!has_rd || del_supersedes(v[k].d, rd))
+            if (!has_rd || st_deletion_supersedes(v[k].d, rd))
                 rd = v[k].d;
             has_rd = true;
         }

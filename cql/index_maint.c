@@ -85,23 +85,6 @@ static const uint8_t *dup(cs_arena *a, const uint8_t *p, uint32_t n)
     return cs_arena_memdup(a, n ? p : (const uint8_t *)"", n + 1);
 }
 
-static bool del_newer(st_deletion a, st_deletion b)   /* a supersedes b */
-{
-    if (a.ts_us != b.ts_us)
-        return a.ts_us > b.ts_us;
-    return a.ldt_s > b.ldt_s;
-}
-
-static bool lv_newer(st_liveness a, st_liveness b)
-{
-    if (a.ts_us != b.ts_us)
-        return a.ts_us > b.ts_us;
-    bool ae = a.ttl_s > 0, be = b.ttl_s > 0;
-    if (ae != be)
-        return ae;
-    return ae && a.ldt_s > b.ldt_s;
-}
-
 static int bytes_cmp(const uint8_t *a, uint32_t al, const uint8_t *b, uint32_t bl)
 {
     uint32_t n = al < bl ? al : bl;
@@ -155,7 +138,7 @@ static int collect(maint *x)
             continue;
         switch (op.kind) {
         case ST_MOP_PDEL:
-            if (del_newer(op.d, cur->pdel))
+            if (st_deletion_supersedes(op.d, cur->pdel))
                 cur->pdel = op.d;
             break;
         case ST_MOP_RT: {
@@ -190,11 +173,11 @@ static int collect(maint *x)
             break;
         }
         case ST_MOP_LIVENESS:
-            if (row && (row->lv.ts_us == INT64_MIN || lv_newer(op.lv, row->lv)))
+            if (row && (row->lv.ts_us == INT64_MIN || st_liveness_supersedes(op.lv, row->lv)))
                 row->lv = op.lv;
             break;
         case ST_MOP_ROWDEL:
-            if (row && del_newer(op.d, row->del))
+            if (row && st_deletion_supersedes(op.d, row->del))
                 row->del = op.d;
             break;
         case ST_MOP_CDEL:
@@ -319,13 +302,13 @@ static int apply_ops(maint *x, const mpart *p, const rstate *b, const mrow *mr, 
             int c = bytes_cmp(ck, ck_len, r->e.key, r->e.len);
             in = r->e.inclusive ? c <= 0 : c < 0;
         }
-        if (in && del_newer(r->d, d))
+        if (in && st_deletion_supersedes(r->d, d))
             d = r->d;
     }
-    if (mr && del_newer(mr->del, d))
+    if (mr && st_deletion_supersedes(mr->del, d))
         d = mr->del;
     st_liveness lv = b ? b->lv : (st_liveness){ INT64_MIN, 0, 0 };
-    if (mr && mr->lv.ts_us != INT64_MIN && (lv.ts_us == INT64_MIN || lv_newer(mr->lv, lv)))
+    if (mr && mr->lv.ts_us != INT64_MIN && (lv.ts_us == INT64_MIN || st_liveness_supersedes(mr->lv, lv)))
         lv = mr->lv;
     if (lv.ts_us != INT64_MIN && (lv.ts_us <= d.ts_us || (lv.ttl_s > 0 && lv.ldt_s <= x->now_s)))
         lv.ts_us = INT64_MIN;

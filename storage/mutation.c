@@ -55,6 +55,9 @@ const st_cell *st_cell_reconcile(const st_cell *a, const st_cell *b)
     return st__cell_reconcile(a, b);
 }
 
+bool st_liveness_supersedes(st_liveness a, st_liveness b) { return st__lv_supersedes(a, b); }
+bool st_deletion_supersedes(st_deletion a, st_deletion b) { return st__del_supersedes(a, b); }
+
 bool st__del_supersedes(st_deletion a, st_deletion b)
 {
     if (a.ts_us != b.ts_us) return a.ts_us > b.ts_us;

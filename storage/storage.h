@@ -208,6 +208,11 @@ bool st_mutation_empty(const st_mutation *m);
 /* The cell that wins between two cells at the same path, by the rules
  * above (for callers overlaying a pending mutation on what they read). */
 const st_cell *st_cell_reconcile(const st_cell *a, const st_cell *b);
+/* Does a win over b?  A row marker (LivenessInfo.supersedes: the later
+ * timestamp; on a tie the expiring one, then the later expiry) and a
+ * deletion (the later timestamp, then the later local deletion time). */
+bool st_liveness_supersedes(st_liveness a, st_liveness b);
+bool st_deletion_supersedes(st_deletion a, st_deletion b);
 
 /* Reading a mutation back (additive, for index/view maintenance in
  * cql/index_maint.c; implemented in storage/mutation_iter.c).  Ops come in
