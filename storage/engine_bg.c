@@ -54,6 +54,7 @@
 #include "common/vfs.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -760,11 +761,12 @@ int st_table_stats_get(st_table *t, st_table_stats *out)
     out->memtable_partitions = mt_partitions(t->mem);
     out->sstable_count = (uint64_t)t->n_ssts;
     uint64_t parts = 0, minb = 0, maxb = 0, sumb = 0, nb = 0;
+    int32_t now = cs_now_s();
     for (int i = 0; i < t->n_ssts; i++) {
         sst_reader *r = t->ssts[i];
         out->sstable_bytes += r->file_bytes;
         parts += r->st.partitions;
-        out->droppable_tombstones += sst__droppable(&r->st, cs_now_s(), t->opts.gc_grace_s);
+        out->droppable_estimate += sst__droppable_before(&r->st, (int32_t)CS_MAX((int64_t)INT32_MIN, (int64_t)now - t->opts.gc_grace_s));
         out->bloom_false_positives += atomic_load(&r->bloom_fp);
         out->bloom_checks += atomic_load(&r->bloom_checks);
         if (r->st.level >= 0 && r->st.level < 8) {
@@ -788,6 +790,7 @@ int st_table_stats_get(st_table *t, st_table_stats *out)
         sumb += sst__hist_mean(sh, off, SST_SIZE_BUCKETS) * cnt;
         nb += cnt;
     }
+    out->droppable_tombstones = (uint64_t)llround(out->droppable_estimate);
     out->partitions_estimate = parts + out->memtable_partitions;
     out->bytes_flushed = t->bytes_flushed;
     out->bytes_compacted = t->bytes_compacted;

@@ -410,7 +410,10 @@ typedef struct st_table_stats {
     uint64_t pending_flushes, pending_compactions;
     uint64_t compactions_done;
     uint64_t max_partition_bytes, mean_partition_bytes, min_partition_bytes;
-    uint64_t droppable_tombstones;               /* estimate */
+    uint64_t droppable_tombstones;               /* estimate (droppable_estimate rounded) */
+    double droppable_estimate;                   /* tombstones past gc_grace_seconds, from the sstables'
+                                                    drop-time histograms (TableMetrics.DroppableTombstoneRatio's
+                                                    numerator) */
     double bloom_fp_ratio;                        /* observed */
     uint64_t bloom_false_positives, bloom_checks;
     int32_t sstables_per_level[8];               /* LCS */
