@@ -55,8 +55,19 @@ void st_table_opts_defaults(st_table_opts *o)
     o->min_threshold = 4;
     o->max_threshold = 32;
     o->twcs_window_s = 86400;
+    o->twcs_expired_check_s = 600;
     o->lcs_sstable_size_mb = 160;
+    o->lcs_fanout = 10;
     o->compaction_enabled = true;
+    o->bucket_low = 0.5;
+    o->bucket_high = 1.5;
+    o->min_sstable_bytes = 50ll << 20;
+    o->tombstone_threshold = 0.2;
+    o->tombstone_interval_s = 86400;
+    o->unchecked_tombstone = false;
+    o->tombstone_compactions = true;
+    o->min_index_interval = 128;
+    o->flush_period_ms = 0;
 }
 
 /* ---------------------------------------------------------------- engine */
