@@ -309,6 +309,7 @@ int st_table_truncate(st_table *t)
     t->ssts = NULL; t->n_ssts = t->cap_ssts = 0;
     t->replay_pos = pos;
     t->epoch++;
+    t->src_version++;
     pthread_mutex_unlock(&t->mu);
     pthread_rwlock_unlock(&e->barrier);
     int rc = save_truncated(t, pos);

@@ -4,7 +4,9 @@
  * Threads: thread 0 flushes memtables, one at a time in FIFO order (so a
  * table's sstables are always produced in commit log order, which makes the
  * replay position stored in each sstable monotonic).  Threads 1..n run
- * compactions (compaction.c), at most one per table at a time.
+ * compactions (compaction_pick.c, compaction.c), at most one per table at
+ * a time: of the tables a flush, ALTER or autocompaction asked for, and,
+ * looked for every BG_CHECK_MS, of those where only time made one due.
  *
  * Memtable life cycle (numbers are the invariants):
  *   active ──st__flush_table (barrier write lock: 1. no write in flight)──>
@@ -93,6 +95,7 @@ static int push_sst(st_table *t, sst_reader *r)
         t->ssts = n; t->cap_ssts = nc;
     }
     t->ssts[t->n_ssts++] = r;
+    t->src_version++;
     return 0;
 }
 
@@ -194,6 +197,7 @@ static void remove_flushing(st_table *t, mt_memtable *m)
         if (t->flushing[i] == m) {
             memmove(&t->flushing[i], &t->flushing[i + 1], sizeof(*t->flushing) * (size_t)(t->n_flushing - i - 1));
             t->n_flushing--;
+            t->src_version++;
             return;
         }
 }
@@ -321,6 +325,7 @@ int st__flush_table(st_table *t, bool wait)
         old->flush_pos = switch_pos;
         t->flushing[t->n_flushing++] = old;
         t->mem = fresh;
+        t->src_version++;
         t->memtable_switches++;
         j->t = t; j->mt = old; j->gen = t->next_gen++; j->epoch = t->epoch; j->wait = wait;
         t->flush_jobs++;
@@ -438,6 +443,12 @@ enum { BG_FLUSH = 0, BG_COMPACT = 1 };
  * since the previous trim are freed (a flush cycle under steady writes is
  * shorter; an idle server's memtable memory is returned within ~2 trims). */
 #define MT_POOL_TRIM_NS (5ull * 1000000000ull)
+
+/* Every table is looked at this often for compactions that only time
+ * makes due (tombstone compactions, TWCS expiry; st__compaction_check_due):
+ * no flush need come to trigger them.  Cassandra submits every table for
+ * a background compaction once a minute. */
+#define BG_CHECK_MS 1000
 
 /* A flush must not wait for idle CPU once the writers would reach
  * back-pressure (memtable_space, st__backpressure) within BG_HORIZON_NS at
@@ -626,6 +637,21 @@ static void *compact_main(void *arg)
                           st__compaction_estimate(t) >= BG_BACKLOG_PENDING;
             }
             pthread_mutex_unlock(&t->mu);
+        }
+        if (!pick && cs_now_ms() - e->last_compaction_check_ms >= BG_CHECK_MS) {
+            /* Compactions only time makes due (compaction_pick.c). */
+            int64_t now_ms = cs_now_ms();
+            e->last_compaction_check_ms = now_ms;
+            bool any = false;
+            for (int i = 0; i < e->n_tables; i++) {
+                st_table *t = e->tables[i];
+                pthread_mutex_lock(&t->mu);
+                if (!t->want_compact && !t->compacting && t->paused == 0 && !t->dropped &&
+                    !atomic_load(&t->autocompaction_off) && st__compaction_check_due(t, now_ms))
+                    any = t->want_compact = true;
+                pthread_mutex_unlock(&t->mu);
+            }
+            if (any) continue;
         }
         if (!pick) {
             struct timespec ts;

@@ -934,6 +934,20 @@ out:
     return rc;
 }
 
+bool mt_has_partition(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len)
+{
+    pthread_rwlock_rdlock(&m->lock);
+    mt_partition *mp;
+    if (!m->idx_off) mp = idx_find(m, token, pk, pk_len);
+    else {
+        mt_partition probe = { .token = token, .pk_len = pk_len, .n_rows = PROBE, .rows = (void *)pk };
+        st__bpos pos;
+        mp = st__btree_find(&m->parts, &probe, &pos);
+    }
+    pthread_rwlock_unlock(&m->lock);
+    return mp != NULL;
+}
+
 int mt_next_key(mt_memtable *m, int64_t token, const uint8_t *key, uint32_t klen, bool incl,
                 int64_t end_token, int64_t *out_token, const uint8_t **out_key, uint32_t *out_len,
                 mt_keycur *kc)

@@ -88,6 +88,7 @@ struct sst_reader {
     uint32_t stats_version;              /* Statistics.db's (1 or SST_STATS_VERSION) */
     sst_stats st;
     uint64_t file_bytes;                 /* all components */
+    int64_t created_ms;                  /* Data.db's modification time at open (SSTableReader.getCreationTimeFor) */
     atomic_bool obsolete;                /* delete files on last unref */
     atomic_bool compacting;
 };
@@ -231,9 +232,18 @@ void sst__cache_slab_stats(uint64_t *made, uint64_t *waited, int *spare);
 int st__table_load_sstables(st_table *t);
 void st__wait_idle(st_table *t);
 void st__resume(st_table *t);
-/* Compaction (compaction.c): run the table's strategy until nothing is due. */
+/* Compaction (compaction_pick.c): run the table's strategy until nothing
+ * is due; the compactions it estimates are due (caller holds t->mu); and
+ * whether a look may find one that only time made due (a tombstone
+ * compaction, an sstable TWCS drops whole; caller holds t->mu). */
 void st__compact_background(st_table *t);
 uint64_t st__compaction_estimate(st_table *t);
+bool st__compaction_check_due(st_table *t, int64_t now_ms);
+/* compaction.c: merge in[0..n) (referenced by the caller and marked
+ * compacting) into sstables at `level`, of target_bytes each (0: one),
+ * recording the inputs as their ancestors, and swap them in; 0 (also when
+ * a truncate made it stale) or an error, with the inputs kept. */
+int st__compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t target_bytes);
 void st__backpressure(st_engine *e);
 void st__recycle(st_engine *e);
 /* st__recycle without the unlinking (clog_reap), for a caller that unlinks

@@ -390,6 +390,8 @@ int sst__reader_open_written(const char *dir, uint64_t gen, uint8_t *idx, size_t
             else if (cs_be32(h + 8) != r->block_size) rc = corrupt(r, "Data.db", "block size differs from index", 8);
             else if ((uint64_t)sz != r->chunks[r->n_chunks]) rc = corrupt(r, "Data.db", "size differs from index", (uint64_t)sz);
             r->file_bytes = (uint64_t)(sz > 0 ? sz : 0) + r->idx_len + r->bloom_bits / 8;
+            int64_t mt = vfs_file_mtime_ms(p);
+            r->created_ms = mt > 0 ? mt : 0;   /* File.lastModified: 0 when it cannot be read */
             if (!rc) map_data(r, (uint64_t)sz);
         } else {
             rc = r->data_fd;

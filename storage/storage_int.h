@@ -206,7 +206,7 @@ typedef struct mt_memtable {
     atomic_size_t mem;                   /* bytes accounted */
     _Atomic uint64_t cells, n_rows;
     atomic_int refs;
-    _Atomic int64_t min_ts;              /* smallest timestamp written (for purge) */
+    _Atomic int64_t min_ts;              /* smallest timestamp written (for purge; INT64_MAX: none) */
     st_clog_pos first_pos;               /* first commit log record applied */
     st_clog_pos flush_pos;               /* switch position: records < this are inside */
     bool flush_failed;                   /* set under the table lock; retried before newer flushes */
@@ -330,6 +330,8 @@ typedef struct mt_keycur {
 int mt_next_key(mt_memtable *m, int64_t token, const uint8_t *key, uint32_t klen, bool incl,
                 int64_t end_token, int64_t *out_token, const uint8_t **out_key, uint32_t *out_len,
                 mt_keycur *kc);
+/* Does m hold partition (token, pk)?  Takes the read lock. */
+bool mt_has_partition(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len);
 int mt_check(mt_memtable *m);
 size_t mt_partitions(mt_memtable *m);    /* partition count, under the read lock */
 /* Where mt_foreach hands a memtable, partition by partition in order
@@ -422,6 +424,8 @@ struct st_table {
     bool want_compact;                   /* compaction check requested */
     uint64_t cmp_done, cmp_total;        /* running compaction progress */
     bool flushing_now;
+    _Atomic uint64_t src_version;        /* bumped when ssts[], mem or flushing[] change (compaction's purge sources) */
+    int64_t last_expired_check_ms;       /* TWCS: last look for fully expired sstables (expired_sstable_check_frequency) */
     int pins;                            /* st_table_pin holders */
     bool drop_done;                      /* dropped while pinned: the last unpin frees */
 };
