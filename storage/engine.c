@@ -270,6 +270,11 @@ int st_table_open(st_engine *e, const uint8_t id[16], const char *ks, const char
     pthread_mutex_unlock(&e->mu);
     if (other || rc) { table_free(t); *out = other; return rc; }
     *out = t;
+    if (t->opts.flush_period_ms > 0) {   /* the flush thread times its next look (flush_periods) */
+        pthread_mutex_lock(&e->mu);
+        pthread_cond_broadcast(&e->cv);
+        pthread_mutex_unlock(&e->mu);
+    }
     return 0;
 }
 

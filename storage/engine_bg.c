@@ -17,7 +17,9 @@
  *
  * Flush triggers: st_table_flush; active memtables over half of
  * memtable_space (largest first); commit log over commitlog_total_space
- * (tables dirty in the oldest segment); st_engine_close(flush_all).
+ * (tables dirty in the oldest segment); a memtable holding data that is
+ * memtable_flush_period_in_ms old (flush_periods, timed by the flush
+ * thread's wait); st_engine_close(flush_all).
  * Back-pressure: st_write waits while all memtables exceed memtable_space.
  *
  * Priority: flush and compaction run under SCHED_IDLE while there is
@@ -587,12 +589,63 @@ static int bg_self(st_engine *e)
 
 /* ---------------------------------------------------------------- threads */
 
+/* memtable_flush_period_in_ms (Cassandra's AbstractAllocatorMemtable
+ * .scheduleFlush / flushIfPeriodExpired): a memtable is looked at once it
+ * is a period old; one holding data is flushed (its successor is looked
+ * at a period after it is made), a clean one is looked at again a period
+ * later.  Caller (the flush thread) holds e->mu, released while flushes
+ * are queued.  Returns the ns until the next look is due, UINT64_MAX for
+ * none, 0 after queueing flushes. */
+#define FLUSH_PERIOD_BATCH 16
+
+static uint64_t flush_periods(st_engine *e)
+{
+    uint64_t now = cs_mono_ns(), next = UINT64_MAX;
+    st_table *due[FLUSH_PERIOD_BATCH];
+    int n = 0;
+    for (int i = 0; i < e->n_tables && n < FLUSH_PERIOD_BATCH; i++) {
+        st_table *t = e->tables[i];
+        pthread_mutex_lock(&t->mu);
+        uint64_t period = t->opts.flush_period_ms > 0 ? (uint64_t)t->opts.flush_period_ms * 1000000u : 0;
+        if (period && !t->dropped && t->paused == 0) {
+            uint64_t at = CS_MAX(t->mem->created_ns + period, t->flush_recheck_ns);
+            if (now < at) next = CS_MIN(next, at - now);
+            else if (mt_partitions(t->mem) == 0) { t->flush_recheck_ns = now + period; next = CS_MIN(next, period); }
+            else {
+                t->flush_recheck_ns = now + period;   /* a flush that fails is tried again a period later */
+                t->pins++;                            /* a drop meanwhile leaves t to the unpin */
+                due[n++] = t;
+            }
+        }
+        pthread_mutex_unlock(&t->mu);
+    }
+    if (n == 0) return next;
+    pthread_mutex_unlock(&e->mu);
+    for (int i = 0; i < n; i++) {
+        CS_DEBUG("storage: %s.%s memtable_flush_period_in_ms expired: flushing", due[i]->ks, due[i]->name);
+        st__flush_table(due[i], false);
+        st_table_unpin(due[i]);
+    }
+    pthread_mutex_lock(&e->mu);
+    return 0;
+}
+
 static void *flush_main(void *arg)
 {
     st_engine *e = arg;
     pthread_mutex_lock(&e->mu);
     for (;;) {
-        while (!e->jobs && !e->closing) pthread_cond_wait(&e->cv, &e->mu);
+        while (!e->jobs && !e->closing) {
+            uint64_t wait_ns = flush_periods(e);
+            if (e->jobs || e->closing || wait_ns == 0) continue;
+            if (wait_ns == UINT64_MAX) { pthread_cond_wait(&e->cv, &e->mu); continue; }
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            uint64_t ns = (uint64_t)ts.tv_nsec + wait_ns;
+            ts.tv_sec += (time_t)(ns / 1000000000u);
+            ts.tv_nsec = (long)(ns % 1000000000u);
+            pthread_cond_timedwait(&e->cv, &e->mu, &ts);
+        }
         if (!e->jobs && e->closing) break;
         st__job *j = e->jobs;
         e->jobs = j->next;

@@ -29,6 +29,7 @@
 #include "storage/storage_int.h"
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/util.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -290,6 +291,7 @@ mt_memtable *mt_new(cs_chunk_pool *pool)
     atomic_init(&m->mem, 0);
     atomic_init(&m->refs, 1);
     m->min_ts = INT64_MAX;
+    m->created_ns = cs_mono_ns();
     m->idx_hint_bits = IDX_MIN_BITS;
     m->first_pos.segment = UINT64_MAX;
     return m;

@@ -207,6 +207,7 @@ typedef struct mt_memtable {
     _Atomic uint64_t cells, n_rows;
     atomic_int refs;
     _Atomic int64_t min_ts;              /* smallest timestamp written (for purge; INT64_MAX: none) */
+    uint64_t created_ns;                 /* cs_mono_ns at mt_new (memtable_flush_period_in_ms) */
     st_clog_pos first_pos;               /* first commit log record applied */
     st_clog_pos flush_pos;               /* switch position: records < this are inside */
     bool flush_failed;                   /* set under the table lock; retried before newer flushes */
@@ -426,6 +427,7 @@ struct st_table {
     bool flushing_now;
     _Atomic uint64_t src_version;        /* bumped when ssts[], mem or flushing[] change (compaction's purge sources) */
     int64_t last_expired_check_ms;       /* TWCS: last look for fully expired sstables (expired_sstable_check_frequency) */
+    uint64_t flush_recheck_ns;           /* memtable_flush_period_in_ms: a clean memtable is looked at again then */
     int pins;                            /* st_table_pin holders */
     bool drop_done;                      /* dropped while pinned: the last unpin frees */
 };

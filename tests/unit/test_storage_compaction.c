@@ -805,3 +805,53 @@ Test(storage_compaction, tombstone_compaction_lcs_keeps_level, .timeout = 60)
     cr_assert_eq(s.sstables_per_level[1], (int32_t)s.sstable_count, "kept its level");
     cr_assert_eq(count_live(t), 100);
 }
+
+/* memtable_flush_period_in_ms: a memtable holding data is flushed once
+ * it is a period old, without a flush asked for; a clean one is not (it
+ * is looked at again a period later); a period set by ALTER applies. */
+Test(storage_compaction, flush_period, .timeout = 60)
+{
+    st_table_opts o;
+    st_table_opts_defaults(&o);
+    o.compaction_enabled = false;
+    o.flush_period_ms = 300;
+    st_table *t;
+    cr_assert_eq(st_table_open(E, TID, "ks", "fp", &o, &t), 0);
+    int keys[10];
+    for (int i = 0; i < 10; i++) keys[i] = i;
+    write_keys(t, keys, 10, 10, false);
+    st_table_stats s;
+    for (int i = 0; i < 300; i++) {
+        st_table_stats_get(t, &s);
+        if (s.sstable_count == 1) break;
+        usleep(10000);
+    }
+    cr_assert_eq(s.sstable_count, 1, "flushed by its period");
+    cr_assert_eq(s.memtable_switches, 1);
+    usleep(1000000);
+    st_table_stats_get(t, &s);
+    cr_assert_eq(s.memtable_switches, 1, "a clean memtable is not flushed");
+    write_keys(t, keys, 5, 11, false);
+    for (int i = 0; i < 300; i++) {
+        st_table_stats_get(t, &s);
+        if (s.sstable_count == 2) break;
+        usleep(10000);
+    }
+    cr_assert_eq(s.sstable_count, 2);
+    /* off, then on again by ALTER */
+    o.flush_period_ms = 0;
+    cr_assert_eq(st_table_set_opts(t, &o), 0);
+    write_keys(t, keys, 5, 12, false);
+    usleep(800000);
+    st_table_stats_get(t, &s);
+    cr_assert_eq(s.sstable_count, 2, "no period: no flush");
+    o.flush_period_ms = 200;
+    cr_assert_eq(st_table_set_opts(t, &o), 0);
+    for (int i = 0; i < 300; i++) {
+        st_table_stats_get(t, &s);
+        if (s.sstable_count == 3) break;
+        usleep(10000);
+    }
+    cr_assert_eq(s.sstable_count, 3);
+    cr_assert_eq(count_live(t), 10);
+}
