@@ -855,3 +855,34 @@ Test(storage_compaction, flush_period, .timeout = 60)
     cr_assert_eq(s.sstable_count, 3);
     cr_assert_eq(count_live(t), 10);
 }
+
+/* TWCS drops an sstable whole only if it shadows nothing live: another
+ * candidate's older live data for its keys keeps it (dropping it
+ * resurrected that data), live data newer than all of it does not. */
+Test(storage_compaction, twcs_expired_keeps_what_shadows_live_data, .timeout = 60)
+{
+    for (int newer = 0; newer < 2; newer++) {
+        st_table_opts o;
+        st_table_opts_defaults(&o);
+        o.compaction = ST_COMPACT_TWCS;
+        o.gc_grace_s = 0;
+        o.twcs_window_s = 86400 * 365;
+        o.twcs_expired_check_s = 0;
+        o.compaction_enabled = false;
+        uint8_t id[16];
+        memcpy(id, TID, 16);
+        id[0] = (uint8_t)(100 + newer);
+        st_table *t;
+        cr_assert_eq(st_table_open(E, id, "ks", newer ? "twn" : "two", &o, &t), 0);
+        int keys[50];
+        for (int i = 0; i < 50; i++) keys[i] = i;
+        write_keys(t, keys, 50, 50, true);                 /* live, at 50 */
+        delete_keys(t, keys, 50, newer ? 10 : 100);       /* expired whole; newer live data: shadows nothing */
+        enable(t, &o);
+        usleep(1500000);
+        int n;
+        sst_tombstones(t, &n);
+        cr_assert_eq(n, newer ? 1 : 2, "newer %d", newer);
+        cr_assert_eq(count_live(t), newer ? 50 : 0, "newer %d", newer);
+    }
+}
