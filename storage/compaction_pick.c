@@ -505,14 +505,16 @@ void st__compact_background(st_table *t)
 
 /* Estimated compactions due (nodetool's "Pending compactions"): size-tiered
  * buckets with at least min_threshold members (for TWCS too), L0 and
- * over-full levels for LCS, plus one if a check is queued or running.
- * Caller holds t->mu. */
+ * over-full levels for LCS, plus one if a check is queued or running (for
+ * a table whose compaction is disabled only a running one: a flush asks
+ * for a check that finds nothing to do).  Caller holds t->mu. */
 uint64_t st__compaction_estimate(st_table *t)
 {
+    const st_table_opts *o = &t->opts;
+    if (!o->compaction_enabled) return t->compact_running ? 1 : 0;
     uint64_t est = (t->want_compact || t->compact_running) ? 1 : 0;
     int n = t->n_ssts;
-    const st_table_opts *o = &t->opts;
-    if (n < 2 || !o->compaction_enabled) return est;
+    if (n < 2) return est;
     uint64_t due = 0;
     if (o->compaction == ST_COMPACT_LCS) {
         uint64_t target = lcs_target(o);
