@@ -1338,7 +1338,8 @@ Test(storage_sstable, drop_time_histogram)
     const int32_t T = 1700000040;                           /* a multiple of 60 */
     struct { int64_t tok; char k[4]; } keys[4];
     for (int i = 0; i < 4; i++) {
-        snprintf(keys[i].k, sizeof keys[i].k, "d%d", i);
+        keys[i].k[0] = 'd';
+        keys[i].k[1] = (char)('0' + i);
         keys[i].tok = cs_murmur3_token(keys[i].k, 2);
     }
     for (int i = 1; i < 4; i++)
