@@ -188,6 +188,13 @@ int64_t vfs_file_size(const char *path)
     return (int64_t)st.st_size;
 }
 
+int64_t vfs_file_mtime_ms(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return io_err(errno);
+    return (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+}
+
 int vfs_read_all(const char *path, uint8_t **out, size_t *len)
 {
     *out = NULL; *len = 0;

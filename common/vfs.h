@@ -35,6 +35,7 @@ int vfs_unlink(const char *path);
 int vfs_mkdirs(const char *path);                              /* mkdir -p */
 int vfs_rmtree(const char *path);                              /* rm -rf (one level of files + dir) */
 int64_t vfs_file_size(const char *path);                       /* bytes or <0 */
+int64_t vfs_file_mtime_ms(const char *path);                   /* last modification, ms since the epoch, or <0 */
 /* Replace path's contents durably: path.tmp is written, fsynced and
  * renamed over path, then path's directory is fsynced.  After a crash path
  * holds its old contents (or is absent) or all len bytes, never a torn

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
+#include <strings.h>
 
 #include "cql/ddl_int.h"
 #include "common/alloc.h"
@@ -119,12 +121,167 @@ static void kv_reset(char ***k, char ***v, int *n)
     *n = 0;
 }
 
+/* ---------------------------------------------------------------- compaction options */
+
+static bool java_long(const char *v, int64_t *out) { return sch__java_long(v, out); }
+static bool java_double(const char *v, double *out) { return sch__java_double(v, out); }
+
+static bool java_int(const char *v, int *out)
+{
+    int64_t n;
+    if (!java_long(v, &n) || n < INT32_MIN || n > INT32_MAX) return false;
+    *out = (int)n;
+    return true;
+}
+
+static const char *opt_get(const ast_prop *p, const char *key)
+{
+    for (int i = 0; i < p->n_map; i++)
+        if (strcmp(p->map_keys[i], key) == 0) return p->map_values[i];
+    return NULL;
+}
+
+/* A Java double as Double.toString prints it, for messages (into buf). */
+static const char *jdouble(double d, char *buf, size_t n)
+{
+    cs_buf b;
+    cs_buf_init(&b);
+    sch__put_double(&b, d);
+    snprintf(buf, n, "%s", sch__bufstr(&b) ? (char *)b.p : "?");
+    cs_buf_destroy(&b);
+    return buf;
+}
+
+/* AbstractCompactionStrategy.validateOptions. */
+static int validate_common_opts(const ast_prop *p, cs_error *e)
+{
+    const char *v;
+    if ((v = opt_get(p, "tombstone_threshold"))) {
+        double d;
+        if (!java_double(v, &d))
+            return cs_error_set(e, CS_ERR_CONFIG, "%s is not a parsable int (base10) for tombstone_threshold", v);
+        float f = (float)d;
+        if (f < 0) return cs_error_set(e, CS_ERR_CONFIG, "tombstone_threshold must be greater than 0, but was %f", (double)f);
+    }
+    if ((v = opt_get(p, "tombstone_compaction_interval"))) {
+        int64_t n;
+        if (!java_long(v, &n))
+            return cs_error_set(e, CS_ERR_CONFIG, "%s is not a parsable int (base10) for tombstone_compaction_interval", v);
+        if (n < 0)
+            return cs_error_set(e, CS_ERR_CONFIG, "tombstone_compaction_interval must be greater than 0, but was %lld", (long long)n);
+    }
+    if ((v = opt_get(p, "unchecked_tombstone_compaction")) && strcasecmp(v, "true") && strcasecmp(v, "false"))
+        return cs_error_set(e, CS_ERR_CONFIG, "'unchecked_tombstone_compaction' should be either 'true' or 'false', not '%s'", v);
+    if ((v = opt_get(p, "log_all")) && strcasecmp(v, "true") && strcasecmp(v, "false"))
+        return cs_error_set(e, CS_ERR_CONFIG, "'log_all' should either be 'true' or 'false', not %s", v);
+    if ((v = opt_get(p, "enabled")) && strcasecmp(v, "true") && strcasecmp(v, "false"))
+        return cs_error_set(e, CS_ERR_CONFIG, "enabled should either be 'true' or 'false', not %s", v);
+    return 0;
+}
+
+/* SizeTieredCompactionStrategyOptions.validateOptions (STCS, and the size
+ * tiers of TWCS's newest window and LCS's L0). */
+static int validate_stcs_opts(const ast_prop *p, cs_error *e)
+{
+    const char *v;
+    if ((v = opt_get(p, "min_sstable_size"))) {
+        int64_t n;
+        if (!java_long(v, &n))
+            return cs_error_set(e, CS_ERR_CONFIG, "%s is not a parsable int (base10) for min_sstable_size", v);
+        if (n < 0) return cs_error_set(e, CS_ERR_CONFIG, "min_sstable_size must be non negative: %lld", (long long)n);
+    }
+    double low = 0.5, high = 1.5;
+    if ((v = opt_get(p, "bucket_low")) && !java_double(v, &low))
+        return cs_error_set(e, CS_ERR_CONFIG, "%s is not a parsable float for bucket_low", v);
+    if ((v = opt_get(p, "bucket_high")) && !java_double(v, &high))
+        return cs_error_set(e, CS_ERR_CONFIG, "%s is not a parsable float for bucket_high", v);
+    if (!(high > low)) {   /* Java's bucketHigh <= bucketLow: false with a NaN */
+        if (isnan(high) || isnan(low)) return 0;
+        char a[64], b[64];
+        return cs_error_set(e, CS_ERR_CONFIG, "bucket_high value (%s) is less than or equal to the bucket_low value (%s)",
+                            jdouble(high, a, sizeof a), jdouble(low, b, sizeof b));
+    }
+    return 0;
+}
+
+/* LeveledCompactionStrategy.validateOptions (after the common ones). */
+static int validate_lcs_opts(const ast_prop *p, cs_error *e)
+{
+    const char *size = opt_get(p, "sstable_size_in_mb");
+    if (!size) size = "1";
+    int n;
+    if (!java_int(size, &n))
+        return cs_error_set(e, CS_ERR_CONFIG, "%s is not a parsable int (base10) for sstable_size_in_mb", size);
+    if (n < 1) return cs_error_set(e, CS_ERR_CONFIG, "sstable_size_in_mb must be larger than 0, but was %d", n);
+    const char *fan = opt_get(p, "fanout_size");
+    if (fan && !java_int(fan, &n))   /* Cassandra's message names the sstable size's value here */
+        return cs_error_set(e, CS_ERR_CONFIG, "%s is not a parsable int (base10) for fanout_size", size);
+    if (fan && n < 1) return cs_error_set(e, CS_ERR_CONFIG, "fanout_size must be larger than 0, but was %d", n);
+    return validate_stcs_opts(p, e);
+}
+
+/* TimeWindowCompactionStrategyOptions.validateOptions. */
+static int validate_twcs_opts(const ast_prop *p, cs_error *e)
+{
+    const char *v;
+    if ((v = opt_get(p, "timestamp_resolution")) && strcmp(v, "SECONDS") && strcmp(v, "MILLISECONDS") &&
+        strcmp(v, "MICROSECONDS") && strcmp(v, "NANOSECONDS"))
+        return cs_error_set(e, CS_ERR_CONFIG, "%s is not valid for timestamp_resolution", v);
+    if ((v = opt_get(p, "compaction_window_unit")) && strcmp(v, "MINUTES") && strcmp(v, "HOURS") && strcmp(v, "DAYS"))
+        return cs_error_set(e, CS_ERR_CONFIG, "%s is not valid for compaction_window_unit", v);
+    if ((v = opt_get(p, "compaction_window_size"))) {
+        int n;
+        if (!java_int(v, &n))
+            return cs_error_set(e, CS_ERR_CONFIG, "%s is not a parsable int (base10) for compaction_window_size", v);
+        if (n < 1) return cs_error_set(e, CS_ERR_CONFIG, "%d must be greater than 1 for compaction_window_size", n);
+    }
+    if ((v = opt_get(p, "expired_sstable_check_frequency_seconds"))) {
+        int64_t n;
+        if (!java_long(v, &n))
+            return cs_error_set(e, CS_ERR_CONFIG, "%s is not a parsable int (base10) for expired_sstable_check_frequency_seconds", v);
+        if (n < 0)
+            return cs_error_set(e, CS_ERR_CONFIG, "expired_sstable_check_frequency_seconds must not be negative, but was %lld",
+                                (long long)n);
+    }
+    if ((v = opt_get(p, "unsafe_aggressive_sstable_expiration"))) {
+        if (strcasecmp(v, "true") && strcasecmp(v, "false"))
+            return cs_error_set(e, CS_ERR_CONFIG, "unsafe_aggressive_sstable_expiration is not 'true' or 'false' (%s)", v);
+        if (strcasecmp(v, "true") == 0)   /* the system property is never set here */
+            return cs_error_set(e, CS_ERR_CONFIG, "unsafe_aggressive_sstable_expiration is requested but not allowed, restart "
+                                "cassandra with -Dcassandra.allow_unsafe_aggressive_sstable_expiration=true to allow it");
+    }
+    return validate_stcs_opts(p, e);
+}
+
+/* CompactionParams.validate's threshold checks (after the strategy's). */
+static int validate_thresholds(const ast_prop *p, cs_error *e)
+{
+    const char *mins = opt_get(p, "min_threshold"), *maxs = opt_get(p, "max_threshold");
+    const char *names[2] = { "min_threshold", "max_threshold" }, *vals[2] = { mins, maxs };
+    for (int i = 0; i < 2; i++)   /* StringUtils.isNumeric: digits only, not empty */
+        if (vals[i] && (!*vals[i] || strspn(vals[i], "0123456789") != strlen(vals[i])))
+            return cs_error_set(e, CS_ERR_CONFIG, "Invalid value %s for '%s' compaction sub-option - must be an integer",
+                                vals[i], names[i]);
+    int mn = 4, mx = 32;
+    if ((mins && !java_int(mins, &mn)) || (maxs && !java_int(maxs, &mx)))   /* Integer.parseInt's NumberFormatException */
+        return cs_error_set(e, CS_ERR_CONFIG, "For input string: \"%s\"", mins && !java_int(mins, &mn) ? mins : maxs);
+    if (mn <= 0 || mx <= 0)
+        return cs_error_set(e, CS_ERR_CONFIG, "Disabling compaction by setting compaction thresholds to 0 has been removed,"
+                            " set the compaction option 'enabled' to false instead.");
+    if (mn <= 1) return cs_error_set(e, CS_ERR_CONFIG, "Min compaction threshold cannot be less than 2 (got %d)", mn);
+    if (mn > mx)
+        return cs_error_set(e, CS_ERR_CONFIG, "Min compaction threshold (got %d) cannot be greater than max compaction threshold (got %d)",
+                            mn, mx);
+    return 0;
+}
+
+/* CompactionParams.fromMap + validate: the class, provide_overlapping_
+ * tombstones, the strategy's validateOptions, options no strategy
+ * understands, then min/max_threshold, in Cassandra's order. */
 static int apply_compaction(sch_table *t, const ast_prop *p, cs_error *e)
 {
     if (need_map(p, e)) return CS_EUSER;
-    const char *cls = NULL;
-    for (int i = 0; i < p->n_map; i++)
-        if (strcmp(p->map_keys[i], "class") == 0) cls = p->map_values[i];
+    const char *cls = opt_get(p, "class");
     if (!cls)
         return cs_error_set(e, CS_ERR_CONFIG, "Missing sub-option 'class' for the 'compaction' option.");
     char full[256];
@@ -139,22 +296,35 @@ static int apply_compaction(sch_table *t, const ast_prop *p, cs_error *e)
         if (strcmp(simple, known[i]) == 0 && strncmp(full, "org.apache.cassandra.db.compaction.", 35) == 0) ok = true;
     if (!ok)
         return cs_error_set(e, CS_ERR_CONFIG, "Unable to find compaction strategy class '%s'", full);
+    bool is_lcs = strcmp(simple, "LeveledCompactionStrategy") == 0;
+    bool is_twcs = strcmp(simple, "TimeWindowCompactionStrategy") == 0;
+    const char *pot = opt_get(p, "provide_overlapping_tombstones");
+    if (pot) {
+        char up[128];
+        size_t i = 0;
+        for (; pot[i] && i + 1 < sizeof up; i++) up[i] = (char)toupper((unsigned char)pot[i]);
+        up[i] = 0;
+        if (strcmp(up, "NONE") && strcmp(up, "ROW") && strcmp(up, "CELL"))
+            return cs_error_set(e, CS_ERR_CONFIG, "Invalid value %s for 'provide_overlapping_tombstones' compaction sub-option - "
+                                "must be one of the following [NONE, ROW, CELL].", up);
+    }
+    if (validate_common_opts(p, e)) return CS_EUSER;
+    if ((is_lcs ? validate_lcs_opts(p, e) : is_twcs ? validate_twcs_opts(p, e) : validate_stcs_opts(p, e))) return CS_EUSER;
     /* options each strategy understands (AbstractCompactionStrategy + its own) */
     static const char *const common[] = {
         "class", "enabled", "min_threshold", "max_threshold", "tombstone_threshold", "tombstone_compaction_interval",
         "unchecked_tombstone_compaction", "log_all", "only_purge_repaired_tombstones", "provide_overlapping_tombstones",
+        "min_sstable_size", "bucket_low", "bucket_high",
     };
-    static const char *const stcs[] = { "min_sstable_size", "bucket_low", "bucket_high" };
     static const char *const lcs[] = { "sstable_size_in_mb", "fanout_size", "single_sstable_uplevel" };
     static const char *const twcs[] = {
         "compaction_window_unit", "compaction_window_size", "timestamp_resolution",
         "expired_sstable_check_frequency_seconds", "unsafe_aggressive_sstable_expiration",
-        "min_sstable_size", "bucket_low", "bucket_high",
     };
-    const char *const *own = stcs;
-    size_t n_own = CS_ARRAY_LEN(stcs);
-    if (strcmp(simple, "LeveledCompactionStrategy") == 0) { own = lcs; n_own = CS_ARRAY_LEN(lcs); }
-    if (strcmp(simple, "TimeWindowCompactionStrategy") == 0) { own = twcs; n_own = CS_ARRAY_LEN(twcs); }
+    const char *const *own = NULL;
+    size_t n_own = 0;
+    if (is_lcs) { own = lcs; n_own = CS_ARRAY_LEN(lcs); }
+    if (is_twcs) { own = twcs; n_own = CS_ARRAY_LEN(twcs); }
     cs_buf bad;
     cs_buf_init(&bad);
     for (int i = 0; i < p->n_map; i++) {
@@ -173,6 +343,7 @@ static int apply_compaction(sch_table *t, const ast_prop *p, cs_error *e)
         return rc;
     }
     cs_buf_destroy(&bad);
+    if (validate_thresholds(p, e)) return CS_EUSER;
     kv_reset(&t->compaction_k, &t->compaction_v, &t->n_compaction);
     for (int i = 0; i < p->n_map; i++) {
         if (strcmp(p->map_keys[i], "class") == 0) continue;
@@ -183,9 +354,6 @@ static int apply_compaction(sch_table *t, const ast_prop *p, cs_error *e)
         sch__kv_set(&t->compaction_k, &t->compaction_v, &t->n_compaction, "max_threshold", "32");
     if (!sch__kv_get(t->compaction_k, t->compaction_v, t->n_compaction, "min_threshold"))
         sch__kv_set(&t->compaction_k, &t->compaction_v, &t->n_compaction, "min_threshold", "4");
-    const char *u = sch__kv_get(t->compaction_k, t->compaction_v, t->n_compaction, "compaction_window_unit");
-    if (u && strcmp(u, "MINUTES") && strcmp(u, "HOURS") && strcmp(u, "DAYS"))
-        return cs_error_set(e, CS_ERR_CONFIG, "%s is not valid for compaction_window_unit", u);
     return 0;
 }
 

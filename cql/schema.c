@@ -7,10 +7,13 @@
  * columns in key order, clustering columns in key order, then static
  * columns by name, then regular columns by name.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <math.h>
 
 #include "cql/schema_int.h"
@@ -531,26 +534,118 @@ sch_table *sch_resolve_table(sch_catalog *c, const char *ks, const char *name,
     return t;
 }
 
-/* Translate the table's compaction map to storage options. */
+/* Java's Long.parseLong / Integer.parseInt: an optional sign and decimal
+ * digits, nothing else, in range. */
+bool sch__java_long(const char *v, int64_t *out)
+{
+    const char *q = v;
+    if (*q == '+' || *q == '-') q++;
+    if (!*q || strspn(q, "0123456789") != strlen(q)) return false;
+    errno = 0;
+    char *end;
+    long long n = strtoll(v, &end, 10);
+    if (errno || *end) return false;
+    *out = n;
+    return true;
+}
+
+/* Java's Double.parseDouble / Float.parseFloat (FloatingDecimal): leading
+ * and trailing whitespace trimmed, an optional sign, then NaN, Infinity or
+ * decimal digits with an optional point and exponent and an optional
+ * f/F/d/D suffix.  (Hexadecimal floats are not taken.) */
+bool sch__java_double(const char *v, double *out)
+{
+    char buf[128];
+    while (*v && (unsigned char)*v <= ' ') v++;
+    size_t n = strlen(v);
+    while (n && (unsigned char)v[n - 1] <= ' ') n--;
+    if (n == 0 || n >= sizeof buf) return false;
+    memcpy(buf, v, n);
+    buf[n] = 0;
+    const char *q = buf + (buf[0] == '+' || buf[0] == '-');
+    if (!strcmp(q, "NaN")) { *out = NAN; return true; }
+    if (!strcmp(q, "Infinity")) { *out = buf[0] == '-' ? -INFINITY : INFINITY; return true; }
+    if (strchr("fFdD", buf[n - 1]) && n > 1) buf[--n] = 0;
+    size_t i = (size_t)(q - buf), digits = 0;
+    while (isdigit((unsigned char)buf[i])) { i++; digits++; }
+    if (buf[i] == '.') { i++; while (isdigit((unsigned char)buf[i])) { i++; digits++; } }
+    if (digits == 0) return false;
+    if (buf[i] == 'e' || buf[i] == 'E') {
+        i++;
+        if (buf[i] == '+' || buf[i] == '-') i++;
+        if (!isdigit((unsigned char)buf[i])) return false;
+        while (isdigit((unsigned char)buf[i])) i++;
+    }
+    if (buf[i]) return false;
+    *out = strtod(buf, NULL);
+    return true;
+}
+
+/* A compaction option as a number; false (out untouched) when absent or
+ * not one (options are validated when set: ddl_opts.c; a stored schema is
+ * taken as it is). */
+static bool opt_double(const sch_table *t, const char *key, double *out)
+{
+    const char *v = sch__kv_get(t->compaction_k, t->compaction_v, t->n_compaction, key);
+    return v && sch__java_double(v, out);
+}
+
+static bool opt_long(const sch_table *t, const char *key, int64_t *out)
+{
+    const char *v = sch__kv_get(t->compaction_k, t->compaction_v, t->n_compaction, key);
+    return v && sch__java_long(v, out);
+}
+
+static bool opt_int(const sch_table *t, const char *key, int *out)
+{
+    int64_t n;
+    if (!opt_long(t, key, &n) || n < INT32_MIN || n > INT32_MAX) return false;
+    *out = (int)n;
+    return true;
+}
+
+/* Translate the table's compaction map to storage options, as Cassandra's
+ * strategies read them (AbstractCompactionStrategy, SizeTieredCompaction-
+ * StrategyOptions, TimeWindowCompactionStrategy(Options),
+ * LeveledCompactionStrategy). */
 void sch__table_st_opts(const sch_table *t, st_table_opts *o)
 {
     st_table_opts_defaults(o);
     o->gc_grace_s = t->gc_grace_s;
     o->bloom_fp_chance = t->bloom_fp_chance;
+    o->min_index_interval = t->min_index_interval > 0 ? t->min_index_interval : 128;
+    o->flush_period_ms = t->memtable_flush_period_ms > 0 ? t->memtable_flush_period_ms : 0;
     const char *cls = sch__kv_get(t->compaction_k, t->compaction_v, t->n_compaction, "class");
     if (cls && strstr(cls, "TimeWindowCompactionStrategy")) o->compaction = ST_COMPACT_TWCS;
     else if (cls && strstr(cls, "LeveledCompactionStrategy")) o->compaction = ST_COMPACT_LCS;
     else o->compaction = ST_COMPACT_STCS;
     const char *v;
-    if ((v = sch__kv_get(t->compaction_k, t->compaction_v, t->n_compaction, "min_threshold")))
-        o->min_threshold = atoi(v);
-    if ((v = sch__kv_get(t->compaction_k, t->compaction_v, t->n_compaction, "max_threshold")))
-        o->max_threshold = atoi(v);
-    if ((v = sch__kv_get(t->compaction_k, t->compaction_v, t->n_compaction, "sstable_size_in_mb")))
-        o->lcs_sstable_size_mb = atoi(v);
+    opt_int(t, "min_threshold", &o->min_threshold);
+    opt_int(t, "max_threshold", &o->max_threshold);
+    opt_int(t, "sstable_size_in_mb", &o->lcs_sstable_size_mb);
+    opt_int(t, "fanout_size", &o->lcs_fanout);
     if ((v = sch__kv_get(t->compaction_k, t->compaction_v, t->n_compaction, "enabled")))
-        o->compaction_enabled = strcmp(v, "false") != 0;
+        o->compaction_enabled = strcasecmp(v, "true") == 0;   /* CompactionParams.create: Boolean.parseBoolean */
+    opt_double(t, "bucket_low", &o->bucket_low);
+    opt_double(t, "bucket_high", &o->bucket_high);
+    opt_long(t, "min_sstable_size", &o->min_sstable_bytes);
+    double thr;
+    if (opt_double(t, "tombstone_threshold", &thr)) o->tombstone_threshold = (double)(float)thr;   /* a Java float */
+    opt_long(t, "tombstone_compaction_interval", &o->tombstone_interval_s);
+    if ((v = sch__kv_get(t->compaction_k, t->compaction_v, t->n_compaction, "unchecked_tombstone_compaction")))
+        o->unchecked_tombstone = strcasecmp(v, "true") == 0;   /* Boolean.parseBoolean */
     if (o->compaction == ST_COMPACT_TWCS) {
+        /* TimeWindowCompactionStrategy's constructor: tombstone compactions
+         * only when one of the three tombstone options is given with a
+         * value other than "false". */
+        static const char *const ts_opts[] = {
+            "unchecked_tombstone_compaction", "tombstone_compaction_interval", "tombstone_threshold",
+        };
+        o->tombstone_compactions = false;
+        for (size_t i = 0; i < CS_ARRAY_LEN(ts_opts); i++) {
+            v = sch__kv_get(t->compaction_k, t->compaction_v, t->n_compaction, ts_opts[i]);
+            if (v && strcmp(v, "false") != 0) o->tombstone_compactions = true;
+        }
         const char *unit = sch__kv_get(t->compaction_k, t->compaction_v, t->n_compaction,
                                        "compaction_window_unit");
         const char *size = sch__kv_get(t->compaction_k, t->compaction_v, t->n_compaction,
@@ -564,6 +659,7 @@ void sch__table_st_opts(const sch_table *t, st_table_opts *o)
         int64_t n = size ? atoll(size) : 1;
         if (n <= 0) n = 1;
         o->twcs_window_s = n * mult;
+        opt_long(t, "expired_sstable_check_frequency_seconds", &o->twcs_expired_check_s);
     }
 }
 

@@ -114,5 +114,11 @@ void sch__puts(cs_buf *b, const char *s);
 void sch__printf(cs_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sch__put_double(cs_buf *b, double d);            /* Java Double.toString style */
 char *sch__bufstr(cs_buf *b);                          /* NUL-terminate, return p */
+/* Numbers as Java parses them (option values): Long.parseLong (a sign
+ * and digits only, in range) and Double.parseDouble (whitespace around,
+ * NaN, Infinity, an exponent, an f/F/d/D suffix; no hexadecimal).  True
+ * and *out set, or false. */
+bool sch__java_long(const char *v, int64_t *out);
+bool sch__java_double(const char *v, double *out);
 
 #endif

@@ -401,7 +401,7 @@ static void table_stats_block(cs_buf *o, srv *s, sch_table *t)
     nodetool__printf(o, "\t\tDropped Mutations: 0\n");
     /* getDroppableTombstoneRatio: droppable tombstones / cells, over the live sstables */
     nodetool__printf(o, "\t\tDroppable tombstone ratio: %.5f\n\n",
-               st.cells_estimate ? (double)st.droppable_tombstones / (double)st.cells_estimate : 0.0);
+               st.cells_estimate ? st.droppable_estimate / (double)st.cells_estimate : 0.0);
 }
 
 /* tablestats [ks[.table] ...] */

@@ -1,16 +1,18 @@
 /*
- * compaction.c: merging sstables, tombstone purge and the three strategies.
+ * compaction.c: merging sstables and tombstone purge (what to merge is
+ * compaction_pick.c's).
  *
- *   st__compact_background ─ pick (stcs | twcs | lcs) ─> compact_run
- *   st_table_compact (major) ─────────────────────────> compact_run
+ *   st__compact_background (compaction_pick.c) ─> st__compact_run
+ *   st_table_compact (major) ───────────────────> st__compact_run
  *
- * compact_run merges the inputs partition by partition (k-way over their
- * sorted indexes; each input is read front to back through a stream of
- * 256 KiB reads, outside the block cache: see "input streams"), applies every deletion to the data it shadows, purges
- * tombstones and expired data older than gc_grace_seconds when no sstable
- * outside the compaction (nor a memtable) could hold older data they shadow
- * (their timestamps are below `max_purgeable`), and writes one output (or,
- * for LCS, outputs of lcs_sstable_size_mb).  Outputs record their inputs as
+ * st__compact_run merges the inputs partition by partition (k-way over
+ * their sorted indexes; each input is read front to back through a stream
+ * of 256 KiB reads, outside the block cache: see "input streams"), applies
+ * every deletion to the data it shadows, purges tombstones and expired
+ * data older than gc_grace_seconds when nothing outside the compaction
+ * that may hold the partition (an sstable, a memtable) could hold older
+ * data they shadow (see "purge"), and writes one output (or, for LCS,
+ * outputs of lcs_sstable_size_mb).  Outputs record their inputs as
  * ancestors so a crash between publishing the outputs and deleting the
  * inputs is repaired on load.  The swap of inputs for outputs happens under
  * the table lock; readers holding old readers keep them until they unref.
@@ -31,21 +33,127 @@
 #include <string.h>
 #include <time.h>
 
+/* ---------------------------------------------------------------- purge
+ *
+ * A tombstone (or expired cell) past gc_grace_seconds is dropped only if
+ * nothing outside the compaction may hold older data it shadows, as
+ * Cassandra's CompactionController.getPurgeEvaluator decides per
+ * partition: the sources that may hold the partition are the other
+ * sstables whose token range covers it and whose bloom filter answers
+ * yes, and the memtables holding it; its timestamp must be below the
+ * smallest min timestamp among them (a memtable gives its own: none is
+ * kept per partition).  Checked first against the table-wide bound (every
+ * source's min timestamp, max_purgeable), which settles the common cases
+ * at no cost; the partition's own bound is worked out only for a tombstone
+ * that bound keeps, once per partition. */
+
+/* The sources outside a compaction, referenced, as of t->src_version
+ * `version` (src_refresh). */
+typedef struct purge_src {
+    sst_reader **ssts; int n_ssts;
+    mt_memtable **mts; int n_mts;
+    uint64_t version;
+    bool valid;
+} purge_src;
+
 typedef struct purge_ctx {
     int32_t gc_before;        /* tombstones with ldt < this are past gc grace */
-    int64_t max_purgeable;    /* ...and only if their timestamp is below this */
+    int64_t max_purgeable;    /* table-wide: every source outside has only newer timestamps */
     int32_t now;
     st__rewrite *rw;          /* a single-sstable rewrite's extras (maintenance.c), or NULL */
+    st_table *t;              /* the partition's own bound (part_max_purgeable): */
+    sst_reader *const *in; int n_in;
+    purge_src src;
+    int64_t token; const uint8_t *pk; uint32_t pk_len;   /* the partition being purged */
+    bool part_known;          /* part_max worked out for it */
+    int64_t part_max;
 } purge_ctx;
 
-static bool purgeable(const purge_ctx *c, int64_t ts, int32_t ldt)
+static void src_release(purge_src *s)
 {
-    return ldt < c->gc_before && ts < c->max_purgeable;
+    for (int i = 0; i < s->n_ssts; i++) sst_reader_unref(s->ssts[i]);
+    for (int i = 0; i < s->n_mts; i++) mt_unref(s->mts[i]);
+    cs_free(s->ssts);
+    cs_free(s->mts);
+    memset(s, 0, sizeof *s);
+}
+
+/* Take the table's sources outside the inputs: sstables, the memtable and
+ * those being flushed (a flushed memtable's sstable is in ssts[] before it
+ * leaves flushing[], so one look under t->mu sees everything once).
+ * False (nothing taken) without memory. */
+static bool src_refresh(purge_ctx *c)
+{
+    src_release(&c->src);
+    st_table *t = c->t;
+    purge_src *s = &c->src;
+    pthread_mutex_lock(&t->mu);
+    s->ssts = cs_malloc(sizeof *s->ssts * (size_t)(t->n_ssts + 1));
+    s->mts = cs_malloc(sizeof *s->mts * (size_t)(t->n_flushing + 1));
+    if (s->ssts && s->mts) {
+        for (int i = 0; i < t->n_ssts; i++) {
+            bool is_in = false;
+            for (int k = 0; k < c->n_in && !is_in; k++) is_in = c->in[k] == t->ssts[i];
+            if (!is_in) { sst_reader_ref(t->ssts[i]); s->ssts[s->n_ssts++] = t->ssts[i]; }
+        }
+        mt_ref(t->mem);
+        s->mts[s->n_mts++] = t->mem;
+        for (int i = 0; i < t->n_flushing; i++) { mt_ref(t->flushing[i]); s->mts[s->n_mts++] = t->flushing[i]; }
+        s->version = atomic_load(&t->src_version);
+        s->valid = true;
+    }
+    pthread_mutex_unlock(&t->mu);
+    if (!s->valid) src_release(s);
+    return s->valid;
+}
+
+/* The smallest min timestamp among the sources that may hold the current
+ * partition (INT64_MAX: none).  Without a view of the sources, the
+ * table-wide bound. */
+static int64_t part_max_purgeable(purge_ctx *c)
+{
+    purge_src *s = &c->src;
+    if ((!s->valid || s->version != atomic_load(&c->t->src_version)) && !src_refresh(c)) return c->max_purgeable;
+    int64_t m = INT64_MAX;
+    uint64_t h = 0;
+    bool hashed = false;
+    for (int i = 0; i < s->n_ssts; i++) {
+        const sst_reader *r = s->ssts[i];
+        if (r->st.min_ts >= m || r->n_idx == 0) continue;   /* cannot lower it */
+        if (c->token < r->st.min_token || c->token > r->st.max_token) continue;
+        if (!hashed) { h = sst__bloom_hash(c->pk, c->pk_len); hashed = true; }
+        if (sst__bloom_test(r->bloom, r->bloom_bits, r->bloom_k, h)) m = r->st.min_ts;
+    }
+    for (int i = 0; i < s->n_mts; i++) {
+        int64_t mts = atomic_load(&s->mts[i]->min_ts);
+        if (mts < m && mt_has_partition(s->mts[i], c->token, c->pk, c->pk_len)) m = mts;
+    }
+    return m;
+}
+
+/* The partition purge_part / compact_wide work on next. */
+static void purge_begin(purge_ctx *c, int64_t token, const uint8_t *pk, uint32_t pk_len)
+{
+    c->token = token;
+    c->pk = pk;
+    c->pk_len = pk_len;
+    c->part_known = false;
+}
+
+static bool purgeable(purge_ctx *c, int64_t ts, int32_t ldt)
+{
+    if (ldt >= c->gc_before) return false;
+    if (ts < c->max_purgeable) return true;
+    if (!c->part_known) {
+        c->part_max = part_max_purgeable(c);
+        c->part_known = true;
+    }
+    return ts < c->part_max;
 }
 
 /* Apply deletions to shadowed data and drop purgeable tombstones, in place.
  * Returns true if the row still carries anything. */
-static bool purge_row(const purge_ctx *c, st__row *r, st_deletion above)
+static bool purge_row(purge_ctx *c, st__row *r, st_deletion above)
 {
     st_deletion eff = above;
     if (r->del.ts_us != INT64_MIN) {
@@ -84,7 +192,7 @@ static bool purge_row(const purge_ctx *c, st__row *r, st_deletion above)
 }
 
 /* Returns true if anything of the partition remains. */
-static bool purge_part(const purge_ctx *c, st__part *p)
+static bool purge_part(purge_ctx *c, st__part *p)
 {
     st_deletion pdel = p->pdel;
     /* Rows: every original deletion applies; purged tombstones go afterwards. */
@@ -423,7 +531,7 @@ static int open_writer(st_table *t, sst_writer **w, const uint64_t *gens, int n,
  * stays bounded whatever the partition's size.  The windows are the row
  * index of the input with the most runs.  Nothing is written if nothing
  * survives the purge. */
-static int compact_wide(st_table *t, const purge_ctx *pc, sst_reader **in, cin *cins, int n, const uint64_t *pos,
+static int compact_wide(st_table *t, purge_ctx *pc, sst_reader **in, cin *cins, int n, const uint64_t *pos,
                         const bool *has, sst_writer **w, const uint64_t *gens, uint64_t keys)
 {
     cs_arena ha;
@@ -453,13 +561,15 @@ static int compact_wide(st_table *t, const purge_ctx *pc, sst_reader **in, cin *
     st__part hm, hp;
     if (!rc) rc = st__part_merge(parts, np, &hm, &ha);
     int nw = nb / WIDE_WINDOW_STEP + 1;
-    purge_ctx kpc = *pc;   /* garbagecollect: the key's own purge limit */
+    /* garbagecollect: the key's own purge limit, for this partition only
+     * (pc itself, not a copy: it owns the purge sources part_max_purgeable
+     * takes references on) */
+    int64_t table_max = pc->max_purgeable;
     if (!rc && pc->rw) {   /* garbagecollect: the header against the others' (with the first window's rows) */
         st_slice sl0 = { { NULL, 0, true }, nw == 1 ? (st_bound){ NULL, 0, true }
                                                     : (st_bound){ bk[WIDE_WINDOW_STEP - 1], bl[WIDE_WINDOW_STEP - 1], false } };
-        rc = st__rewrite_shadow(pc->rw, &hm, &sl0, &ha, &kpc.max_purgeable);
+        rc = st__rewrite_shadow(pc->rw, &hm, &sl0, &ha, &pc->max_purgeable);
     }
-    pc = &kpc;
     bool hdr_left = false;
     if (!rc) {
         /* The header as written: purged on a copy (rows are purged against
@@ -516,6 +626,7 @@ static int compact_wide(st_table *t, const purge_ctx *pc, sst_reader **in, cin *
     }
     if (!rc && begun) rc = sst_writer_end(*w);
     cs_arena_destroy(&ha);
+    pc->max_purgeable = table_max;
     return rc;
 }
 
@@ -590,12 +701,16 @@ static bool cmp_stopped(void *arg)
 static int compact_run_rw(st_table *t, sst_reader **in, int n, int level, uint64_t target_bytes, st__rewrite *rw)
 {
     purge_ctx pc;
+    memset(&pc, 0, sizeof pc);
     uint64_t t0 = cs_mono_ns();
     pc.now = cs_now_s();
     pc.gc_before = (int32_t)CS_MAX((int64_t)INT32_MIN, (int64_t)pc.now - t->opts.gc_grace_s);
     if (rw && rw->op != ST_OP_GC) pc.gc_before = INT32_MIN;   /* upgradesstables, scrub: nothing purged */
     pc.max_purgeable = max_purgeable(t, in, n);
     pc.rw = rw;
+    pc.t = t;
+    pc.in = in;
+    pc.n_in = n;
     uint64_t total = 0, epoch;
     st_clog_pos cpos = { 0, 0 };
     uint64_t *gens = cs_malloc(sizeof(uint64_t) * (size_t)n);
@@ -656,6 +771,7 @@ static int compact_run_rw(st_table *t, sst_reader **in, int n, int level, uint64
             if (c <= 0) has[i] = true;
         }
         if (first < 0) break;
+        purge_begin(&pc, key->token, key->pk, key->pk_len);
         /* A wide partition is streamed window by window (compact_wide). */
         uint64_t plen = 0;
         bool any_ri = false;
@@ -688,13 +804,16 @@ static int compact_run_rw(st_table *t, sst_reader **in, int n, int level, uint64
                 pos[i]++;
             }
             st__part m;
-            purge_ctx kpc = pc;   /* garbagecollect: the key's own purge limit */
+            /* garbagecollect: the key's own purge limit, for this partition
+             * only (in pc itself: it owns the purge sources) */
+            int64_t table_max = pc.max_purgeable;
             if (!rc) rc = st__part_merge(parts, np, &m, &a);
-            if (!rc && rw && np) rc = st__rewrite_shadow(rw, &m, NULL, &a, &kpc.max_purgeable);
-            if (!rc && purge_part(&kpc, &m)) {
+            if (!rc && rw && np) rc = st__rewrite_shadow(rw, &m, NULL, &a, &pc.max_purgeable);
+            if (!rc && purge_part(&pc, &m)) {
                 rc = open_writer(t, &w, gens, n, keys);
                 if (!rc) rc = sst_writer_add(w, &m);
             }
+            pc.max_purgeable = table_max;
             if (a.used >= CMP_ARENA_BYTES) cs_arena_reset(&a);
             since_check++;
         }
@@ -712,11 +831,20 @@ static int compact_run_rw(st_table *t, sst_reader **in, int n, int level, uint64
             pthread_mutex_lock(&t->mu);
             t->cmp_done = done;
             bool stale = cmp_stale_locked(t, epoch), stopped = t->cmp_stop;
+            /* Writes since the start may carry old timestamps: the
+             * table-wide bound follows the memtables down. */
+            int64_t mm = atomic_load(&t->mem->min_ts);
+            for (int i = 0; i < t->n_flushing; i++) mm = CS_MIN(mm, atomic_load(&t->flushing[i]->min_ts));
+            pc.max_purgeable = CS_MIN(pc.max_purgeable, mm);
             pthread_mutex_unlock(&t->mu);
+            /* The sources changed (a flush): let go of them (a flushed
+             * memtable is freed), to be taken again when next needed. */
+            if (pc.src.valid && pc.src.version != atomic_load(&t->src_version)) src_release(&pc.src);
             if (stale) { rc = stopped ? CS_ECANCELED : CS_EAGAIN; break; }
         }
     }
     cs_arena_destroy(&a);
+    src_release(&pc.src);
     if (w) {
         if (rc) sst_writer_abort(w);
         else {
@@ -751,6 +879,7 @@ static int compact_run_rw(st_table *t, sst_reader **in, int n, int level, uint64
             for (int i = 0; i < out.n; i++) t->ssts[t->n_ssts++] = out.v[i];
             out.n = 0;
             for (int i = 0; i < n; i++) { sst__mark_obsolete(in[i]); sst_reader_unref(in[i]); }
+            t->src_version++;
             t->bytes_compacted += total;
             t->compactions_done++;
         } else {
@@ -775,7 +904,8 @@ static int compact_run_rw(st_table *t, sst_reader **in, int n, int level, uint64
     return rc == CS_EAGAIN ? 0 : rc;
 }
 
-static int compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t target_bytes)
+/* Merge inputs into new sstables at `level`, then swap them in (sstable_int.h). */
+int st__compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t target_bytes)
 {
     return compact_run_rw(t, in, n, level, target_bytes, NULL);
 }
@@ -785,179 +915,7 @@ int st__compact_rewrite(st_table *t, sst_reader *in, st__rewrite *rw)
     return compact_run_rw(t, &in, 1, in->st.level, 0, rw);
 }
 
-/* ---------------------------------------------------------------- strategies */
-
-typedef struct cand { sst_reader **v; int n; } cand;
-
-static int cmp_size(const void *a, const void *b)
-{
-    const sst_reader *x = *(sst_reader *const *)a, *y = *(sst_reader *const *)b;
-    return x->file_bytes < y->file_bytes ? -1 : x->file_bytes > y->file_bytes;
-}
-
-static int cmp_min_token(const void *a, const void *b)
-{
-    const sst_reader *x = *(sst_reader *const *)a, *y = *(sst_reader *const *)b;
-    return x->st.min_token < y->st.min_token ? -1 : x->st.min_token > y->st.min_token;
-}
-
-/* Size-tiered bucketing over v sorted by size: the end of the bucket that
- * starts at v[start] (members within 0.5-1.5x of the bucket's running
- * average, or all under 50 MiB). */
-static int stcs_bucket_end(sst_reader *const *v, int start, int n)
-{
-    double sum = (double)v[start]->file_bytes;
-    int end = start + 1;
-    while (end < n) {
-        double avg = sum / (end - start);
-        double sz = (double)v[end]->file_bytes;
-        bool small = sz < 50.0 * 1048576 && avg < 50.0 * 1048576;
-        if (!small && (sz < avg * 0.5 || sz > avg * 1.5)) break;
-        sum += sz;
-        end++;
-    }
-    return end;
-}
-
-/* Size-tiered buckets over v (sorted by size): the first bucket with at
- * least min_threshold members, capped at max_threshold.  Moves the pick to
- * the front of v; returns its length (0 = none). */
-static int stcs_pick(sst_reader **v, int n, int min_t, int max_t)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_size);
-    for (int start = 0, end; start < n; start = end) {
-        end = stcs_bucket_end(v, start, n);
-        if (end - start >= min_t) {
-            int k = CS_MIN(end - start, max_t);
-            memmove(v, v + start, sizeof *v * (size_t)k);
-            return k;
-        }
-    }
-    return 0;
-}
-
-static bool overlaps(const sst_reader *a, const sst_reader *b)
-{
-    return a->st.min_token <= b->st.max_token && b->st.min_token <= a->st.max_token;
-}
-
-/* Pick and run one compaction; returns 1 if one ran, 0 if nothing is due. */
-static int compact_once(st_table *t)
-{
-    pthread_mutex_lock(&t->mu);
-    st_table_opts o = t->opts;
-    int n = 0;
-    sst_reader **v = cs_malloc(sizeof *v * (size_t)(t->n_ssts + 1));
-    if (v) for (int i = 0; i < t->n_ssts; i++) if (!atomic_load(&t->ssts[i]->compacting)) v[n++] = t->ssts[i];
-    pthread_mutex_unlock(&t->mu);
-    if (!v) return 0;
-    if (!o.compaction_enabled || n == 0) { cs_free(v); return 0; }
-    int min_t = o.min_threshold > 1 ? o.min_threshold : 2;
-    int max_t = o.max_threshold >= min_t ? o.max_threshold : 32;
-    int k = 0, level = 0;
-    uint64_t target = 0;
-    int32_t now = cs_now_s();
-    if (o.compaction == ST_COMPACT_TWCS) {
-        /* Fully expired sstables are dropped whole. */
-        int64_t maxp = max_purgeable(t, v, n);
-        int32_t gc_before = (int32_t)CS_MAX((int64_t)INT32_MIN, (int64_t)now - o.gc_grace_s);
-        int dropped = 0;
-        st_clog_pos floor_pos = { 0, 0 };
-        pthread_mutex_lock(&t->mu);
-        for (int i = 0; i < n; i++) {
-            sst_reader *r = v[i];
-            if (r->st.max_ldt < gc_before && r->st.max_ts < maxp) {
-                for (int j = 0; j < t->n_ssts; j++)
-                    if (t->ssts[j] == r) {
-                        if (st__pos_cmp(r->st.clog_pos, floor_pos) > 0) floor_pos = r->st.clog_pos;
-                        t->ssts[j] = t->ssts[--t->n_ssts]; sst__mark_obsolete(r); sst_reader_unref(r); dropped++;
-                        break;
-                    }
-                v[i] = NULL;
-            }
-        }
-        pthread_mutex_unlock(&t->mu);
-        int m = 0;
-        for (int i = 0; i < n; i++) if (v[i]) v[m++] = v[i];
-        n = m;
-        if (floor_pos.segment) st__save_replay_floor(t, floor_pos);
-        if (dropped) { cs_free(v); return 1; }
-        int64_t win = o.twcs_window_s > 0 ? o.twcs_window_s : 86400;
-        int64_t newest = INT64_MIN;
-        for (int i = 0; i < n; i++) { int64_t w = v[i]->st.max_ts / 1000000 / win; if (w > newest) newest = w; }
-        /* Older windows: everything in a window into one; the newest: size-tiered. */
-        for (int i = 0; i < n && k == 0; i++) {
-            int64_t w = v[i]->st.max_ts / 1000000 / win;
-            int cnt = 0;
-            sst_reader **g = cs_malloc(sizeof *g * (size_t)n);
-            if (!g) break;
-            for (int j = 0; j < n; j++) if (v[j]->st.max_ts / 1000000 / win == w) g[cnt++] = v[j];
-            if (w == newest) k = stcs_pick(g, cnt, min_t, max_t);
-            else if (cnt >= 2) k = CS_MIN(cnt, max_t);
-            if (k) memcpy(v, g, sizeof *v * (size_t)k);
-            cs_free(g);
-        }
-    } else if (o.compaction == ST_COMPACT_LCS) {
-        target = (uint64_t)(o.lcs_sstable_size_mb > 0 ? o.lcs_sstable_size_mb : 160) << 20;
-        sst_reader **l0 = cs_malloc(sizeof *l0 * (size_t)n);
-        if (!l0) { cs_free(v); return 0; }
-        int n0 = 0;
-        for (int i = 0; i < n; i++) if (v[i]->st.level == 0) l0[n0++] = v[i];
-        if (n0 >= 4) {
-            k = 0;
-            for (int i = 0; i < n0 && k < max_t; i++) v[k++] = l0[i];
-            int base = k;
-            /* Add overlapping L1 sstables (from the snapshot list). */
-            pthread_mutex_lock(&t->mu);
-            for (int i = 0; i < t->n_ssts; i++) {
-                sst_reader *r = t->ssts[i];
-                if (r->st.level != 1 || atomic_load(&r->compacting)) continue;
-                for (int j = 0; j < base; j++) if (overlaps(r, v[j])) { v[k++] = r; break; }
-            }
-            pthread_mutex_unlock(&t->mu);
-            level = 1;
-        } else {
-            for (int L = 1; L < 7 && k == 0; L++) {
-                uint64_t bytes = 0, limit = target;
-                for (int p = 0; p < L; p++) limit *= 10;
-                int cnt = 0;
-                for (int i = 0; i < n; i++) if (v[i]->st.level == L) { bytes += v[i]->logical; l0[cnt++] = v[i]; }
-                if (bytes <= limit || cnt == 0) continue;
-                qsort(l0, (size_t)cnt, sizeof *l0, cmp_min_token);
-                sst_reader *pick = l0[0];
-                v[k++] = pick;
-                pthread_mutex_lock(&t->mu);
-                for (int i = 0; i < t->n_ssts; i++) {
-                    sst_reader *r = t->ssts[i];
-                    if (r->st.level == L + 1 && !atomic_load(&r->compacting) && overlaps(r, pick)) v[k++] = r;
-                }
-                pthread_mutex_unlock(&t->mu);
-                level = L + 1;
-            }
-        }
-        cs_free(l0);
-    } else {
-        k = stcs_pick(v, n, min_t, max_t);
-    }
-    if (k == 0) { cs_free(v); return 0; }
-    for (int i = 0; i < k; i++) atomic_store(&v[i]->compacting, true);
-    /* Keep the inputs alive across the swap. */
-    for (int i = 0; i < k; i++) sst_reader_ref(v[i]);
-    int rc = compact_run(t, v, k, level, target);
-    for (int i = 0; i < k; i++) sst_reader_unref(v[i]);
-    cs_free(v);
-    return rc ? 0 : 1;
-}
-
-void st__compact_background(st_table *t)
-{
-    for (int i = 0; i < 64; i++) {
-        pthread_mutex_lock(&t->mu);
-        bool stop = t->dropped || t->paused > 0 || t->e->closing || atomic_load(&t->autocompaction_off);
-        pthread_mutex_unlock(&t->mu);
-        if (stop || compact_once(t) == 0) break;
-    }
-}
+/* ---------------------------------------------------------------- major */
 
 /* Major compaction: everything into one sstable (LCS: into level 1, split). */
 int st_table_compact(st_table *t)
@@ -980,7 +938,7 @@ int st_table_compact(st_table *t)
     uint64_t target = lcs ? (uint64_t)(t->opts.lcs_sstable_size_mb > 0 ? t->opts.lcs_sstable_size_mb : 160) << 20 : 0;
     pthread_mutex_unlock(&t->mu);
     int rc = v ? 0 : CS_ENOMEM;
-    if (v && n > 0) rc = compact_run(t, v, n, lcs ? 1 : 0, target);
+    if (v && n > 0) rc = st__compact_run(t, v, n, lcs ? 1 : 0, target);
     for (int i = 0; v && i < n; i++) sst_reader_unref(v[i]);
     cs_free(v);
     pthread_mutex_lock(&t->mu);
@@ -988,46 +946,4 @@ int st_table_compact(st_table *t)
     pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
     return rc;
-}
-
-/* Estimated compactions due (nodetool's "Pending compactions"): size-tiered
- * buckets with at least min_threshold members (per window for TWCS), L0 and
- * over-full levels for LCS, plus one if a check is queued or running.
- * Caller holds t->mu. */
-uint64_t st__compaction_estimate(st_table *t)
-{
-    uint64_t est = (t->want_compact || t->compact_running) ? 1 : 0;
-    int n = t->n_ssts;
-    if (n < 2 || !t->opts.compaction_enabled) return est;
-    sst_reader **v = cs_malloc(sizeof *v * (size_t)n);
-    if (!v) return est;
-    memcpy(v, t->ssts, sizeof *v * (size_t)n);
-    int min_t = t->opts.min_threshold > 1 ? t->opts.min_threshold : 2;
-    int max_t = t->opts.max_threshold >= min_t ? t->opts.max_threshold : 32;
-    uint64_t due = 0;
-    if (t->opts.compaction == ST_COMPACT_LCS) {
-        uint64_t target = (uint64_t)(t->opts.lcs_sstable_size_mb > 0 ? t->opts.lcs_sstable_size_mb : 160) << 20;
-        uint64_t bytes[8] = { 0 };
-        int cnt[8] = { 0 };
-        for (int i = 0; i < n; i++) {
-            int L = v[i]->st.level < 8 ? v[i]->st.level : 7;
-            bytes[L] += v[i]->logical;
-            cnt[L]++;
-        }
-        due += (uint64_t)(cnt[0] / 4);
-        uint64_t limit = target;
-        for (int L = 1; L < 8; L++) {
-            limit *= 10;
-            if (bytes[L] > limit) due += (bytes[L] - limit) / target + 1;
-        }
-    } else {
-        /* The bucketing of stcs_pick, counted instead of picked. */
-        qsort(v, (size_t)n, sizeof *v, cmp_size);
-        for (int start = 0, end; start < n; start = end) {
-            end = stcs_bucket_end(v, start, n);
-            if (end - start >= min_t) due += (uint64_t)((end - start + max_t - 1) / max_t);
-        }
-    }
-    cs_free(v);
-    return due > est ? due : est;
 }

@@ -55,8 +55,19 @@ void st_table_opts_defaults(st_table_opts *o)
     o->min_threshold = 4;
     o->max_threshold = 32;
     o->twcs_window_s = 86400;
+    o->twcs_expired_check_s = 600;
     o->lcs_sstable_size_mb = 160;
+    o->lcs_fanout = 10;
     o->compaction_enabled = true;
+    o->bucket_low = 0.5;
+    o->bucket_high = 1.5;
+    o->min_sstable_bytes = 50ll << 20;
+    o->tombstone_threshold = 0.2;
+    o->tombstone_interval_s = 86400;
+    o->unchecked_tombstone = false;
+    o->tombstone_compactions = true;
+    o->min_index_interval = 128;
+    o->flush_period_ms = 0;
 }
 
 /* ---------------------------------------------------------------- engine */
@@ -259,6 +270,11 @@ int st_table_open(st_engine *e, const uint8_t id[16], const char *ks, const char
     pthread_mutex_unlock(&e->mu);
     if (other || rc) { table_free(t); *out = other; return rc; }
     *out = t;
+    if (t->opts.flush_period_ms > 0) {   /* the flush thread times its next look (flush_periods) */
+        pthread_mutex_lock(&e->mu);
+        pthread_cond_broadcast(&e->cv);
+        pthread_mutex_unlock(&e->mu);
+    }
     return 0;
 }
 
@@ -303,6 +319,7 @@ int st_table_truncate(st_table *t)
     t->ssts = NULL; t->n_ssts = t->cap_ssts = 0;
     t->replay_pos = pos;
     t->epoch++;
+    t->src_version++;
     pthread_mutex_unlock(&t->mu);
     pthread_rwlock_unlock(&e->barrier);
     int rc = save_truncated(t, pos);

@@ -4,7 +4,9 @@
  * Threads: thread 0 flushes memtables, one at a time in FIFO order (so a
  * table's sstables are always produced in commit log order, which makes the
  * replay position stored in each sstable monotonic).  Threads 1..n run
- * compactions (compaction.c), at most one per table at a time.
+ * compactions (compaction_pick.c, compaction.c), at most one per table at
+ * a time: of the tables a flush, ALTER or autocompaction asked for, and,
+ * looked for every BG_CHECK_MS, of those where only time made one due.
  *
  * Memtable life cycle (numbers are the invariants):
  *   active ──st__flush_table (barrier write lock: 1. no write in flight)──>
@@ -15,7 +17,9 @@
  *
  * Flush triggers: st_table_flush; active memtables over half of
  * memtable_space (largest first); commit log over commitlog_total_space
- * (tables dirty in the oldest segment); st_engine_close(flush_all).
+ * (tables dirty in the oldest segment); a memtable holding data that is
+ * memtable_flush_period_in_ms old (flush_periods, timed by the flush
+ * thread's wait); st_engine_close(flush_all).
  * Back-pressure: st_write waits while all memtables exceed memtable_space.
  *
  * Priority: flush and compaction run under SCHED_IDLE while there is
@@ -54,6 +58,7 @@
 #include "common/vfs.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +97,7 @@ static int push_sst(st_table *t, sst_reader *r)
         t->ssts = n; t->cap_ssts = nc;
     }
     t->ssts[t->n_ssts++] = r;
+    t->src_version++;
     return 0;
 }
 
@@ -193,6 +199,7 @@ static void remove_flushing(st_table *t, mt_memtable *m)
         if (t->flushing[i] == m) {
             memmove(&t->flushing[i], &t->flushing[i + 1], sizeof(*t->flushing) * (size_t)(t->n_flushing - i - 1));
             t->n_flushing--;
+            t->src_version++;
             return;
         }
 }
@@ -320,6 +327,7 @@ int st__flush_table(st_table *t, bool wait)
         old->flush_pos = switch_pos;
         t->flushing[t->n_flushing++] = old;
         t->mem = fresh;
+        t->src_version++;
         t->memtable_switches++;
         j->t = t; j->mt = old; j->gen = t->next_gen++; j->epoch = t->epoch; j->wait = wait;
         t->flush_jobs++;
@@ -437,6 +445,12 @@ enum { BG_FLUSH = 0, BG_COMPACT = 1 };
  * since the previous trim are freed (a flush cycle under steady writes is
  * shorter; an idle server's memtable memory is returned within ~2 trims). */
 #define MT_POOL_TRIM_NS (5ull * 1000000000ull)
+
+/* Every table is looked at this often for compactions that only time
+ * makes due (tombstone compactions, TWCS expiry; st__compaction_check_due):
+ * no flush need come to trigger them.  Cassandra submits every table for
+ * a background compaction once a minute. */
+#define BG_CHECK_MS 1000
 
 /* A flush must not wait for idle CPU once the writers would reach
  * back-pressure (memtable_space, st__backpressure) within BG_HORIZON_NS at
@@ -575,12 +589,63 @@ static int bg_self(st_engine *e)
 
 /* ---------------------------------------------------------------- threads */
 
+/* memtable_flush_period_in_ms (Cassandra's AbstractAllocatorMemtable
+ * .scheduleFlush / flushIfPeriodExpired): a memtable is looked at once it
+ * is a period old; one holding data is flushed (its successor is looked
+ * at a period after it is made), a clean one is looked at again a period
+ * later.  Caller (the flush thread) holds e->mu, released while flushes
+ * are queued.  Returns the ns until the next look is due, UINT64_MAX for
+ * none, 0 after queueing flushes. */
+#define FLUSH_PERIOD_BATCH 16
+
+static uint64_t flush_periods(st_engine *e)
+{
+    uint64_t now = cs_mono_ns(), next = UINT64_MAX;
+    st_table *due[FLUSH_PERIOD_BATCH];
+    int n = 0;
+    for (int i = 0; i < e->n_tables && n < FLUSH_PERIOD_BATCH; i++) {
+        st_table *t = e->tables[i];
+        pthread_mutex_lock(&t->mu);
+        uint64_t period = t->opts.flush_period_ms > 0 ? (uint64_t)t->opts.flush_period_ms * 1000000u : 0;
+        if (period && !t->dropped && t->paused == 0) {
+            uint64_t at = CS_MAX(t->mem->created_ns + period, t->flush_recheck_ns);
+            if (now < at) next = CS_MIN(next, at - now);
+            else if (mt_partitions(t->mem) == 0) { t->flush_recheck_ns = now + period; next = CS_MIN(next, period); }
+            else {
+                t->flush_recheck_ns = now + period;   /* a flush that fails is tried again a period later */
+                t->pins++;                            /* a drop meanwhile leaves t to the unpin */
+                due[n++] = t;
+            }
+        }
+        pthread_mutex_unlock(&t->mu);
+    }
+    if (n == 0) return next;
+    pthread_mutex_unlock(&e->mu);
+    for (int i = 0; i < n; i++) {
+        CS_DEBUG("storage: %s.%s memtable_flush_period_in_ms expired: flushing", due[i]->ks, due[i]->name);
+        st__flush_table(due[i], false);
+        st_table_unpin(due[i]);
+    }
+    pthread_mutex_lock(&e->mu);
+    return 0;
+}
+
 static void *flush_main(void *arg)
 {
     st_engine *e = arg;
     pthread_mutex_lock(&e->mu);
     for (;;) {
-        while (!e->jobs && !e->closing) pthread_cond_wait(&e->cv, &e->mu);
+        while (!e->jobs && !e->closing) {
+            uint64_t wait_ns = flush_periods(e);
+            if (e->jobs || e->closing || wait_ns == 0) continue;
+            if (wait_ns == UINT64_MAX) { pthread_cond_wait(&e->cv, &e->mu); continue; }
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            uint64_t ns = (uint64_t)ts.tv_nsec + wait_ns;
+            ts.tv_sec += (time_t)(ns / 1000000000u);
+            ts.tv_nsec = (long)(ns % 1000000000u);
+            pthread_cond_timedwait(&e->cv, &e->mu, &ts);
+        }
         if (!e->jobs && e->closing) break;
         st__job *j = e->jobs;
         e->jobs = j->next;
@@ -628,6 +693,21 @@ static void *compact_main(void *arg)
                           st__compaction_estimate(t) >= BG_BACKLOG_PENDING;
             }
             pthread_mutex_unlock(&t->mu);
+        }
+        if (!pick && cs_now_ms() - e->last_compaction_check_ms >= BG_CHECK_MS) {
+            /* Compactions only time makes due (compaction_pick.c). */
+            int64_t now_ms = cs_now_ms();
+            e->last_compaction_check_ms = now_ms;
+            bool any = false;
+            for (int i = 0; i < e->n_tables; i++) {
+                st_table *t = e->tables[i];
+                pthread_mutex_lock(&t->mu);
+                if (!t->want_compact && !t->compacting && t->paused == 0 && !t->dropped &&
+                    !atomic_load(&t->autocompaction_off) && st__compaction_check_due(t, now_ms))
+                    any = t->want_compact = true;
+                pthread_mutex_unlock(&t->mu);
+            }
+            if (any) continue;
         }
         if (!pick) {
             struct timespec ts;
@@ -795,11 +875,12 @@ int st_table_stats_get(st_table *t, st_table_stats *out)
     out->memtable_partitions = mt_partitions(t->mem);
     out->sstable_count = (uint64_t)t->n_ssts;
     uint64_t parts = 0, minb = 0, maxb = 0, sumb = 0, nb = 0;
+    int32_t now = cs_now_s();
     for (int i = 0; i < t->n_ssts; i++) {
         sst_reader *r = t->ssts[i];
         out->sstable_bytes += r->file_bytes;
         parts += r->st.partitions;
-        out->droppable_tombstones += sst__droppable(&r->st, cs_now_s(), t->opts.gc_grace_s);
+        out->droppable_estimate += sst__droppable_before(&r->st, (int32_t)CS_MAX((int64_t)INT32_MIN, (int64_t)now - t->opts.gc_grace_s));
         out->bloom_false_positives += atomic_load(&r->bloom_fp);
         out->bloom_checks += atomic_load(&r->bloom_checks);
         if (r->st.level >= 0 && r->st.level < 8) {
@@ -823,6 +904,7 @@ int st_table_stats_get(st_table *t, st_table_stats *out)
         sumb += sst__hist_mean(sh, off, SST_SIZE_BUCKETS) * cnt;
         nb += cnt;
     }
+    out->droppable_tombstones = (uint64_t)llround(out->droppable_estimate);
     out->partitions_estimate = parts + out->memtable_partitions;
     out->bytes_flushed = t->bytes_flushed;
     out->bytes_compacted = t->bytes_compacted;

@@ -29,6 +29,7 @@
 #include "storage/storage_int.h"
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/util.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -290,6 +291,7 @@ mt_memtable *mt_new(cs_chunk_pool *pool)
     atomic_init(&m->mem, 0);
     atomic_init(&m->refs, 1);
     m->min_ts = INT64_MAX;
+    m->created_ns = cs_mono_ns();
     m->idx_hint_bits = IDX_MIN_BITS;
     m->first_pos.segment = UINT64_MAX;
     return m;
@@ -932,6 +934,20 @@ int mt_read_partition(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t
 out:
     pthread_rwlock_unlock(&m->lock);
     return rc;
+}
+
+bool mt_has_partition(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len)
+{
+    pthread_rwlock_rdlock(&m->lock);
+    mt_partition *mp;
+    if (!m->idx_off) mp = idx_find(m, token, pk, pk_len);
+    else {
+        mt_partition probe = { .token = token, .pk_len = pk_len, .n_rows = PROBE, .rows = (void *)pk };
+        st__bpos pos;
+        mp = st__btree_find(&m->parts, &probe, &pos);
+    }
+    pthread_rwlock_unlock(&m->lock);
+    return mp != NULL;
 }
 
 int mt_next_key(mt_memtable *m, int64_t token, const uint8_t *key, uint32_t klen, bool incl,

@@ -12,6 +12,10 @@
  * (MetadataCollector's defaults: up to 1.4e12 bytes and 4.1e9 cells). */
 #define SST_SIZE_BUCKETS 150
 #define SST_CELL_BUCKETS 118
+/* The tombstone drop-time histogram (SSTable.TOMBSTONE_HISTOGRAM_BIN_SIZE,
+ * TOMBSTONE_HISTOGRAM_TTL_ROUND_SECONDS; StreamingTombstoneHistogramBuilder). */
+#define SST_DROP_BINS 100
+#define SST_DROP_ROUND_S 60
 
 /* Per-sstable statistics (Statistics.db). */
 typedef struct sst_stats {
@@ -33,7 +37,11 @@ typedef struct sst_stats {
     uint64_t data_bytes;                 /* uncompressed */
     int64_t min_token, max_token;
     uint64_t ancestors[64]; int n_ancestors;   /* generations compacted into this one */
-    uint32_t drop_day[64]; uint64_t drop_cnt[64]; int n_drop;   /* droppable items by day of ldt, sorted */
+    /* Local deletion times of tombstones and TTL'd data (Cassandra's
+     * TombstoneHistogram): points in seconds, rounded up to a multiple of
+     * SST_DROP_ROUND_S, strictly increasing, at most SST_DROP_BINS (one
+     * more while an insert merges the nearest two). */
+    int32_t drop_pt[SST_DROP_BINS + 1]; uint64_t drop_cnt[SST_DROP_BINS + 1]; int n_drop;
 } sst_stats;
 
 /* Parsed row index of one wide partition, built on first use and kept for
@@ -80,6 +88,7 @@ struct sst_reader {
     uint32_t stats_version;              /* Statistics.db's (1 or SST_STATS_VERSION) */
     sst_stats st;
     uint64_t file_bytes;                 /* all components */
+    int64_t created_ms;                  /* Data.db's modification time at open (SSTableReader.getCreationTimeFor) */
     atomic_bool obsolete;                /* delete files on last unref */
     atomic_bool compacting;
 };
@@ -223,9 +232,18 @@ void sst__cache_slab_stats(uint64_t *made, uint64_t *waited, int *spare);
 int st__table_load_sstables(st_table *t);
 void st__wait_idle(st_table *t);
 void st__resume(st_table *t);
-/* Compaction (compaction.c): run the table's strategy until nothing is due. */
+/* Compaction (compaction_pick.c): run the table's strategy until nothing
+ * is due; the compactions it estimates are due (caller holds t->mu); and
+ * whether a look may find one that only time made due (a tombstone
+ * compaction, an sstable TWCS drops whole; caller holds t->mu). */
 void st__compact_background(st_table *t);
 uint64_t st__compaction_estimate(st_table *t);
+bool st__compaction_check_due(st_table *t, int64_t now_ms);
+/* compaction.c: merge in[0..n) (referenced by the caller and marked
+ * compacting) into sstables at `level`, of target_bytes each (0: one),
+ * recording the inputs as their ancestors, and swap them in; 0 (also when
+ * a truncate made it stale) or an error, with the inputs kept. */
+int st__compact_run(st_table *t, sst_reader **in, int n, int level, uint64_t target_bytes);
 void st__backpressure(st_engine *e);
 void st__recycle(st_engine *e);
 /* st__recycle without the unlinking (clog_reap), for a caller that unlinks
@@ -278,7 +296,8 @@ int st__rewrite_shadow(const st__rewrite *rw, st__part *p, const st_slice *sl, c
 #define SST_FILTER_MAGIC 0x43534246u /* "CSBF" */
 #define SST_STATS_MAGIC 0x43535354u  /* "CSST" */
 #define SST_VERSION 1u
-#define SST_STATS_VERSION 2u         /* Statistics.db: 2 = histograms of 150 and 118 buckets + overflow */
+#define SST_STATS_VERSION 3u         /* Statistics.db: 2 = histograms of 150 and 118 buckets + overflow;
+                                        3 = drop times in bins of SST_DROP_ROUND_S (were days) */
 #define SST_FILE_HDR 16              /* magic u32, version u32, u32 param, u32 reserved */
 #define SST_BLOCK_HDR 12             /* comp_len u32 (bit 31: stored raw), raw_len u32, crc u32 */
 #define SST_BLOCK_SIZE 4096u         /* default uncompressed block size */
@@ -299,8 +318,19 @@ int sst__decode_row(cs_rd *rd, uint8_t flags, st__row *r, cs_arena *a);
 /* EstimatedHistogram's first n offsets: 1, 2, 3, ... each round(prev * 1.2)
  * or prev + 1 (n <= SST_SIZE_BUCKETS). */
 void sst__hist_offsets(uint64_t *off, int n);
-/* Droppable tombstones now, given gc_grace (from the day histogram). */
-uint64_t sst__droppable(const sst_stats *s, int32_t now_s, int gc_grace_s);
+/* The drop-time histogram's estimate of its items with a local deletion
+ * time at or before gc_before (TombstoneHistogram.sum: whole bins up to it,
+ * interpolated across the bin pair around it). */
+double sst__droppable_before(const sst_stats *s, int32_t gc_before);
+/* StatsMetadata.getEstimatedDroppableTombstoneRatio: that estimate over
+ * the cell count estimate (cell histogram mean() * count()); 0 without cells. */
+double sst__droppable_ratio(const sst_stats *s, int32_t gc_before);
+/* Add n items at histogram point pt (a multiple of SST_DROP_ROUND_S) to
+ * s's bins, merging the two nearest once SST_DROP_BINS are exceeded
+ * (StreamingTombstoneHistogramBuilder.DataHolder). */
+void sst__drop_bins_add(sst_stats *s, int32_t pt, uint64_t n);
+/* A local deletion time's histogram point: rounded up to SST_DROP_ROUND_S. */
+int32_t sst__drop_point(int32_t ldt);
 /* Count v in counts[0..n] (n offsets; counts[n]: past off[n - 1]). */
 void sst__hist_add(uint64_t *counts, const uint64_t *off, int n, uint64_t v);
 /* EstimatedHistogram's min(), max() (INT64_MAX when overflowed), count()

@@ -63,7 +63,7 @@ static int check_hdr(sst_reader *r, const char *comp, const uint8_t *b, size_t n
     if (n < SST_FILE_HDR + 4) return corrupt(r, comp, "file too short", 0);
     if (cs_be32(b) != magic) return corrupt(r, comp, "bad magic", 0);
     uint32_t v = cs_be32(b + 4);
-    if (v != SST_VERSION && !(magic == SST_STATS_MAGIC && v == SST_STATS_VERSION))
+    if (v != SST_VERSION && !(magic == SST_STATS_MAGIC && v >= 1 && v <= SST_STATS_VERSION))
         return corrupt(r, comp, "unsupported version", 4);
     if (param) *param = cs_be32(b + 8);
     return 0;
@@ -261,12 +261,19 @@ static int load_stats(sst_reader *r)
         uint64_t g = cs_rd_uvarint(&rd);
         if (s->n_ancestors < (int)(sizeof s->ancestors / sizeof s->ancestors[0])) s->ancestors[s->n_ancestors++] = g;
     }
+    /* Drop times: version 3 points (seconds: multiples of SST_DROP_ROUND_S,
+     * or the cap INT32_MAX - 1);
+     * before, at most 64 days (ldt / 86400), each read as the point at its
+     * end (every time in it is at or before that). */
     uint64_t nd = cs_rd_uvarint(&rd);
-    if (nd > 64) rd.err = CS_ECORRUPT;
+    bool days = r->stats_version < 3;
+    if (nd > (days ? 64u : SST_DROP_BINS)) rd.err = CS_ECORRUPT;
     for (uint64_t i = 0; !rd.err && i < nd; i++) {
-        uint64_t day = cs_rd_uvarint(&rd);
-        if (day > UINT32_MAX || (i && day <= s->drop_day[i - 1])) rd.err = CS_ECORRUPT;
-        s->drop_day[i] = (uint32_t)day;
+        uint64_t v = cs_rd_uvarint(&rd);
+        int64_t pt = days ? (v >= (uint64_t)INT32_MAX / 86400 ? INT32_MAX - 1 : (int64_t)(v + 1) * 86400) : (int64_t)v;
+        if ((days && v > UINT32_MAX) || pt > INT32_MAX - 1 || (i && pt <= s->drop_pt[i - 1]))
+            rd.err = CS_ECORRUPT;
+        s->drop_pt[i] = (int32_t)pt;
         s->drop_cnt[i] = cs_rd_uvarint(&rd);
         s->n_drop = (int)i + 1;
     }
@@ -383,6 +390,8 @@ int sst__reader_open_written(const char *dir, uint64_t gen, uint8_t *idx, size_t
             else if (cs_be32(h + 8) != r->block_size) rc = corrupt(r, "Data.db", "block size differs from index", 8);
             else if ((uint64_t)sz != r->chunks[r->n_chunks]) rc = corrupt(r, "Data.db", "size differs from index", (uint64_t)sz);
             r->file_bytes = (uint64_t)(sz > 0 ? sz : 0) + r->idx_len + r->bloom_bits / 8;
+            int64_t mt = vfs_file_mtime_ms(p);
+            r->created_ms = mt > 0 ? mt : 0;   /* File.lastModified: 0 when it cannot be read */
             if (!rc) map_data(r, (uint64_t)sz);
         } else {
             rc = r->data_fd;

@@ -6,6 +6,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/util.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -227,9 +228,12 @@ int sst_metadata(const char *path, FILE *out)
     fprintf(out, "Partitions: %" PRIu64 "\nRows: %" PRIu64 "\nCells: %" PRIu64 "\n", s->partitions, s->rows, s->cells);
     fprintf(out, "Minimum timestamp: %" PRId64 "\nMaximum timestamp: %" PRId64 "\n", s->min_ts, s->max_ts);
     fprintf(out, "Maximum local deletion time: %d\n", s->max_ldt);
-    fprintf(out, "Tombstones: %" PRIu64 "\nTombstones and TTL'd cells: %" PRIu64 "\n", s->tombstones, s->droppable);
-    fprintf(out, "Local deletion times (day: count):");
-    for (int i = 0; i < s->n_drop; i++) fprintf(out, " %u:%" PRIu64, s->drop_day[i], s->drop_cnt[i]);
+    fprintf(out, "Tombstones: %" PRIu64 "\nTombstones and TTL'd data: %" PRIu64 "\n", s->tombstones, s->droppable);
+    int32_t now = cs_now_s();
+    fprintf(out, "Estimated droppable tombstones now: %.1f (gc_grace_seconds 0), ratio %.5f\n",
+            sst__droppable_before(s, now), sst__droppable_ratio(s, now));
+    fprintf(out, "Local deletion times (time: count):");
+    for (int i = 0; i < s->n_drop; i++) fprintf(out, " %d:%" PRIu64, s->drop_pt[i], s->drop_cnt[i]);
     fprintf(out, "\n");
     fprintf(out, "Token range: %" PRId64 " .. %" PRId64 "\n", s->min_token, s->max_token);
     fprintf(out, "Clustering bounds: ");

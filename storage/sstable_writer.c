@@ -40,6 +40,8 @@ _Static_assert(sizeof(sst_file_hdr) == 16, "sstable file header is 16 bytes");
 typedef struct sst_block_hdr { uint8_t b[SST_BLOCK_HDR]; } sst_block_hdr;
 _Static_assert(sizeof(sst_block_hdr) == 12, "sstable block header is 12 bytes");
 
+#define SST_DROP_SPOOL 4096              /* distinct drop-time points a writer holds before binning them */
+
 struct sst_writer {
     char *dir;
     uint64_t gen;
@@ -73,6 +75,10 @@ struct sst_writer {
     uint64_t bloom_m;                    /* UINT64_MAX / bloom_bits + 1 (bloom_start) */
     uint64_t bq_x[SST_BLOOM_LAG], bq_step[SST_BLOOM_LAG]; int bq_n, bq_head;   /* keys whose bits are not set yet */
     sst_stats st;
+    /* Exact drop-time points and counts, sorted, folded into st's bins
+     * when full and at finish (StreamingTombstoneHistogramBuilder's spool):
+     * n items at a point count the same as n single ones. */
+    int32_t spool_pt[SST_DROP_SPOOL]; uint64_t spool_n[SST_DROP_SPOOL]; int n_spool, spool_last;
     uint64_t hist_off[SST_SIZE_BUCKETS];  /* the cell histogram uses the first SST_CELL_BUCKETS */
     int hint_size, hint_cells;           /* histogram buckets of the previous partition */
     int err;
@@ -456,43 +462,104 @@ static void note_ldt(sst_writer *w, int32_t ldt)
     if (ldt > w->st.max_ldt) w->st.max_ldt = ldt;
 }
 
-/* Count n tombstones or TTL'd cells under one day of their local deletion
- * time (at most 64 days kept: a new day beyond that joins the nearest one).
- * The same as n single counts: the first one adds the day if there is room,
- * the others find it; with no room all go to the same nearest day. */
-static void note_drop_n(sst_writer *w, uint32_t day, uint64_t n)
+/* ---------------------------------------------------------------- drop-time histogram */
+
+int32_t sst__drop_point(int32_t ldt)
 {
-    sst_stats *s = &w->st;
-    s->droppable += n;
-    int lo = 0, hi = s->n_drop;
-    while (lo < hi) { int mid = (lo + hi) / 2; if (s->drop_day[mid] < day) lo = mid + 1; else hi = mid; }
-    if (lo < s->n_drop && s->drop_day[lo] == day) { s->drop_cnt[lo] += n; return; }
-    if (s->n_drop == 64) {
-        int near = lo == 64 ? 63 : lo;
-        if (lo > 0 && lo < 64 && day - s->drop_day[lo - 1] < s->drop_day[lo] - day) near = lo - 1;
-        s->drop_cnt[near] += n;
-        return;
-    }
-    memmove(&s->drop_day[lo + 1], &s->drop_day[lo], sizeof(uint32_t) * (size_t)(s->n_drop - lo));
-    memmove(&s->drop_cnt[lo + 1], &s->drop_cnt[lo], sizeof(uint64_t) * (size_t)(s->n_drop - lo));
-    s->drop_day[lo] = day;
-    s->drop_cnt[lo] = n;
-    s->n_drop++;
+    if (ldt <= 0) return 0;
+    int64_t d = ldt % SST_DROP_ROUND_S;
+    int64_t p = d ? (int64_t)ldt + SST_DROP_ROUND_S - d : ldt;
+    return p > INT32_MAX - 1 ? INT32_MAX - 1 : (int32_t)p;   /* saturatingCastToMaxDeletionTime */
 }
 
-/* Count one tombstone or TTL'd cell under the day of its local deletion time. */
+void sst__drop_bins_add(sst_stats *s, int32_t pt, uint64_t n)
+{
+    int lo = 0, hi = s->n_drop;
+    while (lo < hi) { int mid = (lo + hi) / 2; if (s->drop_pt[mid] < pt) lo = mid + 1; else hi = mid; }
+    if (lo < s->n_drop && s->drop_pt[lo] == pt) { s->drop_cnt[lo] += n; return; }
+    memmove(&s->drop_pt[lo + 1], &s->drop_pt[lo], sizeof(int32_t) * (size_t)(s->n_drop - lo));
+    memmove(&s->drop_cnt[lo + 1], &s->drop_cnt[lo], sizeof(uint64_t) * (size_t)(s->n_drop - lo));
+    s->drop_pt[lo] = pt;
+    s->drop_cnt[lo] = n;
+    if (++s->n_drop <= SST_DROP_BINS) return;
+    /* Full: the first pair of neighbours nearest each other becomes one
+     * point at their weighted mean, rounded up (DataHolder.mergeNearestPoints). */
+    int k = 0;
+    for (int i = 1; i + 1 < s->n_drop; i++)
+        if ((int64_t)s->drop_pt[i + 1] - s->drop_pt[i] < (int64_t)s->drop_pt[k + 1] - s->drop_pt[k]) k = i;
+    uint64_t v1 = s->drop_cnt[k], v2 = s->drop_cnt[k + 1], sum = v1 + v2;
+    double mean = ((double)s->drop_pt[k] * (double)v1 + (double)s->drop_pt[k + 1] * (double)v2) / (double)sum;
+    int64_t np = (int64_t)mean;
+    if (np > s->drop_pt[k + 1]) np = s->drop_pt[k + 1];
+    if (np < s->drop_pt[k]) np = s->drop_pt[k];
+    s->drop_pt[k] = sst__drop_point((int32_t)np);
+    s->drop_cnt[k] = sum;
+    memmove(&s->drop_pt[k + 1], &s->drop_pt[k + 2], sizeof(int32_t) * (size_t)(s->n_drop - k - 2));
+    memmove(&s->drop_cnt[k + 1], &s->drop_cnt[k + 2], sizeof(uint64_t) * (size_t)(s->n_drop - k - 2));
+    s->n_drop--;
+}
+
+double sst__droppable_before(const sst_stats *s, int32_t gc_before)
+{
+    double sum = 0;
+    for (int i = 0; i < s->n_drop; i++) {
+        int32_t p = s->drop_pt[i];
+        double v = (double)s->drop_cnt[i];
+        if (p <= gc_before) { sum += v; continue; }
+        if (i == 0) return 0;
+        /* The trapezoid between the previous point and this one, up to gc_before. */
+        int32_t pp = s->drop_pt[i - 1];
+        double pv = (double)s->drop_cnt[i - 1];
+        double w = (double)(gc_before - pp) / (double)(p - pp);
+        double mb = pv + (v - pv) * w;
+        sum -= pv;
+        sum += (pv + mb) * w / 2;
+        sum += pv / 2.0;
+        return sum;
+    }
+    return sum;
+}
+
+double sst__droppable_ratio(const sst_stats *s, int32_t gc_before)
+{
+    uint64_t off[SST_CELL_BUCKETS];
+    sst__hist_offsets(off, SST_CELL_BUCKETS);
+    uint64_t cells = sst__hist_mean(s->cell_hist, off, SST_CELL_BUCKETS) * sst__hist_count(s->cell_hist, SST_CELL_BUCKETS);
+    return cells > 0 ? sst__droppable_before(s, gc_before) / (double)cells : 0.0;
+}
+
+/* The spool into the bins, in point order. */
+static void spool_fold(sst_writer *w)
+{
+    for (int i = 0; i < w->n_spool; i++) sst__drop_bins_add(&w->st, w->spool_pt[i], w->spool_n[i]);
+    w->n_spool = 0;
+    w->spool_last = 0;
+}
+
+/* Count n tombstones or TTL'd items at drop-time point pt. */
+static void note_drop_n(sst_writer *w, int32_t pt, uint64_t n)
+{
+    w->st.droppable += n;
+    int k = w->spool_last;
+    if (k < w->n_spool && w->spool_pt[k] == pt) { w->spool_n[k] += n; return; }
+    int lo = 0, hi = w->n_spool;
+    while (lo < hi) { int mid = (lo + hi) / 2; if (w->spool_pt[mid] < pt) lo = mid + 1; else hi = mid; }
+    if (lo < w->n_spool && w->spool_pt[lo] == pt) { w->spool_n[lo] += n; w->spool_last = lo; return; }
+    if (w->n_spool == SST_DROP_SPOOL) { spool_fold(w); lo = 0; }
+    memmove(&w->spool_pt[lo + 1], &w->spool_pt[lo], sizeof(int32_t) * (size_t)(w->n_spool - lo));
+    memmove(&w->spool_n[lo + 1], &w->spool_n[lo], sizeof(uint64_t) * (size_t)(w->n_spool - lo));
+    w->spool_pt[lo] = pt;
+    w->spool_n[lo] = n;
+    w->n_spool++;
+    w->spool_last = lo;
+}
+
+/* Count one tombstone or TTL'd item by its local deletion time (every
+ * local deletion time MetadataCollector gives its histogram: deletions of
+ * every kind, expiring cells and row markers; INT32_MAX is none). */
 static void note_drop(sst_writer *w, int32_t ldt)
 {
-    note_drop_n(w, ldt > 0 ? (uint32_t)(ldt / 86400) : 0, 1);
-}
-
-uint64_t sst__droppable(const sst_stats *s, int32_t now_s, int gc_grace_s)
-{
-    int64_t gc_before = (int64_t)now_s - gc_grace_s;
-    uint64_t n = 0;
-    for (int i = 0; i < s->n_drop; i++)
-        if (((int64_t)s->drop_day[i] + 1) * 86400 <= gc_before) n += s->drop_cnt[i];
-    return n;
+    if (ldt != INT32_MAX) note_drop_n(w, sst__drop_point(ldt), 1);   /* not Cell.NO_DELETION_TIME */
 }
 
 static void note_row_stats(sst_writer *w, const st__row *r, uint64_t *cells)
@@ -500,9 +567,12 @@ static void note_row_stats(sst_writer *w, const st__row *r, uint64_t *cells)
     if (r->lv.ts_us != INT64_MIN) {
         note_ts(w, r->lv.ts_us);
         note_ldt(w, r->lv.ttl_s > 0 ? r->lv.ldt_s : INT32_MAX);
+        if (r->lv.ttl_s > 0) note_drop(w, r->lv.ldt_s);
     }
     if (r->del.ts_us != INT64_MIN) { note_ts(w, r->del.ts_us); note_ldt(w, r->del.ldt_s); w->st.tombstones++; note_drop(w, r->del.ldt_s); }
-    for (int i = 0; i < r->n_cdels; i++) { note_ts(w, r->cdels[i].d.ts_us); note_ldt(w, r->cdels[i].d.ldt_s); w->st.tombstones++; }
+    for (int i = 0; i < r->n_cdels; i++) {
+        note_ts(w, r->cdels[i].d.ts_us); note_ldt(w, r->cdels[i].d.ldt_s); w->st.tombstones++; note_drop(w, r->cdels[i].d.ldt_s);
+    }
     for (int i = 0; i < r->n_cells; i++) {
         const st_cell *c = &r->cells[i];
         note_ts(w, c->ts_us);
@@ -742,14 +812,14 @@ static inline bool rd_canon_bytes(const uint8_t **pp, const uint8_t *end, const 
 
 /* Statistics of one packed row, applied to the writer once it is encoded
  * (a declined row must leave them untouched).  Droppable items are kept
- * as runs of one day in order (note_drop's result depends on the order
- * once 64 days are kept): a row with more runs is declined. */
+ * as runs of one histogram point in order (the spool's folds depend on
+ * the order its points first come in): a row with more runs is declined. */
 #define PACKED_DROP_RUNS 8
 typedef struct packed_stats {
     int64_t min_ts, max_ts;
     int32_t max_ldt;
     uint64_t tombstones;
-    uint32_t drop_day[PACKED_DROP_RUNS], drop_n[PACKED_DROP_RUNS];
+    int32_t drop_pt[PACKED_DROP_RUNS]; uint32_t drop_n[PACKED_DROP_RUNS];
     int n_runs;
 } packed_stats;
 
@@ -767,10 +837,11 @@ static inline void ps_ldt(packed_stats *s, int32_t ldt)
 
 static inline bool ps_drop(packed_stats *s, int32_t ldt)
 {
-    uint32_t day = ldt > 0 ? (uint32_t)(ldt / 86400) : 0;
-    if (s->n_runs && s->drop_day[s->n_runs - 1] == day) { s->drop_n[s->n_runs - 1]++; return true; }
+    if (ldt == INT32_MAX) return true;   /* no deletion time: not counted (note_drop) */
+    int32_t pt = sst__drop_point(ldt);
+    if (s->n_runs && s->drop_pt[s->n_runs - 1] == pt) { s->drop_n[s->n_runs - 1]++; return true; }
     if (s->n_runs == PACKED_DROP_RUNS) return false;
-    s->drop_day[s->n_runs] = day;
+    s->drop_pt[s->n_runs] = pt;
     s->drop_n[s->n_runs++] = 1;
     return true;
 }
@@ -813,6 +884,7 @@ int sst_writer_row_ops(sst_writer *w, const uint8_t *ck, uint32_t ck_len, uint8_
             f |= SST_ROW_HAS_LV;
             ps_ts(&ps, ts);
             ps_ldt(&ps, ttl > 0 ? ldt : INT32_MAX);
+            if (ttl > 0 && !ps_drop(&ps, ldt)) goto decline;
             break;
         case ST__OP_ROWDEL:
             if (!rd_canon_sv(&p, end, &ts) || !rd_canon_i32(&p, end, &ldt)) goto decline;
@@ -833,6 +905,7 @@ int sst_writer_row_ops(sst_writer *w, const uint8_t *ck, uint32_t ck_len, uint8_
             ps_ts(&ps, ts);
             ps_ldt(&ps, ldt);
             ps.tombstones++;
+            if (!ps_drop(&ps, ldt)) goto decline;
             break;
         }
         case ST__OP_CELL: {
@@ -878,7 +951,7 @@ int sst_writer_row_ops(sst_writer *w, const uint8_t *ck, uint32_t ck_len, uint8_
     if (ps.max_ts > w->st.max_ts) w->st.max_ts = ps.max_ts;
     note_ldt(w, ps.max_ldt);
     w->st.tombstones += ps.tombstones;
-    for (int i = 0; i < ps.n_runs; i++) note_drop_n(w, ps.drop_day[i], ps.drop_n[i]);
+    for (int i = 0; i < ps.n_runs; i++) note_drop_n(w, ps.drop_pt[i], ps.drop_n[i]);
     w->part_cells += cells;
     w->part_rows++;
     note_ck(w, ck, ck_len);
@@ -996,7 +1069,7 @@ static void put_stats(cs_buf *b, const sst_stats *s)
     cs_buf_put_uvarint(b, (uint64_t)s->n_ancestors);
     for (int i = 0; i < s->n_ancestors; i++) cs_buf_put_uvarint(b, s->ancestors[i]);
     cs_buf_put_uvarint(b, (uint64_t)s->n_drop);
-    for (int i = 0; i < s->n_drop; i++) { cs_buf_put_uvarint(b, s->drop_day[i]); cs_buf_put_uvarint(b, s->drop_cnt[i]); }
+    for (int i = 0; i < s->n_drop; i++) { cs_buf_put_uvarint(b, (uint64_t)s->drop_pt[i]); cs_buf_put_uvarint(b, s->drop_cnt[i]); }
 }
 
 void sst_writer_set_ancestors(sst_writer *w, const uint64_t *gens, int n)
@@ -1028,6 +1101,7 @@ int sst_writer_finish(sst_writer *w, st_clog_pos clog_pos, int level, sst_reader
     w->st.level = level;
     w->st.data_bytes = w->logical;
     if (w->st.min_ts == INT64_MAX) { w->st.min_ts = INT64_MIN; w->st.max_ts = INT64_MIN; }
+    spool_fold(w);
     bloom_drain(w);
     cs_buf_put_u64(&w->chunks, w->file_off);   /* end sentinel */
     if (w->chunks.err) { sst_writer_abort(w); return CS_ENOMEM; }

@@ -108,8 +108,28 @@ typedef struct st_table_opts {
     int compaction;                  /* ST_COMPACT_* */
     int min_threshold, max_threshold;/* STCS (4, 32) */
     int64_t twcs_window_s;           /* TWCS window (compaction_window_unit*size), default 1 day */
+    int64_t twcs_expired_check_s;    /* TWCS expired_sstable_check_frequency_seconds (600) */
     int lcs_sstable_size_mb;         /* LCS sstable_size_in_mb (160) */
+    int lcs_fanout;                  /* LCS fanout_size: level L holds fanout^L sstables' worth (10) */
     bool compaction_enabled;         /* 'enabled' option (true) */
+    /* Size tiers (STCS, TWCS's newest window, LCS's L0): an sstable joins a
+     * bucket whose average Data.db size it is within (low, high) times of,
+     * or when both are under min_sstable_size (0.5, 1.5, 50 MiB). */
+    double bucket_low, bucket_high;
+    int64_t min_sstable_bytes;
+    /* Single-sstable tombstone compactions (AbstractCompactionStrategy):
+     * when no other compaction is due, an sstable whose estimated droppable
+     * tombstone ratio exceeds tombstone_threshold (0.2), whose Data.db is
+     * older than tombstone_interval_s (86400), and whose overlap with the
+     * other sstables leaves enough of them droppable (skipped with
+     * unchecked_tombstone, false) is compacted alone.  tombstone_compactions
+     * false turns them off (TWCS unless one of the three options is set). */
+    double tombstone_threshold;
+    int64_t tombstone_interval_s;
+    bool unchecked_tombstone;
+    bool tombstone_compactions;
+    int min_index_interval;          /* min_index_interval (128): the sampling of Cassandra's index summary */
+    int flush_period_ms;             /* memtable_flush_period_in_ms: flush a non-empty memtable this old (0: never) */
 } st_table_opts;
 
 void st_table_opts_defaults(st_table_opts *o);
@@ -417,7 +437,10 @@ typedef struct st_table_stats {
     uint64_t pending_flushes, pending_compactions;
     uint64_t compactions_done;
     uint64_t max_partition_bytes, mean_partition_bytes, min_partition_bytes;
-    uint64_t droppable_tombstones;               /* estimate */
+    uint64_t droppable_tombstones;               /* estimate (droppable_estimate rounded) */
+    double droppable_estimate;                   /* tombstones past gc_grace_seconds, from the sstables'
+                                                    drop-time histograms (TableMetrics.DroppableTombstoneRatio's
+                                                    numerator) */
     double bloom_fp_ratio;                        /* observed */
     uint64_t bloom_false_positives, bloom_checks;
     int32_t sstables_per_level[8];               /* LCS */

@@ -206,7 +206,8 @@ typedef struct mt_memtable {
     atomic_size_t mem;                   /* bytes accounted */
     _Atomic uint64_t cells, n_rows;
     atomic_int refs;
-    _Atomic int64_t min_ts;              /* smallest timestamp written (for purge) */
+    _Atomic int64_t min_ts;              /* smallest timestamp written (for purge; INT64_MAX: none) */
+    uint64_t created_ns;                 /* cs_mono_ns at mt_new (memtable_flush_period_in_ms) */
     st_clog_pos first_pos;               /* first commit log record applied */
     st_clog_pos flush_pos;               /* switch position: records < this are inside */
     bool flush_failed;                   /* set under the table lock; retried before newer flushes */
@@ -330,6 +331,8 @@ typedef struct mt_keycur {
 int mt_next_key(mt_memtable *m, int64_t token, const uint8_t *key, uint32_t klen, bool incl,
                 int64_t end_token, int64_t *out_token, const uint8_t **out_key, uint32_t *out_len,
                 mt_keycur *kc);
+/* Does m hold partition (token, pk)?  Takes the read lock. */
+bool mt_has_partition(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len);
 int mt_check(mt_memtable *m);
 size_t mt_partitions(mt_memtable *m);    /* partition count, under the read lock */
 /* Where mt_foreach hands a memtable, partition by partition in order
@@ -427,6 +430,9 @@ struct st_table {
     bool rewrite_stop;                   /* nodetool stop: that rewrite ends before its next sstable */
     bool thresholds_set;                 /* nodetool setcompactionthreshold: ALTER leaves min/max_threshold */
     bool flushing_now;
+    _Atomic uint64_t src_version;        /* bumped when ssts[], mem or flushing[] change (compaction's purge sources) */
+    int64_t last_expired_check_ms;       /* TWCS: last look for fully expired sstables (expired_sstable_check_frequency) */
+    uint64_t flush_recheck_ns;           /* memtable_flush_period_in_ms: a clean memtable is looked at again then */
     int pins;                            /* st_table_pin holders */
     bool drop_done;                      /* dropped while pinned: the last unpin frees */
 };

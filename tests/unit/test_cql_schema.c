@@ -230,6 +230,116 @@ Test(cql_schema, function_statements)
     env_fini(&v);
 }
 
+/* Compaction sub-options: their values are validated as Cassandra 4.1's
+ * strategies validate them (AbstractCompactionStrategy, SizeTiered-,
+ * TimeWindow-, LeveledCompactionStrategy(Options), CompactionParams),
+ * with its messages, as ConfigurationException; valid ones reach the
+ * engine's options, and ALTER replaces them. */
+Test(cql_schema, compaction_option_values)
+{
+    env v;
+    env_init(&v);
+    sch_catalog *c = cql_ctx_catalog(v.ctx);
+    ok(&v, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+#define STCS(opts) "CREATE TABLE ks.u (k int PRIMARY KEY) WITH compaction = {'class': 'SizeTieredCompactionStrategy', " opts "}"
+#define LCS(opts) "CREATE TABLE ks.u (k int PRIMARY KEY) WITH compaction = {'class': 'LeveledCompactionStrategy', " opts "}"
+#define TWCS(opts) "CREATE TABLE ks.u (k int PRIMARY KEY) WITH compaction = {'class': 'TimeWindowCompactionStrategy', " opts "}"
+    static const struct { const char *q, *msg; } bad[] = {
+        { STCS("'tombstone_threshold': '-1'"), "tombstone_threshold must be greater than 0, but was -1.000000" },
+        { STCS("'tombstone_threshold': 'abc'"), "abc is not a parsable int (base10) for tombstone_threshold" },
+        { STCS("'tombstone_compaction_interval': '-5'"), "tombstone_compaction_interval must be greater than 0, but was -5" },
+        { STCS("'tombstone_compaction_interval': '1.5'"), "1.5 is not a parsable int (base10) for tombstone_compaction_interval" },
+        { STCS("'unchecked_tombstone_compaction': 'yes'"),
+          "'unchecked_tombstone_compaction' should be either 'true' or 'false', not 'yes'" },
+        { STCS("'log_all': 'maybe'"), "'log_all' should either be 'true' or 'false', not maybe" },
+        { STCS("'enabled': 'on'"), "enabled should either be 'true' or 'false', not on" },
+        { STCS("'min_sstable_size': '-1'"), "min_sstable_size must be non negative: -1" },
+        { STCS("'min_sstable_size': '1k'"), "1k is not a parsable int (base10) for min_sstable_size" },
+        { STCS("'bucket_low': 'x'"), "x is not a parsable float for bucket_low" },
+        { STCS("'bucket_high': '0.5'"), "bucket_high value (0.5) is less than or equal to the bucket_low value (0.5)" },
+        { STCS("'bucket_low': '2', 'bucket_high': '1'"), "bucket_high value (1.0) is less than or equal to the bucket_low value (2.0)" },
+        { STCS("'min_threshold': '-1'"), "Invalid value -1 for 'min_threshold' compaction sub-option - must be an integer" },
+        { STCS("'max_threshold': 'many'"), "Invalid value many for 'max_threshold' compaction sub-option - must be an integer" },
+        { STCS("'min_threshold': '0'"), "Disabling compaction by setting compaction thresholds to 0 has been removed, "
+                                        "set the compaction option 'enabled' to false instead." },
+        { STCS("'min_threshold': '1'"), "Min compaction threshold cannot be less than 2 (got 1)" },
+        { STCS("'min_threshold': '40'"), "Min compaction threshold (got 40) cannot be greater than max compaction threshold (got 32)" },
+        { STCS("'provide_overlapping_tombstones': 'all'"),
+          "Invalid value ALL for 'provide_overlapping_tombstones' compaction sub-option - must be one of the following [NONE, ROW, CELL]." },
+        { STCS("'fanout_size': '4'"), "Properties specified [fanout_size] are not understood by SizeTieredCompactionStrategy" },
+        { STCS("'bucket_high': '0.1', 'nope': '1'"), "bucket_high value (0.1) is less than or equal to the bucket_low value (0.5)" },
+        { LCS("'sstable_size_in_mb': '0'"), "sstable_size_in_mb must be larger than 0, but was 0" },
+        { LCS("'sstable_size_in_mb': 'big'"), "big is not a parsable int (base10) for sstable_size_in_mb" },
+        { LCS("'fanout_size': '0'"), "fanout_size must be larger than 0, but was 0" },
+        /* LeveledCompactionStrategy.validateOptions names the sstable size's value here */
+        { LCS("'fanout_size': 'ten'"), "1 is not a parsable int (base10) for fanout_size" },
+        { LCS("'sstable_size_in_mb': '64', 'fanout_size': 'ten'"), "64 is not a parsable int (base10) for fanout_size" },
+        { LCS("'bucket_low': '3'"), "bucket_high value (1.5) is less than or equal to the bucket_low value (3.0)" },
+        { TWCS("'compaction_window_unit': 'WEEKS'"), "WEEKS is not valid for compaction_window_unit" },
+        { TWCS("'compaction_window_unit': 'hours'"), "hours is not valid for compaction_window_unit" },
+        { TWCS("'compaction_window_size': '0'"), "0 must be greater than 1 for compaction_window_size" },
+        { TWCS("'compaction_window_size': 'x'"), "x is not a parsable int (base10) for compaction_window_size" },
+        { TWCS("'timestamp_resolution': 'DAYS'"), "DAYS is not valid for timestamp_resolution" },
+        { TWCS("'expired_sstable_check_frequency_seconds': '-1'"),
+          "expired_sstable_check_frequency_seconds must not be negative, but was -1" },
+        { TWCS("'unsafe_aggressive_sstable_expiration': 'sure'"), "unsafe_aggressive_sstable_expiration is not 'true' or 'false' (sure)" },
+        { TWCS("'unsafe_aggressive_sstable_expiration': 'true'"),
+          "unsafe_aggressive_sstable_expiration is requested but not allowed, restart cassandra with "
+          "-Dcassandra.allow_unsafe_aggressive_sstable_expiration=true to allow it" },
+        { TWCS("'tombstone_threshold': '-0.5'"), "tombstone_threshold must be greater than 0, but was -0.500000" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) fails(&v, bad[i].q, CS_ERR_CONFIG, bad[i].msg);
+    cr_assert_null(sch_table_find(c, "ks", "u"));
+    /* Java's number syntax: whitespace, a suffix, an exponent */
+    ok(&v, STCS("'tombstone_threshold': ' 0.5f ', 'bucket_low': '2e-1', 'bucket_high': '3', 'min_sstable_size': '+1024', "
+                "'tombstone_compaction_interval': '1', 'unchecked_tombstone_compaction': 'TRUE', 'min_threshold': '2', "
+                "'max_threshold': '8'"));
+    st_table_opts o;
+    sch__table_st_opts(sch_table_find(c, "ks", "u"), &o);
+    cr_assert_eq(o.compaction, ST_COMPACT_STCS);
+    cr_assert_float_eq(o.tombstone_threshold, 0.5, 1e-9);
+    cr_assert_float_eq(o.bucket_low, 0.2, 1e-9);
+    cr_assert_float_eq(o.bucket_high, 3.0, 1e-9);
+    cr_assert_eq(o.min_sstable_bytes, 1024);
+    cr_assert_eq(o.tombstone_interval_s, 1);
+    cr_assert(o.unchecked_tombstone && o.tombstone_compactions);
+    cr_assert(o.min_threshold == 2 && o.max_threshold == 8);
+    ok(&v, "ALTER TABLE ks.u WITH compaction = {'class': 'LeveledCompactionStrategy', 'fanout_size': 4, "
+           "'sstable_size_in_mb': 8, 'bucket_high': '2'} AND memtable_flush_period_in_ms = 60000");
+    sch__table_st_opts(sch_table_find(c, "ks", "u"), &o);
+    cr_assert(o.compaction == ST_COMPACT_LCS && o.lcs_fanout == 4 && o.lcs_sstable_size_mb == 8);
+    cr_assert_float_eq(o.bucket_high, 2.0, 1e-9);
+    cr_assert_float_eq(o.tombstone_threshold, 0.2, 1e-6, "ALTER replaces the map: defaults again");
+    cr_assert_eq(o.tombstone_interval_s, 86400);
+    cr_assert_eq(o.min_sstable_bytes, 50ll << 20);
+    cr_assert_eq(o.flush_period_ms, 60000);
+    fails(&v, "ALTER TABLE ks.u WITH compaction = {'class': 'LeveledCompactionStrategy', 'fanout_size': -2}", CS_ERR_CONFIG,
+          "fanout_size must be larger than 0, but was -2");
+    sch__table_st_opts(sch_table_find(c, "ks", "u"), &o);
+    cr_assert_eq(o.lcs_fanout, 4, "a refused ALTER changes nothing");
+    /* TWCS: tombstone compactions only with one of their options given
+     * other than 'false' (TimeWindowCompactionStrategy's constructor) */
+    ok(&v, "CREATE TABLE ks.w1 (k int PRIMARY KEY) WITH compaction = {'class': 'TimeWindowCompactionStrategy'}");
+    sch__table_st_opts(sch_table_find(c, "ks", "w1"), &o);
+    cr_assert(o.compaction == ST_COMPACT_TWCS && !o.tombstone_compactions && o.twcs_expired_check_s == 600);
+    ok(&v, "CREATE TABLE ks.w2 (k int PRIMARY KEY) WITH compaction = {'class': 'TimeWindowCompactionStrategy', "
+           "'unchecked_tombstone_compaction': 'false', 'expired_sstable_check_frequency_seconds': 5}");
+    sch__table_st_opts(sch_table_find(c, "ks", "w2"), &o);
+    cr_assert(!o.tombstone_compactions && o.twcs_expired_check_s == 5);
+    ok(&v, "CREATE TABLE ks.w3 (k int PRIMARY KEY) WITH compaction = {'class': 'TimeWindowCompactionStrategy', "
+           "'tombstone_threshold': '0.3'}");
+    sch__table_st_opts(sch_table_find(c, "ks", "w3"), &o);
+    cr_assert(o.tombstone_compactions);
+    cr_assert_float_eq(o.tombstone_threshold, (double)0.3f, 1e-12, "a Java float");
+    ok(&v, "CREATE TABLE ks.off (k int PRIMARY KEY) WITH compaction = {'class': 'SizeTieredCompactionStrategy', 'enabled': 'FALSE'}");
+    sch__table_st_opts(sch_table_find(c, "ks", "off"), &o);
+    cr_assert(!o.compaction_enabled, "Boolean.parseBoolean ignores case");
+#undef STCS
+#undef LCS
+#undef TWCS
+    env_fini(&v);
+}
+
 Test(cql_schema, identity_persists)
 {
     env v;

@@ -142,6 +142,7 @@ Test(storage_compaction, twcs_drops_expired)
     o.compaction = ST_COMPACT_TWCS;
     o.gc_grace_s = 0;
     o.twcs_window_s = 3600;
+    o.twcs_expired_check_s = 0;   /* look for expired sstables at every check (600 s by default) */
     st_table *t;
     cr_assert_eq(st_table_open(E, TID, "ks", "twcs", &o, &t), 0);
     int32_t now = cs_now_s();
@@ -208,7 +209,12 @@ Test(storage_compaction, droppable_tombstone_estimate)
     cr_assert_eq(st_table_flush(t), 0);
     st_table_stats s;
     cr_assert_eq(st_table_stats_get(t, &s), 0);
-    cr_assert_eq(s.droppable_tombstones, 10);
+    /* Two histogram points, 10 each, ten days and a minute back; gc_before
+     * (a day back) lies 9/10 of the way between them: TombstoneHistogram
+     * .sum counts the first and the trapezoid up to gc_before, half the
+     * first point's count and (10 + 10) * 0.9 / 2. */
+    cr_assert_float_eq(s.droppable_estimate, 14.0, 0.01, "%f", s.droppable_estimate);
+    cr_assert_eq(s.droppable_tombstones, 14);
     o.gc_grace_s = 864000 * 2;
     cr_assert_eq(st_table_set_opts(t, &o), 0);
     cr_assert_eq(st_table_stats_get(t, &s), 0);
@@ -362,4 +368,521 @@ Test(storage_compaction, ancestors_not_older_are_ignored)
     pthread_mutex_unlock(&t->mu);
     cr_assert_eq(gens, (1 << 2) | (1 << 3) | (1 << 4) | (1 << 5), "live generations mask %#x", gens);
     cr_assert_eq(count_live(t), 10);          /* gen 2's (gens 3-5 hold deleted partitions; gen 1 went) */
+}
+
+/* ---------------------------------------------------------------- options, tombstone compactions, purge */
+
+static void key_of(int i, uint8_t pk[4])
+{
+    pk[0] = (uint8_t)(i >> 24); pk[1] = (uint8_t)(i >> 16); pk[2] = (uint8_t)(i >> 8); pk[3] = (uint8_t)i;
+}
+
+/* The keys i in [from, to) whose token has sign `sign` (-1, +1; 0: any),
+ * at most max, into out; how many. */
+static int keys_by_token(int from, int to, int sign, int *out, int max)
+{
+    int n = 0;
+    for (int i = from; i < to && n < max; i++) {
+        uint8_t pk[4];
+        key_of(i, pk);
+        int64_t tok = cs_murmur3_token(pk, 4);
+        if (sign == 0 || (sign < 0) == (tok < 0)) out[n++] = i;
+    }
+    return n;
+}
+
+/* One live cell at ts for each key, flushed. */
+static void write_keys(st_table *t, const int *keys, int n, int64_t ts, bool flush)
+{
+    st_mutation *m = st_mutation_new();
+    for (int i = 0; i < n; i++) {
+        uint8_t pk[4];
+        key_of(keys[i], pk);
+        st_mut_partition(m, t, pk, 4);
+        st_mut_row(m, (const uint8_t *)"c", 1, 0);
+        st_cell c = { .col = 1, .ts_us = ts, .val = (const uint8_t *)"v", .val_len = 1 };
+        st_mut_cell(m, &c);
+    }
+    cr_assert_eq(st_write(E, m, NULL), 0);
+    st_mutation_free(m);
+    if (flush) cr_assert_eq(st_table_flush(t), 0);
+}
+
+/* A partition deletion at ts for each key, deleted 5 minutes ago (past a
+ * gc_grace_seconds of 0, and in the drop-time histogram already), flushed. */
+static void delete_keys(st_table *t, const int *keys, int n, int64_t ts)
+{
+    st_mutation *m = st_mutation_new();
+    for (int i = 0; i < n; i++) {
+        uint8_t pk[4];
+        key_of(keys[i], pk);
+        st_mut_partition(m, t, pk, 4);
+        st_mut_partition_delete(m, (st_deletion){ ts, cs_now_s() - 300 });
+    }
+    cr_assert_eq(st_write(E, m, NULL), 0);
+    st_mutation_free(m);
+    cr_assert_eq(st_table_flush(t), 0);
+}
+
+/* Tombstones in t's sstables, and how many sstables. */
+static uint64_t sst_tombstones(st_table *t, int *n_ssts)
+{
+    uint64_t n = 0;
+    pthread_mutex_lock(&t->mu);
+    for (int i = 0; i < t->n_ssts; i++) n += t->ssts[i]->st.tombstones;
+    if (n_ssts) *n_ssts = t->n_ssts;
+    pthread_mutex_unlock(&t->mu);
+    return n;
+}
+
+static uint64_t compactions(st_table *t)
+{
+    st_table_stats s;
+    st_table_stats_get(t, &s);
+    return s.compactions_done;
+}
+
+/* Wait (bounded, ms) until t has done at least n compactions; how many. */
+static uint64_t wait_compactions(st_table *t, uint64_t n, int ms)
+{
+    for (int i = 0; i < ms / 10 && compactions(t) < n; i++) usleep(10000);
+    usleep(50000);   /* the swap is counted before the compacting flag drops */
+    return compactions(t);
+}
+
+/* Options for single-sstable tombstone compactions: an interval of 1 s
+ * (0 would compact an sstable whose tombstones cannot go again and again),
+ * any droppable tombstone (threshold 0.1), gc_grace 0. */
+static st_table_opts tomb_opts(int strategy)
+{
+    st_table_opts o;
+    st_table_opts_defaults(&o);
+    o.compaction = strategy;
+    o.gc_grace_s = 0;
+    o.tombstone_interval_s = 1;
+    o.tombstone_threshold = 0.1;
+    o.tombstone_compactions = true;
+    o.compaction_enabled = false;   /* set up first; st_table_set_opts turns it on */
+    return o;
+}
+
+/* t's sstables made ms earlier (their Data.db's time, as read at open). */
+static void age_ssts(st_table *t, int64_t ms)
+{
+    pthread_mutex_lock(&t->mu);
+    for (int i = 0; i < t->n_ssts; i++) t->ssts[i]->created_ms -= ms;
+    pthread_mutex_unlock(&t->mu);
+}
+
+/* Compaction on, for sstables past the interval. */
+static void enable(st_table *t, st_table_opts *o)
+{
+    age_ssts(t, 2000);
+    o->compaction_enabled = true;
+    cr_assert_eq(st_table_set_opts(t, o), 0);
+}
+
+/* bucket_low / bucket_high / min_sstable_size group sstables as
+ * Cassandra's getBuckets: sizes 1, 1, 2 and 4 are one bucket of two and
+ * two of one within 0.5-1.5 (nothing to do at min_threshold 4), one
+ * bucket of four within 0.5-5; under min_sstable_size all are one. */
+Test(storage_compaction, bucket_options)
+{
+    for (int round = 0; round < 3; round++) {
+        st_table_opts o;
+        st_table_opts_defaults(&o);
+        o.compaction_enabled = false;
+        o.min_sstable_bytes = round == 2 ? 50ll << 20 : 0;
+        o.bucket_high = round == 1 ? 5.0 : 1.5;
+        uint8_t id[16];
+        memcpy(id, TID, 16);
+        id[0] = (uint8_t)(70 + round);
+        char name[16];
+        snprintf(name, sizeof name, "bk%d", round);
+        st_table *t;
+        cr_assert_eq(st_table_open(E, id, "ks", name, &o, &t), 0);
+        fill_random(t, 0, 100, 500);
+        fill_random(t, 100, 100, 500);
+        fill_random(t, 200, 200, 500);
+        fill_random(t, 400, 400, 500);
+        enable(t, &o);
+        uint64_t want = round == 0 ? 4 : 1;
+        cr_assert_eq(settle(t, want), want, "round %d", round);
+        cr_assert_eq(compactions(t), round == 0 ? 0 : 1, "round %d", round);
+    }
+}
+
+/* LCS level L holds fanout_size^L sstables' worth: ~4.8 MB in 1 MB
+ * sstables stays in L1 at fanout 10, spills into L2 at fanout 2. */
+Test(storage_compaction, lcs_fanout, .timeout = 60)
+{
+    for (int fan = 0; fan < 2; fan++) {
+        st_table_opts o;
+        st_table_opts_defaults(&o);
+        o.compaction = ST_COMPACT_LCS;
+        o.lcs_sstable_size_mb = 1;
+        o.lcs_fanout = fan ? 2 : 10;
+        uint8_t id[16];
+        memcpy(id, TID, 16);
+        id[0] = (uint8_t)(80 + fan);
+        st_table *t;
+        cr_assert_eq(st_table_open(E, id, "ks", fan ? "fan2" : "fan10", &o, &t), 0);
+        for (int k = 0; k < 4; k++) fill_random(t, k * 400, 400, 3000);
+        st_table_stats s;
+        for (int i = 0; i < 1000; i++) {
+            st_table_stats_get(t, &s);
+            if (s.sstables_per_level[0] == 0 && s.pending_compactions == 0 && (!fan || s.sstables_per_level[2] > 0)) break;
+            usleep(10000);
+        }
+        usleep(100000);
+        st_table_stats_get(t, &s);
+        cr_assert_eq(s.sstables_per_level[0], 0);
+        if (fan) {
+            cr_assert_gt(s.sstables_per_level[2], 0, "fanout 2: L1's 2 MB overflow into L2");
+            cr_assert_leq(s.sstables_bytes_per_level[1], 3u << 20);
+        } else {
+            cr_assert_eq(s.sstables_per_level[2], 0, "fanout 10: L1 holds 10 MB");
+        }
+        cr_assert_eq(count_live(t), 1600);
+    }
+}
+
+/* STCS: an sstable of tombstones past gc_grace is compacted alone once
+ * it is tombstone_compaction_interval old (its Data.db's time: moved back
+ * here), its droppable ratio above tombstone_threshold (1.0 there: never),
+ * and nothing overlaps it; nothing but the periodic check triggers it. */
+Test(storage_compaction, tombstone_compaction_stcs, .timeout = 60)
+{
+    st_table_opts o = tomb_opts(ST_COMPACT_STCS);
+    o.tombstone_interval_s = 3600;
+    st_table *t;
+    cr_assert_eq(st_table_open(E, TID, "ks", "tsc", &o, &t), 0);
+    int keys[200];
+    for (int i = 0; i < 200; i++) keys[i] = 1000 + i;
+    delete_keys(t, keys, 200, 20);
+    st_table_stats s;
+    st_table_stats_get(t, &s);
+    cr_assert_float_eq((double)s.droppable_estimate / (double)s.cells_estimate, 1.0, 1e-9);
+    enable(t, &o);
+    cr_assert_eq(wait_compactions(t, 1, 2500), 0, "the interval has not passed");
+    o.tombstone_interval_s = 1;
+    o.tombstone_threshold = 1.0;
+    cr_assert_eq(st_table_set_opts(t, &o), 0);
+    cr_assert_eq(wait_compactions(t, 1, 2500), 0, "a ratio of 1.0 is not above 1.0");
+    o.tombstone_threshold = 0.5;
+    cr_assert_eq(st_table_set_opts(t, &o), 0);
+    /* no flush, no kick: st_table_set_opts looked already (the sstable was
+     * made just now); the second look is the periodic one */
+    cr_assert_eq(wait_compactions(t, 1, 5000), 1);
+    int n;
+    cr_assert_eq(sst_tombstones(t, &n), 0);
+    cr_assert_eq(n, 0, "every tombstone purged: nothing left");
+}
+
+/* The overlap check: tombstones of keys another sstable's token range
+ * covers (holding other keys, with older data) are not worth a
+ * compaction (their share outside the overlap is nil), unless
+ * unchecked_tombstone_compaction; then they go, that sstable holding none
+ * of their keys (bloom filter). */
+Test(storage_compaction, tombstone_compaction_overlap_check, .timeout = 60)
+{
+    st_table_opts o = tomb_opts(ST_COMPACT_STCS);
+    o.bloom_fp_chance = 0.0001;
+    st_table *t;
+    cr_assert_eq(st_table_open(E, TID, "ks", "tso", &o, &t), 0);
+    int live[300], dead[300];
+    for (int i = 0; i < 300; i++) { live[i] = i; dead[i] = 5000 + i; }
+    write_keys(t, live, 300, 10, true);
+    delete_keys(t, dead, 300, 20);
+    enable(t, &o);
+    cr_assert_eq(wait_compactions(t, 1, 2500), 0, "overlapped: not worth it");
+    o.unchecked_tombstone = true;
+    cr_assert_eq(st_table_set_opts(t, &o), 0);
+    cr_assert_eq(wait_compactions(t, 1, 5000), 1);
+    /* what the live sstable's bloom filter may hold stays */
+    sst_reader *a = NULL;
+    pthread_mutex_lock(&t->mu);
+    for (int i = 0; i < t->n_ssts; i++) if (t->ssts[i]->st.tombstones == 0) a = t->ssts[i];
+    pthread_mutex_unlock(&t->mu);
+    cr_assert_not_null(a);
+    uint64_t fp = 0;
+    for (int i = 0; i < 300; i++) {
+        uint8_t pk[4];
+        key_of(dead[i], pk);
+        fp += sst__bloom_test(a->bloom, a->bloom_bits, a->bloom_k, sst__bloom_hash(pk, 4));
+    }
+    int n;
+    cr_assert_eq(sst_tombstones(t, &n), fp, "%lu false positives", (unsigned long)fp);
+    cr_assert_eq(n, fp ? 2 : 1);
+    cr_assert_eq(count_live(t), 300);
+}
+
+/* A fully expired sstable passes the overlap check: tombstones older than
+ * everything overlapping them shadow nothing. */
+Test(storage_compaction, tombstone_compaction_fully_expired, .timeout = 60)
+{
+    st_table_opts o = tomb_opts(ST_COMPACT_STCS);
+    st_table *t;
+    cr_assert_eq(st_table_open(E, TID, "ks", "tsx", &o, &t), 0);
+    int live[300], dead[300];
+    for (int i = 0; i < 300; i++) { live[i] = i; dead[i] = 5000 + i; }
+    write_keys(t, live, 300, 100, true);
+    delete_keys(t, dead, 300, 20);            /* older than the live data */
+    enable(t, &o);
+    cr_assert_eq(wait_compactions(t, 1, 5000), 1);
+    cr_assert_eq(sst_tombstones(t, NULL), 0);
+    cr_assert_eq(count_live(t), 300);
+}
+
+/* Purge per partition: a tombstone is dropped when the only sstables
+ * older than it cannot hold its partition (token range, bloom filter) nor
+ * a memtable holds it; kept when one holds it. */
+Test(storage_compaction, purge_per_partition, .timeout = 60)
+{
+    int neg[200], pos[200];
+    int nn = keys_by_token(0, 100000, -1, neg, 200), np = keys_by_token(0, 100000, +1, pos, 200);
+    cr_assert(nn == 200 && np == 200);
+    for (int c = 0; c < 4; c++) {
+        st_table_opts o = tomb_opts(ST_COMPACT_STCS);
+        o.unchecked_tombstone = c >= 2;
+        uint8_t id[16];
+        memcpy(id, TID, 16);
+        id[0] = (uint8_t)(90 + c);
+        char name[16];
+        snprintf(name, sizeof name, "pp%d", c);
+        st_table *t;
+        cr_assert_eq(st_table_open(E, id, "ks", name, &o, &t), 0);
+        switch (c) {
+        case 0:   /* older data in another token range: purged (the old rule kept it) */
+            write_keys(t, neg, 200, 10, true);
+            delete_keys(t, pos, 200, 20);
+            break;
+        case 1:   /* older data in a memtable, other keys: purged */
+            delete_keys(t, pos, 200, 20);
+            write_keys(t, neg, 200, 10, false);
+            break;
+        case 2:   /* older data for the same keys in a memtable: kept */
+            delete_keys(t, pos, 200, 20);
+            write_keys(t, pos, 200, 10, false);
+            break;
+        case 3:   /* older data for the same keys in another sstable: kept */
+            write_keys(t, pos, 200, 10, true);
+            delete_keys(t, pos, 200, 20);
+            break;
+        }
+        enable(t, &o);
+        cr_assert_eq(wait_compactions(t, 1, 5000), 1, "case %d", c);   /* the next an interval later */
+        cr_assert_eq(sst_tombstones(t, NULL), c < 2 ? 0u : 200u, "case %d", c);
+        cr_assert_eq(count_live(t), c == 1 ? 200 : c == 0 ? 200 : 0, "case %d", c);
+    }
+}
+
+/* A tombstone compaction that could drop nothing (the deleted data is in
+ * an older sstable) leaves a new sstable with the same ratio; its
+ * Data.db is new, so it waits tombstone_compaction_interval again: one
+ * compaction per interval, not a loop. */
+Test(storage_compaction, tombstone_compaction_no_loop, .timeout = 60)
+{
+    st_table_opts o = tomb_opts(ST_COMPACT_STCS);
+    o.unchecked_tombstone = true;
+    o.tombstone_interval_s = 1;
+    st_table *t;
+    cr_assert_eq(st_table_open(E, TID, "ks", "tsl", &o, &t), 0);
+    int keys[100];
+    for (int i = 0; i < 100; i++) keys[i] = i;
+    write_keys(t, keys, 100, 10, true);
+    delete_keys(t, keys, 100, 20);
+    uint64_t t0 = cs_mono_ns();
+    enable(t, &o);
+    usleep(3500000);
+    double el = (double)(cs_mono_ns() - t0) / 1e9;
+    uint64_t n = compactions(t);
+    cr_assert_geq(n, 1, "compacted once the interval passed");
+    cr_assert_leq(n, (uint64_t)el + 1, "%lu compactions in %.1f s", (unsigned long)n, el);
+    cr_assert_eq(sst_tombstones(t, NULL), 100, "the tombstones stay: they shadow data");
+    cr_assert_eq(count_live(t), 0);
+}
+
+/* TWCS: tombstone compactions only with one of the options set
+ * (tombstone_compactions); the smallest sstable worth it goes first. */
+Test(storage_compaction, tombstone_compaction_twcs, .timeout = 60)
+{
+    st_table_opts o = tomb_opts(ST_COMPACT_TWCS);
+    o.unchecked_tombstone = true;
+    o.tombstone_compactions = false;
+    o.twcs_window_s = 86400 * 365;
+    st_table *t;
+    cr_assert_eq(st_table_open(E, TID, "ks", "tst", &o, &t), 0);
+    /* two sstables of live cells and tombstones (the deletions newer than
+     * the data they shadow elsewhere: nothing expires whole) */
+    int a[50], b[150];
+    for (int i = 0; i < 50; i++) a[i] = 20000 + i;
+    for (int i = 0; i < 150; i++) b[i] = 30000 + i;
+    write_keys(t, a, 50, 10, false);
+    delete_keys(t, b, 150, 20);
+    uint64_t g_small = 0, g_big = 0;
+    write_keys(t, b, 50, 5, false);
+    delete_keys(t, a, 50, 30);
+    pthread_mutex_lock(&t->mu);
+    cr_assert_eq(t->n_ssts, 2);
+    g_small = t->ssts[0]->chunks[t->ssts[0]->n_chunks] < t->ssts[1]->chunks[t->ssts[1]->n_chunks] ? t->ssts[0]->gen : t->ssts[1]->gen;
+    g_big = t->ssts[0]->gen + t->ssts[1]->gen - g_small;
+    pthread_mutex_unlock(&t->mu);
+    enable(t, &o);
+    cr_assert_eq(wait_compactions(t, 1, 2500), 0, "TWCS without a tombstone option: none");
+    o.tombstone_compactions = true;
+    age_ssts(t, 2000);
+    cr_assert_eq(st_table_set_opts(t, &o), 0);
+    cr_assert_eq(wait_compactions(t, 2, 5000), 2);
+    /* the output made first (lower generation) is the smallest's */
+    uint64_t first_anc = 0, lo = UINT64_MAX;
+    pthread_mutex_lock(&t->mu);
+    for (int i = 0; i < t->n_ssts; i++)
+        if (t->ssts[i]->gen < lo && t->ssts[i]->st.n_ancestors == 1) { lo = t->ssts[i]->gen; first_anc = t->ssts[i]->st.ancestors[0]; }
+    pthread_mutex_unlock(&t->mu);
+    cr_assert_eq(first_anc, g_small, "smallest first (%lu, then %lu)", (unsigned long)g_small, (unsigned long)g_big);
+}
+
+/* STCS: the largest sstable worth it goes first. */
+Test(storage_compaction, tombstone_compaction_stcs_largest_first, .timeout = 60)
+{
+    st_table_opts o = tomb_opts(ST_COMPACT_STCS);
+    o.unchecked_tombstone = true;
+    st_table *t;
+    cr_assert_eq(st_table_open(E, TID, "ks", "tsb", &o, &t), 0);
+    int a[50], b[150];
+    for (int i = 0; i < 50; i++) a[i] = 20000 + i;
+    for (int i = 0; i < 150; i++) b[i] = 30000 + i;
+    write_keys(t, a, 50, 10, false);
+    delete_keys(t, b, 150, 20);
+    write_keys(t, b, 50, 5, false);
+    delete_keys(t, a, 50, 30);
+    uint64_t g_big;
+    pthread_mutex_lock(&t->mu);
+    g_big = t->ssts[0]->chunks[t->ssts[0]->n_chunks] > t->ssts[1]->chunks[t->ssts[1]->n_chunks] ? t->ssts[0]->gen : t->ssts[1]->gen;
+    pthread_mutex_unlock(&t->mu);
+    enable(t, &o);
+    cr_assert_eq(wait_compactions(t, 2, 5000), 2);
+    uint64_t first_anc = 0, lo = UINT64_MAX;
+    pthread_mutex_lock(&t->mu);
+    for (int i = 0; i < t->n_ssts; i++)
+        if (t->ssts[i]->gen < lo && t->ssts[i]->st.n_ancestors == 1) { lo = t->ssts[i]->gen; first_anc = t->ssts[i]->st.ancestors[0]; }
+    pthread_mutex_unlock(&t->mu);
+    cr_assert_eq(first_anc, g_big);
+}
+
+/* LCS: an L1 sstable whose tombstones became droppable (gc_grace_seconds
+ * lowered) is compacted alone and stays in L1. */
+Test(storage_compaction, tombstone_compaction_lcs_keeps_level, .timeout = 60)
+{
+    st_table_opts o = tomb_opts(ST_COMPACT_LCS);
+    o.gc_grace_s = 864000;
+    o.compaction_enabled = true;
+    st_table *t;
+    cr_assert_eq(st_table_open(E, TID, "ks", "tsv", &o, &t), 0);
+    for (int k = 0; k < 4; k++) {
+        int keys[50];
+        for (int i = 0; i < 50; i++) keys[i] = k * 50 + i;
+        write_keys(t, keys, 25, 10, false);
+        delete_keys(t, keys + 25, 25, 20);
+    }
+    st_table_stats s;
+    for (int i = 0; i < 500; i++) {
+        st_table_stats_get(t, &s);
+        if (s.sstables_per_level[0] == 0 && s.sstables_per_level[1] > 0) break;
+        usleep(10000);
+    }
+    uint64_t before = wait_compactions(t, 1, 1000);
+    cr_assert_eq(s.sstables_per_level[0], 0);
+    cr_assert_eq(sst_tombstones(t, NULL), 100, "within gc_grace: kept");
+    o.gc_grace_s = 0;
+    age_ssts(t, 2000);
+    cr_assert_eq(st_table_set_opts(t, &o), 0);
+    cr_assert_eq(wait_compactions(t, before + 1, 5000), before + 1);
+    st_table_stats_get(t, &s);
+    cr_assert_eq(sst_tombstones(t, NULL), 0);
+    cr_assert_eq(s.sstables_per_level[0], 0);
+    cr_assert_eq(s.sstables_per_level[1], (int32_t)s.sstable_count, "kept its level");
+    cr_assert_eq(count_live(t), 100);
+}
+
+/* memtable_flush_period_in_ms: a memtable holding data is flushed once
+ * it is a period old, without a flush asked for; a clean one is not (it
+ * is looked at again a period later); a period set by ALTER applies. */
+Test(storage_compaction, flush_period, .timeout = 60)
+{
+    st_table_opts o;
+    st_table_opts_defaults(&o);
+    o.compaction_enabled = false;
+    o.flush_period_ms = 300;
+    st_table *t;
+    cr_assert_eq(st_table_open(E, TID, "ks", "fp", &o, &t), 0);
+    int keys[10];
+    for (int i = 0; i < 10; i++) keys[i] = i;
+    write_keys(t, keys, 10, 10, false);
+    st_table_stats s;
+    for (int i = 0; i < 300; i++) {
+        st_table_stats_get(t, &s);
+        if (s.sstable_count == 1) break;
+        usleep(10000);
+    }
+    cr_assert_eq(s.sstable_count, 1, "flushed by its period");
+    cr_assert_eq(s.memtable_switches, 1);
+    usleep(1000000);
+    st_table_stats_get(t, &s);
+    cr_assert_eq(s.memtable_switches, 1, "a clean memtable is not flushed");
+    write_keys(t, keys, 5, 11, false);
+    for (int i = 0; i < 300; i++) {
+        st_table_stats_get(t, &s);
+        if (s.sstable_count == 2) break;
+        usleep(10000);
+    }
+    cr_assert_eq(s.sstable_count, 2);
+    /* off, then on again by ALTER */
+    o.flush_period_ms = 0;
+    cr_assert_eq(st_table_set_opts(t, &o), 0);
+    write_keys(t, keys, 5, 12, false);
+    usleep(800000);
+    st_table_stats_get(t, &s);
+    cr_assert_eq(s.sstable_count, 2, "no period: no flush");
+    o.flush_period_ms = 200;
+    cr_assert_eq(st_table_set_opts(t, &o), 0);
+    for (int i = 0; i < 300; i++) {
+        st_table_stats_get(t, &s);
+        if (s.sstable_count == 3) break;
+        usleep(10000);
+    }
+    cr_assert_eq(s.sstable_count, 3);
+    cr_assert_eq(count_live(t), 10);
+}
+
+/* TWCS drops an sstable whole only if it shadows nothing live: another
+ * candidate's older live data for its keys keeps it (dropping it
+ * resurrected that data), live data newer than all of it does not. */
+Test(storage_compaction, twcs_expired_keeps_what_shadows_live_data, .timeout = 60)
+{
+    for (int newer = 0; newer < 2; newer++) {
+        st_table_opts o;
+        st_table_opts_defaults(&o);
+        o.compaction = ST_COMPACT_TWCS;
+        o.gc_grace_s = 0;
+        o.twcs_window_s = 86400 * 365;
+        o.twcs_expired_check_s = 0;
+        o.compaction_enabled = false;
+        uint8_t id[16];
+        memcpy(id, TID, 16);
+        id[0] = (uint8_t)(100 + newer);
+        st_table *t;
+        cr_assert_eq(st_table_open(E, id, "ks", newer ? "twn" : "two", &o, &t), 0);
+        int keys[50];
+        for (int i = 0; i < 50; i++) keys[i] = i;
+        write_keys(t, keys, 50, 50, true);                 /* live, at 50 */
+        delete_keys(t, keys, 50, newer ? 10 : 100);       /* expired whole; newer live data: shadows nothing */
+        enable(t, &o);
+        usleep(1500000);
+        int n;
+        sst_tombstones(t, &n);
+        cr_assert_eq(n, newer ? 1 : 2, "newer %d", newer);
+        cr_assert_eq(count_live(t), newer ? 50 : 0, "newer %d", newer);
+    }
 }

@@ -438,6 +438,19 @@ static void run_config(int strategy, size_t memtable, size_t segment, bool incre
     g_opts.min_threshold = 2;
     g_opts.lcs_sstable_size_mb = 1;
     g_opts.twcs_window_s = 1;
+    /* Size tiers, level fanout and single-sstable tombstone compactions
+     * (an interval of 0 or 1 s, any threshold, with or without the
+     * overlap check) vary too. */
+    static const double lows[] = { 0.5, 0.2, 0.9 }, highs[] = { 1.5, 1.2, 4.0 };
+    g_opts.bucket_low = lows[rnd(3)];
+    g_opts.bucket_high = highs[rnd(3)];
+    g_opts.min_sstable_bytes = rnd(2) ? 50ll << 20 : (int64_t)rnd(16384);
+    g_opts.lcs_fanout = 2 + (int)rnd(9);
+    g_opts.tombstone_threshold = (double)rnd(50) / 100.0;
+    g_opts.tombstone_interval_s = rnd(2);
+    g_opts.unchecked_tombstone = rnd(2);
+    g_opts.tombstone_compactions = rnd(4) != 0;
+    g_opts.twcs_expired_check_s = rnd(2) ? 0 : 600;
     g_increasing = increasing;
     g_opts.gc_grace_s = increasing && !getenv("CS_NOGC") ? 0 : 864000;
     g_nops = 0;

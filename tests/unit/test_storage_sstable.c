@@ -1246,3 +1246,141 @@ Test(storage_sstable, partition_histograms_of_cassandras_sizes, .timeout = 120)
     vfs_rmtree(g_dir);
     cr_assert_eq(cs_alloc_count(), 0);
 }
+
+/* ---------------------------------------------------------------- drop-time histogram */
+
+/* Rewrite the Statistics.db at path as versions 1 and 2 ended it: the
+ * drop list as n days (ldt / 86400) and counts. */
+static void stats_drop_days(const char *path, uint32_t version, const uint32_t *days, const uint64_t *cnt, int n)
+{
+    uint8_t *b;
+    size_t len;
+    cr_assert_eq(vfs_read_all(path, &b, &len), 0);
+    cr_assert_geq(cs_be32(b + 4), 2);                /* the same layout up to the drop list */
+    size_t pos = SST_FILE_HDR + 8 + 8 + 4 + 8 * 5 + 8 + 8 + 4 + 8 + 8 + 8 + 1;
+    pos += 4 + cs_be32(b + pos);                  /* min_ck */
+    pos += 4 + cs_be32(b + pos);                  /* max_ck */
+    cs_rd rd;
+    cs_rd_init(&rd, b + pos, len - 4 - pos);
+    for (int k = 0; k < 2; k++) {                 /* the histograms, then the ancestors */
+        uint64_t nb = cs_rd_uvarint(&rd);
+        for (uint64_t i = 0; i < nb; i++) cs_rd_uvarint(&rd);
+    }
+    uint64_t na = cs_rd_uvarint(&rd);
+    for (uint64_t i = 0; i < na; i++) cs_rd_uvarint(&rd);
+    cr_assert_eq(rd.err, 0);
+    cs_buf o;
+    cs_buf_init(&o);
+    cs_buf_put(&o, b, pos + rd.pos);
+    cs_st32(o.p + 4, version);
+    cs_buf_put_uvarint(&o, (uint64_t)n);
+    for (int i = 0; i < n; i++) { cs_buf_put_uvarint(&o, days[i]); cs_buf_put_uvarint(&o, cnt[i]); }
+    uint8_t crc[4];
+    cs_st32(crc, cs_crc32c(0, o.p, o.len));
+    cs_buf_put(&o, crc, 4);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f);
+    cr_assert_eq(fwrite(o.p, 1, o.len, f), o.len);
+    fclose(f);
+    cs_buf_destroy(&o);
+    cs_free(b);
+}
+
+/* Local deletion times are kept as Cassandra's TombstoneHistogram keeps
+ * them: rounded up to a minute, at most 100 bins (the nearest two merged
+ * into their weighted mean, rounded up), and summed up to gc_before with
+ * the trapezoid across the bin pair around it; a flush's counts match
+ * what it wrote, and the days of a version 2 file read as the points at
+ * their ends. */
+Test(storage_sstable, drop_time_histogram)
+{
+    cr_assert_eq(sst__drop_point(60), 60);
+    cr_assert_eq(sst__drop_point(61), 120);
+    cr_assert_eq(sst__drop_point(0), 0);
+    cr_assert_eq(sst__drop_point(-5), 0);
+    cr_assert_eq(sst__drop_point(INT32_MAX - 5), INT32_MAX - 1);
+    sst_stats s;
+    memset(&s, 0, sizeof s);
+    for (int i = 1; i <= SST_DROP_BINS; i++) sst__drop_bins_add(&s, i * 600, 1);
+    cr_assert_eq(s.n_drop, SST_DROP_BINS);
+    sst__drop_bins_add(&s, 600, 2);                         /* an existing point: counted there */
+    cr_assert_eq(s.n_drop, SST_DROP_BINS);
+    cr_assert_eq(s.drop_cnt[0], 3);
+    sst__drop_bins_add(&s, SST_DROP_BINS * 600 + 60, 1);    /* 60 s from the last: those two merge */
+    cr_assert_eq(s.n_drop, SST_DROP_BINS);
+    cr_assert_eq(s.drop_pt[SST_DROP_BINS - 1], SST_DROP_BINS * 600 + 60, "mean 60030, rounded up");
+    cr_assert_eq(s.drop_cnt[SST_DROP_BINS - 1], 2);
+    uint64_t total = 0;
+    for (int i = 0; i < s.n_drop; i++) total += s.drop_cnt[i];
+    cr_assert_eq(total, SST_DROP_BINS + 3);
+
+    memset(&s, 0, sizeof s);
+    sst__drop_bins_add(&s, 600, 10);
+    sst__drop_bins_add(&s, 1200, 30);
+    cr_assert_float_eq(sst__droppable_before(&s, 599), 0.0, 1e-9);
+    /* a bin is the centre of its mass: at its point it counts half, but
+     * for the last bin (nothing after it to interpolate towards) */
+    cr_assert_float_eq(sst__droppable_before(&s, 600), 5.0, 1e-9);
+    /* halfway: (10 + 20) * 0.5 / 2 + 10 / 2 */
+    cr_assert_float_eq(sst__droppable_before(&s, 900), 12.5, 1e-9);
+    cr_assert_float_eq(sst__droppable_before(&s, 1200), 40.0, 1e-9);
+    cr_assert_float_eq(sst__droppable_ratio(&s, 1200), 0.0, 1e-9, "no cells counted: ratio 0");
+    s.cell_hist[3] = 8;                                     /* 8 partitions of 4 cells: 32 cells */
+    cr_assert_float_eq(sst__droppable_ratio(&s, 1200), 40.0 / 32, 1e-9);
+
+    /* Through the writer: three partition deletions a second apart (one
+     * minute point), a TTL'd cell with its marker (another). */
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/dropt", g_dir);
+    cr_assert_eq(vfs_mkdirs(dir), 0);
+    sst_writer *w;
+    cr_assert_eq(sst_writer_open(dir, 1, 0.01, 4, &w), 0);
+    const int32_t T = 1700000040;                           /* a multiple of 60 */
+    struct { int64_t tok; char k[4]; } keys[4];
+    for (int i = 0; i < 4; i++) {
+        keys[i].k[0] = 'd';
+        keys[i].k[1] = (char)('0' + i);
+        keys[i].tok = cs_murmur3_token(keys[i].k, 2);
+    }
+    for (int i = 1; i < 4; i++)
+        for (int j = i; j > 0 && keys[j - 1].tok > keys[j].tok; j--) { __typeof__(keys[0]) x = keys[j]; keys[j] = keys[j - 1]; keys[j - 1] = x; }
+    for (int i = 0; i < 4; i++) {
+        st__part p = { .pk = (const uint8_t *)keys[i].k, .pk_len = 2, .token = keys[i].tok, .pdel = ST_NO_DELETION };
+        st__row row = { .ck = (const uint8_t *)"c", .ck_len = 1, .lv = { INT64_MIN, 0, 0 }, .del = ST_NO_DELETION };
+        st__row *rows[1] = { &row };
+        st_cell c = { .col = 1, .flags = ST_CELL_EXPIRING, .ts_us = 5, .ttl_s = 100, .ldt_s = T + 3600, .val = (const uint8_t *)"v", .val_len = 1 };
+        if (i < 3) p.pdel = (st_deletion){ 7, T + 1 + i };
+        else { row.lv = (st_liveness){ 5, 100, T + 3600 }; row.cells = &c; row.n_cells = 1; p.rows = rows; p.n_rows = 1; }
+        cr_assert_eq(sst_writer_add(w, &p), 0);
+    }
+    sst_reader *r;
+    cr_assert_eq(sst_writer_finish(w, (st_clog_pos){ 0, 0 }, 0, &r), 0);
+    cr_assert_eq(r->st.n_drop, 2);
+    cr_assert(r->st.drop_pt[0] == T + 60 && r->st.drop_cnt[0] == 3);
+    cr_assert(r->st.drop_pt[1] == T + 3600 && r->st.drop_cnt[1] == 2, "the cell and its marker");
+    cr_assert_eq(r->st.droppable, 5);
+    cr_assert_float_eq(sst__droppable_before(&r->st, T + 59), 0.0, 1e-9, "not before the minute's end");
+    cr_assert_float_eq(sst__droppable_before(&r->st, T + 60), 1.5, 1e-9);
+    cr_assert_float_eq(sst__droppable_before(&r->st, T + 3600), 5.0, 1e-9);
+    sst_reader_unref(r);
+    cr_assert_eq(sst_reader_open(dir, 1, &r), 0);
+    cr_assert(r->stats_version == SST_STATS_VERSION && r->st.n_drop == 2 && r->st.drop_pt[1] == T + 3600);
+    sst_reader_unref(r);
+
+    char *p = sst__path(dir, 1, "Statistics.db", false);
+    const uint32_t days[2] = { 19000, 19002 };
+    const uint64_t cnt[2] = { 4, 6 };
+    stats_drop_days(p, 2, days, cnt, 2);
+    cr_assert_eq(sst_reader_open(dir, 1, &r), 0);
+    cr_assert_eq(r->stats_version, 2);
+    cr_assert_eq(r->st.n_drop, 2);
+    cr_assert(r->st.drop_pt[0] == 19001 * 86400 && r->st.drop_cnt[0] == 4);
+    cr_assert(r->st.drop_pt[1] == 19003 * 86400 && r->st.drop_cnt[1] == 6);
+    sst_reader_unref(r);
+    const uint32_t bad[2] = { 19002, 19002 };               /* days must increase */
+    stats_drop_days(p, 2, bad, cnt, 2);
+    cr_assert_eq(sst_reader_open(dir, 1, &r), CS_ECORRUPT);
+    cs_free(p);
+    vfs_rmtree(g_dir);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
