@@ -984,12 +984,14 @@ def crc32c(data):
 
 
 def stats_to_v1(path):
-    """Rewrite a Statistics.db as version 1 wrote it (docs/format/sstable.md:
-    96 buckets a histogram, no overflow bucket), as an sstable written
-    before the format moved to version 2 reads."""
+    """Rewrite a Statistics.db (version 2 or 3) as version 1 wrote it
+    (docs/format/sstable.md: 96 buckets a histogram, no overflow bucket,
+    local deletion times by day), as an sstable written before the format
+    moved on reads."""
     import struct
     b = open(path, "rb").read()
-    assert struct.unpack(">I", b[4:8])[0] == 2
+    version = struct.unpack(">I", b[4:8])[0]
+    assert version in (2, 3), version
 
     def uvarint(p):
         v = shift = 0
@@ -1022,7 +1024,21 @@ def stats_to_v1(path):
             v, p = uvarint(p)
             h.append(v)
         out += b"".join(put_uvarint(v) for v in h[:95]) + put_uvarint(sum(h[95:]))
-    out += b[p:len(b) - 4]
+    n, p = uvarint(p)                                                # ancestors, as they are
+    anc = []
+    for _ in range(n):
+        v, p = uvarint(p)
+        anc.append(v)
+    out += put_uvarint(n) + b"".join(put_uvarint(v) for v in anc)
+    n, p = uvarint(p)                                                # drop times: version 3's points to days
+    days = {}
+    for _ in range(n):
+        t, p = uvarint(p)
+        c, p = uvarint(p)
+        d = t // 86400 if version == 3 else t
+        days[d] = days.get(d, 0) + c
+    out += put_uvarint(len(days)) + b"".join(put_uvarint(d) + put_uvarint(c) for d, c in sorted(days.items()))
+    assert p == len(b) - 4
     out += struct.pack(">I", crc32c(bytes(out)))
     open(path, "wb").write(bytes(out))
 
@@ -1083,7 +1099,7 @@ def test_verify_and_upgradesstables(tmp_path):
                            "1 threads\n"
         news = data_files(srv, "kv", "t")
         assert len(news) == 2 and not set(news) & set(olds)
-        assert all(sstable_meta(p)["Format version"] == "1 (Statistics.db 2)" for p in news)
+        assert all(sstable_meta(p)["Format version"] == "1 (Statistics.db 3)" for p in news)
         assert data_files(srv, "kv", "u") == u_before                   # already current: left alone
         assert tool(srv, "verify", "-f", "-c", "kv").returncode == 0
         assert tool(srv, "upgradesstables", "-a", "kv", "u").returncode == 0
