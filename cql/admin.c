@@ -71,7 +71,8 @@ int cql_admin_resolve(cql_ctx *ctx, const char *ks, const char **tables, int n_t
     if (ks && *ks) {
         sch_keyspace *k = sch_keyspace_find(c, ks);
         if (!k)
-            return cs_error_set(e, CS_ERR_INVALID, "Keyspace [%s] does not exist.", ks);
+            return cs_error_set(e, CS_ERR_INVALID, "nodetool: Keyspace [%s] does not exist.\n"
+                                "See 'nodetool help' or 'nodetool help <command>'.", ks);
         for (int i = 0; i < last; i++)
             if (sch_keyspace_at(c, i) == k)
                 first = i, last = i + 1;
@@ -79,7 +80,7 @@ int cql_admin_resolve(cql_ctx *ctx, const char *ks, const char **tables, int n_t
         for (int i = 0; i < n_tables && rc == 0; i++) {
             sch_table *t = sch_table_find(c, ks, tables[i]);
             rc = t ? add_table(ctx, &ts, t, e)
-                   : cs_error_set(e, CS_ERR_INVALID, "Unknown keyspace/table %s.%s", ks, tables[i]);
+                   : cs_error_set(e, CS_ERR_SERVER, "error: Unknown keyspace/cf pair (%s.%s)", ks, tables[i]);
         }
         if (n_tables)
             last = first;

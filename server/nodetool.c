@@ -458,10 +458,21 @@ static int do_tablestats(srv *s, char **args, int n, cs_buf *o)
         if (ks_header)
             nodetool__printf(&body, "----------------\n");
     }
-    if (n && !total) {
-        nodetool__printf(o, "nodetool: Unknown keyspace/table %s\n", args[0]);
+    /* TableStatsHolder's checks (badUse): every keyspace named exists, then
+     * every table named in it */
+    for (int a = 0; a < n; a++) {
+        const char *dot = strchr(args[a], '.');
+        char ksn[256];
+        snprintf(ksn, sizeof ksn, "%.*s", (int)(dot ? (size_t)(dot - args[a]) : strlen(args[a])), args[a]);
+        char m[700];
+        if (!sch_keyspace_find(c, ksn))
+            snprintf(m, sizeof m, "Unknown keyspace: %.300s", ksn);
+        else if (dot && !sch_table_find(c, ksn, dot + 1))
+            snprintf(m, sizeof m, "Unknown tables: [%.300s] in keyspace: %.300s", dot + 1, ksn);
+        else
+            continue;
         cs_buf_destroy(&body);
-        return 400;
+        return nodetool__bad_use(o, m);
     }
     nodetool__printf(o, "Total number of tables: %d\n----------------\n", total);
     cs_buf_put(o, body.p, body.len);
@@ -1265,14 +1276,17 @@ static int parse_ks_args(srv *s, char **args, int n, ks_args *ka, cs_buf *o)
         else if (ka->n_tables < 32) ka->tables[ka->n_tables++] = args[i];
     }
     sch_catalog *c = cql_ctx_catalog(s->cql);
+    /* parseOptionalKeyspace's badUse (exit 1); an unknown table is the
+     * server's IllegalArgumentException from getColumnFamilyStore (exit 2) */
     if (ka->ks && !sch_keyspace_find(c, ka->ks)) {
-        nodetool__printf(o, "nodetool: Keyspace [%s] does not exist.\n", ka->ks);
-        return 404;
+        char m[400];
+        snprintf(m, sizeof m, "Keyspace [%.300s] does not exist.", ka->ks);
+        return nodetool__bad_use(o, m);
     }
     for (int i = 0; i < ka->n_tables; i++)
         if (!sch_table_find(c, ka->ks, ka->tables[i])) {
-            nodetool__printf(o, "nodetool: Unknown keyspace/table %s.%s\n", ka->ks, ka->tables[i]);
-            return 404;
+            nodetool__printf(o, "error: Unknown keyspace/cf pair (%s.%s)\n", ka->ks, ka->tables[i]);
+            return 500;
         }
     return 200;
 }

@@ -130,13 +130,23 @@ def test_flush_returns_with_data_on_disk(server, session, ks):
 
 
 def test_unknown_names_are_errors(server, ks):
+    """nodetool's answers to names that do not exist: a keyspace is
+    parseOptionalKeyspace's (and TableStatsHolder's) badUse, exit 1 with
+    the help hint; a table is the server's IllegalArgumentException from
+    getColumnFamilyStore, "error: ...", exit 2."""
     wait_admin_port(server)
-    r = tool(server, "flush", ks, "no_such_table")
-    assert r.returncode != 0
-    assert "Unknown keyspace/table" in r.stderr
-    r = tool(server, "compact", "no_such_keyspace")
-    assert r.returncode != 0
-    assert "does not exist" in r.stderr
+    hint = "\nSee 'nodetool help' or 'nodetool help <command>'.\n"
+    for verb in ("flush", "compact", "repair", "cleanup", "disableautocompaction"):
+        r = tool(server, verb, ks, "no_such_table")
+        assert r.returncode == 2 and r.stderr == "error: Unknown keyspace/cf pair (%s.no_such_table)\n" % ks, \
+            (verb, r.returncode, r.stderr)
+        r = tool(server, verb, "no_such_keyspace")
+        assert r.returncode == 1 and r.stderr == "nodetool: Keyspace [no_such_keyspace] does not exist." + hint, \
+            (verb, r.returncode, r.stderr)
+    r = tool(server, "tablestats", "no_such_keyspace")
+    assert r.returncode == 1 and r.stderr == "nodetool: Unknown keyspace: no_such_keyspace" + hint, r.stderr
+    r = tool(server, "tablestats", "%s.no_such_table" % ks)
+    assert r.returncode == 1 and r.stderr == "nodetool: Unknown tables: [no_such_table] in keyspace: %s" % ks + hint
 
 
 @pytest.mark.parametrize("verb", ["flush", "compact"])
@@ -220,7 +230,7 @@ def test_ddl_while_held(held, verb, ddl):
     else:
         assert data_files(held.server, "ah", t) == []
         r = tool(held.server, "flush", "ah", t)
-        assert r.returncode != 0 and "Unknown keyspace/table" in r.stderr
+        assert r.returncode != 0 and "error: Unknown keyspace/cf pair (" in r.stderr
         make_table(s, t, rows=10)                       # the name is reusable
         assert tool(held.server, "flush", "ah", t).returncode == 0
         assert s.execute("SELECT count(*) FROM ah.%s" % t).one()[0] == 10
