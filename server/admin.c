@@ -224,13 +224,13 @@ static void job_track(admin_conn *ac, admin_job *j)
 
 static void do_flush_compact(admin_conn *ac, bool compact, const char *query)
 {
-    char ks[256], tables[1024];
+    static char ks[256], tables[ADMIN_MAX_REQUEST];   /* the admin loop's own */
+    static const char *names[NODETOOL_MAX_ARGS];
     query_param(query, "ks", ks, sizeof ks);
     query_param(query, "table", tables, sizeof tables);
-    const char *names[64];
     int n = 0;
     char *save = NULL;
-    for (char *t = strtok_r(tables, ",", &save); t && n < 64; t = strtok_r(NULL, ",", &save))
+    for (char *t = strtok_r(tables, ",", &save); t && n < NODETOOL_MAX_ARGS; t = strtok_r(NULL, ",", &save))
         names[n++] = t;
     admin *a = ac->a;
     if (atomic_load(&a->closing)) {
@@ -575,13 +575,17 @@ static void poll_nodetool(admin_conn *ac, nodetool_job *nt)
 /* GET /nodetool/<verb>?args=a,b,c (each argument %-encoded): see nodetool.h. */
 static void do_nodetool(admin_conn *ac, const char *verb, const char *query)
 {
-    char argbuf[4096];
+    static char argbuf[ADMIN_MAX_REQUEST];   /* the admin loop's own: one request at a time */
+    static char *args[NODETOOL_MAX_ARGS];
     query_param(query, "args", argbuf, sizeof argbuf);
-    char *args[32];
     int n = 0;
     /* Every comma separates, so an empty argument (snapshot -t "") stays one;
      * an empty list is no argument. */
-    for (char *t = argbuf; argbuf[0] && t && n < 32;) {
+    for (char *t = argbuf; argbuf[0] && t;) {
+        if (n == NODETOOL_MAX_ARGS) {
+            respond_text(ac, 400, "nodetool: too many arguments\n");
+            return;
+        }
         char *comma = strchr(t, ',');
         if (comma) *comma = '\0';
         pct_decode(t);

@@ -909,21 +909,26 @@ static int snap_targets(srv *s, char **ks, int n_ks, const char *table, const ch
     sch_catalog *c = cql_ctx_catalog(s->cql);
     int n = 0;
     if (kt) {
-        char buf[1024];
-        snprintf(buf, sizeof buf, "%s", kt);
+        char *buf = cs_strdup(kt);   /* the whole list, however long */
+        if (!buf) { nodetool__printf(o, "error: out of memory\n"); return 500; }
         char *save = NULL;
-        for (char *e = strtok_r(buf, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
+        int code = 200;
+        for (char *e = strtok_r(buf, ",", &save); e && code == 200; e = strtok_r(NULL, ",", &save)) {
             char *dot = strchr(e, '.');
             if (dot) *dot = 0;
             sch_keyspace *k = sch_keyspace_find(c, e);
-            if (!k) { nodetool__printf(o, "error: Keyspace %s does not exist\n", e); return 500; }
+            if (!k) { nodetool__printf(o, "error: Keyspace %s does not exist\n", e); code = 500; break; }
             for (int j = 0; j < k->n_tables && n < max; j++)
                 if (k->tables[j]->st && (!dot || !strcmp(k->tables[j]->name, dot + 1)))
                     out[n++] = (snap_target){ k, k->tables[j] };
-            if (dot && !sch_table_find(c, e, dot + 1)) { nodetool__printf(o, "error: Table %s.%s does not exist\n", e, dot + 1); return 500; }
+            if (dot && !sch_table_find(c, e, dot + 1)) {
+                nodetool__printf(o, "error: Table %s.%s does not exist\n", e, dot + 1);
+                code = 500;
+            }
         }
+        cs_free(buf);
         *n_out = n;
-        return 200;
+        return code;
     }
     if (table && n_ks != 1) {
         nodetool__printf(o, "error: When specifying the table for a snapshot, you must specify one and only one keyspace\n");
@@ -963,7 +968,7 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
     bool tag_too_long = false;
     const char *table = NULL, *kt = NULL, *ttl = NULL;
     bool skip_flush = false;
-    char *ks[32]; int n_ks = 0;
+    static char *ks[NODETOOL_MAX_ARGS]; int n_ks = 0;   /* the admin loop's own */
     for (int i = 0; i < n; i++) {
         const char *a = args[i];
         bool is_tag = !strcmp(a, "-t") || !strcmp(a, "--tag");
@@ -982,7 +987,7 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
             if (i + 1 >= n) return nodetool__bad_use(o, "Required values for option 'ttl' not provided");
             ttl = args[++i];
         }
-        else if (a[0] != '-' && n_ks < 32) ks[n_ks++] = args[i];
+        else if (a[0] != '-' && n_ks < NODETOOL_MAX_ARGS) ks[n_ks++] = args[i];
     }
     /* Snapshot.execute reads the TTL as a LongNanosecondsBound before
      * anything else and passes its toString on ("1h"; "5µs" as "5us"). */
@@ -1021,10 +1026,21 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
             return nodetool__bad_use(o, err);
         }
     }
-    snap_target tg[512];
+    /* every table could be a target: no fixed cap (it was 512 tables) */
+    sch_catalog *cat = cql_ctx_catalog(s->cql);
+    int cap = 1;
+    for (int i = 0; i < sch_keyspace_count(cat); i++) cap += sch_keyspace_at(cat, i)->n_tables;
+    snap_target *tg = cs_calloc((size_t)cap, sizeof *tg);
+    if (!tg) {
+        nodetool__printf(o, "error: out of memory\n");
+        return 500;
+    }
     int nt = 0;
-    int code = snap_targets(s, ks, n_ks, table, kt, tg, 512, &nt, o);
-    if (code != 200) return code;
+    int code = snap_targets(s, ks, n_ks, table, kt, tg, cap, &nt, o);
+    if (code != 200) {
+        cs_free(tg);
+        return code;
+    }
     for (int i = 0; i < nt; i++) {   /* every name is free before anything is linked */
         st_snapshot_info *v; int nv;
         if (st_table_snapshots(tg[i].t->st, &v, &nv) == 0) {
@@ -1032,6 +1048,7 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
                 if (!strcmp(v[j].tag, tag)) {
                     cs_free(v);
                     nodetool__printf(o, "error: Snapshot %s for %s already exists.\n", tag, tg[i].k->name);
+                    cs_free(tg);
                     return 500;
                 }
             cs_free(v);
@@ -1050,10 +1067,12 @@ static int do_snapshot(srv *s, char **args, int n, cs_buf *o)
         int rc = st_table_snapshot(tg[i].t->st, tag, &so);
         if (rc) {
             nodetool__printf(o, "error: snapshot of %s.%s failed: %s\n", tg[i].k->name, tg[i].t->name, cs_strerror(rc));
+            cs_free(tg);
             return 500;
         }
     }
     nodetool__printf(o, "Snapshot directory: %s\n", tag);
+    cs_free(tg);
     return 200;
 }
 
@@ -1215,13 +1234,13 @@ static int do_clearsnapshot(srv *s, char **args, int n, cs_buf *o)
 {
     const char *tag = NULL;
     bool all = false;
-    char *ks[32]; int n_ks = 0;
+    static char *ks[NODETOOL_MAX_ARGS]; int n_ks = 0;   /* the admin loop's own */
     for (int i = 0; i < n; i++) {
         bool is_tag = !strcmp(args[i], "-t") || !strcmp(args[i], "--tag");
         if (is_tag && i + 1 >= n) return nodetool__bad_use(o, "Required values for option 'snapshot_name' not provided");
         if (is_tag) tag = args[++i];
         else if (!strcmp(args[i], "--all")) all = true;
-        else if (args[i][0] != '-' && n_ks < 32) ks[n_ks++] = args[i];
+        else if (args[i][0] != '-' && n_ks < NODETOOL_MAX_ARGS) ks[n_ks++] = args[i];
     }
     if (tag && !*tag) tag = NULL;
     if (!tag && !all) { nodetool__printf(o, "error: Specify snapshot name or --all\n"); return 500; }
@@ -1255,7 +1274,7 @@ static bool option_has_value(const char *a)
 
 typedef struct ks_args {
     const char *ks;                      /* NULL: all non-local keyspaces */
-    const char *tables[32]; int n_tables;
+    const char *tables[NODETOOL_MAX_ARGS]; int n_tables;
     bool ignore_unreplicated;            /* repair -iuk */
 } ks_args;
 
@@ -1273,7 +1292,7 @@ static int parse_ks_args(srv *s, char **args, int n, ks_args *ka, cs_buf *o)
             continue;
         }
         if (!ka->ks) ka->ks = args[i];
-        else if (ka->n_tables < 32) ka->tables[ka->n_tables++] = args[i];
+        else if (ka->n_tables < NODETOOL_MAX_ARGS) ka->tables[ka->n_tables++] = args[i];
     }
     sch_catalog *c = cql_ctx_catalog(s->cql);
     /* parseOptionalKeyspace's badUse (exit 1); an unknown table is the

@@ -16,6 +16,9 @@
  * read or rewrite sstables (garbagecollect, scrub, verify,
  * upgradesstables) leave the loop: the caller runs nodetool_job_work on
  * another thread, then nodetool_job_finish back on the loop. */
+/* The most arguments a verb takes: every one a character and a comma in
+ * the admin endpoint's 8 KiB request (admin.c refuses more, never drops). */
+#define NODETOOL_MAX_ARGS 4096
 #define NODETOOL_ASYNC 202
 /* ... or NODETOOL_POLL with *job set: the verb waits for work that runs
  * on the loop itself (rebuild_index's index builds, between requests):

@@ -18,6 +18,7 @@
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -113,7 +114,9 @@ static int help_verb(const char *name)
     return 1;
 }
 
-/* Percent-encode one argument for a query string. */
+/* Percent-encode one argument onto a query string; args_fit goes false
+ * when q's cap is reached (q keeps what fitted). */
+static bool args_fit = true;
 static void put_arg(char *q, size_t cap, const char *a)
 {
     size_t n = strlen(q);
@@ -126,6 +129,8 @@ static void put_arg(char *q, size_t cap, const char *a)
             n += (size_t)snprintf(q + n, cap - n, "%%%02X", c);
     }
     q[n] = 0;
+    if (*a || n + 8 >= cap)   /* what is left must still take a separator */
+        args_fit = false;
 }
 
 /* One HTTP/1.0 request; prints the body; returns 0 for 2xx. */
@@ -221,6 +226,10 @@ int main(int argc, char **argv)
                 put_arg(target, sizeof(target), args[k]);
             }
         }
+        if (!args_fit) {
+            fprintf(stderr, "cassette-tool: the arguments do not fit in one admin request (%zu bytes)\n", sizeof target);
+            return 1;
+        }
         int rc = http(host, port, "POST", target);
         return rc;
     }
@@ -234,6 +243,10 @@ int main(int argc, char **argv)
     for (int k = 0; k < nargs; k++) {
         if (k) strcat(target, ",");
         put_arg(target, sizeof(target), args[k]);
+    }
+    if (!args_fit) {
+        fprintf(stderr, "cassette-tool: the arguments do not fit in one admin request (%zu bytes)\n", sizeof target);
+        return 1;
     }
     return http(host, port, "GET", target);
 }

@@ -1564,3 +1564,38 @@ def test_rebuild_index(tmp_path, monkeypatch):
         c.shutdown()
     finally:
         srv.stop()
+
+
+def test_many_names_none_dropped(server, session, ks):
+    """Every name given is used: 40 tables to flush and to
+    disableautocompaction, 35 keyspaces to snapshot (the admin endpoint kept
+    32 arguments and dropped the rest, snapshot 512 tables); arguments that
+    do not fit in one admin request are refused, not cut."""
+    names = ["many%d" % i for i in range(40)]
+    for n in names:
+        session.execute("CREATE TABLE %s.%s (k int PRIMARY KEY, v int)" % (ks, n))
+        session.execute("INSERT INTO %s.%s (k, v) VALUES (1, 1)" % (ks, n))
+    r = tool(server, "disableautocompaction", ks, *names)
+    assert r.returncode == 0, r.stderr
+    r = tool(server, "flush", ks, *names)
+    assert r.returncode == 0, r.stderr
+    assert [len(data_files(server, ks, n)) for n in names] == [1] * 40
+    r = tool(server, "flush", ks, *(names + ["nope"]))                # the 41st name is checked too
+    assert r.returncode == 2 and r.stderr == "error: Unknown keyspace/cf pair (%s.nope)\n" % ks, r.stderr
+    kss = ["manyks%d" % i for i in range(35)]
+    for k in kss:
+        session.execute("CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}" % k)
+        session.execute("CREATE TABLE %s.t (k int PRIMARY KEY)" % k)
+    r = tool(server, "snapshot", "-t", "many", *kss)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("Requested creating snapshot(s) for [%s] with snapshot name [many]" % ", ".join(kss))
+    r = tool(server, "listsnapshots")
+    assert sum(1 for l in r.stdout.splitlines() if l.startswith("many ")) == 35, r.stdout
+    assert tool(server, "clearsnapshot", "-t", "many", *kss).returncode == 0
+    assert "many " not in tool(server, "listsnapshots").stdout
+    for k in kss:
+        session.execute("DROP KEYSPACE %s" % k)
+    r = tool(server, "flush", ks, "x" * 9000)
+    assert r.returncode == 1 and "do not fit in one admin request" in r.stderr, r.stderr
+    r = tool(server, "tablestats", "y" * 9000)
+    assert r.returncode == 1 and "do not fit in one admin request" in r.stderr, r.stderr
