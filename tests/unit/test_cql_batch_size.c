@@ -24,17 +24,7 @@ static void teardown(void) { fixture_teardown(); }
 static int runq(const char *q)
 {
     cql_result r;
-    cql_result_init(&r);
-    cs_error_init(&g_err);
-    cql_params p;
-    memset(&p, 0, sizeof p);
-    p.consistency = 1;
-    p.paging_state_len = -1;
-    p.timestamp = INT64_MIN;
-    int rc = cql_query(g_ctx, &g_sess, q, strlen(q), &p, &r, &g_err);
-    g_warn[0] = 0;
-    for (int i = 0; i < r.n_warnings; i++)
-        snprintf(g_warn + strlen(g_warn), sizeof g_warn - strlen(g_warn), "%s\n", r.warnings[i]);
+    int rc = fixture_query(q, &r);
     cql_result_destroy(&r);
     return rc;
 }

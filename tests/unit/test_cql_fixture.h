@@ -81,6 +81,25 @@ static void fixture_teardown(void)
     cr_expect_eq(cs_alloc_used(), g_used0, "leak: %zu bytes", cs_alloc_used() - g_used0);
 }
 
+/* cql_query of q with the default parameters (ONE, no paging, the
+ * server's timestamp), its warnings into g_warn, the error into g_err.
+ * r is initialized here; the caller destroys it. */
+static int fixture_query(const char *q, cql_result *r)
+{
+    cql_result_init(r);
+    cs_error_init(&g_err);
+    cql_params p;
+    memset(&p, 0, sizeof p);
+    p.consistency = 1;
+    p.paging_state_len = -1;
+    p.timestamp = INT64_MIN;
+    int rc = cql_query(g_ctx, &g_sess, q, strlen(q), &p, r, &g_err);
+    g_warn[0] = 0;
+    for (int i = 0; i < r->n_warnings; i++)
+        snprintf(g_warn + strlen(g_warn), sizeof g_warn - strlen(g_warn), "%s\n", r->warnings[i]);
+    return rc;
+}
+
 /* Minimal value formatter (cqlsh-like) for the types these tests use. */
 static void fmt(const ctype *t, const uint8_t *v, int32_t n, cs_buf *b)
 {

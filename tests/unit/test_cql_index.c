@@ -15,14 +15,7 @@ static void teardown(void) { fixture_teardown(); }
 static int runq(const char *q, char *out, size_t outn)
 {
     cql_result r;
-    cql_result_init(&r);
-    cs_error_init(&g_err);
-    cql_params p;
-    memset(&p, 0, sizeof p);
-    p.consistency = 1;
-    p.paging_state_len = -1;
-    p.timestamp = INT64_MIN;
-    int rc = cql_query(g_ctx, &g_sess, q, strlen(q), &p, &r, &g_err);
+    int rc = fixture_query(q, &r);
     if (out) {
         out[0] = 0;
         size_t len = 0;

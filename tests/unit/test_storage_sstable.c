@@ -1104,6 +1104,20 @@ Test(storage_sstable, bloom_bits_of_the_writer_match_the_format, .timeout = 60)
     cr_assert_eq(cs_alloc_count(), 0);
 }
 
+/* Write o to path with its CRC-32C appended (a component's trailer);
+ * destroys o. */
+static void write_with_crc(const char *path, cs_buf *o)
+{
+    uint8_t crc[4];
+    cs_st32(crc, cs_crc32c(0, o->p, o->len));
+    cs_buf_put(o, crc, 4);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f);
+    cr_assert_eq(fwrite(o->p, 1, o->len, f), o->len);
+    fclose(f);
+    cs_buf_destroy(o);
+}
+
 /* Rewrite the Statistics.db at path as version 1 wrote it: 96 buckets per
  * histogram and no overflow bucket (what lay past offset 95 counted in 95). */
 static void stats_to_v1(const char *path)
@@ -1134,14 +1148,7 @@ static void stats_to_v1(const char *path)
         for (int i = 0; i < 96; i++) cs_buf_put_uvarint(&o, i < 95 ? h[k][i] : tail);
     }
     cs_buf_put(&o, b + pos + rd.pos, n - 4 - pos - rd.pos);
-    uint8_t crc[4];
-    cs_st32(crc, cs_crc32c(0, o.p, o.len));
-    cs_buf_put(&o, crc, 4);
-    FILE *f = fopen(path, "wb");
-    cr_assert(f);
-    cr_assert_eq(fwrite(o.p, 1, o.len, f), o.len);
-    fclose(f);
-    cs_buf_destroy(&o);
+    write_with_crc(path, &o);
     cs_free(b);
 }
 
@@ -1275,14 +1282,7 @@ static void stats_drop_days(const char *path, uint32_t version, const uint32_t *
     cs_st32(o.p + 4, version);
     cs_buf_put_uvarint(&o, (uint64_t)n);
     for (int i = 0; i < n; i++) { cs_buf_put_uvarint(&o, days[i]); cs_buf_put_uvarint(&o, cnt[i]); }
-    uint8_t crc[4];
-    cs_st32(crc, cs_crc32c(0, o.p, o.len));
-    cs_buf_put(&o, crc, 4);
-    FILE *f = fopen(path, "wb");
-    cr_assert(f);
-    cr_assert_eq(fwrite(o.p, 1, o.len, f), o.len);
-    fclose(f);
-    cs_buf_destroy(&o);
+    write_with_crc(path, &o);
     cs_free(b);
 }
 
