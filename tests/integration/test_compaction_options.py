@@ -48,6 +48,14 @@ def metadata(path):
     return {m.group(1): m.group(2) for m in re.finditer(r"^([^:\n]+): (.*)$", r.stdout, re.M)}
 
 
+def rewritten(server, ks, table, before):
+    """One sstable, not the one before: the rewrite's output is in and its
+    input gone (between the two both are listed, and the old one vanishes
+    under a reader)."""
+    files = data_files(server, ks, table)
+    return len(files) == 1 and files != before
+
+
 QUEUE = ("CREATE TABLE %s.%s (k int, c int, v text, PRIMARY KEY (k, c)) WITH gc_grace_seconds = 0 AND "
          "compaction = {'class': 'SizeTieredCompactionStrategy', 'tombstone_compaction_interval': 1, "
          "'tombstone_threshold': 0.2}")
@@ -88,7 +96,7 @@ def test_queue_tombstones_go_by_background_tombstone_compaction(server, session,
     assert ratio > 0.2, ratio
     assert data_files(server, ks, "qb") == before["qb"], "autocompaction off: not rewritten"
     # qa: rewritten in the background, nothing asked for
-    H.wait_for(lambda: data_files(server, ks, "qa") not in ([], before["qa"]), timeout=30, interval=0.2,
+    H.wait_for(lambda: rewritten(server, ks, "qa", before["qa"]), timeout=30, interval=0.2,
                what="qa's sstable to be rewritten")
     after = data_files(server, ks, "qa")
     assert len(after) == 1, after
@@ -99,7 +107,7 @@ def test_queue_tombstones_go_by_background_tombstone_compaction(server, session,
     assert st["Droppable tombstone ratio"] == "0.00000", st
     assert st["SSTable count"] == "1"
     tool(server, "enableautocompaction", ks, "qb")
-    H.wait_for(lambda: data_files(server, ks, "qb") not in ([], before["qb"]), timeout=30, interval=0.2,
+    H.wait_for(lambda: rewritten(server, ks, "qb", before["qb"]), timeout=30, interval=0.2,
                what="qb's sstable to be rewritten")
     assert metadata(data_files(server, ks, "qb")[0])["Tombstones"] == "0"
     assert stats(server, ks, "qb")["Droppable tombstone ratio"] == "0.00000"
