@@ -758,14 +758,15 @@ static int do_describering(srv *s, char **args, int n, cs_buf *o)
  * the node itself once the table is known and the key parses. */
 static int do_getendpoints(srv *s, char **args, int n, cs_buf *o)
 {
-    if (n != 3) {
-        nodetool__printf(o, "nodetool: getendpoints requires keyspace, table and partition key arguments\n");
-        return 400;
-    }
+    /* GetEndpoints' checkArgument is a badUse (exit 1); what the server
+     * throws (StorageService.getNaturalReplicasForToken: the table, the
+     * key's MarshalException) comes back as nodetool's "error: " (exit 2) */
+    if (n != 3)
+        return nodetool__bad_use(o, "getendpoints requires keyspace, table and partition key arguments");
     sch_table *t = sch_table_find(cql_ctx_catalog(s->cql), args[0], args[1]);
     if (!t) {
-        nodetool__printf(o, "nodetool: Unknown table '%s' in keyspace '%s'\n", args[1], args[0]);
-        return 400;
+        nodetool__printf(o, "error: Unknown table '%s' in keyspace '%s'\n", args[1], args[0]);
+        return 500;
     }
     if (t->n_pk == 1) {
         /* validate the key against the partition key type, as nodetool does */
@@ -783,8 +784,8 @@ static int do_getendpoints(srv *s, char **args, int n, cs_buf *o)
         int rc = ctype_from_literal(ty, lk, args[2], strlen(args[2]), t->pk[0]->name, &v, &e);
         cs_buf_destroy(&v);
         if (rc) {
-            nodetool__printf(o, "nodetool: %s\n", cs_error_isset(&e) ? e.msg : "invalid key");
-            return 400;
+            nodetool__printf(o, "error: %s\n", cs_error_isset(&e) ? e.msg : "invalid key");
+            return 500;
         }
     }
     nodetool__printf(o, "%s\n", nodetool__listen_addr(s));

@@ -143,6 +143,11 @@ def test_unknown_names_are_errors(server, ks):
         r = tool(server, verb, "no_such_keyspace")
         assert r.returncode == 1 and r.stderr == "nodetool: Keyspace [no_such_keyspace] does not exist." + hint, \
             (verb, r.returncode, r.stderr)
+    r = tool(server, "getendpoints", ks, "no_such_table", "1")
+    assert r.returncode == 2 and r.stderr == "error: Unknown table 'no_such_table' in keyspace '%s'\n" % ks, r.stderr
+    r = tool(server, "getendpoints", ks)
+    assert r.returncode == 1 and r.stderr == ("nodetool: getendpoints requires keyspace, table and partition key "
+                                              "arguments" + hint), r.stderr
     r = tool(server, "tablestats", "no_such_keyspace")
     assert r.returncode == 1 and r.stderr == "nodetool: Unknown keyspace: no_such_keyspace" + hint, r.stderr
     r = tool(server, "tablestats", "%s.no_such_table" % ks)

@@ -1599,3 +1599,13 @@ def test_many_names_none_dropped(server, session, ks):
     assert r.returncode == 1 and "do not fit in one admin request" in r.stderr, r.stderr
     r = tool(server, "tablestats", "y" * 9000)
     assert r.returncode == 1 and "do not fit in one admin request" in r.stderr, r.stderr
+
+
+def test_getendpoints_bad_key_is_the_servers_error(server, session, ks):
+    """A key that does not parse as the partition key's type is the
+    server's MarshalException: nodetool's "error: ...", exit 2."""
+    session.execute("CREATE TABLE %s.ge (k int PRIMARY KEY)" % ks)
+    r = tool(server, "getendpoints", ks, "ge", "zz")
+    assert r.returncode == 2 and r.stderr.startswith("error: ") and "zz" in r.stderr, (r.returncode, r.stderr)
+    r = tool(server, "getendpoints", ks, "ge", "12")
+    assert r.returncode == 0 and r.stdout.strip() == "127.0.0.1", r.stderr
