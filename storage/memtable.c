@@ -899,18 +899,22 @@ void mt_prefetch_writes(mt_memtable *m, const int64_t *tokens, const uint8_t *co
     pthread_rwlock_unlock(&m->lock);
 }
 
+/* The partition (token, pk), or NULL: by the hash index while the memtable
+ * has one, else down the tree.  Caller holds m->lock. */
+static mt_partition *find_partition(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len)
+{
+    if (!m->idx_off) return idx_find(m, token, pk, pk_len);
+    mt_partition probe = { .token = token, .pk_len = pk_len, .n_rows = PROBE, .rows = (void *)pk };
+    st__bpos pos;
+    return st__btree_find(&m->parts, &probe, &pos);
+}
+
 int mt_read_partition(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len,
                       const st_slice *slices, int n_slices, st__part *p, cs_arena *a)
 {
     int rc = 1;
     pthread_rwlock_rdlock(&m->lock);
-    mt_partition *mp;
-    if (!m->idx_off) mp = idx_find(m, token, pk, pk_len);
-    else {
-        mt_partition probe = { .token = token, .pk_len = pk_len, .n_rows = PROBE, .rows = (void *)pk };
-        st__bpos pos;
-        mp = st__btree_find(&m->parts, &probe, &pos);
-    }
+    mt_partition *mp = find_partition(m, token, pk, pk_len);
     if (!mp) { rc = 0; goto out; }
     memset(p, 0, sizeof *p);
     p->pk = mp->pk_len ? cs_arena_memdup(a, mp->pk, mp->pk_len) : cs_arena_alloc(a, 1);
@@ -939,15 +943,9 @@ out:
 bool mt_has_partition(mt_memtable *m, int64_t token, const uint8_t *pk, uint32_t pk_len)
 {
     pthread_rwlock_rdlock(&m->lock);
-    mt_partition *mp;
-    if (!m->idx_off) mp = idx_find(m, token, pk, pk_len);
-    else {
-        mt_partition probe = { .token = token, .pk_len = pk_len, .n_rows = PROBE, .rows = (void *)pk };
-        st__bpos pos;
-        mp = st__btree_find(&m->parts, &probe, &pos);
-    }
+    bool found = find_partition(m, token, pk, pk_len) != NULL;
     pthread_rwlock_unlock(&m->lock);
-    return mp != NULL;
+    return found;
 }
 
 int mt_next_key(mt_memtable *m, int64_t token, const uint8_t *key, uint32_t klen, bool incl,
