@@ -107,10 +107,7 @@ static int run(const char *q, const ropts *o, char *out, size_t outn)
     cql_result_init(&r);
     cs_error_init(&g_err);
     cql_params p;
-    memset(&p, 0, sizeof p);
-    p.consistency = 1;
-    p.paging_state_len = -1;
-    p.timestamp = INT64_MIN;
+    fixture_default_params(&p);
     if (o) {
         p.page_size = o->page_size;
         p.paging_state = o->ps;
@@ -124,9 +121,7 @@ static int run(const char *q, const ropts *o, char *out, size_t outn)
     int rc = (o && o->id) ? cql_execute(g_ctx, &g_sess, o->id, 16, &p, &r, &g_err)
                           : cql_query(g_ctx, &g_sess, q, strlen(q), &p, &r, &g_err);
     cs_alloc_fail_nth(0);   /* injected failures are for the server side only */
-    g_warn[0] = 0;
-    for (int i = 0; i < r.n_warnings; i++)
-        snprintf(g_warn + strlen(g_warn), sizeof g_warn - strlen(g_warn), "%s\n", r.warnings[i]);
+    fixture_take_warnings(&r);
     if (out) {
         if (rc == 0)
             render(&r, out, outn);

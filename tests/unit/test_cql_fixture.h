@@ -81,22 +81,33 @@ static void fixture_teardown(void)
     cr_expect_eq(cs_alloc_used(), g_used0, "leak: %zu bytes", cs_alloc_used() - g_used0);
 }
 
-/* cql_query of q with the default parameters (ONE, no paging, the
- * server's timestamp), its warnings into g_warn, the error into g_err.
- * r is initialized here; the caller destroys it. */
+/* The default query parameters: ONE, no paging, the server's timestamp. */
+static void fixture_default_params(cql_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->consistency = 1;
+    p->paging_state_len = -1;
+    p->timestamp = INT64_MIN;
+}
+
+/* r's warnings, one a line, into g_warn. */
+static void fixture_take_warnings(const cql_result *r)
+{
+    g_warn[0] = 0;
+    for (int i = 0; i < r->n_warnings; i++)
+        snprintf(g_warn + strlen(g_warn), sizeof g_warn - strlen(g_warn), "%s\n", r->warnings[i]);
+}
+
+/* cql_query of q with the default parameters, its warnings into g_warn,
+ * the error into g_err.  r is initialized here; the caller destroys it. */
 static int fixture_query(const char *q, cql_result *r)
 {
     cql_result_init(r);
     cs_error_init(&g_err);
     cql_params p;
-    memset(&p, 0, sizeof p);
-    p.consistency = 1;
-    p.paging_state_len = -1;
-    p.timestamp = INT64_MIN;
+    fixture_default_params(&p);
     int rc = cql_query(g_ctx, &g_sess, q, strlen(q), &p, r, &g_err);
-    g_warn[0] = 0;
-    for (int i = 0; i < r->n_warnings; i++)
-        snprintf(g_warn + strlen(g_warn), sizeof g_warn - strlen(g_warn), "%s\n", r->warnings[i]);
+    fixture_take_warnings(r);
     return rc;
 }
 
