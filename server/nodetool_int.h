@@ -1,7 +1,7 @@
 /*
  * nodetool_int.h: shared by the nodetool verb files only (server/nodetool.c,
- * nodetool_sstables.c, nodetool_node.c): output helpers in nodetool's
- * formats and each file's verbs.  Everything runs on the request loop
+ * nodetool_sstables.c, nodetool_node.c, nodetool_snapshot.c): output
+ * helpers in nodetool's formats and each file's verbs.  Everything runs on the request loop
  * thread under the execution lock, as nodetool_run (nodetool.h), except
  * nodetool_job_work.
  */
@@ -32,5 +32,6 @@ const char *nodetool__listen_addr(srv *s);
  * nodetool_run, or 0 when verb is not one of its verbs. */
 int nodetool__run_sstables(srv *s, const char *verb, char **args, int n, cs_buf *o, nodetool_job **job);
 int nodetool__run_node(srv *s, const char *verb, char **args, int n, cs_buf *o);
+int nodetool__run_snapshot(srv *s, const char *verb, char **args, int n, cs_buf *o);
 
 #endif
