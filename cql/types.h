@@ -212,6 +212,10 @@ void ctype_agg_destroy(ctype_agg *a);
 
 /* Java's Double.toString / Float.toString text of d ("1.0", "1.0E-4", "NaN"). */
 void ctype_format_java_double(double d, bool is_float, cs_buf *out);
+/* The digits Java's Double.toString picks for d (finite, non-zero): the
+ * shortest that read back as d, without trailing zeros, into digs (NUL
+ * ended, at most 17), *ndig of them; d = 0.d1d2... x 10^*exp10. */
+void ctype_java_digits(double d, char digs[32], int *ndig, int *exp10);
 /* A JSON string literal of UTF-8 bytes (Cassandra's Json.quoteAsJsonString). */
 void ctype_json_quote(const uint8_t *v, size_t n, cs_buf *out);
 /* True if the JSON text is the literal null.  ctype_from_json maps JSON null

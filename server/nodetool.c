@@ -120,43 +120,11 @@ static const char *native_addr(srv *s)
  * same, at least one decimal, E notation below 1e-3 and from 1e7. */
 void nodetool__java_double(double v, char *out, size_t n)
 {
-    if (v != v) { snprintf(out, n, "NaN"); return; }
-    if (v == 0) { snprintf(out, n, v < 0 || 1 / v < 0 ? "-0.0" : "0.0"); return; }
-    char digits[40];
-    int prec = 1;
-    for (; prec < 17; prec++) {
-        snprintf(digits, sizeof digits, "%.*e", prec - 1, v);
-        if (strtod(digits, NULL) == v) break;
-    }
-    snprintf(digits, sizeof digits, "%.*e", prec - 1, v);
-    /* digits: [-]d.ddde[+-]XX */
-    char mant[24] = "";
-    int neg = digits[0] == '-', k = 0;
-    for (const char *q = digits + neg; *q && *q != 'e'; q++)
-        if (*q != '.' && k < (int)sizeof mant - 1) mant[k++] = *q;
-    mant[k] = 0;
-    int exp = atoi(strchr(digits, 'e') + 1);
-    double a = v < 0 ? -v : v;
-    if (a >= 1e-3 && a < 1e7) {
-        char buf[64];
-        int pos = 0;
-        if (neg) buf[pos++] = '-';
-        if (exp < 0) {
-            pos += snprintf(buf + pos, sizeof buf - (size_t)pos, "0.");
-            for (int z = 0; z < -exp - 1; z++) buf[pos++] = '0';
-            pos += snprintf(buf + pos, sizeof buf - (size_t)pos, "%s", mant);
-        } else {
-            int len = (int)strlen(mant);
-            for (int d = 0; d <= exp; d++) buf[pos++] = d < len ? mant[d] : '0';
-            buf[pos++] = '.';
-            if (len > exp + 1) pos += snprintf(buf + pos, sizeof buf - (size_t)pos, "%s", mant + exp + 1);
-            else buf[pos++] = '0';
-        }
-        buf[pos] = 0;
-        snprintf(out, n, "%s", buf);
-    } else {
-        snprintf(out, n, "%s%c.%sE%d", neg ? "-" : "", mant[0], mant[1] ? mant + 1 : "0", exp);
-    }
+    cs_buf b;
+    cs_buf_init(&b);
+    ctype_format_java_double(v, false, &b);
+    snprintf(out, n, "%.*s", (int)b.len, b.p ? (const char *)b.p : "");
+    cs_buf_destroy(&b);
 }
 
 /* FBUtilities.prettyPrintMemory: KiB below 1 MiB, three decimals. */
@@ -493,20 +461,13 @@ void nodetool__java_f(cs_buf *o, int width, double v, int decimals)
         nodetool__printf(o, "%*.*f", width, decimals, v);
         return;
     }
-    char e[40], digits[40], txt[400];
-    for (int p = 0; p < 17; p++) {
-        snprintf(e, sizeof e, "%.*e", p, v);
-        if (strtod(e, NULL) == v)
-            break;
-    }
-    int nd = 0, exp10 = atoi(strchr(e, 'e') + 1);
-    for (const char *q = e; *q != 'e'; q++)
-        if (*q >= '0' && *q <= '9')
-            digits[nd++] = *q;
+    char digits[32], txt[400];
+    int nd, exp10;
+    ctype_java_digits(v, digits, &nd, &exp10);   /* v = 0.d1d2... x 10^exp10 */
     size_t n = 0;
     if (v < 0)
         txt[n++] = '-';
-    for (int i = 0; i <= exp10 && n < sizeof txt - 40; i++)
+    for (int i = 0; i < exp10 && n < sizeof txt - 40; i++)
         txt[n++] = i < nd ? digits[i] : '0';
     if (decimals > 0) {
         txt[n++] = '.';

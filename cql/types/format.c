@@ -43,6 +43,11 @@ static void shortest(double d, bool is_float, char *digs, int *ndig, int *exp10)
     *exp10 = atoi(e + 1) + 1;
 }
 
+void ctype_java_digits(double d, char digs[32], int *ndig, int *exp10)
+{
+    shortest(fabs(d), false, digs, ndig, exp10);
+}
+
 void ctype_format_java_double(double d, bool is_float, cs_buf *out)
 {
     if (isnan(d)) {
