@@ -12,6 +12,7 @@
 
 #include "common/buf.h"
 #include "cql/types.h"
+#include "storage/storage.h"
 
 #define NS_PER_S 1000000000ull
 #define LANDMARK_RESET_NS (30ull * 60 * NS_PER_S)   /* LANDMARK_RESET_INTERVAL_IN_NS */
@@ -197,20 +198,12 @@ double cql_ehist_percentile(const uint64_t *off, const uint64_t *counts, int n, 
 
 int64_t cql_ehist_min(const uint64_t *off, const uint64_t *counts, int n)
 {
-    for (int i = 0; i <= n; i++)
-        if (counts[i])
-            return i == 0 ? 0 : (int64_t)off[i - 1] + 1;
-    return 0;
+    return (int64_t)st_hist_min(counts, off, n);
 }
 
 int64_t cql_ehist_max(const uint64_t *off, const uint64_t *counts, int n)
 {
-    if (counts[n])
-        return INT64_MAX;
-    for (int i = n - 1; i >= 0; i--)
-        if (counts[i])
-            return (int64_t)off[i];
-    return 0;
+    return (int64_t)st_hist_max(counts, off, n);
 }
 
 /* ---------------------------------------------------------------- meter */

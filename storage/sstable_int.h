@@ -333,10 +333,8 @@ void sst__drop_bins_add(sst_stats *s, int32_t pt, uint64_t n);
 int32_t sst__drop_point(int32_t ldt);
 /* Count v in counts[0..n] (n offsets; counts[n]: past off[n - 1]). */
 void sst__hist_add(uint64_t *counts, const uint64_t *off, int n, uint64_t v);
-/* EstimatedHistogram's min(), max() (INT64_MAX when overflowed), count()
- * and mean() (ceil; the overflow bucket left out) of counts[0..n]. */
-uint64_t sst__hist_min(const uint64_t *counts, const uint64_t *off, int n);
-uint64_t sst__hist_max(const uint64_t *counts, const uint64_t *off, int n);
+/* EstimatedHistogram's count() and mean() (ceil; the overflow bucket
+ * left out) of counts[0..n]; min() and max() are st_hist_min/max. */
 uint64_t sst__hist_count(const uint64_t *counts, int n);
 uint64_t sst__hist_mean(const uint64_t *counts, const uint64_t *off, int n);
 char *sst__path(const char *dir, uint64_t gen, const char *comp, bool tmp);

@@ -130,14 +130,14 @@ void sst__hist_add(uint64_t *counts, const uint64_t *off, int n, uint64_t v)
     counts[hist_bucket(off, n, v)]++;
 }
 
-uint64_t sst__hist_min(const uint64_t *counts, const uint64_t *off, int n)
+uint64_t st_hist_min(const uint64_t *counts, const uint64_t *off, int n)
 {
     for (int i = 0; i <= n; i++)
         if (counts[i]) return i == 0 ? 0 : off[i - 1] + 1;
     return 0;
 }
 
-uint64_t sst__hist_max(const uint64_t *counts, const uint64_t *off, int n)
+uint64_t st_hist_max(const uint64_t *counts, const uint64_t *off, int n)
 {
     if (counts[n]) return INT64_MAX;
     for (int i = n - 1; i >= 0; i--)

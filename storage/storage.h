@@ -624,6 +624,13 @@ int st_engine_concurrent_compactors(st_engine *e);
  * 118 for cells per partition, as Cassandra's), counts[0..n], counts[n]
  * the values past offsets[n - 1] (EstimatedHistogram's overflow bucket). */
 typedef struct st_histogram { uint64_t offsets[150]; uint64_t counts[151]; int n; } st_histogram;
+/* EstimatedHistogram's min() and max() of counts[0..n] over n offsets
+ * (counts[n]: past the last): min is one past the offset below the first
+ * bucket used (0 for bucket 0), max the last used bucket's offset or
+ * INT64_MAX when counts[n] is used; 0 when all are empty.  cql/hist.c's
+ * EstimatedHistogram views call these too. */
+uint64_t st_hist_min(const uint64_t *counts, const uint64_t *off, int n);
+uint64_t st_hist_max(const uint64_t *counts, const uint64_t *off, int n);
 int st_table_partition_histograms(st_table *t, st_histogram *bytes, st_histogram *cells);
 
 /* Compaction progress for compactionstats; returns count filled. */

@@ -1182,10 +1182,10 @@ Test(storage_sstable, partition_histograms_of_cassandras_sizes, .timeout = 120)
     sst__hist_add(c, off, SST_SIZE_BUCKETS, 104);
     sst__hist_add(c, off, SST_SIZE_BUCKETS, off[SST_SIZE_BUCKETS - 1] + 1);
     cr_assert(c[0] == 1 && c[21] == 1 && c[22] == 1 && c[SST_SIZE_BUCKETS] == 1);
-    cr_assert_eq(sst__hist_max(c, off, SST_SIZE_BUCKETS), (uint64_t)INT64_MAX);
+    cr_assert_eq(st_hist_max(c, off, SST_SIZE_BUCKETS), (uint64_t)INT64_MAX);
     cr_assert_eq(sst__hist_count(c, SST_SIZE_BUCKETS), 4);
     c[0] = 0;
-    cr_assert_eq(sst__hist_min(c, off, SST_SIZE_BUCKETS), 87);   /* one past offset 86 */
+    cr_assert_eq(st_hist_min(c, off, SST_SIZE_BUCKETS), 87);   /* one past offset 86 */
     cr_assert_eq(sst__hist_mean(c, off, SST_SIZE_BUCKETS), 114); /* ceil((103 + 124) / 2), overflow left out */
 
     st_engine *e = eopen();
