@@ -35,16 +35,8 @@ int cql_hist_offsets_make(int size, bool zeros, uint64_t *out, int cap)
         n = cap;
     if (zeros && i < n)
         out[i++] = 0;
-    uint64_t last = 1;
     if (i < n)
-        out[i++] = last;
-    for (; i < n; i++) {
-        /* Math.round(last * 1.2): half up, which llround is for positives */
-        uint64_t next = (uint64_t)llround((double)last * 1.2);
-        if (next == last)
-            next++;
-        out[i] = last = next;
-    }
+        st_hist_offsets(out + i, n - i);   /* the series storage's histograms use */
     return n;
 }
 

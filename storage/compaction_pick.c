@@ -252,7 +252,7 @@ static bool worth_dropping(st_table *t, const st_table_opts *o, sst_reader *r, i
             uint64_t mi = (uint64_t)(o->min_index_interval > 0 ? o->min_index_interval : 128);
             if ((r->n_idx + mi - 1) / mi >= 2) {
                 uint64_t off[SST_CELL_BUCKETS];
-                sst__hist_offsets(off, SST_CELL_BUCKETS);
+                st_hist_offsets(off, SST_CELL_BUCKETS);
                 uint64_t mean = sst__hist_mean(r->st.cell_hist, off, SST_CELL_BUCKETS);
                 uint64_t count = sst__hist_count(r->st.cell_hist, SST_CELL_BUCKETS);
                 int64_t in = (int64_t)CS_MAX((uint64_t)1, keys_in_ranges(r, rg, n));   /* estimatedKeysForRanges */

@@ -868,7 +868,7 @@ int st_table_stats_get(st_table *t, st_table_stats *out)
     if (!t || !out) return CS_EINVAL;
     memset(out, 0, sizeof *out);
     uint64_t off[SST_SIZE_BUCKETS];
-    sst__hist_offsets(off, SST_SIZE_BUCKETS);
+    st_hist_offsets(off, SST_SIZE_BUCKETS);
     pthread_mutex_lock(&t->mu);
     out->memtable_bytes = atomic_load(&t->mem->mem);
     out->memtable_cells = t->mem->cells;
@@ -923,8 +923,8 @@ int st_table_stats_get(st_table *t, st_table_stats *out)
 int st_table_partition_histograms(st_table *t, st_histogram *bytes, st_histogram *cells)
 {
     if (!t) return CS_EINVAL;
-    if (bytes) { memset(bytes, 0, sizeof *bytes); sst__hist_offsets(bytes->offsets, SST_SIZE_BUCKETS); bytes->n = SST_SIZE_BUCKETS; }
-    if (cells) { memset(cells, 0, sizeof *cells); sst__hist_offsets(cells->offsets, SST_CELL_BUCKETS); cells->n = SST_CELL_BUCKETS; }
+    if (bytes) { memset(bytes, 0, sizeof *bytes); st_hist_offsets(bytes->offsets, SST_SIZE_BUCKETS); bytes->n = SST_SIZE_BUCKETS; }
+    if (cells) { memset(cells, 0, sizeof *cells); st_hist_offsets(cells->offsets, SST_CELL_BUCKETS); cells->n = SST_CELL_BUCKETS; }
     pthread_mutex_lock(&t->mu);
     for (int i = 0; i < t->n_ssts; i++) {
         for (int k = 0; bytes && k <= SST_SIZE_BUCKETS; k++) bytes->counts[k] += t->ssts[i]->st.size_hist[k];

@@ -30,7 +30,7 @@ typedef struct sst_stats {
     bool ck_bounds;                      /* false: no row clustering seen */
     bool max_ck_truncated;
     /* Cassandra's EstimatedHistogram(150) and (118): buckets 0..n-1 count
-     * values up to their offset (sst__hist_offsets), bucket n values past
+     * values up to their offset (st_hist_offsets), bucket n values past
      * the last offset (overflow).  Statistics.db version 1 had 96 buckets
      * each and no overflow bucket: values past offset 95 counted in 95. */
     uint64_t size_hist[SST_SIZE_BUCKETS + 1], cell_hist[SST_CELL_BUCKETS + 1];
@@ -315,9 +315,6 @@ enum { SST_PART_HAS_DEL = 1, SST_PART_HAS_STATIC = 2 };
 void sst__encode_row(cs_buf *b, const st__row *r);
 /* Decode one row (after its flags byte, given in flags). */
 int sst__decode_row(cs_rd *rd, uint8_t flags, st__row *r, cs_arena *a);
-/* EstimatedHistogram's first n offsets: 1, 2, 3, ... each round(prev * 1.2)
- * or prev + 1 (n <= SST_SIZE_BUCKETS). */
-void sst__hist_offsets(uint64_t *off, int n);
 /* The drop-time histogram's estimate of its items with a local deletion
  * time at or before gc_before (TombstoneHistogram.sum: whole bins up to it,
  * interpolated across the bin pair around it). */

@@ -254,7 +254,7 @@ int sst_metadata(const char *path, FILE *out)
     for (int i = 0; i < s->n_ancestors; i++) fprintf(out, " %" PRIu64, s->ancestors[i]);
     fprintf(out, "\nPartition size histogram (bytes: count):\n");
     uint64_t off[SST_SIZE_BUCKETS];
-    sst__hist_offsets(off, SST_SIZE_BUCKETS);
+    st_hist_offsets(off, SST_SIZE_BUCKETS);
     hist_lines(out, s->size_hist, off, SST_SIZE_BUCKETS);
     fprintf(out, "Cells per partition histogram (cells: count):\n");
     hist_lines(out, s->cell_hist, off, SST_CELL_BUCKETS);

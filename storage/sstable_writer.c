@@ -93,7 +93,7 @@ char *sst__path(const char *dir, uint64_t gen, const char *comp, bool tmp)
     return cs_strdup(buf);
 }
 
-void sst__hist_offsets(uint64_t *off, int n)
+void st_hist_offsets(uint64_t *off, int n)
 {
     uint64_t last = 1;
     off[0] = 1;
@@ -344,7 +344,7 @@ int sst_writer_open(const char *dir, uint64_t gen, double fp_chance, uint64_t ex
     w->fd = -1;
     cs_buf_init(&w->block); cs_buf_init(&w->chunks); cs_buf_init(&w->index); cs_buf_init(&w->out);
     cs_buf_init(&w->part); cs_buf_init(&w->ri); cs_buf_init(&w->last_key); cs_buf_init(&w->run_first); cs_buf_init(&w->last_ck);
-    sst__hist_offsets(w->hist_off, SST_SIZE_BUCKETS);
+    st_hist_offsets(w->hist_off, SST_SIZE_BUCKETS);
     w->st.min_ts = INT64_MAX; w->st.max_ts = INT64_MIN;
     w->st.max_ldt = INT32_MIN;
     w->st.min_token = INT64_MAX; w->st.max_token = INT64_MIN;
@@ -523,7 +523,7 @@ double sst__droppable_before(const sst_stats *s, int32_t gc_before)
 double sst__droppable_ratio(const sst_stats *s, int32_t gc_before)
 {
     uint64_t off[SST_CELL_BUCKETS];
-    sst__hist_offsets(off, SST_CELL_BUCKETS);
+    st_hist_offsets(off, SST_CELL_BUCKETS);
     uint64_t cells = sst__hist_mean(s->cell_hist, off, SST_CELL_BUCKETS) * sst__hist_count(s->cell_hist, SST_CELL_BUCKETS);
     return cells > 0 ? sst__droppable_before(s, gc_before) / (double)cells : 0.0;
 }

@@ -630,6 +630,9 @@ typedef struct st_histogram { uint64_t offsets[150]; uint64_t counts[151]; int n
  * INT64_MAX when counts[n] is used; 0 when all are empty.  cql/hist.c's
  * EstimatedHistogram views call these too. */
 uint64_t st_hist_min(const uint64_t *counts, const uint64_t *off, int n);
+/* EstimatedHistogram.newOffsets without zeros: the first n (>= 1)
+ * offsets 1, 2, 3, ... each round(prev * 1.2) or prev + 1. */
+void st_hist_offsets(uint64_t *off, int n);
 uint64_t st_hist_max(const uint64_t *counts, const uint64_t *off, int n);
 int st_table_partition_histograms(st_table *t, st_histogram *bytes, st_histogram *cells);
 

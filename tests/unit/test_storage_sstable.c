@@ -1168,7 +1168,7 @@ static int bucket_of(const uint64_t *off, int n, uint64_t v)
 Test(storage_sstable, partition_histograms_of_cassandras_sizes, .timeout = 120)
 {
     uint64_t off[SST_SIZE_BUCKETS];
-    sst__hist_offsets(off, SST_SIZE_BUCKETS);
+    st_hist_offsets(off, SST_SIZE_BUCKETS);
     static const uint64_t first[] = { 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 17, 20, 24, 29, 35, 42, 50, 60, 72, 86, 103 };
     for (int i = 0; i < (int)(sizeof first / sizeof first[0]); i++) cr_assert_eq(off[i], first[i]);
     cr_assert_eq(off[95], 74975550u);                    /* version 1's last bucket */
