@@ -236,15 +236,8 @@ Test(storage_compaction, corrupt_input_fails_cleanly)
     char **paths; int n;
     cr_assert_eq(st_table_sstables(t, &paths, &n), 0);
     cr_assert_eq(n, 2);
-    int64_t sz = vfs_file_size(paths[1]);
-    cr_assert_gt(sz, 8192);   /* several blocks */
-    int fd = vfs_open(paths[1], O_RDWR, 0);
-    cr_assert_geq(fd, 0);
-    uint8_t b;
-    cr_assert_eq(vfs_pread(fd, &b, 1, (uint64_t)sz / 2), 1);
-    b ^= 0x5a;
-    cr_assert_eq(vfs_pwrite(fd, &b, 1, (uint64_t)sz / 2), 1);
-    vfs_close(fd);
+    cr_assert_gt(vfs_file_size(paths[1]), 8192);   /* several blocks */
+    flip_middle_byte(paths[1]);
     st_paths_free(paths, n);
     cr_assert_eq(st_table_compact(t), CS_ECORRUPT);
     st_table_stats s;

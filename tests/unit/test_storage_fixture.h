@@ -28,6 +28,7 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -52,6 +53,20 @@
 
 static char g_dir[256], g_d[300], g_c[300];
 static const uint8_t TID[16] = STORAGE_FIXTURE_TID;
+
+/* Flip (xor 0x5a) the byte in the middle of the file at path: a corruption
+ * inside a data block for the corruption tests. */
+static void flip_middle_byte(const char *path)
+{
+    int64_t sz = vfs_file_size(path);
+    int fd = vfs_open(path, O_RDWR, 0);
+    cr_assert_geq(fd, 0, "%s", path);
+    uint8_t b;
+    cr_assert_eq(vfs_pread(fd, &b, 1, (uint64_t)sz / 2), 1);
+    b ^= 0x5a;
+    cr_assert_eq(vfs_pwrite(fd, &b, 1, (uint64_t)sz / 2), 1);
+    vfs_close(fd);
+}
 
 /* g_dir, g_d and g_c for this process, removed if left from an earlier run. */
 static void fixture_dirs(void)

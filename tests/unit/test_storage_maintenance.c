@@ -239,14 +239,7 @@ static void corrupt_middle(st_table *t)
     char **paths; int n;
     cr_assert_eq(st_table_sstables(t, &paths, &n), 0);
     cr_assert_eq(n, 1);
-    int64_t sz = vfs_file_size(paths[0]);
-    int fd = vfs_open(paths[0], O_RDWR, 0);
-    cr_assert_geq(fd, 0);
-    uint8_t b;
-    cr_assert_eq(vfs_pread(fd, &b, 1, (uint64_t)sz / 2), 1);
-    b ^= 0x5a;
-    cr_assert_eq(vfs_pwrite(fd, &b, 1, (uint64_t)sz / 2), 1);
-    vfs_close(fd);
+    flip_middle_byte(paths[0]);
     st_paths_free(paths, n);
 }
 
