@@ -696,6 +696,38 @@ Test(storage_compaction, tombstone_compaction_no_loop, .timeout = 60)
     cr_assert_eq(count_live(t), 0);
 }
 
+/* Two flushed sstables of live cells and tombstones, of different sizes
+ * (the deletions newer than the data they shadow elsewhere: nothing
+ * expires whole); their generations, smaller and bigger Data.db. */
+static void two_tombstone_ssts(st_table *t, uint64_t *g_small, uint64_t *g_big)
+{
+    int a[50], b[150];
+    for (int i = 0; i < 50; i++) a[i] = 20000 + i;
+    for (int i = 0; i < 150; i++) b[i] = 30000 + i;
+    write_keys(t, a, 50, 10, false);
+    delete_keys(t, b, 150, 20);
+    write_keys(t, b, 50, 5, false);
+    delete_keys(t, a, 50, 30);
+    pthread_mutex_lock(&t->mu);
+    cr_assert_eq(t->n_ssts, 2);
+    bool first_small = t->ssts[0]->chunks[t->ssts[0]->n_chunks] < t->ssts[1]->chunks[t->ssts[1]->n_chunks];
+    *g_small = t->ssts[first_small ? 0 : 1]->gen;
+    *g_big = t->ssts[first_small ? 1 : 0]->gen;
+    pthread_mutex_unlock(&t->mu);
+}
+
+/* The one ancestor of the lowest-generation sstable made from one input:
+ * the input of the first single-sstable compaction. */
+static uint64_t first_output_ancestor(st_table *t)
+{
+    uint64_t first_anc = 0, lo = UINT64_MAX;
+    pthread_mutex_lock(&t->mu);
+    for (int i = 0; i < t->n_ssts; i++)
+        if (t->ssts[i]->gen < lo && t->ssts[i]->st.n_ancestors == 1) { lo = t->ssts[i]->gen; first_anc = t->ssts[i]->st.ancestors[0]; }
+    pthread_mutex_unlock(&t->mu);
+    return first_anc;
+}
+
 /* TWCS: tombstone compactions only with one of the options set
  * (tombstone_compactions); the smallest sstable worth it goes first. */
 Test(storage_compaction, tombstone_compaction_twcs, .timeout = 60)
@@ -706,21 +738,8 @@ Test(storage_compaction, tombstone_compaction_twcs, .timeout = 60)
     o.twcs_window_s = 86400 * 365;
     st_table *t;
     cr_assert_eq(st_table_open(E, TID, "ks", "tst", &o, &t), 0);
-    /* two sstables of live cells and tombstones (the deletions newer than
-     * the data they shadow elsewhere: nothing expires whole) */
-    int a[50], b[150];
-    for (int i = 0; i < 50; i++) a[i] = 20000 + i;
-    for (int i = 0; i < 150; i++) b[i] = 30000 + i;
-    write_keys(t, a, 50, 10, false);
-    delete_keys(t, b, 150, 20);
-    uint64_t g_small = 0, g_big = 0;
-    write_keys(t, b, 50, 5, false);
-    delete_keys(t, a, 50, 30);
-    pthread_mutex_lock(&t->mu);
-    cr_assert_eq(t->n_ssts, 2);
-    g_small = t->ssts[0]->chunks[t->ssts[0]->n_chunks] < t->ssts[1]->chunks[t->ssts[1]->n_chunks] ? t->ssts[0]->gen : t->ssts[1]->gen;
-    g_big = t->ssts[0]->gen + t->ssts[1]->gen - g_small;
-    pthread_mutex_unlock(&t->mu);
+    uint64_t g_small, g_big;
+    two_tombstone_ssts(t, &g_small, &g_big);
     enable(t, &o);
     cr_assert_eq(wait_compactions(t, 1, 2500), 0, "TWCS without a tombstone option: none");
     o.tombstone_compactions = true;
@@ -728,11 +747,7 @@ Test(storage_compaction, tombstone_compaction_twcs, .timeout = 60)
     cr_assert_eq(st_table_set_opts(t, &o), 0);
     cr_assert_eq(wait_compactions(t, 2, 5000), 2);
     /* the output made first (lower generation) is the smallest's */
-    uint64_t first_anc = 0, lo = UINT64_MAX;
-    pthread_mutex_lock(&t->mu);
-    for (int i = 0; i < t->n_ssts; i++)
-        if (t->ssts[i]->gen < lo && t->ssts[i]->st.n_ancestors == 1) { lo = t->ssts[i]->gen; first_anc = t->ssts[i]->st.ancestors[0]; }
-    pthread_mutex_unlock(&t->mu);
+    uint64_t first_anc = first_output_ancestor(t);
     cr_assert_eq(first_anc, g_small, "smallest first (%lu, then %lu)", (unsigned long)g_small, (unsigned long)g_big);
 }
 
@@ -743,25 +758,11 @@ Test(storage_compaction, tombstone_compaction_stcs_largest_first, .timeout = 60)
     o.unchecked_tombstone = true;
     st_table *t;
     cr_assert_eq(st_table_open(E, TID, "ks", "tsb", &o, &t), 0);
-    int a[50], b[150];
-    for (int i = 0; i < 50; i++) a[i] = 20000 + i;
-    for (int i = 0; i < 150; i++) b[i] = 30000 + i;
-    write_keys(t, a, 50, 10, false);
-    delete_keys(t, b, 150, 20);
-    write_keys(t, b, 50, 5, false);
-    delete_keys(t, a, 50, 30);
-    uint64_t g_big;
-    pthread_mutex_lock(&t->mu);
-    g_big = t->ssts[0]->chunks[t->ssts[0]->n_chunks] > t->ssts[1]->chunks[t->ssts[1]->n_chunks] ? t->ssts[0]->gen : t->ssts[1]->gen;
-    pthread_mutex_unlock(&t->mu);
+    uint64_t g_small, g_big;
+    two_tombstone_ssts(t, &g_small, &g_big);
     enable(t, &o);
     cr_assert_eq(wait_compactions(t, 2, 5000), 2);
-    uint64_t first_anc = 0, lo = UINT64_MAX;
-    pthread_mutex_lock(&t->mu);
-    for (int i = 0; i < t->n_ssts; i++)
-        if (t->ssts[i]->gen < lo && t->ssts[i]->st.n_ancestors == 1) { lo = t->ssts[i]->gen; first_anc = t->ssts[i]->st.ancestors[0]; }
-    pthread_mutex_unlock(&t->mu);
-    cr_assert_eq(first_anc, g_big);
+    cr_assert_eq(first_output_ancestor(t), g_big);
 }
 
 /* LCS: an L1 sstable whose tombstones became droppable (gc_grace_seconds
