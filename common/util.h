@@ -6,10 +6,19 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <string.h>
 
 #define CS_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CS_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CS_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Byte strings in unsigned lexicographic order, a prefix first: <0, 0, >0. */
+static inline int cs_bytes_cmp(const void *a, size_t an, const void *b, size_t bn)
+{
+    size_t n = an < bn ? an : bn;
+    int c = n ? memcmp(a, b, n) : 0;
+    return c ? c : (an > bn) - (an < bn);
+}
 
 int64_t cs_now_us(void);          /* wall clock, µs since epoch */
 int64_t cs_now_ms(void);

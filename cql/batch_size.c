@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cql/modify_int.h"
+#include "common/util.h"
 #include "common/alloc.h"
 
 /* Cassandra's dataSize() constants (see the table above). */
@@ -104,13 +105,6 @@ typedef struct sizer {
     rt_piece *list; int n_list, cap_list;  /* one partition's range tombstones */
     cs_buf tmp;                            /* decoding scratch */
 } sizer;
-
-static int bytes_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
-{
-    size_t n = an < bn ? an : bn;
-    int c = n ? memcmp(a, b, n) : 0;
-    return c ? c : (an > bn) - (an < bn);
-}
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
@@ -202,7 +196,7 @@ static const st_cell *cell_winner(const st_cell *l, const st_cell *r)
         if (l->ldt_s != r->ldt_s)
             return l->ldt_s > r->ldt_s ? l : r;
     }
-    return bytes_cmp(l->val, l->val_len, r->val, r->val_len) >= 0 ? l : r;
+    return cs_bytes_cmp(l->val, l->val_len, r->val, r->val_len) >= 0 ? l : r;
 }
 
 /* The merged cell of n atoms at one column and path: its timestamp and its
@@ -253,7 +247,7 @@ static int64_t column_bytes(sizer *z, const sch_column *c, const atom *v, int n,
     int n_cells = 0;
     while (k < n) {
         int q = k + 1;
-        while (q < n && !bytes_cmp(v[q].cell.path, v[q].cell.path_len, v[k].cell.path, v[k].cell.path_len))
+        while (q < n && !cs_bytes_cmp(v[q].cell.path, v[q].cell.path_len, v[k].cell.path, v[k].cell.path_len))
             q++;
         int64_t ts, val;
         merged_cell(v + k, q - k, &ts, &val);
@@ -316,7 +310,7 @@ static int bound_cmp(const bound *a, const bound *b)
 {
     if (a->inf || b->inf)
         return (a->inf > b->inf) - (a->inf < b->inf);
-    return bytes_cmp(a->key, a->len, b->key, b->len);
+    return cs_bytes_cmp(a->key, a->len, b->key, b->len);
 }
 
 /* Slice.isEmpty: a start and an end that compare equal are an inclusive
@@ -570,7 +564,7 @@ static int atom_cmp(const void *x, const void *y)
         return a->part < b->part ? -1 : 1;
     if (a->is_static != b->is_static)
         return a->is_static ? -1 : 1;
-    int c = bytes_cmp(a->ck, a->ck_len, b->ck, b->ck_len);
+    int c = cs_bytes_cmp(a->ck, a->ck_len, b->ck, b->ck_len);
     if (c)
         return c;
     bool ar = a->kind < A_CDEL, br = b->kind < A_CDEL;
@@ -581,7 +575,7 @@ static int atom_cmp(const void *x, const void *y)
             return a->cell.col < b->cell.col ? -1 : 1;
         if (a->kind != b->kind)
             return a->kind < b->kind ? -1 : 1;
-        if ((c = bytes_cmp(a->cell.path, a->cell.path_len, b->cell.path, b->cell.path_len)))
+        if ((c = cs_bytes_cmp(a->cell.path, a->cell.path_len, b->cell.path, b->cell.path_len)))
             return c;
     }
     return (a->seq > b->seq) - (a->seq < b->seq);
@@ -589,7 +583,7 @@ static int atom_cmp(const void *x, const void *y)
 
 static bool same_row(const atom *a, const atom *b)
 {
-    return a->part == b->part && a->is_static == b->is_static && !bytes_cmp(a->ck, a->ck_len, b->ck, b->ck_len);
+    return a->part == b->part && a->is_static == b->is_static && !cs_bytes_cmp(a->ck, a->ck_len, b->ck, b->ck_len);
 }
 
 static int64_t measure(sizer *z)

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include "cql/index.h"
+#include "common/util.h"
 #include "cql/modify_int.h"
 #include "common/alloc.h"
 #include "common/hash.h"
@@ -85,18 +86,11 @@ static const uint8_t *dup(cs_arena *a, const uint8_t *p, uint32_t n)
     return cs_arena_memdup(a, n ? p : (const uint8_t *)"", n + 1);
 }
 
-static int bytes_cmp(const uint8_t *a, uint32_t al, const uint8_t *b, uint32_t bl)
-{
-    uint32_t n = al < bl ? al : bl;
-    int c = n ? memcmp(a, b, n) : 0;
-    return c ? c : (al < bl ? -1 : al > bl);
-}
-
 static int cell_order(const st_cell *a, const st_cell *b)
 {
     if (a->col != b->col)
         return a->col < b->col ? -1 : 1;
-    return bytes_cmp(a->path, a->path_len, b->path, b->path_len);
+    return cs_bytes_cmp(a->path, a->path_len, b->path, b->path_len);
 }
 
 static bool has_work(const sch_table *t)
@@ -120,7 +114,7 @@ static int collect(maint *x)
             if (!has_work(t))
                 continue;
             for (int i = 0; i < x->n_parts && !cur; i++)
-                if (x->parts[i].t == t && !bytes_cmp(x->parts[i].pk, x->parts[i].pk_len, op.pk, op.pk_len))
+                if (x->parts[i].t == t && !cs_bytes_cmp(x->parts[i].pk, x->parts[i].pk_len, op.pk, op.pk_len))
                     cur = &x->parts[i];
             if (!cur) {
                 if (grow(&x->a, (void **)&x->parts, &x->cap_parts, x->n_parts + 1, sizeof(mpart)))
@@ -157,7 +151,7 @@ static int collect(maint *x)
             row = NULL;
             for (int i = 0; i < cur->n_rows && !row; i++)
                 if (cur->rows[i].is_static == st &&
-                    !bytes_cmp(cur->rows[i].ck, cur->rows[i].ck_len, op.ck, op.ck_len))
+                    !cs_bytes_cmp(cur->rows[i].ck, cur->rows[i].ck_len, op.ck, op.ck_len))
                     row = &cur->rows[i];
             if (!row) {
                 if (grow(&x->a, (void **)&cur->rows, &cur->cap_rows, cur->n_rows + 1, sizeof(mrow)))
@@ -250,7 +244,7 @@ static int read_rows(maint *x, const mpart *p, const mrow *only, rstate **rows, 
             break;
         bool is_st = rv.flags & ST_ROW_STATIC;
         if (only && (is_st != only->is_static ||
-                     (!is_st && bytes_cmp(rv.ck, rv.ck_len, only->ck, only->ck_len))))
+                     (!is_st && cs_bytes_cmp(rv.ck, rv.ck_len, only->ck, only->ck_len))))
             continue;
         if (grow(&x->a, (void **)rows, cap, *n + 1, sizeof(rstate))) {
             rc = CS_ENOMEM;
@@ -295,11 +289,11 @@ static int apply_ops(maint *x, const mpart *p, const rstate *b, const mrow *mr, 
         const mrt *r = &p->rts[i];
         bool in = true;
         if (r->s.len) {
-            int c = bytes_cmp(ck, ck_len, r->s.key, r->s.len);
+            int c = cs_bytes_cmp(ck, ck_len, r->s.key, r->s.len);
             in = r->s.inclusive ? c >= 0 : c > 0;
         }
         if (in && r->e.len) {
-            int c = bytes_cmp(ck, ck_len, r->e.key, r->e.len);
+            int c = cs_bytes_cmp(ck, ck_len, r->e.key, r->e.len);
             in = r->e.inclusive ? c <= 0 : c < 0;
         }
         if (in && st_deletion_supersedes(r->d, d))
@@ -530,7 +524,7 @@ static int maint_index(maint *x, const mpart *p, sch_index *ix, const rstate *be
     for (int i = 0; i < na; i++) {
         bool same = false;
         for (int j = 0; j < nb && !same; j++)
-            same = !bytes_cmp(av[i].v, av[i].n, bv[j].v, bv[j].n) && av[i].lv.ts_us == bv[j].lv.ts_us &&
+            same = !cs_bytes_cmp(av[i].v, av[i].n, bv[j].v, bv[j].n) && av[i].lv.ts_us == bv[j].lv.ts_us &&
                    av[i].lv.ttl_s == bv[j].lv.ttl_s && av[i].lv.ldt_s == bv[j].lv.ldt_s;
         if (same)
             continue;
@@ -544,7 +538,7 @@ static int maint_index(maint *x, const mpart *p, sch_index *ix, const rstate *be
     for (int j = 0; j < nb; j++) {
         bool kept = false;
         for (int i = 0; i < na && !kept; i++)
-            kept = !bytes_cmp(av[i].v, av[i].n, bv[j].v, bv[j].n);
+            kept = !cs_bytes_cmp(av[i].v, av[i].n, bv[j].v, bv[j].n);
         if (kept || (tg.col->kind == COL_PARTITION_KEY && p->pdel.ts_us == INT64_MIN))
             continue;
         entry_key(bv[j].v, bv[j].n, token, &ipk);
@@ -680,8 +674,8 @@ static int maint_view(maint *x, const mpart *p, sch_table *v, const rstate *bef,
     int64_t w = ops_ts(p, mr);
     if (max_ts(bef) > w) w = max_ts(bef);
     if (max_ts(aft) > w) w = max_ts(aft);
-    bool same = hb && ha && !bytes_cmp(bpk.p, (uint32_t)bpk.len, apk.p, (uint32_t)apk.len) &&
-                !bytes_cmp(bck.p, (uint32_t)bck.len, ack.p, (uint32_t)ack.len);
+    bool same = hb && ha && !cs_bytes_cmp(bpk.p, (uint32_t)bpk.len, apk.p, (uint32_t)apk.len) &&
+                !cs_bytes_cmp(bck.p, (uint32_t)bck.len, ack.p, (uint32_t)ack.len);
     if (hb && !same) {
         st_mut_partition(x->m, v->st, bpk.p, (uint32_t)bpk.len);
         st_mut_row(x->m, bck.p, (uint32_t)bck.len, 0);
@@ -814,7 +808,7 @@ static int maint_part(maint *x, mpart *p)
         const mrow *mr = &p->rows[i];
         const rstate *b = NULL;
         for (int j = 0; j < n && !b; j++)
-            if (rows[j].is_static == mr->is_static && !bytes_cmp(rows[j].ck, rows[j].ck_len, mr->ck, mr->ck_len)) {
+            if (rows[j].is_static == mr->is_static && !cs_bytes_cmp(rows[j].ck, rows[j].ck_len, mr->ck, mr->ck_len)) {
                 b = &rows[j];
                 used[j] = true;
             }

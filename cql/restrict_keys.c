@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cql/restrict_int.h"
+#include "common/util.h"
 #include "common/alloc.h"
 #include "common/hash.h"
 
@@ -149,14 +150,6 @@ int cql__wan_build_pks(cql_wan *a)
 
 /* ---------------------------------------------------------------- clustering */
 
-static int bytes_cmp(const uint8_t *a, size_t an_, const uint8_t *b, size_t bn)
-{
-    int c = memcmp(a, b, an_ < bn ? an_ : bn);
-    if (c)
-        return c;
-    return an_ < bn ? -1 : an_ > bn ? 1 : 0;
-}
-
 /* Arena copy of a clustering key for vals[0..n), optionally ++ 0xFF. */
 static int ck_key_in(cs_arena *ar, const sch_table *t, const cql_value *vals, int n, bool after,
                      st_bound *out, bool start, cs_error *e)
@@ -189,13 +182,13 @@ static int ck_key(cql_wan *a, const cql_value *vals, int n, bool after, st_bound
 static int key_cmp(const void *x, const void *y)
 {
     const cql_value *a = x, *b = y;
-    return bytes_cmp(a->p, (size_t)a->len, b->p, (size_t)b->len);
+    return cs_bytes_cmp(a->p, (size_t)a->len, b->p, (size_t)b->len);
 }
 
 static int slice_cmp(const void *x, const void *y)
 {
     const st_slice *a = x, *b = y;
-    return bytes_cmp(a->start.key, a->start.len, b->start.key, b->start.len);
+    return cs_bytes_cmp(a->start.key, a->start.len, b->start.key, b->start.len);
 }
 
 /* A multi-column slice over columns of mixed clustering order. */
@@ -260,7 +253,7 @@ static int make_slice(cql_wan *a, cql_value *vals, int m, const cql_slicer *sl, 
         out->end = lo_have ? lo : pend;
     }
     if (out->start.len && out->end.len &&
-        bytes_cmp(out->start.key, out->start.len, out->end.key, out->end.len) >= 0)
+        cs_bytes_cmp(out->start.key, out->start.len, out->end.key, out->end.len) >= 0)
         *empty = true;
     return 0;
 }
@@ -270,7 +263,7 @@ static int bound_end_cmp(const st_bound *x, const st_bound *y)
 {
     if (!x->len || !y->len)
         return (x->len == 0) - (y->len == 0);   /* unbounded: past every key */
-    return bytes_cmp(x->key, x->len, y->key, y->len);
+    return cs_bytes_cmp(x->key, x->len, y->key, y->len);
 }
 
 /* One side of a multi-column slice over mixed clustering orders, as the
@@ -328,10 +321,10 @@ static int mixed_slices(cql_wan *a, cql_value *vals, int m, const cql_slicer *sl
     for (int i = 0; i < nl; i++)
         for (int j = 0; j < nh; j++) {
             st_slice r;
-            r.start = bytes_cmp(los[i].start.key, los[i].start.len, his[j].start.key, his[j].start.len) >= 0
+            r.start = cs_bytes_cmp(los[i].start.key, los[i].start.len, his[j].start.key, his[j].start.len) >= 0
                           ? los[i].start : his[j].start;
             r.end = bound_end_cmp(&los[i].end, &his[j].end) <= 0 ? los[i].end : his[j].end;
-            if (r.end.len && bytes_cmp(r.start.key, r.start.len, r.end.key, r.end.len) >= 0)
+            if (r.end.len && cs_bytes_cmp(r.start.key, r.start.len, r.end.key, r.end.len) >= 0)
                 continue;
             out[(*n)++] = r;
         }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <stdio.h>
 #include "cql/index.h"
+#include "common/util.h"
 #include "cql/exec_int.h"
 #include "common/alloc.h"
 #include "common/hash.h"
@@ -26,13 +27,6 @@ static int slot(const uint8_t id[16])
     return (int)(cs_xxh64(id, 16, 7) & 63);
 }
 
-static int bytes_cmp(const uint8_t *a, uint32_t al, const uint8_t *b, uint32_t bl)
-{
-    uint32_t n = al < bl ? al : bl;
-    int c = n ? memcmp(a, b, n) : 0;
-    return c ? c : (al < bl ? -1 : al > bl);
-}
-
 /* Is ck inside one of the slices?  Same bound tests as storage's reads. */
 static bool in_bound_slices(const cql_where *w, const uint8_t *ck, uint32_t n)
 {
@@ -41,12 +35,12 @@ static bool in_bound_slices(const cql_where *w, const uint8_t *ck, uint32_t n)
     for (int i = 0; i < w->n_slices; i++) {
         const st_slice *s = &w->slices[i];
         if (s->start.len) {
-            int c = bytes_cmp(ck, n, s->start.key, s->start.len);
+            int c = cs_bytes_cmp(ck, n, s->start.key, s->start.len);
             if (s->start.inclusive ? c < 0 : c <= 0)
                 continue;
         }
         if (s->end.len) {
-            int c = bytes_cmp(ck, n, s->end.key, s->end.len);
+            int c = cs_bytes_cmp(ck, n, s->end.key, s->end.len);
             if (s->end.inclusive ? c > 0 : c >= 0)
                 continue;
         }
