@@ -180,6 +180,44 @@ uint32_t cs_crc32c(uint32_t crc, const void *p, size_t n)
     return f(crc, p, n);
 }
 
+/* ------------------------------------------------------------ CRC-32 */
+
+static uint32_t crc32_tab[4][256];
+static int crc32_ready;
+
+static void crc32_init(void)
+{
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++)
+            c = c & 1 ? (c >> 1) ^ 0xEDB88320u : c >> 1;
+        crc32_tab[0][i] = c;
+    }
+    for (uint32_t i = 0; i < 256; i++)
+        for (int t = 1; t < 4; t++)
+            crc32_tab[t][i] = (crc32_tab[t - 1][i] >> 8) ^ crc32_tab[0][crc32_tab[t - 1][i] & 0xFF];
+    __atomic_store_n(&crc32_ready, 1, __ATOMIC_RELEASE);
+}
+
+/* Slice-by-4 over the reflected IEEE polynomial. */
+uint32_t cs_crc32(uint32_t crc, const void *p, size_t n)
+{
+    if (!__atomic_load_n(&crc32_ready, __ATOMIC_ACQUIRE))
+        crc32_init(); /* idempotent: racing initializers write identical tables */
+    const uint8_t *d = p;
+    crc = ~crc;
+    while (n >= 4) {
+        crc ^= (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24;
+        crc = crc32_tab[3][crc & 0xFF] ^ crc32_tab[2][(crc >> 8) & 0xFF] ^ crc32_tab[1][(crc >> 16) & 0xFF] ^
+              crc32_tab[0][crc >> 24];
+        d += 4;
+        n -= 4;
+    }
+    while (n--)
+        crc = (crc >> 8) ^ crc32_tab[0][(crc ^ *d++) & 0xFF];
+    return ~crc;
+}
+
 /* ------------------------------------------------------------ xxHash64 */
 
 uint64_t cs_xxh64(const void *p, size_t n, uint64_t seed) { return XXH64(p, n, seed); }

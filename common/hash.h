@@ -5,6 +5,8 @@
  *    (Cassandra's quirk), Long.MIN_VALUE mapped to Long.MAX_VALUE.
  *    Oracle: int key 1 (00 00 00 01) -> -4069959284402364209.
  *  - cs_crc32c: CRC-32C (Castagnoli), for on-disk checksums.
+ *  - cs_crc32: CRC-32 (IEEE 802.3, zlib's crc32 and java.util.zip.CRC32),
+ *    for protocol v5 segments.
  *  - cs_xxh64: xxHash64 (wraps libxxhash), for bloom filters.
  *  - cs_md5: MD5 (prepared statement ids, as Cassandra).
  */
@@ -21,6 +23,9 @@ uint32_t cs_crc32c(uint32_t crc, const void *p, size_t n);   /* start with crc =
  * and whether the SSE4.2 instruction path is used on this CPU (tests). */
 uint32_t cs_crc32c_sw(uint32_t crc, const void *p, size_t n);
 bool cs_crc32c_hw_available(void);
+/* zlib-compatible: start with crc = 0; cs_crc32(cs_crc32(0, a), b) is the
+ * CRC of a followed by b.  Table-driven, any CPU. */
+uint32_t cs_crc32(uint32_t crc, const void *p, size_t n);
 uint64_t cs_xxh64(const void *p, size_t n, uint64_t seed);
 void cs_md5(const void *p, size_t n, uint8_t out[16]);
 

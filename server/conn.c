@@ -4,7 +4,7 @@
  * State machine (one per connection; every transition is on the thread of
  * the request loop that owns the connection, see conn.h):
  *
- *                 first frame, version 3 or 4
+ *                 first frame, version 3, 4 or 5
  *   C_NEW ────────────────────────────────────────► C_UNINIT
  *     │  first frame, any other version                 │  OPTIONS -> SUPPORTED (stays)
  *     │  -> ERROR 0x000A, close   (refuse_version)      │  STARTUP (on_startup)
@@ -19,7 +19,7 @@
  *  1. The protocol version is fixed by the first frame (C_NEW -> C_UNINIT);
  *     a later frame with another version gets a ProtocolException
  *     (Cassandra: "Invalid message version"); the connection stays open.
- *  2. An unsupported first version (0x42, 0x41, 5, 1, 2, ...) is answered
+ *  2. An unsupported first version (0x42, 0x41, 6, 1, 2, ...) is answered
  *     with ERROR 0x000A on the request's stream, in a v4 frame (v1/v2 in a
  *     frame of their own version), then the connection closes.  Python
  *     then retries with the next lower version and Node with the error frame's
@@ -30,6 +30,20 @@
  *     the connection stays open, since framing is intact.
  *  4. Compression (lz4) applies to every frame after the reply to STARTUP, in
  *     both directions; the READY/AUTHENTICATE reply itself is uncompressed.
+ *     v5 (spec v5 §2.3): after that reply both directions switch to segment
+ *     framing (server/frame_seg.c), and lz4 then compresses segments, not
+ *     envelopes.  Input: bytes read go to `raw`, and unframe_input moves
+ *     the segments' payloads, which are envelopes, into `in`, where the
+ *     v4 path takes them as they are (invariants 3, 5, 9 unchanged).  An
+ *     envelope over one payload arrives in non-self-contained segments,
+ *     appended in turn (`large_left`).  A segment whose CRC fails, or
+ *     whose payload is not what its flag says, is answered with a fatal
+ *     ProtocolException on stream 0 and the connection closes (Cassandra
+ *     CQLMessageHandler.processCorruptFrame: the payload may hold requests
+ *     of many streams).  Output: envelopes are gathered in `out` as
+ *     before and wrapped into segments by flush_now; `out_wire` counts the
+ *     bytes at the front of `out` already in wire form (the unframed
+ *     READY/AUTHENTICATE and what preceded it).
  *  5. A frame longer (header included) than native_transport_max_frame_size
  *     is skipped as its bytes arrive, never buffered, and once it has all
  *     gone by it is answered on its stream with an InvalidRequest "Request
@@ -83,6 +97,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/hash.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "server/auth.h"
@@ -109,7 +124,10 @@ struct conn {
     conn *prev, *next;               /* srv_loop.conns list */
     int state;                       /* C_* */
     uint8_t version;                 /* fixed by the first frame; 0 before */
-    bool compress;                   /* lz4 negotiated and STARTUP answered */
+    bool compress;                   /* lz4 envelopes (v3/v4): negotiated and STARTUP answered */
+    bool seg_in, seg_out;            /* v5 segment framing on (invariant 4) */
+    bool seg_lz4;                    /* v5 segments are lz4-compressed */
+    bool seg_switch;                 /* on_startup turned seg_in on: the rest of `in` is segments */
     bool closed;                     /* uv_close called */
     bool handle_closed;              /* close callback ran */
     bool close_after_flush;          /* close once `out` is written and no reply waits for a sync */
@@ -127,7 +145,13 @@ struct conn {
     int sync_pending;                /* replies waiting for the commit log (invariant 7) */
     bool queued;                     /* in srv->flushq (invariant 6) */
     conn *qnext;                     /* next in srv->flushq */
-    cs_buf in;                       /* unparsed input */
+    cs_buf in;                       /* unparsed input (envelopes) */
+    cs_buf raw;                      /* v5: input segments not yet unframed */
+    cs_buf seg_scratch;              /* v5: a decompressed segment payload */
+    uint64_t large_left;             /* v5: bytes of a multi-segment envelope still to come */
+    size_t out_wire;                 /* bytes at the front of `out` already in wire form (v5) */
+    uint32_t id;                     /* names the connection in v5 framing errors (Netty's short channel id) */
+    char seg_err[224];               /* v5: a bad segment's error, sent once the envelopes before it are answered */
     uint64_t discard;                /* bytes of an oversize frame still to skip (invariant 5) */
     uint64_t discard_total;          /* that frame's length, header included */
     int16_t discard_stream;          /* and its stream id */
@@ -194,6 +218,8 @@ static void conn_unref(conn *c)
     if (--c->refs > 0 || !c->handle_closed)
         return;
     cs_buf_destroy(&c->in);
+    cs_buf_destroy(&c->raw);
+    cs_buf_destroy(&c->seg_scratch);
     cs_buf_destroy(&c->out);
     cs_arena_destroy(&c->arena);
     cs_free(c);
@@ -315,6 +341,27 @@ static void on_write(uv_write_t *req, int status)
     conn_unref(c);
 }
 
+/* v5 (invariant 4): the envelopes after out_wire become segments. */
+static void wrap_segments(conn *c)
+{
+    cs_buf w;
+    cs_buf_init(&w);
+    if (cs_buf_reserve(&w, c->out.len + c->out.len / 64 + 64) == 0) {
+        cs_buf_put(&w, c->out.p, c->out_wire);
+        frame_seg_wrap(&w, c->out.p + c->out_wire, c->out.len - c->out_wire, c->seg_lz4);
+    } else if (!w.err) {
+        w.err = CS_ENOMEM;
+    }
+    if (w.err) {
+        c->out.err = w.err;
+        cs_buf_destroy(&w);
+        return;
+    }
+    cs_buf_destroy(&c->out);
+    c->out = w;
+    c->out_wire = c->out.len;
+}
+
 /*
  * Hand `out` to the kernel: uv_try_write first (no allocation on the common
  * path), then uv_write for the remainder, which takes the buffer's memory.
@@ -328,6 +375,15 @@ static void flush_now(conn *c)
                  cs_strerror(c->out.err));
         conn__close(c, false);
         return;
+    }
+    if (c->seg_out && c->out.len > c->out_wire) {
+        wrap_segments(c);
+        if (c->out.err) {
+            CS_ERROR("connection %s: v5 segment encoding failed: %s", c->session.client_addr,
+                     cs_strerror(c->out.err));
+            conn__close(c, false);
+            return;
+        }
     }
     if (c->out.len > 0) {
         /* Commit log records of the writes answered here reach the kernel
@@ -343,6 +399,7 @@ static void flush_now(conn *c)
             return;
         }
         SRV_STAT_ADD(c->s->stats.bytes_out, (uint64_t)n);
+        c->out_wire = 0;             /* everything left goes below, already wrapped */
         if ((size_t)n == c->out.len) {
             c->out.len = 0;
             if (c->out.cap > IDLE_BUF_KEEP)
@@ -550,9 +607,13 @@ static void refuse_version(conn *c, const uint8_t *hdr)
     cs_error e;
     cs_error_init(&e);
     e.code = CS_ERR_PROTOCOL;
-    snprintf(e.msg, sizeof e.msg,
-             "Invalid or unsupported protocol version (%u); supported versions are (%s)", v,
-             SUPPORTED_TEXT);
+    if (v == 6 && !(hdr[1] & FRAME_FLAG_USE_BETA))
+        /* Cassandra ProtocolVersion.decode: v6 is its beta version */
+        snprintf(e.msg, sizeof e.msg, "Beta version of the protocol used (6/v6-beta), but USE_BETA flag is unset");
+    else
+        snprintf(e.msg, sizeof e.msg,
+                 "Invalid or unsupported protocol version (%u); supported versions are (%s)", v,
+                 SUPPORTED_TEXT);
     SRV_STAT_ADD(c->s->stats.errors, 1);
     SRV_STAT_ADD(c->s->stats.protocol_errors, 1);
     /* v1/v2 get their own version byte back (Cassandra answers an old
@@ -648,7 +709,14 @@ static void on_startup(conn *c, int16_t stream, const msg_request *m)
         reply_frame(c, stream, OP_READY, NULL, 0);
         become_ready(c);
     }
-    c->compress = lz4;    /* invariant 4: after the reply above */
+    /* invariant 4: after the reply above */
+    if (c->version >= 5) {
+        c->out_wire = c->out.len;
+        c->seg_in = c->seg_out = c->seg_switch = true;
+        c->seg_lz4 = lz4;
+    } else {
+        c->compress = lz4;
+    }
 }
 
 /* AUTH_RESPONSE: SASL PLAIN decoded by server/auth.c, the credentials
@@ -1016,7 +1084,7 @@ static void process_input(conn *c)
         if (c->state == C_NEW) {
             /* An unsupported version is refused as soon as its stream id has
              * arrived: a v1/v2 client's header is only 8 bytes long. */
-            if (v != 3 && v != 4) {
+            if (v != 3 && v != 4 && v != 5) {
                 if (avail >= 4)
                     refuse_version(c, p);
                 break;
@@ -1056,6 +1124,17 @@ static void process_input(conn *c)
             hinted = prefetch_batch(c, off);
         on_frame(c, &h, p + FRAME_HEADER_LEN);
         off += FRAME_HEADER_LEN + h.length;
+        if (c->seg_switch) {
+            /* v5: what follows STARTUP is segments (invariant 4). */
+            c->seg_switch = false;
+            cs_buf_put(&c->raw, c->in.p + off, c->in.len - off);
+            c->in.len = off;
+            if (c->raw.err) {
+                conn__close(c, false);
+                return;
+            }
+            break;
+        }
     }
     if (c->closed)
         return;
@@ -1069,6 +1148,135 @@ static void process_input(conn *c)
     cs_arena_init(&c->arena);
 }
 
+/* A bad v5 segment (invariant 4): recorded, and unframing stops before it;
+ * pump answers it once the envelopes of the segments before it are. */
+static void seg_fail(conn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void seg_fail(conn *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->seg_err, sizeof c->seg_err, fmt, ap);
+    va_end(ap);
+}
+
+/* Whether `in` holds a complete envelope that process_input would take
+ * (it stopped for back-pressure). */
+static bool envelope_buffered(const conn *c)
+{
+    if (c->discard > 0 || c->in.len < FRAME_HEADER_LEN)
+        return false;
+    uint32_t len = cs_be32(c->in.p + 5);
+    return len > 0x7fffffffu || c->in.len - FRAME_HEADER_LEN >= len;
+}
+
+/* The recorded segment error: fatal, on stream 0, then close (Cassandra
+ * CQLMessageHandler.processCorruptFrame). */
+static void seg_fatal(conn *c)
+{
+    cs_error e;
+    cs_error_init(&e);
+    e.code = CS_ERR_PROTOCOL;
+    snprintf(e.msg, sizeof e.msg, "%s", c->seg_err);
+    reply_error(c, 0, &e);
+    conn__close(c, true);
+}
+
+/* Whether p[0..n) is whole envelopes (a corrupt length is left for
+ * process_input to answer). */
+static bool whole_envelopes(const uint8_t *p, size_t n)
+{
+    size_t at = 0;
+    while (at < n) {
+        if (n - at < FRAME_HEADER_LEN)
+            return false;
+        uint32_t len = cs_be32(p + at + 5);
+        if (len > 0x7fffffffu)
+            return true;
+        if ((uint64_t)len > n - at - FRAME_HEADER_LEN)
+            return false;
+        at += FRAME_HEADER_LEN + len;
+    }
+    return true;
+}
+
+/*
+ * v5 (invariant 4): move the payloads of the complete segments in `raw`
+ * into `in`.  A self-contained segment must hold whole envelopes, and may
+ * not come between the segments of a multi-segment envelope (Cassandra
+ * would take it on its own; clients never interleave); a non-self-
+ * contained run must end exactly with its envelope.
+ */
+static void unframe_input(conn *c)
+{
+    size_t off = 0;
+    while (c->state != C_CLOSING && !c->seg_err[0] && off < c->raw.len) {
+        frame_seg seg;
+        int rc = frame_seg_decode(c->raw.p + off, c->raw.len - off, c->seg_lz4, &c->seg_scratch, &seg);
+        if (rc == 0)
+            break;
+        if (rc == CS_ENOMEM) {
+            conn__close(c, false);
+            return;
+        }
+        if (rc < 0) {
+            if (seg.bad_lz4)
+                seg_fail(c, "%08x invalid, lz4 payload of a frame does not decompress to its length", c->id);
+            else
+                seg_fail(c, "%08x invalid, unrecoverable CRC mismatch detected in frame %s. Read %d, Computed %d",
+                          c->id, seg.bad_header ? "header" : "body", seg.read_crc, seg.computed_crc);
+            break;
+        }
+        off += seg.size;
+        if (seg.self_contained) {
+            if (c->large_left > 0) {
+                seg_fail(c, "Invalid frame: a self-contained frame arrived before the last frame of "
+                          "a large message (%llu bytes still expected)", (unsigned long long)c->large_left);
+                break;
+            }
+            if (!whole_envelopes(seg.payload, seg.payload_len)) {
+                seg_fail(c, "Invalid frame: a self-contained frame of %zu bytes does not hold whole messages",
+                          seg.payload_len);
+                break;
+            }
+        } else if (c->large_left == 0) {
+            if (seg.payload_len < FRAME_HEADER_LEN) {
+                seg_fail(c, "Invalid frame: the first frame of a large message holds %zu bytes, "
+                          "less than a message header", seg.payload_len);
+                break;
+            }
+            uint64_t total = FRAME_HEADER_LEN + (uint64_t)cs_be32(seg.payload + 5);
+            if (total < seg.payload_len) {
+                seg_fail(c, "Invalid frame: a large message of %llu bytes in a frame of %zu bytes",
+                          (unsigned long long)total, seg.payload_len);
+                break;
+            }
+            c->large_left = total - seg.payload_len;
+        } else {
+            if (seg.payload_len > c->large_left) {
+                seg_fail(c, "Invalid frame: %zu bytes in a frame of a large message that expects %llu more",
+                          seg.payload_len, (unsigned long long)c->large_left);
+                break;
+            }
+            c->large_left -= seg.payload_len;
+        }
+        cs_buf_put(&c->in, seg.payload, seg.payload_len);
+        if (c->in.err) {
+            conn__close(c, false);
+            return;
+        }
+    }
+    if (c->closed)
+        return;
+    size_t left = c->raw.len - off;
+    if (off > 0 && left > 0)
+        memmove(c->raw.p, c->raw.p + off, left);
+    c->raw.len = left;
+    if (left == 0 && c->raw.cap > IDLE_BUF_KEEP)
+        cs_buf_destroy(&c->raw);
+    if (c->seg_scratch.cap > IDLE_BUF_KEEP)
+        cs_buf_destroy(&c->seg_scratch);
+}
+
 /*
  * Handle buffered input and write the replies; apply back-pressure
  * (invariant 9): stop reading while unsent output is over MAX_PENDING_OUT,
@@ -1078,8 +1286,12 @@ static void pump(conn *c)
 {
     c->refs++;                       /* a sync callback may not free us mid-loop */
     for (;;) {
-        size_t before = c->in.len;
+        size_t before = c->in.len + c->raw.len;
+        if (c->seg_in && c->raw.len > 0)
+            unframe_input(c);
         process_input(c);
+        if (c->seg_err[0] && c->state != C_CLOSING && !c->closed && !envelope_buffered(c))
+            seg_fatal(c);
         exec_leave(c->s);
         flush(c);
         if (c->closed || c->state == C_CLOSING)
@@ -1101,7 +1313,7 @@ static void pump(conn *c)
         }
         /* Stopped early for back-pressure but the output drained at once:
          * go on with the frames already buffered; stop when no progress. */
-        if (c->in.len == 0 || c->in.len == before)
+        if ((c->in.len == 0 && c->raw.len == 0) || c->in.len + c->raw.len == before)
             break;
     }
     conn_unref(c);
@@ -1111,11 +1323,12 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     conn *c = (conn *)h;
     (void)suggested;
-    if (c->in.cap - c->in.len < READ_MIN_SPARE && cs_buf_reserve(&c->in, READ_MIN_SPARE) != 0) {
+    cs_buf *b = c->seg_in ? &c->raw : &c->in;
+    if (b->cap - b->len < READ_MIN_SPARE && cs_buf_reserve(b, READ_MIN_SPARE) != 0) {
         *buf = uv_buf_init(NULL, 0);
         return;
     }
-    *buf = uv_buf_init((char *)c->in.p + c->in.len, (unsigned)(c->in.cap - c->in.len));
+    *buf = uv_buf_init((char *)b->p + b->len, (unsigned)(b->cap - b->len));
 }
 
 static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
@@ -1131,7 +1344,10 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
     SRV_STAT_ADD(c->s->stats.bytes_in, (uint64_t)nread);
     if (c->state == C_CLOSING)
         return;                      /* lingering: input is discarded */
-    c->in.len += (size_t)nread;
+    if (c->seg_in)
+        c->raw.len += (size_t)nread;
+    else
+        c->in.len += (size_t)nread;
     c->s->clock_ns = c->s->active_ns = cs_mono_ns();   /* start of this read's first request */
     pump(c);
     c->s->clock_ns = 0;              /* never reused after this callback */
@@ -1149,7 +1365,10 @@ int conn__accept(srv_loop *s, int fd)
     }
     c->s = s;
     c->state = C_NEW;
+    c->id = (uint32_t)cs_xxh64(&c, sizeof c, (uint64_t)cs_mono_ns());
     cs_buf_init(&c->in);
+    cs_buf_init(&c->raw);
+    cs_buf_init(&c->seg_scratch);
     cs_buf_init(&c->out);
     cs_arena_init(&c->arena);
     c->session.server_conn = c;

@@ -7,6 +7,9 @@
  * big-endian uncompressed length, then the lz4 block) when the COMPRESSION
  * flag is set.  Body sub-parts in order: tracing id (response, 0x02), custom
  * payload (0x04), warnings (response, 0x08), then the message.
+ *
+ * v5 (frame_seg.c): after the STARTUP exchange the same envelopes travel
+ * inside CRC-protected segments, optionally lz4-compressed per segment.
  */
 #ifndef CS_SERVER_FRAME_H
 #define CS_SERVER_FRAME_H
@@ -71,6 +74,36 @@ void frame_begin(frame_writer *w, cs_buf *out, uint8_t version, bool response, i
                  uint8_t opcode, uint8_t flags, bool compress,
                  const uint8_t *tracing_id, const char *const *warnings, int n_warnings);
 void frame_end(frame_writer *w);
+
+/* ------------------------------------------------ protocol v5 segments (frame_seg.c) */
+
+/* The largest segment payload (spec v5 §2.1), compressed or not. */
+#define FRAME_SEG_MAX_PAYLOAD (128 * 1024 - 1)
+
+/* One decoded segment.  payload borrows the input or `scratch`. */
+typedef struct frame_seg {
+    bool self_contained;
+    size_t size;                     /* bytes on the wire: header, payload, CRC32 */
+    const uint8_t *payload;          /* decompressed */
+    size_t payload_len;
+    bool bad_header;                 /* CS_ECORRUPT: the header's CRC24 failed (else the payload's CRC32) */
+    bool bad_lz4;                    /* CS_ECORRUPT: CRCs fine, the lz4 data did not decode to its length */
+    int32_t read_crc, computed_crc;  /* the CRC that failed, as Cassandra prints them (Java int) */
+} frame_seg;
+
+/* Decode the segment at p[0..avail), lz4 form when `lz4`.  Returns 1 (seg
+ * filled, seg->size bytes used), 0 if more bytes are needed, CS_ECORRUPT
+ * (seg says what failed) or CS_ENOMEM. */
+int frame_seg_decode(const uint8_t *p, size_t avail, bool lz4, cs_buf *scratch, frame_seg *seg);
+/* Append one segment carrying payload[0..len) (len <= FRAME_SEG_MAX_PAYLOAD,
+ * else out->err = CS_ETOOBIG); lz4: compressed when that is smaller. */
+void frame_seg_put(cs_buf *out, const uint8_t *payload, size_t len, bool self_contained, bool lz4);
+/* Append env[0..len), whole envelopes, as segments: packed into
+ * self-contained segments, an envelope over one payload cut into
+ * non-self-contained ones.  Sticky errors in out->err. */
+void frame_seg_wrap(cs_buf *out, const uint8_t *env, size_t len, bool lz4);
+/* The header CRC24 of the low n bytes of v (tests, fuzz corpora). */
+uint32_t frame_seg_crc24(uint64_t v, int n);
 
 /* Helpers for [string map], [string multimap], [string list] (spec v4 §3). */
 void frame_put_string_list(cs_buf *b, const char *const *items, int n);

@@ -614,10 +614,10 @@ void msg_put_supported(cs_buf *b)
 {
     static const char *const cqlv[] = { "3.4.6" };
     static const char *const comp[] = { "lz4" };
-    static const char *const vers[] = { "3/v3", "4/v4" };
+    static const char *const vers[] = { "3/v3", "4/v4", "5/v5" };
     static const char *const keys[] = { "CQL_VERSION", "COMPRESSION", "PROTOCOL_VERSIONS" };
     static const char *const *const vals[] = { cqlv, comp, vers };
-    static const int nv[] = { 1, 1, 2 };
+    static const int nv[] = { 1, 1, 3 };
     frame_put_string_multimap(b, keys, vals, nv, 3);
 }
 

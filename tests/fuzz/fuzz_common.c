@@ -150,6 +150,12 @@ static int read_metadata(const rctx *x, cs_rd *r, bool prepared, bool rows, ctyp
             x->out->ps_len = len;
         }
     }
+    if (flags & 0x0008) {                  /* METADATA_CHANGED (v5): <new_metadata_id> */
+        size_t idl;
+        RCHECK(x->version >= 5 && !prepared, "%s: METADATA_CHANGED at v%d", x->what, x->version);
+        cs_rd_string(r, &idl);             /* [short bytes] */
+        RCHECK(!r->err, "%s: new_metadata_id", x->what);
+    }
     if (flags & 0x0004)                    /* NO_METADATA */
         return n;
     size_t len;
@@ -235,6 +241,10 @@ void fz_check_result(const char *what, int version, const uint8_t *body, size_t 
         RCHECK(!r.err && len == 16, "%s: prepared id of %zu bytes", what, len);
         memcpy(out->id, s, 16);
         out->have_id = true;
+        if (version >= 5) {                /* <result_metadata_id> [short bytes] */
+            cs_rd_string(&r, &len);
+            RCHECK(!r.err && len == 16, "%s: result metadata id of %zu bytes", what, len);
+        }
         read_metadata(&x, &r, true, false, NULL, 0);
         read_metadata(&x, &r, false, false, NULL, 0);
         break;

@@ -1,9 +1,9 @@
 """Connecting with default driver settings: protocol negotiation, the
 handshake, system.local, and the driver's view of the node.
 
-Known difference: Apache Cassandra 4.1 accepts protocol v5, so the Python
-driver 3.25 settles on v5 there; cassette speaks v4 (v5 later), so the
-driver must step down 0x42 -> 0x41 -> 5 -> 4 and settle on v4.
+As with Apache Cassandra 4.1, the Python driver 3.25 steps down
+0x42 -> 0x41 -> 5 and settles on v5 (test_protocol_v5.py has the v5
+framing); the Node.js driver settles on v4.
 """
 
 import uuid
@@ -15,17 +15,14 @@ from cassandra.metadata import Murmur3Token
 import cassette_harness as H
 
 
-def test_default_settings_negotiate_v4(contact):
+def test_default_settings_negotiate_v5(contact):
     # No protocol_version: the driver starts at 0x42 and steps down.
     c = Cluster([contact[0]], port=contact[1], connect_timeout=10)
     try:
         s = c.connect()
         row = s.execute("SELECT release_version FROM system.local WHERE key='local'").one()
         assert row.release_version.startswith("4")
-        if H.is_cassette():
-            assert c.protocol_version == 4
-        else:
-            assert c.protocol_version in (4, 5)
+        assert c.protocol_version == 5
     finally:
         c.shutdown()
 
@@ -136,12 +133,10 @@ def test_many_connections(contact):
             c.close()
 
 
-@pytest.mark.parametrize("version", [0x42, 0x41, 0x05])
+@pytest.mark.parametrize("version", [0x42, 0x41])
 def test_unsupported_version_message(contact, version):
     """The drivers step down only on this exact error (clients.md section 1)."""
     import rawcql
-    if not H.is_cassette() and version == 5:
-        pytest.skip("Cassandra 4.1 supports v5")
     with rawcql.Conn(*contact) as c:
         c.send(rawcql.frame(rawcql.OP_OPTIONS, stream=7, version=version))
         f = c.recv()

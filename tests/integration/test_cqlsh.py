@@ -147,3 +147,11 @@ def test_cqlsh_copy_to_and_from(contact, session, ks, tmp_path):
     src = sorted(tuple(r) for r in session.execute("SELECT k, v, n FROM %s.src" % ks))
     dst = sorted(tuple(r) for r in session.execute("SELECT k, v, n FROM %s.dst" % ks))
     assert src == dst and len(dst) == 500
+
+
+def test_cqlsh_speaks_v5(contact):
+    """cqlsh 6.1 on the Python driver 3.25 settles on protocol v5, as with
+    Cassandra 4.1, and says so."""
+    rc, out, err = cqlsh(contact, "SHOW VERSION")
+    assert rc == 0, err
+    assert "Native protocol v5" in out, out

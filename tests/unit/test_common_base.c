@@ -55,6 +55,25 @@ Test(crc32c, known_vector)
     cr_assert_eq(cs_crc32c(cs_crc32c(0, "1234", 4), "56789", 5), 0xE3069283u);
 }
 
+Test(crc32, known_vectors)
+{
+    /* zlib's crc32: "123456789" -> 0xCBF43926; the v5 segment seed (the
+     * CRC of FA 2D 55 CA) and a payload continued from it, as Python's
+     * zlib.crc32(b"hello", zlib.crc32(b"\xfa\x2d\x55\xca")) computes. */
+    cr_assert_eq(cs_crc32(0, "123456789", 9), 0xCBF43926u);
+    cr_assert_eq(cs_crc32(0, "", 0), 0u);
+    static const uint8_t seed[4] = { 0xFA, 0x2D, 0x55, 0xCA };
+    uint32_t s0 = cs_crc32(0, seed, 4);
+    cr_assert_eq(s0, 0x44777ED3u);
+    cr_assert_eq(cs_crc32(s0, "hello", 5), 0xB60E8074u);
+    uint8_t b[768];
+    for (size_t i = 0; i < sizeof b; i++)
+        b[i] = (uint8_t)i;
+    cr_assert_eq(cs_crc32(0, b, sizeof b), 0xB0C0DF2Au);
+    for (size_t cut = 0; cut <= sizeof b; cut += 37)     /* incremental == one shot */
+        cr_assert_eq(cs_crc32(cs_crc32(0, b, cut), b + cut, sizeof b - cut), 0xB0C0DF2Au);
+}
+
 /* The SSE4.2 path (when the CPU has it) and the table path agree on random
  * data of every length 0..300 at every alignment 0..7, and incrementally. */
 Test(crc32c, hardware_matches_software)

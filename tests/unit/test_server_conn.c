@@ -345,11 +345,12 @@ static int ready_conn(void)
 
 /* ------------------------------------------------------------ tests */
 
-/* clients.md §1: 0x42, 0x41 and 5 are refused with Cassandra's message on the
- * request's stream in a v4 frame, then the connection closes. */
+/* clients.md §1: 0x42, 0x41 and 6 are refused with Cassandra's message (for
+ * 6 without USE_BETA: its beta message) on the request's stream in a v4
+ * frame, then the connection closes. */
 Test(server_conn, refuse_versions)
 {
-    static const uint8_t versions[] = { 0x42, 0x41, 5, 6 };
+    static const uint8_t versions[] = { 0x42, 0x41, 6 };
     for (size_t i = 0; i < sizeof versions; i++) {
         int fd = dial();
         uint8_t hdr[9] = { versions[i], 0, 0, 7, OP_OPTIONS, 0, 0, 0, 0 };
@@ -360,8 +361,11 @@ Test(server_conn, refuse_versions)
         cr_assert_eq(r.h.stream, 7);
         cr_assert_eq(r.err.code, CS_ERR_PROTOCOL);
         char want[160];
-        snprintf(want, sizeof want, "Invalid or unsupported protocol version (%u); supported "
-                 "versions are (3/v3, 4/v4, 5/v5, 6/v6-beta)", versions[i]);
+        if (versions[i] == 6)
+            snprintf(want, sizeof want, "Beta version of the protocol used (6/v6-beta), but USE_BETA flag is unset");
+        else
+            snprintf(want, sizeof want, "Invalid or unsupported protocol version (%u); supported "
+                     "versions are (3/v3, 4/v4, 5/v5, 6/v6-beta)", versions[i]);
         cr_assert_str_eq(r.err.msg, want);
         reply_done(&r);
         expect_eof(fd);
@@ -938,4 +942,350 @@ Test(server_conn, cql_version_forms)
         reply_done(&r);
         close(fd);
     }
+}
+
+/* ------------------------------------------------------------ protocol v5 */
+
+/* A v5 client's reader: segments off the socket, envelopes out. */
+typedef struct v5rd {
+    int fd;
+    bool lz4;
+    cs_buf env;             /* unframed envelope bytes not yet taken */
+    cs_buf scratch;
+    int segments, self_contained;
+} v5rd;
+
+static void v5rd_init(v5rd *r, int fd, bool lz4)
+{
+    memset(r, 0, sizeof *r);
+    r->fd = fd;
+    r->lz4 = lz4;
+    cs_buf_init(&r->env);
+    cs_buf_init(&r->scratch);
+}
+
+static void v5rd_destroy(v5rd *r)
+{
+    cs_buf_destroy(&r->env);
+    cs_buf_destroy(&r->scratch);
+}
+
+/* Read one segment and append its payload; false on EOF. */
+static bool v5rd_segment(v5rd *r)
+{
+    size_t hn = r->lz4 ? 8 : 6;
+    uint8_t buf[8 + 4 + FRAME_SEG_MAX_PAYLOAD];
+    if (!recv_all(r->fd, buf, hn))
+        return false;
+    size_t len = ((size_t)buf[0] | (size_t)buf[1] << 8 | (size_t)buf[2] << 16) & FRAME_SEG_MAX_PAYLOAD;
+    cr_assert(recv_all(r->fd, buf + hn, len + 4));
+    frame_seg sg;
+    cr_assert_eq(frame_seg_decode(buf, hn + len + 4, r->lz4, &r->scratch, &sg), 1);
+    cs_buf_put(&r->env, sg.payload, sg.payload_len);
+    r->segments++;
+    r->self_contained += sg.self_contained;
+    return true;
+}
+
+/* One reply envelope from the segments; false on EOF. */
+static bool v5_recv(v5rd *r, reply *out)
+{
+    while (r->env.len < FRAME_HEADER_LEN || r->env.len < FRAME_HEADER_LEN + cs_be32(r->env.p + 5))
+        if (!v5rd_segment(r))
+            return false;
+    memset(out, 0, sizeof *out);
+    cs_buf_init(&out->body);
+    memcpy(out->raw, r->env.p, FRAME_HEADER_LEN);
+    cr_assert_eq(frame_header_parse(out->raw, &out->h), 0);
+    cr_assert(out->h.response);
+    cr_assert_eq(out->h.version, 5);
+    frame_body fb;
+    cr_assert_eq(frame_body_decode(&out->h, r->env.p + FRAME_HEADER_LEN, out->h.length, 1 << 24, &fb), 0);
+    cs_buf_put(&out->body, fb.msg, fb.msg_len);
+    if (out->h.opcode == OP_ERROR)
+        cr_assert_eq(msg_error_decode(5, fb.msg, fb.msg_len, &out->err), 0);
+    frame_body_destroy(&fb);
+    size_t used = FRAME_HEADER_LEN + out->h.length;
+    memmove(r->env.p, r->env.p + used, r->env.len - used);
+    r->env.len -= used;
+    return true;
+}
+
+static void v5_expect(v5rd *r, uint8_t op, int16_t stream)
+{
+    reply x;
+    cr_assert(v5_recv(r, &x), "EOF waiting for opcode %u", op);
+    cr_assert_eq(x.h.opcode, op, "got opcode %u (%s)", x.h.opcode, x.err.msg);
+    cr_assert_eq(x.h.stream, stream);
+    reply_done(&x);
+}
+
+static void v5_expect_error(v5rd *r, int16_t stream, int code, const char *part)
+{
+    reply x;
+    cr_assert(v5_recv(r, &x), "EOF waiting for an error");
+    cr_assert_eq(x.h.opcode, OP_ERROR, "got opcode %u", x.h.opcode);
+    cr_assert_eq(x.h.stream, stream);
+    cr_assert_eq(x.err.code, code, "code %x: %s", x.err.code, x.err.msg);
+    cr_assert(strstr(x.err.msg, part) != NULL, "message: %s", x.err.msg);
+    reply_done(&x);
+}
+
+/* A QUERY envelope (v5 [int] flags) appended to b. */
+static void put_query5(cs_buf *b, int16_t stream, const char *q)
+{
+    cql_params p;
+    msg_params_init(&p);
+    frame_writer w;
+    frame_begin(&w, b, 5, false, stream, OP_QUERY, 0, false, NULL, NULL, 0);
+    msg_put_query(b, 5, q, strlen(q), &p);
+    frame_end(&w);
+}
+
+/* Envelopes in env sent as segments. */
+static void v5_send(int fd, const cs_buf *env, bool lz4)
+{
+    cs_buf w;
+    cs_buf_init(&w);
+    frame_seg_wrap(&w, env->p, env->len, lz4);
+    cr_assert_eq(w.err, 0);
+    send_all(fd, w.p, w.len);
+    cs_buf_destroy(&w);
+}
+
+static void v5_query(int fd, int16_t stream, const char *q, bool lz4)
+{
+    cs_buf env;
+    cs_buf_init(&env);
+    put_query5(&env, stream, q);
+    v5_send(fd, &env, lz4);
+    cs_buf_destroy(&env);
+}
+
+/* OPTIONS and STARTUP unframed, the READY unframed, then segments. */
+static int v5_conn(const char *compression)
+{
+    int fd = dial();
+    send_req(fd, 5, 2, OP_OPTIONS, false, NULL);
+    reply r;
+    cr_assert(recv_reply(fd, &r));
+    cr_assert_eq(r.raw[0], 0x85);
+    cr_assert_eq(r.h.opcode, OP_SUPPORTED);
+    cr_assert(memmem(r.body.p, r.body.len, "5/v5", 4) != NULL);
+    reply_done(&r);
+    send_startup(fd, 5, compression);
+    cr_assert(recv_reply(fd, &r));
+    cr_assert_eq(r.raw[0], 0x85);
+    cr_assert_eq(r.h.opcode, OP_READY);
+    reply_done(&r);
+    return fd;
+}
+
+/* Spec v5 §2: envelopes packed in self-contained segments both ways, an
+ * envelope longer than a payload cut into non-self-contained ones. */
+Test(server_conn, v5_segments_both_ways)
+{
+    int fd = v5_conn(NULL);
+    v5rd rd;
+    v5rd_init(&rd, fd, false);
+    v5_query(fd, 5, "SELECT 1", false);
+    v5_expect(&rd, OP_RESULT, 5);
+    cr_assert_eq(rd.segments, 1);
+    cr_assert_eq(rd.self_contained, 1);
+    /* three requests in one segment: three replies, packed in one segment */
+    cs_buf env;
+    cs_buf_init(&env);
+    put_query5(&env, 6, "SELECT 1");
+    put_query5(&env, 7, "fail");
+    put_query5(&env, 8, "warn");
+    v5_send(fd, &env, false);
+    v5_expect(&rd, OP_RESULT, 6);
+    v5_expect_error(&rd, 7, CS_ERR_SYNTAX, "no viable alternative");
+    v5_expect(&rd, OP_RESULT, 8);
+    cr_assert_eq(rd.segments, 2);
+    /* a 1 MiB reply: nine segments that are not self-contained */
+    v5_query(fd, 9, "big", false);
+    v5_expect(&rd, OP_RESULT, 9);
+    cr_assert_eq(rd.segments, 2 + 9);
+    cr_assert_eq(rd.self_contained, 2);
+    /* a 300 kB request in three segments */
+    cs_buf_reset(&env);
+    char *q = cs_malloc(300001);
+    memset(q, ' ', 300000);
+    memcpy(q, "SELECT 1", 8);
+    q[300000] = '\0';
+    put_query5(&env, 10, q);
+    cs_free(q);
+    cr_assert_gt(env.len, 2 * FRAME_SEG_MAX_PAYLOAD);
+    v5_send(fd, &env, false);
+    v5_expect(&rd, OP_RESULT, 10);
+    /* OPTIONS after the handshake is framed too */
+    cs_buf_reset(&env);
+    frame_writer w;
+    frame_begin(&w, &env, 5, false, 11, OP_OPTIONS, 0, false, NULL, NULL, 0);
+    frame_end(&w);
+    v5_send(fd, &env, false);
+    v5_expect(&rd, OP_SUPPORTED, 11);
+    cs_buf_destroy(&env);
+    v5rd_destroy(&rd);
+    close(fd);
+}
+
+/* COMPRESSION lz4 under v5: segments are compressed, envelopes are not. */
+Test(server_conn, v5_lz4_segments)
+{
+    int fd = v5_conn("lz4");
+    v5rd rd;
+    v5rd_init(&rd, fd, true);
+    v5_query(fd, 3, "SELECT 1", true);
+    reply x;
+    cr_assert(v5_recv(&rd, &x));
+    cr_assert_eq(x.h.opcode, OP_RESULT);
+    cr_assert_eq(x.h.flags & FRAME_FLAG_COMPRESSION, 0);
+    reply_done(&x);
+    v5_query(fd, 4, "big", true);
+    v5_expect(&rd, OP_RESULT, 4);
+    v5_query(fd, 5, "fail", true);
+    v5_expect_error(&rd, 5, CS_ERR_SYNTAX, "no viable");
+    v5rd_destroy(&rd);
+    close(fd);
+}
+
+/* STARTUP and the first segment in one write: what follows STARTUP in the
+ * same read is taken as segments. */
+Test(server_conn, v5_segment_in_the_startup_read)
+{
+    int fd = dial();
+    cs_buf all, env;
+    cs_buf_init(&all);
+    cs_buf_init(&env);
+    msg_kv kv = { "CQL_VERSION", 11, "3.0.0", 5 };
+    cs_buf body;
+    cs_buf_init(&body);
+    msg_put_startup(&body, &kv, 1);
+    frame_writer w;
+    frame_begin(&w, &all, 5, false, 1, OP_STARTUP, 0, false, NULL, NULL, 0);
+    cs_buf_put(&all, body.p, body.len);
+    frame_end(&w);
+    put_query5(&env, 2, "SELECT 1");
+    frame_seg_wrap(&all, env.p, env.len, false);
+    send_all(fd, all.p, all.len);
+    expect(fd, OP_READY, 1);
+    v5rd rd;
+    v5rd_init(&rd, fd, false);
+    v5_expect(&rd, OP_RESULT, 2);
+    v5rd_destroy(&rd);
+    cs_buf_destroy(&all);
+    cs_buf_destroy(&env);
+    cs_buf_destroy(&body);
+    close(fd);
+}
+
+/* A corrupt segment is fatal (Cassandra CQLMessageHandler.processCorruptFrame):
+ * ProtocolException on stream 0, in a segment, then the close.  Other
+ * connections go on. */
+Test(server_conn, v5_corrupt_segments_close)
+{
+    int other = v5_conn(NULL);
+    for (int kind = 0; kind < 5; kind++) {
+        int fd = v5_conn(NULL);
+        cs_buf env, seg;
+        cs_buf_init(&env);
+        cs_buf_init(&seg);
+        put_query5(&env, 4, "SELECT 1");
+        const char *want;
+        if (kind == 0) {            /* header CRC */
+            frame_seg_put(&seg, env.p, env.len, true, false);
+            seg.p[3] ^= 0x01;
+            want = "invalid, unrecoverable CRC mismatch detected in frame header. Read ";
+        } else if (kind == 1) {     /* payload CRC */
+            frame_seg_put(&seg, env.p, env.len, true, false);
+            seg.p[6 + 9] ^= 0x01;
+            want = "invalid, unrecoverable CRC mismatch detected in frame body. Read ";
+        } else if (kind == 2) {     /* a self-contained segment with half an envelope */
+            frame_seg_put(&seg, env.p, env.len - 3, true, false);
+            want = "does not hold whole messages";
+        } else if (kind == 3) {     /* a large message's first segment without the header */
+            frame_seg_put(&seg, env.p, 5, false, false);
+            want = "less than a message header";
+        } else {                    /* a large message's segment longer than the message */
+            cs_buf_put(&env, "xyz", 3);
+            frame_seg_put(&seg, env.p, env.len, false, false);
+            want = "Invalid frame: a large message of";
+        }
+        send_all(fd, seg.p, seg.len);
+        v5rd rd;
+        v5rd_init(&rd, fd, false);
+        v5_expect_error(&rd, 0, CS_ERR_PROTOCOL, want);
+        expect_eof(fd);
+        v5rd_destroy(&rd);
+        cs_buf_destroy(&env);
+        cs_buf_destroy(&seg);
+        close(fd);
+    }
+    v5rd rd;
+    v5rd_init(&rd, other, false);
+    v5_query(other, 9, "SELECT 1", false);
+    v5_expect(&rd, OP_RESULT, 9);
+    v5rd_destroy(&rd);
+    close(other);
+}
+
+/* An envelope over native_transport_max_frame_size in non-self-contained
+ * segments: skipped as it arrives, answered on its stream, and the
+ * connection goes on, as in v4 (invariant 5). */
+Test(server_conn, v5_oversize_message_skipped)
+{
+    int fd = v5_conn(NULL);
+    size_t n = 2u << 20;
+    cs_buf env;
+    cs_buf_init(&env);
+    uint8_t *p = cs_buf_extend(&env, FRAME_HEADER_LEN + n);
+    memset(p, 0, FRAME_HEADER_LEN + n);
+    p[0] = 5;
+    p[3] = 21;
+    p[4] = OP_QUERY;
+    cs_st32(p + 5, (uint32_t)n);
+    put_query5(&env, 22, "SELECT 1");
+    v5_send(fd, &env, false);
+    v5rd rd;
+    v5rd_init(&rd, fd, false);
+    v5_expect_error(&rd, 21, CS_ERR_INVALID, "Request is too big: length 2097161 exceeds maximum allowed length 1048576.");
+    v5_expect(&rd, OP_RESULT, 22);
+    v5rd_destroy(&rd);
+    cs_buf_destroy(&env);
+    close(fd);
+}
+
+/* The requests of the segments before a corrupt one are answered first,
+ * in order, then the error and the close (Cassandra decodes frames in
+ * order and fails at the corrupt one). */
+Test(server_conn, v5_requests_before_a_corrupt_segment_answered)
+{
+    int fd = v5_conn(NULL);
+    cs_buf env, all;
+    cs_buf_init(&env);
+    cs_buf_init(&all);
+    put_query5(&env, 3, "SELECT 1");
+    put_query5(&env, 4, "warn");
+    frame_seg_wrap(&all, env.p, env.len, false);
+    cs_buf_reset(&env);
+    put_query5(&env, 5, "SELECT 1");
+    frame_seg_wrap(&all, env.p, env.len, false);
+    cs_buf_reset(&env);
+    put_query5(&env, 6, "SELECT 1");
+    frame_seg_wrap(&all, env.p, env.len, false);
+    all.p[all.len - 1] ^= 0x80;       /* the third segment's CRC32 */
+    send_all(fd, all.p, all.len);
+    v5rd rd;
+    v5rd_init(&rd, fd, false);
+    v5_expect(&rd, OP_RESULT, 3);
+    v5_expect(&rd, OP_RESULT, 4);
+    v5_expect(&rd, OP_RESULT, 5);
+    v5_expect_error(&rd, 0, CS_ERR_PROTOCOL, "unrecoverable CRC mismatch detected in frame body");
+    expect_eof(fd);
+    v5rd_destroy(&rd);
+    cs_buf_destroy(&env);
+    cs_buf_destroy(&all);
+    close(fd);
 }

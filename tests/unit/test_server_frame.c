@@ -4,11 +4,13 @@
  */
 #include <criterion/criterion.h>
 #include <lz4.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/alloc.h"
 #include "common/buf.h"
 #include "common/err.h"
+#include "common/hash.h"
 #include "server/frame.h"
 
 static size_t allocs_at_start;
@@ -241,5 +243,189 @@ Test(server_frame, fuzz_body_decoder)
             cr_assert(fb.msg_len <= (h.flags & FRAME_FLAG_COMPRESSION ? (size_t)1 << 16 : n));
         frame_body_destroy(&fb);
         cs_free(body);
+    }
+}
+
+/* ------------------------------------------------------------ v5 segments */
+
+static size_t unhex(const char *h, uint8_t *out)
+{
+    size_t n = 0;
+    for (; h[0] && h[1]; h += 2) {
+        unsigned v;
+        sscanf(h, "%2x", &v);
+        out[n++] = (uint8_t)v;
+    }
+    return n;
+}
+
+/* Bytes the Python driver 3.25's SegmentCodec wrote (cassandra/segment.py):
+ * b"hello" uncompressed; b"a" * 100 and b"xyz" (stored: ulen 0) with lz4. */
+Test(server_frame, segments_from_the_python_driver)
+{
+    uint8_t w[64];
+    cs_buf scratch;
+    cs_buf_init(&scratch);
+    frame_seg s;
+    size_t n = unhex("05000219999a68656c6c6f74800eb6", w);
+    for (size_t k = 0; k < n; k++)                   /* short input: more bytes needed */
+        cr_assert_eq(frame_seg_decode(w, k, false, &scratch, &s), 0, "at %zu", k);
+    cr_assert_eq(frame_seg_decode(w, n, false, &scratch, &s), 1);
+    cr_assert(s.self_contained);
+    cr_assert_eq(s.size, n);
+    cr_assert_eq(s.payload_len, 5);
+    cr_assert_eq(memcmp(s.payload, "hello", 5), 0);
+    cs_buf b;                                        /* ours is the same bytes */
+    cs_buf_init(&b);
+    frame_seg_put(&b, (const uint8_t *)"hello", 5, true, false);
+    cr_assert_eq(b.len, n);
+    cr_assert_eq(memcmp(b.p, w, n), 0);
+
+    n = unhex("0b00c800048f183a1f6101004b506161616161a6eef35a", w);
+    cr_assert_eq(frame_seg_decode(w, n, true, &scratch, &s), 1);
+    cr_assert(s.self_contained);
+    cr_assert_eq(s.payload_len, 100);
+    for (int i = 0; i < 100; i++)
+        cr_assert_eq(s.payload[i], 'a');
+    n = unhex("030000000477228378797aad819c1b", w);
+    cr_assert_eq(frame_seg_decode(w, n, true, &scratch, &s), 1);
+    cr_assert_eq(s.payload_len, 3);
+    cr_assert_eq(memcmp(s.payload, "xyz", 3), 0);
+    cs_buf_reset(&b);
+    frame_seg_put(&b, (const uint8_t *)"xyz", 3, true, true);   /* incompressible: stored, same bytes */
+    cr_assert_eq(b.len, n);
+    cr_assert_eq(memcmp(b.p, w, n), 0);
+    /* the CRC24 of Cassandra's Crc.crc24 (values from the Python driver's compute_crc24) */
+    cr_assert_eq(frame_seg_crc24(0x20005, 3), 0x9a9919u);
+    cr_assert_eq(frame_seg_crc24(0x123456789aull, 5), 0x40d313u);
+    cs_buf_destroy(&b);
+    cs_buf_destroy(&scratch);
+}
+
+Test(server_frame, segment_crc_failures)
+{
+    uint8_t w[64];
+    cs_buf scratch;
+    cs_buf_init(&scratch);
+    frame_seg s;
+    size_t n = unhex("05000219999a68656c6c6f74800eb6", w);
+    w[4] ^= 1;                                       /* header CRC */
+    cr_assert_eq(frame_seg_decode(w, n, false, &scratch, &s), CS_ECORRUPT);
+    cr_assert(s.bad_header);
+    cr_assert_eq(s.read_crc, 0x9a9819);
+    cr_assert_eq(s.computed_crc, 0x9a9919);
+    w[4] ^= 1;
+    w[7] ^= 0x20;                                    /* payload byte: the body CRC */
+    cr_assert_eq(frame_seg_decode(w, n, false, &scratch, &s), CS_ECORRUPT);
+    cr_assert(!s.bad_header);
+    cr_assert_eq((uint32_t)s.read_crc, 0xb60e8074u);
+    cr_assert_neq(s.read_crc, s.computed_crc);
+    w[7] ^= 0x20;
+    w[0] = 6;                                        /* a length change fails the header CRC */
+    cr_assert_eq(frame_seg_decode(w, n, false, &scratch, &s), CS_ECORRUPT);
+    cr_assert(s.bad_header);
+    /* lz4 data that does not decode to its length, CRCs recomputed */
+    cs_buf b;
+    cs_buf_init(&b);
+    static const uint8_t junk[6] = { 0xF0, 0xFF, 0xFF, 0xFF, 0x01, 0x02 };
+    uint64_t h = 6 | (uint64_t)100 << 17 | (uint64_t)1 << 34;
+    uint32_t c = frame_seg_crc24(h, 5);
+    uint8_t hdr[8];
+    for (int i = 0; i < 5; i++)
+        hdr[i] = (uint8_t)(h >> (8 * i));
+    for (int i = 0; i < 3; i++)
+        hdr[5 + i] = (uint8_t)(c >> (8 * i));
+    cs_buf_put(&b, hdr, 8);
+    cs_buf_put(&b, junk, 6);
+    static const uint8_t seed[4] = { 0xFA, 0x2D, 0x55, 0xCA };
+    uint32_t pc = cs_crc32(cs_crc32(0, seed, 4), junk, 6);
+    uint8_t t[4] = { (uint8_t)pc, (uint8_t)(pc >> 8), (uint8_t)(pc >> 16), (uint8_t)(pc >> 24) };
+    cs_buf_put(&b, t, 4);
+    cr_assert_eq(frame_seg_decode(b.p, b.len, true, &scratch, &s), CS_ECORRUPT);
+    cr_assert(s.bad_lz4);
+    cs_buf_destroy(&b);
+    cs_buf_destroy(&scratch);
+}
+
+/* Decode every segment of w; check the envelopes come back in order and
+ * return how many segments there were (self-contained ones in *sc). */
+static int unwrap_all(const cs_buf *w, bool lz4, const cs_buf *want, int *sc)
+{
+    cs_buf got, scratch;
+    cs_buf_init(&got);
+    cs_buf_init(&scratch);
+    size_t at = 0;
+    int n = 0;
+    *sc = 0;
+    while (at < w->len) {
+        frame_seg s;
+        cr_assert_eq(frame_seg_decode(w->p + at, w->len - at, lz4, &scratch, &s), 1, "segment %d", n);
+        cr_assert_leq(s.payload_len, FRAME_SEG_MAX_PAYLOAD);
+        cs_buf_put(&got, s.payload, s.payload_len);
+        at += s.size;
+        n++;
+        *sc += s.self_contained;
+    }
+    cr_assert_eq(got.len, want->len);
+    cr_assert_eq(memcmp(got.p, want->p, got.len), 0);
+    cs_buf_destroy(&got);
+    cs_buf_destroy(&scratch);
+    return n;
+}
+
+static void put_envelope(cs_buf *b, size_t body_len, uint8_t fill)
+{
+    frame_writer w;
+    frame_begin(&w, b, 5, true, 3, OP_RESULT, 0, false, NULL, NULL, 0);
+    uint8_t *p = cs_buf_extend(b, body_len);
+    for (size_t i = 0; i < body_len; i++)
+        p[i] = (uint8_t)(fill + (i % 251 == 0 ? i : 0));
+    frame_end(&w);
+}
+
+/* Small envelopes share self-contained segments; a large one is cut into
+ * non-self-contained segments between them; both forms. */
+Test(server_frame, segment_wrap_packs_and_splits)
+{
+    for (int lz4 = 0; lz4 < 2; lz4++) {
+        cs_buf env, w;
+        cs_buf_init(&env);
+        cs_buf_init(&w);
+        for (int i = 0; i < 50; i++)
+            put_envelope(&env, 100, (uint8_t)i);
+        frame_seg_wrap(&w, env.p, env.len, lz4);
+        int sc;
+        cr_assert_eq(unwrap_all(&w, lz4, &env, &sc), 1);   /* 50 x 109 bytes: one segment */
+        cr_assert_eq(sc, 1);
+        size_t small = env.len;
+        put_envelope(&env, 300000, 'q');                   /* 300009 bytes: 3 segments */
+        put_envelope(&env, 10, 'z');
+        cs_buf_reset(&w);
+        frame_seg_wrap(&w, env.p, env.len, lz4);
+        cr_assert_eq(unwrap_all(&w, lz4, &env, &sc), 5);
+        cr_assert_eq(sc, 2);
+        /* the large envelope starts a segment of its own */
+        cs_buf scratch;
+        cs_buf_init(&scratch);
+        frame_seg s;
+        cr_assert_eq(frame_seg_decode(w.p, w.len, lz4, &scratch, &s), 1);
+        cr_assert_eq(s.payload_len, small);
+        cr_assert_eq(frame_seg_decode(w.p + s.size, w.len - s.size, lz4, &scratch, &s), 1);
+        cr_assert(!s.self_contained);
+        cr_assert_eq(s.payload_len, FRAME_SEG_MAX_PAYLOAD);
+        cs_buf_destroy(&scratch);
+        /* envelopes that together pass one payload take two segments */
+        cs_buf_reset(&env);
+        for (int i = 0; i < 3; i++)
+            put_envelope(&env, 60000, (uint8_t)i);
+        cs_buf_reset(&w);
+        frame_seg_wrap(&w, env.p, env.len, lz4);
+        cr_assert_eq(unwrap_all(&w, lz4, &env, &sc), 2);
+        cr_assert_eq(sc, 2);
+        cs_buf_reset(&w);
+        frame_seg_put(&w, env.p, FRAME_SEG_MAX_PAYLOAD + 1, true, lz4);
+        cr_assert_eq(w.err, CS_ETOOBIG);
+        cs_buf_destroy(&env);
+        cs_buf_destroy(&w);
     }
 }
