@@ -30,6 +30,10 @@
  *         unread (a write in flight, replies waiting for the commit log or
  *         queued): the second check below is skipped, the first applies
  *         to what was read before
+ *   0x40  v5: the bytes after the first v5 STARTUP frame are segments
+ *         whose CRCs the harness writes before sending (the lz4 form when
+ *         that STARTUP's body names lz4), so that mutations reach the
+ *         envelopes inside segments instead of failing the CRC checks
  *
  * Checked, beyond no crash, hang, leak or sanitizer report:
  *  - every byte the server writes belongs to a well-formed response frame:
@@ -75,6 +79,7 @@
 #include "common/arena.h"
 #include "common/buf.h"
 #include "common/err.h"
+#include "common/hash.h"
 #include "common/util.h"
 #include "common/vfs.h"
 #include "cql/exec.h"
@@ -91,7 +96,7 @@
 
 enum {
     F_AUTH = 0x01, F_SMALL_FRAME = 0x02, F_BYTES = 0x04, F_SLOW_READER = 0x08, F_HALF_CLOSE = 0x10,
-    F_ABORT = 0x20,
+    F_ABORT = 0x20, F_SEG_CRC = 0x40,
 };
 #define SMALL_FRAME 2048
 #define BIG_FRAME (16u << 20)
@@ -739,6 +744,45 @@ static void run_connection(env *e, uint8_t flags, const uint16_t *sizes, int n_s
     cs_buf_destroy(&ck.scratch);
 }
 
+/* F_SEG_CRC: write the CRCs of the segments after the first v5 STARTUP
+ * frame of p[0..n) in place. */
+static void fix_segment_crcs(uint8_t *p, size_t n)
+{
+    size_t off = 0;
+    bool lz4 = false;
+    for (;;) {
+        if (n - off < FRAME_HEADER_LEN || (p[off] & 0x7f) != 5)
+            return;
+        uint32_t len = cs_be32(p + off + 5);
+        if (len > n - off - FRAME_HEADER_LEN)
+            return;
+        bool startup = p[off + 4] == OP_STARTUP;
+        if (startup)
+            lz4 = memmem(p + off + FRAME_HEADER_LEN, len, "lz4", 3) != NULL;
+        off += FRAME_HEADER_LEN + len;
+        if (startup)
+            break;
+    }
+    static const uint8_t seed[4] = { 0xFA, 0x2D, 0x55, 0xCA };
+    const size_t hn = lz4 ? 5 : 3;
+    while (n - off >= hn + 3) {
+        uint64_t h = 0;
+        for (size_t i = hn; i-- > 0;)
+            h = h << 8 | p[off + i];
+        uint32_t c = frame_seg_crc24(h, (int)hn);
+        for (size_t i = 0; i < 3; i++)
+            p[off + hn + i] = (uint8_t)(c >> (8 * i));
+        size_t plen = (size_t)(h & FRAME_SEG_MAX_PAYLOAD);
+        off += hn + 3;
+        if (n - off < plen + 4)
+            return;
+        uint32_t pc = cs_crc32(cs_crc32(0, seed, 4), p + off, plen);
+        for (size_t i = 0; i < 4; i++)
+            p[off + plen + i] = (uint8_t)(pc >> (8 * i));
+        off += plen + 4;
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fz_in in = { data, size, 0 };
@@ -752,7 +796,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     g_schema_changed = false;
     if (g_verbose)
         fprintf(stderr, "input: flags 0x%02x, %d read sizes, %zu bytes\n", flags, n_sizes, fz_left(&in));
-    run_connection(e, flags, sizes, n_sizes, in.p + in.pos, fz_left(&in));
+    if (flags & F_SEG_CRC) {
+        size_t n = fz_left(&in);
+        uint8_t *copy = malloc(n ? n : 1);
+        memcpy(copy, in.p + in.pos, n);
+        fix_segment_crcs(copy, n);
+        run_connection(e, flags, sizes, n_sizes, copy, n);
+        free(copy);
+    } else {
+        run_connection(e, flags, sizes, n_sizes, in.p + in.pos, fz_left(&in));
+    }
     for (int i = 0; i < 64 && cql_background_step(e->cql) == 1; i++) {}
     if (g_schema_changed || g_reset_each || ++g_inputs % 256 == 0)
         reset_all();
@@ -1171,6 +1224,7 @@ static void write_seeds(void)
         sb_prepare(&b, seed_prepared[1]);
         sb_segments(&b, at, lz4);
         sb_seed(&b, lz4 ? "py-v5-lz4" : "py-v5", 0, NULL, 0);
+        sb_seed(&b, lz4 ? "py-v5-lz4-crc" : "py-v5-crc", F_SEG_CRC, NULL, 0);
     }
     sb_reset(&b, 5);
     sb_startup(&b, py_startup, 3);
@@ -1185,6 +1239,7 @@ static void write_seeds(void)
     sb_segments(&b, at, false);
     static const uint16_t cut[] = { 50, 70000, 3 };
     sb_seed(&b, "py-v5-large-message", 0, cut, 3);
+    sb_seed(&b, "py-v5-large-message-crc", F_SEG_CRC | F_SMALL_FRAME, cut, 3);
     b.s.p[at + 4] ^= 0x10;           /* the first segment's header CRC */
     sb_seed(&b, "py-v5-bad-crc", 0, NULL, 0);
     cs_buf_destroy(&b.s);
