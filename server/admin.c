@@ -52,7 +52,7 @@ static void on_written(uv_write_t *req, int status)
 static void respond(admin_conn *ac, int code, const char *ctype, const char *body, size_t len)
 {
     const char *reason = code == 200 ? "OK" : code == 404 ? "Not Found"
-                       : code == 400 ? "Bad Request" : "Internal Server Error";
+                       : code == 400 ? "Bad Request" : code == 409 ? "Conflict" : "Internal Server Error";
     char hdr[256];
     int n = snprintf(hdr, sizeof hdr,
                      "HTTP/1.0 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"

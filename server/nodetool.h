@@ -11,8 +11,10 @@
 #include "server/conn.h"
 
 /* Run verb with positional args; the text goes to out.  Returns an HTTP
- * status: 200, 400 (bad arguments, message in out), 404 (unknown verb),
- * 500 (the command failed), or NODETOOL_ASYNC with *job set: verbs that
+ * status: 200, 400 (bad arguments: nodetool's badUse, stdout, exit 1),
+ * 404 (unknown verb, also a badUse), 409 (a refusal nodetool prints on
+ * stderr with exit 1), 500 (the command failed: err, stderr, exit 2), or
+ * NODETOOL_ASYNC with *job set: verbs that
  * read or rewrite sstables (garbagecollect, scrub, verify,
  * upgradesstables) leave the loop: the caller runs nodetool_job_work on
  * another thread, then nodetool_job_finish back on the loop. */

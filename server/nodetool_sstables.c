@@ -77,11 +77,12 @@ static sch_table *storage_table(srv *s, const char *ks, const char *name)
     return t && t->st && !t->is_virtual ? t : NULL;
 }
 
-/* NodeProbe.getCfsProxy's refusal: stderr and exit 1, no help hint. */
+/* NodeProbe.getCfsProxy's refusal: stderr and exit 1, no help hint (409:
+ * see tools/tool.c). */
 static int no_cfs(cs_buf *o, const char *ks, const char *table)
 {
     nodetool__printf(o, "ColumnFamilyStore for %s/%s not found.\n", ks, table);
-    return 400;
+    return 409;
 }
 
 /* ---------------------------------------------------------------- getsstables */

@@ -173,12 +173,15 @@ static int http(const char *host, int port, const char *method, const char *targ
         return 1;
     }
     body += 4;
-    fputs(body, code / 100 == 2 ? stdout : stderr);
+    /* nodetool prints a rejected command line (badUse: unknown command,
+     * missing or malformed arguments; the server answers 404 or 400) on
+     * stdout and exits 1, a failed command (err, "error: ...") on stderr
+     * and exits 2; a few commands print on stderr and exit 1 themselves
+     * (NodeProbe.getCfsProxy: 409). */
+    bool bad_use = code == 404 || code == 400;
+    fputs(body, code / 100 == 2 || bad_use ? stdout : stderr);
     cs_buf_destroy(&resp);
-    /* nodetool exits 1 when it rejects the command line (badUse: unknown
-     * command, missing or malformed arguments; the server answers 404 or
-     * 400) and 2 when the command fails (err). */
-    return code / 100 == 2 ? 0 : (code == 404 || code == 400 ? 1 : 2);
+    return code / 100 == 2 ? 0 : (bad_use || code == 409 ? 1 : 2);
 }
 
 int main(int argc, char **argv)

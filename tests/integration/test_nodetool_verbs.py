@@ -41,7 +41,7 @@ def test_repair_single_replica_keyspaces(server, session, ks):
         assert re.fullmatch(STAMP + r"Replication factor is 1\. No repair is needed for keyspace '%s'\n" % ks,
                             r.stdout), r.stdout
     r = tool(server, "repair", "no_such_ks")
-    assert r.returncode != 0 and "Keyspace [no_such_ks] does not exist." in r.stderr
+    assert r.returncode != 0 and "Keyspace [no_such_ks] does not exist." in r.stdout
     r = tool(server, "repair", ks, "no_such_table")
     assert r.returncode != 0 and "no_such_table" in r.stderr
 
@@ -361,7 +361,7 @@ def test_snapshots(server, session, ks):
     assert r.returncode == 2 and "error: You must supply a snapshot name." in r.stderr, (r.stdout, r.stderr)
     for opt, title in (("-t", "tag"), ("--table", "table"), ("-kt", "ktlist")):
         r = tool(server, "snapshot", ks, opt)
-        assert r.returncode != 0 and "nodetool: Required values for option '%s' not provided" % title in r.stderr, \
+        assert r.returncode != 0 and "nodetool: Required values for option '%s' not provided" % title in r.stdout, \
             (opt, r.stdout, r.stderr)
     r = tool(server, "snapshot", "-t", "x", "no_such_ks")
     assert r.returncode == 2 and "error: Keyspace no_such_ks does not exist" in r.stderr, (r.stdout, r.stderr)
@@ -389,7 +389,7 @@ def test_snapshots(server, session, ks):
     r = tool(server, "clearsnapshot", ks)
     assert r.returncode == 2 and "Specify snapshot name or --all" in r.stderr
     r = tool(server, "clearsnapshot", ks, "-t")     # airline: a value-taking option at the end
-    assert r.returncode != 0 and "nodetool: Required values for option 'snapshot_name' not provided" in r.stderr, \
+    assert r.returncode != 0 and "nodetool: Required values for option 'snapshot_name' not provided" in r.stdout, \
         (r.stdout, r.stderr)
     r = tool(server, "clearsnapshot", "-t", "before", ks)
     assert r.returncode == 0 and r.stdout == ("Requested clearing snapshot(s) for [%s] with snapshot name "
@@ -491,7 +491,7 @@ def test_snapshot_ttl(server, session, ks):
     for args, msg in bad:
         r = tool(server, "snapshot", "-t", "nope", "-cf", "snt", ks, *args)
         assert r.returncode == 1, (args, r.stdout, r.stderr)
-        assert r.stderr.endswith("nodetool: " + msg + SNAP_BAD_USE), (args, r.stderr)
+        assert r.stdout.endswith("nodetool: " + msg + SNAP_BAD_USE), (args, r.stdout)
     assert not glob.glob(os.path.join(snaps, "nope"))
     r = tool(server, "snapshot", "-t", "min", "--ttl", "1m", "-cf", "snt", ks)   # exactly the minimum
     assert r.returncode == 0, r.stderr
@@ -752,9 +752,9 @@ def test_compaction_throughput(tmp_path):
         r = tool(srv, "setcompactionthroughput", "-1")            # nodetool's err: exit 2
         assert r.returncode == 2 and r.stderr == "error: Invalid data rate: value must be non-negative\n"
         r = tool(srv, "setcompactionthroughput", "fast")          # nodetool's badUse: exit 1
-        assert r.returncode == 1 and 'compaction_throughput: can not convert "fast" to a Integer' in r.stderr
+        assert r.returncode == 1 and 'compaction_throughput: can not convert "fast" to a Integer' in r.stdout
         r = tool(srv, "setcompactionthroughput")
-        assert r.returncode == 1 and "Required parameters are missing: compaction_throughput" in r.stderr
+        assert r.returncode == 1 and "Required parameters are missing: compaction_throughput" in r.stdout
         assert tool(srv, "getcompactionthroughput").stdout == "Current compaction throughput: 16 MB/s\n"
         assert tool(srv, "setcompactionthroughput", "0").returncode == 0
         assert tool(srv, "getcompactionthroughput", "--precise-mib").stdout == \
@@ -863,7 +863,7 @@ def test_getsstables(server, session, ks):
     assert len(tool(server, "getsstables", ks, "gs", "1").stdout.splitlines()) == 1
 
     r = tool(server, "getsstables", ks, "gs")
-    assert r.returncode == 1 and "nodetool: getsstables requires ks, cf and key args" in r.stderr
+    assert r.returncode == 1 and "nodetool: getsstables requires ks, cf and key args" in r.stdout
     r = tool(server, "getsstables", ks, "nope", "1")
     assert r.returncode == 1 and r.stderr == "ColumnFamilyStore for %s/nope not found.\n" % ks
     r = tool(server, "getsstables", ks, "gs", "one")
@@ -963,15 +963,15 @@ def test_garbagecollect_arguments(server, session, ks):
     assert r.returncode == 2 and r.stderr == ("error: Value for option 'granularity' was given as 'ROWS' which is "
                                               "not in the list of allowed values: [ROW, CELL]\n")
     r = tool(server, "garbagecollect", "-j", "many", ks)
-    assert r.returncode == 1 and 'nodetool: jobs: can not convert "many" to a int' in r.stderr
+    assert r.returncode == 1 and 'nodetool: jobs: can not convert "many" to a int' in r.stdout
     r = tool(server, "garbagecollect", "-g")
-    assert r.returncode == 1 and "Required values for option 'granularity' not provided" in r.stderr
+    assert r.returncode == 1 and "Required values for option 'granularity' not provided" in r.stdout
     r = tool(server, "garbagecollect", "nope")
-    assert r.returncode == 1 and "nodetool: Keyspace [nope] does not exist." in r.stderr
+    assert r.returncode == 1 and "nodetool: Keyspace [nope] does not exist." in r.stdout
     r = tool(server, "garbagecollect", ks, "nope")                  # the server's IllegalArgumentException
     assert r.returncode == 2 and r.stderr == "error: Unknown keyspace/cf pair (%s.nope)\n" % ks
     r = tool(server, "garbagecollect", "-x", ks)
-    assert r.returncode == 1 and "Found unexpected parameters: [-x]" in r.stderr
+    assert r.returncode == 1 and "Found unexpected parameters: [-x]" in r.stdout
 
 
 def crc32c(data):
@@ -1064,14 +1064,14 @@ def test_verify_and_upgradesstables(tmp_path):
             assert tool(srv, "flush", "kv").returncode == 0
         c.shutdown()
         r = tool(srv, "verify", "kv")
-        assert r.returncode == 1 and r.stderr == (
+        assert r.returncode == 1 and r.stdout == (
             "verify is disabled unless a [-f|--force] override flag is provided. See CASSANDRA-9947 and "
             "CASSANDRA-17017 for details.\n")
         for args in (["-f"], ["-f", "kv"], ["-f", "-e", "-c", "kv", "t", "u"], ["--force", "-q", "-e", "-t", "kv"]):
             r = tool(srv, "verify", *args)
             assert r.returncode == 0 and r.stdout == "" and r.stderr == "", (args, r.stderr)
         r = tool(srv, "verify", "-f", "-t", "kv")
-        assert r.returncode == 1 and "Token verification requires --extended-verify" in r.stderr
+        assert r.returncode == 1 and "Token verification requires --extended-verify" in r.stdout
         r = tool(srv, "verify", "-f", "kv", "nope")
         assert r.returncode == 2 and r.stderr == "error: Unknown keyspace/cf pair (kv.nope)\n"
         r = tool(srv, "upgradesstables", "-j", "1", "kv")               # all at the current version: none
@@ -1108,7 +1108,7 @@ def test_verify_and_upgradesstables(tmp_path):
         assert s.execute("SELECT count(*) FROM kv.t").one()[0] == 200
         c.shutdown()
         r = tool(srv, "upgradesstables", "-t", "soon", "kv")
-        assert r.returncode == 1 and 'max_timestamp: can not convert "soon" to a long' in r.stderr
+        assert r.returncode == 1 and 'max_timestamp: can not convert "soon" to a long' in r.stdout
 
         # a flipped byte in a data block
         victim = data_files(srv, "kv", "t")[0]
@@ -1175,7 +1175,7 @@ def test_scrub(tmp_path):
         assert 0 < s.execute("SELECT count(*) FROM ksc.n").one()[0] < 400    # smaller rows: more a block
         c.shutdown()
         r = tool(srv, "scrub", "ksc", "nope")                       # scrub rethrows it: a badUse
-        assert r.returncode == 1 and "nodetool: Unknown keyspace/cf pair (ksc.nope)" in r.stderr
+        assert r.returncode == 1 and "nodetool: Unknown keyspace/cf pair (ksc.nope)" in r.stdout
     finally:
         srv.stop()
 
@@ -1217,9 +1217,10 @@ def test_compaction_threshold(tmp_path):
                                             "max_compaction_threshold to 0 is deprecated"),
                 (["kth", "nope", "2", "8"], 1, "ColumnFamilyStore for kth/nope not found.")):
             r = tool(srv, "setcompactionthreshold", *args)
-            assert r.returncode == code and msg in r.stderr, (args, r.returncode, r.stderr)
+            out = r.stdout if code == 1 and not msg.startswith("ColumnFamilyStore") else r.stderr   # badUse: stdout
+            assert r.returncode == code and msg in out, (args, r.returncode, r.stdout, r.stderr)
         r = tool(srv, "getcompactionthreshold", "kth")
-        assert r.returncode == 1 and "getcompactionthreshold requires ks and cf args" in r.stderr
+        assert r.returncode == 1 and "nodetool: getcompactionthreshold requires ks and cf args" in r.stdout
         r = tool(srv, "getcompactionthreshold", "kth", "nope")
         assert r.returncode == 1 and r.stderr == "ColumnFamilyStore for kth/nope not found.\n"
         assert tool(srv, "getcompactionthreshold", "kth", "t").stdout.endswith(" min = 2,  max = 8\n")
@@ -1282,11 +1283,11 @@ def test_stop_compaction(tmp_path):
             assert data_files(srv, "kst", "t") == before
             assert s.execute("SELECT count(*) FROM kst.t").one()[0] == 3000
         r = tool(srv, "stop", "COMPACTIONS")
-        assert r.returncode == 1 and 'compaction_type: can not convert "COMPACTIONS" to a OperationType' in r.stderr
+        assert r.returncode == 1 and 'compaction_type: can not convert "COMPACTIONS" to a OperationType' in r.stdout
         assert tool(srv, "stop").returncode == 0                              # UNKNOWN: stops nothing
         assert tool(srv, "stop", "-id", "00000000-0000-0000-0000-000000000000").returncode == 0
         r = tool(srv, "stop", "-id")
-        assert r.returncode == 1 and "Required values for option 'compactionId' not provided" in r.stderr
+        assert r.returncode == 1 and "Required values for option 'compactionId' not provided" in r.stdout
         # unthrottled, the same compaction completes
         assert tool(srv, "setcompactionthroughput", "0").returncode == 0
         assert tool(srv, "compact", "kst", "t").returncode == 0
@@ -1337,7 +1338,7 @@ def test_concurrent_compactors(tmp_path):
                           (["two"], 'concurrent_compactors: can not convert "two" to a Integer'),
                           (["1", "2"], "Found unexpected parameters: [2]")):
             r = tool(srv, "setconcurrentcompactors", *args)
-            assert r.returncode == 1 and msg in r.stderr, (args, r.stderr)
+            assert r.returncode == 1 and msg in r.stdout, (args, r.stdout)
         c.shutdown()
     finally:
         srv.stop()
@@ -1378,7 +1379,7 @@ def test_timeouts(tmp_path):
                 ("settimeout", ["read", "-5"], "timeout must be non-negative"),
                 ("settimeout", ["reads", "5"], "Timeout type requires one of (%s)" % types)):
             r = tool(srv, verb, *args)
-            assert r.returncode == 1 and "nodetool: " + msg + "\n" in r.stderr, (verb, args, r.stderr)
+            assert r.returncode == 1 and "nodetool: " + msg + "\n" in r.stdout, (verb, args, r.stdout)
         c.shutdown()
     finally:
         srv.stop()
@@ -1425,7 +1426,7 @@ def test_trace_probability(tmp_path):
                           (["-0.1"], "Trace probability must be between 0 and 1"),
                           (["often"], 'trace_probability: can not convert "often" to a Double')):
             r = tool(srv, "settraceprobability", *args)
-            assert r.returncode == 1 and msg in r.stderr, (args, r.stderr)
+            assert r.returncode == 1 and msg in r.stdout, (args, r.stdout)
         c.shutdown()
     finally:
         srv.stop()
@@ -1556,9 +1557,9 @@ def test_rebuild_index(tmp_path, monkeypatch):
         assert "rebuild_index: rebuilding kri.t.t_v" in srv.log_tail()
         assert tool(srv, "rebuild_index", "kri", "t", "t.t_v", "nosuch").returncode == 0     # index table name
         r = tool(srv, "rebuild_index", "kri", "t")
-        assert r.returncode == 1 and "nodetool: rebuild_index requires ks, cf and idx args" in r.stderr
+        assert r.returncode == 1 and "nodetool: rebuild_index requires ks, cf and idx args" in r.stdout
         r = tool(srv, "rebuild_index", "kri", "nope", "t_v")
-        assert r.returncode == 1 and "nodetool: Unknown keyspace/cf pair (kri.nope)" in r.stderr
+        assert r.returncode == 1 and "nodetool: Unknown keyspace/cf pair (kri.nope)" in r.stdout
         r = tool(srv, "rebuild_index", "nope", "t", "t_v")
         assert r.returncode == 2 and r.stderr == "error: Unknown keyspace nope\n"
         c.shutdown()

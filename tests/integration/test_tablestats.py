@@ -219,7 +219,7 @@ def test_tablehistograms_prints_bucket_offsets(server, session, ks):
     assert rows["Max"][4] == 7.0 and rows["Min"][4] == 0   # 1 to 7 cells: the first bucket is (0, 1]
     bad = subprocess.run([TOOL, "-p", str(server.admin_port), "tablehistograms", ks, "nope"], capture_output=True,
                          text=True, timeout=60)
-    assert bad.returncode == 1 and bad.stdout == "" and bad.stderr.startswith("nodetool: Unknown table %s.nope\n" % ks)
+    assert bad.returncode == 1 and bad.stderr == "" and bad.stdout.startswith("nodetool: Unknown table %s.nope\n" % ks)
 
 
 def test_write_count_per_partition_update(server, session, ks):
