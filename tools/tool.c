@@ -204,9 +204,9 @@ int main(int argc, char **argv)
         } else
             break;
     }
-    if (i >= argc) {
-        usage(stderr);
-        return 1;
+    if (i >= argc) {                 /* nodetool's default command is help */
+        usage(stdout);
+        return 0;
     }
     const char *verb = argv[i++];
     int nargs = argc - i;

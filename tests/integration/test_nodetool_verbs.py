@@ -1519,6 +1519,8 @@ def test_help():
               "settimeout", "gettraceprobability", "settraceprobability", "proxyhistograms", "netstats", "gcstats",
               "statusgossip", "statushandoff", "getlogginglevels", "rebuild_index", "tablestats", "snapshot"):
         assert v in listed, v
+    bare = subprocess.run([TOOL], capture_output=True, text=True)    # no command: help, as nodetool
+    assert bare.returncode == 0 and bare.stdout == r.stdout and bare.stderr == ""
     r = subprocess.run([TOOL, "help", "getsstables"], capture_output=True, text=True)
     assert r.returncode == 0 and "getsstables [-hf] keyspace table key" in r.stdout
     r = subprocess.run([TOOL, "help", "nosuchverb"], capture_output=True, text=True)
