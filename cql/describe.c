@@ -88,18 +88,33 @@ static void column_def(cs_buf *b, const sch_column *c)
     if (c->kind == COL_STATIC) sch__puts(b, " static");
 }
 
+/* A static compact table's columns are static inside, regular to CQL
+ * (CompactTableMetadata.allColumnsInCreateOrder). */
+static void table_column_def(cs_buf *b, const sch_table *t, const sch_column *c)
+{
+    if (t->compact == SCH_COMPACT_STATIC && c->kind == COL_STATIC) {
+        sch_column r = *c;
+        r.kind = COL_REGULAR;
+        column_def(b, &r);
+        return;
+    }
+    column_def(b, c);
+}
+
 /* Columns in Cassandra's "create order": pk, ck, statics then regulars,
  * each with simple (non multi-cell) columns first, then by name. */
 static int create_order(const sch_table *t, const sch_column **out)
 {
     int n = 0;
     for (int i = 0; i < t->n_cols; i++)
-        if (t->cols[i].kind == COL_PARTITION_KEY || t->cols[i].kind == COL_CLUSTERING) out[n++] = &t->cols[i];
+        if ((t->cols[i].kind == COL_PARTITION_KEY || t->cols[i].kind == COL_CLUSTERING) && !t->cols[i].hidden)
+            out[n++] = &t->cols[i];
     for (int pass = 0; pass < 4; pass++) {
         sch_col_kind kind = pass < 2 ? COL_STATIC : COL_REGULAR;
         bool complex = pass % 2 == 1;
         for (int i = 0; i < t->n_cols; i++)
-            if (t->cols[i].kind == kind && ctype_is_multicell(t->cols[i].type) == complex) out[n++] = &t->cols[i];
+            if (t->cols[i].kind == kind && !t->cols[i].hidden && ctype_is_multicell(t->cols[i].type) == complex)
+                out[n++] = &t->cols[i];
     }
     return n;
 }
@@ -114,12 +129,18 @@ static void primary_key(cs_buf *b, const sch_table *t)
     } else {
         qid(b, t->pk[0]->name);
     }
-    for (int i = 0; i < t->n_ck; i++) { sch__puts(b, ", "); qid(b, t->ck[i]->name); }
+    for (int i = 0; i < t->n_ck; i++) {
+        if (t->ck[i]->hidden) continue;      /* a static compact table's column1 */
+        sch__puts(b, ", ");
+        qid(b, t->ck[i]->name);
+    }
     sch__puts(b, ")\n");
 }
 
 static void table_options(cs_buf *b, const sch_table *t, bool internals)
 {
+    if (t->compact != SCH_COMPACT_NONE)
+        sch__puts(b, "COMPACT STORAGE\n" IND "AND ");
     if (internals) {
         cs_uuid u;
         char s[37];
@@ -182,6 +203,13 @@ void sch__cql_table(const sch_table *t, bool internals, cs_buf *out)
         sch__puts(out, " is a virtual table and cannot be recreated with CQL.\nStructure, for reference:\n");
         kw = "VIRTUAL";
     }
+    bool compact = t->compact != SCH_COMPACT_NONE;   /* CompactTableMetadata.appendCqlTo */
+    if (compact) {
+        sch__puts(out, "/*\nWarning: Table ");
+        table_name(out, t);
+        sch__puts(out, " omitted because it has constructs not compatible with CQL (was created via legacy API).\n"
+                       "Approximate structure, for reference:\n(this should not be used to reproduce this schema)\n\n");
+    }
     sch__printf(out, "%s TABLE ", kw);
     table_name(out, t);
     sch__puts(out, " (\n");
@@ -198,7 +226,7 @@ void sch__cql_table(const sch_table *t, bool internals, cs_buf *out)
             if (strcmp(t->dropped[d].name, cols[i]->name) == 0) readded = true;
         if (readded) continue;
         sch__puts(out, IND);
-        column_def(out, cols[i]);
+        table_column_def(out, t, cols[i]);
         if (single && cols[i]->kind == COL_PARTITION_KEY) sch__puts(out, " PRIMARY KEY");
         if (!single || drops || i + 1 < n) sch__puts(out, ",");
         sch__puts(out, "\n");
@@ -233,7 +261,7 @@ void sch__cql_table(const sch_table *t, bool internals, cs_buf *out)
             sch__puts(out, ";");
         }
     }
-    if (virt) sch__puts(out, "\n*/");
+    if (virt || compact) sch__puts(out, "\n*/");
 }
 
 void sch__cql_view(const sch_table *v, bool internals, cs_buf *out)

@@ -280,6 +280,89 @@ static bool in_list(char **l, int n, const char *s)
     return false;
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* CreateTableStatement.validateCompactTable, in its order. */
+static int validate_compact(const ast_create_table *ct, ctype **types, char **pk, int n_pk, char **ck, int n_ck,
+                            bool has_static, cs_error *e)
+{
+    const char **cols = cs_calloc((size_t)ct->n_cols + 1, sizeof(char *));
+    if (!cols) return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    int n = 0, rc = 0;
+    bool multicell = false;
+    for (int i = 0; i < ct->n_cols; i++) {
+        if (in_list(pk, n_pk, ct->cols[i].name) || in_list(ck, n_ck, ct->cols[i].name)) continue;
+        cols[n++] = ct->cols[i].name;
+        if (ctype_is_multicell(types[i])) multicell = true;
+    }
+    if (multicell)
+        rc = cs_error_set(e, CS_ERR_INVALID, "Non-frozen collections and UDTs are not supported with COMPACT STORAGE");
+    else if (has_static)
+        rc = cs_error_set(e, CS_ERR_INVALID, "Static columns are not supported in COMPACT STORAGE tables");
+    else if (n_ck == 0 && n == 0)
+        rc = cs_error_set(e, CS_ERR_INVALID, "No definition found that is not part of the PRIMARY KEY");
+    else if (n_ck > 0 && n > 1) {
+        /* the non-key columns, as Cassandra's TreeMap keeps them: by name */
+        qsort(cols, (size_t)n, sizeof *cols, name_cmp);
+        cs_buf b;
+        cs_buf_init(&b);
+        for (int i = 0; i < n; i++) {
+            if (i) sch__puts(&b, ", ");
+            sch__puts(&b, cols[i]);
+        }
+        rc = cs_error_set(e, CS_ERR_INVALID, "COMPACT STORAGE with composite PRIMARY KEY allows no more than one column "
+                          "not part of the PRIMARY KEY (got: %s)", sch__bufstr(&b) ? (char *)b.p : "");
+        cs_buf_destroy(&b);
+    }
+    cs_free(cols);
+    return rc;
+}
+
+/* A name no column of t has: base, then base1, base2... for "value"
+ * (DefaultNames.defaultCompactValueName), base1, base2... for "column"
+ * (defaultClusteringName). */
+static void default_name(const sch_table *t, const char *base, bool bare_first, char *out, size_t cap)
+{
+    for (int k = bare_first ? 0 : 1;; k++) {
+        if (k == 0) snprintf(out, cap, "%s", base);
+        else snprintf(out, cap, "%s%d", base, k);
+        bool used = false;
+        for (int i = 0; i < t->n_cols; i++)
+            if (strcmp(t->cols[i].name, out) == 0) used = true;
+        if (!used) return;
+    }
+}
+
+/* CreateTableStatement.fixupCompactTable: the flags and the hidden columns. */
+static int add_compact_columns(sch_table *t, int n_ck, bool has_counter, cs_error *e)
+{
+    char name[64];
+    int rc = 0;
+    if (n_ck == 0) {
+        t->compact = SCH_COMPACT_STATIC;
+        default_name(t, "column", false, name, sizeof name);
+        rc = sch__table_add_col(t, name, (ctype *)ctype_scalar(CT_VARCHAR), COL_CLUSTERING, 0, false);
+        if (rc == 0) {
+            default_name(t, "value", true, name, sizeof name);
+            rc = sch__table_add_col(t, name, (ctype *)ctype_scalar(has_counter ? CT_COUNTER : CT_BLOB),
+                                    COL_REGULAR, -1, false);
+        }
+    } else {
+        t->compact = SCH_COMPACT_DENSE;
+        bool has_regular = false;
+        for (int i = 0; i < t->n_cols; i++)
+            if (t->cols[i].kind == COL_REGULAR) has_regular = true;
+        if (!has_regular) {
+            default_name(t, "value", true, name, sizeof name);
+            rc = sch__table_add_col(t, name, (ctype *)ctype_scalar(CT_EMPTY), COL_REGULAR, -1, false);
+        }
+    }
+    return rc ? cs_error_set(e, CS_ERR_SERVER, "out of memory") : 0;
+}
+
 /* Validate the column list and primary key of CREATE TABLE and add the
  * columns to t (CreateTableStatement.builder). */
 static int build_columns(sch_catalog *c, const ast_create_table *ct, const char *ks, sch_table *t, cs_error *e)
@@ -382,14 +465,14 @@ static int build_columns(sch_catalog *c, const ast_create_table *ct, const char 
         if (ct->cols[i].is_static) has_static = true;
         if (types[i]->kind == CT_COUNTER) has_counter = true; else has_noncounter = true;
     }
-    if (rc == 0 && n_ck == 0 && has_static)
+    if (rc == 0 && ct->compact_storage)
+        rc = validate_compact(ct, types, pk, n_pk, ck, n_ck, has_static, e);
+    else if (rc == 0 && n_ck == 0 && has_static)
         rc = cs_error_set(e, CS_ERR_INVALID, "Static columns are only useful (and thus allowed) if the table has at least one clustering column");
     if (rc == 0 && has_counter && has_noncounter)
         rc = cs_error_set(e, CS_ERR_INVALID, "Cannot mix counter and non counter columns in the same table");
     if (rc == 0 && has_counter && t->default_ttl_s > 0)
         rc = cs_error_set(e, CS_ERR_INVALID, "Cannot set default_time_to_live on a table with counters");
-    if (rc == 0 && ct->compact_storage)
-        rc = cs_error_set(e, CS_ERR_INVALID, "Guardrail compact_tables violated: Creation of new COMPACT STORAGE tables is not allowed");
     /* add */
     for (int i = 0; rc == 0 && i < ct->n_cols; i++) {
         const char *name = ct->cols[i].name;
@@ -398,7 +481,8 @@ static int build_columns(sch_catalog *c, const ast_create_table *ct, const char 
         bool desc = false;
         for (int j = 0; j < n_pk; j++) if (strcmp(pk[j], name) == 0) { kind = COL_PARTITION_KEY; pos = j; }
         for (int j = 0; j < n_ck; j++) if (strcmp(ck[j], name) == 0) { kind = COL_CLUSTERING; pos = j; }
-        if (kind == COL_REGULAR && ct->cols[i].is_static) kind = COL_STATIC;
+        if (kind == COL_REGULAR && (ct->cols[i].is_static || (ct->compact_storage && n_ck == 0)))
+            kind = COL_STATIC;      /* a static compact table's declared columns are static */
         if (kind == COL_CLUSTERING)
             for (int j = 0; j < ct->n_clustering_order; j++)
                 if (strcmp(ct->clustering_order[j].column, name) == 0) desc = ct->clustering_order[j].desc;
@@ -408,6 +492,8 @@ static int build_columns(sch_catalog *c, const ast_create_table *ct, const char 
     }
     for (int i = 0; i < ct->n_cols; i++) if (types[i]) ctype_unref(types[i]);
     cs_free(types);
+    if (rc == 0 && ct->compact_storage)
+        rc = add_compact_columns(t, n_ck, has_counter, e);
     if (rc) return CS_EUSER;
     return sch__table_finish(t, e) ? CS_EUSER : 0;
 }

@@ -69,6 +69,10 @@ static int alter_add(sch_catalog *c, sch_table *t, const ast_alter_table *a, cs_
             if (strcmp(a->cols[j].name, cd->name) == 0)
                 rc = cs_error_set(e, CS_ERR_INVALID, "Column with name '%s' already exists", cd->name);
         if (rc) break;
+        if (t->compact != SCH_COMPACT_NONE) {
+            rc = cs_error_set(e, CS_ERR_INVALID, "Cannot add new column to a COMPACT STORAGE table");
+            break;
+        }
         if (cd->is_static && t->n_ck == 0) {
             rc = cs_error_set(e, CS_ERR_INVALID, "Static columns are only useful (and thus allowed) if the table has at least one clustering column");
             break;
@@ -146,6 +150,10 @@ static int alter_drop(sch_catalog *c, sch_table *t, const ast_alter_table *a, cs
         }
         if (col->kind == COL_PARTITION_KEY || col->kind == COL_CLUSTERING)
             return cs_error_set(e, CS_ERR_INVALID, "Cannot drop PRIMARY KEY column %s", n);
+        /* a dense compact table's one non-key column: Cassandra's metadata
+         * would lose its compact value (an assertion there) */
+        if (t->compact == SCH_COMPACT_DENSE && col == t->compact_value)
+            return cs_error_set(e, CS_ERR_INVALID, "Cannot drop the compact value column %s of a COMPACT STORAGE table", n);
         if (col->type->kind == CT_UDT && !col->type->frozen) {
             char tt[128];
             return cs_error_set(e, CS_ERR_INVALID, "Cannot drop non-frozen column %s of user type %s", n, tstr(col->type, tt, sizeof tt));

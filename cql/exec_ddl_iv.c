@@ -73,6 +73,10 @@ int ddl_create_index(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, 
     char qn[300];
     quoted(col->name, qn, sizeof qn);
     if (ty->kind == CT_DURATION) return cs_error_set(e, CS_ERR_INVALID, "Secondary indexes are not supported on duration columns");
+    if (t->compact != SCH_COMPACT_NONE && (col->kind == COL_PARTITION_KEY || col->kind == COL_CLUSTERING))
+        return cs_error_set(e, CS_ERR_INVALID, "Secondary indexes are not supported on PRIMARY KEY columns in COMPACT STORAGE tables");
+    if (t->compact != SCH_COMPACT_NONE && col == t->compact_value)
+        return cs_error_set(e, CS_ERR_INVALID, "Secondary indexes are not supported on compact value column of COMPACT STORAGE tables");
     if (col->kind == COL_PARTITION_KEY && t->n_pk == 1)
         return cs_error_set(e, CS_ERR_INVALID, "Cannot create secondary index on the only partition key column %s", qn);
     if (coll && ty->frozen && strcmp(kind, "full") != 0)

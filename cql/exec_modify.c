@@ -233,6 +233,54 @@ static int insert_value(cql_wplan *pl, cs_arena *a, const sch_column *c, cql_val
     return 0;
 }
 
+/*
+ * COMPACT STORAGE writes (UpdateStatement.addUpdateForKey, UpdateParameters
+ * .newRow): no row marker, a row lives while its cell does.  A dense
+ * table's write that sets no column sets the compact value: the hidden
+ * empty one, or the declared one is mandatory; a single clustering column
+ * may not be empty.  (A static compact table's INSERT of the key alone is
+ * refused before: "Some clustering keys are missing: column1", as
+ * StatementRestrictions refuses it.)
+ */
+static int compact_write(cql_eval *ev, cql_wplan *pl, cs_error *e)
+{
+    const sch_table *t = pl->t;
+    pl->row_marker = false;
+    if (t->compact != SCH_COMPACT_DENSE || !t->compact_value)
+        return 0;
+    if (pl->n_ops == 0) {
+        if (!t->compact_value->hidden)
+            return cs_error_set(e, CS_ERR_INVALID, "Column %s is mandatory for this COMPACT STORAGE table",
+                                t->compact_value->name);
+        cql_wop *ops = cs_arena_zalloc(ev->arena, sizeof *ops);
+        if (!ops)
+            return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+        ops[0].col = t->compact_value;
+        ops[0].kind = SET_ASSIGN;
+        ops[0].val = (cql_value){ (const uint8_t *)"", 0 };
+        pl->ops = ops;
+        pl->n_ops = 1;
+        pl->has_regular = true;
+    }
+    if (t->n_ck == 1) {
+        for (int j = 0; j < pl->w.n_cks; j++) {
+            cs_buf raw;
+            cs_buf_init(&raw);
+            const cql_value *k = &pl->w.cks[j];     /* CK_COMPONENT, then the bc encoding */
+            if (k->len < 1 || k->p[0] != CK_COMPONENT)
+                continue;
+            cs_rd r;
+            cs_rd_init(&r, k->p + 1, (size_t)k->len - 1);
+            int rc = ctype_bc_decode(t->ck[0]->type, &r, t->ck[0]->desc, &raw);
+            bool empty = rc == 0 && raw.len == 0;
+            cs_buf_destroy(&raw);
+            if (empty)
+                return cs_error_set(e, CS_ERR_INVALID, "Invalid empty or null value for column %s", t->ck[0]->name);
+        }
+    }
+    return 0;
+}
+
 static int prep_insert(cql_eval *ev, cql_stmt *st, cql_wplan *pl, ast_relation ***rels_out,
                        int *n_rels, cs_error *e)
 {
@@ -467,8 +515,8 @@ static void wmemo_record(cql_eval *ev, cql_stmt *st, const cql_wplan *pl, ast_re
                          int n_rels)
 {
     cql_stmt_memo *m = cql__stmt_memo_new(ev->ctx, st, pl->t, pl->n_ops + n_rels);
-    if (!m || pl->is_counter || cql__wplan_is_lwt(pl))
-        return;
+    if (!m || pl->is_counter || cql__wplan_is_lwt(pl) || pl->t->compact != SCH_COMPACT_NONE)
+        return;                      /* compact tables: compact_write runs each time */
     const sch_table *t = pl->t;
     cql_keyterm *it = m->items;
     int n = 0;
@@ -548,7 +596,7 @@ static int wplan_bind(cql_eval *ev, const cql_stmt *st, const cql_stmt_memo *m, 
     pl->n_ops = m->n_ops;
     pl->has_regular = m->has_regular;
     pl->has_static = m->has_static;
-    pl->row_marker = st->kind == STMT_INSERT;
+    pl->row_marker = st->kind == STMT_INSERT && pl->t->compact == SCH_COMPACT_NONE;
     cql_where_kind wk = st->kind == STMT_DELETE ? CQL_WHERE_DELETE : CQL_WHERE_UPDATE;
     if (cql__where_bind_point(ev, pl->t, m->items + m->n_ops, m->n_keys, m->n_ck, wk, &pl->w, e) < 0)
         return CS_EUSER;
@@ -654,6 +702,8 @@ int cql__wplan_prepare(cql_eval *ev, cql_stmt *st, int64_t batch_ts, int32_t now
         pl->has_regular = false;
     else if (st->kind == STMT_INSERT && t->n_ck > 0 && !pl->w.ck_all && pl->w.n_cks == 0)
         return cs_error_set(e, CS_ERR_INVALID, "Some clustering keys are missing: %s", t->ck[0]->name);
+    if (t->compact != SCH_COMPACT_NONE && st->kind != STMT_DELETE && compact_write(ev, pl, e) < 0)
+        return CS_EUSER;
     if (lwt) {
         if (pl->w.n_pks > 1 || pl->w.has_in_pk)
             return cs_error_set(e, CS_ERR_INVALID, "IN on the partition key is not supported with conditional %s",

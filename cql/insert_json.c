@@ -190,6 +190,8 @@ int cql__insert_json(cql_eval *ev, cql_stmt *st, cql_wplan *pl, ast_relation ***
     int nv = ev->n_vals, nr = 0;
     for (int ci = 0; ci < t->n_cols; ci++) {
         const sch_column *c = &t->cols[ci];
+        if (c->hidden)               /* COMPACT STORAGE's internal columns take no JSON value */
+            continue;
         const jkv *hit = NULL;
         for (int i = n_kv - 1; i >= 0 && !hit; i--)   /* duplicate keys: last wins (Jackson) */
             if (strcmp(kv[i].key, c->name) == 0)

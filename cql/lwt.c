@@ -372,6 +372,8 @@ typedef struct lwt_out {
 
 static void add_col(lwt_out *o, const sch_column *c)
 {
+    if (c->hidden)                   /* COMPACT STORAGE's internal columns: not in '*' */
+        return;
     for (int i = 0; i < o->n_cols; i++)
         if (o->cols[i] == c)
             return;

@@ -403,6 +403,20 @@ int sch__table_finish(sch_table *t, cs_error *e)
         }
         *slot = c;
     }
+    /* COMPACT STORAGE's hidden columns (see sch_compact) */
+    t->compact_value = NULL;
+    for (int i = 0; i < t->n_cols; i++) {
+        sch_column *c = &t->cols[i];
+        c->hidden = false;
+        if (t->compact == SCH_COMPACT_NONE)
+            continue;
+        if (c->kind == COL_REGULAR)
+            t->compact_value = c;
+        if (t->compact == SCH_COMPACT_STATIC)
+            c->hidden = c->kind == COL_CLUSTERING || c->kind == COL_REGULAR;
+        else
+            c->hidden = c->kind == COL_REGULAR && c->type && c->type->kind == CT_EMPTY;
+    }
     return 0;
 }
 
@@ -486,7 +500,7 @@ sch_column *sch_column_find(const sch_table *t, const char *name)
 {
     if (!t || !name) return NULL;
     for (int i = 0; i < t->n_cols; i++)
-        if (strcmp(t->cols[i].name, name) == 0) return &t->cols[i];
+        if (!t->cols[i].hidden && strcmp(t->cols[i].name, name) == 0) return &t->cols[i];
     return NULL;
 }
 

@@ -29,7 +29,18 @@ typedef struct sch_column {
     int position;              /* index within pk or ck; -1 for regular/static */
     bool desc;                 /* clustering order DESC */
     uint32_t id;               /* storage column id = cs_xxh64(name) low 32 bits (collision-checked at DDL) */
+    bool hidden;               /* COMPACT STORAGE's internal columns (set by sch__table_finish): in
+                                  system_schema, never in CQL (sch_column_find, SELECT *, DESCRIBE) */
 } sch_column;
+
+/* COMPACT STORAGE (Cassandra 4.1 CreateTableStatement.fixupCompactTable):
+ * dense (clustering columns; flags {dense[, compound]}) with at most one
+ * non-key column, the compact value (a hidden `value` of type empty when
+ * none was declared); static (no declared clustering: flags {}): the
+ * declared columns are static, with a hidden text clustering `column1` and
+ * a hidden blob (counter) `value`.  Rows carry no row marker: a row lives
+ * while a cell of it does. */
+typedef enum { SCH_COMPACT_NONE, SCH_COMPACT_DENSE, SCH_COMPACT_STATIC } sch_compact;
 
 typedef struct sch_table sch_table;
 typedef struct sch_keyspace sch_keyspace;
@@ -76,6 +87,8 @@ struct sch_table {
     char **compaction_k, **compaction_v; int n_compaction;   /* includes 'class' */
     char **compression_k, **compression_v; int n_compression;
     bool is_counter;           /* has counter columns */
+    sch_compact compact;       /* COMPACT STORAGE (system_schema.tables flags) */
+    sch_column *compact_value; /* compact tables: the single regular column (sch__table_finish) */
     bool is_view;              /* a materialized view */
     sch_table *view_base;      /* views: the base table */
     char *view_where;          /* views: where_clause text */

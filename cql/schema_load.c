@@ -245,6 +245,28 @@ static void load_params(sch_table *t, srow *row)
     if (ce && ce->val_len == 16) memcpy(t->id, ce->val, 16);
 }
 
+/* COMPACT STORAGE from system_schema.tables.flags (TableMetadata.Flag): a
+ * "dense" table is dense compact (compound too with 2+ clustering
+ * columns), one neither dense nor compound a static compact table (the
+ * Python driver reads them so too); a CQL table is compound. */
+static sch_compact table_compact(srow *row)
+{
+    const st_cell *fl = row_cell(row, "flags");
+    bool compound = false, dense = false;
+    if (fl && fl->val_len >= 4) {
+        cs_rd r;
+        cs_rd_init(&r, fl->val, fl->val_len);
+        int32_t n = (int32_t)cs_rd_u32(&r);
+        for (int32_t i = 0; i < n && !r.err; i++) {
+            const uint8_t *p;
+            int32_t len = cs_rd_bytes(&r, &p);
+            if (len == 8 && memcmp(p, "compound", 8) == 0) compound = true;
+            if (len == 5 && memcmp(p, "dense", 5) == 0) dense = true;
+        }
+    }
+    return dense ? SCH_COMPACT_DENSE : compound ? SCH_COMPACT_NONE : SCH_COMPACT_STATIC;
+}
+
 static int load_table(sch_catalog *c, srow *row, void *arg)
 {
     bool is_view = arg != NULL;
@@ -256,6 +278,8 @@ static int load_table(sch_catalog *c, srow *row, void *arg)
     cs_free(name);
     if (!t) return CS_ENOMEM;
     load_params(t, row);
+    if (!is_view)
+        t->compact = table_compact(row);
     if (is_view) {
         t->is_view = true;
         t->view_where = row_text(row, "where_clause");
@@ -280,7 +304,9 @@ static int load_column(sch_catalog *c, srow *row, void *arg)
     if (t && cname && type && kind) {
         cs_error e;
         cs_error_init(&e);
-        ctype *ty = ctype_parse(type, row->ks, sch__udt_lookup_cb, c, &e);
+        /* "empty": a dense compact table's hidden value, a type no CQL statement names */
+        ctype *ty = strcmp(type, "empty") == 0 ? (ctype *)ctype_scalar(CT_EMPTY)
+                                               : ctype_parse(type, row->ks, sch__udt_lookup_cb, c, &e);
         if (!ty) {
             CS_WARN("column %s.%s.%s: bad type '%s' (%s); skipped", row->ks, tname, cname, type, e.msg);
         } else {

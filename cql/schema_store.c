@@ -252,10 +252,19 @@ void sch__rows_table(sch_catalog *c, st_mutation *m, const sch_table *t, int64_t
         cell_bool(&w, "include_all_columns", t->view_include_all);
     } else {
         row_begin(&w, c->ss[SS_TABLES], ks, key, 1);
-        char *fk[2] = { "compound", "counter" };
+        /* TableMetadata.Flag, as a set in name order: a table is compound
+         * unless it is COMPACT STORAGE (CreateTableStatement.fixupCompactTable) */
+        char *fk[3];
+        int nf = 0;
+        if (t->compact == SCH_COMPACT_NONE || (t->compact == SCH_COMPACT_DENSE && t->n_ck > 1))
+            fk[nf++] = "compound";
+        if (t->is_counter)
+            fk[nf++] = "counter";
+        if (t->compact == SCH_COMPACT_DENSE)
+            fk[nf++] = "dense";
         cs_buf b;
         cs_buf_init(&b);
-        sch__put_text_list(&b, fk, t->is_counter ? 2 : 1);   /* a set serializes like a list */
+        sch__put_text_list(&b, fk, nf);   /* a set serializes like a list */
         if (!b.err) cell(&w, "flags", b.p, b.len);
         cs_buf_destroy(&b);
     }

@@ -396,7 +396,12 @@ int cql__sel_compile(cql_eval *ev, const sch_table *t, const ast_select *as, xse
 static int sel_compile(cql_eval *ev, const sch_table *t, const ast_select *as, xselection *out,
                        cs_error *e)
 {
-    int n = out->star ? t->n_cols : as->n_sels;
+    int n = as->n_sels, col = 0;
+    if (out->star) {                 /* every column but COMPACT STORAGE's hidden ones */
+        n = 0;
+        for (int i = 0; i < t->n_cols; i++)
+            n += !t->cols[i].hidden;
+    }
     out->sels = cs_arena_zalloc(ev->arena, sizeof(xsel *) * (size_t)(n + 1));
     if (!out->sels)
         return cs_error_set(e, CS_ERR_SERVER, "out of memory");
@@ -406,12 +411,15 @@ static int sel_compile(cql_eval *ev, const sch_table *t, const ast_select *as, x
             x = cs_arena_zalloc(ev->arena, sizeof(xsel));
             if (!x)
                 return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+            while (t->cols[col].hidden)
+                col++;
             cs_buf_init(&x->first);
             cs_buf_init(&x->acc);
             x->kind = SEL_COLUMN;
-            x->col = i;
-            x->type = t->cols[i].type;
-            x->name = t->cols[i].name;
+            x->col = col;
+            x->type = t->cols[col].type;
+            x->name = t->cols[col].name;
+            col++;
         } else {
             x = compile(ev, t, as->sels[i], true, e);
             if (!x) {

@@ -463,8 +463,8 @@ void ctype_to_cql(const ctype *t, cs_buf *out)
         if (t->frozen)
             cs_buf_put_u8(out, '>');
         return;
-    case CT_EMPTY:
-        ctype__puts(out, "'org.apache.cassandra.db.marshal.EmptyType'");
+    case CT_EMPTY:                   /* CQL3Type.Native.EMPTY (a dense compact table's hidden value) */
+        ctype__puts(out, "empty");
         return;
     case CT_CUSTOM:
         cs_buf_put_u8(out, '\'');

@@ -20,6 +20,9 @@ static const char *const fz_schema[] = {
     "WITH CLUSTERING ORDER BY (c DESC, d ASC)",
     "CREATE TABLE cnt (k int PRIMARY KEY, n counter)",
     "CREATE TABLE ttl (k int, c text, v int, PRIMARY KEY (k, c)) WITH default_time_to_live = 1000",
+    "CREATE TABLE cs (k int PRIMARY KEY, a int, b text) WITH COMPACT STORAGE",
+    "CREATE TABLE cd (k int, c text, PRIMARY KEY (k, c)) WITH COMPACT STORAGE",
+    "CREATE TABLE cv (k int, c1 int, c2 int, v blob, PRIMARY KEY (k, c1, c2)) WITH COMPACT STORAGE",
     "CREATE INDEX ON t (v)",
     "CREATE INDEX ON t (VALUES(m))",
     "CREATE MATERIALIZED VIEW mv AS SELECT k, c, v FROM t WHERE k IS NOT NULL AND c IS NOT NULL "
@@ -33,6 +36,9 @@ static const char *const fz_schema[] = {
     "{x: 1, y: 'y', z: [3]}, {1: {'a'}})",
     "INSERT INTO w (a, b, c, d, e) VALUES (1, 'x', '2020-01-01', 1, 0x00)",
     "UPDATE cnt SET n = n + 5 WHERE k = 1",
+    "INSERT INTO cs (k, a, b) VALUES (1, 1, 'a')",
+    "INSERT INTO cd (k, c) VALUES (1, 'a')",
+    "INSERT INTO cv (k, c1, c2, v) VALUES (1, 1, 1, 0x01)",
 };
 
 /* Prepared at setup, in this order (EXECUTE picks one by index). */
@@ -114,6 +120,15 @@ static const char *const fz_statements[] = {
     "CREATE FUNCTION IF NOT EXISTS f (x int) CALLED ON NULL INPUT RETURNS int LANGUAGE java AS 'return x;'",
     "DESCRIBE KEYSPACE ks",
     "DESCRIBE TABLE t",
+    "SELECT * FROM cs WHERE k = 1",
+    "UPDATE cs SET a = 2 WHERE k = 2",
+    "DELETE b FROM cs WHERE k = 1",
+    "INSERT INTO cs JSON '{\"k\": 3, \"b\": \"j\"}'",
+    "INSERT INTO cd (k, c) VALUES (2, 'b') IF NOT EXISTS",
+    "SELECT * FROM cd WHERE k = 1 AND c > ''",
+    "UPDATE cv SET v = null WHERE k = 1 AND c1 = 1 AND c2 = 1",
+    "SELECT * FROM cv WHERE k = 1 AND c1 = 1",
+    "DESCRIBE TABLE cs",
     "DESCRIBE TABLES",
     "USE system",
     "LIST ROLES",
