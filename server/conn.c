@@ -1020,6 +1020,18 @@ static void on_frame(conn *c, const frame_header *h, const uint8_t *body)
 
 /* ------------------------------------------------------------ input */
 
+/* Drop the first `off` bytes of b (input taken); an emptied buffer over
+ * IDLE_BUF_KEEP gives its memory back. */
+static void consume(cs_buf *b, size_t off)
+{
+    size_t left = b->len - off;
+    if (off > 0 && left > 0)
+        memmove(b->p, b->p + off, left);
+    b->len = left;
+    if (left == 0 && b->cap > IDLE_BUF_KEEP)
+        cs_buf_destroy(b);
+}
+
 /* The complete frame with header h at `at` in `in`, if a plain EXECUTE
  * with positional values: its id and first values into *q (a look, not
  * a decoding: the request is decoded in turn); else false. */
@@ -1138,12 +1150,7 @@ static void process_input(conn *c)
     }
     if (c->closed)
         return;
-    size_t left = c->in.len - off;
-    if (off > 0 && left > 0)
-        memmove(c->in.p, c->in.p + off, left);
-    c->in.len = left;
-    if (left == 0 && c->in.cap > IDLE_BUF_KEEP)
-        cs_buf_destroy(&c->in);
+    consume(&c->in, off);
     cs_arena_destroy(&c->arena);
     cs_arena_init(&c->arena);
 }
@@ -1267,12 +1274,7 @@ static void unframe_input(conn *c)
     }
     if (c->closed)
         return;
-    size_t left = c->raw.len - off;
-    if (off > 0 && left > 0)
-        memmove(c->raw.p, c->raw.p + off, left);
-    c->raw.len = left;
-    if (left == 0 && c->raw.cap > IDLE_BUF_KEEP)
-        cs_buf_destroy(&c->raw);
+    consume(&c->raw, off);
     if (c->seg_scratch.cap > IDLE_BUF_KEEP)
         cs_buf_destroy(&c->seg_scratch);
 }
