@@ -82,42 +82,62 @@ int64_t cs_murmur3_token(const void *key, size_t len)
     return tok == INT64_MIN ? INT64_MAX : tok;
 }
 
-/* ------------------------------------------------------------ CRC-32C */
+/* ------------------------------------------------------------ CRC-32C, CRC-32 */
 
-static uint32_t crc_tab[8][256];
-static int crc_ready;
+/* Slice-by-8 tables of a reflected 32-bit CRC (any CPU): CRC-32C
+ * (Castagnoli, 0x82F63B78) and CRC-32 (IEEE, zlib's, 0xEDB88320). */
+typedef struct crc_tables {
+    uint32_t poly;
+    int ready;
+    uint32_t tab[8][256];
+} crc_tables;
 
-static void crc_init(void)
+static crc_tables crc32c_t = { 0x82F63B78u, 0, { { 0 } } };
+static crc_tables crc32_t = { 0xEDB88320u, 0, { { 0 } } };
+
+static void crc_init(crc_tables *c)
 {
     for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
+        uint32_t v = i;
         for (int k = 0; k < 8; k++)
-            c = c & 1 ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-        crc_tab[0][i] = c;
+            v = v & 1 ? (v >> 1) ^ c->poly : v >> 1;
+        c->tab[0][i] = v;
     }
     for (uint32_t i = 0; i < 256; i++)
         for (int t = 1; t < 8; t++)
-            crc_tab[t][i] = (crc_tab[t - 1][i] >> 8) ^ crc_tab[0][crc_tab[t - 1][i] & 0xFF];
-    __atomic_store_n(&crc_ready, 1, __ATOMIC_RELEASE);
+            c->tab[t][i] = (c->tab[t - 1][i] >> 8) ^ c->tab[0][c->tab[t - 1][i] & 0xFF];
+    __atomic_store_n(&c->ready, 1, __ATOMIC_RELEASE);
 }
 
-/* Software CRC-32C: slice-by-8 tables (any CPU). */
-uint32_t cs_crc32c_sw(uint32_t crc, const void *p, size_t n)
+static uint32_t crc_sw(crc_tables *c, uint32_t crc, const void *p, size_t n)
 {
-    if (!__atomic_load_n(&crc_ready, __ATOMIC_ACQUIRE))
-        crc_init(); /* idempotent: racing initializers write identical tables */
+    if (!__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE))
+        crc_init(c); /* idempotent: racing initializers write identical tables */
+    uint32_t (*tab)[256] = c->tab;
     const uint8_t *d = p;
     crc = ~crc;
     while (n >= 8) {
         uint32_t lo = crc ^ ((uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24);
-        crc = crc_tab[7][lo & 0xFF] ^ crc_tab[6][(lo >> 8) & 0xFF] ^ crc_tab[5][(lo >> 16) & 0xFF] ^
-              crc_tab[4][lo >> 24] ^ crc_tab[3][d[4]] ^ crc_tab[2][d[5]] ^ crc_tab[1][d[6]] ^ crc_tab[0][d[7]];
+        crc = tab[7][lo & 0xFF] ^ tab[6][(lo >> 8) & 0xFF] ^ tab[5][(lo >> 16) & 0xFF] ^
+              tab[4][lo >> 24] ^ tab[3][d[4]] ^ tab[2][d[5]] ^ tab[1][d[6]] ^ tab[0][d[7]];
         d += 8;
         n -= 8;
     }
     while (n--)
-        crc = (crc >> 8) ^ crc_tab[0][(crc ^ *d++) & 0xFF];
+        crc = (crc >> 8) ^ tab[0][(crc ^ *d++) & 0xFF];
     return ~crc;
+}
+
+/* Software CRC-32C (any CPU). */
+uint32_t cs_crc32c_sw(uint32_t crc, const void *p, size_t n)
+{
+    return crc_sw(&crc32c_t, crc, p, n);
+}
+
+/* CRC-32 (protocol v5 segments: not on a hot path, no hardware variant). */
+uint32_t cs_crc32(uint32_t crc, const void *p, size_t n)
+{
+    return crc_sw(&crc32_t, crc, p, n);
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -178,44 +198,6 @@ uint32_t cs_crc32c(uint32_t crc, const void *p, size_t n)
         __atomic_store_n(&crc_impl, f, __ATOMIC_RELEASE);
     }
     return f(crc, p, n);
-}
-
-/* ------------------------------------------------------------ CRC-32 */
-
-static uint32_t crc32_tab[4][256];
-static int crc32_ready;
-
-static void crc32_init(void)
-{
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int k = 0; k < 8; k++)
-            c = c & 1 ? (c >> 1) ^ 0xEDB88320u : c >> 1;
-        crc32_tab[0][i] = c;
-    }
-    for (uint32_t i = 0; i < 256; i++)
-        for (int t = 1; t < 4; t++)
-            crc32_tab[t][i] = (crc32_tab[t - 1][i] >> 8) ^ crc32_tab[0][crc32_tab[t - 1][i] & 0xFF];
-    __atomic_store_n(&crc32_ready, 1, __ATOMIC_RELEASE);
-}
-
-/* Slice-by-4 over the reflected IEEE polynomial. */
-uint32_t cs_crc32(uint32_t crc, const void *p, size_t n)
-{
-    if (!__atomic_load_n(&crc32_ready, __ATOMIC_ACQUIRE))
-        crc32_init(); /* idempotent: racing initializers write identical tables */
-    const uint8_t *d = p;
-    crc = ~crc;
-    while (n >= 4) {
-        crc ^= (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24;
-        crc = crc32_tab[3][crc & 0xFF] ^ crc32_tab[2][(crc >> 8) & 0xFF] ^ crc32_tab[1][(crc >> 16) & 0xFF] ^
-              crc32_tab[0][crc >> 24];
-        d += 4;
-        n -= 4;
-    }
-    while (n--)
-        crc = (crc >> 8) ^ crc32_tab[0][(crc ^ *d++) & 0xFF];
-    return ~crc;
 }
 
 /* ------------------------------------------------------------ xxHash64 */
