@@ -125,9 +125,9 @@ struct conn {
     int state;                       /* C_* */
     uint8_t version;                 /* fixed by the first frame; 0 before */
     bool compress;                   /* lz4 envelopes (v3/v4): negotiated and STARTUP answered */
-    bool seg_in, seg_out;            /* v5 segment framing on (invariant 4) */
+    bool seg;                        /* v5 segment framing on, both directions (invariant 4) */
     bool seg_lz4;                    /* v5 segments are lz4-compressed */
-    bool seg_switch;                 /* on_startup turned seg_in on: the rest of `in` is segments */
+    bool seg_switch;                 /* on_startup turned seg on: the rest of `in` is segments */
     bool closed;                     /* uv_close called */
     bool handle_closed;              /* close callback ran */
     bool close_after_flush;          /* close once `out` is written and no reply waits for a sync */
@@ -376,7 +376,7 @@ static void flush_now(conn *c)
         conn__close(c, false);
         return;
     }
-    if (c->seg_out && c->out.len > c->out_wire) {
+    if (c->seg && c->out.len > c->out_wire) {
         wrap_segments(c);
         if (c->out.err) {
             CS_ERROR("connection %s: v5 segment encoding failed: %s", c->session.client_addr,
@@ -712,7 +712,7 @@ static void on_startup(conn *c, int16_t stream, const msg_request *m)
     /* invariant 4: after the reply above */
     if (c->version >= 5) {
         c->out_wire = c->out.len;
-        c->seg_in = c->seg_out = c->seg_switch = true;
+        c->seg = c->seg_switch = true;
         c->seg_lz4 = lz4;
     } else {
         c->compress = lz4;
@@ -1170,10 +1170,10 @@ static void seg_fail(conn *c, const char *fmt, ...)
  * (it stopped for back-pressure). */
 static bool envelope_buffered(const conn *c)
 {
+    frame_header h;
     if (c->discard > 0 || c->in.len < FRAME_HEADER_LEN)
         return false;
-    uint32_t len = cs_be32(c->in.p + 5);
-    return len > 0x7fffffffu || c->in.len - FRAME_HEADER_LEN >= len;
+    return frame_header_parse(c->in.p, &h) != 0 || c->in.len - FRAME_HEADER_LEN >= h.length;
 }
 
 /* The recorded segment error: fatal, on stream 0, then close (Cassandra
@@ -1194,14 +1194,14 @@ static bool whole_envelopes(const uint8_t *p, size_t n)
 {
     size_t at = 0;
     while (at < n) {
+        frame_header h;
         if (n - at < FRAME_HEADER_LEN)
             return false;
-        uint32_t len = cs_be32(p + at + 5);
-        if (len > 0x7fffffffu)
+        if (frame_header_parse(p + at, &h) != 0)
             return true;
-        if ((uint64_t)len > n - at - FRAME_HEADER_LEN)
+        if ((uint64_t)h.length > n - at - FRAME_HEADER_LEN)
             return false;
-        at += FRAME_HEADER_LEN + len;
+        at += FRAME_HEADER_LEN + h.length;
     }
     return true;
 }
@@ -1289,7 +1289,7 @@ static void pump(conn *c)
     c->refs++;                       /* a sync callback may not free us mid-loop */
     for (;;) {
         size_t before = c->in.len + c->raw.len;
-        if (c->seg_in && c->raw.len > 0)
+        if (c->seg && c->raw.len > 0)
             unframe_input(c);
         process_input(c);
         if (c->seg_err[0] && c->state != C_CLOSING && !c->closed && !envelope_buffered(c))
@@ -1325,7 +1325,7 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     conn *c = (conn *)h;
     (void)suggested;
-    cs_buf *b = c->seg_in ? &c->raw : &c->in;
+    cs_buf *b = c->seg ? &c->raw : &c->in;
     if (b->cap - b->len < READ_MIN_SPARE && cs_buf_reserve(b, READ_MIN_SPARE) != 0) {
         *buf = uv_buf_init(NULL, 0);
         return;
@@ -1346,7 +1346,7 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
     SRV_STAT_ADD(c->s->stats.bytes_in, (uint64_t)nread);
     if (c->state == C_CLOSING)
         return;                      /* lingering: input is discarded */
-    if (c->seg_in)
+    if (c->seg)
         c->raw.len += (size_t)nread;
     else
         c->in.len += (size_t)nread;
