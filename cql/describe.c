@@ -80,25 +80,14 @@ void sch__cql_keyspace(const sch_keyspace *k, cs_buf *out)
     sch__printf(out, "}  AND durable_writes = %s;", k->durable_writes ? "true" : "false");
 }
 
-static void column_def(cs_buf *b, const sch_column *c)
+/* A static compact table's columns are static inside, regular to CQL
+ * (CompactTableMetadata.allColumnsInCreateOrder). */
+static void column_def(cs_buf *b, const sch_table *t, const sch_column *c)
 {
     qid(b, c->name);
     sch__puts(b, " ");
     ctype_to_cql(c->type, b);
-    if (c->kind == COL_STATIC) sch__puts(b, " static");
-}
-
-/* A static compact table's columns are static inside, regular to CQL
- * (CompactTableMetadata.allColumnsInCreateOrder). */
-static void table_column_def(cs_buf *b, const sch_table *t, const sch_column *c)
-{
-    if (t->compact == SCH_COMPACT_STATIC && c->kind == COL_STATIC) {
-        sch_column r = *c;
-        r.kind = COL_REGULAR;
-        column_def(b, &r);
-        return;
-    }
-    column_def(b, c);
+    if (c->kind == COL_STATIC && t->compact != SCH_COMPACT_STATIC) sch__puts(b, " static");
 }
 
 /* Columns in Cassandra's "create order": pk, ck, statics then regulars,
@@ -226,7 +215,7 @@ void sch__cql_table(const sch_table *t, bool internals, cs_buf *out)
             if (strcmp(t->dropped[d].name, cols[i]->name) == 0) readded = true;
         if (readded) continue;
         sch__puts(out, IND);
-        table_column_def(out, t, cols[i]);
+        column_def(out, t, cols[i]);
         if (single && cols[i]->kind == COL_PARTITION_KEY) sch__puts(out, " PRIMARY KEY");
         if (!single || drops || i + 1 < n) sch__puts(out, ",");
         sch__puts(out, "\n");
@@ -257,7 +246,7 @@ void sch__cql_table(const sch_table *t, bool internals, cs_buf *out)
             sch__puts(out, "\nALTER TABLE ");
             table_name(out, t);
             sch__puts(out, " ADD ");
-            column_def(out, now);
+            column_def(out, t, now);
             sch__puts(out, ";");
         }
     }

@@ -266,13 +266,10 @@ static int compact_write(cql_eval *ev, cql_wplan *pl, cs_error *e)
         for (int j = 0; j < pl->w.n_cks; j++) {
             cs_buf raw;
             cs_buf_init(&raw);
-            const cql_value *k = &pl->w.cks[j];     /* CK_COMPONENT, then the bc encoding */
-            if (k->len < 1 || k->p[0] != CK_COMPONENT)
-                continue;
-            cs_rd r;
-            cs_rd_init(&r, k->p + 1, (size_t)k->len - 1);
-            int rc = ctype_bc_decode(t->ck[0]->type, &r, t->ck[0]->desc, &raw);
-            bool empty = rc == 0 && raw.len == 0;
+            size_t off;
+            int32_t len;
+            int rc = sch_clustering_decode(t, pl->w.cks[j].p, (size_t)pl->w.cks[j].len, &raw, &off, &len);
+            bool empty = rc == 0 && len == 0;
             cs_buf_destroy(&raw);
             if (empty)
                 return cs_error_set(e, CS_ERR_INVALID, "Invalid empty or null value for column %s", t->ck[0]->name);
