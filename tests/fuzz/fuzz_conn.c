@@ -419,95 +419,93 @@ static void check_supported(const uint8_t *b, size_t n)
  * length, or 0 if it is not all there. */
 static size_t check_one(checker *ck, const uint8_t *p, size_t avail)
 {
-    {
-        if (avail < FRAME_HEADER_LEN)
-            return 0;
-        frame_header h;
-        CHECK(frame_header_parse(p, &h) == 0, "reply %d: negative length", ck->frames);
-        if (avail - FRAME_HEADER_LEN < h.length)
-            return 0;
-        const uint8_t *body = p + FRAME_HEADER_LEN;
-        int idx = ck->frames++;
-        CHECK(h.response, "reply %d: no response bit (0x%02x)", idx, p[0]);
-        if (ck->version == 0)
-            ck->version = h.version;
-        CHECK(h.version == ck->version, "reply %d: version %u after %u", idx, h.version, ck->version);
-        CHECK((h.flags & ~(FRAME_FLAG_COMPRESSION | FRAME_FLAG_TRACING | FRAME_FLAG_WARNING)) == 0,
-              "reply %d: flags 0x%02x", idx, h.flags);
-        CHECK(!(h.flags & FRAME_FLAG_COMPRESSION) || ck->compression_possible,
-              "reply %d: compressed before the reply to STARTUP", idx);
-        CHECK(!(h.flags & FRAME_FLAG_COMPRESSION) || h.version < 5, "reply %d: a compressed v5 envelope", idx);
-        CHECK(!(h.flags & FRAME_FLAG_WARNING) || (h.version >= 4 && h.opcode == OP_RESULT),
-              "reply %d: warnings on opcode %u at v%u", idx, h.opcode, h.version);
-        CHECK(!(h.flags & FRAME_FLAG_TRACING) || h.opcode == OP_RESULT, "reply %d: tracing on opcode %u",
-              idx, h.opcode);
-        frame_body fb;
-        int rc = frame_body_decode(&h, body, h.length, 1u << 30, &fb);
-        CHECK(rc == 0, "reply %d (opcode %u, stream %d): body does not decode: %s", idx, h.opcode, h.stream,
-              cs_strerror(rc));
-        got g = { h.stream, h.opcode, -1 };
-        if (g_verbose)
-            fprintf(stderr, "reply %d: v%u stream %d %s flags 0x%02x, %zu bytes\n", idx, h.version, h.stream,
-                    msg_opcode_name(h.opcode), h.flags, fb.msg_len);
-        char what[64];
-        snprintf(what, sizeof what, "reply %d (stream %d)", idx, h.stream);
-        cs_rd r;
-        cs_rd_init(&r, fb.msg, fb.msg_len);
-        size_t len;
-        switch (h.opcode) {
-        case OP_ERROR:
-            check_error_body(h.version, fb.msg, fb.msg_len, &g);
-            break;
-        case OP_READY:
-            CHECK(fb.msg_len == 0, "%s: READY with a body", what);
-            if (!ck->compression_possible && h.version == 5)
-                ck->seg = true;
-            ck->compression_possible = true;
-            break;
-        case OP_AUTHENTICATE:
-            CHECK(!(h.flags & FRAME_FLAG_COMPRESSION), "%s: AUTHENTICATE compressed", what);
-            cs_rd_string(&r, &len);
-            CHECK(!r.err && cs_rd_left(&r) == 0, "%s: AUTHENTICATE body", what);
-            if (!ck->compression_possible && h.version == 5)
-                ck->seg = true;
-            ck->compression_possible = true;
-            break;
-        case OP_SUPPORTED:
-            check_supported(fb.msg, fb.msg_len);
-            break;
-        case OP_AUTH_SUCCESS: {
-            const uint8_t *t;
-            cs_rd_bytes(&r, &t);
-            CHECK(!r.err && cs_rd_left(&r) == 0, "%s: AUTH_SUCCESS body", what);
-            break;
-        }
-        case OP_RESULT: {
-            static fz_result fr;
-            fz_check_result(what, h.version, fb.msg, fb.msg_len, &fr);
-            if (fr.kind == RESULT_SCHEMA_CHANGE)
-                g_schema_changed = true;
-            break;
-        }
-        case OP_EVENT: {
-            cql_schema_change c;
-            CHECK(h.stream == -1, "%s: EVENT on a request's stream", what);
-            CHECK(msg_event_decode(fb.msg, fb.msg_len, &c) == 0, "%s: EVENT body", what);
-            g_schema_changed = true;
-            break;
-        }
-        default:
-            CHECK(false, "%s: opcode %u is not a response", what, h.opcode);
-        }
-        frame_body_destroy(&fb);
-        if (h.opcode != OP_EVENT) {
-            if (ck->n == ck->cap) {
-                ck->cap = ck->cap * 2 + 64;
-                ck->r = realloc(ck->r, (size_t)ck->cap * sizeof *ck->r);
-            }
-            ck->r[ck->n++] = g;
-        }
-        return FRAME_HEADER_LEN + h.length;
+    if (avail < FRAME_HEADER_LEN)
+        return 0;
+    frame_header h;
+    CHECK(frame_header_parse(p, &h) == 0, "reply %d: negative length", ck->frames);
+    if (avail - FRAME_HEADER_LEN < h.length)
+        return 0;
+    const uint8_t *body = p + FRAME_HEADER_LEN;
+    int idx = ck->frames++;
+    CHECK(h.response, "reply %d: no response bit (0x%02x)", idx, p[0]);
+    if (ck->version == 0)
+        ck->version = h.version;
+    CHECK(h.version == ck->version, "reply %d: version %u after %u", idx, h.version, ck->version);
+    CHECK((h.flags & ~(FRAME_FLAG_COMPRESSION | FRAME_FLAG_TRACING | FRAME_FLAG_WARNING)) == 0,
+          "reply %d: flags 0x%02x", idx, h.flags);
+    CHECK(!(h.flags & FRAME_FLAG_COMPRESSION) || ck->compression_possible,
+          "reply %d: compressed before the reply to STARTUP", idx);
+    CHECK(!(h.flags & FRAME_FLAG_COMPRESSION) || h.version < 5, "reply %d: a compressed v5 envelope", idx);
+    CHECK(!(h.flags & FRAME_FLAG_WARNING) || (h.version >= 4 && h.opcode == OP_RESULT),
+          "reply %d: warnings on opcode %u at v%u", idx, h.opcode, h.version);
+    CHECK(!(h.flags & FRAME_FLAG_TRACING) || h.opcode == OP_RESULT, "reply %d: tracing on opcode %u",
+          idx, h.opcode);
+    frame_body fb;
+    int rc = frame_body_decode(&h, body, h.length, 1u << 30, &fb);
+    CHECK(rc == 0, "reply %d (opcode %u, stream %d): body does not decode: %s", idx, h.opcode, h.stream,
+          cs_strerror(rc));
+    got g = { h.stream, h.opcode, -1 };
+    if (g_verbose)
+        fprintf(stderr, "reply %d: v%u stream %d %s flags 0x%02x, %zu bytes\n", idx, h.version, h.stream,
+                msg_opcode_name(h.opcode), h.flags, fb.msg_len);
+    char what[64];
+    snprintf(what, sizeof what, "reply %d (stream %d)", idx, h.stream);
+    cs_rd r;
+    cs_rd_init(&r, fb.msg, fb.msg_len);
+    size_t len;
+    switch (h.opcode) {
+    case OP_ERROR:
+        check_error_body(h.version, fb.msg, fb.msg_len, &g);
+        break;
+    case OP_READY:
+        CHECK(fb.msg_len == 0, "%s: READY with a body", what);
+        if (!ck->compression_possible && h.version == 5)
+            ck->seg = true;
+        ck->compression_possible = true;
+        break;
+    case OP_AUTHENTICATE:
+        CHECK(!(h.flags & FRAME_FLAG_COMPRESSION), "%s: AUTHENTICATE compressed", what);
+        cs_rd_string(&r, &len);
+        CHECK(!r.err && cs_rd_left(&r) == 0, "%s: AUTHENTICATE body", what);
+        if (!ck->compression_possible && h.version == 5)
+            ck->seg = true;
+        ck->compression_possible = true;
+        break;
+    case OP_SUPPORTED:
+        check_supported(fb.msg, fb.msg_len);
+        break;
+    case OP_AUTH_SUCCESS: {
+        const uint8_t *t;
+        cs_rd_bytes(&r, &t);
+        CHECK(!r.err && cs_rd_left(&r) == 0, "%s: AUTH_SUCCESS body", what);
+        break;
     }
+    case OP_RESULT: {
+        static fz_result fr;
+        fz_check_result(what, h.version, fb.msg, fb.msg_len, &fr);
+        if (fr.kind == RESULT_SCHEMA_CHANGE)
+            g_schema_changed = true;
+        break;
+    }
+    case OP_EVENT: {
+        cql_schema_change c;
+        CHECK(h.stream == -1, "%s: EVENT on a request's stream", what);
+        CHECK(msg_event_decode(fb.msg, fb.msg_len, &c) == 0, "%s: EVENT body", what);
+        g_schema_changed = true;
+        break;
+    }
+    default:
+        CHECK(false, "%s: opcode %u is not a response", what, h.opcode);
+    }
+    frame_body_destroy(&fb);
+    if (h.opcode != OP_EVENT) {
+        if (ck->n == ck->cap) {
+            ck->cap = ck->cap * 2 + 64;
+            ck->r = realloc(ck->r, (size_t)ck->cap * sizeof *ck->r);
+        }
+        ck->r[ck->n++] = g;
+    }
+    return FRAME_HEADER_LEN + h.length;
 }
 
 /* The segment form, from the first header (both CRC24s are tried). */
@@ -1237,7 +1235,7 @@ static void write_seeds(void)
     free(big);
     sb_query(&b, "SELECT key FROM system.local", 1, -1);
     sb_segments(&b, at, false);
-    static const uint16_t cut[] = { 50, 70000, 3 };
+    static const uint16_t cut[] = { 50, 60000, 3 };
     sb_seed(&b, "py-v5-large-message", 0, cut, 3);
     sb_seed(&b, "py-v5-large-message-crc", F_SEG_CRC | F_SMALL_FRAME, cut, 3);
     b.s.p[at + 4] ^= 0x10;           /* the first segment's header CRC */

@@ -266,15 +266,28 @@ static void send_query(int fd, uint8_t v, int16_t stream, const char *q, bool co
     cs_buf_destroy(&body);
 }
 
+/* Append a STARTUP frame (stream 1) with options kv to out. */
+static void put_startup(cs_buf *out, uint8_t v, const msg_kv *kv, int n)
+{
+    cs_buf body;
+    cs_buf_init(&body);
+    msg_put_startup(&body, kv, n);
+    frame_writer w;
+    frame_begin(&w, out, v, false, 1, OP_STARTUP, 0, false, NULL, NULL, 0);
+    cs_buf_put(out, body.p, body.len);
+    frame_end(&w);
+    cs_buf_destroy(&body);
+}
+
 static void send_startup(int fd, uint8_t v, const char *compression)
 {
     msg_kv kv[2] = { { "CQL_VERSION", 11, "3.0.0", 5 }, { "COMPRESSION", 11, compression,
                      compression ? strlen(compression) : 0 } };
-    cs_buf body;
-    cs_buf_init(&body);
-    msg_put_startup(&body, kv, compression ? 2 : 1);
-    send_req(fd, v, 1, OP_STARTUP, false, &body);
-    cs_buf_destroy(&body);
+    cs_buf b;
+    cs_buf_init(&b);
+    put_startup(&b, v, kv, compression ? 2 : 1);
+    send_all(fd, b.p, b.len);
+    cs_buf_destroy(&b);
 }
 
 typedef struct reply {
@@ -745,20 +758,13 @@ Test(server_conn, byte_at_a_time)
     cs_buf b;
     cs_buf_init(&b);
     msg_kv kv = { "CQL_VERSION", 11, "3.4.6", 5 };
-    cs_buf body;
-    cs_buf_init(&body);
-    msg_put_startup(&body, &kv, 1);
-    frame_writer w;
-    frame_begin(&w, &b, 4, false, 1, OP_STARTUP, 0, false, NULL, NULL, 0);
-    cs_buf_put(&b, body.p, body.len);
-    frame_end(&w);
+    put_startup(&b, 4, &kv, 1);
     for (size_t i = 0; i < b.len; i++) {
         send_all(fd, b.p + i, 1);
         usleep(1000);
     }
     expect(fd, OP_READY, 1);
     cs_buf_destroy(&b);
-    cs_buf_destroy(&body);
     close(fd);
 }
 
@@ -1160,13 +1166,7 @@ Test(server_conn, v5_segment_in_the_startup_read)
     cs_buf_init(&all);
     cs_buf_init(&env);
     msg_kv kv = { "CQL_VERSION", 11, "3.0.0", 5 };
-    cs_buf body;
-    cs_buf_init(&body);
-    msg_put_startup(&body, &kv, 1);
-    frame_writer w;
-    frame_begin(&w, &all, 5, false, 1, OP_STARTUP, 0, false, NULL, NULL, 0);
-    cs_buf_put(&all, body.p, body.len);
-    frame_end(&w);
+    put_startup(&all, 5, &kv, 1);
     put_query5(&env, 2, "SELECT 1");
     frame_seg_wrap(&all, env.p, env.len, false);
     send_all(fd, all.p, all.len);
@@ -1177,7 +1177,6 @@ Test(server_conn, v5_segment_in_the_startup_read)
     v5rd_destroy(&rd);
     cs_buf_destroy(&all);
     cs_buf_destroy(&env);
-    cs_buf_destroy(&body);
     close(fd);
 }
 
