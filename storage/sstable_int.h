@@ -150,12 +150,14 @@ void sst_prefetch_partition(sst_reader *r, uint64_t pos);
  * (sst__bloom_hash) tests. */
 void sst_prefetch_bloom(sst_reader *r, uint64_t h);
 /* Hints for point lookups of n keys (tokens; bloom hashes hs) in the
- * sstables rs (at most SST_PREFETCH_READERS and SST_PREFETCH_LOOKUPS used),
- * after sst_prefetch_bloom of each: the summary, token stretch, index
- * entry, block cache slot and cached bytes each lookup will touch, stage
- * by stage for all.  Changes nothing; what each lookup found goes to
- * out[key][sstable] (out may be NULL) for sst_partition_hinted. */
-#define SST_PREFETCH_READERS 4
+ * sstables rs, newest first (at most SST_PREFETCH_READERS and
+ * SST_PREFETCH_LOOKUPS used), after sst_prefetch_bloom of each: the
+ * summary, token stretch and index entry each lookup will touch, stage by
+ * stage for all the keys, sstable by sstable until one holds the key's
+ * token; then that entry's block cache slot and cached bytes.  Changes
+ * nothing; what each lookup found goes to out[key][sstable] (out may be
+ * NULL) for sst_partition_hinted. */
+#define SST_PREFETCH_READERS 8
 #define SST_PREFETCH_LOOKUPS 32
 void sst_prefetch_lookups(sst_reader *const *rs, int n_rs, const int64_t *tokens, const uint64_t *hs, int n,
                           sst_lookup_hint (*out)[SST_PREFETCH_READERS]);

@@ -1104,58 +1104,73 @@ void sst_prefetch_bloom(sst_reader *r, uint64_t h)
     sst__bloom_prefetch(r->bloom, r->bloom_bits, r->bloom_k, h);
 }
 
-/* Point-lookup hints for n keys in the sstables rs, their bloom bytes
- * already asked for (sst_prefetch_bloom): stage by stage for all of them,
- * so each stage's loads arrive while the others are asked for: the bloom
- * test and the summary line the interpolation lands on; the token stretch
- * (idx_stretch); the index entry of the key's token; the block cache slot
- * of its partition's first block; its bytes there.  What each lookup
- * found goes to out[i][j] (key i, sstable j) when out is not NULL, so the
- * read need not search again (sst_partition_hinted). */
+/* Point-lookup hints for n keys in the sstables rs, newest first (by max
+ * timestamp), their bloom bytes already asked for (sst_prefetch_bloom).
+ * Sstable by sstable, each stage for all the keys still open, so each
+ * stage's loads arrive while the others are asked for: the bloom test and
+ * the summary line the interpolation lands on; the token stretch
+ * (idx_stretch); the index entry of the key's token.  A key whose token
+ * one sstable holds is not looked up in the older ones: a timestamp-
+ * ordered read stops there (if it does not, its own lookup finds the rest;
+ * their hints say SST_HINT_NONE).  Then, for every entry found, the block
+ * cache slot of its partition's first block, and its bytes there.  What
+ * each lookup found goes to out[i][j] (key i, sstable j) when out is not
+ * NULL, so the read need not search again (sst_partition_hinted). */
 void sst_prefetch_lookups(sst_reader *const *rs, int n_rs, const int64_t *tokens, const uint64_t *hs, int n,
                           sst_lookup_hint (*out)[SST_PREFETCH_READERS])
 {
     enum { MAX_R = SST_PREFETCH_READERS, MAX_K = SST_PREFETCH_LOOKUPS };
     if (n_rs > MAX_R) n_rs = MAX_R;
     if (n > MAX_K) n = MAX_K;
-    uint64_t lo[MAX_R][MAX_K], hi[MAX_R][MAX_K];
-    bool want[MAX_R][MAX_K];
+    uint64_t lo[MAX_K], hi[MAX_K];
+    bool want[MAX_K], open[MAX_K];
+    int at[MAX_K];                       /* the sstable holding key i's token, or -1 */
+    uint64_t at_pos[MAX_K];
+    for (int i = 0; i < n; i++) { open[i] = true; at[i] = -1; }
+    if (out)
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n_rs; j++) out[i][j] = (sst_lookup_hint){ rs[j]->cache_id, 0, SST_HINT_NONE };
     for (int j = 0; j < n_rs; j++) {
         const sst_reader *r = rs[j];
+        int n_want = 0;
         for (int i = 0; i < n; i++) {
-            want[j][i] = r->n_idx && sst__bloom_test(r->bloom, r->bloom_bits, r->bloom_k, hs[i]);
-            uint64_t g = want[j][i] ? sorted_guess(r->sum, r->n_sum, tokens[i]) : 0;
+            want[i] = false;
+            if (!open[i]) continue;
+            want[i] = r->n_idx && sst__bloom_test(r->bloom, r->bloom_bits, r->bloom_k, hs[i]);
+            n_want += want[i];
+            uint64_t g = want[i] ? sorted_guess(r->sum, r->n_sum, tokens[i]) : 0;
             if (g) __builtin_prefetch(&r->sum[g]);
             /* an sstable with no entries: bloom_bits 0 tests positive */
-            if (out) out[i][j] = (sst_lookup_hint){ r->cache_id, 0, r->n_idx && !want[j][i] ? SST_HINT_NEG : SST_HINT_NONE };
+            if (out && r->n_idx && !want[i]) out[i][j].state = SST_HINT_NEG;
         }
-    }
-    for (int j = 0; j < n_rs; j++)
+        if (!n_want) continue;
         for (int i = 0; i < n; i++)
-            if (want[j][i]) idx_stretch(rs[j], tokens[i], &lo[j][i], &hi[j][i]);
-    for (int j = 0; j < n_rs; j++)
+            if (want[i]) idx_stretch(r, tokens[i], &lo[i], &hi[i]);
         for (int i = 0; i < n; i++) {
-            if (!want[j][i]) continue;
-            const sst_reader *r = rs[j];
-            uint64_t k = bisect_lower(r->toks, lo[j][i], hi[j][i], tokens[i]);
-            want[j][i] = k < r->n_idx && r->toks[k] == tokens[i];
-            if (want[j][i]) __builtin_prefetch(&r->idx[k]);
-            lo[j][i] = k;
-            /* as sst_partition_lookup: absent, or the token's only entry
-             * (several entries share it: the read compares keys itself) */
-            if (out && !want[j][i]) out[i][j].state = SST_HINT_FP;
-            else if (out && (k + 1 >= r->n_idx || r->toks[k + 1] != tokens[i])) {
+            if (!want[i]) continue;
+            uint64_t k = bisect_lower(r->toks, lo[i], hi[i], tokens[i]);
+            bool has = k < r->n_idx && r->toks[k] == tokens[i];
+            if (!has) {
+                if (out) out[i][j].state = SST_HINT_FP;
+                continue;
+            }
+            __builtin_prefetch(&r->idx[k]);
+            open[i] = false;
+            at[i] = j;
+            at_pos[i] = k;
+            /* as sst_partition_lookup: the token's only entry (several
+             * entries share it: the read compares keys itself) */
+            if (out && (k + 1 >= r->n_idx || r->toks[k + 1] != tokens[i])) {
                 out[i][j].state = SST_HINT_AT;
                 out[i][j].pos = k;
             }
         }
-    for (int j = 0; j < n_rs; j++)
-        for (int i = 0; i < n; i++)
-            if (want[j][i]) sst__cache_prefetch(rs[j]->cache_id, rs[j]->idx[lo[j][i]].pos / rs[j]->block_size);
+    }
+    for (int i = 0; i < n; i++)
+        if (at[i] >= 0) sst__cache_prefetch(rs[at[i]]->cache_id, rs[at[i]]->idx[at_pos[i]].pos / rs[at[i]]->block_size);
     /* the slots have arrived: the bytes the reads will copy */
-    for (int j = 0; j < n_rs; j++)
-        for (int i = 0; i < n; i++)
-            if (want[j][i]) sst_prefetch_partition(rs[j], lo[j][i]);
+    for (int i = 0; i < n; i++)
+        if (at[i] >= 0) sst_prefetch_partition(rs[at[i]], at_pos[i]);
 }
 
 void sst_prefetch_partition(sst_reader *r, uint64_t pos)

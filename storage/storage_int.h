@@ -241,7 +241,7 @@ enum { SST_HINT_NONE = 0,   /* not looked up (or the token is not unique): look 
 typedef struct sst_lookup_hint { uint64_t rid; uint64_t pos; uint8_t state; } sst_lookup_hint;
 /* A read hint's lookups of one key, in the sstables a point read probes
  * first (read.c PREFETCH_SSTS). */
-#define ST__RHINT_SSTS 3
+#define ST__RHINT_SSTS 6
 typedef struct st__rhint { sst_lookup_hint s[ST__RHINT_SSTS]; } st__rhint;
 
 /* Teardown off request threads (reaper.c): st__reap queues fn(arg) for the
