@@ -465,6 +465,9 @@ struct st_engine {
     atomic_int bg_urgent[2];             /* callers waiting on a flush [0] / a compaction [1] */
     atomic_uint_fast64_t bp_waits, bp_ns; /* writers held by st__backpressure, and for how long */
     atomic_uint_fast64_t bg_switch_ns;   /* when mem_flushing last rose from 0 */
+    pthread_mutex_t rate_mu;             /* bg_base_* */
+    uint64_t bg_base_ns;                 /* the writers' rate is measured from here (st__bg_mem_pressure) */
+    size_t bg_base_active;               /* active memtable bytes then */
     atomic_uint_fast64_t bg_mark;        /* mem_total >> 20 at the last pressure estimate */
     /* Expired snapshot removal (snapshot.c). */
     pthread_t snap_thread;               /* "snapcleanup" */

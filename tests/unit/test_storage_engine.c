@@ -513,9 +513,11 @@ static void flush_async_and_wait(st_engine *e, st_table *t, uint32_t pk)
 }
 
 /* The flush's memory urgency (engine_bg.c st__bg_mem_pressure): the 3/4
- * rule at once; the rate rule only once the rate since the switch has been
- * measured over BG_RATE_MIN_NS and BG_RATE_MIN_BYTES (a few writes just
- * after a switch used to look like an enormous rate). */
+ * rule at once; the rate rule only from the growth of the active memtables
+ * after a baseline taken BG_RATE_MIN_NS after the switch, over
+ * BG_RATE_MIN_NS and BG_RATE_MIN_BYTES: what is there at the switch (a few
+ * writes just after it, the fresh memtable's first index table, the other
+ * tables' memtables) is not a rate. */
 Test(storage_engine, flush_pressure_rate_rule)
 {
     st_engine *e = open_engine(ST_SYNC_PERIODIC, 0);
@@ -527,15 +529,37 @@ Test(storage_engine, flush_pressure_rate_rule)
     atomic_store(&e->mem_total, space / 2 + MiB);
     atomic_store(&e->bg_switch_ns, now - 10000);
     cr_assert(!st__bg_mem_pressure(e));
-    /* 200 ms: 1 MiB (5 MB/s, headroom for ~25 s) no; 40 MiB (200 MB/s) yes */
+    cr_assert_lt(e->bg_base_ns, now - 10000, "no baseline before BG_RATE_MIN_NS");
+    /* 200 ms after the switch, 16 MiB active (an index table sized for a
+     * million partitions, counted at the first write): the baseline, not a
+     * rate of 80 MB/s */
     atomic_store(&e->bg_switch_ns, now - 200000000ull);
+    atomic_store(&e->mem_total, space / 2 + 16 * MiB);
     cr_assert(!st__bg_mem_pressure(e));
-    atomic_store(&e->mem_total, space / 2 + 40 * MiB);
+    cr_assert_geq(e->bg_base_ns, now);
+    cr_assert_eq(e->bg_base_active, 16 * MiB);
+    /* right after the baseline: too early to tell, whatever came since */
+    atomic_store(&e->mem_total, space / 2 + 56 * MiB);
+    cr_assert(!st__bg_mem_pressure(e));
+    /* 200 ms after the baseline: 1 MiB more (5 MB/s, headroom for ~20 s) no;
+     * 40 MiB more (200 MB/s) yes */
+    atomic_store(&e->bg_switch_ns, now - 400000000ull);
+    e->bg_base_ns = now - 200000000ull;
+    atomic_store(&e->mem_total, space / 2 + 17 * MiB);
+    cr_assert(!st__bg_mem_pressure(e));
+    atomic_store(&e->mem_total, space / 2 + 56 * MiB);
     cr_assert(st__bg_mem_pressure(e));
-    /* under 1 MiB written is never enough to tell */
-    atomic_store(&e->mem_total, space / 2 + MiB / 2);
-    atomic_store(&e->bg_switch_ns, now - 2000000000ull);
+    /* under 1 MiB of growth is never enough to tell */
+    atomic_store(&e->bg_switch_ns, now - 3000000000ull);
+    e->bg_base_ns = now - 2000000000ull;
+    atomic_store(&e->mem_total, space / 2 + 16 * MiB + MiB / 2);
     cr_assert(!st__bg_mem_pressure(e));
+    cr_assert_eq(e->bg_base_ns, now - 2000000000ull, "the baseline stays until the next switch");
+    /* a new switch takes a new baseline */
+    atomic_store(&e->bg_switch_ns, now - 150000000ull);
+    atomic_store(&e->mem_total, space / 2 + 60 * MiB);
+    cr_assert(!st__bg_mem_pressure(e));
+    cr_assert_eq(e->bg_base_active, 60 * MiB);
     /* over 3/4 of the space: at once, whatever the rate */
     atomic_store(&e->mem_total, space / 4 * 3 + MiB);
     atomic_store(&e->bg_switch_ns, now);
