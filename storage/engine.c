@@ -157,6 +157,7 @@ void st_engine_close(st_engine *e, bool flush_all)
     cs_free(e->clog_dir);
     cs_free(e);
     st__reaper_release();
+    mt_index_pool_trim(true);
     st__cache_release();
 }
 

@@ -263,6 +263,9 @@ static void run_flush(st_engine *e, st__job *j)
 {
     st_table *t = j->t;
     int rc = 0;
+    /* The memtable after this one was sized from it (mt_expect_partitions):
+     * its index table, and the next one's, come from the pool. */
+    mt_index_pool_prepare(mt_partitions(j->mt));
     for (;;) {
         mt_memtable *older = NULL;
         uint64_t gen = 0;
@@ -691,6 +694,7 @@ static void *compact_main(void *arg)
             e->mt_pool_trim_ns = now;
             pthread_mutex_unlock(&e->mu);
             cs_chunk_pool_trim(e->mt_pool);
+            mt_index_pool_trim(false);
             pthread_mutex_lock(&e->mu);
             continue;
         }

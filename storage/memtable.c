@@ -31,8 +31,10 @@
 #include "common/err.h"
 #include "common/util.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* ---------------------------------------------------------------- layout */
 
@@ -132,6 +134,161 @@ static int row_cmp(const void *a, const void *b)
 #define IDX_MOVE 16                 /* old slots moved per insert while the table grows */
 #define IDX_PTR ((1ull << 48) - 1)
 
+/*
+ * Slot tables of IDX_MAP_BYTES and more (from ~200k partitions) are mapped
+ * on their own, 2 MiB-aligned, and recycled.  The first table of a
+ * memtable is allocated by its first write, on the request loop, right
+ * after the switch; a calloc'd 16 MiB table (a million partitions) was
+ * zeroed there by memset: 2.8-2.9 ms during which the loop answered
+ * nothing when malloc handed back resident memory, 7-9 ms when it had to
+ * fault 4 KiB pages in.  Now a table mapped on the loop is zero already
+ * and its pages fault in one by one as slots are first touched (~2 us
+ * each, spread over the inserts).  When a memtable dies (mt_free: on the
+ * flush thread or the reaper, never on a request loop) its table is zeroed
+ * there and kept in a small pool (IDX_POOL_MAX tables, each unused for at
+ * most IDX_POOL_AGE_NS) for the next memtable of that size, which then
+ * starts with a resident, zeroed table; and each flush job makes sure the
+ * pool holds a table of the size the next memtable will ask for, mapped in
+ * huge pages (fewer TLB misses on the index's random lookups) and faulted
+ * in on the flush thread (mt_index_pool_prepare).  A table the growth
+ * replaces (idx_move) is unmapped at once.  Pooled tables are in no
+ * memtable's `mem`.
+ */
+#define IDX_MAP_BYTES ((size_t)2 << 20)
+#define IDX_HUGE ((size_t)2 << 20)
+#define IDX_POOL_MAX 2
+#define IDX_POOL_AGE_NS (60ull * 1000000000ull)
+
+static pthread_mutex_t idx_pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct { uint64_t *slots; unsigned bits; uint64_t since_ns; } idx_pool[IDX_POOL_MAX];
+
+static inline size_t idx_bytes(unsigned bits) { return ((size_t)1 << bits) * sizeof(uint64_t); }
+
+/* A zeroed table of 2^bits slots; NULL when out of memory.  huge: advise
+ * huge pages (not on a request loop: with THP defrag "madvise", a huge page
+ * fault may wait for the kernel to compact memory, 5-11 ms seen here; 4 KiB
+ * faults cost ~2 us each, one per few inserts). */
+static uint64_t *idx_slots_new(unsigned bits, bool huge)
+{
+    size_t n = idx_bytes(bits);
+    if (n < IDX_MAP_BYTES) return cs_calloc((size_t)1 << bits, sizeof(uint64_t));
+    pthread_mutex_lock(&idx_pool_mu);
+    for (int i = 0; i < IDX_POOL_MAX; i++)
+        if (idx_pool[i].slots && idx_pool[i].bits == bits) {
+            uint64_t *s = idx_pool[i].slots;
+            idx_pool[i].slots = NULL;
+            pthread_mutex_unlock(&idx_pool_mu);
+            return s;
+        }
+    pthread_mutex_unlock(&idx_pool_mu);
+    uint8_t *m = mmap(NULL, n + IDX_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    uint8_t *a = (uint8_t *)(((uintptr_t)m + IDX_HUGE - 1) & ~(uintptr_t)(IDX_HUGE - 1));
+    if (a > m) munmap(m, (size_t)(a - m));
+    if (a + n < m + n + IDX_HUGE) munmap(a + n, (size_t)(m + n + IDX_HUGE - (a + n)));
+#ifdef MADV_HUGEPAGE
+    if (huge) (void)madvise(a, n, MADV_HUGEPAGE);
+#else
+    (void)huge;
+#endif
+    return (uint64_t *)a;
+}
+
+/* Put s, a zeroed table of 2^bits slots, into the pool; false if full. */
+static bool idx_pool_put(uint64_t *s, unsigned bits)
+{
+    uint64_t now = cs_mono_ns();
+    bool put = false;
+    pthread_mutex_lock(&idx_pool_mu);
+    for (int i = 0; i < IDX_POOL_MAX && !put; i++)
+        if (!idx_pool[i].slots) {
+            idx_pool[i].slots = s;
+            idx_pool[i].bits = bits;
+            idx_pool[i].since_ns = now;
+            put = true;
+        }
+    pthread_mutex_unlock(&idx_pool_mu);
+    return put;
+}
+
+static bool idx_pool_room(void)
+{
+    bool room = false;
+    pthread_mutex_lock(&idx_pool_mu);
+    for (int i = 0; i < IDX_POOL_MAX; i++) room |= !idx_pool[i].slots;
+    pthread_mutex_unlock(&idx_pool_mu);
+    return room;
+}
+
+/* Free a table of 2^bits slots; keep: zero it into the pool if there is
+ * room (only where a memset of the table stalls no request). */
+static void idx_slots_free(uint64_t *s, unsigned bits, bool keep)
+{
+    if (!s) return;
+    size_t n = idx_bytes(bits);
+    if (n < IDX_MAP_BYTES) { cs_free(s); return; }
+    if (keep && idx_pool_room()) {   /* looked at first, so a full pool costs no memset */
+        memset(s, 0, n);
+        if (idx_pool_put(s, bits)) return;
+    }
+    munmap(s, n);
+}
+
+/* How many slots (2^bits) the first table of a memtable expecting n
+ * partitions gets: under 3/4 full. */
+static unsigned idx_bits_for(size_t n)
+{
+    unsigned bits = IDX_MIN_BITS;
+    while (bits < IDX_MAX_BITS && ((size_t)3 << bits) / 4 < n) bits++;
+    return bits;
+}
+
+void mt_index_pool_prepare(size_t partitions)
+{
+    unsigned bits = idx_bits_for(partitions);
+    size_t n = idx_bytes(bits);
+    if (n < IDX_MAP_BYTES) return;
+    bool have = false, room = false;
+    pthread_mutex_lock(&idx_pool_mu);
+    for (int i = 0; i < IDX_POOL_MAX; i++) {
+        have |= idx_pool[i].slots && idx_pool[i].bits == bits;
+        room |= !idx_pool[i].slots;
+    }
+    pthread_mutex_unlock(&idx_pool_mu);
+    if (have || !room) return;
+    uint64_t *s = idx_slots_new(bits, true);
+    if (!s) return;
+    for (size_t o = 0; o < n; o += 4096) ((volatile uint8_t *)s)[o] = 0;   /* faulted in here, not by the loop */
+    if (!idx_pool_put(s, bits)) munmap(s, n);
+}
+
+void mt_index_pool_trim(bool all)
+{
+    uint64_t now = cs_mono_ns();
+    for (;;) {
+        uint64_t *s = NULL; unsigned bits = 0;
+        pthread_mutex_lock(&idx_pool_mu);
+        for (int i = 0; i < IDX_POOL_MAX && !s; i++)
+            if (idx_pool[i].slots && (all || now - idx_pool[i].since_ns > IDX_POOL_AGE_NS)) {
+                s = idx_pool[i].slots; bits = idx_pool[i].bits;
+                idx_pool[i].slots = NULL;
+            }
+        pthread_mutex_unlock(&idx_pool_mu);
+        if (!s) return;
+        munmap(s, idx_bytes(bits));
+    }
+}
+
+size_t mt_index_pool_bytes(void)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&idx_pool_mu);
+    for (int i = 0; i < IDX_POOL_MAX; i++)
+        if (idx_pool[i].slots) n += idx_bytes(idx_pool[i].bits);
+    pthread_mutex_unlock(&idx_pool_mu);
+    return n;
+}
+
 static inline uint64_t idx_hash(int64_t token)
 {
     return (uint64_t)token * 0x9E3779B97F4A7C15ull;
@@ -193,8 +350,8 @@ static void tab_put(struct mt_ptab *t, uint64_t h, const mt_partition *p)
 
 static void idx_drop(mt_memtable *m)
 {
-    cs_free(m->idx.slots);
-    cs_free(m->idx_old.slots);
+    idx_slots_free(m->idx.slots, m->idx.bits, false);
+    idx_slots_free(m->idx_old.slots, m->idx_old.bits, false);
     memset(&m->idx, 0, sizeof m->idx);
     memset(&m->idx_old, 0, sizeof m->idx_old);
     m->idx_off = true;
@@ -216,7 +373,7 @@ static void idx_move(mt_memtable *m, size_t n)
         tab_put(&m->idx, idx_hash(p->token), p);
     }
     if (m->idx_moved == cap) {
-        cs_free(o->slots);
+        idx_slots_free(o->slots, o->bits, false);
         memset(o, 0, sizeof *o);
     }
 }
@@ -246,7 +403,7 @@ static void idx_add(mt_memtable *m, const mt_partition *p, size_t *mem)
         if (m->idx_old.slots) idx_move(m, SIZE_MAX);
         unsigned bits = t->slots ? t->bits + 1 : m->idx_hint_bits;
         if (bits > IDX_MAX_BITS) { idx_drop(m); return; }
-        uint64_t *slots = cs_calloc((size_t)1 << bits, sizeof *slots);
+        uint64_t *slots = idx_slots_new(bits, false);
         if (!slots) { idx_drop(m); return; }
         /* counted once the old table is gone (soon: IDX_MOVE slots per insert) */
         *mem += (((size_t)1 << bits) - (t->slots ? (size_t)1 << t->bits : 0)) * sizeof *slots;
@@ -264,9 +421,7 @@ static void idx_add(mt_memtable *m, const mt_partition *p, size_t *mem)
 
 void mt_expect_partitions(mt_memtable *m, size_t n)
 {
-    unsigned bits = IDX_MIN_BITS;
-    while (bits < IDX_MAX_BITS && ((size_t)3 << bits) / 4 < n) bits++;
-    m->idx_hint_bits = bits;
+    m->idx_hint_bits = idx_bits_for(n);
 }
 
 mt_memtable *mt_new(cs_chunk_pool *pool)
@@ -318,8 +473,8 @@ static void mt_free(void *arg)
     cs_arena_destroy(&m->slab);
     cs_arena_destroy(&m->nodes);
     cs_chunk_pool_unref(m->pool);
-    cs_free(m->idx.slots);
-    cs_free(m->idx_old.slots);
+    idx_slots_free(m->idx.slots, m->idx.bits, true);
+    idx_slots_free(m->idx_old.slots, m->idx_old.bits, false);
     pthread_rwlock_destroy(&m->lock);
     cs_free(m);
 }

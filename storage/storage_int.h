@@ -273,6 +273,13 @@ mt_memtable *mt_new(cs_chunk_pool *pool);
 /* Size a fresh memtable's partition index for about n partitions (the
  * count of the memtable it replaces), before it is shared. */
 void mt_expect_partitions(mt_memtable *m, size_t n);
+/* The pool of recycled big index tables (memtable.c): make sure it has a
+ * zeroed, resident table for a memtable expecting this many partitions
+ * (a flush job, for the memtable after the one it flushes); free those
+ * unused for a minute (all: every one); the bytes it holds. */
+void mt_index_pool_prepare(size_t partitions);
+void mt_index_pool_trim(bool all);
+size_t mt_index_pool_bytes(void);
 void mt_ref(mt_memtable *m);
 void mt_unref(mt_memtable *m);
 /* Apply one partition's ops (op stream from r positioned after the

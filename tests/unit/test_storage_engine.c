@@ -454,6 +454,90 @@ Test(storage_engine, memtable_partition_index)
     cr_assert_eq(cs_alloc_count(), 0);
 }
 
+/* Big index tables (memtable.c, IDX_MAP_BYTES and up) are mapped on 2 MiB
+ * boundaries; a dead memtable's table goes zeroed into the pool and the
+ * next memtable of its size starts with it (no stale slot: every key of
+ * the one before reads absent); a second one at the same time maps its
+ * own; a growing memtable unmaps the mapped table it replaces; the pool
+ * keeps what trim(false) finds fresh and trim(true) empties it. */
+Test(storage_engine, memtable_index_table_recycled)
+{
+    st_engine *e = open_engine(ST_SYNC_PERIODIC, 0);
+    st_table *t = open_table(e);
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    const size_t table = (size_t)4 << 20;   /* 2^19 slots: what 200k partitions ask for */
+    mt_index_pool_trim(true);
+    cr_assert_eq(mt_index_pool_bytes(), 0);
+    mt_memtable *m1 = mt_new(NULL);
+    mt_expect_partitions(m1, 200000);
+    for (uint32_t i = 0; i < 3000; i++) idx_put(t, m1, idx_token(i), i, i);
+    uint64_t *slots = m1->idx.slots;
+    cr_assert_eq(m1->idx.bits, 19);
+    cr_assert_eq((uintptr_t)slots & (huge - 1), 0, "table at %p", (void *)slots);
+    mt_unref(m1);   /* not a request thread: freed here, its table pooled */
+    cr_assert_eq(mt_index_pool_bytes(), table);
+
+    mt_memtable *m2 = mt_new(NULL);
+    mt_expect_partitions(m2, 200000);
+    idx_put(t, m2, idx_token(5000), 5000, 1);
+    cr_assert_eq(m2->idx.slots, slots, "the pooled table");
+    cr_assert_eq(mt_index_pool_bytes(), 0);
+    for (uint32_t i = 0; i < 3000; i++) cr_assert_eq(idx_get(m2, idx_token(i), i), -1, "key %u of the memtable before", i);
+    for (uint32_t i = 0; i < 3000; i += 3) idx_put(t, m2, idx_token(i), i, i + 7);
+    for (uint32_t i = 0; i < 3000; i++) cr_assert_eq(idx_get(m2, idx_token(i), i), i % 3 ? -1 : (int64_t)i + 7, "key %u", i);
+    cr_assert_eq(mt_check(m2), 0);
+
+    mt_memtable *m3 = mt_new(NULL);   /* pool empty: a mapping of its own */
+    mt_expect_partitions(m3, 200000);
+    idx_put(t, m3, idx_token(1), 1, 1);
+    cr_assert_neq(m3->idx.slots, slots);
+    cr_assert_eq((uintptr_t)m3->idx.slots & (huge - 1), 0);
+    mt_unref(m2);
+    mt_unref(m3);
+    cr_assert_eq(mt_index_pool_bytes(), 2 * table);
+    mt_index_pool_trim(false);
+    cr_assert_eq(mt_index_pool_bytes(), 2 * table, "fresh tables stay");
+
+    /* Growth from a mapped 2 MiB table (2^18 slots) to 4 MiB: the pooled
+     * table of that size is taken, the 2 MiB one unmapped once moved. */
+    mt_memtable *m4 = mt_new(NULL);
+    mt_expect_partitions(m4, 150000);
+    const uint32_t n = 230000;   /* grows at 196,608; moved over 16 slots per insert */
+    for (uint32_t i = 0; i < n; i++) {
+        idx_put(t, m4, idx_token(i), i, i);
+        if (i == 0) cr_assert_eq(m4->idx.bits, 18);
+    }
+    cr_assert_eq(m4->idx.bits, 19);
+    cr_assert_null(m4->idx_old.slots, "the 2 MiB table moved over and unmapped");
+    cr_assert_eq(mt_index_pool_bytes(), table, "one pooled table taken by the growth");
+    cr_assert_eq(mt_check(m4), 0);
+    for (uint32_t i = 0; i < n; i += 97) cr_assert_eq(idx_get(m4, idx_token(i), i), (int64_t)i, "key %u", i);
+    cr_assert_eq(idx_get(m4, idx_token(n + 1), n + 1), -1);
+    mt_unref(m4);
+    cr_assert_eq(mt_index_pool_bytes(), 2 * table);
+    mt_index_pool_trim(true);
+    cr_assert_eq(mt_index_pool_bytes(), 0);
+
+    /* A flush job's prepare: a resident table of the size asked for, once;
+     * none for a small memtable; the next memtable of that size takes it. */
+    mt_index_pool_prepare(1000);
+    cr_assert_eq(mt_index_pool_bytes(), 0, "small tables are calloc'd");
+    mt_index_pool_prepare(200000);
+    cr_assert_eq(mt_index_pool_bytes(), table);
+    mt_index_pool_prepare(200000);
+    cr_assert_eq(mt_index_pool_bytes(), table, "one is enough");
+    mt_memtable *m5 = mt_new(NULL);
+    mt_expect_partitions(m5, 200000);
+    idx_put(t, m5, idx_token(9), 9, 9);
+    cr_assert_eq(mt_index_pool_bytes(), 0);
+    cr_assert_eq(idx_get(m5, idx_token(9), 9), 9);
+    cr_assert_eq(mt_check(m5), 0);
+    mt_unref(m5);
+    mt_index_pool_trim(true);
+    st_engine_close(e, false);
+    cr_assert_eq(cs_alloc_count(), 0);
+}
+
 /* st_mutation_reset: an emptied mutation (its sticky error cleared) writes
  * like a new one, and holds nothing of what it held before. */
 Test(storage_engine, mutation_reset_reuse)
