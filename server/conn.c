@@ -36,7 +36,13 @@
  *     the segments' payloads, which are envelopes, into `in`, where the
  *     v4 path takes them as they are (invariants 3, 5, 9 unchanged).  An
  *     envelope over one payload arrives in non-self-contained segments,
- *     appended in turn (`large_left`).  A segment whose CRC fails, or
+ *     gathered in `large` (`large_left` bytes still to come) and moved to
+ *     `in` once whole, so self-contained segments may come between them
+ *     and are taken at once, as Cassandra does (AbstractMessageHandler:
+ *     a self-contained frame is processed while a large message is being
+ *     assembled).  One over native_transport_max_frame_size goes straight
+ *     to `in` to be skipped as it arrives (invariant 5), and then nothing
+ *     may come between its segments.  A segment whose CRC fails, or
  *     whose payload is not what its flag says, is answered with a fatal
  *     ProtocolException on stream 0 and the connection closes (Cassandra
  *     CQLMessageHandler.processCorruptFrame: the payload may hold requests
@@ -149,6 +155,8 @@ struct conn {
     cs_buf raw;                      /* v5: input segments not yet unframed */
     cs_buf seg_scratch;              /* v5: a decompressed segment payload */
     uint64_t large_left;             /* v5: bytes of a multi-segment envelope still to come */
+    cs_buf large;                    /* v5: that envelope so far (not when large_direct) */
+    bool large_direct;               /* v5: it is over max_frame_size: its bytes go to `in`, to be skipped */
     size_t out_wire;                 /* bytes at the front of `out` already in wire form (v5) */
     uint32_t id;                     /* names the connection in v5 framing errors (Netty's short channel id) */
     char seg_err[224];               /* v5: a bad segment's error, sent once the envelopes before it are answered */
@@ -220,6 +228,7 @@ static void conn_unref(conn *c)
     cs_buf_destroy(&c->in);
     cs_buf_destroy(&c->raw);
     cs_buf_destroy(&c->seg_scratch);
+    cs_buf_destroy(&c->large);
     cs_buf_destroy(&c->out);
     cs_arena_destroy(&c->arena);
     cs_free(c);
@@ -1208,10 +1217,10 @@ static bool whole_envelopes(const uint8_t *p, size_t n)
 
 /*
  * v5 (invariant 4): move the payloads of the complete segments in `raw`
- * into `in`.  A self-contained segment must hold whole envelopes, and may
- * not come between the segments of a multi-segment envelope (Cassandra
- * would take it on its own; clients never interleave); a non-self-
- * contained run must end exactly with its envelope.
+ * into `in`.  A self-contained segment must hold whole envelopes; it may
+ * come between the segments of a multi-segment envelope unless that one
+ * is oversize (invariant 4); a non-self-contained run must end exactly
+ * with its envelope.
  */
 static void unframe_input(conn *c)
 {
@@ -1234,8 +1243,9 @@ static void unframe_input(conn *c)
             break;
         }
         off += seg.size;
+        cs_buf *dst = &c->in;
         if (seg.self_contained) {
-            if (c->large_left > 0) {
+            if (c->large_left > 0 && c->large_direct) {
                 seg_fail(c, "Invalid frame: a self-contained frame arrived before the last frame of "
                           "a large message (%llu bytes still expected)", (unsigned long long)c->large_left);
                 break;
@@ -1258,6 +1268,8 @@ static void unframe_input(conn *c)
                 break;
             }
             c->large_left = total - seg.payload_len;
+            c->large_direct = total > c->s->cfg->max_frame_size;
+            if (!c->large_direct) dst = &c->large;
         } else {
             if (seg.payload_len > c->large_left) {
                 seg_fail(c, "Invalid frame: %zu bytes in a frame of a large message that expects %llu more",
@@ -1265,11 +1277,28 @@ static void unframe_input(conn *c)
                 break;
             }
             c->large_left -= seg.payload_len;
+            if (!c->large_direct) dst = &c->large;
         }
-        cs_buf_put(&c->in, seg.payload, seg.payload_len);
-        if (c->in.err) {
+        cs_buf_put(dst, seg.payload, seg.payload_len);
+        if (dst->err) {
             conn__close(c, false);
             return;
+        }
+        if (dst == &c->large && c->large_left == 0) {   /* whole: after what is in `in` already */
+            if (c->in.len == 0) {
+                cs_buf t = c->in;
+                c->in = c->large;
+                c->large = t;
+            } else {
+                cs_buf_put(&c->in, c->large.p, c->large.len);
+                if (c->in.err) {
+                    conn__close(c, false);
+                    return;
+                }
+            }
+            cs_buf_reset(&c->large);
+            if (c->large.cap > IDLE_BUF_KEEP)
+                cs_buf_destroy(&c->large);
         }
     }
     if (c->closed)
@@ -1371,6 +1400,7 @@ int conn__accept(srv_loop *s, int fd)
     cs_buf_init(&c->in);
     cs_buf_init(&c->raw);
     cs_buf_init(&c->seg_scratch);
+    cs_buf_init(&c->large);
     cs_buf_init(&c->out);
     cs_arena_init(&c->arena);
     c->session.server_conn = c;

@@ -1230,6 +1230,72 @@ Test(server_conn, v5_corrupt_segments_close)
     close(other);
 }
 
+/* A self-contained segment between the segments of a multi-segment
+ * request is taken at once, and the large request once whole (Cassandra's
+ * AbstractMessageHandler does the same); between those of an oversize
+ * request, which is skipped as it arrives, it is still refused. */
+Test(server_conn, v5_self_contained_between_large_segments)
+{
+    int fd = v5_conn(NULL);
+    cs_buf big, small, wire;
+    cs_buf_init(&big);
+    cs_buf_init(&small);
+    cs_buf_init(&wire);
+    char *q = cs_malloc(300001);
+    memset(q, ' ', 300000);
+    memcpy(q, "SELECT 1", 8);
+    q[300000] = '\0';
+    put_query5(&big, 10, q);
+    cs_free(q);
+    size_t cut1 = FRAME_SEG_MAX_PAYLOAD, cut2 = 2 * FRAME_SEG_MAX_PAYLOAD;
+    cr_assert_gt(big.len, cut2);
+    frame_seg_put(&wire, big.p, cut1, false, false);
+    put_query5(&small, 11, "SELECT 1");
+    frame_seg_put(&wire, small.p, small.len, true, false);
+    frame_seg_put(&wire, big.p + cut1, cut2 - cut1, false, false);
+    cs_buf_reset(&small);
+    put_query5(&small, 12, "warn");
+    put_query5(&small, 13, "SELECT 1");
+    frame_seg_put(&wire, small.p, small.len, true, false);
+    frame_seg_put(&wire, big.p + cut2, big.len - cut2, false, false);
+    send_all(fd, wire.p, wire.len);
+    v5rd rd;
+    v5rd_init(&rd, fd, false);
+    v5_expect(&rd, OP_RESULT, 11);
+    v5_expect(&rd, OP_RESULT, 12);
+    v5_expect(&rd, OP_RESULT, 13);
+    v5_expect(&rd, OP_RESULT, 10);
+    v5_query(fd, 14, "SELECT 1", false);   /* and the connection goes on */
+    v5_expect(&rd, OP_RESULT, 14);
+    v5rd_destroy(&rd);
+    close(fd);
+
+    /* oversize: its bytes are skipped as they come, nothing may come between */
+    fd = v5_conn(NULL);
+    size_t n = 2u << 20;
+    cs_buf_reset(&big);
+    uint8_t *p = cs_buf_extend(&big, FRAME_HEADER_LEN + n);
+    memset(p, 0, FRAME_HEADER_LEN + n);
+    p[0] = 5;
+    p[3] = 21;
+    p[4] = OP_QUERY;
+    cs_st32(p + 5, (uint32_t)n);
+    cs_buf_reset(&wire);
+    frame_seg_put(&wire, big.p, FRAME_SEG_MAX_PAYLOAD, false, false);
+    cs_buf_reset(&small);
+    put_query5(&small, 22, "SELECT 1");
+    frame_seg_put(&wire, small.p, small.len, true, false);
+    send_all(fd, wire.p, wire.len);
+    v5rd_init(&rd, fd, false);
+    v5_expect_error(&rd, 0, CS_ERR_PROTOCOL, "a self-contained frame arrived before the last frame of a large message");
+    expect_eof(fd);
+    v5rd_destroy(&rd);
+    close(fd);
+    cs_buf_destroy(&big);
+    cs_buf_destroy(&small);
+    cs_buf_destroy(&wire);
+}
+
 /* An envelope over native_transport_max_frame_size in non-self-contained
  * segments: skipped as it arrives, answered on its stream, and the
  * connection goes on, as in v4 (invariant 5). */
