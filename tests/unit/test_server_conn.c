@@ -1068,6 +1068,29 @@ static void v5_query(int fd, int16_t stream, const char *q, bool lz4)
     cs_buf_destroy(&env);
 }
 
+/* A v5 QUERY of ~300 kB ("SELECT 1" padded with spaces): three segments. */
+static void put_long_select5(cs_buf *b, int16_t stream)
+{
+    char *q = cs_malloc(300001);
+    memset(q, ' ', 300000);
+    memcpy(q, "SELECT 1", 8);
+    q[300000] = '\0';
+    put_query5(b, stream, q);
+    cs_free(q);
+}
+
+/* A v5 QUERY envelope whose body is n zero bytes (over the 1 MiB limit). */
+static void put_oversize5(cs_buf *b, int16_t stream, size_t n)
+{
+    uint8_t *p = cs_buf_extend(b, FRAME_HEADER_LEN + n);
+    cr_assert_not_null(p);
+    memset(p, 0, FRAME_HEADER_LEN + n);
+    p[0] = 5;
+    cs_st16(p + 2, (uint16_t)stream);
+    p[4] = OP_QUERY;
+    cs_st32(p + 5, (uint32_t)n);
+}
+
 /* OPTIONS and STARTUP unframed, the READY unframed, then segments. */
 static int v5_conn(const char *compression)
 {
@@ -1116,12 +1139,7 @@ Test(server_conn, v5_segments_both_ways)
     cr_assert_eq(rd.self_contained, 2);
     /* a 300 kB request in three segments */
     cs_buf_reset(&env);
-    char *q = cs_malloc(300001);
-    memset(q, ' ', 300000);
-    memcpy(q, "SELECT 1", 8);
-    q[300000] = '\0';
-    put_query5(&env, 10, q);
-    cs_free(q);
+    put_long_select5(&env, 10);
     cr_assert_gt(env.len, 2 * FRAME_SEG_MAX_PAYLOAD);
     v5_send(fd, &env, false);
     v5_expect(&rd, OP_RESULT, 10);
@@ -1241,12 +1259,7 @@ Test(server_conn, v5_self_contained_between_large_segments)
     cs_buf_init(&big);
     cs_buf_init(&small);
     cs_buf_init(&wire);
-    char *q = cs_malloc(300001);
-    memset(q, ' ', 300000);
-    memcpy(q, "SELECT 1", 8);
-    q[300000] = '\0';
-    put_query5(&big, 10, q);
-    cs_free(q);
+    put_long_select5(&big, 10);
     size_t cut1 = FRAME_SEG_MAX_PAYLOAD, cut2 = 2 * FRAME_SEG_MAX_PAYLOAD;
     cr_assert_gt(big.len, cut2);
     frame_seg_put(&wire, big.p, cut1, false, false);
@@ -1274,12 +1287,7 @@ Test(server_conn, v5_self_contained_between_large_segments)
     fd = v5_conn(NULL);
     size_t n = 2u << 20;
     cs_buf_reset(&big);
-    uint8_t *p = cs_buf_extend(&big, FRAME_HEADER_LEN + n);
-    memset(p, 0, FRAME_HEADER_LEN + n);
-    p[0] = 5;
-    p[3] = 21;
-    p[4] = OP_QUERY;
-    cs_st32(p + 5, (uint32_t)n);
+    put_oversize5(&big, 21, n);
     cs_buf_reset(&wire);
     frame_seg_put(&wire, big.p, FRAME_SEG_MAX_PAYLOAD, false, false);
     cs_buf_reset(&small);
@@ -1305,12 +1313,7 @@ Test(server_conn, v5_oversize_message_skipped)
     size_t n = 2u << 20;
     cs_buf env;
     cs_buf_init(&env);
-    uint8_t *p = cs_buf_extend(&env, FRAME_HEADER_LEN + n);
-    memset(p, 0, FRAME_HEADER_LEN + n);
-    p[0] = 5;
-    p[3] = 21;
-    p[4] = OP_QUERY;
-    cs_st32(p + 5, (uint32_t)n);
+    put_oversize5(&env, 21, n);
     put_query5(&env, 22, "SELECT 1");
     v5_send(fd, &env, false);
     v5rd rd;
