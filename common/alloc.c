@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define HDR 16
 #define MAX_SLOTS 128
@@ -176,3 +177,21 @@ static size_t sum(size_t base, size_t slot_off)
 size_t cs_alloc_used(void) { return sum(atomic_load(&used_bytes), offsetof(slot, used)); }
 size_t cs_alloc_count(void) { return sum(atomic_load(&live_count), offsetof(slot, count)); }
 void cs_alloc_fail_nth(long n) { atomic_store(&fail_countdown, n); }
+
+void *cs_map_aligned(size_t n, size_t align, int huge, int fault)
+{
+    /* map align more than asked, keep the aligned part */
+    uint8_t *m = mmap(NULL, n + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    uint8_t *a = (uint8_t *)(((uintptr_t)m + align - 1) & ~(uintptr_t)(align - 1));
+    if (a > m) munmap(m, (size_t)(a - m));
+    if (a + n < m + n + align) munmap(a + n, (size_t)(m + n + align - (a + n)));
+#ifdef MADV_HUGEPAGE
+    if (huge) (void)madvise(a, n, MADV_HUGEPAGE);
+#else
+    (void)huge;
+#endif
+    if (fault)
+        for (size_t o = 0; o < n; o += 4096) ((volatile uint8_t *)a)[o] = 0;
+    return a;
+}

@@ -23,4 +23,11 @@ size_t cs_alloc_count(void);          /* live allocations */
 /* Make the Nth allocation from now fail (1 = the next); 0 disables. Tests only. */
 void cs_alloc_fail_nth(long n);
 
+/* n bytes of zeroed anonymous memory at an `align`-aligned address (a power
+ * of two, at least the page size), outside the counting allocator: for big
+ * tables and slabs that want huge pages.  huge: advise transparent huge
+ * pages; fault: touch every page now (on this thread, not the first
+ * user's).  NULL if the kernel says no.  Freed with munmap(p, n). */
+void *cs_map_aligned(size_t n, size_t align, int huge, int fault);
+
 #endif

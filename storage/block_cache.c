@@ -206,17 +206,7 @@ static struct {
 /* A 2 MiB-aligned slab, faulted in (huge if THP allows); NULL if none. */
 static void *map_slab(void)
 {
-    /* map twice the size, keep the 2 MiB-aligned middle */
-    uint8_t *m = mmap(NULL, 2 * SLAB_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) return NULL;
-    uint8_t *a = (uint8_t *)(((uintptr_t)m + SLAB_BYTES - 1) & ~(uintptr_t)(SLAB_BYTES - 1));
-    if (a > m) munmap(m, (size_t)(a - m));
-    if (a + SLAB_BYTES < m + 2 * SLAB_BYTES) munmap(a + SLAB_BYTES, (size_t)(m + 2 * SLAB_BYTES - (a + SLAB_BYTES)));
-#ifdef MADV_HUGEPAGE
-    (void)madvise(a, SLAB_BYTES, MADV_HUGEPAGE);
-#endif
-    for (size_t o = 0; o < SLAB_BYTES; o += 4096) ((volatile uint8_t *)a)[o] = 0;
-    return a;
+    return cs_map_aligned(SLAB_BYTES, SLAB_BYTES, 1, 1);
 }
 
 static void *grow_main(void *arg)

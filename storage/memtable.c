@@ -164,10 +164,10 @@ static struct { uint64_t *slots; unsigned bits; uint64_t since_ns; } idx_pool[ID
 
 static inline size_t idx_bytes(unsigned bits) { return ((size_t)1 << bits) * sizeof(uint64_t); }
 
-/* A zeroed table of 2^bits slots; NULL when out of memory.  huge: advise
- * huge pages (not on a request loop: with THP defrag "madvise", a huge page
- * fault may wait for the kernel to compact memory, 5-11 ms seen here; 4 KiB
- * faults cost ~2 us each, one per few inserts). */
+/* A zeroed table of 2^bits slots; NULL when out of memory.  huge: in huge
+ * pages, faulted in now (not on a request loop: with THP defrag "madvise",
+ * a huge page fault may wait for the kernel to compact memory, 5-11 ms seen
+ * here; 4 KiB faults, left to the inserts, cost ~2 us each). */
 static uint64_t *idx_slots_new(unsigned bits, bool huge)
 {
     size_t n = idx_bytes(bits);
@@ -181,17 +181,7 @@ static uint64_t *idx_slots_new(unsigned bits, bool huge)
             return s;
         }
     pthread_mutex_unlock(&idx_pool_mu);
-    uint8_t *m = mmap(NULL, n + IDX_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) return NULL;
-    uint8_t *a = (uint8_t *)(((uintptr_t)m + IDX_HUGE - 1) & ~(uintptr_t)(IDX_HUGE - 1));
-    if (a > m) munmap(m, (size_t)(a - m));
-    if (a + n < m + n + IDX_HUGE) munmap(a + n, (size_t)(m + n + IDX_HUGE - (a + n)));
-#ifdef MADV_HUGEPAGE
-    if (huge) (void)madvise(a, n, MADV_HUGEPAGE);
-#else
-    (void)huge;
-#endif
-    return (uint64_t *)a;
+    return cs_map_aligned(n, IDX_HUGE, huge, huge);   /* huge tables are made off the loop: faulted in here */
 }
 
 /* Put s, a zeroed table of 2^bits slots, into the pool; false if full. */
@@ -211,12 +201,17 @@ static bool idx_pool_put(uint64_t *s, unsigned bits)
     return put;
 }
 
-static bool idx_pool_room(void)
+/* Whether the pool has a free place, and whether it holds a table of 2^bits slots. */
+static bool idx_pool_room(unsigned bits, bool *have)
 {
-    bool room = false;
+    bool room = false, h = false;
     pthread_mutex_lock(&idx_pool_mu);
-    for (int i = 0; i < IDX_POOL_MAX; i++) room |= !idx_pool[i].slots;
+    for (int i = 0; i < IDX_POOL_MAX; i++) {
+        room |= !idx_pool[i].slots;
+        h |= idx_pool[i].slots && idx_pool[i].bits == bits;
+    }
     pthread_mutex_unlock(&idx_pool_mu);
+    if (have) *have = h;
     return room;
 }
 
@@ -227,7 +222,7 @@ static void idx_slots_free(uint64_t *s, unsigned bits, bool keep)
     if (!s) return;
     size_t n = idx_bytes(bits);
     if (n < IDX_MAP_BYTES) { cs_free(s); return; }
-    if (keep && idx_pool_room()) {   /* looked at first, so a full pool costs no memset */
+    if (keep && idx_pool_room(bits, NULL)) {   /* looked at first, so a full pool costs no memset */
         memset(s, 0, n);
         if (idx_pool_put(s, bits)) return;
     }
@@ -248,18 +243,10 @@ void mt_index_pool_prepare(size_t partitions)
     unsigned bits = idx_bits_for(partitions);
     size_t n = idx_bytes(bits);
     if (n < IDX_MAP_BYTES) return;
-    bool have = false, room = false;
-    pthread_mutex_lock(&idx_pool_mu);
-    for (int i = 0; i < IDX_POOL_MAX; i++) {
-        have |= idx_pool[i].slots && idx_pool[i].bits == bits;
-        room |= !idx_pool[i].slots;
-    }
-    pthread_mutex_unlock(&idx_pool_mu);
-    if (have || !room) return;
+    bool have;
+    if (!idx_pool_room(bits, &have) || have) return;
     uint64_t *s = idx_slots_new(bits, true);
-    if (!s) return;
-    for (size_t o = 0; o < n; o += 4096) ((volatile uint8_t *)s)[o] = 0;   /* faulted in here, not by the loop */
-    if (!idx_pool_put(s, bits)) munmap(s, n);
+    if (s && !idx_pool_put(s, bits)) munmap(s, n);
 }
 
 void mt_index_pool_trim(bool all)
