@@ -1243,7 +1243,6 @@ static void unframe_input(conn *c)
             break;
         }
         off += seg.size;
-        cs_buf *dst = &c->in;
         if (seg.self_contained) {
             if (c->large_left > 0 && c->large_direct) {
                 seg_fail(c, "Invalid frame: a self-contained frame arrived before the last frame of "
@@ -1269,7 +1268,6 @@ static void unframe_input(conn *c)
             }
             c->large_left = total - seg.payload_len;
             c->large_direct = total > c->s->cfg->max_frame_size;
-            if (!c->large_direct) dst = &c->large;
         } else {
             if (seg.payload_len > c->large_left) {
                 seg_fail(c, "Invalid frame: %zu bytes in a frame of a large message that expects %llu more",
@@ -1277,8 +1275,8 @@ static void unframe_input(conn *c)
                 break;
             }
             c->large_left -= seg.payload_len;
-            if (!c->large_direct) dst = &c->large;
         }
+        cs_buf *dst = seg.self_contained || c->large_direct ? &c->in : &c->large;
         cs_buf_put(dst, seg.payload, seg.payload_len);
         if (dst->err) {
             conn__close(c, false);
