@@ -31,6 +31,7 @@
 #include "common/alloc.h"
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static double ms(uint64_t ns) { return (double)ns / 1e6; }
@@ -222,15 +223,30 @@ static char *col_text(int kind, double v, char *out, size_t n)
     }
 }
 
-/* v with the JSON's precision (the tests compare the two). */
-static void col_data(FILE *f, int kind, double v)
+/* The printf format of a column's figure at the JSON's precision (the
+ * tests compare the two). */
+static const char *col_fmt(int kind)
 {
     switch (kind) {
-    case K_SI: fprintf(f, "%.1f", v); break;
+    case K_SI: return "%.1f";
     case K_COUNT:
-    case K_BYTES: fprintf(f, "%.0f", v); break;
-    default: fprintf(f, "%.4f", v);
+    case K_BYTES: return "%.0f";
+    default: return "%.4f";
     }
+}
+
+static void col_data(FILE *f, int kind, double v)
+{
+    fprintf(f, col_fmt(kind), v);
+}
+
+/* v as col_data writes it: schemes whose published figures are equal are
+ * marked alike (14999.14 and 14999.06 ops/s both read 14999.1). */
+static double col_shown(int kind, double v)
+{
+    char t[64];
+    snprintf(t, sizeof(t), col_fmt(kind), v);
+    return strtod(t, NULL);
 }
 
 /* Which limit (BENCH_OVER_*) a summary cell's value exceeds. */
@@ -256,9 +272,9 @@ static void summary_table(FILE *f, const fig *g, int n)
     /* the best and worst of each marked column, where the schemes differ */
     double lo[N_COLS], hi[N_COLS];
     for (int c = 0; c < N_COLS; c++) {
-        lo[c] = hi[c] = n ? colv(&g[0], c) : 0;
+        lo[c] = hi[c] = n ? col_shown(cols[c].kind, colv(&g[0], c)) : 0;
         for (int s = 1; s < n; s++) {
-            double v = colv(&g[s], c);
+            double v = col_shown(cols[c].kind, colv(&g[s], c));
             lo[c] = v < lo[c] ? v : lo[c];
             hi[c] = v > hi[c] ? v : hi[c];
         }
@@ -282,11 +298,11 @@ static void summary_table(FILE *f, const fig *g, int n)
         esc(f, g[s].r->scheme);
         fputs("</td>", f);
         for (int c = 0; c < N_COLS; c++) {
-            double v = colv(&g[s], c);
+            double v = colv(&g[s], c), shown = col_shown(cols[c].kind, v);
             const char *cls = "";
             if (n > 1 && cols[c].better && lo[c] != hi[c]) {
                 double best = cols[c].better > 0 ? hi[c] : lo[c], worst = cols[c].better > 0 ? lo[c] : hi[c];
-                cls = v == best ? "best" : v == worst ? "worst" : "";
+                cls = shown == best ? "best" : shown == worst ? "worst" : "";
             }
             int over = col_over(&g[s], c);
             char text[48];

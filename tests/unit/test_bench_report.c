@@ -299,6 +299,27 @@ Test(bench_report, page_flags_escapes_and_marks)
         bench_result_destroy(&rs[i]);
 }
 
+/* Marks follow the published figure: two throughputs that both print as
+ * 14999.1 (the JSON's and the cell's precision) are both the best. */
+Test(bench_report, marks_ties_at_the_shown_precision)
+{
+    bench_result rs[3];
+    const char *names[3] = { "a", "b", "c" };
+    const double tput[3] = { 14999.0, 14999.14, 14999.06 };
+    for (int i = 0; i < 3; i++) {
+        fake(&rs[i], names[i], "", 1, 2, 10, 3, 4096);
+        rs[i].throughput = tput[i];
+    }
+    char *html = page(rs, 3);
+    cr_expect(cell_has_class(cell(html, "a", "ops_s"), "worst"));
+    cr_expect(cell_has_class(cell(html, "b", "ops_s"), "best"));
+    cr_expect(cell_has_class(cell(html, "c", "ops_s"), "best"));
+    cr_expect(!strncmp(strstr(cell(html, "c", "ops_s"), "data-v='"), "data-v='14999.1'", 16));
+    free(html); /* raw-ok */
+    for (int i = 0; i < 3; i++)
+        bench_result_destroy(&rs[i]);
+}
+
 Test(bench_report, page_of_nothing)
 {
     /* no operations, no ticks, no partitions, one scheme: a page, no marks */
