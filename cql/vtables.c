@@ -45,7 +45,7 @@ static int rows_local(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
     vset(&r, "host_id", ctx->host_id.b, 16);
     vset_inet(&r, "listen_address", ctx->cfg.listen_address);
     vset_int(&r, "listen_port", 7000);
-    vset_text(&r, "native_protocol_version", "4");
+    vset_text(&r, "native_protocol_version", "5"); /* ProtocolVersion.CURRENT in 4.x */
     vset_text(&r, "partitioner", "org.apache.cassandra.dht.Murmur3Partitioner");
     vset_text(&r, "rack", "rack1");
     vset_text(&r, "release_version", "4.1.8");

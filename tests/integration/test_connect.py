@@ -54,8 +54,14 @@ def test_system_local_columns(session):
     assert row.partitioner == "org.apache.cassandra.dht.Murmur3Partitioner"
     assert isinstance(row.host_id, uuid.UUID)
     assert isinstance(row.schema_version, uuid.UUID)
-    assert row.release_version.split(".")[0].isdigit()
-    assert all(p.isdigit() for p in row.cql_version.split("."))
+    # Cassandra 4.1's values: its release, CQL 3.4.6, and the newest
+    # protocol version it speaks (ProtocolVersion.CURRENT, v5), whatever
+    # the connection negotiated
+    assert row.release_version == "4.1.8"
+    assert row.cql_version == "3.4.6"
+    assert row.native_protocol_version == "5"
+    assert row.bootstrapped == "COMPLETED"
+    assert row.listen_port == 7000 and row.broadcast_port == 7000
     assert row.tokens
     for t in row.tokens:
         assert -2**63 <= int(t) < 2**63
