@@ -20,13 +20,13 @@ B=${1:-build}
 SECS=${2:-10}
 RUNS=${3:-3}
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || {
     echo "durable: needs redis-server and redis-tools (apt-get install redis-server redis-tools)" >&2; exit 2; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/durable.XXXXXX")
 RPID=; CPID=
 cleanup() { for p in $RPID $CPID; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$W"; }
 trap cleanup EXIT INT TERM
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 redis_run() { # -> SET/s
     port=$(free_port); rm -rf "$W/r"; mkdir -p "$W/r"
@@ -49,11 +49,7 @@ cassette_run() { # MODE [CONNECTIONS] -> "ops/s p50 p99 per-sync-line"
     rm -f "$W/c.log"   # else the wait below may read the last run's line (and port) before the shell truncates it
     "$B/cassette" --config "$W/c.yaml" --listen 127.0.0.1 --port 0 --data-dir "$W/c/data" >"$W/c.log" 2>&1 &
     CPID=$!
-    i=0
-    while ! grep -q "cassette listening on" "$W/c.log" 2>/dev/null; do
-        i=$((i + 1)); [ $i -gt 200 ] && { echo "cassette did not start" >&2; exit 1; }; sleep 0.05
-    done
-    port=$(sed -n 's/^cassette listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$W/c.log" | head -1)
+    port=$(cassette_port "$W/c.log" "$CPID") || exit 1
     "$B/cassette-bench" run preset:kv -p "$port" --connections "${2:-50}" --concurrency 1 --ops insert=1 \
         --duration "${SECS}s" --json "$W/c.json" --quiet >/dev/null
     kill "$CPID"; wait "$CPID" 2>/dev/null || true; CPID=

@@ -22,6 +22,7 @@ A=${1:?server binary}
 BB=${2:-}
 ROUNDS=${3:-3}
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 BENCH=build/cassette-bench
 [ -x "$BENCH" ] || { echo "half_max: build first (make)" >&2; exit 2; }
 PY=/usr/bin/python3
@@ -70,11 +71,7 @@ run() { # binary tag
     W=$(mktemp -d "${TMPDIR:-/tmp}/half_max.XXXXXX")
     "$1" --listen 127.0.0.1 --port 0 --data-dir "$W/data" >"$W/log" 2>&1 &
     CPID=$!
-    i=0
-    while ! grep -q "cassette listening on" "$W/log" 2>/dev/null; do
-        i=$((i + 1)); [ $i -gt 200 ] && { echo "half_max: $1 did not start" >&2; kill $CPID; exit 1; }; sleep 0.05
-    done
-    P=$(sed -n 's/^cassette listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$W/log" | head -1)
+    P=$(cassette_port "$W/log" "$CPID") || exit 1
     "$BENCH" run preset:kv -p "$P" --ops insert=1 -n 200000 --quiet >/dev/null
     "$BENCH" run preset:kv -p "$P" --connections 50 --concurrency 1 --ops insert=1 --duration 10s \
         --json "$W/max.json" --quiet >/dev/null

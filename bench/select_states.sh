@@ -26,13 +26,13 @@ A=${2:?server binary}
 BB=${3:-}
 ROUNDS=${4:-3}
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 BENCH=build/cassette-bench
 [ -x "$BENCH" ] || { echo "select_states: build first (make)" >&2; exit 2; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/select_states.XXXXXX")
 SP=
 cleanup() { [ -n "$SP" ] && kill "$SP" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$W"; }
 trap cleanup EXIT INT TERM
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 start() { # bin datadir config -> sets SP, PORT
     PORT=$(free_port)

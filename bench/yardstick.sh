@@ -14,23 +14,19 @@ set -eu
 B=${1:-build}
 SECS=${2:-10}
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || {
     echo "yardstick: needs redis-server and redis-tools (apt-get install redis-server redis-tools)" >&2; exit 2; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/yardstick.XXXXXX")
 cleanup() { kill "$CPID" "$RPID" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$W"; }
 trap cleanup EXIT INT TERM
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 RPORT=$(free_port)
 redis-server --bind 127.0.0.1 --port "$RPORT" --save '' --appendonly no --daemonize no >"$W/redis.log" 2>&1 &
 RPID=$!
 "$B/cassette" --listen 127.0.0.1 --port 0 --data-dir "$W/data" >"$W/cassette.log" 2>&1 &
 CPID=$!
-i=0
-while ! grep -q "cassette listening on" "$W/cassette.log" 2>/dev/null; do
-    i=$((i + 1)); [ $i -gt 200 ] && { echo "cassette did not start" >&2; exit 1; }; sleep 0.05
-done
-CPORT=$(sed -n 's/^cassette listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$W/cassette.log" | head -1)
+CPORT=$(cassette_port "$W/cassette.log" "$CPID") || exit 1
 sleep 0.3
 
 N=$((SECS * 100000))
