@@ -116,6 +116,13 @@ int vfs_rename(const char *from, const char *to)
     return rename(from, to) != 0 ? io_err(errno) : 0;
 }
 
+int vfs_link(const char *from, const char *to)
+{
+    int f = fault(VFS_OP_RENAME, from);
+    if (f) return io_err(f);
+    return link(from, to) != 0 ? io_err(errno) : 0;
+}
+
 int vfs_unlink(const char *path)
 {
     int f = fault(VFS_OP_UNLINK, path);

@@ -31,6 +31,7 @@ int vfs_fsync(int fd);                                         /* fdatasync */
 int vfs_truncate(int fd, uint64_t len);                        /* ftruncate (a write, for faults) */
 int vfs_fsync_dir(const char *dir);                            /* fsync of a directory (VFS_OP_SYNC_DIR) */
 int vfs_rename(const char *from, const char *to);
+int vfs_link(const char *from, const char *to);                /* hard link (faults as a rename) */
 int vfs_unlink(const char *path);
 int vfs_mkdirs(const char *path);                              /* mkdir -p */
 int vfs_rmtree(const char *path);                              /* rm -rf (one level of files + dir) */

@@ -88,7 +88,7 @@ static int cmp_reader_gen(const void *a, const void *b)
     return x->gen < y->gen ? -1 : x->gen > y->gen;
 }
 
-static int push_sst(st_table *t, sst_reader *r)
+int st__push_sst(st_table *t, sst_reader *r)
 {
     if (t->n_ssts == t->cap_ssts) {
         int nc = t->cap_ssts ? t->cap_ssts * 2 : 8;
@@ -138,7 +138,7 @@ int st__table_load_sstables(st_table *t)
             CS_ERROR("storage: cannot open sstable %s/cs-%" PRIu64 ": %s", t->dir, g, cs_strerror(rc));
             break;
         }
-        if ((rc = push_sst(t, r))) { sst_reader_unref(r); break; }
+        if ((rc = st__push_sst(t, r))) { sst_reader_unref(r); break; }
     }
     vfs_list_free(names, n);
     if (rc) return rc;
@@ -230,7 +230,7 @@ static int flush_one(st_engine *e, st_table *t, mt_memtable *m, uint64_t gen, ui
                  t->ks, t->name, cs_strerror(rc));
     } else {
         if (epoch != t->epoch) { sst__mark_obsolete(r); sst_reader_unref(r); r = NULL; }
-        else if ((rc = push_sst(t, r))) { sst__mark_obsolete(r); sst_reader_unref(r); r = NULL; m->flush_failed = true; }
+        else if ((rc = st__push_sst(t, r))) { sst__mark_obsolete(r); sst_reader_unref(r); r = NULL; m->flush_failed = true; }
         if (!rc) {
             remove_flushing(t, m);
             t->bytes_flushed += r ? r->file_bytes : 0;

@@ -70,6 +70,8 @@ struct sst_reader {
     char *dir;
     uint64_t gen;
     int data_fd;
+    bool in_open_files;                  /* (dev, ino) of Data.db registered (sst__data_file_open) */
+    uint64_t dev, ino;
     const uint8_t *data_map;             /* Data.db mapped read-only (NULL: read with pread) */
     size_t data_map_len;
     uint8_t *idx_buf; size_t idx_len;    /* Index.db contents (entries point into it) */
@@ -105,6 +107,9 @@ static inline uint64_t sst__reader_gen(const sst_reader *r) { return r->gen; }
 void sst_reader_unref(sst_reader *r);
 void sst__mark_obsolete(sst_reader *r);
 void sst__delete_files(const char *dir, uint64_t gen);
+/* Does a reader (live, or obsolete and not yet freed) have this Data.db
+ * file open (the same file: device and inode)? */
+bool sst__data_file_open(const char *path);
 /* Partitions of r whose token is in (start, end]; end INT64_MIN: to the end
  * of the ring. */
 uint64_t sst_keys_in_range(sst_reader *r, int64_t start, int64_t end);
@@ -232,6 +237,11 @@ void sst__cache_slab_stats(uint64_t *made, uint64_t *waited, int *spare);
 
 /* Engine glue (engine_bg.c). */
 int st__table_load_sstables(st_table *t);
+/* Append r to t->ssts (caller holds t->mu); CS_ENOMEM. */
+int st__push_sst(st_table *t, sst_reader *r);
+/* Write dir/cs-<gen>-Statistics.db holding s (tmp name, fsync, rename):
+ * the import's rewrite of an sstable's statistics. */
+int sst__stats_write(const char *dir, uint64_t gen, const sst_stats *s);
 void st__wait_idle(st_table *t);
 void st__resume(st_table *t);
 /* Compaction (compaction_pick.c): run the table's strategy until nothing

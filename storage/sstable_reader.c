@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #define IDX_FOOTER 36
 #define HUGE_PAGE ((uintptr_t)2 << 20)
@@ -355,6 +356,57 @@ static void map_data(sst_reader *r, uint64_t sz)
     r->data_map_len = (size_t)sz;
 }
 
+/* The Data.db files (device, inode) some reader has open, live or
+ * waiting for its last unref to delete them: an import of a table's own
+ * directory (refresh) takes none of them for a new sstable. */
+static pthread_mutex_t g_open_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct open_file { uint64_t dev, ino; } *g_open;
+static size_t g_n_open, g_cap_open;
+
+static void open_files_add(sst_reader *r)
+{
+    struct stat sb;
+    if (fstat(r->data_fd, &sb) != 0) return;
+    pthread_mutex_lock(&g_open_mu);
+    if (g_n_open == g_cap_open) {
+        size_t nc = g_cap_open ? g_cap_open * 2 : 64;
+        struct open_file *n = cs_realloc(g_open, nc * sizeof *n);
+        if (n) { g_open = n; g_cap_open = nc; }
+    }
+    if (g_n_open < g_cap_open) {
+        g_open[g_n_open++] = (struct open_file){ (uint64_t)sb.st_dev, (uint64_t)sb.st_ino };
+        r->in_open_files = true;
+        r->dev = (uint64_t)sb.st_dev;
+        r->ino = (uint64_t)sb.st_ino;
+    }
+    pthread_mutex_unlock(&g_open_mu);
+}
+
+static void open_files_remove(sst_reader *r)
+{
+    if (!r->in_open_files) return;
+    pthread_mutex_lock(&g_open_mu);
+    for (size_t i = 0; i < g_n_open; i++)
+        if (g_open[i].dev == r->dev && g_open[i].ino == r->ino) {
+            g_open[i] = g_open[--g_n_open];
+            break;
+        }
+    if (g_n_open == 0) { cs_free(g_open); g_open = NULL; g_cap_open = 0; }
+    pthread_mutex_unlock(&g_open_mu);
+}
+
+bool sst__data_file_open(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) return false;
+    bool found = false;
+    pthread_mutex_lock(&g_open_mu);
+    for (size_t i = 0; i < g_n_open && !found; i++)
+        found = g_open[i].dev == (uint64_t)sb.st_dev && g_open[i].ino == (uint64_t)sb.st_ino;
+    pthread_mutex_unlock(&g_open_mu);
+    return found;
+}
+
 int sst_reader_open(const char *dir, uint64_t gen, sst_reader **out)
 {
     return sst__reader_open_written(dir, gen, NULL, 0, 0, out);
@@ -393,6 +445,7 @@ int sst__reader_open_written(const char *dir, uint64_t gen, uint8_t *idx, size_t
             int64_t mt = vfs_file_mtime_ms(p);
             r->created_ms = mt > 0 ? mt : 0;   /* File.lastModified: 0 when it cannot be read */
             if (!rc) map_data(r, (uint64_t)sz);
+            if (!rc) open_files_add(r);
         } else {
             rc = r->data_fd;
         }
@@ -427,6 +480,7 @@ void sst__delete_files(const char *dir, uint64_t gen)
 static void reader_free(void *arg)
 {
     sst_reader *r = arg;
+    open_files_remove(r);
     if (r->data_map) munmap((void *)r->data_map, r->data_map_len);
     if (r->data_fd >= 0) vfs_close(r->data_fd);
     if (atomic_load(&r->obsolete)) {

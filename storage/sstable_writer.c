@@ -1072,6 +1072,23 @@ static void put_stats(cs_buf *b, const sst_stats *s)
     for (int i = 0; i < s->n_drop; i++) { cs_buf_put_uvarint(b, (uint64_t)s->drop_pt[i]); cs_buf_put_uvarint(b, s->drop_cnt[i]); }
 }
 
+int sst__stats_write(const char *dir, uint64_t gen, const sst_stats *s)
+{
+    cs_buf f;
+    cs_buf_init(&f);
+    uint8_t h[SST_FILE_HDR];
+    file_hdr(h, SST_STATS_MAGIC, 0);
+    cs_st32(h + 4, SST_STATS_VERSION);
+    cs_buf_put(&f, h, sizeof h);
+    put_stats(&f, s);
+    cs_buf_put_u32(&f, cs_crc32c(0, f.p, f.len));
+    char *p = sst__path(dir, gen, "Statistics.db", false);
+    int rc = f.err ? f.err : !p ? CS_ENOMEM : vfs_write_atomic(p, f.p, f.len);
+    cs_free(p);
+    cs_buf_destroy(&f);
+    return rc;
+}
+
 void sst_writer_set_ancestors(sst_writer *w, const uint64_t *gens, int n)
 {
     int cap = (int)(sizeof w->st.ancestors / sizeof w->st.ancestors[0]);

@@ -602,6 +602,24 @@ int st_engine_stop_compactions(st_engine *e, int ops, const uint8_t *table_id);
  * no bloom filter test and nothing counted.  As st_table_sstables. */
 int st_table_sstables_for_key(st_table *t, const uint8_t *pk, uint32_t len, char ***paths, int *n);
 
+/* nodetool import / refresh (Cassandra's SSTableImporter): load the
+ * complete sstables (cs-<gen>-* with a TOC.txt) found in src into t, each
+ * under a new generation of t, with its Statistics.db rewritten: level 0
+ * unless keep_level, no ancestors (they name generations of another
+ * table), no commit log position (replay of this node's log never skips
+ * a record for them).  src NULL: the table's own directory, its sstables
+ * the table does not have open (refresh; flushes and compactions of t
+ * wait meanwhile, so none of their outputs is taken).  verify: sst_verify
+ * each first, and one that fails leaves the whole directory as it was
+ * (CS_ECORRUPT, logged naming the file).  copy: src keeps its files;
+ * else they are moved (renamed; copied, then removed, across file
+ * systems), and put back if the import fails part way.  *n_loaded: how
+ * many were loaded.  CS_ENOTFOUND: src is not a directory. */
+typedef struct st_import_opts {
+    bool keep_level, verify, copy;
+} st_import_opts;
+int st_table_import(st_table *t, const char *src, const st_import_opts *o, int *n_loaded);
+
 /* nodetool set/getcompactionthreshold: t's min_threshold and
  * max_threshold in use, set without the schema (Cassandra's
  * ColumnFamilyStore.setCompactionThresholds): they stay across ALTER

@@ -12,6 +12,7 @@
 #define STORAGE_FIXTURE_ROWS
 #include "test_storage_fixture.h"
 #include "test_log_capture.h"
+#include "storage/sstable_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -495,4 +496,104 @@ Test(storage_snapshot, engine_lists_dropped_tables_snapshots)
     cr_assert_eq(st_table_clear_snapshots(t2, NULL), 1);
     cr_assert_eq(st_table_drop(t2), 0);
     cr_assert_neq(stat(dir, &sb), 0, "%s", dir);
+}
+
+/* The sstable files (cs-*) in dir. */
+static int count_sstable_files(const char *dir)
+{
+    char **names; int n, k = 0;
+    if (vfs_list(dir, &names, &n)) return -1;
+    for (int i = 0; i < n; i++) k += !strncmp(names[i], "cs-", 3);
+    vfs_list_free(names, n);
+    return k;
+}
+
+/* nodetool import / refresh (storage/import.c): a snapshot's sstable
+ * loaded back under a new generation with its statistics rewritten, the
+ * source moved (or kept with copy), a corrupt directory refused whole and
+ * left as it was, the table's open sstables never loaded twice, and the
+ * result there after a reopen. */
+Test(storage_snapshot, import_snapshot_back)
+{
+    st_mutation *m = mut();
+    st_mut_row(m, (const uint8_t *)"a", 1, 0);
+    cell(m, 1, 10, "x");
+    st_mut_row(m, (const uint8_t *)"b", 1, 0);
+    cell(m, 1, 11, "y");
+    commit(m);
+    char want[256], got[256];
+    dump(want, sizeof want, false, false, NULL);
+    st_snapshot_opts so = { 0 };
+    cr_assert_eq(st_table_snapshot(T, "s", &so), 0);
+    char snap[700], copy[800];
+    snprintf(snap, sizeof snap, "%s/snapshots/s", st_table_dir(T));
+    cr_assert_eq(count_sstable_files(snap), 5);
+    cr_assert_eq(st_table_truncate(T), 0);
+    dump(got, sizeof got, false, false, NULL);
+    cr_assert_str_eq(got, "");
+
+    /* a corrupt copy: refused whole, nothing moved */
+    snprintf(copy, sizeof copy, "%s/../bad", g_d);
+    cr_assert_eq(vfs_mkdirs(copy), 0);
+    char **names; int n;
+    cr_assert_eq(vfs_list(snap, &names, &n), 0);
+    for (int i = 0; i < n; i++) {
+        if (strncmp(names[i], "cs-", 3)) continue;
+        char a[1200], b[1200];
+        snprintf(a, sizeof a, "%s/%s", snap, names[i]);
+        snprintf(b, sizeof b, "%s/%s", copy, names[i]);
+        uint8_t *p; size_t len;
+        cr_assert_eq(vfs_read_all(a, &p, &len), 0);
+        if (strstr(names[i], "Data.db")) p[len - 1] ^= 0xFF;
+        cr_assert_eq(vfs_write_atomic(b, p, len), 0);
+        cs_free(p);
+    }
+    vfs_list_free(names, n);
+    st_import_opts o = { .verify = true };
+    int loaded = -1;
+    cr_assert_eq(st_table_import(T, copy, &o, &loaded), CS_ECORRUPT);
+    cr_assert_eq(loaded, 0);
+    cr_assert_eq(count_sstable_files(copy), 5);
+    cr_assert_eq(count_sstable_files(st_table_dir(T)), 0);
+    cr_assert_eq(st_table_import(T, "/no/such/dir", &o, &loaded), CS_ENOTFOUND);
+
+    /* copy: the snapshot keeps its files; then a move empties it */
+    o.copy = true;
+    cr_assert_eq(st_table_import(T, snap, &o, &loaded), 0);
+    cr_assert_eq(loaded, 1);
+    cr_assert_eq(count_sstable_files(snap), 5);
+    dump(got, sizeof got, false, false, NULL);
+    cr_assert_str_eq(got, want);
+    o.copy = false;
+    cr_assert_eq(st_table_import(T, snap, &o, &loaded), 0);
+    cr_assert_eq(loaded, 1);
+    cr_assert_eq(count_sstable_files(snap), 0);
+    dump(got, sizeof got, false, false, NULL);
+    cr_assert_str_eq(got, want, "the same cells twice read once");
+    /* refresh: both are open, nothing to load */
+    cr_assert_eq(st_table_import(T, NULL, &o, &loaded), 0);
+    cr_assert_eq(loaded, 0);
+    cr_assert_eq(count_sstable_files(st_table_dir(T)), 10);
+    /* the rewritten statistics: no ancestors, no commit log position, level 0 */
+    char **paths; int np;
+    cr_assert_eq(st_table_sstables(T, &paths, &np), 0);
+    cr_assert_eq(np, 2);
+    for (int i = 0; i < np; i++) {
+        char *slash = strrchr(paths[i], '/');
+        uint64_t gen = strtoull(slash + 4, NULL, 10);
+        *slash = 0;
+        sst_reader *r;
+        cr_assert_eq(sst_reader_open(paths[i], gen, &r), 0);
+        cr_assert_eq(r->st.n_ancestors, 0);
+        cr_assert_eq(r->st.level, 0);
+        cr_assert(r->st.clog_pos.segment == 0 && r->st.clog_pos.offset == 0);
+        sst_reader_unref(r);
+    }
+    st_paths_free(paths, np);
+    st_config cfg;
+    st_config_defaults(&cfg);
+    cfg.data_dir = g_d; cfg.commitlog_dir = g_c;
+    reopen_with(&cfg);
+    dump(got, sizeof got, false, false, NULL);
+    cr_assert_str_eq(got, want);
 }
