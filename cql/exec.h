@@ -203,6 +203,10 @@ void cql_admin_release(cql_admin_target *v, int n);
 int cql_index_rebuild(cql_ctx *ctx, const char *ks, const char *table, const char *const *names, int n, int *started,
                       cs_error *e);
 bool cql_index_rebuilding(cql_ctx *ctx, const char *ks, const char *table, const char *const *names, int n);
+/* The first of them whose build stopped on an error (then
+ * cql_index_rebuilding no longer counts it), or NULL. */
+const char *cql_index_rebuild_failed(cql_ctx *ctx, const char *ks, const char *table, const char *const *names,
+                                     int n);
 
 /* Node facts for admin tools (nodetool info/status/describecluster). */
 typedef struct cql_node_info {

@@ -59,6 +59,8 @@ int cql_view_build(cql_ctx *ctx, sch_table *v, cs_error *e);
 
 /* Is the index / view still being built?  (index queries are refused) */
 bool cql_index_is_building(cql_ctx *ctx, const sch_index *ix);
+/* Has ix's build stopped on an error (it stays unavailable, logged)? */
+bool cql_index_build_failed(cql_ctx *ctx, const sch_index *ix);
 bool cql_view_is_building(cql_ctx *ctx, const sch_table *v);
 /* After a successful CREATE INDEX / VIEW: a first slice inline (small
  * tables are built when the statement returns). */

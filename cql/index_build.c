@@ -323,6 +323,17 @@ bool cql_index_is_building(cql_ctx *ctx, const sch_index *ix)
     return find(B, id) != NULL;
 }
 
+bool cql_index_build_failed(cql_ctx *ctx, const sch_index *ix)
+{
+    ibuilds *B = loaded(ctx);
+    if (!B || B->n == 0)
+        return false;
+    uint8_t id[16];
+    cql_index_table_id(ix, id);
+    const ibuild *b = find(B, id);
+    return b && b->failed;
+}
+
 bool cql_view_is_building(cql_ctx *ctx, const sch_table *v)
 {
     ibuilds *B = loaded(ctx);

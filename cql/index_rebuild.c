@@ -73,8 +73,19 @@ bool cql_index_rebuilding(cql_ctx *ctx, const char *ks, const char *table, const
     sch_table *t = sch_table_find(ctx->cat, ks, table);
     for (int i = 0; t && i < n; i++) {
         sch_index *ix = find_index(t, names[i]);
-        if (ix && cql_index_is_building(ctx, ix))
+        if (ix && cql_index_is_building(ctx, ix) && !cql_index_build_failed(ctx, ix))
             return true;
     }
     return false;
+}
+
+const char *cql_index_rebuild_failed(cql_ctx *ctx, const char *ks, const char *table, const char *const *names, int n)
+{
+    sch_table *t = sch_table_find(ctx->cat, ks, table);
+    for (int i = 0; t && i < n; i++) {
+        sch_index *ix = find_index(t, names[i]);
+        if (ix && cql_index_build_failed(ctx, ix))
+            return ix->name;
+    }
+    return NULL;
 }

@@ -158,6 +158,8 @@ static void job_work(uv_work_t *req)
         j->rc = cql_admin_run(j->targets, j->n_targets, j->compact, &j->e);
 }
 
+static void poll_nodetool(admin_conn *ac, nodetool_job *nt);
+
 static void job_done(uv_work_t *req, int status)
 {
     admin_job *j = (admin_job *)req;
@@ -169,6 +171,16 @@ static void job_done(uv_work_t *req, int status)
     if (j->next)
         j->next->prev = j->prev;
     a->n_jobs--;
+    if (j->nt && status != UV_ECANCELED && !atomic_load(&a->closing)) {
+        srv_exec_lock(a->server);
+        bool more = nodetool_job_continue(j->nt, a->server);
+        srv_exec_unlock(a->server);
+        if (more) {   /* work on the loop follows (import: index builds) */
+            poll_nodetool(j->ac, j->nt);
+            cs_free(j);
+            return;
+        }
+    }
     if (j->nt) {
         cs_buf out;
         cs_buf_init(&out);

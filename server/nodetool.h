@@ -32,6 +32,10 @@ int nodetool_run(srv *s, const char *verb, char **args, int n_args, cs_buf *out,
 /* The job's work, on any thread (the storage tables it names are pinned;
  * no catalog access). */
 void nodetool_job_work(nodetool_job *j);
+/* After nodetool_job_work, on the loop under the execution lock: does the
+ * job go on with work on the loop (import's index builds)?  Then the
+ * caller polls it as a NODETOOL_POLL job. */
+bool nodetool_job_continue(nodetool_job *j, srv *s);
 /* NODETOOL_POLL: is the job's work done? */
 bool nodetool_job_poll(nodetool_job *j, srv *s);
 /* On the loop: the job's answer into out and its HTTP status (as

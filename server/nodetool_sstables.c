@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---------------------------------------------------------------- arguments */
 
@@ -206,7 +207,7 @@ static int do_getsstables(srv *s, char **args, int n, cs_buf *o)
 
 /* ---------------------------------------------------------------- jobs */
 
-enum { JOB_GC, JOB_SCRUB, JOB_VERIFY, JOB_UPGRADE, JOB_REBUILD };
+enum { JOB_GC, JOB_SCRUB, JOB_VERIFY, JOB_UPGRADE, JOB_REBUILD, JOB_IMPORT };
 
 /* One keyspace's tables of a job. */
 typedef struct job_ks {
@@ -225,6 +226,9 @@ struct nodetool_job {
     job_ks *ks; int n_ks;
     char rb_ks[256], rb_table[256];  /* rebuild_index: the table */
     char **rb_names; int n_rb;       /* ... and its indexes (cs_malloc'd) */
+    st_import_opts imp;              /* import / refresh: how */
+    char **imp_dirs; int n_imp;      /* ... from where (cs_malloc'd; none: the table's own, refresh) */
+    int imp_loaded;                  /* ... how many sstables came in */
     cs_buf out;                      /* the answer, written by the work */
     int status;                      /* its HTTP status */
 };
@@ -239,6 +243,9 @@ static void job_free(nodetool_job *j)
     for (int i = 0; i < j->n_rb; i++)
         cs_free(j->rb_names[i]);
     cs_free(j->rb_names);
+    for (int i = 0; i < j->n_imp; i++)
+        cs_free(j->imp_dirs[i]);
+    cs_free(j->imp_dirs);
     cs_buf_destroy(&j->out);
     cs_free(j);
 }
@@ -413,9 +420,37 @@ static const char *job_op_name(const nodetool_job *j)
     return j->kind == JOB_GC ? "Remove deleted data" : j->kind == JOB_SCRUB ? "Scrub" : "Upgrade sstables";
 }
 
+/* import / refresh: each directory (or the table's own) into the table,
+ * SSTableImporter's way: one whose sstables fail is listed, the others
+ * are loaded; nodetool then prints the failed ones (stderr, exit 1). */
+static void import_work(nodetool_job *j)
+{
+    cql_admin_target *t = &j->ks[0].t[0];
+    int failed = 0;
+    for (int i = 0; i < (j->n_imp ? j->n_imp : 1); i++) {
+        int n = 0;
+        int rc = st_table_import(t->st, j->n_imp ? j->imp_dirs[i] : NULL, &j->imp, &n);
+        j->imp_loaded += n;
+        if (rc && j->n_imp) {
+            if (!failed++)
+                nodetool__printf(&j->out, "Some directories failed to import, check server logs for details:\n");
+            nodetool__printf(&j->out, "%s\n", j->imp_dirs[i]);
+        } else if (rc) {   /* refresh: ColumnFamilyStore.loadNewSSTables throws */
+            nodetool__printf(&j->out, "error: Failed importing sstables: %s\n", cs_strerror(rc));
+            j->status = 500;
+        }
+    }
+    if (failed)
+        j->status = 409;
+}
+
 void nodetool_job_work(nodetool_job *j)
 {
     j->status = 200;
+    if (j->kind == JOB_IMPORT) {
+        import_work(j);
+        return;
+    }
     for (int k = 0; k < j->n_ks && j->status == 200; k++) {
         job_ks *jk = &j->ks[k];
         if (j->kind == JOB_SCRUB || j->kind == JOB_UPGRADE)
@@ -466,10 +501,55 @@ void nodetool_job_work(nodetool_job *j)
     }
 }
 
+bool nodetool_job_continue(nodetool_job *j, srv *s)
+{
+    if (j->kind != JOB_IMPORT || !j->imp_loaded)
+        return false;
+    /* SecondaryIndexManager builds the indexes of sstables added without a
+     * flush (imported, streamed) before addSSTables returns: here the
+     * table's indexes are built again, and the answer waits for them. */
+    sch_table *t = storage_table(s, j->rb_ks, j->rb_table);
+    if (!t || !t->n_indexes)
+        return false;
+    char **names = cs_calloc((size_t)t->n_indexes, sizeof *names);
+    if (!names)
+        return false;
+    int n = 0;
+    for (int i = 0; i < t->n_indexes; i++)
+        if ((names[n] = cs_strdup(t->indexes[i]->name)))
+            n++;
+    cs_error e;
+    cs_error_init(&e);
+    int started = 0;
+    int rc = cql_index_rebuild(s->cql, j->rb_ks, j->rb_table, (const char *const *)names, n, &started, &e);
+    if (rc || !started) {
+        if (rc)
+            CS_WARN("nodetool import: building the indexes of %s.%s: %s", j->rb_ks, j->rb_table,
+                    cs_error_isset(&e) ? e.msg : cs_strerror(rc));
+        for (int i = 0; i < n; i++)
+            cs_free(names[i]);
+        cs_free(names);
+        return false;
+    }
+    j->rb_names = names;
+    j->n_rb = n;
+    return true;
+}
+
 bool nodetool_job_poll(nodetool_job *j, srv *s)
 {
-    return j->kind != JOB_REBUILD ||
-           !cql_index_rebuilding(s->cql, j->rb_ks, j->rb_table, (const char *const *)j->rb_names, j->n_rb);
+    if (j->kind != JOB_REBUILD && j->kind != JOB_IMPORT)
+        return true;
+    const char *const *names = (const char *const *)j->rb_names;
+    if (cql_index_rebuilding(s->cql, j->rb_ks, j->rb_table, names, j->n_rb))
+        return false;
+    const char *bad = cql_index_rebuild_failed(s->cql, j->rb_ks, j->rb_table, names, j->n_rb);
+    if (bad) {   /* buildIndexesBlocking's failure: the error nodetool prints */
+        nodetool__printf(&j->out, "error: Failed to build index %s of %s.%s (see the server log)\n", bad, j->rb_ks,
+                         j->rb_table);
+        j->status = 500;
+    }
+    return true;
 }
 
 int nodetool_job_finish(nodetool_job *j, bool cancelled, cs_buf *out)
@@ -620,6 +700,96 @@ static int do_rebuild_index(srv *s, char **args, int n, cs_buf *o, nodetool_job 
     return NODETOOL_POLL;
 }
 
+/* import [options] ks table dir... (Import, SSTableImporter) and refresh
+ * ks table (Refresh, ColumnFamilyStore.loadNewSSTables: the table's own
+ * directory, no verification).  The work leaves the loop
+ * (NODETOOL_ASYNC); then, if sstables came in and the table has
+ * secondary indexes, they are built again before the answer
+ * (nodetool_job_continue, NODETOOL_POLL). */
+static int do_import(srv *s, char **args, int n, cs_buf *o, nodetool_job **out, bool refresh)
+{
+    static const opt_def defs[] = { { "-l", "--keep-level", "keep_level", false },
+                                    { "-r", "--keep-repaired", "keep_repaired", false },
+                                    { "-v", "--no-verify", "no_verify_sstables", false },
+                                    { "-t", "--no-tokens", "no_verify_tokens", false },
+                                    { "-c", "--no-invalidate-caches", "no_invalidate_caches", false },
+                                    { "-q", "--quick", "quick", false },
+                                    { "-e", "--extended-verify", "extended_verify", false },
+                                    { "-p", "--copy-data", "copy_data", false },
+                                    { NULL, NULL, NULL, false } };
+    static const opt_def none[] = { { NULL, NULL, NULL, false } };
+    const char *vals[8] = { 0 };
+    char *pos[64];
+    int np;
+    if (refresh)
+        nodetool__printf(o, "nodetool refresh is deprecated, use nodetool import instead\n");
+    int code = split_args(args, n, refresh ? none : defs, vals, pos, &np, o);
+    if (code)
+        return code;
+    if (refresh && np != 2)
+        return nodetool__bad_use(o, "refresh requires ks and cf args");
+    if (!refresh && np < 3)
+        return nodetool__bad_use(o, "import requires keyspace, table name and directories");
+    if (refresh) {   /* Keyspace.open's assertion, then getColumnFamilyStore's refusal */
+        sch_keyspace *k = sch_keyspace_find(cql_ctx_catalog(s->cql), pos[0]);
+        if (!k || k->is_virtual) {
+            nodetool__printf(o, "error: Unknown keyspace %s\n", pos[0]);
+            return 500;
+        }
+        if (!storage_table(s, pos[0], pos[1])) {
+            char m[600];
+            snprintf(m, sizeof m, "Unknown keyspace/cf pair (%.250s.%.250s)", pos[0], pos[1]);
+            return nodetool__bad_use(o, m);
+        }
+    } else if (!storage_table(s, pos[0], pos[1])) {
+        return no_cfs(o, pos[0], pos[1]);
+    }
+    if (!refresh && vals[5])
+        nodetool__printf(o, "Doing a quick import - skipping sstable verification and row cache invalidation\n");
+    /* getSSTableListers: every directory must exist before anything moves */
+    for (int i = 2; !refresh && i < np; i++) {
+        struct stat sb;
+        if (stat(pos[i], &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+            nodetool__printf(o, "error: Directory %s does not exist\n", pos[i]);
+            return 500;
+        }
+    }
+    nodetool_job *j = cs_calloc(1, sizeof *j);
+    if (!j) {
+        nodetool__printf(o, "error: out of memory\n");
+        return 500;
+    }
+    cs_buf_init(&j->out);
+    cs_buf_put(&j->out, o->p, o->len);   /* the lines printed before the work */
+    j->kind = JOB_IMPORT;
+    j->imp = (st_import_opts){ .keep_level = vals[0] != NULL, .verify = !refresh && !vals[2] && !vals[5],
+                               .copy = vals[7] != NULL };
+    snprintf(j->rb_ks, sizeof j->rb_ks, "%s", pos[0]);
+    snprintf(j->rb_table, sizeof j->rb_table, "%s", pos[1]);
+    if (!refresh) {
+        j->imp_dirs = cs_calloc((size_t)np, sizeof *j->imp_dirs);
+        for (int i = 2; j->imp_dirs && i < np; i++)
+            if ((j->imp_dirs[j->n_imp] = cs_strdup(pos[i])))
+                j->n_imp++;
+        if (!j->imp_dirs || j->n_imp != np - 2) {
+            job_free(j);
+            nodetool__printf(o, "error: out of memory\n");
+            return 500;
+        }
+    }
+    cs_buf_reset(o);
+    if ((code = job_resolve(s, j, pos, 2, false, 500, o))) {
+        job_free(j);
+        return code;
+    }
+    if (j->n_ks != 1 || j->ks[0].n != 1) {   /* the table went meanwhile */
+        job_free(j);
+        return no_cfs(o, pos[0], pos[1]);
+    }
+    *out = j;
+    return NODETOOL_ASYNC;
+}
+
 /* ---------------------------------------------------------------- thresholds */
 
 /* getcompactionthreshold ks table (GetCompactionThreshold). */
@@ -760,5 +930,7 @@ int nodetool__run_sstables(srv *s, const char *verb, char **args, int n, cs_buf 
     }
     if (!strcmp(verb, "setconcurrentcompactors")) return do_setconcurrentcompactors(s, args, n, o);
     if (!strcmp(verb, "rebuild_index")) return do_rebuild_index(s, args, n, o, job);
+    if (!strcmp(verb, "import")) return do_import(s, args, n, o, job, false);
+    if (!strcmp(verb, "refresh")) return do_import(s, args, n, o, job, true);
     return 0;
 }
