@@ -193,12 +193,18 @@ int st_table_import(st_table *t, const char *src, const st_import_opts *o, int *
         if (rc) { cs_free(gens); return rc; }
     }
     st__wait_idle(t);
-    if (own && !(rc = list_gens(dir, true, &gens, &n, &maxgen))) {
-        /* new generations past every name in the directory: none may be
-         * one a placed file already has */
+    /* New generations past every name in the table's directory: none may
+     * be one a file placed there (and not refreshed yet) already has. */
+    uint64_t *mine = NULL, tmax = 0;
+    int nm = 0;
+    if (!own && !(rc = list_gens(t->dir, true, &mine, &nm, &tmax))) cs_free(mine);
+    if (own) rc = list_gens(dir, true, &gens, &n, &tmax);
+    if (!rc) {
         pthread_mutex_lock(&t->mu);
-        if (t->next_gen <= maxgen) t->next_gen = maxgen + 1;
+        if (t->next_gen <= tmax) t->next_gen = tmax + 1;
         pthread_mutex_unlock(&t->mu);
+    }
+    if (own && !rc) {
         char path[4400];
         for (int i = 0; o->verify && i < n && !rc; i++) {
             snprintf(path, sizeof path, "%s/cs-%" PRIu64 "-Data.db", dir, gens[i]);
