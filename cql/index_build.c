@@ -313,24 +313,25 @@ void cql__index_build_cancel(cql_ctx *ctx, const uint8_t id[16])
     st_mutation_free(m);
 }
 
-bool cql_index_is_building(cql_ctx *ctx, const sch_index *ix)
+/* ix's build in the list, or NULL. */
+static const ibuild *index_build(cql_ctx *ctx, const sch_index *ix)
 {
     ibuilds *B = loaded(ctx);
     if (!B || B->n == 0)
-        return false;
+        return NULL;
     uint8_t id[16];
     cql_index_table_id(ix, id);
-    return find(B, id) != NULL;
+    return find(B, id);
+}
+
+bool cql_index_is_building(cql_ctx *ctx, const sch_index *ix)
+{
+    return index_build(ctx, ix) != NULL;
 }
 
 bool cql_index_build_failed(cql_ctx *ctx, const sch_index *ix)
 {
-    ibuilds *B = loaded(ctx);
-    if (!B || B->n == 0)
-        return false;
-    uint8_t id[16];
-    cql_index_table_id(ix, id);
-    const ibuild *b = find(B, id);
+    const ibuild *b = index_build(ctx, ix);
     return b && b->failed;
 }
 
