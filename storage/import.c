@@ -50,13 +50,13 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* The generations of dir's complete sstables, ascending; for the table's
- * own directory (own) not those a reader has open.  *max: the highest
- * generation any file of dir is named with (complete or not). */
+ * own directory (own) not those a reader has open.  *max (if max): the
+ * highest generation any file of dir is named with (complete or not). */
 static int list_gens(const char *dir, bool own, uint64_t **out, int *n_out, uint64_t *max)
 {
     *out = NULL;
     *n_out = 0;
-    *max = 0;
+    uint64_t top = 0;
     char **names;
     int n;
     int rc = vfs_list(dir, &names, &n);
@@ -69,10 +69,9 @@ static int list_gens(const char *dir, bool own, uint64_t **out, int *n_out, uint
         uint64_t gen;
         int c = 0;
         const char *nm = strncmp(names[i], "tmp-", 4) ? names[i] : names[i] + 4;
-        if (sscanf(nm, "cs-%" SCNu64 "-%n", &gen, &c) == 1 && c > 0 && gen > *max) *max = gen;
-        if (nm != names[i] || sscanf(names[i], "cs-%" SCNu64 "-%n", &gen, &c) != 1 || c == 0 ||
-            strcmp(names[i] + c, "TOC.txt"))
-            continue;
+        if (sscanf(nm, "cs-%" SCNu64 "-%n", &gen, &c) != 1 || c == 0) continue;
+        if (gen > top) top = gen;
+        if (nm != names[i] || strcmp(nm + c, "TOC.txt")) continue;   /* a temporary, or not the TOC */
         if (own) {
             snprintf(path, sizeof path, "%s/cs-%" PRIu64 "-Data.db", dir, gen);
             if (sst__data_file_open(path)) continue;
@@ -81,6 +80,7 @@ static int list_gens(const char *dir, bool own, uint64_t **out, int *n_out, uint
     }
     vfs_list_free(names, n);
     qsort(g, (size_t)k, sizeof *g, cmp_u64);
+    if (max) *max = top;
     *out = g;
     *n_out = k;
     return 0;
@@ -112,6 +112,23 @@ static int copy_file(const char *from, const char *to)
     return rc;
 }
 
+/* sst_verify each of dir's sstables gens[0..n): 0, or the first failure
+ * (logged, naming the file). */
+static int verify_gens(st_table *t, const char *dir, const uint64_t *gens, int n)
+{
+    char path[4400];
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/cs-%" PRIu64 "-Data.db", dir, gens[i]);
+        int rc = sst_verify(path, NULL);
+        if (rc) {
+            CS_ERROR("storage: import into %s.%s: failed verifying sstable %s: %s", t->ks, t->name, path,
+                     cs_strerror(rc));
+            return rc;
+        }
+    }
+    return 0;
+}
+
 /* Is path the table's own directory (refresh), by what it resolves to? */
 static bool same_dir(const char *a, const char *b)
 {
@@ -124,15 +141,13 @@ static bool same_dir(const char *a, const char *b)
 static int import_one(st_table *t, const char *src, uint64_t gen, const st_import_opts *o, sst_reader **r_out)
 {
     *r_out = NULL;
-    sst_reader *sr;
-    int rc = sst_reader_open(src, gen, &sr);
+    sst_stats st;
+    int rc = sst__stats_read(src, gen, &st);
     if (rc) {
-        CS_ERROR("storage: import into %s.%s: cannot open sstable %s/cs-%" PRIu64 ": %s", t->ks, t->name, src, gen,
-                 cs_strerror(rc));
+        CS_ERROR("storage: import into %s.%s: cannot read the statistics of sstable %s/cs-%" PRIu64 ": %s", t->ks,
+                 t->name, src, gen, cs_strerror(rc));
         return rc;
     }
-    sst_stats st = sr->st;
-    sst_reader_unref(sr);
     if (!o->keep_level) st.level = 0;
     st.n_ancestors = 0;
     st.clog_pos = (st_clog_pos){ 0, 0 };
@@ -179,38 +194,27 @@ int st_table_import(st_table *t, const char *src, const st_import_opts *o, int *
     if (src && (stat(src, &sb) != 0 || !S_ISDIR(sb.st_mode))) return CS_ENOTFOUND;
     bool own = src == NULL || same_dir(src, t->dir);
     const char *dir = own ? t->dir : src;
-    uint64_t *gens = NULL, maxgen = 0;
+    uint64_t *gens = NULL;
     int n = 0, rc = 0;
     if (!own) {   /* verified before anything is moved (SSTableImporter) */
-        if ((rc = list_gens(dir, false, &gens, &n, &maxgen))) return rc;
-        char path[4400];
-        for (int i = 0; o->verify && i < n && !rc; i++) {
-            snprintf(path, sizeof path, "%s/cs-%" PRIu64 "-Data.db", dir, gens[i]);
-            rc = sst_verify(path, NULL);
-            if (rc) CS_ERROR("storage: import into %s.%s: failed verifying sstable %s: %s", t->ks, t->name, path,
-                             cs_strerror(rc));
-        }
-        if (rc) { cs_free(gens); return rc; }
+        if ((rc = list_gens(dir, false, &gens, &n, NULL))) return rc;
+        if (o->verify && (rc = verify_gens(t, dir, gens, n))) { cs_free(gens); return rc; }
     }
     st__wait_idle(t);
-    /* New generations past every name in the table's directory: none may
-     * be one a file placed there (and not refreshed yet) already has. */
+    /* The table's directory, now that no flush or compaction can publish
+     * into it: refresh's candidates, and new generations past every name
+     * there, so none is one a file placed there (and not refreshed yet)
+     * already has. */
     uint64_t *mine = NULL, tmax = 0;
     int nm = 0;
-    if (!own && !(rc = list_gens(t->dir, true, &mine, &nm, &tmax))) cs_free(mine);
-    if (own) rc = list_gens(dir, true, &gens, &n, &tmax);
+    rc = list_gens(t->dir, true, &mine, &nm, &tmax);
+    if (own) { gens = mine; n = nm; } else cs_free(mine);
     if (!rc) {
         pthread_mutex_lock(&t->mu);
         if (t->next_gen <= tmax) t->next_gen = tmax + 1;
         pthread_mutex_unlock(&t->mu);
     }
-    if (own && !rc) {
-        char path[4400];
-        for (int i = 0; o->verify && i < n && !rc; i++) {
-            snprintf(path, sizeof path, "%s/cs-%" PRIu64 "-Data.db", dir, gens[i]);
-            rc = sst_verify(path, NULL);
-        }
-    }
+    if (own && !rc && o->verify) rc = verify_gens(t, dir, gens, n);
     sst_reader **added = rc ? NULL : cs_calloc((size_t)n + 1, sizeof *added);
     if (!rc && !added) rc = CS_ENOMEM;
     int k = 0;

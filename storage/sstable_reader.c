@@ -283,6 +283,17 @@ static int load_stats(sst_reader *r)
     return rc;
 }
 
+int sst__stats_read(const char *dir, uint64_t gen, sst_stats *out)
+{
+    sst_reader r;   /* load_stats reads only dir and gen, and fills st */
+    memset(&r, 0, sizeof r);
+    r.dir = (char *)dir;
+    r.gen = gen;
+    int rc = load_stats(&r);
+    if (!rc) *out = r.st;
+    return rc;
+}
+
 /* A Data.db shortened under a running server (by hand, by another
  * process) turns a read of its mapping past the new end into SIGBUS, which
  * would kill the server.  Cassandra's JVM turns such a fault into an error
