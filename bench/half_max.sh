@@ -23,8 +23,7 @@ BB=${2:-}
 ROUNDS=${3:-3}
 cd "$(dirname "$0")/.."
 . bench/lib.sh
-BENCH=build/cassette-bench
-[ -x "$BENCH" ] || { echo "half_max: build first (make)" >&2; exit 2; }
+need_bench half_max
 PY=/usr/bin/python3
 
 # Sampler: per thread of each pid, every 100 ms for $2 s: time, tid, name,

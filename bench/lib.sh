@@ -2,6 +2,13 @@
 # script has changed to the repository root: . bench/lib.sh
 # Owner: bench.
 
+# need_bench NAME: set BENCH to the built cassette-bench, or tell NAME's
+# user to build first (exit 2).
+need_bench() {
+    BENCH=build/cassette-bench
+    [ -x "$BENCH" ] || { echo "$1: build first (make)" >&2; exit 2; }
+}
+
 # free_port: a port on 127.0.0.1 nobody listens on now.
 free_port() {
     /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'

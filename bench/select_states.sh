@@ -27,8 +27,7 @@ BB=${3:-}
 ROUNDS=${4:-3}
 cd "$(dirname "$0")/.."
 . bench/lib.sh
-BENCH=build/cassette-bench
-[ -x "$BENCH" ] || { echo "select_states: build first (make)" >&2; exit 2; }
+need_bench select_states
 W=$(mktemp -d "${TMPDIR:-/tmp}/select_states.XXXXXX")
 SP=
 cleanup() { [ -n "$SP" ] && kill "$SP" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$W"; }
