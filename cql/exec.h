@@ -45,11 +45,12 @@ void cql_config_defaults(cql_config *c);
  * cas_contention_timeout (1000), truncate_request_timeout (60000),
  * request_timeout (misc, 10000), internode_tcp_connect_timeout (2000),
  * internode_tcp_user_timeout (30000),
- * internode_streaming_tcp_user_timeout (300000).  cassette times no
- * request out (each runs to completion on its loop, and a single node
- * opens no internode connection): they are kept, reported (nodetool
- * gettimeout, system_views.settings) and set (settimeout), and change
- * nothing else. */
+ * internode_streaming_tcp_user_timeout (300000).  All are kept, reported
+ * (nodetool gettimeout, system_views.settings) and set (settimeout).  The
+ * read and range ones end a SELECT that scans past them (ReadTimeout,
+ * cql_sx.deadline_ns in select_int.h); writes and TRUNCATE run to
+ * completion on their loop, and a single node opens no internode
+ * connection, so the others change nothing else. */
 enum { CQL_TIMEOUT_READ, CQL_TIMEOUT_RANGE, CQL_TIMEOUT_WRITE, CQL_TIMEOUT_COUNTER_WRITE, CQL_TIMEOUT_CAS,
        CQL_TIMEOUT_TRUNCATE, CQL_TIMEOUT_MISC, CQL_TIMEOUT_INTERNODE_CONNECT, CQL_TIMEOUT_INTERNODE_USER,
        CQL_TIMEOUT_INTERNODE_STREAMING_USER, CQL_TIMEOUTS };

@@ -663,6 +663,17 @@ static int run_select(cql_sx *x, cql_result *r)
     int n_cols = x->sel.json ? 1 : x->sel.n;
     begin_rows(x, r, x->s->protocol_version ? x->s->protocol_version : 4, n_cols,
                p ? p->skip_metadata : false);
+    if (!x->t->is_virtual) {
+        /* Cassandra's coordinator waits read_request_timeout for a
+         * single-partition read (one per key of an IN) and
+         * range_request_timeout for a range or index read, counted from
+         * the request's arrival (queryStartNanoTime). */
+        uint64_t ms = (uint64_t)cql_timeout_ms(x->ctx, x->w.pk_all ? CQL_TIMEOUT_READ : CQL_TIMEOUT_RANGE);
+        uint64_t t0 = p && p->start_ns ? p->start_ns : cs_mono_ns();
+        x->deadline_ns = ms > (UINT64_MAX - t0) / 1000000u ? UINT64_MAX : t0 + ms * 1000000u;
+        if (!x->deadline_ns)
+            x->deadline_ns = 1;
+    }
     if (!x->w.empty && !x->stop) {
         bool by_index = false;   /* index hook (issue 5) */
         if (x->t->is_virtual)

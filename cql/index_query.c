@@ -182,6 +182,8 @@ int cql_index_select(cql_sx *x, const cql_pstate *ps, bool *handled)
         if (pr == 1) {
             st_row_view rv;
             while (!x->stop && (rc = st_scan_next_row(sc, &rv)) == 1) {
+                if ((rc = cql__deadline_tick(x)))
+                    break;
                 int er = entry_pk(rv.ck, rv.ck_len, &pk);
                 if (er == CS_ENOMEM) {
                     rc = er;

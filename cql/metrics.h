@@ -52,6 +52,9 @@ typedef struct cql_node_metrics {
      * node being the coordinator; CAS and view writes get none of their
      * own (a conditional write counts as a write). */
     cql_timer proxy_read, proxy_write, proxy_range;
+    /* ClientRequest Timeouts of Read and RangeSlice: reads that ended at
+     * read_request_timeout / range_request_timeout (cql__read_timeout). */
+    uint64_t read_timeouts, range_timeouts;
 } cql_node_metrics;
 
 /* The node-wide metrics (made on first use; NULL without memory). */

@@ -12,6 +12,7 @@
 #define CS_CQL_SELECT_INT_H
 
 #include "cql/exec_int.h"
+#include "common/util.h"
 
 enum { AGG_NONE = 0, AGG_COUNT, AGG_COUNT_STAR, AGG_MIN, AGG_MAX, AGG_SUM, AGG_AVG };
 
@@ -149,6 +150,12 @@ typedef struct cql_sx {
      * unlimited): tomb_budget once the page has a row, tomb_hard while it
      * has none (see cql__tombstone_budget in select_scan.c). */
     uint64_t tomb_budget, tomb_hard;
+    /* The request timeout (read_request_timeout for a read of partition
+     * keys, range_request_timeout for a range or index read), from the
+     * request's arrival: cql__deadline_tick reads the clock every
+     * CQL_DEADLINE_EVERY partitions or rows and ends the read past it. */
+    uint64_t deadline_ns;              /* 0: none (virtual tables) */
+    uint32_t ticks;
 } cql_sx;
 
 
@@ -178,5 +185,22 @@ int cql__scan_virtual(cql_sx *x, const cql_pstate *ps);
 int cql__read_failure(cql_sx *x, uint16_t code, const char *name);
 
 void cql__tombstone_budget(int32_t page_size, int fail_threshold, uint64_t *soft, uint64_t *hard);
+
+/* Cassandra's answer to a read still running at its timeout (the
+ * coordinator's ReadCallback gives up waiting for the local read):
+ * READ_TIMEOUT "Operation timed out - received only 0 responses.", the
+ * request's consistency, 0 received, 1 required, no data.  Counted in
+ * the node's ClientRequest timeouts.  Returns CS_EUSER. */
+int cql__read_timeout(cql_sx *x);
+#define CQL_DEADLINE_EVERY 128u
+/* One unit of read work (a partition or row scanned, an index entry):
+ * every CQL_DEADLINE_EVERY of them the clock is read; CS_EUSER (the read
+ * timeout) once past x->deadline_ns, else 0. */
+static inline int cql__deadline_tick(cql_sx *x)
+{
+    if (++x->ticks % CQL_DEADLINE_EVERY || !x->deadline_ns)
+        return 0;
+    return cs_mono_ns() > x->deadline_ns ? cql__read_timeout(x) : 0;
+}
 
 #endif

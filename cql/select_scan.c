@@ -286,6 +286,23 @@ int cql__read_failure(cql_sx *x, uint16_t code, const char *name)
     return rc;
 }
 
+int cql__read_timeout(cql_sx *x)
+{
+    int rc = cs_error_set(x->e, CS_ERR_READ_TIMEOUT, "Operation timed out - received only 0 responses.");
+    x->e->cl = x->p ? x->p->consistency : 1;
+    x->e->received = 0;
+    x->e->blockfor = 1;
+    x->e->data_present = 0;
+    cql_node_metrics *nm = cql_node_metrics_get(x->ctx);
+    if (nm) {
+        if (x->w.pk_all)
+            nm->read_timeouts++;
+        else
+            nm->range_timeouts++;
+    }
+    return rc;
+}
+
 static int check_tombstones_stats(cql_sx *x, const st_scan_stats *stt)
 {
     uint64_t tomb = x->tombstones + (stt ? stt->tombstones : 0);
@@ -424,8 +441,12 @@ static int process_rows(cql_sx *x, row_src *src, const st_partition_view *pv, in
     x->part_skip = x->part_emitted >= x->pp_limit;
     bool had_rows = false;
     st_row_view rv;
-    int rc = 0, n = 0;
+    int rc = cql__deadline_tick(x), n = 0;
+    if (rc)
+        return rc;
     while (!x->stop && !x->part_skip && (rc = next_row(src, &rv)) == 1) {
+        if ((rc = cql__deadline_tick(x)))
+            return rc;
         if (rv.flags & ST_ROW_STATIC) {
             x->scells = cs_arena_alloc(&x->part_arena, sizeof(st_cell) * (size_t)(rv.n_cells + 1));
             if (!x->scells)

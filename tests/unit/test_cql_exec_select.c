@@ -6,6 +6,7 @@
  * dir; results checked by decoding the RESULT body (test_cql_exec_harness.h).
  */
 #include "test_cql_exec_harness.h"
+#include "cql/metrics.h"
 
 TestSuite(exec_select, .init = setup, .fini = teardown, .timeout = 120);
 
@@ -436,6 +437,52 @@ Test(exec_select, tombstone_thresholds)
     cr_assert_eq(g_err.code, CS_ERR_READ_FAILURE);
     cr_assert_eq(g_err.numfailures, 1);
     cr_assert_eq(g_err.blockfor, 1);
+}
+
+/* read_request_timeout / range_request_timeout: a read still scanning at
+ * its timeout ends with Cassandra's ReadTimeout.  A timeout of 0 ms is
+ * past at the first clock reading (every CQL_DEADLINE_EVERY partitions or
+ * rows), so a short read still answers and a long one never does. */
+Test(exec_select, request_timeouts)
+{
+    mkks();
+    ok("CREATE TABLE tw (k int, c int, v int, PRIMARY KEY (k, c))");
+    ok("CREATE TABLE tk (k int PRIMARY KEY, v int)");
+    ok("CREATE INDEX ON tk (v)");
+    for (int c = 0; c < 300; c++) {
+        char q[200];
+        snprintf(q, sizeof q, "INSERT INTO tw (k, c, v) VALUES (1, %d, 1)", c);
+        ok(q);
+        snprintf(q, sizeof q, "INSERT INTO tk (k, v) VALUES (%d, 7)", c);
+        ok(q);
+    }
+    cql_timeout_set(g_ctx, CQL_TIMEOUT_READ, 0);
+    rows("SELECT v FROM tw WHERE k = 1 AND c = 5", "1\n");             /* short: answers */
+    rows("SELECT count(*) FROM tw WHERE k = 1 AND c < 100", "100\n");
+    rows("SELECT count(*) FROM tk", "300\n");                          /* a range read: its own timeout */
+    cr_assert_neq(run("SELECT count(*) FROM tw WHERE k = 1", NULL, NULL, 0), 0);
+    cr_assert_eq(g_err.code, CS_ERR_READ_TIMEOUT, "code %x: %s", g_err.code, g_err.msg);
+    cr_assert_str_eq(g_err.msg, "Operation timed out - received only 0 responses.");
+    cr_assert_eq(g_err.received, 0);
+    cr_assert_eq(g_err.blockfor, 1);
+    cr_assert_eq(g_err.data_present, 0);
+    cr_assert_neq(run("SELECT * FROM tw WHERE k IN (1, 2)", NULL, NULL, 0), 0);
+    cr_assert_eq(g_err.code, CS_ERR_READ_TIMEOUT);
+    cql_timeout_set(g_ctx, CQL_TIMEOUT_READ, 5000);
+    cql_timeout_set(g_ctx, CQL_TIMEOUT_RANGE, 0);
+    rows("SELECT count(*) FROM tw WHERE k = 1", "300\n");
+    cr_assert_neq(run("SELECT count(*) FROM tk", NULL, NULL, 0), 0);
+    cr_assert_eq(g_err.code, CS_ERR_READ_TIMEOUT);
+    cr_assert_neq(run("SELECT k FROM tk WHERE v = 7", NULL, NULL, 0), 0);   /* an index read is a range read */
+    cr_assert_eq(g_err.code, CS_ERR_READ_TIMEOUT);
+    cr_assert_neq(run("SELECT k FROM tw WHERE v = 1 ALLOW FILTERING", NULL, NULL, 0), 0);
+    cr_assert_eq(g_err.code, CS_ERR_READ_TIMEOUT);
+    cql_node_metrics *nm = cql_node_metrics_get(g_ctx);
+    cr_assert(nm && nm->read_timeouts == 2 && nm->range_timeouts == 3, "%llu %llu",
+              nm ? (unsigned long long)nm->read_timeouts : 0ULL, nm ? (unsigned long long)nm->range_timeouts : 0ULL);
+    cql_timeout_set(g_ctx, CQL_TIMEOUT_RANGE, 10000);
+    rows("SELECT count(*) FROM tk", "300\n");
+    rows("SELECT count(*) FROM tk WHERE v = 7", "300\n");
 }
 
 Test(exec_select, secondary_index_restrictions)

@@ -1,0 +1,126 @@
+"""Request timeouts: a read still scanning at read_request_timeout (a read
+of partition keys) or range_request_timeout (a range, filtering or index
+read) ends with Cassandra's ReadTimeout (0x1200, "Operation timed out -
+received only 0 responses.", the request's consistency, 0 of 1 responses,
+no data), counted in the node's ClientRequest timeouts; the server goes
+on serving, and the timeouts set live (settimeout) or in cassandra.yaml
+are the ones applied.
+"""
+
+import os
+import re
+import subprocess
+
+import pytest
+
+import cassette_harness as H
+
+TOOL = os.path.join(os.path.dirname(H.binary_path()), "cassette-tool")
+
+pytestmark = pytest.mark.skipif(not H.is_cassette(), reason="sets timeouts through cassette-tool")
+
+ROWS = 60000
+
+
+def tool(server, *args):
+    H.wait_for(lambda: server.admin_port, timeout=10, what="the admin port line")
+    return subprocess.run([TOOL, "-p", str(server.admin_port)] + list(args), capture_output=True, text=True,
+                          timeout=120)
+
+
+def timeouts(server):
+    status, body = server.admin("GET", "/metrics")
+    assert status == 200
+    text = body.decode() if isinstance(body, bytes) else body
+    return {k: int(v) for k, v in re.findall(r'cassette_request_timeouts_total\{request="(\w+)"\} (\d+)', text)}
+
+
+def fill(s, ks):
+    s.execute("CREATE TABLE %s.wide (p int, c int, v int, PRIMARY KEY (p, c))" % ks)
+    s.execute("CREATE TABLE %s.kv (k int PRIMARY KEY, v int)" % ks)
+    s.execute("CREATE INDEX ON %s.kv (v)" % ks)
+    # unlogged batches of 250 rows: a few hundred requests
+    wide = ["BEGIN UNLOGGED BATCH " + " ".join(
+        "INSERT INTO %s.wide (p, c, v) VALUES (0, %d, %d);" % (ks, c, c % 7) for c in range(b, b + 250))
+        + " APPLY BATCH" for b in range(0, ROWS, 250)]
+    kv = ["BEGIN UNLOGGED BATCH " + " ".join(
+        "INSERT INTO %s.kv (k, v) VALUES (%d, 1);" % (ks, k) for k in range(b, b + 250))
+        + " APPLY BATCH" for b in range(0, ROWS, 250)]
+    for q in wide + kv:
+        s.execute(q, timeout=60)
+
+
+def assert_read_timeout(s, q, cl_name="LOCAL_ONE"):
+    from cassandra import ReadTimeout
+    with pytest.raises(ReadTimeout) as ei:
+        s.execute(q, timeout=60)
+    e = ei.value
+    assert "Operation timed out - received only 0 responses." in str(e), str(e)
+    assert e.received_responses == 0 and e.required_responses == 1, str(e)
+    assert e.data_retrieved is False
+    from cassandra import ConsistencyLevel
+    assert e.consistency == getattr(ConsistencyLevel, cl_name), e.consistency
+
+
+def test_reads_end_at_their_timeouts(tmp_path):
+    srv = H.new_server(tmp_path)
+    try:
+        c, s = H.connect(srv.host, srv.port)
+        s.execute("CREATE KEYSPACE kt WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        fill(s, "kt")
+        assert s.execute("SELECT count(*) FROM kt.wide WHERE p = 0", timeout=60).one()[0] == ROWS
+        assert timeouts(srv) == {"read": 0, "range": 0}
+
+        # read_request_timeout: single-partition reads; range reads keep theirs
+        assert tool(srv, "settimeout", "read", "1").returncode == 0
+        assert_read_timeout(s, "SELECT count(*) FROM kt.wide WHERE p = 0")
+        assert_read_timeout(s, "SELECT * FROM kt.wide WHERE p IN (0, 1)")
+        from cassandra import ConsistencyLevel
+        from cassandra.query import SimpleStatement
+        st = SimpleStatement("SELECT sum(v) FROM kt.wide WHERE p = 0", consistency_level=ConsistencyLevel.QUORUM)
+        assert_read_timeout(s, st, "QUORUM")
+        # a short read answers; so does a paged one (each page its own request)
+        assert s.execute("SELECT v FROM kt.wide WHERE p = 0 AND c = 7").one().v == 0
+        st = SimpleStatement("SELECT c FROM kt.wide WHERE p = 0 AND c < 1000", fetch_size=100)
+        assert [r.c for r in s.execute(st)] == list(range(1000))
+        assert s.execute("SELECT count(*) FROM kt.kv", timeout=60).one()[0] == ROWS
+        assert timeouts(srv) == {"read": 3, "range": 0}
+
+        # range_request_timeout: a range scan, ALLOW FILTERING, an index read
+        assert tool(srv, "settimeout", "read", "5000").returncode == 0
+        assert tool(srv, "settimeout", "range", "1").returncode == 0
+        assert_read_timeout(s, "SELECT count(*) FROM kt.kv")
+        assert_read_timeout(s, "SELECT k FROM kt.kv WHERE v = 1")
+        assert_read_timeout(s, "SELECT count(*) FROM kt.wide WHERE v = 3 ALLOW FILTERING")
+        assert s.execute("SELECT count(*) FROM kt.wide WHERE p = 0", timeout=60).one()[0] == ROWS
+        assert timeouts(srv) == {"read": 3, "range": 3}
+
+        # the same reads once the timeouts are back: nothing was lost
+        assert tool(srv, "settimeout", "range", "10000").returncode == 0
+        assert s.execute("SELECT count(*) FROM kt.kv", timeout=60).one()[0] == ROWS
+        assert s.execute("SELECT count(*) FROM kt.kv WHERE v = 1", timeout=60).one()[0] == ROWS
+        c.shutdown()
+    finally:
+        srv.stop()
+
+
+def test_timeouts_from_the_config_file(tmp_path):
+    """cassandra.yaml's read_request_timeout applies from the start."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("read_request_timeout: 1ms\n")
+    srv = H.new_server(tmp_path / "d", extra_args=["--config", str(cfg)])
+    try:
+        c, s = H.connect(srv.host, srv.port)
+        s.execute("CREATE KEYSPACE kt WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        fill(s, "kt")
+        assert_read_timeout(s, "SELECT count(*) FROM kt.wide WHERE p = 0")
+        assert s.execute("SELECT count(*) FROM kt.kv", timeout=60).one()[0] == ROWS
+        srv.kill9()
+        srv.start()
+        c.shutdown()
+        c, s = H.connect(srv.host, srv.port)
+        assert_read_timeout(s, "SELECT count(*) FROM kt.wide WHERE p = 0")
+        assert s.execute("SELECT c FROM kt.wide WHERE p = 0 AND c = 59999").one().c == 59999
+        c.shutdown()
+    finally:
+        srv.stop()
