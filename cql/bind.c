@@ -406,6 +406,19 @@ static int eval_func(cql_eval *ev, const ast_term *t, const ctype *recv, const c
         if (rc)
             return rc;
     }
+    if (n == 2 && cql__fn_operator(fname) && !cql__fn_return_type(fname, types, n, recv)) {
+        cs_buf a, b;   /* FunctionResolver's words, with the operands as written */
+        cs_buf_init(&a);
+        cs_buf_init(&b);
+        cql__term_text(t->elems[0], &a);
+        cql__term_text(t->elems[1], &b);
+        int rc = cs_error_set(e, CS_ERR_INVALID, "the '%s' operation is not supported between %.*s and %.*s",
+                              cql__fn_operator(fname), (int)a.len, a.p ? (const char *)a.p : "",
+                              (int)b.len, b.p ? (const char *)b.p : "");
+        cs_buf_destroy(&a);
+        cs_buf_destroy(&b);
+        return rc;
+    }
     return cql__fn_call(ev, fname, types, args, n, recv, rtype, out, e);
 }
 

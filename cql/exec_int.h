@@ -266,6 +266,9 @@ int cql__fn_call(cql_eval *ev, const char *name, const ctype *const *arg_types,
 /* Expected type of parameter i of function `name` called with n args (NULL
  * when the parameter is polymorphic: the argument types itself). */
 const ctype *cql__fn_param_type(const char *name, int i, int n_args, const ctype *recv);
+/* The operator of a binary operation function ("+" for _add, "-" for
+ * _substract, "*", "/", "%"), NULL for any other name. */
+const char *cql__fn_operator(const char *name);
 /* Return type of a native scalar function given argument types, or NULL if
  * the function is unknown (no error set). */
 const ctype *cql__fn_return_type(const char *name, const ctype *const *arg_types, int n_args,

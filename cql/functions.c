@@ -128,6 +128,12 @@ const ctype *cql__fn_param_type(const char *name, int i, int n_args, const ctype
         return ctype_scalar(CT_BLOB);
     if (ends(name, "asblob"))
         return named_scalar(name, strlen(name) - 6);
+    /* a timestamp or date receiver: the temporal operation (OperationFcts'
+     * only +/- functions returning one), so `'2024-01-02' - 1d` reads its
+     * operands as a timestamp and a duration */
+    if (n_args == 2 && recv && (recv->kind == CT_TIMESTAMP || recv->kind == CT_DATE) &&
+        (!strcmp(name, "_add") || !strcmp(name, "_substract")))
+        return i == 0 ? recv : ctype_scalar(CT_DURATION);
     return NULL;
 }
 
@@ -153,6 +159,18 @@ static bool is_operator(const char *n)
 {
     return !strcmp(n, "_add") || !strcmp(n, "_substract") || !strcmp(n, "_multiply") ||
            !strcmp(n, "_divide") || !strcmp(n, "_modulo") || !strcmp(n, "_negate");
+}
+
+const char *cql__fn_operator(const char *name)
+{
+    name = base_name(name);
+    static const char *const ops[][2] = {
+        { "_add", "+" }, { "_substract", "-" }, { "_multiply", "*" }, { "_divide", "/" }, { "_modulo", "%" },
+    };
+    for (size_t i = 0; i < CS_ARRAY_LEN(ops); i++)
+        if (!strcmp(name, ops[i][0]))
+            return ops[i][1];
+    return NULL;
 }
 
 /* Result type of a binary numeric operator: the wider operand type, with
@@ -202,6 +220,16 @@ static int arith(cql_eval *ev, const char *name, const ctype *const *at, const c
     cs_buf_init(&b);
     int rc = 0;
     ctype_kind k = rt->kind;
+    if (k == CT_TIMESTAMP || k == CT_DATE) {
+        rc = ctype_temporal_add_duration(k, args[0].p, (size_t)args[0].len, args[1].p, (size_t)args[1].len,
+                                         sym[0] == '-', &b, e);
+        if (rc == 0)
+            rc = put_val(ev, b.p, b.len, out, e);
+        else if (rc != CS_EUSER)
+            rc = cs_error_set(e, CS_ERR_INVALID, "the operation '%s %s %s' failed", ta, sym, tb);
+        cs_buf_destroy(&b);
+        return rc;
+    }
     if (k == CT_FLOAT || k == CT_DOUBLE) {
         double x = ctype_num_to_double(at[0], args[0].p, (size_t)args[0].len);
         double y = n > 1 ? ctype_num_to_double(at[1], args[1].p, (size_t)args[1].len) : 0;
@@ -265,6 +293,9 @@ const ctype *cql__fn_return_type(const char *name, const ctype *const *at, int n
 {
     name = base_name(name);
     if (is_operator(name)) {
+        if (n == 2 && at[0] && at[1] && (at[0]->kind == CT_TIMESTAMP || at[0]->kind == CT_DATE) &&
+            at[1]->kind == CT_DURATION && (!strcmp(name, "_add") || !strcmp(name, "_substract")))
+            return ctype_scalar(at[0]->kind);   /* TemporalOperationFunction: temporal +/- duration */
         if (!strcmp(name, "_negate"))
             return n == 1 && at[0] && num_rank(at[0]->kind) ? op_type(at[0], at[0]) : NULL;
         return n == 2 ? op_type(at[0], at[1]) : NULL;

@@ -144,12 +144,10 @@ static int compile_func(cql_eval *ev, const sch_table *t, xsel *x, const ast_sel
     x->type = cql__fn_return_type(fn, at, x->n_args, NULL);
     if (fn[0] == '_' && as->text)
         x->name = adup(ev, as->text);    /* operators keep their source text: "v + 1" */
-    if (!x->type && fn[0] == '_') {
-        char ta[64], tb2[64];
+    if (!x->type && cql__fn_operator(fn) && x->n_args == 2)   /* FunctionResolver: the operator, the arguments' text */
         return cs_error_set(e, CS_ERR_INVALID, "the '%s' operation is not supported between %s and %s",
-                            fn, x->n_args > 0 ? type_name(at[0], ta, sizeof(ta)) : "?",
-                            x->n_args > 1 ? type_name(at[1], tb2, sizeof(tb2)) : "?");
-    }
+                            cql__fn_operator(fn), x->args[0]->name ? x->args[0]->name : "?",
+                            x->args[1]->name ? x->args[1]->name : "?");
     if (!x->type)
         return cs_error_set(e, CS_ERR_INVALID, "Unknown function '%s'", as->func.name);
     return 0;

@@ -179,6 +179,20 @@ int ctype_num_div_int(const ctype *t, const uint8_t *v, size_t n, int64_t count,
 /* The integer x as a value of numeric type t (e.g. zero for sum of no rows). */
 int ctype_num_from_int64(const ctype *t, int64_t x, cs_buf *out);
 double ctype_num_to_double(const ctype *t, const uint8_t *v, size_t n);
+/* Timestamp and date arithmetic with a duration (OperationFcts'
+ * TemporalOperationFunction, Cassandra 4.0+): `ts + 1h`, `d - 2d`.
+ * ctype_temporal_add_duration adds (sub: subtracts) duration value dur
+ * (serialized) to the timestamp or date value v of kind `kind`
+ * (CT_TIMESTAMP, CT_DATE) into out, as Duration.addTo / substractFrom do:
+ * without months the milliseconds of days and nanoseconds are added; with
+ * months, a UTC calendar adds the months (the day of month clamped to the
+ * new month's length), then the days, then nanoseconds' milliseconds as a
+ * Java int.  A date takes only whole days, a timestamp whole milliseconds:
+ * otherwise CS_EUSER with Cassandra's message ("The duration must have a
+ * day precision. Was: 1h"); CS_EINVAL for a malformed value. */
+int ctype_temporal_add_duration(ctype_kind kind, const uint8_t *v, size_t n, const uint8_t *dur, size_t dn,
+                                bool sub, cs_buf *out, cs_error *e);
+
 /* CAST between numeric types with Cassandra's CastFcts semantics (Java
  * Number.xxxValue(): integers wrap, float/double -> integer saturates, decimal
  * -> integer truncates then keeps the low bits, float -> decimal via

@@ -601,3 +601,79 @@ void ctype__fmt_duration(int32_t months, int32_t days, int64_t nanos, cs_buf *ou
         dur_part(out, x, 1, "ns");
     }
 }
+
+/* ------------------------------------------------ temporal arithmetic */
+
+/* Duration.add: ms plus months, days and nanoseconds (UTC). */
+static int64_t time_add(int64_t ms, int64_t months, int64_t days, int64_t nanos)
+{
+    /* Java long arithmetic: wraps */
+    if (months == 0)
+        return (int64_t)((uint64_t)ms + (uint64_t)days * 86400000u + (uint64_t)(nanos / 1000000));
+    /* GregorianCalendar.add(MONTH): same time of day, the day of month
+     * kept unless past the new month's end; then DAY_OF_MONTH, then
+     * MILLISECOND with (int) (nanos / 1e6).  (Calendar's Julian dates
+     * before 1582-10-15 are not reproduced: proleptic Gregorian here.) */
+    int64_t day = ms >= 0 ? ms / 86400000 : -((-(ms + 1)) / 86400000) - 1;
+    int64_t tod = ms - day * 86400000;
+    int64_t y;
+    int m, d;
+    ctype__civil_from_days(day, &y, &m, &d);
+    int64_t mi = y * 12 + (m - 1) + months;
+    y = mi >= 0 ? mi / 12 : -((-(mi + 1)) / 12) - 1;
+    m = (int)(mi - y * 12) + 1;
+    int dim = days_in_month(y, m);
+    if (d > dim)
+        d = dim;
+    int64_t t = ctype__days_from_civil(y, m, d) * 86400000 + tod;
+    t = (int64_t)((uint64_t)t + (uint64_t)days * 86400000u);
+    return (int64_t)((uint64_t)t + (uint64_t)(int64_t)(int32_t)(uint32_t)(uint64_t)(nanos / 1000000));
+}
+
+int ctype_temporal_add_duration(ctype_kind kind, const uint8_t *v, size_t n, const uint8_t *dur, size_t dn,
+                                bool sub, cs_buf *out, cs_error *e)
+{
+    int64_t mo, d, ns;
+    if (ctype__get_duration(dur, dn, &mo, &d, &ns) != 0 || mo < INT32_MIN || mo > INT32_MAX ||
+        d < INT32_MIN || d > INT32_MAX)
+        return CS_EINVAL;
+    bool is_date = kind == CT_DATE;
+    if (is_date ? ns != 0 : ns % 1000000 != 0) {
+        cs_buf txt;
+        cs_buf_init(&txt);
+        ctype__fmt_duration((int32_t)mo, (int32_t)d, ns, &txt);
+        cs_buf_put_u8(&txt, 0);
+        cs_error_set(e, CS_ERR_INVALID, "The duration must have a %s precision. Was: %s",
+                     is_date ? "day" : "millisecond", txt.err ? "" : (const char *)txt.p);
+        cs_buf_destroy(&txt);
+        return CS_EUSER;
+    }
+    int64_t ms;
+    if (is_date) {
+        if (n != 4)
+            return CS_EINVAL;
+        ms = ((int64_t)cs_be32(v) - ((int64_t)1 << 31)) * 86400000;   /* dayToTimeInMillis */
+    } else {
+        if (n != 8)
+            return CS_EINVAL;
+        ms = (int64_t)cs_be64(v);
+    }
+    /* substractFrom negates each part as Java ints and long */
+    if (sub) {
+        mo = (int32_t)(0u - (uint32_t)mo);
+        d = (int32_t)(0u - (uint32_t)d);
+        ns = (int64_t)(0 - (uint64_t)ns);
+    }
+    int64_t r = time_add(ms, mo, d, ns);
+    if (is_date) {
+        /* timeInMillisToDay: Duration.ofMillis(ms).toDays() (towards zero) - Integer.MIN_VALUE, as an int */
+        uint8_t b[4];
+        cs_st32(b, (uint32_t)((uint64_t)(r / 86400000) + ((uint64_t)1 << 31)));
+        cs_buf_put(out, b, 4);
+    } else {
+        uint8_t b[8];
+        cs_st64(b, (uint64_t)r);
+        cs_buf_put(out, b, 8);
+    }
+    return out->err ? CS_ENOMEM : 0;
+}

@@ -292,3 +292,44 @@ def test_ttl_expiry(session, ks):
     assert session.execute("SELECT a FROM %s.ttl_t WHERE k = 2" % ks).one() is None
     row = session.execute("SELECT a, b, ttl(b) AS tb FROM %s.ttl_t WHERE k = 3" % ks).one()
     assert row.a == 3 and row.b == 9 and 90 <= row.tb <= 100
+
+
+def test_temporal_arithmetic(session, ks):
+    """timestamp / date +/- duration (Cassandra 4.0+): in the selection, in
+    WHERE (a time window from currentTimestamp()), in INSERT values and with
+    bound markers, which take the receiver's type (timestamp, date) and a
+    duration; months clamp to the end of the month; precision refusals."""
+    from cassandra.util import Date, Duration
+    session.execute("CREATE TABLE %s.ev (p int, ts timestamp, d date, v int, PRIMARY KEY (p, ts))" % ks)
+    session.execute("INSERT INTO %s.ev (p, ts, d, v) VALUES (1, '2024-01-31 10:00:00+0000', '2024-03-31', 1)" % ks)
+    r = session.execute("SELECT ts + 1mo AS a, d - 1mo AS b, ts - 1h30m AS c, d + 1y AS e FROM %s.ev WHERE p = 1"
+                        % ks).one()
+    assert r.a == datetime.datetime(2024, 2, 29, 10, 0)
+    assert r.b == Date(datetime.date(2024, 2, 29))
+    assert r.c == datetime.datetime(2024, 1, 31, 8, 30)
+    assert r.e == Date(datetime.date(2025, 3, 31))
+    # a window relative to now, as time-series queries write it
+    session.execute("INSERT INTO %s.ev (p, ts, d, v) VALUES (2, currentTimestamp() - 30m, currentDate() - 1d, 2)"
+                    % ks)
+    session.execute("INSERT INTO %s.ev (p, ts, d, v) VALUES (2, currentTimestamp() - 3h, currentDate() - 1d, 3)"
+                    % ks)
+    got = [x.v for x in session.execute(
+        "SELECT v FROM %s.ev WHERE p = 2 AND ts > currentTimestamp() - 1h" % ks)]
+    assert got == [2]
+    # bound markers: typed by the receiver
+    sel = session.prepare("SELECT v FROM %s.ev WHERE p = ? AND ts >= ? - 1h AND ts < ? + 1d" % ks)
+    names = [(c.name, c.type.typename) for c in sel.column_metadata]
+    assert names == [("p", "int"), ("arg0(system._substract)", "timestamp"), ("arg0(system._add)", "timestamp")]
+    assert [x.v for x in session.execute(sel, (1, datetime.datetime(2024, 1, 31, 11, 0),
+                                              datetime.datetime(2024, 1, 31, 0, 0)))] == [1]
+    ins = session.prepare("INSERT INTO %s.ev (p, ts, d, v) VALUES (?, ? + ?, ?, ?)" % ks)
+    assert [c.type.typename for c in ins.column_metadata][1:3] == ["timestamp", "duration"]
+    session.execute(ins, (3, datetime.datetime(2024, 2, 29, 0, 0), Duration(12, 0, 0), Date(0), 9))
+    assert session.execute("SELECT ts FROM %s.ev WHERE p = 3" % ks).one().ts == datetime.datetime(2025, 2, 28)
+    for q, msg in (("SELECT d + 1h FROM %s.ev WHERE p = 1", "The duration must have a day precision. Was: 1h"),
+                   ("SELECT ts + 1ms1us FROM %s.ev WHERE p = 1",
+                    "The duration must have a millisecond precision. Was: 1ms1us"),
+                   ("SELECT 1d + ts FROM %s.ev WHERE p = 1", "the '+' operation is not supported between 1d and ts")):
+        with pytest.raises(InvalidRequest) as ei:
+            session.execute(q % ks)
+        assert msg in str(ei.value)

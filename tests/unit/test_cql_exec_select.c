@@ -485,6 +485,42 @@ Test(exec_select, request_timeouts)
     rows("SELECT count(*) FROM tk WHERE v = 7", "300\n");
 }
 
+/* timestamp / date +/- duration (OperationFcts' TemporalOperationFunction):
+ * months through a UTC calendar with the day clamped to the month's end,
+ * days and milliseconds added; precision checks; operands as terms (with a
+ * timestamp or date receiver) and as selectors; the refusal messages. */
+Test(exec_select, temporal_arithmetic)
+{
+    mkks();
+    ok("CREATE TABLE ta (p int, c timestamp, d date, v int, du duration, PRIMARY KEY (p, c))");
+    ok("INSERT INTO ta (p, c, d, v, du) VALUES (1, '2024-01-31 10:00:00+0000', '2024-03-31', 1, 1mo)");
+    ok("INSERT INTO ta (p, c, d) VALUES (2, '1969-12-31 23:00:00+0000', '1969-12-31')");
+    /* timestamps render as ms since the epoch, dates quoted */
+    rows("SELECT c + 1mo, d - 1mo, c + 1mo1d, d + 1y, c - 1h30m, c + du, d + du FROM ta WHERE p = 1",
+         "1709200800000|'2024-02-29'|1709287200000|'2025-03-31'|1706689800000|1709200800000|'2024-04-30'\n");
+    rows("SELECT c + 1h, d + 1d, d - 1d, c - 1y, c + -1d FROM ta WHERE p = 2",
+         "0|'1970-01-01'|'1969-12-30'|-31539600000|-90000000\n");
+    rows("SELECT c + du FROM ta WHERE p = 2", "null\n");    /* a null operand: null */
+    fails("SELECT c + 1ms1us FROM ta WHERE p = 1", "The duration must have a millisecond precision. Was: 1ms1us");
+    fails("SELECT d + 1h FROM ta WHERE p = 1", "The duration must have a day precision. Was: 1h");
+    fails("SELECT d + 1d1ns FROM ta WHERE p = 1", "The duration must have a day precision. Was: 1d1ns");
+    fails("SELECT 1d + c FROM ta WHERE p = 1", "the '+' operation is not supported between 1d and c");
+    fails("SELECT v * c FROM ta WHERE p = 1", "the '*' operation is not supported between v and c");
+    fails("SELECT du + 1d FROM ta WHERE p = 1", "the '+' operation is not supported between du and 1d");
+    fails("SELECT c - d FROM ta WHERE p = 1", "the '-' operation is not supported between c and d");
+    /* terms: the receiver types the operands */
+    rows("SELECT v FROM ta WHERE p = 1 AND c = '2024-01-31 09:00:00+0000' + 1h", "1\n");
+    rows("SELECT v FROM ta WHERE p = 1 AND c > '2024-02-01' - 15h", "1\n");
+    rows("SELECT v FROM ta WHERE p = 1 AND c > '2024-02-01' - 13h", "");
+    ok("INSERT INTO ta (p, c, d, v) VALUES (3, '2024-02-29' + 1y, '2024-02-29' + 1y, 3)");
+    rows("SELECT c, d FROM ta WHERE p = 3", "1740700800000|'2025-02-28'\n");
+    ok("INSERT INTO ta (p, c, d, v) VALUES (4, currentTimestamp() - 1h, currentDate() - 7d, 4)");
+    rows("SELECT v FROM ta WHERE p = 4 AND c > currentTimestamp() - 2h AND c < currentTimestamp()", "4\n");
+    rows("SELECT v FROM ta WHERE p = 4 AND c < currentTimestamp() - 2h", "");
+    fails("UPDATE ta SET d = '2024-01-01' + 1h WHERE p = 5 AND c = 0", "The duration must have a day precision. Was: 1h");
+    fails("UPDATE ta SET v = 1 + 1d WHERE p = 5 AND c = 0", "the '+' operation is not supported between 1 and 1d");
+}
+
 Test(exec_select, secondary_index_restrictions)
 {
     mkks();
