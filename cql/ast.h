@@ -131,7 +131,8 @@ typedef struct ast_select {
     bool star;                        /* SELECT * */
     ast_selector **sels; int n_sels;
     ast_relation **where; int n_where;
-    char **group_by; int n_group_by;
+    char **group_by; int n_group_by;  /* a column's name, NULL for another selector */
+    ast_selector **group_sels;        /* n_group_by: each GROUP BY element (unaliasedSelector) */
     ast_order *order; int n_order;
     ast_term *per_partition_limit;    /* NULL if absent */
     ast_term *limit;

@@ -269,6 +269,10 @@ const ctype *cql__fn_param_type(const char *name, int i, int n_args, const ctype
 /* The operator of a binary operation function ("+" for _add, "-" for
  * _substract, "*", "/", "%"), NULL for any other name. */
 const char *cql__fn_operator(const char *name);
+/* The known type signatures of an overloaded native function, as
+ * FunctionResolver lists them when none matches ("system.floor :
+ * (timestamp, duration) -> timestamp, ..."), NULL for other names. */
+const char *cql__fn_signatures(const char *name);
 /* Return type of a native scalar function given argument types, or NULL if
  * the function is unknown (no error set). */
 const ctype *cql__fn_return_type(const char *name, const ctype *const *arg_types, int n_args,

@@ -121,8 +121,15 @@ int cql__select_emit(cql_sx *x, const xrow *row)
     if (x->n_group) {
         cs_buf key;
         cs_buf_init(&key);
-        for (int i = 0; i < x->n_group; i++)
-            cs_buf_put_bytes(&key, row->vals[x->group_cols[i]].p, row->vals[x->group_cols[i]].len);
+        for (int i = 0; i < x->n_group; i++) {
+            cql_value v = row->vals[x->group_cols[i]];
+            if (i == x->n_group - 1 && x->group_fn &&
+                (rc = cql__sel_eval(&x->ev, x->t, x->group_fn, row, &v, x->e))) {   /* floor(ts, 1h) */
+                cs_buf_destroy(&key);
+                return rc;
+            }
+            cs_buf_put_bytes(&key, v.p, v.len);
+        }
         bool same = x->group_open && key.len == x->group_key.len &&
                     !memcmp(key.p, x->group_key.p, key.len);
         if (!same) {
@@ -270,6 +277,63 @@ static int check_order(cql_sx *x)
 /* GROUP BY (SelectStatement.getAggregationSpecification): primary key
  * columns in order, skipping only columns restricted by =, covering the
  * whole partition key.  Groups are the partition plus a clustering prefix. */
+/* The columns a GROUP BY function reads (Selectable.newSelectorFactory's
+ * defs), up to max; their count. */
+static int group_fn_columns(const ast_selector *s, const char **cols, int n, int max)
+{
+    if (!s)
+        return n;
+    if (s->column && (s->kind == SEL_COLUMN || s->kind == SEL_WRITETIME || s->kind == SEL_TTL)) {
+        if (n < max)
+            cols[n] = s->column;
+        return n + 1;
+    }
+    for (int i = 0; i < s->n_args; i++)
+        n = group_fn_columns(s->args[i], cols, n, max);
+    return n;
+}
+
+static bool is_aggregate_name(const char *f)
+{
+    return !strcasecmp(f, "count") || !strcasecmp(f, "min") || !strcasecmp(f, "max") || !strcasecmp(f, "sum") ||
+           !strcasecmp(f, "avg");
+}
+
+/* GROUP BY's last element as a function of a clustering column
+ * (getAggregationSpecFactory): compiled into x->group_fn; *col its column. */
+static int group_by_function(cql_sx *x, const ast_selector *g, const sch_column **col)
+{
+    if (g->kind == SEL_COUNT_STAR || (g->kind == SEL_FUNC && is_aggregate_name(g->func.name)))
+        return cs_error_set(x->e, CS_ERR_INVALID, "Aggregate functions are not supported within the GROUP BY clause, got: system.%s",
+                            g->kind == SEL_COUNT_STAR ? "count" : g->func.name);
+    xsel *fx = cql__sel_compile_one(&x->ev, x->t, g, x->e);
+    if (!fx)
+        return CS_EUSER;
+    x->group_fn = fx;
+    const char *cols[8];
+    int n = group_fn_columns(g, cols, 0, 8);
+    if (n == 0)
+        return cs_error_set(x->e, CS_ERR_INVALID, "GROUP BY functions must have one clustering column name as parameter");
+    if (n > 1) {
+        char list[512];
+        size_t off = 0;
+        list[0] = 0;
+        for (int i = 0; i < n && i < 8; i++)
+            off += (size_t)snprintf(list + off, off < sizeof list ? sizeof list - off : 0, "%s%s", i ? "," : "",
+                                    cols[i]);
+        return cs_error_set(x->e, CS_ERR_INVALID, "GROUP BY functions accept only one clustering column as parameter, got: %s",
+                            list);
+    }
+    const sch_column *c = sch_column_find(x->t, cols[0]);
+    if (!c)
+        return cs_error_set(x->e, CS_ERR_INVALID, "Undefined column name %s", cols[0]);
+    if (c->kind != COL_CLUSTERING)
+        return cs_error_set(x->e, CS_ERR_INVALID, "Group by functions are only supported on clustering columns, got %s",
+                            c->name);
+    *col = c;
+    return 0;
+}
+
 static int check_group_by(cql_sx *x)
 {
     const ast_select *as = x->as;
@@ -279,13 +343,29 @@ static int check_group_by(cql_sx *x)
     const char *order_msg = "Group by currently only support groups of columns following their declared order in the PRIMARY KEY";
     int n_key = t->n_pk + t->n_ck, next = 0, ck_prefix = 0;
     for (int i = 0; i < as->n_group_by; i++) {
-        const sch_column *c = sch_column_find(t, as->group_by[i]);
-        if (!c)
-            return cs_error_set(x->e, CS_ERR_INVALID, "Undefined column name %s", as->group_by[i]);
-        if (c->kind != COL_PARTITION_KEY && c->kind != COL_CLUSTERING)
-            return cs_error_set(x->e, CS_ERR_INVALID,
-                                "Group by is currently only supported on the columns of the PRIMARY KEY, got %s",
-                                c->name);
+        const ast_selector *g = as->group_sels ? as->group_sels[i] : NULL;
+        const sch_column *c = NULL;
+        if (g && g->kind != SEL_COLUMN) {
+            if (g->kind != SEL_FUNC && g->kind != SEL_COUNT_STAR)
+                return cs_error_set(x->e, CS_ERR_INVALID,
+                                    "Group by is currently only supported on the columns of the PRIMARY KEY, got %s",
+                                    g->text ? g->text : "?");
+            if (x->group_fn)
+                return cs_error_set(x->e, CS_ERR_INVALID, "Functions are only supported on the last element of the GROUP BY clause");
+            int rc = group_by_function(x, g, &c);
+            if (rc)
+                return rc;
+        } else {
+            c = sch_column_find(t, as->group_by[i]);
+            if (!c)
+                return cs_error_set(x->e, CS_ERR_INVALID, "Undefined column name %s", as->group_by[i]);
+            if (c->kind != COL_PARTITION_KEY && c->kind != COL_CLUSTERING)
+                return cs_error_set(x->e, CS_ERR_INVALID,
+                                    "Group by is currently only supported on the columns of the PRIMARY KEY, got %s",
+                                    c->name);
+            if (x->group_fn)
+                return cs_error_set(x->e, CS_ERR_INVALID, "Functions are only supported on the last element of the GROUP BY clause");
+        }
         for (;;) {
             if (next >= n_key)
                 return cs_error_set(x->e, CS_ERR_INVALID, "%s", order_msg);
@@ -427,6 +507,7 @@ static int sx_init(cql_sx *x, cql_ctx *ctx, cql_session *s, cql_stmt *st, const 
 static void sx_destroy(cql_sx *x)
 {
     cql__sel_destroy(&x->sel);
+    cql__sel_destroy_one(x->group_fn);
     cs_free(x->brows);
     cs_buf_destroy(&x->last_pk);
     cs_buf_destroy(&x->last_ck);

@@ -128,6 +128,13 @@ const ctype *cql__fn_param_type(const char *name, int i, int n_args, const ctype
         return ctype_scalar(CT_BLOB);
     if (ends(name, "asblob"))
         return named_scalar(name, strlen(name) - 6);
+    if (!strcmp(name, "floor") && (n_args == 2 || n_args == 3)) {
+        /* floor(time, duration[, start]): the time and the start of the
+         * receiver's kind (a date floor gives a date, the others a timestamp) */
+        if (i == 1)
+            return ctype_scalar(CT_DURATION);
+        return recv && (recv->kind == CT_TIMESTAMP || recv->kind == CT_DATE || recv->kind == CT_TIME) ? recv : NULL;
+    }
     /* a timestamp or date receiver: the temporal operation (OperationFcts'
      * only +/- functions returning one), so `'2024-01-02' - 1d` reads its
      * operands as a timestamp and a duration */
@@ -289,6 +296,34 @@ static int arith(cql_eval *ev, const char *name, const ctype *const *at, const c
     return rc;
 }
 
+/* The overloads of floor(): (timestamp|timeuuid, duration[, timestamp])
+ * -> timestamp, (date, duration[, date]) -> date, (time, duration) -> time. */
+static const ctype *floor_type(const ctype *const *at, int n)
+{
+    if ((n != 2 && n != 3) || !at[0] || !at[1] || at[1]->kind != CT_DURATION)
+        return NULL;
+    ctype_kind k = at[0]->kind, start = k == CT_DATE ? CT_DATE : CT_TIMESTAMP;
+    if (k != CT_TIMESTAMP && k != CT_TIMEUUID && k != CT_DATE && (k != CT_TIME || n != 2))
+        return NULL;
+    if (n == 3 && (!at[2] || at[2]->kind != start))
+        return NULL;
+    return ctype_scalar(k == CT_TIMEUUID ? CT_TIMESTAMP : k);
+}
+
+const char *cql__fn_signatures(const char *name)
+{
+    name = base_name(name);
+    if (!strcmp(name, "floor"))
+        return "system.floor : (timestamp, duration) -> timestamp, "
+               "system.floor : (timestamp, duration, timestamp) -> timestamp, "
+               "system.floor : (timeuuid, duration) -> timestamp, "
+               "system.floor : (timeuuid, duration, timestamp) -> timestamp, "
+               "system.floor : (date, duration) -> date, "
+               "system.floor : (date, duration, date) -> date, "
+               "system.floor : (time, duration) -> time";
+    return NULL;
+}
+
 const ctype *cql__fn_return_type(const char *name, const ctype *const *at, int n, const ctype *recv)
 {
     name = base_name(name);
@@ -313,6 +348,8 @@ const ctype *cql__fn_return_type(const char *name, const ctype *const *at, int n
         return ctype_scalar(CT_TIME);
     if (!strcmp(name, "tounixtimestamp") || !strcmp(name, "unixtimestampof"))
         return ctype_scalar(CT_BIGINT);
+    if (!strcmp(name, "floor"))   /* TimeFcts' floor overloads */
+        return floor_type(at, n);
     if (!strcmp(name, "tojson"))
         return ctype_scalar(CT_VARCHAR);
     if (!strcmp(name, "fromjson"))
@@ -346,6 +383,10 @@ int cql__fn_call(cql_eval *ev, const char *fullname, const ctype *const *at, con
     out->p = NULL;
     out->len = CQL_NULL;
     const ctype *rt = cql__fn_return_type(name, at, n, recv);
+    if (!rt && cql__fn_signatures(name))
+        return cs_error_set(e, CS_ERR_INVALID,
+                            "Invalid call to function %s, none of its type signatures match (known type signatures: %s)",
+                            name, cql__fn_signatures(name));
     if (!rt)
         return cs_error_set(e, CS_ERR_INVALID, "Unknown function '%s'", fullname);
     *ret = rt;
@@ -400,6 +441,25 @@ int cql__fn_call(cql_eval *ev, const char *fullname, const ctype *const *at, con
         if (!strcmp(name, "todate"))
             return put_date(ev, ms, out, e);
         return put_i64(ev, ms, out, e);
+    }
+    if (!strcmp(name, "floor")) {
+        for (int i = 0; i < n; i++)
+            if (args[i].len <= 0)
+                return 0;                   /* a null (or empty) argument: null */
+        if (rt->kind == CT_TIME) {
+            if (args[0].len != 8)
+                return 0;
+            int64_t ns;
+            if ((rc = ctype_floor_time((int64_t)cs_be64(args[0].p), args[1].p, (size_t)args[1].len, &ns, e)))
+                return rc == CS_EUSER ? rc : cs_error_set(e, CS_ERR_INVALID, "Invalid duration in %s", shown);
+            return put_i64(ev, ns, out, e);
+        }
+        int64_t t, start = 0, ms;
+        if (!time_ms(at[0], &args[0], &t) || (n == 3 && !time_ms(at[2], &args[2], &start)))
+            return 0;
+        if ((rc = ctype_floor_timestamp(t, args[1].p, (size_t)args[1].len, start, rt->kind == CT_DATE, &ms, e)))
+            return rc == CS_EUSER ? rc : cs_error_set(e, CS_ERR_INVALID, "Invalid duration in %s", shown);
+        return rt->kind == CT_DATE ? put_date(ev, ms, out, e) : put_i64(ev, ms, out, e);
     }
     if (!strcmp(name, "mintimeuuid") || !strcmp(name, "maxtimeuuid")) {
         if ((rc = arity(shown, 1, n, e)))

@@ -475,9 +475,12 @@ void cql__parse_select(cql__parser *p, ast_select *s, bool in_view)
         cql__parse_where(p, &s->where, &s->n_where);
     if (cql__accept_kw(p, KW_GROUP)) {
         cql__expect_kw(p, KW_BY);
-        do {
-            char *c = cql__ident(p);
+        do {   /* groupByClause: an unaliased selector (a column, or a function of one: floor(ts, 1h)) */
+            ast_selector *g = unaliased_selector(p);
+            char *c = g->kind == SEL_COLUMN ? g->column : NULL;
+            int n = s->n_group_by;
             cql__push(p, &s->group_by, &s->n_group_by, sizeof(char *), &c);
+            cql__push(p, &s->group_sels, &n, sizeof(ast_selector *), &g);
         } while (cql__accept(p, TK_COMMA));
     }
     if (cql__accept_kw(p, KW_ORDER)) {

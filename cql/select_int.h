@@ -62,6 +62,9 @@ typedef struct xselection {
 int cql__sel_compile(cql_eval *ev, const sch_table *t, const ast_select *as, xselection *out,
                      cs_error *e);
 void cql__sel_destroy(xselection *x);
+/* One selector compiled on its own (GROUP BY's function), and its end. */
+xsel *cql__sel_compile_one(cql_eval *ev, const sch_table *t, const ast_selector *as, cs_error *e);
+void cql__sel_destroy_one(xsel *x);
 /*
  * A compiled selection kept in a statement's memo (cql_stmt_memo.sel), so a
  * prepared SELECT does not build and tear down one xsel per column on every
@@ -140,6 +143,7 @@ typedef struct cql_sx {
     cs_buf last_pk, last_ck; bool last_has_ck, last_part_done; int32_t last_part_emitted;
     /* GROUP BY */
     int group_cols[64]; int n_group;
+    xsel *group_fn;                    /* GROUP BY ..., f(ck): f of the last group column, its group value */
     cs_buf group_key; bool group_open;
     cs_buf group_ck;                   /* the group's first row's clustering: its place in an ORDER BY sort */
     /* ORDER BY with IN over several partitions: sort in memory */

@@ -138,10 +138,18 @@ static int compile_func(cql_eval *ev, const sch_table *t, xsel *x, const ast_sel
         cs_buf_init(&x->acc);
         return 0;
     }
+    if (!strcmp(fn, "floor") && x->n_args == 3 && x->args[0]->type && x->args[2]->kind == SEL_TERM &&
+        x->args[2]->elem_from && x->args[2]->elem_from->kind == TERM_LITERAL &&
+        x->args[2]->elem_from->lit.kind == LIT_STRING)   /* the start: a string literal takes the time's kind */
+        x->args[2]->type = ctype_scalar(x->args[0]->type->kind == CT_DATE ? CT_DATE : CT_TIMESTAMP);
     const ctype *at[32];
     for (int i = 0; i < x->n_args && i < 32; i++)
         at[i] = x->args[i]->type;
     x->type = cql__fn_return_type(fn, at, x->n_args, NULL);
+    if (!x->type && cql__fn_signatures(fn))
+        return cs_error_set(e, CS_ERR_INVALID,
+                            "Invalid call to function %s, none of its type signatures match (known type signatures: %s)",
+                            fn, cql__fn_signatures(fn));
     if (fn[0] == '_' && as->text)
         x->name = adup(ev, as->text);    /* operators keep their source text: "v + 1" */
     if (!x->type && cql__fn_operator(fn) && x->n_args == 2)   /* FunctionResolver: the operator, the arguments' text */
@@ -450,6 +458,17 @@ static void destroy_sel(xsel *x)
     if (x->own_type)
         ctype_unref(x->own_type);
     x->own_type = NULL;
+}
+
+xsel *cql__sel_compile_one(cql_eval *ev, const sch_table *t, const ast_selector *as, cs_error *e)
+{
+    return compile(ev, t, as, false, e);
+}
+
+void cql__sel_destroy_one(xsel *x)
+{
+    if (x)
+        destroy_sel(x);
 }
 
 void cql__sel_destroy(xselection *x)

@@ -193,6 +193,17 @@ double ctype_num_to_double(const ctype *t, const uint8_t *v, size_t n);
 int ctype_temporal_add_duration(ctype_kind kind, const uint8_t *v, size_t n, const uint8_t *dur, size_t dn,
                                 bool sub, cs_buf *out, cs_error *e);
 
+/* floor() (TimeFcts' FloorFunction, Duration.floorTimestamp): t_ms rounded
+ * down to start_ms plus a whole number of the duration value dur; months
+ * stepped through a UTC calendar.  is_date: the date flavour (the
+ * duration in whole days).  0 with *out_ms, CS_EUSER with Cassandra's
+ * message (precision, negative duration, a start after the time), or
+ * CS_EINVAL for a malformed duration. */
+int ctype_floor_timestamp(int64_t t_ms, const uint8_t *dur, size_t dn, int64_t start_ms, bool is_date,
+                          int64_t *out_ms, cs_error *e);
+/* floor(time, duration) (Duration.floorTime), nanoseconds of the day. */
+int ctype_floor_time(int64_t t_ns, const uint8_t *dur, size_t dn, int64_t *out_ns, cs_error *e);
+
 /* CAST between numeric types with Cassandra's CastFcts semantics (Java
  * Number.xxxValue(): integers wrap, float/double -> integer saturates, decimal
  * -> integer truncates then keeps the low bits, float -> decimal via

@@ -677,3 +677,90 @@ int ctype_temporal_add_duration(ctype_kind kind, const uint8_t *v, size_t n, con
     }
     return out->err ? CS_ENOMEM : 0;
 }
+
+/* ------------------------------------------------ floor() */
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    return a >= 0 ? a / b : -((-(a + 1)) / b) - 1;
+}
+
+static void year_month(int64_t ms, int64_t *y, int *m)
+{
+    int d;
+    ctype__civil_from_days(floor_div(ms, 86400000), y, m, &d);
+}
+
+static int dur_text_error(cs_error *e, const char *fmt, int64_t mo, int64_t d, int64_t ns)
+{
+    cs_buf txt;
+    cs_buf_init(&txt);
+    ctype__fmt_duration((int32_t)mo, (int32_t)d, ns, &txt);
+    cs_buf_put_u8(&txt, 0);
+    cs_error_set(e, CS_ERR_INVALID, fmt, txt.err ? "" : (const char *)txt.p);
+    cs_buf_destroy(&txt);
+    return CS_EUSER;
+}
+
+int ctype_floor_timestamp(int64_t t_ms, const uint8_t *dur, size_t dn, int64_t start_ms, bool is_date,
+                          int64_t *out_ms, cs_error *e)
+{
+    int64_t mo, d, ns;
+    if (ctype__get_duration(dur, dn, &mo, &d, &ns) != 0 || mo < INT32_MIN || mo > INT32_MAX ||
+        d < INT32_MIN || d > INT32_MAX)
+        return CS_EINVAL;
+    if (is_date ? ns != 0 : ns % 1000000 != 0)
+        return dur_text_error(e, is_date ? "The floor on date values cannot be computed for the %s duration as "
+                                           "precision is below 1 day"
+                                         : "The floor cannot be computed for the %s duration as precision is "
+                                           "below 1 millisecond", mo, d, ns);
+    if (start_ms > t_ms)
+        return cs_error_set(e, CS_ERR_INVALID, "The floor function starting time is greater than the provided time");
+    if (ns < 0 || d < 0 || mo < 0)
+        return cs_error_set(e, CS_ERR_INVALID, "Negative durations are not supported by the floor function");
+    int64_t dur_ms = (int64_t)((uint64_t)d * 86400000u + (uint64_t)(ns / 1000000));
+    if (mo == 0) {
+        if (dur_ms == 0) {
+            *out_ms = t_ms;
+            return 0;
+        }
+        int64_t delta = (int64_t)((uint64_t)t_ms - (uint64_t)start_ms) % dur_ms;
+        *out_ms = t_ms - delta;
+        return 0;
+    }
+    /* Calendar: the months between start and time give a first multiplier,
+     * stepped back while days and milliseconds overshoot */
+    int64_t y, sy;
+    int m, sm;
+    year_month(t_ms, &y, &m);
+    year_month(start_ms, &sy, &sm);
+    int32_t in_months = (int32_t)((y - sy) * 12 + (m - sm));
+    int32_t mult = in_months / (int32_t)mo;
+    int64_t cal = time_add(start_ms, (int32_t)((uint32_t)mult * (uint32_t)mo), 0, 0);
+    if (d == 0 && ns == 0) {
+        *out_ms = cal;
+        return 0;
+    }
+    int64_t fl = (int64_t)((uint64_t)cal + (uint64_t)(int64_t)mult * (uint64_t)dur_ms);
+    while (fl > t_ms) {
+        mult--;
+        cal = time_add(cal, -mo, 0, 0);
+        fl = (int64_t)((uint64_t)cal + (uint64_t)(int64_t)mult * (uint64_t)dur_ms);
+    }
+    *out_ms = fl > start_ms ? fl : start_ms;
+    return 0;
+}
+
+int ctype_floor_time(int64_t t_ns, const uint8_t *dur, size_t dn, int64_t *out_ns, cs_error *e)
+{
+    int64_t mo, d, ns;
+    if (ctype__get_duration(dur, dn, &mo, &d, &ns) != 0)
+        return CS_EINVAL;
+    if (ns < 0 || d < 0 || mo < 0)
+        return cs_error_set(e, CS_ERR_INVALID, "Negative durations are not supported by the floor function");
+    if (mo != 0 || d != 0 || ns > 86400000000000LL)
+        return cs_error_set(e, CS_ERR_INVALID,
+                            "For time values, the floor can only be computed for durations smaller that a day");
+    *out_ns = ns == 0 ? t_ns : t_ns - t_ns % ns;
+    return 0;
+}

@@ -333,3 +333,44 @@ def test_temporal_arithmetic(session, ks):
         with pytest.raises(InvalidRequest) as ei:
             session.execute(q % ks)
         assert msg in str(ei.value)
+
+
+def test_floor_and_group_by_time(session, ks):
+    """floor() and GROUP BY floor(ts, 1h) (Cassandra 4.0+): hourly rollups
+    of a day-bucketed time series, the same through every page size and a
+    prepared statement; the refusals."""
+    from cassandra.query import SimpleStatement
+    session.execute("CREATE TABLE %s.ts (sensor int, day date, ts timestamp, v int, "
+                    "PRIMARY KEY ((sensor, day), ts))" % ks)
+    ins = session.prepare("INSERT INTO %s.ts (sensor, day, ts, v) VALUES (?, '2024-05-01', ?, ?)" % ks)
+    base = datetime.datetime(2024, 5, 1)
+    for sensor in range(3):
+        for i in range(0, 300, 7):   # every 7 minutes for 5 hours
+            session.execute(ins, (sensor, base + datetime.timedelta(minutes=i), i))
+    q = ("SELECT sensor, floor(ts, 1h) AS hour, count(*) AS n, min(v) AS lo, max(v) AS hi FROM %s.ts "
+         "GROUP BY sensor, day, floor(ts, 1h)" % ks)
+    full = list(session.execute(q))
+    assert len(full) == 15
+    for r in full:
+        minutes = [i for i in range(0, 300, 7) if (base + datetime.timedelta(minutes=i)).hour == r.hour.hour]
+        assert (r.n, r.lo, r.hi) == (len(minutes), minutes[0], minutes[-1]), r
+    for fs in (1, 2, 4, 100):
+        assert list(session.execute(SimpleStatement(q, fetch_size=fs))) == full, fs
+    p = session.prepare("SELECT floor(ts, 2h) AS h, sum(v) AS s FROM %s.ts WHERE sensor = ? AND day = ? "
+                        "GROUP BY floor(ts, 2h)" % ks)
+    from cassandra.util import Date
+    got = list(session.execute(p, (1, Date(datetime.date(2024, 5, 1)))))
+    assert [r.h for r in got] == [base, base + datetime.timedelta(hours=2), base + datetime.timedelta(hours=4)]
+    assert sum(r.s for r in got) == sum(range(0, 300, 7))
+    assert session.execute("SELECT floor(ts, 1d, '2024-04-30 12:00:00+0000') AS f FROM %s.ts LIMIT 1"
+                           % ks).one().f == datetime.datetime(2024, 4, 30, 12, 0)
+    for q, msg in (
+            ("SELECT count(*) FROM %s.ts GROUP BY sensor, day, max(ts)",
+             "Aggregate functions are not supported within the GROUP BY clause, got: system.max"),
+            ("SELECT count(*) FROM %s.ts GROUP BY sensor, floor(ts, 1h)",
+             "Group by currently only support groups of columns following their declared order in the PRIMARY KEY"),
+            ("SELECT floor(ts, -1h) FROM %s.ts", "Negative durations are not supported by the floor function"),
+            ("SELECT floor(v, 1h) FROM %s.ts", "Invalid call to function floor, none of its type signatures match")):
+        with pytest.raises(InvalidRequest) as ei:
+            session.execute(q % ks)
+        assert msg in str(ei.value), str(ei.value)

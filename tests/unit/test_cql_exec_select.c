@@ -521,6 +521,57 @@ Test(exec_select, temporal_arithmetic)
     fails("UPDATE ta SET v = 1 + 1d WHERE p = 5 AND c = 0", "the '+' operation is not supported between 1 and 1d");
 }
 
+/* floor() (TimeFcts): timestamp, timeuuid, date and time flavours, a start
+ * time, months through the calendar (Java's quirk kept: a months-only
+ * floor is the start plus whole months, even past the time); GROUP BY a
+ * function of the last clustering column, with its refusals. */
+Test(exec_select, floor_and_group_by_time)
+{
+    mkks();
+    ok("CREATE TABLE fl (s text, ts timestamp, d date, tm time, u timeuuid, v int, PRIMARY KEY (s, ts))");
+    ok("INSERT INTO fl (s, ts, d, tm, u, v) VALUES ('a', '2016-09-27 16:10:00+0000', '2016-09-27', '16:10:00', "
+       "50554d6e-29bb-11e5-b345-feff819cdc9f, 1)");
+    ok("INSERT INTO fl (s, ts, d, tm, v) VALUES ('a', '2016-09-27 16:12:00+0000', '2016-09-29', '16:12:00', 2)");
+    ok("INSERT INTO fl (s, ts, d, tm, v) VALUES ('a', '2016-09-27 17:02:00+0000', '2016-10-05', '17:02:00', 3)");
+    ok("INSERT INTO fl (s, ts, v) VALUES ('b', '2016-09-27 16:10:00+0000', 10)");
+    /* 2016-09-27 16:00 = 1474992000000; dates and times quoted */
+    rows("SELECT floor(ts, 1h), floor(ts, 5m), floor(ts, 2h, '2016-09-27 15:00:00+0000'), floor(d, 1w), "
+         "floor(tm, 30m), floor(ts, 1mo), floor(d, 1mo, '2016-01-31') FROM fl WHERE s = 'a'",
+         "1474992000000|1474992600000|1474988400000|'2016-09-22'|'16:00:00.000000000'|1472688000000|'2016-09-30'\n"
+         "1474992000000|1474992600000|1474988400000|'2016-09-29'|'16:00:00.000000000'|1472688000000|'2016-09-30'\n"
+         "1474995600000|1474995600000|1474995600000|'2016-09-29'|'17:00:00.000000000'|1472688000000|'2016-10-31'\n");
+    rows("SELECT floor(u, 1d) FROM fl WHERE s = 'a' LIMIT 1", "1436832000000\n");
+    rows("SELECT floor(d, 1w) FROM fl WHERE s = 'b'", "null\n");
+    fails("SELECT floor(ts, 1us) FROM fl", "The floor cannot be computed for the 1us duration as precision is below 1 millisecond");
+    fails("SELECT floor(ts, 1h, '2020-01-01') FROM fl", "The floor function starting time is greater than the provided time");
+    fails("SELECT floor(ts, -1h) FROM fl", "Negative durations are not supported by the floor function");
+    fails("SELECT floor(d, 1h) FROM fl WHERE s = 'a'",
+          "The floor on date values cannot be computed for the 1h duration as precision is below 1 day");
+    fails("SELECT floor(tm, 2d) FROM fl WHERE s = 'a'",
+          "For time values, the floor can only be computed for durations smaller that a day");
+    fails("SELECT floor(v, 1h) FROM fl",
+          "Invalid call to function floor, none of its type signatures match (known type signatures: "
+          "system.floor : (timestamp, duration) -> timestamp, system.floor : (timestamp, duration, timestamp) -> timestamp, ");
+    rows("SELECT v FROM fl WHERE s = 'a' AND ts >= floor('2016-09-27 17:30:00+0000', 1h)", "3\n");
+    /* GROUP BY a function of the last clustering column */
+    rows("SELECT s, floor(ts, 1h), count(*), sum(v) FROM fl WHERE s = 'a' GROUP BY s, floor(ts, 1h)",
+         "'a'|1474992000000|2|3\n'a'|1474995600000|1|3\n");
+    rows("SELECT count(*) FROM fl WHERE s = 'a' GROUP BY floor(ts, 30m)", "2\n1\n");   /* s restricted by = */
+    rows("SELECT s, count(*) FROM fl GROUP BY s, floor(ts, 1d)", "'a'|3\n'b'|1\n");
+    cr_assert_geq(paged_equals("SELECT s, floor(ts, 1h), count(*) FROM fl GROUP BY s, floor(ts, 1h)", 1), 3);
+    fails("SELECT count(*) FROM fl GROUP BY s, floor(ts, 1h), ts",
+          "Functions are only supported on the last element of the GROUP BY clause");
+    fails("SELECT count(*) FROM fl GROUP BY s, max(ts)",
+          "Aggregate functions are not supported within the GROUP BY clause, got: system.max");
+    fails("SELECT count(*) FROM fl GROUP BY s, floor(v, 1h)", "Invalid call to function floor");
+    fails("SELECT count(*) FROM fl GROUP BY s, floor(ts, 1h, ts)",
+          "GROUP BY functions accept only one clustering column as parameter, got: ts,ts");
+    fails("SELECT count(*) FROM fl GROUP BY floor(ts, 1h)",
+          "Group by currently only support groups of columns following their declared order in the PRIMARY KEY");
+    fails("SELECT count(*) FROM fl GROUP BY s, toDate(d)", "Group by functions are only supported on clustering columns, got d");
+    fails("SELECT count(*) FROM fl GROUP BY s, 1h", "Group by is currently only supported on the columns of the PRIMARY KEY, got 1h");
+}
+
 Test(exec_select, secondary_index_restrictions)
 {
     mkks();
