@@ -262,6 +262,20 @@ static void walk_selector(walker *w, const ast_selector *s)
         return;
     for (int i = 0; i < s->n_args; i++)
         walk_selector(w, s->args[i]);
+    if (s->kind == SEL_FUNC) {   /* a marker argument: the parameter's type, named "[selection]" (Selectable.WithTerm) */
+        const ctype *a0 = NULL;
+        if (s->n_args > 0 && s->args[0]->kind == SEL_COLUMN) {
+            const sch_column *c = sch_column_find(w->t, s->args[0]->column);
+            a0 = c ? c->type : NULL;
+        }
+        for (int i = 0; i < s->n_args; i++) {
+            const ast_selector *a = s->args[i];
+            const ctype *pt = a->kind == SEL_TERM && a->term && a->term->kind == TERM_BIND
+                                  ? cql__fn_sel_param_type(s->func.name, i, s->n_args, a0) : NULL;
+            if (pt)
+                walk_term(w, a->term, "[selection]", pt);
+        }
+    }
     if ((s->kind == SEL_ELEMENT || s->kind == SEL_SLICE) && s->n_args == 1 && s->args[0]->kind == SEL_COLUMN) {
         const sch_column *c = sch_column_find(w->t, s->args[0]->column);
         if (!c || (c->type->kind != CT_MAP && c->type->kind != CT_SET))
@@ -380,6 +394,8 @@ static int walk_stmt(walker *w, cql_ctx *ctx, const cql_session *s, cql_stmt *st
         const ast_select *sel = &st->u.select;
         for (int i = 0; i < sel->n_sels && !cs_error_isset(w->e); i++)
             walk_selector(w, sel->sels[i]);
+        for (int i = 0; sel->group_sels && i < sel->n_group_by && !cs_error_isset(w->e); i++)
+            walk_selector(w, sel->group_sels[i]);
         walk_relations(w, sel->where, sel->n_where);
         walk_term(w, sel->per_partition_limit, "[per_partition_limit]", ctype_scalar(CT_INT));
         walk_term(w, sel->limit, "[limit]", ctype_scalar(CT_INT));

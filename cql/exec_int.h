@@ -269,6 +269,11 @@ const ctype *cql__fn_param_type(const char *name, int i, int n_args, const ctype
 /* The operator of a binary operation function ("+" for _add, "-" for
  * _substract, "*", "/", "%"), NULL for any other name. */
 const char *cql__fn_operator(const char *name);
+/* The type a bind marker (or a string literal) argument i of function
+ * `name` takes in a selection, where there is no receiver: the parameter's
+ * type once the function is known from its other arguments (arg0: the
+ * first argument's type, which picks floor()'s overload); NULL if none. */
+const ctype *cql__fn_sel_param_type(const char *name, int i, int n_args, const ctype *arg0);
 /* The known type signatures of an overloaded native function, as
  * FunctionResolver lists them when none matches ("system.floor :
  * (timestamp, duration) -> timestamp, ..."), NULL for other names. */

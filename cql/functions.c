@@ -310,6 +310,14 @@ static const ctype *floor_type(const ctype *const *at, int n)
     return ctype_scalar(k == CT_TIMEUUID ? CT_TIMESTAMP : k);
 }
 
+const ctype *cql__fn_sel_param_type(const char *name, int i, int n_args, const ctype *arg0)
+{
+    const char *b = base_name(name);
+    if (!strcmp(b, "floor") && (n_args == 2 || n_args == 3) && i > 0)
+        return ctype_scalar(i == 1 ? CT_DURATION : arg0 && arg0->kind == CT_DATE ? CT_DATE : CT_TIMESTAMP);
+    return cql__fn_param_type(name, i, n_args, NULL);
+}
+
 const char *cql__fn_signatures(const char *name)
 {
     name = base_name(name);

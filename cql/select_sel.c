@@ -58,7 +58,24 @@ static int compile_args(cql_eval *ev, const sch_table *t, xsel *x, const ast_sel
     size_t off = 0;
     names[0] = 0;
     for (int i = 0; i < as->n_args; i++) {
-        x->args[i] = compile(ev, t, as->args[i], false, e);
+        const ast_selector *a = as->args[i];
+        const ctype *pt = as->kind == SEL_FUNC && a->kind == SEL_TERM && a->term && a->term->kind == TERM_BIND
+                              ? cql__fn_sel_param_type(as->func.name, i, as->n_args, i ? x->args[0]->type : NULL)
+                              : NULL;
+        if (pt) {   /* Selectable.WithTerm: a marker takes the function's parameter type */
+            xsel *m = cs_arena_zalloc(ev->arena, sizeof(xsel));
+            if (!m)
+                return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+            m->kind = SEL_TERM;
+            m->col = -1;
+            cs_buf_init(&m->first);
+            cs_buf_init(&m->acc);
+            m->elem_from = a->term;
+            m->name = a->text ? a->text : "?";
+            m->type = pt;
+            x->args[i] = m;
+        } else
+            x->args[i] = compile(ev, t, a, false, e);
         if (!x->args[i])
             return CS_EUSER;
         if (x->args[i]->contains_agg || x->args[i]->agg)

@@ -362,6 +362,16 @@ def test_floor_and_group_by_time(session, ks):
     got = list(session.execute(p, (1, Date(datetime.date(2024, 5, 1)))))
     assert [r.h for r in got] == [base, base + datetime.timedelta(hours=2), base + datetime.timedelta(hours=4)]
     assert sum(r.s for r in got) == sum(range(0, 300, 7))
+    # bound markers as function arguments in the selection and in GROUP BY
+    from cassandra.util import Duration
+    p = session.prepare("SELECT floor(ts, ?) AS h, count(*) AS n FROM %s.ts WHERE sensor = ? AND day = ? "
+                        "GROUP BY floor(ts, ?)" % ks)
+    assert [(c.name, c.type.typename) for c in p.column_metadata] == [
+        ("[selection]", "duration"), ("sensor", "int"), ("day", "date"), ("[selection]", "duration")]
+    three_h = Duration(0, 0, 3 * 3600 * 10 ** 9)
+    got = list(session.execute(p, (three_h, 2, Date(datetime.date(2024, 5, 1)), three_h)))
+    assert [(r.h, r.n) for r in got] == [(base, len(range(0, 180, 7))),
+                                         (base + datetime.timedelta(hours=3), len(range(182, 300, 7)))]
     assert session.execute("SELECT floor(ts, 1d, '2024-04-30 12:00:00+0000') AS f FROM %s.ts LIMIT 1"
                            % ks).one().f == datetime.datetime(2024, 4, 30, 12, 0)
     for q, msg in (
