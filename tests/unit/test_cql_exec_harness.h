@@ -138,6 +138,18 @@ static void ok(const char *q)
     cr_assert_eq(rc, 0, "%s -> %s", q, g_err.msg);
 }
 
+/* ok() of a statement built from a printf format. */
+static void okf(const char *fmt, ...) __attribute__((format(printf, 1, 2), unused));
+static void okf(const char *fmt, ...)
+{
+    char q[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(q, sizeof q, fmt, ap);
+    va_end(ap);
+    ok(q);
+}
+
 static void fails(const char *q, const char *msg)
 {
     int rc = run(q, NULL, NULL, 0);

@@ -420,11 +420,8 @@ Test(exec_select, tombstone_thresholds)
     mkks();
     ok("CREATE TABLE tb (k int, c int, v int, PRIMARY KEY (k, c))");
     for (int c = 0; c < 30; c++) {
-        char q[200];
-        snprintf(q, sizeof q, "INSERT INTO tb (k, c, v) VALUES (1, %d, 1)", c);
-        ok(q);
-        snprintf(q, sizeof q, "DELETE FROM tb WHERE k = 1 AND c = %d", c);
-        ok(q);
+        okf("INSERT INTO tb (k, c, v) VALUES (1, %d, 1)", c);
+        okf("DELETE FROM tb WHERE k = 1 AND c = %d", c);
     }
     ok("INSERT INTO tb (k, c, v) VALUES (1, 100, 1)");
     g_ctx->cfg.tombstone_warn_threshold = 10;
@@ -450,11 +447,8 @@ Test(exec_select, request_timeouts)
     ok("CREATE TABLE tk (k int PRIMARY KEY, v int)");
     ok("CREATE INDEX ON tk (v)");
     for (int c = 0; c < 300; c++) {
-        char q[200];
-        snprintf(q, sizeof q, "INSERT INTO tw (k, c, v) VALUES (1, %d, 1)", c);
-        ok(q);
-        snprintf(q, sizeof q, "INSERT INTO tk (k, v) VALUES (%d, 7)", c);
-        ok(q);
+        okf("INSERT INTO tw (k, c, v) VALUES (1, %d, 1)", c);
+        okf("INSERT INTO tk (k, v) VALUES (%d, 7)", c);
     }
     cql_timeout_set(g_ctx, CQL_TIMEOUT_READ, 0);
     rows("SELECT v FROM tw WHERE k = 1 AND c = 5", "1\n");             /* short: answers */
