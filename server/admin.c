@@ -23,7 +23,7 @@
 #include "common/log.h"
 #include "common/util.h"
 
-#define ADMIN_MAX_REQUEST 8192
+#define ADMIN_MAX_REQUEST 65536   /* an import of a hundred snapshot directories fits (tools/tool.c: TOOL_MAX_TARGET) */
 
 typedef struct admin_conn {
     uv_tcp_t tcp;                    /* first member */
@@ -634,11 +634,23 @@ static void do_nodetool(admin_conn *ac, const char *verb, const char *query)
 /* Route "METHOD /path?query HTTP/1.x". */
 static void handle(admin_conn *ac)
 {
-    char method[8], target[1024];
-    if (sscanf(ac->buf, "%7s %1023s", method, target) != 2) {
+    /* the target as long as the request (the loop's own buffer: one
+     * request at a time); it was a 1 KiB array, which cut a long nodetool
+     * argument list short without a word */
+    static char target[ADMIN_MAX_REQUEST];
+    char method[8];
+    const char *sp = strchr(ac->buf, ' ');
+    size_t ml = sp ? (size_t)(sp - ac->buf) : 0;
+    const char *t0 = sp ? sp + 1 : NULL;
+    size_t tl = t0 ? strcspn(t0, " \r\n") : 0;
+    if (!sp || ml == 0 || ml >= sizeof method || tl == 0) {
         respond_text(ac, 400, "bad request\n");
         return;
     }
+    memcpy(method, ac->buf, ml);
+    method[ml] = '\0';
+    memcpy(target, t0, tl);   /* tl < ADMIN_MAX_REQUEST: it lies inside ac->buf */
+    target[tl] = '\0';
     char *query = strchr(target, '?');
     if (query)
         *query++ = '\0';

@@ -280,8 +280,8 @@ static int split_args(char **args, int n, const opt_def *defs, const char **vals
             vals[d - defs] = d->value ? args[++i] : "";
         } else if (args[i][0] == '-' && args[i][1]) {
             if (nbad < 32) bad[nbad++] = args[i];
-        } else if (*np < 64) {
-            pos[(*np)++] = args[i];
+        } else {
+            pos[(*np)++] = args[i];   /* pos holds n (<= NODETOOL_MAX_ARGS) */
         }
     }
     return nbad ? unexpected(o, bad, nbad) : 0;
@@ -586,7 +586,7 @@ static int do_job(srv *s, int kind, char **args, int n, cs_buf *o, nodetool_job 
     const opt_def *defs = kind == JOB_GC ? gc_opts : kind == JOB_SCRUB ? scrub_opts
                         : kind == JOB_VERIFY ? verify_opts : up_opts;
     const char *vals[8] = { 0 };
-    char *pos[64];
+    char *pos[NODETOOL_MAX_ARGS];   /* every argument may be positional */
     int np, code = split_args(args, n, defs, vals, pos, &np, o);
     if (code)
         return code;
@@ -719,7 +719,7 @@ static int do_import(srv *s, char **args, int n, cs_buf *o, nodetool_job **out, 
                                     { NULL, NULL, NULL, false } };
     static const opt_def none[] = { { NULL, NULL, NULL, false } };
     const char *vals[8] = { 0 };
-    char *pos[64];
+    char *pos[NODETOOL_MAX_ARGS];   /* every argument may be positional */
     int np;
     if (refresh)
         nodetool__printf(o, "nodetool refresh is deprecated, use nodetool import instead\n");

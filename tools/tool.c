@@ -135,6 +135,11 @@ static void put_arg(char *q, size_t cap, const char *a)
         args_fit = false;
 }
 
+/* The longest request target: the admin endpoint takes requests of up to
+ * 64 KiB (server/admin.c ADMIN_MAX_REQUEST), the request line and the
+ * Host header included. */
+#define TOOL_MAX_TARGET (64 * 1024 - 512)
+
 /* One HTTP/1.0 request; prints the body; returns 0 for 2xx. */
 static int http(const char *host, int port, const char *method, const char *target)
 {
@@ -153,8 +158,13 @@ static int http(const char *host, int port, const char *method, const char *targ
         return 1;
     }
     freeaddrinfo(ai);
-    char req[8192];
+    static char req[TOOL_MAX_TARGET + 512];
     int n = snprintf(req, sizeof(req), "%s %s HTTP/1.0\r\nHost: %s\r\n\r\n", method, target, host);
+    if (n < 0 || (size_t)n >= sizeof(req)) {
+        fprintf(stderr, "cassette-tool: the request does not fit in one admin request (%zu bytes)\n", sizeof req);
+        close(fd);
+        return 1;
+    }
     if (write(fd, req, (size_t)n) != n) {
         close(fd);
         return 1;
@@ -217,7 +227,7 @@ int main(int argc, char **argv)
         return tool_sstable(nargs, args);
     if (!strcmp(verb, "commitlog"))
         return tool_commitlog(nargs, args);
-    char target[8192];
+    static char target[TOOL_MAX_TARGET];
     if (!strcmp(verb, "flush") || !strcmp(verb, "compact")) {
         snprintf(target, sizeof(target), "/%s?", verb);
         if (nargs > 0) {

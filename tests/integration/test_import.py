@@ -138,6 +138,16 @@ def test_import_refusals(server, session, ks):
     assert r.returncode == 2 and "error: Directory /no/such/dir does not exist" in r.stderr, (r.stdout, r.stderr)
     r = tool(server, "import", "--bogus", ks, "rf", "/tmp")
     assert r.returncode == 1 and "Found unexpected parameters: [--bogus]" in r.stdout
+    # every directory counts, however many: the 100th is checked too
+    many = os.path.join(server.workdir, "import_many")
+    dirs = [os.path.join(many, "d%03d" % i) for i in range(100)]
+    for d in dirs[:-1]:
+        os.makedirs(d, exist_ok=True)
+    r = tool(server, "import", ks, "rf", *dirs)
+    assert r.returncode == 2 and "error: Directory %s does not exist" % dirs[-1] in r.stderr, (r.stdout, r.stderr)
+    os.makedirs(dirs[-1], exist_ok=True)
+    r = tool(server, "import", ks, "rf", *dirs)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
 
 
 def test_refresh(server, session, ks):

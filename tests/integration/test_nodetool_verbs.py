@@ -1598,9 +1598,9 @@ def test_many_names_none_dropped(server, session, ks):
     assert "many " not in tool(server, "listsnapshots").stdout
     for k in kss:
         session.execute("DROP KEYSPACE %s" % k)
-    r = tool(server, "flush", ks, "x" * 9000)
+    r = tool(server, "flush", ks, "x" * 70000)
     assert r.returncode == 1 and "do not fit in one admin request" in r.stderr, r.stderr
-    r = tool(server, "tablestats", "y" * 9000)
+    r = tool(server, "tablestats", "y" * 70000)
     assert r.returncode == 1 and "do not fit in one admin request" in r.stderr, r.stderr
 
 
