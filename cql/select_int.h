@@ -43,6 +43,7 @@ struct xsel {
     bool contains_agg;
     const ast_term *elem_from, *elem_to;   /* SEL_TERM term; SEL_ELEMENT key / SEL_SLICE bounds */
     int field;                 /* SEL_FIELD index */
+    const ctype *cast_from;    /* SEL_CAST: the cast function's input type (CastFcts), its argument read as one */
     /* aggregate state (per group) */
     int64_t count;
     cs_buf acc; bool acc_set;  /* running sum/min/max value */

@@ -48,6 +48,128 @@ static xsel *compile(cql_eval *ev, const sch_table *t, const ast_selector *as, b
 static int sel_compile(cql_eval *ev, const sch_table *t, const ast_select *as, xselection *out,
                        cs_error *e);
 
+/* ---------------------------------------------------------------- CAST (CastFcts) */
+
+/* The input types of Cassandra's castAs<to> functions, in the order
+ * CastFcts.all() declares them (so FunctionResolver's messages list them
+ * alike); 0 when there is no such function (castAsBlob, castAsBoolean...). */
+static int cast_inputs(ctype_kind to, ctype_kind *in)
+{
+    static const ctype_kind num[] = { CT_TINYINT, CT_SMALLINT, CT_INT, CT_BIGINT, CT_FLOAT, CT_DOUBLE,
+                                      CT_DECIMAL, CT_COUNTER, CT_VARINT };
+    int n = 0;
+    switch (to) {
+    case CT_TINYINT: case CT_SMALLINT: case CT_INT: case CT_BIGINT: case CT_FLOAT: case CT_DOUBLE:
+    case CT_DECIMAL: case CT_VARINT:
+        for (size_t i = 0; i < CS_ARRAY_LEN(num); i++)
+            if (num[i] != to)
+                in[n++] = num[i];
+        return n;
+    case CT_ASCII: case CT_VARCHAR: {
+        for (size_t i = 0; i < CS_ARRAY_LEN(num); i++)
+            in[n++] = num[i];
+        if (to == CT_VARCHAR)
+            in[n++] = CT_ASCII;
+        static const ctype_kind more[] = { CT_INET, CT_BOOLEAN, CT_TIMEUUID, CT_TIMESTAMP, CT_DATE, CT_TIME, CT_UUID };
+        for (size_t i = 0; i < CS_ARRAY_LEN(more); i++)
+            in[n++] = more[i];
+        return n;
+    }
+    case CT_DATE: in[0] = CT_TIMEUUID; in[1] = CT_TIMESTAMP; return 2;
+    case CT_TIMESTAMP: in[0] = CT_TIMEUUID; in[1] = CT_DATE; return 2;
+    default: return 0;
+    }
+}
+
+/* Does a parameter of kind `param` take a value of kind `arg` without a
+ * conversion (AbstractType.isValueCompatibleWith: bigint takes timestamps,
+ * varint ints and bigints and timestamps, timestamp bigints, date ints,
+ * time bigints, uuid timeuuids, text ascii)? */
+static bool value_compatible(ctype_kind param, ctype_kind arg)
+{
+    switch (param) {
+    case CT_BIGINT: return arg == CT_TIMESTAMP;
+    case CT_VARINT: return arg == CT_INT || arg == CT_BIGINT || arg == CT_TIMESTAMP;
+    case CT_TIMESTAMP: return arg == CT_BIGINT;
+    case CT_DATE: return arg == CT_INT;
+    case CT_TIME: return arg == CT_BIGINT;
+    case CT_UUID: return arg == CT_TIMEUUID;
+    case CT_VARCHAR: return arg == CT_ASCII;
+    default: return false;
+    }
+}
+
+/* "castAsText": CastFcts.getFunctionName (castAs + the capitalized type). */
+static void cast_fn_name(ctype_kind to, char *out, size_t n)
+{
+    const char *k = ctype_kind_name(to);
+    snprintf(out, n, "castAs%c%s", k ? (char)toupper((unsigned char)k[0]) : '?', k ? k + 1 : "");
+}
+
+static void cast_signatures(ctype_kind to, const ctype_kind *in, const int *pick, int n, char *out, size_t cap)
+{
+    char fn[64];
+    cast_fn_name(to, fn, sizeof fn);
+    size_t off = 0;
+    out[0] = 0;
+    for (int i = 0, j = 0; i < n; i++) {
+        if (pick && !pick[i])
+            continue;
+        off += (size_t)snprintf(out + off, off < cap ? cap - off : 0, "%ssystem.%s : (%s) -> %s", j++ ? ", " : "", fn,
+                                ctype_kind_name(in[i]), ctype_kind_name(to));
+    }
+}
+
+/* FunctionResolver for CAST(arg AS to) (Selectable.WithCast): the same type
+ * is no cast; no castAs<to> function: "x cannot be cast to to"; an exact
+ * input wins, else the one input that takes the argument's values (two:
+ * ambiguous; none: no signature matches).  *from: the input type. */
+static int resolve_cast(const xsel *arg, const ctype *to, const ctype **from, cs_error *e)
+{
+    const ctype *at = arg->type;
+    *from = at;
+    if (!at || ctype_equal(at, to))
+        return 0;
+    ctype_kind in[32];
+    int n = cast_inputs(to->kind, in);
+    char tb[64];
+    if (n == 0 || at->kind == CT_UDT || ctype_is_multicell(at) || at->kind == CT_LIST || at->kind == CT_SET ||
+        at->kind == CT_MAP || at->kind == CT_TUPLE) {
+        if (n == 0)
+            return cs_error_set(e, CS_ERR_INVALID, "%s cannot be cast to %s", arg->name ? arg->name : "?",
+                                type_name(to, tb, sizeof tb));
+    }
+    int weak[32] = { 0 }, n_weak = 0, one = -1;
+    for (int i = 0; i < n; i++) {
+        if (in[i] == at->kind && at->kind != CT_UDT && at->kind != CT_LIST && at->kind != CT_SET &&
+            at->kind != CT_MAP && at->kind != CT_TUPLE) {
+            *from = ctype_scalar(in[i]);
+            return 0;                      /* EXACT_MATCH */
+        }
+        if (value_compatible(in[i], at->kind)) {
+            weak[i] = 1;
+            n_weak++;
+            one = i;
+        }
+    }
+    char fn[64], sigs[2048];
+    cast_fn_name(to->kind, fn, sizeof fn);
+    if (n_weak == 1) {
+        *from = ctype_scalar(in[one]);
+        return 0;
+    }
+    if (n_weak > 1) {
+        cast_signatures(to->kind, in, weak, n, sigs, sizeof sigs);
+        return cs_error_set(e, CS_ERR_INVALID,
+                            "Ambiguous call to function system.%s (can be matched by following signatures: %s): use type casts to disambiguate",
+                            fn, sigs);
+    }
+    cast_signatures(to->kind, in, NULL, n, sigs, sizeof sigs);
+    return cs_error_set(e, CS_ERR_INVALID,
+                        "Invalid call to function system.%s, none of its type signatures match (known type signatures: %s)",
+                        fn, sigs);
+}
+
 static int compile_args(cql_eval *ev, const sch_table *t, xsel *x, const ast_selector *as,
                         char *names, size_t nn, cs_error *e)
 {
@@ -241,6 +363,8 @@ static xsel *compile(cql_eval *ev, const sch_table *t, const ast_selector *as, b
             return NULL;
         x->own_type = ct;
         x->type = ct;
+        if (resolve_cast(x->args[0], ct, &x->cast_from, e))
+            return NULL;
         snprintf(nb, sizeof(nb), "cast(%s as %s)", an, type_name(ct, tb, sizeof(tb)));
         x->name = adup(ev, nb);
         break;
@@ -547,22 +671,6 @@ static int put(cql_eval *ev, const void *p, size_t n, cql_value *out, cs_error *
     return out->p ? 0 : cs_error_set(e, CS_ERR_SERVER, "out of memory");
 }
 
-static bool is_int_kind(ctype_kind k)
-{
-    return k == CT_TINYINT || k == CT_SMALLINT || k == CT_INT || k == CT_BIGINT || k == CT_COUNTER;
-}
-
-static int64_t int_of(const ctype *t, const cql_value *v)
-{
-    switch (v->len) {
-    case 1: return (int8_t)v->p[0];
-    case 2: return (int16_t)cs_be16(v->p);
-    case 4: return (int32_t)cs_be32(v->p);
-    case 8: return (int64_t)cs_be64(v->p);
-    default: return 0;
-    }
-}
-
 /* TokenFct.execute: null if an argument is null, else the Murmur3 token
  * of the partition key the arguments make. */
 static int token_value(cql_eval *ev, const sch_table *t, const cql_value *args, int n, cql_value *out,
@@ -607,30 +715,21 @@ static int cast_value(cql_eval *ev, const ctype *from, const ctype *to, const cq
         if (rc == 0)
             rc = put(ev, b.p + s, n, out, e);
     } else if (ctype_is_numeric(from) && ctype_is_numeric(to)) {
-        if (to->kind == CT_FLOAT || to->kind == CT_DOUBLE) {
+        /* CastFcts' Number conversions (ctype_num_cast) */
+        rc = ctype_num_cast(from, to, v->p, (size_t)v->len, &b);
+        if (rc == 0)
+            rc = put(ev, b.p, b.len, out, e);
+        else if (rc == CS_EINVAL) {   /* NaN or an infinity to decimal: BigDecimal(Float.toString(x)) throws */
+            char fn[64];
+            cast_fn_name(to->kind, fn, sizeof fn);
             double d = ctype_num_to_double(from, v->p, (size_t)v->len);
-            uint8_t x[8];
-            if (to->kind == CT_FLOAT) {
-                float f = (float)d;
-                uint32_t u;
-                memcpy(&u, &f, 4);
-                cs_st32(x, u);
-                rc = put(ev, x, 4, out, e);
-            } else {
-                uint64_t u;
-                memcpy(&u, &d, 8);
-                cs_st64(x, u);
-                rc = put(ev, x, 8, out, e);
-            }
-        } else if (is_int_kind(from->kind)) {
-            rc = ctype_num_from_int64(to, int_of(from, v), &b);
-            if (rc == 0)
-                rc = put(ev, b.p, b.len, out, e);
-        } else {
-            double d = ctype_num_to_double(from, v->p, (size_t)v->len);
-            rc = ctype_num_from_int64(to, (int64_t)d, &b);
-            if (rc == 0)
-                rc = put(ev, b.p, b.len, out, e);
+            rc = cs_error_set(e, CS_ERR_FUNCTION_FAILURE, "execution of 'system.%s[%s]' failed: "
+                              "java.lang.NumberFormatException: Character %c is neither a decimal digit number, "
+                              "decimal point, nor \"e\" notation exponential mark.",
+                              fn, ctype_kind_name(from->kind), d != d ? 'N' : 'I');
+            snprintf(e->keyspace, sizeof e->keyspace, "system");
+            snprintf(e->table, sizeof e->table, "%s", fn);
+            snprintf(e->arg_types, sizeof e->arg_types, "%s", ctype_kind_name(from->kind));
         }
     } else {
         const char *fn = to->kind == CT_TIMESTAMP ? "totimestamp" : to->kind == CT_DATE ? "todate" : NULL;
@@ -762,7 +861,7 @@ int cql__sel_eval(cql_eval *ev, const sch_table *t, xsel *s, const xrow *row, cq
             types[i] = s->args[i]->type;
         }
         if (s->kind == SEL_CAST)
-            return cast_value(ev, types[0], s->type, &args[0], out, e);
+            return cast_value(ev, s->cast_from ? s->cast_from : types[0], s->type, &args[0], out, e);
         if (s->token_of_args)
             return token_value(ev, t, args, n, out, e);
         if (s->kind == SEL_FIELD) {

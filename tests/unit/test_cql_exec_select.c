@@ -566,6 +566,38 @@ Test(exec_select, floor_and_group_by_time)
     fails("SELECT count(*) FROM fl GROUP BY s, 1h", "Group by is currently only supported on the columns of the PRIMARY KEY, got 1h");
 }
 
+/* CAST in a selection as Selectable.WithCast resolves it among CastFcts'
+ * castAs<type> functions: an exact input, else the one input that takes
+ * the column's values (a timestamp is a bigint to castAsVarint, a varint to
+ * castAsBigint); Number conversions (float to decimal through
+ * Float.toString); the messages for no function, no match, two matches. */
+Test(exec_select, casts_as_cassandra)
+{
+    mkks();
+    ok("CREATE TABLE cs (k int PRIMARY KEY, ts timestamp, f float, dc decimal, b boolean, bl blob, t text, a ascii, "
+       "du duration, l list<int>, n double)");
+    ok("INSERT INTO cs (k, ts, f, dc, b, bl, t, a, du, l, n) VALUES (1, '2024-05-01 10:20:30.456+0000', 1.5, 1.50, "
+       "true, 0xcafe, 'x', 'y', 1h, [1], NaN)");
+    rows("SELECT CAST(f AS decimal), CAST(f AS int), CAST(dc AS bigint), CAST(ts AS bigint), CAST(ts AS varint), "
+         "CAST(k AS varint), CAST(a AS text), CAST(ts AS text), CAST(ts AS date) FROM cs",
+         "1.5|1|1|1714558830456|1714558830456|1|'y'|'2024-05-01T10:20:30.456Z'|'2024-05-01'\n");
+    fails("SELECT CAST(k AS blob) FROM cs", "k cannot be cast to blob");
+    fails("SELECT CAST(b AS int) FROM cs", "Invalid call to function system.castAsInt, none of its type signatures match "
+          "(known type signatures: system.castAsInt : (tinyint) -> int, system.castAsInt : (smallint) -> int, "
+          "system.castAsInt : (bigint) -> int, system.castAsInt : (float) -> int, system.castAsInt : (double) -> int, "
+          "system.castAsInt : (decimal) -> int, system.castAsInt : (counter) -> int, system.castAsInt : (varint) -> int)");
+    fails("SELECT CAST(ts AS int) FROM cs", "Ambiguous call to function system.castAsInt (can be matched by following "
+          "signatures: system.castAsInt : (bigint) -> int, system.castAsInt : (varint) -> int): use type casts to disambiguate");
+    fails("SELECT CAST(bl AS text) FROM cs", "Invalid call to function system.castAsText, none of its type signatures match");
+    fails("SELECT CAST(t AS ascii) FROM cs", "Invalid call to function system.castAsAscii, none of its type signatures match");
+    fails("SELECT CAST(du AS text) FROM cs", "Invalid call to function system.castAsText");
+    fails("SELECT CAST(l AS text) FROM cs", "Invalid call to function system.castAsText");
+    cr_assert_neq(run("SELECT CAST(n AS decimal) FROM cs", NULL, NULL, 0), 0);
+    cr_assert_eq(g_err.code, CS_ERR_FUNCTION_FAILURE);
+    cr_assert_str_eq(g_err.msg, "execution of 'system.castAsDecimal[double]' failed: java.lang.NumberFormatException: "
+                     "Character N is neither a decimal digit number, decimal point, nor \"e\" notation exponential mark.");
+}
+
 Test(exec_select, secondary_index_restrictions)
 {
     mkks();
