@@ -10,6 +10,7 @@
  * (a repeated key keeps the last value).
  */
 #include <stdio.h>
+#include <ctype.h>
 #include <string.h>
 #include "cql/exec_int.h"
 #include "common/alloc.h"
@@ -400,8 +401,39 @@ static int eval_func(cql_eval *ev, const ast_term *t, const ctype *recv, const c
     const ctype **types = cs_arena_zalloc(ev->arena, sizeof(ctype *) * (size_t)(n + 1));
     if (!args || !types)
         return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    /* the native functions of fixed signatures: FunctionResolver picks the
+     * parameter types from the arguments (a literal takes the one that can
+     * read it: toTimestamp('2024-01-01') is the date flavour) */
+    ctype_kind params[8];
+    int resolved = 1;
+    bool plain = n <= 8;   /* only literals, markers and nulls: their types are the resolver's to choose */
+    for (int i = 0; i < n && plain; i++)
+        plain = t->elems[i]->kind == TERM_LITERAL || t->elems[i]->kind == TERM_BIND || t->elems[i]->kind == TERM_NULL;
+    if (plain && n > 0) {
+        cql_fn_arg fa[8];
+        cs_buf txt[8];
+        for (int i = 0; i < n; i++) {
+            const ast_term *a = t->elems[i];
+            cs_buf_init(&txt[i]);
+            cql__term_text(a, &txt[i]);
+            cs_buf_put_u8(&txt[i], 0);
+            fa[i] = (cql_fn_arg){ .type = NULL, .lit = a->kind == TERM_LITERAL ? (int)a->lit.kind : -1,
+                                  .marker = a->kind == TERM_BIND, .null = a->kind == TERM_NULL,
+                                  .text = txt[i].err ? "?" : (const char *)txt[i].p };
+        }
+        char written[300];
+        snprintf(written, sizeof written, "%s%s%s", t->func.ks ? t->func.ks : "", t->func.ks ? "." : "", fname);
+        for (char *c = written; *c; c++)
+            *c = (char)tolower((unsigned char)*c);
+        ctype_kind ret;
+        resolved = cql__fn_resolve(written, written, fa, n, params, &ret, e);
+        for (int i = 0; i < n; i++)
+            cs_buf_destroy(&txt[i]);
+        if (resolved < 0)
+            return resolved;
+    }
     for (int i = 0; i < n; i++) {
-        const ctype *pt = cql__fn_param_type(fname, i, n, recv);
+        const ctype *pt = resolved == 0 ? ctype_scalar(params[i]) : cql__fn_param_type(fname, i, n, recv);
         int rc = eval_typed(ev, t->elems[i], pt, name, &args[i], &types[i], e);
         if (rc)
             return rc;

@@ -274,6 +274,29 @@ const char *cql__fn_operator(const char *name);
  * type once the function is known from its other arguments (arg0: the
  * first argument's type, which picks floor()'s overload); NULL if none. */
 const ctype *cql__fn_sel_param_type(const char *name, int i, int n_args, const ctype *arg0);
+/* FunctionResolver for the native functions of fixed signatures (the time
+ * conversions, mintimeuuid / maxtimeuuid, dateof / unixtimestampof, the
+ * blob conversions): an argument as the resolver sees it (a typed value,
+ * a literal of kind lit, a marker or null), and its text for messages. */
+typedef struct cql_fn_arg {
+    const ctype *type;     /* a column's or function's type; NULL for a literal / marker / null */
+    int lit;               /* lit_kind of a literal, -1 otherwise */
+    bool marker, null;
+    const char *text;
+} cql_fn_arg;
+/* 2 (EXACT_MATCH) when param is arg's kind, 1 when a param of that kind
+ * takes arg's values (isValueCompatibleWith: bigint <- timestamp, varint <-
+ * int / bigint / timestamp, timestamp <- bigint, date <- int, time <-
+ * bigint, uuid <- timeuuid, text <- ascii, blob <- anything), else 0. */
+int cql__fn_accepts(ctype_kind param, ctype_kind arg);
+/* Pick the signature of function `name` (as written: `written`) for args:
+ * 0 with params[] and *ret; CS_EUSER with Cassandra's message ("Type
+ * error: k cannot be passed as argument 0 of function system.dateof of
+ * type timeuuid", "Invalid call to function todate, none of its type
+ * signatures match (known type signatures: ...)", "Ambiguous call ...");
+ * 1 when the function is not one of these (the caller types it itself). */
+int cql__fn_resolve(const char *written, const char *name, const cql_fn_arg *args, int n, ctype_kind *params,
+                    ctype_kind *ret, cs_error *e);
 /* The known type signatures of an overloaded native function, as
  * FunctionResolver lists them when none matches ("system.floor :
  * (timestamp, duration) -> timestamp, ..."), NULL for other names. */

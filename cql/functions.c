@@ -318,6 +318,125 @@ const ctype *cql__fn_sel_param_type(const char *name, int i, int n_args, const c
     return cql__fn_param_type(name, i, n_args, NULL);
 }
 
+/* ---------------------------------------------------------------- argument resolution (FunctionResolver) */
+
+int cql__fn_accepts(ctype_kind param, ctype_kind arg)
+{
+    if (param == arg)
+        return 2;
+    switch (param) {   /* AbstractType.isValueCompatibleWith, native types */
+    case CT_BLOB: return 1;                                         /* BytesType reads anything */
+    case CT_BIGINT: return arg == CT_TIMESTAMP;
+    case CT_VARINT: return arg == CT_INT || arg == CT_BIGINT || arg == CT_TIMESTAMP;
+    case CT_TIMESTAMP: return arg == CT_BIGINT;
+    case CT_DATE: return arg == CT_INT;
+    case CT_TIME: return arg == CT_BIGINT;
+    case CT_UUID: return arg == CT_TIMEUUID;
+    case CT_VARCHAR: return arg == CT_ASCII;
+    default: return 0;
+    }
+}
+
+/* The native scalar functions with fixed signatures, in TimeFcts.all()'s
+ * order (FunctionResolver lists candidates so). */
+static const struct { const char *name; ctype_kind ret, arg; } fixed_sigs[] = {
+    { "mintimeuuid", CT_TIMEUUID, CT_TIMESTAMP }, { "maxtimeuuid", CT_TIMEUUID, CT_TIMESTAMP },
+    { "dateof", CT_TIMESTAMP, CT_TIMEUUID }, { "unixtimestampof", CT_BIGINT, CT_TIMEUUID },
+    { "todate", CT_DATE, CT_TIMEUUID }, { "totimestamp", CT_TIMESTAMP, CT_TIMEUUID },
+    { "tounixtimestamp", CT_BIGINT, CT_TIMEUUID }, { "tounixtimestamp", CT_BIGINT, CT_TIMESTAMP },
+    { "todate", CT_DATE, CT_TIMESTAMP }, { "tounixtimestamp", CT_BIGINT, CT_DATE },
+    { "totimestamp", CT_TIMESTAMP, CT_DATE },
+};
+
+static int arg_match(const cql_fn_arg *a, ctype_kind param)
+{
+    if (a->marker || a->null)
+        return 1;                                  /* WEAKLY_ASSIGNABLE */
+    if (a->lit >= 0) {
+        ctype *pt = (ctype *)ctype_scalar(param);
+        return ctype_literal_assignable(pt, (lit_kind)a->lit) ? 1 : 0;
+    }
+    if (!a->type)
+        return 1;
+    if (a->type->kind == CT_LIST || a->type->kind == CT_SET || a->type->kind == CT_MAP ||
+        a->type->kind == CT_TUPLE || a->type->kind == CT_UDT)
+        return param == CT_BLOB ? 1 : 0;
+    return cql__fn_accepts(param, a->type->kind);
+}
+
+int cql__fn_resolve(const char *written, const char *name, const cql_fn_arg *args, int n, ctype_kind *params,
+                    ctype_kind *ret, cs_error *e)
+{
+    const char *b = base_name(name);
+    ctype_kind cand_arg[8], cand_ret[8];
+    int nc = 0;
+    for (size_t i = 0; i < CS_ARRAY_LEN(fixed_sigs) && nc < 8; i++)
+        if (!strcmp(fixed_sigs[i].name, b)) {
+            cand_arg[nc] = fixed_sigs[i].arg;
+            cand_ret[nc++] = fixed_sigs[i].ret;
+        }
+    const ctype *blob_t = NULL;
+    if (nc == 0 && starts(b, "blobas") && (blob_t = named_scalar(b + 6, strlen(b) - 6))) {
+        cand_arg[0] = CT_BLOB;
+        cand_ret[0] = blob_t->kind;
+        nc = 1;
+    } else if (nc == 0 && ends(b, "asblob") && (blob_t = named_scalar(b, strlen(b) - 6))) {
+        cand_arg[0] = blob_t->kind;
+        cand_ret[0] = CT_BLOB;
+        nc = 1;
+    }
+    if (nc == 0)
+        return 1;                                  /* not table-driven */
+    if (nc == 1) {                                 /* FunctionResolver.get's fast path: validateTypes */
+        if (n != 1)
+            return cs_error_set(e, CS_ERR_INVALID,
+                                "Invalid number of arguments in call to function system.%s: 1 required but %d provided",
+                                b, n);
+        if (!arg_match(&args[0], cand_arg[0]))
+            return cs_error_set(e, CS_ERR_INVALID, "Type error: %s cannot be passed as argument 0 of function system.%s of type %s",
+                                args[0].text ? args[0].text : "?", b, ctype_kind_name(cand_arg[0]));
+        params[0] = cand_arg[0];
+        *ret = cand_ret[0];
+        return 0;
+    }
+    int weak = -1, n_weak = 0;
+    char sigs[1024];
+    size_t off = 0;
+    sigs[0] = 0;
+    for (int i = 0; i < nc; i++) {
+        off += (size_t)snprintf(sigs + off, off < sizeof sigs ? sizeof sigs - off : 0, "%ssystem.%s : (%s) -> %s",
+                                i ? ", " : "", b, ctype_kind_name(cand_arg[i]), ctype_kind_name(cand_ret[i]));
+        int m = n == 1 ? arg_match(&args[0], cand_arg[i]) : 0;
+        if (m == 2) {                              /* EXACT_MATCH wins */
+            params[0] = cand_arg[i];
+            *ret = cand_ret[i];
+            return 0;
+        }
+        if (m == 1) {
+            weak = weak < 0 ? i : weak;
+            n_weak++;
+        }
+    }
+    if (n_weak == 1) {
+        params[0] = cand_arg[weak];
+        *ret = cand_ret[weak];
+        return 0;
+    }
+    if (n_weak == 0)
+        return cs_error_set(e, CS_ERR_INVALID,
+                            "Invalid call to function %s, none of its type signatures match (known type signatures: %s)",
+                            written, sigs);
+    off = 0;
+    sigs[0] = 0;
+    for (int i = 0, j = 0; i < nc; i++)
+        if (n == 1 && arg_match(&args[0], cand_arg[i]) == 1)
+            off += (size_t)snprintf(sigs + off, off < sizeof sigs ? sizeof sigs - off : 0, "%ssystem.%s : (%s) -> %s",
+                                    j++ ? ", " : "", b, ctype_kind_name(cand_arg[i]), ctype_kind_name(cand_ret[i]));
+    return cs_error_set(e, CS_ERR_INVALID,
+                        "Ambiguous call to function %s (can be matched by following signatures: %s): use type casts to disambiguate",
+                        written, sigs);
+}
+
 const char *cql__fn_signatures(const char *name)
 {
     name = base_name(name);

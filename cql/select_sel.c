@@ -281,6 +281,30 @@ static int compile_func(cql_eval *ev, const sch_table *t, xsel *x, const ast_sel
         x->args[2]->elem_from && x->args[2]->elem_from->kind == TERM_LITERAL &&
         x->args[2]->elem_from->lit.kind == LIT_STRING)   /* the start: a string literal takes the time's kind */
         x->args[2]->type = ctype_scalar(x->args[0]->type->kind == CT_DATE ? CT_DATE : CT_TIMESTAMP);
+    if (x->n_args <= 8) {   /* the native functions of fixed signatures: FunctionResolver's choice and messages */
+        cql_fn_arg fa[8];
+        for (int i = 0; i < x->n_args; i++) {
+            const xsel *a = x->args[i];
+            const ast_term *tm = a->kind == SEL_TERM ? a->elem_from : NULL;
+            fa[i] = (cql_fn_arg){ .type = tm ? NULL : a->type, .lit = tm && tm->kind == TERM_LITERAL ? (int)tm->lit.kind : -1,
+                                  .marker = tm && tm->kind == TERM_BIND, .null = tm && tm->kind == TERM_NULL,
+                                  .text = a->name };
+        }
+        char written[300];
+        snprintf(written, sizeof written, "%s%s%s", as->func.ks ? as->func.ks : "", as->func.ks ? "." : "", fn);
+        for (char *c = written; *c; c++)
+            *c = (char)tolower((unsigned char)*c);
+        ctype_kind params[8], ret;
+        int r = cql__fn_resolve(written, fn, fa, x->n_args, params, &ret, e);
+        if (r < 0)
+            return r;
+        if (r == 0) {   /* each argument read as its parameter's type (value-compatible bytes) */
+            for (int i = 0; i < x->n_args; i++)
+                x->args[i]->type = ctype_scalar(params[i]);
+            x->type = ctype_scalar(ret);
+            return 0;
+        }
+    }
     const ctype *at[32];
     for (int i = 0; i < x->n_args && i < 32; i++)
         at[i] = x->args[i]->type;
