@@ -81,24 +81,6 @@ static int cast_inputs(ctype_kind to, ctype_kind *in)
     }
 }
 
-/* Does a parameter of kind `param` take a value of kind `arg` without a
- * conversion (AbstractType.isValueCompatibleWith: bigint takes timestamps,
- * varint ints and bigints and timestamps, timestamp bigints, date ints,
- * time bigints, uuid timeuuids, text ascii)? */
-static bool value_compatible(ctype_kind param, ctype_kind arg)
-{
-    switch (param) {
-    case CT_BIGINT: return arg == CT_TIMESTAMP;
-    case CT_VARINT: return arg == CT_INT || arg == CT_BIGINT || arg == CT_TIMESTAMP;
-    case CT_TIMESTAMP: return arg == CT_BIGINT;
-    case CT_DATE: return arg == CT_INT;
-    case CT_TIME: return arg == CT_BIGINT;
-    case CT_UUID: return arg == CT_TIMEUUID;
-    case CT_VARCHAR: return arg == CT_ASCII;
-    default: return false;
-    }
-}
-
 /* "castAsText": CastFcts.getFunctionName (castAs + the capitalized type). */
 static void cast_fn_name(ctype_kind to, char *out, size_t n)
 {
@@ -146,7 +128,7 @@ static int resolve_cast(const xsel *arg, const ctype *to, const ctype **from, cs
             *from = ctype_scalar(in[i]);
             return 0;                      /* EXACT_MATCH */
         }
-        if (value_compatible(in[i], at->kind)) {
+        if (cql__fn_accepts(in[i], at->kind) == 1) {   /* isValueCompatibleWith */
             weak[i] = 1;
             n_weak++;
             one = i;
