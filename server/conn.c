@@ -89,6 +89,7 @@
  *     tail write and reply writes run outside it, in parallel across loops.
  */
 #include "server/conn.h"
+#include <snappy-c.h>
 #include "cql/trace.h"
 
 #include <stdatomic.h>
@@ -130,7 +131,7 @@ struct conn {
     conn *prev, *next;               /* srv_loop.conns list */
     int state;                       /* C_* */
     uint8_t version;                 /* fixed by the first frame; 0 before */
-    bool compress;                   /* lz4 envelopes (v3/v4): negotiated and STARTUP answered */
+    int compress;                    /* FRAME_COMP_* envelopes (v3/v4: lz4, snappy): negotiated and STARTUP answered */
     bool seg;                        /* v5 segment framing on, both directions (invariant 4) */
     bool seg_lz4;                    /* v5 segments are lz4-compressed */
     bool seg_switch;                 /* on_startup turned seg on: the rest of `in` is segments */
@@ -686,14 +687,17 @@ static void on_startup(conn *c, int16_t stream, const msg_request *m)
                              "(supported version are >= 3.0.0)", (int)CS_MIN(n, (size_t)64), v);
         return;
     }
-    bool lz4 = false;
+    bool lz4 = false, snappy = false;
     v = msg_startup_get(m, "COMPRESSION", &n);
     if (v) {
         if (n == 3 && strncasecmp(v, "lz4", 3) == 0) {
             lz4 = true;
         } else if (n == 6 && strncasecmp(v, "snappy", 6) == 0) {
-            reply_protocol_error(c, stream, "This instance does not support Snappy compression");
-            return;
+            if (c->version >= 5) {   /* StartupMessage: v5 frames are lz4 segments */
+                reply_protocol_error(c, stream, "Snappy compression is not supported in protocol V5");
+                return;
+            }
+            snappy = true;
         } else {
             char low[65];
             copy_opt(low, sizeof low, v, n);
@@ -724,7 +728,7 @@ static void on_startup(conn *c, int16_t stream, const msg_request *m)
         c->seg = c->seg_switch = true;
         c->seg_lz4 = lz4;
     } else {
-        c->compress = lz4;
+        c->compress = lz4 ? FRAME_COMP_LZ4 : snappy ? FRAME_COMP_SNAPPY : FRAME_COMP_NONE;
     }
 }
 
@@ -979,14 +983,20 @@ static void on_frame(conn *c, const frame_header *h, const uint8_t *body)
     if (!check_state(c, h->stream, h->opcode))
         return;
     frame_body fb;
-    int rc = frame_body_decode(h, body, h->length, s->cfg->max_frame_size, &fb);
+    int rc = frame_body_decode_with(h, body, h->length, s->cfg->max_frame_size, c->compress, &fb);
     if (rc != 0) {
         frame_body_destroy(&fb);
         if (rc == CS_ETOOBIG) {
             /* lz4 body decompressing past the limit: refused like an
              * oversize frame (InvalidRequest), the connection goes on. */
-            reply_too_big(c, h->stream, cs_be32(body));
-        } else
+            size_t ulen = 0;
+            if (c->compress == FRAME_COMP_SNAPPY)
+                (void)snappy_uncompressed_length((const char *)body, h->length, &ulen);
+            reply_too_big(c, h->stream, c->compress == FRAME_COMP_SNAPPY ? (uint32_t)CS_MIN(ulen, UINT32_MAX)
+                                                                         : cs_be32(body));
+        } else if (c->compress == FRAME_COMP_SNAPPY && rc == CS_ECORRUPT && (h->flags & FRAME_FLAG_COMPRESSION))
+            reply_protocol_error(c, h->stream, "Provided frame does not appear to be Snappy compressed");
+        else
             reply_protocol_error(c, h->stream, "Invalid frame body: %s", cs_strerror(rc));
         return;
     }

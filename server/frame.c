@@ -18,6 +18,7 @@
 #include "server/frame.h"
 
 #include <lz4.h>
+#include <snappy-c.h>
 #include <string.h>
 
 #include "common/alloc.h"
@@ -117,11 +118,31 @@ static int read_warnings(cs_rd *r, frame_body *out)
 int frame_body_decode(const frame_header *h, const uint8_t *body, size_t len, size_t max_len,
                       frame_body *out)
 {
+    return frame_body_decode_with(h, body, len, max_len, FRAME_COMP_LZ4, out);
+}
+
+int frame_body_decode_with(const frame_header *h, const uint8_t *body, size_t len, size_t max_len, int comp,
+                           frame_body *out)
+{
     memset(out, 0, sizeof *out);
     cs_buf_init(&out->scratch);
     const uint8_t *p = body;
     size_t n = len;
-    if (h->flags & FRAME_FLAG_COMPRESSION) {
+    if ((h->flags & FRAME_FLAG_COMPRESSION) && comp == FRAME_COMP_SNAPPY) {
+        size_t ulen;
+        if (snappy_uncompressed_length((const char *)body, len, &ulen) != SNAPPY_OK)
+            return CS_ECORRUPT;
+        if (ulen > max_len)
+            return CS_ETOOBIG;
+        if (cs_buf_reserve(&out->scratch, ulen ? ulen : 1) != 0)
+            return CS_ENOMEM;
+        size_t got = ulen;
+        if (snappy_uncompress((const char *)body, len, (char *)out->scratch.p, &got) != SNAPPY_OK || got != ulen)
+            return CS_ECORRUPT;
+        out->scratch.len = ulen;
+        p = out->scratch.p;
+        n = ulen;
+    } else if (h->flags & FRAME_FLAG_COMPRESSION) {
         if (len < 4)
             return CS_ECORRUPT;
         uint32_t ulen = cs_be32(body);
@@ -168,7 +189,7 @@ int frame_body_decode(const frame_header *h, const uint8_t *body, size_t len, si
  * message body and calls frame_end().
  */
 void frame_begin(frame_writer *w, cs_buf *out, uint8_t version, bool response, int16_t stream,
-                 uint8_t opcode, uint8_t flags, bool compress,
+                 uint8_t opcode, uint8_t flags, int compress,
                  const uint8_t *tracing_id, const char *const *warnings, int n_warnings)
 {
     w->out = out;
@@ -205,7 +226,25 @@ void frame_end(frame_writer *w)
         return;
     size_t body_off = w->start + FRAME_HEADER_LEN;
     size_t body_len = b->len - body_off;
-    if (w->compress && body_len > 0) {
+    if (w->compress == FRAME_COMP_SNAPPY && body_len > 0) {
+        size_t bound = snappy_max_compressed_length(body_len);
+        if (cs_buf_reserve(b, bound) != 0) {
+            if (!b->err)
+                b->err = CS_ETOOBIG;
+            return;
+        }
+        /* Compress into the spare space after the body, then slide it down. */
+        uint8_t *dst = b->p + b->len;
+        size_t clen = bound;
+        if (snappy_compress((const char *)b->p + body_off, body_len, (char *)dst, &clen) != SNAPPY_OK) {
+            b->err = CS_ECORRUPT;
+            return;
+        }
+        memmove(b->p + body_off, dst, clen);
+        b->len = body_off + clen;
+        body_len = clen;
+        w->flags |= FRAME_FLAG_COMPRESSION;
+    } else if (w->compress && body_len > 0) {
         int bound = LZ4_compressBound((int)body_len);
         if (bound <= 0 || cs_buf_reserve(b, (size_t)bound + 4) != 0) {
             if (!b->err)

@@ -56,22 +56,30 @@ typedef struct frame_body {
     cs_buf scratch;                      /* decompression buffer */
 } frame_body;
 void frame_body_destroy(frame_body *b);
+/* Body compression negotiated in STARTUP (v3/v4): lz4 (Cassandra's
+ * LZ4Compressor: a 4-byte big-endian uncompressed length, then one raw lz4
+ * block) or snappy (SnappyCompressor: one raw snappy buffer, which holds
+ * its own length). */
+enum { FRAME_COMP_NONE = 0, FRAME_COMP_LZ4 = 1, FRAME_COMP_SNAPPY = 2 };
 /* Decode a body (after the header).  lz4 when the COMPRESSION flag is set.
  * Custom payload is skipped (parsed and validated).  0 or CS_ECORRUPT/CS_ETOOBIG. */
 int frame_body_decode(const frame_header *h, const uint8_t *body, size_t len, size_t max_len,
                       frame_body *out);
+/* The same with the connection's algorithm (FRAME_COMP_*). */
+int frame_body_decode_with(const frame_header *h, const uint8_t *body, size_t len, size_t max_len, int comp,
+                           frame_body *out);
 
 /* Encoding: frame_begin writes a header placeholder and the optional parts;
  * the caller appends the message body; frame_end patches the length and
- * compresses (lz4) if `compress`.  Sticky errors in out->err. */
+ * compresses (FRAME_COMP_*: lz4, snappy) if `compress`.  Sticky errors in out->err. */
 typedef struct frame_writer {
     cs_buf *out;
     size_t start;            /* offset of the header in out */
     uint8_t flags;
-    bool compress;
+    int compress;            /* FRAME_COMP_* (true: lz4) */
 } frame_writer;
 void frame_begin(frame_writer *w, cs_buf *out, uint8_t version, bool response, int16_t stream,
-                 uint8_t opcode, uint8_t flags, bool compress,
+                 uint8_t opcode, uint8_t flags, int compress,
                  const uint8_t *tracing_id, const char *const *warnings, int n_warnings);
 void frame_end(frame_writer *w);
 

@@ -613,11 +613,11 @@ void msg_put_error(cs_buf *b, uint8_t version, const cs_error *e)
 void msg_put_supported(cs_buf *b)
 {
     static const char *const cqlv[] = { "3.4.6" };
-    static const char *const comp[] = { "lz4" };
+    static const char *const comp[] = { "snappy", "lz4" };   /* OptionsMessage's order */
     static const char *const vers[] = { "3/v3", "4/v4", "5/v5" };
     static const char *const keys[] = { "CQL_VERSION", "COMPRESSION", "PROTOCOL_VERSIONS" };
     static const char *const *const vals[] = { cqlv, comp, vers };
-    static const int nv[] = { 1, 1, 3 };
+    static const int nv[] = { 1, 2, 3 };
     frame_put_string_multimap(b, keys, vals, nv, 3);
 }
 
@@ -650,7 +650,7 @@ void msg_put_event_schema_change(cs_buf *b, const cql_schema_change *c)
     msg_put_schema_change(b, c);
 }
 
-int msg_write_frame(cs_buf *out, uint8_t version, int16_t stream, uint8_t opcode, bool compress,
+int msg_write_frame(cs_buf *out, uint8_t version, int16_t stream, uint8_t opcode, int compress,
                     const char *const *warnings, int n_warnings, const uint8_t *body, size_t len)
 {
     frame_writer w;
@@ -661,7 +661,7 @@ int msg_write_frame(cs_buf *out, uint8_t version, int16_t stream, uint8_t opcode
     return out->err;
 }
 
-int msg_write_error(cs_buf *out, uint8_t version, int16_t stream, bool compress, const cs_error *e)
+int msg_write_error(cs_buf *out, uint8_t version, int16_t stream, int compress, const cs_error *e)
 {
     frame_writer w;
     frame_begin(&w, out, version, true, stream, OP_ERROR, 0, compress, NULL, NULL, 0);

@@ -109,10 +109,10 @@ void msg_put_event_schema_change(cs_buf *b, const cql_schema_change *c);
  * Write a whole response frame to `out`: header, optional warnings, body
  * bytes, compression.  Returns out->err after the write (sticky).
  */
-int msg_write_frame(cs_buf *out, uint8_t version, int16_t stream, uint8_t opcode, bool compress,
+int msg_write_frame(cs_buf *out, uint8_t version, int16_t stream, uint8_t opcode, int compress,
                     const char *const *warnings, int n_warnings, const uint8_t *body, size_t len);
 /* Build an ERROR frame straight from a cs_error. */
-int msg_write_error(cs_buf *out, uint8_t version, int16_t stream, bool compress, const cs_error *e);
+int msg_write_error(cs_buf *out, uint8_t version, int16_t stream, int compress, const cs_error *e);
 
 /* ------------------------------------------------ request bodies (client side) */
 

@@ -1,7 +1,9 @@
 #!/bin/sh
 # tests/deps.sh: `make deps`.  Installs what the build and the tests need and
 # is a fast no-op (well under a second) when everything is already there.
-#   Debian packages: build libraries, criterion, the Python driver + pytest,
+#   Debian packages: build libraries (libsnappy-dev: the native protocol's
+#                    Snappy compression, which drivers may ask for), criterion,
+#                    the Python driver + pytest (python3-snappy for its snappy),
 #                    what cqlsh needs (python3-tz, python3-tzlocal), the
 #                    Go driver gocql with the Go toolchain (tests/integration/go),
 #                    and clang with its compiler-rt (libFuzzer, ASan, UBSan)
@@ -22,15 +24,15 @@ set -eu
 
 cd "$(dirname "$0")/.."
 
-PKGS="libuv1-dev liblz4-dev libxxhash-dev libcrypt-dev libcriterion-dev python3-cassandra \
-python3-pytest python3-lz4 python3-tz python3-tzlocal libyaml-dev \
+PKGS="libuv1-dev liblz4-dev libsnappy-dev libxxhash-dev libcrypt-dev libcriterion-dev python3-cassandra \
+python3-pytest python3-lz4 python3-snappy python3-tz python3-tzlocal libyaml-dev \
 golang-go golang-github-gocql-gocql-dev clang libclang-rt-dev llvm"
 # `sh tests/deps.sh run` (make run): only what building and running the
 # server needs: no test drivers, no Go toolchain, no npm.
 RUN_ONLY=false
 if [ "${1:-}" = run ]; then
     RUN_ONLY=true
-    PKGS="libuv1-dev liblz4-dev libxxhash-dev libcrypt-dev libyaml-dev"
+    PKGS="libuv1-dev liblz4-dev libsnappy-dev libxxhash-dev libcrypt-dev libyaml-dev"
 fi
 
 missing=""

@@ -242,7 +242,7 @@ static bool recv_all(int fd, void *p, size_t n)
 }
 
 /* Send a request frame with a raw body. */
-static void send_req(int fd, uint8_t v, int16_t stream, uint8_t op, bool compress, const cs_buf *body)
+static void send_req(int fd, uint8_t v, int16_t stream, uint8_t op, int compress, const cs_buf *body)
 {
     cs_buf b;
     cs_buf_init(&b);
@@ -255,7 +255,7 @@ static void send_req(int fd, uint8_t v, int16_t stream, uint8_t op, bool compres
     cs_buf_destroy(&b);
 }
 
-static void send_query(int fd, uint8_t v, int16_t stream, const char *q, bool compress)
+static void send_query(int fd, uint8_t v, int16_t stream, const char *q, int compress)
 {
     cql_params p;
     msg_params_init(&p);
@@ -298,6 +298,9 @@ typedef struct reply {
     int n_warnings;
 } reply;
 
+/* The compression of compressed replies (a snappy connection sets it). */
+static int g_recv_comp = FRAME_COMP_LZ4;
+
 /* Read one response frame; false on EOF. */
 static bool recv_reply(int fd, reply *r)
 {
@@ -310,7 +313,7 @@ static bool recv_reply(int fd, reply *r)
     uint8_t *raw = cs_malloc(r->h.length + 1);
     cr_assert(recv_all(fd, raw, r->h.length));
     frame_body fb;
-    cr_assert_eq(frame_body_decode(&r->h, raw, r->h.length, 1 << 24, &fb), 0);
+    cr_assert_eq(frame_body_decode_with(&r->h, raw, r->h.length, 1 << 24, g_recv_comp, &fb), 0);
     cs_buf_put(&r->body, fb.msg, fb.msg_len);
     r->n_warnings = fb.n_warnings;
     if (r->h.opcode == OP_ERROR)
@@ -443,8 +446,6 @@ Test(server_conn, startup_checks)
     msg_put_startup(&body, &old, 1);
     send_req(fd, 4, 3, OP_STARTUP, false, &body);
     expect_error(fd, 3, CS_ERR_PROTOCOL, "is not supported by the binary protocol");
-    send_startup(fd, 4, "snappy");
-    expect_error(fd, 1, CS_ERR_PROTOCOL, "This instance does not support Snappy compression");
     send_startup(fd, 4, "ZIP");
     expect_error(fd, 1, CS_ERR_PROTOCOL, "Unknown compression algorithm: zip");
     cs_buf_reset(&body);
@@ -482,6 +483,39 @@ Test(server_conn, lz4_both_ways)
     reply_done(&r);
     send_query(fd, 4, 12, "fail", true);
     expect_error(fd, 12, CS_ERR_SYNTAX, "no viable");
+    close(fd);
+}
+
+/* Snappy (Cassandra's SnappyCompressor, v3/v4): raw snappy bodies both
+ * ways, a body that is not snappy refused, the connection going on; v5
+ * refuses it as StartupMessage does. */
+Test(server_conn, snappy_both_ways)
+{
+    int fd = dial();
+    send_startup(fd, 4, "snappy");
+    reply r;
+    cr_assert(recv_reply(fd, &r));
+    cr_assert_eq(r.h.opcode, OP_READY);
+    cr_assert_eq(r.h.flags & FRAME_FLAG_COMPRESSION, 0);
+    reply_done(&r);
+    g_recv_comp = FRAME_COMP_SNAPPY;
+    send_query(fd, 4, 11, "SELECT 1", FRAME_COMP_SNAPPY);
+    cr_assert(recv_reply(fd, &r));
+    cr_assert_eq(r.h.opcode, OP_RESULT);
+    cr_assert(r.h.flags & FRAME_FLAG_COMPRESSION);
+    cr_assert_eq(cs_be32(r.body.p), RESULT_VOID);
+    reply_done(&r);
+    send_query(fd, 4, 12, "SELECT release_version FROM system.local", FRAME_COMP_SNAPPY);
+    expect(fd, OP_RESULT, 12);
+    send_query(fd, 4, 13, "SELECT 1", FRAME_COMP_LZ4);   /* an lz4 body on a snappy connection */
+    expect_error(fd, 13, CS_ERR_PROTOCOL, "Provided frame does not appear to be Snappy compressed");
+    send_query(fd, 4, 14, "fail", FRAME_COMP_SNAPPY);
+    expect_error(fd, 14, CS_ERR_SYNTAX, "no viable");
+    g_recv_comp = FRAME_COMP_LZ4;
+    close(fd);
+    fd = dial();
+    send_startup(fd, 5, "snappy");
+    expect_error(fd, 1, CS_ERR_PROTOCOL, "Snappy compression is not supported in protocol V5");
     close(fd);
 }
 

@@ -479,8 +479,10 @@ Test(server_msg, supported_authenticate_tokens)
         const char *k = cs_rd_string(&r, &n);
         if (n == 11 && memcmp(k, "COMPRESSION", 11) == 0) {
             saw_compression = true;
-            cr_assert_eq(cs_rd_u16(&r), 1);
+            cr_assert_eq(cs_rd_u16(&r), 2);   /* OptionsMessage: snappy, then lz4 */
             const char *v = cs_rd_string(&r, &n);
+            cr_assert(n == 6 && memcmp(v, "snappy", 6) == 0);
+            v = cs_rd_string(&r, &n);
             cr_assert(n == 3 && memcmp(v, "lz4", 3) == 0);
         } else {
             uint16_t nv = cs_rd_u16(&r);
