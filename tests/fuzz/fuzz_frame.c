@@ -3,7 +3,8 @@
  * controls on the wire: the input is a byte stream of native protocol
  * frames, read as server/conn.c reads them.
  *
- * For each complete frame: frame_header_parse, frame_body_decode (lz4,
+ * For each complete frame: frame_header_parse, frame_body_decode (lz4, and
+ * the compressed ones again as snappy bodies,
  * custom payload, tracing, warnings) with the server's default 16 MiB
  * limit, then for a request msg_request_decode at the frame's version
  * (3, 4 or 5; any other as 4) and opcode, and for an EXECUTE
@@ -260,6 +261,14 @@ static void one_frame(const frame_header *h, const uint8_t *body)
         reframe(h, &fb);
     }
     frame_body_destroy(&fb);
+    /* the same bytes as a snappy connection's body (raw snappy) */
+    if (h->flags & FRAME_FLAG_COMPRESSION) {
+        rc = frame_body_decode_with(h, copy, h->length, MAX_FRAME, FRAME_COMP_SNAPPY, &fb);
+        CHECK(rc == 0 || rc == CS_ECORRUPT || rc == CS_ETOOBIG || rc == CS_ENOMEM, "snappy body rc %d", rc);
+        if (rc == 0)
+            CHECK(fb.msg_len <= MAX_FRAME, "snappy message of %zu bytes", fb.msg_len);
+        frame_body_destroy(&fb);
+    }
     free(copy);
 }
 
