@@ -227,6 +227,8 @@ static int compile_func(cql_eval *ev, const sch_table *t, xsel *x, const ast_sel
 {
     char an[512], nb[700];
     const char *fn = lower_name(ev, as->func.name);
+    if (!fn)
+        return cs_error_set(e, CS_ERR_SERVER, "out of memory");
     x->fname = fn;
     if (compile_args(ev, t, x, as, an, sizeof(an), e))
         return CS_EUSER;
