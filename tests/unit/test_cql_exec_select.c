@@ -406,6 +406,13 @@ Test(exec_select, functions_writetime_ttl_json)
     fails("SELECT toUnixTimestamp(123) FROM fn", "Ambiguous call to function tounixtimestamp (can be matched by following "
           "signatures: system.tounixtimestamp : (timestamp) -> bigint, system.tounixtimestamp : (date) -> bigint): use type casts to disambiguate");
     rows("SELECT toDate(1), toTimestamp('2024-01-01'), blobAsInt(v) FROM fn WHERE k = 1", "'1970-01-01'|1704067200000|5\n");
+    /* in terms: the resolver types the literal too */
+    ok("INSERT INTO fn (k, ts) VALUES (77, toTimestamp('2024-01-02'))");
+    rows("SELECT ts FROM fn WHERE k = 77", "1704153600000\n");
+    fails("INSERT INTO fn (k, ts) VALUES (78, dateOf('x'))",
+          "Type error: 'x' cannot be passed as argument 0 of function system.dateof of type timeuuid");
+    fails("INSERT INTO fn (k, ts) VALUES (78, toTimestamp(1.5))",
+          "Invalid call to function totimestamp, none of its type signatures match");
     result("SELECT v + 1, v * 2, v - 10, v / 2, v % 3, -v FROM fn WHERE k = 1",
            "v + 1|v * 2|v - 10|v / 2|v % 3|-v\n6|10|-5|2|2|-5\n");
     rows("SELECT v + 1.5 FROM fn WHERE k = 1", "6.5\n");
