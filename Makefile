@@ -24,7 +24,7 @@ endif
 CFLAGS ?= $(OPT) -g
 CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter -I. -MMD -MP $(SANFLAGS) -pthread $(EXTRA_CFLAGS)
 LDFLAGS += $(SANFLAGS) -pthread
-LIBS := -luv -llz4 -lsnappy -lxxhash -lcrypt -lm
+LIBS := -luv -llz4 -lxxhash -lcrypt -lm -ldl   # libsnappy: dlopen'd on first use (server/snappy.h)
 
 COMMON_SRC  := $(wildcard common/*.c)
 STORAGE_SRC := $(wildcard storage/*.c)

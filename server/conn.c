@@ -89,7 +89,7 @@
  *     tail write and reply writes run outside it, in parallel across loops.
  */
 #include "server/conn.h"
-#include <snappy-c.h>
+#include "server/snappy.h"
 #include "cql/trace.h"
 
 #include <stdatomic.h>
@@ -693,6 +693,10 @@ static void on_startup(conn *c, int16_t stream, const msg_request *m)
         if (n == 3 && strncasecmp(v, "lz4", 3) == 0) {
             lz4 = true;
         } else if (n == 6 && strncasecmp(v, "snappy", 6) == 0) {
+            if (!srv_snappy_available()) {   /* StartupMessage: SnappyCompressor.instance == null */
+                reply_protocol_error(c, stream, "This instance does not support Snappy compression");
+                return;
+            }
             if (c->version >= 5) {   /* StartupMessage: v5 frames are lz4 segments */
                 reply_protocol_error(c, stream, "Snappy compression is not supported in protocol V5");
                 return;
@@ -991,7 +995,7 @@ static void on_frame(conn *c, const frame_header *h, const uint8_t *body)
              * oversize frame (InvalidRequest), the connection goes on. */
             size_t ulen = 0;
             if (c->compress == FRAME_COMP_SNAPPY)
-                (void)snappy_uncompressed_length((const char *)body, h->length, &ulen);
+                (void)srv_snappy_uncompressed_length((const char *)body, h->length, &ulen);
             reply_too_big(c, h->stream, c->compress == FRAME_COMP_SNAPPY ? (uint32_t)CS_MIN(ulen, UINT32_MAX)
                                                                          : cs_be32(body));
         } else if (c->compress == FRAME_COMP_SNAPPY && rc == CS_ECORRUPT && (h->flags & FRAME_FLAG_COMPRESSION))

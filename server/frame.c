@@ -18,7 +18,7 @@
 #include "server/frame.h"
 
 #include <lz4.h>
-#include <snappy-c.h>
+#include "server/snappy.h"
 #include <string.h>
 
 #include "common/alloc.h"
@@ -130,14 +130,14 @@ int frame_body_decode_with(const frame_header *h, const uint8_t *body, size_t le
     size_t n = len;
     if ((h->flags & FRAME_FLAG_COMPRESSION) && comp == FRAME_COMP_SNAPPY) {
         size_t ulen;
-        if (snappy_uncompressed_length((const char *)body, len, &ulen) != SNAPPY_OK)
+        if (!srv_snappy_available() || srv_snappy_uncompressed_length((const char *)body, len, &ulen) != 0)
             return CS_ECORRUPT;
         if (ulen > max_len)
             return CS_ETOOBIG;
         if (cs_buf_reserve(&out->scratch, ulen ? ulen : 1) != 0)
             return CS_ENOMEM;
         size_t got = ulen;
-        if (snappy_uncompress((const char *)body, len, (char *)out->scratch.p, &got) != SNAPPY_OK || got != ulen)
+        if (srv_snappy_uncompress((const char *)body, len, (char *)out->scratch.p, &got) != 0 || got != ulen)
             return CS_ECORRUPT;
         out->scratch.len = ulen;
         p = out->scratch.p;
@@ -227,8 +227,8 @@ void frame_end(frame_writer *w)
     size_t body_off = w->start + FRAME_HEADER_LEN;
     size_t body_len = b->len - body_off;
     if (w->compress == FRAME_COMP_SNAPPY && body_len > 0) {
-        size_t bound = snappy_max_compressed_length(body_len);
-        if (cs_buf_reserve(b, bound) != 0) {
+        size_t bound = srv_snappy_available() ? srv_snappy_max_compressed_length(body_len) : 0;
+        if (bound == 0 || cs_buf_reserve(b, bound) != 0) {
             if (!b->err)
                 b->err = CS_ETOOBIG;
             return;
@@ -236,7 +236,7 @@ void frame_end(frame_writer *w)
         /* Compress into the spare space after the body, then slide it down. */
         uint8_t *dst = b->p + b->len;
         size_t clen = bound;
-        if (snappy_compress((const char *)b->p + body_off, body_len, (char *)dst, &clen) != SNAPPY_OK) {
+        if (srv_snappy_compress((const char *)b->p + body_off, body_len, (char *)dst, &clen) != 0) {
             b->err = CS_ECORRUPT;
             return;
         }

@@ -2,7 +2,8 @@
 # tests/deps.sh: `make deps`.  Installs what the build and the tests need and
 # is a fast no-op (well under a second) when everything is already there.
 #   Debian packages: build libraries (libsnappy-dev: the native protocol's
-#                    Snappy compression, which drivers may ask for), criterion,
+#                    Snappy compression, which drivers may ask for; the server
+#                    dlopens libsnappy.so.1 on first use), criterion,
 #                    the Python driver + pytest (python3-snappy for its snappy),
 #                    what cqlsh needs (python3-tz, python3-tzlocal), the
 #                    Go driver gocql with the Go toolchain (tests/integration/go),
