@@ -465,22 +465,31 @@ Test(server_conn, startup_checks)
     close(fd);
 }
 
-Test(server_conn, lz4_both_ways)
+/* A v4 connection whose STARTUP names alg: READY comes uncompressed; then
+ * a compressed SELECT 1 (comp) gets a compressed VOID result on stream 11. */
+static int compressed_conn(const char *alg, int comp)
 {
     int fd = dial();
-    send_startup(fd, 4, "lz4");
+    send_startup(fd, 4, alg);
     reply r;
     cr_assert(recv_reply(fd, &r));
     cr_assert_eq(r.h.opcode, OP_READY);
     cr_assert_eq(r.h.flags & FRAME_FLAG_COMPRESSION, 0);
     reply_done(&r);
-    send_query(fd, 4, 11, "SELECT 1", true);
+    g_recv_comp = comp;
+    send_query(fd, 4, 11, "SELECT 1", comp);
     cr_assert(recv_reply(fd, &r));
     cr_assert_eq(r.h.opcode, OP_RESULT);
     cr_assert(r.h.flags & FRAME_FLAG_COMPRESSION);
     cr_assert_eq(r.body.len, 4);
     cr_assert_eq(cs_be32(r.body.p), RESULT_VOID);
     reply_done(&r);
+    return fd;
+}
+
+Test(server_conn, lz4_both_ways)
+{
+    int fd = compressed_conn("lz4", FRAME_COMP_LZ4);
     send_query(fd, 4, 12, "fail", true);
     expect_error(fd, 12, CS_ERR_SYNTAX, "no viable");
     close(fd);
@@ -491,20 +500,7 @@ Test(server_conn, lz4_both_ways)
  * refuses it as StartupMessage does. */
 Test(server_conn, snappy_both_ways)
 {
-    int fd = dial();
-    send_startup(fd, 4, "snappy");
-    reply r;
-    cr_assert(recv_reply(fd, &r));
-    cr_assert_eq(r.h.opcode, OP_READY);
-    cr_assert_eq(r.h.flags & FRAME_FLAG_COMPRESSION, 0);
-    reply_done(&r);
-    g_recv_comp = FRAME_COMP_SNAPPY;
-    send_query(fd, 4, 11, "SELECT 1", FRAME_COMP_SNAPPY);
-    cr_assert(recv_reply(fd, &r));
-    cr_assert_eq(r.h.opcode, OP_RESULT);
-    cr_assert(r.h.flags & FRAME_FLAG_COMPRESSION);
-    cr_assert_eq(cs_be32(r.body.p), RESULT_VOID);
-    reply_done(&r);
+    int fd = compressed_conn("snappy", FRAME_COMP_SNAPPY);
     send_query(fd, 4, 12, "SELECT release_version FROM system.local", FRAME_COMP_SNAPPY);
     expect(fd, OP_RESULT, 12);
     send_query(fd, 4, 13, "SELECT 1", FRAME_COMP_LZ4);   /* an lz4 body on a snappy connection */
