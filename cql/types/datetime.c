@@ -604,6 +604,32 @@ void ctype__fmt_duration(int32_t months, int32_t days, int64_t nanos, cs_buf *ou
 
 /* ------------------------------------------------ temporal arithmetic */
 
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    return a >= 0 ? a / b : -((-(a + 1)) / b) - 1;
+}
+
+/* A duration value's parts, months and days within Java ints; -1 if not. */
+static int dur_parts32(const uint8_t *dur, size_t dn, int64_t *mo, int64_t *d, int64_t *ns)
+{
+    if (ctype__get_duration(dur, dn, mo, d, ns) != 0 || *mo < INT32_MIN || *mo > INT32_MAX || *d < INT32_MIN ||
+        *d > INT32_MAX)
+        return -1;
+    return 0;
+}
+
+/* CS_EUSER with fmt's one %s the duration as Duration.toString prints it. */
+static int dur_text_error(cs_error *e, const char *fmt, int64_t mo, int64_t d, int64_t ns)
+{
+    cs_buf txt;
+    cs_buf_init(&txt);
+    ctype__fmt_duration((int32_t)mo, (int32_t)d, ns, &txt);
+    cs_buf_put_u8(&txt, 0);
+    cs_error_set(e, CS_ERR_INVALID, fmt, txt.err ? "" : (const char *)txt.p);
+    cs_buf_destroy(&txt);
+    return CS_EUSER;
+}
+
 /* Duration.add: ms plus months, days and nanoseconds (UTC). */
 static int64_t time_add(int64_t ms, int64_t months, int64_t days, int64_t nanos)
 {
@@ -614,13 +640,13 @@ static int64_t time_add(int64_t ms, int64_t months, int64_t days, int64_t nanos)
      * kept unless past the new month's end; then DAY_OF_MONTH, then
      * MILLISECOND with (int) (nanos / 1e6).  (Calendar's Julian dates
      * before 1582-10-15 are not reproduced: proleptic Gregorian here.) */
-    int64_t day = ms >= 0 ? ms / 86400000 : -((-(ms + 1)) / 86400000) - 1;
+    int64_t day = floor_div(ms, 86400000);
     int64_t tod = ms - day * 86400000;
     int64_t y;
     int m, d;
     ctype__civil_from_days(day, &y, &m, &d);
     int64_t mi = y * 12 + (m - 1) + months;
-    y = mi >= 0 ? mi / 12 : -((-(mi + 1)) / 12) - 1;
+    y = floor_div(mi, 12);
     m = (int)(mi - y * 12) + 1;
     int dim = days_in_month(y, m);
     if (d > dim)
@@ -634,20 +660,12 @@ int ctype_temporal_add_duration(ctype_kind kind, const uint8_t *v, size_t n, con
                                 bool sub, cs_buf *out, cs_error *e)
 {
     int64_t mo, d, ns;
-    if (ctype__get_duration(dur, dn, &mo, &d, &ns) != 0 || mo < INT32_MIN || mo > INT32_MAX ||
-        d < INT32_MIN || d > INT32_MAX)
+    if (dur_parts32(dur, dn, &mo, &d, &ns) != 0)
         return CS_EINVAL;
     bool is_date = kind == CT_DATE;
-    if (is_date ? ns != 0 : ns % 1000000 != 0) {
-        cs_buf txt;
-        cs_buf_init(&txt);
-        ctype__fmt_duration((int32_t)mo, (int32_t)d, ns, &txt);
-        cs_buf_put_u8(&txt, 0);
-        cs_error_set(e, CS_ERR_INVALID, "The duration must have a %s precision. Was: %s",
-                     is_date ? "day" : "millisecond", txt.err ? "" : (const char *)txt.p);
-        cs_buf_destroy(&txt);
-        return CS_EUSER;
-    }
+    if (is_date ? ns != 0 : ns % 1000000 != 0)
+        return dur_text_error(e, is_date ? "The duration must have a day precision. Was: %s"
+                                         : "The duration must have a millisecond precision. Was: %s", mo, d, ns);
     int64_t ms;
     if (is_date) {
         if (n != 4)
@@ -680,34 +698,17 @@ int ctype_temporal_add_duration(ctype_kind kind, const uint8_t *v, size_t n, con
 
 /* ------------------------------------------------ floor() */
 
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    return a >= 0 ? a / b : -((-(a + 1)) / b) - 1;
-}
-
 static void year_month(int64_t ms, int64_t *y, int *m)
 {
     int d;
     ctype__civil_from_days(floor_div(ms, 86400000), y, m, &d);
 }
 
-static int dur_text_error(cs_error *e, const char *fmt, int64_t mo, int64_t d, int64_t ns)
-{
-    cs_buf txt;
-    cs_buf_init(&txt);
-    ctype__fmt_duration((int32_t)mo, (int32_t)d, ns, &txt);
-    cs_buf_put_u8(&txt, 0);
-    cs_error_set(e, CS_ERR_INVALID, fmt, txt.err ? "" : (const char *)txt.p);
-    cs_buf_destroy(&txt);
-    return CS_EUSER;
-}
-
 int ctype_floor_timestamp(int64_t t_ms, const uint8_t *dur, size_t dn, int64_t start_ms, bool is_date,
                           int64_t *out_ms, cs_error *e)
 {
     int64_t mo, d, ns;
-    if (ctype__get_duration(dur, dn, &mo, &d, &ns) != 0 || mo < INT32_MIN || mo > INT32_MAX ||
-        d < INT32_MIN || d > INT32_MAX)
+    if (dur_parts32(dur, dn, &mo, &d, &ns) != 0)
         return CS_EINVAL;
     if (is_date ? ns != 0 : ns % 1000000 != 0)
         return dur_text_error(e, is_date ? "The floor on date values cannot be computed for the %s duration as "
