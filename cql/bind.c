@@ -10,7 +10,6 @@
  * (a repeated key keeps the last value).
  */
 #include <stdio.h>
-#include <ctype.h>
 #include <string.h>
 #include "cql/exec_int.h"
 #include "common/alloc.h"
@@ -421,12 +420,8 @@ static int eval_func(cql_eval *ev, const ast_term *t, const ctype *recv, const c
                                   .marker = a->kind == TERM_BIND, .null = a->kind == TERM_NULL,
                                   .text = txt[i].err ? "?" : (const char *)txt[i].p };
         }
-        char written[300];
-        snprintf(written, sizeof written, "%s%s%s", t->func.ks ? t->func.ks : "", t->func.ks ? "." : "", fname);
-        for (char *c = written; *c; c++)
-            *c = (char)tolower((unsigned char)*c);
         ctype_kind ret;
-        resolved = cql__fn_resolve(written, written, fa, n, params, &ret, e);
+        resolved = cql__fn_resolve(t->func.ks, fname, fa, n, params, &ret, e);
         for (int i = 0; i < n; i++)
             cs_buf_destroy(&txt[i]);
         if (resolved < 0)

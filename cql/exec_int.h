@@ -289,13 +289,18 @@ typedef struct cql_fn_arg {
  * int / bigint / timestamp, timestamp <- bigint, date <- int, time <-
  * bigint, uuid <- timeuuid, text <- ascii, blob <- anything), else 0. */
 int cql__fn_accepts(ctype_kind param, ctype_kind arg);
-/* Pick the signature of function `name` (as written: `written`) for args:
+/* "system.fn : (in[i]) -> ret[i]" for the n one-argument signatures whose
+ * pick[i] is set (all of them without pick), joined by ", " into out, as
+ * FunctionResolver lists candidates in its messages. */
+void cql__fn_sig_list(const char *fn, const ctype_kind *in, const ctype_kind *ret, const int *pick, int n, char *out,
+                      size_t cap);
+/* Pick the signature of function `name` (keyspace ks as written, or NULL) for args:
  * 0 with params[] and *ret; CS_EUSER with Cassandra's message ("Type
  * error: k cannot be passed as argument 0 of function system.dateof of
  * type timeuuid", "Invalid call to function todate, none of its type
  * signatures match (known type signatures: ...)", "Ambiguous call ...");
  * 1 when the function is not one of these (the caller types it itself). */
-int cql__fn_resolve(const char *written, const char *name, const cql_fn_arg *args, int n, ctype_kind *params,
+int cql__fn_resolve(const char *ks, const char *name, const cql_fn_arg *args, int n, ctype_kind *params,
                     ctype_kind *ret, cs_error *e);
 /* The known type signatures of an overloaded native function, as
  * FunctionResolver lists them when none matches ("system.floor :

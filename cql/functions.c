@@ -10,6 +10,7 @@
  *   date = days since epoch + 2^31; time = ns since midnight.
  */
 #include <stdio.h>
+#include <ctype.h>
 #include <string.h>
 #include "cql/exec_int.h"
 #include "common/alloc.h"
@@ -364,7 +365,18 @@ static int arg_match(const cql_fn_arg *a, ctype_kind param)
     return cql__fn_accepts(param, a->type->kind);
 }
 
-int cql__fn_resolve(const char *written, const char *name, const cql_fn_arg *args, int n, ctype_kind *params,
+void cql__fn_sig_list(const char *fn, const ctype_kind *in, const ctype_kind *ret, const int *pick, int n, char *out,
+                      size_t cap)
+{
+    size_t off = 0;
+    out[0] = 0;
+    for (int i = 0, j = 0; i < n; i++)
+        if (!pick || pick[i])
+            off += (size_t)snprintf(out + off, off < cap ? cap - off : 0, "%ssystem.%s : (%s) -> %s", j++ ? ", " : "",
+                                    fn, ctype_kind_name(in[i]), ctype_kind_name(ret[i]));
+}
+
+int cql__fn_resolve(const char *ks, const char *name, const cql_fn_arg *args, int n, ctype_kind *params,
                     ctype_kind *ret, cs_error *e)
 {
     const char *b = base_name(name);
@@ -399,39 +411,33 @@ int cql__fn_resolve(const char *written, const char *name, const cql_fn_arg *arg
         *ret = cand_ret[0];
         return 0;
     }
-    int weak = -1, n_weak = 0;
-    char sigs[1024];
-    size_t off = 0;
-    sigs[0] = 0;
+    int m[8], weak = -1, n_weak = 0;
     for (int i = 0; i < nc; i++) {
-        off += (size_t)snprintf(sigs + off, off < sizeof sigs ? sizeof sigs - off : 0, "%ssystem.%s : (%s) -> %s",
-                                i ? ", " : "", b, ctype_kind_name(cand_arg[i]), ctype_kind_name(cand_ret[i]));
-        int m = n == 1 ? arg_match(&args[0], cand_arg[i]) : 0;
-        if (m == 2) {                              /* EXACT_MATCH wins */
+        m[i] = n == 1 ? arg_match(&args[0], cand_arg[i]) : 0;
+        if (m[i] == 2) {                           /* EXACT_MATCH wins */
             params[0] = cand_arg[i];
             *ret = cand_ret[i];
             return 0;
         }
-        if (m == 1) {
-            weak = weak < 0 ? i : weak;
-            n_weak++;
-        }
+        if (m[i] == 1 && n_weak++ == 0)
+            weak = i;
+        m[i] = m[i] == 1;                          /* the WEAKLY_ASSIGNABLE ones, for the ambiguity's message */
     }
     if (n_weak == 1) {
         params[0] = cand_arg[weak];
         *ret = cand_ret[weak];
         return 0;
     }
+    /* the name as written: "todate", "system.todate" */
+    char written[300], sigs[1024];
+    snprintf(written, sizeof written, "%s%s%s", ks ? ks : "", ks ? "." : "", name);
+    for (char *c = written; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    cql__fn_sig_list(b, cand_arg, cand_ret, n_weak ? m : NULL, nc, sigs, sizeof sigs);
     if (n_weak == 0)
         return cs_error_set(e, CS_ERR_INVALID,
                             "Invalid call to function %s, none of its type signatures match (known type signatures: %s)",
                             written, sigs);
-    off = 0;
-    sigs[0] = 0;
-    for (int i = 0, j = 0; i < nc; i++)
-        if (n == 1 && arg_match(&args[0], cand_arg[i]) == 1)
-            off += (size_t)snprintf(sigs + off, off < sizeof sigs ? sizeof sigs - off : 0, "%ssystem.%s : (%s) -> %s",
-                                    j++ ? ", " : "", b, ctype_kind_name(cand_arg[i]), ctype_kind_name(cand_ret[i]));
     return cs_error_set(e, CS_ERR_INVALID,
                         "Ambiguous call to function %s (can be matched by following signatures: %s): use type casts to disambiguate",
                         written, sigs);

@@ -92,14 +92,10 @@ static void cast_signatures(ctype_kind to, const ctype_kind *in, const int *pick
 {
     char fn[64];
     cast_fn_name(to, fn, sizeof fn);
-    size_t off = 0;
-    out[0] = 0;
-    for (int i = 0, j = 0; i < n; i++) {
-        if (pick && !pick[i])
-            continue;
-        off += (size_t)snprintf(out + off, off < cap ? cap - off : 0, "%ssystem.%s : (%s) -> %s", j++ ? ", " : "", fn,
-                                ctype_kind_name(in[i]), ctype_kind_name(to));
-    }
+    ctype_kind ret[32];
+    for (int i = 0; i < n; i++)
+        ret[i] = to;
+    cql__fn_sig_list(fn, in, ret, pick, n, out, cap);
 }
 
 /* FunctionResolver for CAST(arg AS to) (Selectable.WithCast): the same type
@@ -115,16 +111,12 @@ static int resolve_cast(const xsel *arg, const ctype *to, const ctype **from, cs
     ctype_kind in[32];
     int n = cast_inputs(to->kind, in);
     char tb[64];
-    if (n == 0 || at->kind == CT_UDT || ctype_is_multicell(at) || at->kind == CT_LIST || at->kind == CT_SET ||
-        at->kind == CT_MAP || at->kind == CT_TUPLE) {
-        if (n == 0)
-            return cs_error_set(e, CS_ERR_INVALID, "%s cannot be cast to %s", arg->name ? arg->name : "?",
-                                type_name(to, tb, sizeof tb));
-    }
+    if (n == 0)
+        return cs_error_set(e, CS_ERR_INVALID, "%s cannot be cast to %s", arg->name ? arg->name : "?",
+                            type_name(to, tb, sizeof tb));
     int weak[32] = { 0 }, n_weak = 0, one = -1;
-    for (int i = 0; i < n; i++) {
-        if (in[i] == at->kind && at->kind != CT_UDT && at->kind != CT_LIST && at->kind != CT_SET &&
-            at->kind != CT_MAP && at->kind != CT_TUPLE) {
+    for (int i = 0; i < n; i++) {   /* the inputs are native scalars: a collection, tuple or UDT matches none */
+        if (in[i] == at->kind) {
             *from = ctype_scalar(in[i]);
             return 0;                      /* EXACT_MATCH */
         }
@@ -274,12 +266,8 @@ static int compile_func(cql_eval *ev, const sch_table *t, xsel *x, const ast_sel
                                   .marker = tm && tm->kind == TERM_BIND, .null = tm && tm->kind == TERM_NULL,
                                   .text = a->name };
         }
-        char written[300];
-        snprintf(written, sizeof written, "%s%s%s", as->func.ks ? as->func.ks : "", as->func.ks ? "." : "", fn);
-        for (char *c = written; *c; c++)
-            *c = (char)tolower((unsigned char)*c);
         ctype_kind params[8], ret;
-        int r = cql__fn_resolve(written, fn, fa, x->n_args, params, &ret, e);
+        int r = cql__fn_resolve(as->func.ks, fn, fa, x->n_args, params, &ret, e);
         if (r < 0)
             return r;
         if (r == 0) {   /* each argument read as its parameter's type (value-compatible bytes) */
