@@ -991,13 +991,9 @@ static void on_frame(conn *c, const frame_header *h, const uint8_t *body)
     if (rc != 0) {
         frame_body_destroy(&fb);
         if (rc == CS_ETOOBIG) {
-            /* lz4 body decompressing past the limit: refused like an
+            /* a body decompressing past the limit: refused like an
              * oversize frame (InvalidRequest), the connection goes on. */
-            size_t ulen = 0;
-            if (c->compress == FRAME_COMP_SNAPPY)
-                (void)srv_snappy_uncompressed_length((const char *)body, h->length, &ulen);
-            reply_too_big(c, h->stream, c->compress == FRAME_COMP_SNAPPY ? (uint32_t)CS_MIN(ulen, UINT32_MAX)
-                                                                         : cs_be32(body));
+            reply_too_big(c, h->stream, fb.ulen);
         } else if (c->compress == FRAME_COMP_SNAPPY && rc == CS_ECORRUPT && (h->flags & FRAME_FLAG_COMPRESSION))
             reply_protocol_error(c, h->stream, "Provided frame does not appear to be Snappy compressed");
         else

@@ -132,6 +132,7 @@ int frame_body_decode_with(const frame_header *h, const uint8_t *body, size_t le
         size_t ulen;
         if (!srv_snappy_available() || srv_snappy_uncompressed_length((const char *)body, len, &ulen) != 0)
             return CS_ECORRUPT;
+        out->ulen = ulen;
         if (ulen > max_len)
             return CS_ETOOBIG;
         if (cs_buf_reserve(&out->scratch, ulen ? ulen : 1) != 0)
@@ -146,6 +147,7 @@ int frame_body_decode_with(const frame_header *h, const uint8_t *body, size_t le
         if (len < 4)
             return CS_ECORRUPT;
         uint32_t ulen = cs_be32(body);
+        out->ulen = ulen;
         if (ulen > max_len)
             return CS_ETOOBIG;
         if (ulen > 0) {

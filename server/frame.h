@@ -54,6 +54,7 @@ typedef struct frame_body {
     const uint8_t *tracing_id;           /* 16 bytes, responses with TRACING */
     const char **warnings; int n_warnings;   /* responses with WARNING (cs_malloc'd array, caller frees with frame_body_destroy) */
     cs_buf scratch;                      /* decompression buffer */
+    size_t ulen;                         /* a compressed body's announced uncompressed length (set with CS_ETOOBIG too) */
 } frame_body;
 void frame_body_destroy(frame_body *b);
 /* Body compression negotiated in STARTUP (v3/v4): lz4 (Cassandra's

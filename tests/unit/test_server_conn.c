@@ -507,6 +507,12 @@ Test(server_conn, snappy_both_ways)
     expect_error(fd, 13, CS_ERR_PROTOCOL, "Provided frame does not appear to be Snappy compressed");
     send_query(fd, 4, 14, "fail", FRAME_COMP_SNAPPY);
     expect_error(fd, 14, CS_ERR_SYNTAX, "no viable");
+    /* a snappy body whose length varint claims 2 MiB, over the 1 MiB limit */
+    uint8_t f[9 + 4] = { 4, FRAME_FLAG_COMPRESSION, 0, 15, OP_QUERY, 0, 0, 0, 4, 0x80, 0x80, 0x80, 0x01 };
+    send_all(fd, f, sizeof f);
+    expect_error(fd, 15, CS_ERR_INVALID, "Request is too big: length 2097152 exceeds maximum allowed length 1048576.");
+    send_query(fd, 4, 16, "SELECT key FROM system.local", FRAME_COMP_SNAPPY);
+    expect(fd, OP_RESULT, 16);
     g_recv_comp = FRAME_COMP_LZ4;
     close(fd);
     fd = dial();
