@@ -41,7 +41,6 @@
 #include <sys/stat.h>
 
 static const char *const linked[] = { "Data.db", "Index.db", "Filter.db" };
-static const char toc_text[] = "Data.db\nIndex.db\nFilter.db\nStatistics.db\nTOC.txt\n";
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -164,7 +163,7 @@ static int import_one(st_table *t, const char *src, uint64_t gen, const st_impor
     if (!rc) rc = sst__stats_write(t->dir, ng, &st);
     if (!rc) {
         snprintf(to, sizeof to, "%s/cs-%" PRIu64 "-TOC.txt", t->dir, ng);
-        rc = vfs_write_atomic(to, toc_text, sizeof toc_text - 1);
+        rc = vfs_write_atomic(to, SST_TOC_TEXT, sizeof SST_TOC_TEXT - 1);
     }
     sst_reader *r = NULL;
     if (!rc) rc = sst_reader_open(t->dir, ng, &r);

@@ -242,6 +242,8 @@ int st__push_sst(st_table *t, sst_reader *r);
 /* Write dir/cs-<gen>-Statistics.db holding s (tmp name, fsync, rename):
  * the import's rewrite of an sstable's statistics. */
 int sst__stats_write(const char *dir, uint64_t gen, const sst_stats *s);
+/* TOC.txt's text: every component, the TOC last. */
+#define SST_TOC_TEXT "Data.db\nIndex.db\nFilter.db\nStatistics.db\nTOC.txt\n"
 /* Read (and check) dir/cs-<gen>-Statistics.db alone into *out. */
 int sst__stats_read(const char *dir, uint64_t gen, sst_stats *out);
 void st__wait_idle(st_table *t);

@@ -1072,16 +1072,22 @@ static void put_stats(cs_buf *b, const sst_stats *s)
     for (int i = 0; i < s->n_drop; i++) { cs_buf_put_uvarint(b, (uint64_t)s->drop_pt[i]); cs_buf_put_uvarint(b, s->drop_cnt[i]); }
 }
 
+/* Statistics.db's bytes: the header, the statistics, the CRC. */
+static void stats_encode(cs_buf *f, const sst_stats *s)
+{
+    uint8_t h[SST_FILE_HDR];
+    file_hdr(h, SST_STATS_MAGIC, 0);
+    cs_st32(h + 4, SST_STATS_VERSION);
+    cs_buf_put(f, h, sizeof h);
+    put_stats(f, s);
+    cs_buf_put_u32(f, cs_crc32c(0, f->p, f->len));
+}
+
 int sst__stats_write(const char *dir, uint64_t gen, const sst_stats *s)
 {
     cs_buf f;
     cs_buf_init(&f);
-    uint8_t h[SST_FILE_HDR];
-    file_hdr(h, SST_STATS_MAGIC, 0);
-    cs_st32(h + 4, SST_STATS_VERSION);
-    cs_buf_put(&f, h, sizeof h);
-    put_stats(&f, s);
-    cs_buf_put_u32(&f, cs_crc32c(0, f.p, f.len));
+    stats_encode(&f, s);
     char *p = sst__path(dir, gen, "Statistics.db", false);
     int rc = f.err ? f.err : !p ? CS_ENOMEM : vfs_write_atomic(p, f.p, f.len);
     cs_free(p);
@@ -1145,18 +1151,13 @@ int sst_writer_finish(sst_writer *w, st_clog_pos clog_pos, int level, sst_reader
     if (!rc) rc = f.err ? f.err : write_component(w, "Filter.db", f.p, f.len);
     /* Statistics.db */
     cs_buf_reset(&f);
-    file_hdr(h, SST_STATS_MAGIC, 0);
-    cs_st32(h + 4, SST_STATS_VERSION);
-    cs_buf_put(&f, h, sizeof h);
-    put_stats(&f, &w->st);
-    cs_buf_put_u32(&f, cs_crc32c(0, f.p, f.len));
+    stats_encode(&f, &w->st);
     if (!rc) rc = f.err ? f.err : write_component(w, "Statistics.db", f.p, f.len);
     cs_buf_destroy(&f);
     static const char *comps[] = { "Data.db", "Index.db", "Filter.db", "Statistics.db" };
     for (int i = 0; !rc && i < 4; i++) rc = rename_comp(w, comps[i]);
     if (!rc) {
-        const char toc[] = "Data.db\nIndex.db\nFilter.db\nStatistics.db\nTOC.txt\n";
-        rc = write_component(w, "TOC.txt", (const uint8_t *)toc, sizeof toc - 1);
+        rc = write_component(w, "TOC.txt", (const uint8_t *)SST_TOC_TEXT, sizeof SST_TOC_TEXT - 1);
         if (!rc) rc = rename_comp(w, "TOC.txt");
     }
     if (!rc) rc = vfs_fsync_dir(w->dir);
