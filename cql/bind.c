@@ -11,6 +11,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include "cql/exec_int.h"
 #include "common/alloc.h"
 #include "common/util.h"
@@ -396,6 +397,8 @@ static int eval_func(cql_eval *ev, const ast_term *t, const ctype *recv, const c
 {
     const char *fname = t->func.name;
     int n = t->n_elems;
+    if (!strcasecmp(fname, "tojson") && (!t->func.ks || !strcasecmp(t->func.ks, "system")))   /* FunctionResolver.get */
+        return cs_error_set(e, CS_ERR_INVALID, "toJson() may only be used within the selection clause of SELECT statements");
     cql_value *args = cs_arena_zalloc(ev->arena, sizeof(cql_value) * (size_t)(n + 1));
     const ctype **types = cs_arena_zalloc(ev->arena, sizeof(ctype *) * (size_t)(n + 1));
     if (!args || !types)

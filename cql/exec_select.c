@@ -36,7 +36,7 @@ static int row_values(cql_sx *x, const xrow *row, cql_value *vals)
 {
     for (int i = 0; i < x->sel.n; i++) {
         int rc = row ? cql__sel_eval(&x->ev, x->t, x->sel.sels[i], row, &vals[i], x->e)
-                     : cql__sel_agg_result(&x->ev, x->sel.sels[i], &vals[i], x->e);
+                     : cql__sel_agg_result(&x->ev, x->t, x->sel.sels[i], &vals[i], x->e);
         if (rc)
             return rc;
     }

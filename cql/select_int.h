@@ -86,7 +86,7 @@ int cql__sel_eval(cql_eval *ev, const sch_table *t, xsel *s, const xrow *row, cq
                   cs_error *e);
 /* Aggregation: add a row to every selector's state; produce results; reset. */
 int cql__sel_agg_add(cql_eval *ev, const sch_table *t, xselection *x, const xrow *row, cs_error *e);
-int cql__sel_agg_result(cql_eval *ev, xsel *s, cql_value *out, cs_error *e);
+int cql__sel_agg_result(cql_eval *ev, const sch_table *t, xsel *s, cql_value *out, cs_error *e);
 void cql__sel_agg_reset(xselection *x);
 /* Write the metadata columns of the selection to a Rows writer / buffer. */
 void cql__sel_columns(const xselection *x, cql_rows *w);

@@ -9,6 +9,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <ctype.h>
 #include "cql/select_int.h"
 #include "common/alloc.h"
@@ -222,6 +223,8 @@ static int compile_func(cql_eval *ev, const sch_table *t, xsel *x, const ast_sel
     if (!fn)
         return cs_error_set(e, CS_ERR_SERVER, "out of memory");
     x->fname = fn;
+    if (!strcmp(fn, "fromjson") && (!as->func.ks || !strcasecmp(as->func.ks, "system")))   /* FunctionResolver.get */
+        return cs_error_set(e, CS_ERR_INVALID, "fromJson() cannot be used in the selection clause of a SELECT statement");
     if (compile_args(ev, t, x, as, an, sizeof(an), e))
         return CS_EUSER;
     snprintf(nb, sizeof(nb), "system.%s(%s)", fn, an);
@@ -806,6 +809,43 @@ static int elem_select(cql_eval *ev, xsel *s, const cql_value *c, cql_value *out
     return rc;
 }
 
+/* A function, cast or field selector applied to its arguments' values
+ * (args[0..n)): from a row (cql__sel_eval) or from the arguments' results
+ * over a group when an aggregate is inside it (cql__sel_agg_result). */
+static int sel_apply(cql_eval *ev, const sch_table *t, xsel *s, cql_value *args, int n, cql_value *out, cs_error *e)
+{
+    const ctype *types[32];
+    for (int i = 0; i < n; i++)
+        types[i] = s->args[i]->type;
+    if (s->kind == SEL_ELEMENT || s->kind == SEL_SLICE)
+        return n < 1 || args[0].len < 0 ? 0 : elem_select(ev, s, &args[0], out, e);
+    if (s->kind == SEL_CAST)
+        return cast_value(ev, s->cast_from ? s->cast_from : types[0], s->type, &args[0], out, e);
+    if (s->token_of_args)
+        return token_value(ev, t, args, n, out, e);
+    if (s->kind == SEL_FIELD) {
+        if (args[0].len < 0)
+            return 0;
+        cs_rd r;
+        cs_rd_init(&r, args[0].p, (size_t)args[0].len);
+        for (int i = 0; i <= s->field; i++) {
+            if (cs_rd_left(&r) == 0)
+                return 0;
+            const uint8_t *p = NULL;
+            int32_t l = cs_rd_bytes(&r, &p);
+            if (r.err)
+                return 0;
+            if (i == s->field) {
+                out->p = p;
+                out->len = l < 0 ? CQL_NULL : l;
+            }
+        }
+        return 0;
+    }
+    const ctype *rt;
+    return cql__fn_call(ev, s->fname, types, args, n, NULL, &rt, out, e);
+}
+
 int cql__sel_eval(cql_eval *ev, const sch_table *t, xsel *s, const xrow *row, cql_value *out,
                   cs_error *e)
 {
@@ -848,39 +888,13 @@ int cql__sel_eval(cql_eval *ev, const sch_table *t, xsel *s, const xrow *row, cq
             return put(ev, b, 8, out, e);
         }
         cql_value args[32];
-        const ctype *types[32];
         int n = s->n_args < 32 ? s->n_args : 32;
         for (int i = 0; i < n; i++) {
             int rc = cql__sel_eval(ev, t, s->args[i], row, &args[i], e);
             if (rc)
                 return rc;
-            types[i] = s->args[i]->type;
         }
-        if (s->kind == SEL_CAST)
-            return cast_value(ev, s->cast_from ? s->cast_from : types[0], s->type, &args[0], out, e);
-        if (s->token_of_args)
-            return token_value(ev, t, args, n, out, e);
-        if (s->kind == SEL_FIELD) {
-            if (args[0].len < 0)
-                return 0;
-            cs_rd r;
-            cs_rd_init(&r, args[0].p, (size_t)args[0].len);
-            for (int i = 0; i <= s->field; i++) {
-                if (cs_rd_left(&r) == 0)
-                    return 0;
-                const uint8_t *p = NULL;
-                int32_t l = cs_rd_bytes(&r, &p);
-                if (r.err)
-                    return 0;
-                if (i == s->field) {
-                    out->p = p;
-                    out->len = l < 0 ? CQL_NULL : l;
-                }
-            }
-            return 0;
-        }
-        const ctype *rt;
-        return cql__fn_call(ev, s->fname, types, args, n, NULL, &rt, out, e);
+        return sel_apply(ev, t, s, args, n, out, e);
     }
     default:
         return 0;
@@ -889,8 +903,23 @@ int cql__sel_eval(cql_eval *ev, const sch_table *t, xsel *s, const xrow *row, cq
 
 /* ---------------------------------------------------------------- aggregates */
 
+/* A selector over a group's rows: an aggregate accumulates; a function,
+ * cast, field or element over an aggregate (`max(c) + 1`, `CAST(count(*)
+ * AS int)`) passes the row to its arguments, as Cassandra's FunctionSelector
+ * and friends do, and is applied to their results at the group's end; any
+ * other selector keeps its value of the group's first row. */
 static int agg_add_one(cql_eval *ev, const sch_table *t, xsel *s, const xrow *row, cs_error *e)
 {
+    if (!s->agg && s->contains_agg) {
+        for (int i = 0; i < s->n_args; i++) {
+            int rc = agg_add_one(ev, t, s->args[i], row, e);
+            if (rc)
+                return rc;
+            if (s->args[i]->acc.err || s->args[i]->first.err)
+                return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+        }
+        return 0;
+    }
     if (!s->agg) {
         if (s->first_set)
             return 0;
@@ -969,10 +998,36 @@ int cql__sel_agg_add(cql_eval *ev, const sch_table *t, xselection *x, const xrow
     return 0;
 }
 
-int cql__sel_agg_result(cql_eval *ev, xsel *s, cql_value *out, cs_error *e)
+/* A selector of terms only (`1`, `intAsBlob(1)`): Cassandra's terminal
+ * selectors, whose value needs no row, so a group without rows has it too. */
+static bool sel_const(const xsel *s)
+{
+    if (s->kind == SEL_TERM)
+        return true;
+    if ((s->kind != SEL_FUNC && s->kind != SEL_CAST) || s->agg || s->is_token)
+        return false;
+    for (int i = 0; i < s->n_args; i++)
+        if (!sel_const(s->args[i]))
+            return false;
+    return true;
+}
+
+int cql__sel_agg_result(cql_eval *ev, const sch_table *t, xsel *s, cql_value *out, cs_error *e)
 {
     out->p = NULL;
     out->len = CQL_NULL;
+    if (sel_const(s))
+        return cql__sel_eval(ev, t, s, NULL, out, e);
+    if (!s->agg && s->contains_agg) {
+        cql_value args[32];
+        int n = s->n_args < 32 ? s->n_args : 32;
+        for (int i = 0; i < n; i++) {
+            int rc = cql__sel_agg_result(ev, t, s->args[i], &args[i], e);
+            if (rc)
+                return rc;
+        }
+        return sel_apply(ev, t, s, args, n, out, e);
+    }
     if (!s->agg) {
         if (s->first_set && s->first_len >= 0)
             return put(ev, s->first.p, (size_t)s->first_len, out, e);
@@ -1007,6 +1062,9 @@ int cql__sel_agg_result(cql_eval *ev, xsel *s, cql_value *out, cs_error *e)
 
 static void reset_one(xsel *s)
 {
+    if (!s->agg && s->contains_agg)
+        for (int i = 0; i < s->n_args; i++)
+            reset_one(s->args[i]);
     s->count = 0;
     s->acc_set = false;
     s->first_set = false;

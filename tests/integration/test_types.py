@@ -384,3 +384,34 @@ def test_floor_and_group_by_time(session, ks):
         with pytest.raises(InvalidRequest) as ei:
             session.execute(q % ks)
         assert msg in str(ei.value), str(ei.value)
+
+
+def test_functions_over_aggregates(session, ks):
+    """Scalar functions, operators and casts over aggregates (`max(v) - min(v)`,
+    `CAST(count(*) AS int)`), per group and through every page size, as
+    Cassandra's FunctionSelector applies them to its aggregate arguments;
+    an empty selection still answers count(*) + 1 = 1."""
+    from cassandra.query import SimpleStatement
+    session.execute("CREATE TABLE %s.fa (k int, c int, v int, PRIMARY KEY (k, c))" % ks)
+    ins = session.prepare("INSERT INTO %s.fa (k, c, v) VALUES (?, ?, ?)" % ks)
+    for k in range(4):
+        for c in range(10):
+            session.execute(ins, (k, c, k * 100 + c * c))
+    q = ("SELECT k, max(v) - min(v) AS spread, CAST(count(*) AS int) AS n, sum(v) / count(*) AS mean, "
+         "count(*) + 1 AS n1 FROM %s.fa GROUP BY k" % ks)
+    full = sorted(session.execute(q))
+    assert [(r.k, r.spread, r.n, r.mean, r.n1) for r in full] == [
+        (k, 81, 10, (sum(k * 100 + c * c for c in range(10))) // 10, 11) for k in range(4)]
+    for fs in (1, 3, 100):
+        assert sorted(session.execute(SimpleStatement(q, fetch_size=fs))) == full, fs
+    p = session.prepare("SELECT max(v) + 1000 AS m FROM %s.fa WHERE k = ?" % ks)
+    assert session.execute(p, (2,)).one().m == 1281
+    assert session.execute("SELECT count(*) + 1 AS n FROM %s.fa WHERE k = 99" % ks).one().n == 1
+    assert session.execute("SELECT max(v) + 1 AS m FROM %s.fa WHERE k = 99" % ks).one().m is None
+    for q, msg in (("SELECT count(max(v)) FROM %s.fa", "aggregate functions cannot be used as arguments of aggregate functions"),
+                   ("SELECT fromJson('1') FROM %s.fa", "fromJson() cannot be used in the selection clause of a SELECT statement"),
+                   ("SELECT * FROM %s.fa WHERE k = 1 AND c = toJson(1)",
+                    "toJson() may only be used within the selection clause of SELECT statements")):
+        with pytest.raises(InvalidRequest) as ei:
+            session.execute(q % ks)
+        assert msg in str(ei.value), str(ei.value)

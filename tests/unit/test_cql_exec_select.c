@@ -374,6 +374,23 @@ Test(exec_select, aggregates_and_group_by)
     ok("CREATE TABLE g2 (a int, b int, c int, PRIMARY KEY ((a, b), c))");
     fails("SELECT count(*) FROM g2 GROUP BY a", "Group by is not supported on only a part of the partition key");
     fails("SELECT DISTINCT a, b FROM g2 GROUP BY a, b, c", "Grouping on clustering columns is not allowed for SELECT DISTINCT queries");
+    /* functions over aggregates (FunctionSelector over aggregate arguments):
+     * applied to the group's results, per group; a plain column beside
+     * them takes the group's first row */
+    rows("SELECT max(i) + 1, count(*) + 1, min(i) - max(i), sum(i) / count(*) FROM a WHERE k = 1", "5|4|-3|2\n");
+    rows("SELECT k + max(c), CAST(count(*) AS int), blobAsInt(intAsBlob(max(i))), toJson(max(t)) FROM a WHERE k = 1",
+         "4|3|4|'\"y\"'\n");
+    rows("SELECT k, max(c) * 10 FROM a GROUP BY k", "1|30\n2|10\n");
+    rows("SELECT k, c, count(*) + max(i) FROM a WHERE k = 1 GROUP BY k, c", "1|1|2\n1|2|3\n1|3|5\n");
+    rows("SELECT max(i) + 1 FROM a WHERE k = 3", "null\n");
+    rows("SELECT count(*) + 1 FROM a WHERE k = 3", "1\n");
+    rows("SELECT count(*), 7, intAsBlob(1), k FROM a WHERE k = 3", "0|7|0x00000001|null\n");
+    fails("SELECT count(max(i)) FROM a", "aggregate functions cannot be used as arguments of aggregate functions");
+    fails("SELECT max(i + max(i)) FROM a", "aggregate functions cannot be used as arguments of aggregate functions");
+    /* the JSON functions out of place, in FunctionResolver's words */
+    fails("SELECT fromJson('1') FROM a", "fromJson() cannot be used in the selection clause of a SELECT statement");
+    fails("SELECT * FROM a WHERE k = 1 AND c = toJson(1)", "toJson() may only be used within the selection clause of SELECT statements");
+    fails("INSERT INTO a (k, c, t) VALUES (5, 1, toJson(1))", "toJson() may only be used within the selection clause of SELECT statements");
 }
 
 Test(exec_select, functions_writetime_ttl_json)
