@@ -416,12 +416,14 @@ static void do_metrics(admin_conn *ac)
            (unsigned long long)st->errors);
     metric(&b, "# TYPE cassette_protocol_errors_total counter\ncassette_protocol_errors_total %llu\n",
            (unsigned long long)st->protocol_errors);
-    {   /* ClientRequest Timeouts (Read, RangeSlice): reads ended at their timeout */
+    {   /* ClientRequest Timeouts (Read, RangeSlice, Write): requests ended at their timeout */
         const cql_node_metrics *nm = cql_node_metrics_get(s->cql);
         metric(&b, "# TYPE cassette_request_timeouts_total counter\n"
                "cassette_request_timeouts_total{request=\"read\"} %llu\n"
-               "cassette_request_timeouts_total{request=\"range\"} %llu\n",
-               (unsigned long long)(nm ? nm->read_timeouts : 0), (unsigned long long)(nm ? nm->range_timeouts : 0));
+               "cassette_request_timeouts_total{request=\"range\"} %llu\n"
+               "cassette_request_timeouts_total{request=\"write\"} %llu\n",
+               (unsigned long long)(nm ? nm->read_timeouts : 0), (unsigned long long)(nm ? nm->range_timeouts : 0),
+               (unsigned long long)st->write_timeouts);
     }
     metric(&b, "# TYPE cassette_request_latency_seconds histogram\n");
     uint64_t cum = 0;

@@ -179,6 +179,16 @@ typedef struct pending_reply {
     conn *c;                         /* holds a reference (refs) */
     cs_buf frame;                    /* the complete encoded reply */
     uint64_t start_ns;               /* request start, for the latency histogram */
+    /* A write's reply may time out (cql_result.write_type): then it is on
+     * the loop's wto list until its sync or its deadline, whichever is
+     * first; at the deadline the client gets WriteTimeout and the sync,
+     * when it comes, only frees this. */
+    const char *write_type;          /* static string; NULL: never times out */
+    uint64_t deadline_ns;
+    int16_t stream;
+    uint16_t cl;
+    bool timed_out, listed;
+    struct pending_reply *wprev, *wnext;
 } pending_reply;
 
 const uint32_t srv_lat_bounds_us[SRV_LAT_BUCKETS - 1] = {
@@ -538,6 +548,11 @@ void conn__srv_close(srv_loop *s)
         uv_close((uv_handle_t *)&s->flush_check, on_flush_check_closed);
         uv_close((uv_handle_t *)&s->flush_idle, on_flush_check_closed);
     }
+    if (s->wto_open) {   /* the waiting writes are answered by their syncs */
+        s->wto_open = false;
+        s->wto_at = 0;
+        uv_close((uv_handle_t *)&s->wto_timer, on_flush_check_closed);   /* a no-op */
+    }
 }
 
 /*
@@ -762,16 +777,94 @@ static void on_auth_response(conn *c, int16_t stream, const msg_request *m)
 
 /* ------------------------------------------------------------ requests */
 
+static void wto_unlink(srv_loop *s, pending_reply *p)
+{
+    if (!p->listed)
+        return;
+    if (p->wprev) p->wprev->wnext = p->wnext; else s->wto_head = p->wnext;
+    if (p->wnext) p->wnext->wprev = p->wprev; else s->wto_tail = p->wprev;
+    p->wprev = p->wnext = NULL;
+    p->listed = false;
+}
+
+static void on_wto_timer(uv_timer_t *h);
+
+/* Set the timer for `at` unless it is already set for that or earlier
+ * (now: the clock, 0 = read it here if needed). */
+static void wto_arm(srv_loop *s, uint64_t at, uint64_t now)
+{
+    if (s->wto_at && s->wto_at <= at)
+        return;
+    if (!now)
+        now = cs_mono_ns();
+    if (!s->wto_open) {
+        if (s->stopping || uv_timer_init(s->loop, &s->wto_timer) != 0)
+            return;
+        s->wto_timer.data = s;
+        s->wto_open = true;
+        uv_unref((uv_handle_t *)&s->wto_timer);   /* never keep the loop alive */
+    }
+    uint64_t ms = at > now ? (at - now + 999999) / 1000000 : 0;
+    uv_timer_start(&s->wto_timer, on_wto_timer, ms, 0);
+    s->wto_at = at;
+}
+
+/*
+ * The writes whose sync did not come by their deadline get WriteTimeout
+ * (StorageProxy's WriteTimeoutException: "Operation timed out - received
+ * only 0 responses.", the request's consistency, 0 of 1 acknowledgements,
+ * its WriteType), as a coordinator does when its replica's commit log does
+ * not answer in time; the write stays applied and becomes durable with the
+ * sync.  The list is in arrival order, but a changed timeout or a counter
+ * write's longer one means a later entry may be due first: each firing
+ * looks at all of them (they are only the writes of one sync or two).
+ */
+static void on_wto_timer(uv_timer_t *h)
+{
+    srv_loop *s = h->data;
+    uint64_t now = cs_mono_ns(), next = 0;
+    s->wto_at = 0;
+    for (pending_reply *p = s->wto_head, *n; p; p = n) {
+        n = p->wnext;
+        if (p->deadline_ns > now) {
+            if (!next || p->deadline_ns < next)
+                next = p->deadline_ns;
+            continue;
+        }
+        wto_unlink(s, p);
+        p->timed_out = true;
+        conn *c = p->c;
+        record_latency(s, p->start_ns, now);
+        SRV_STAT_ADD(s->stats.write_timeouts, 1);
+        if (c->closed)
+            continue;
+        cs_error e;
+        cs_error_init(&e);
+        cs_error_set(&e, CS_ERR_WRITE_TIMEOUT, "Operation timed out - received only 0 responses.");
+        e.cl = p->cl;
+        e.received = 0;
+        e.blockfor = 1;
+        snprintf(e.write_type, sizeof e.write_type, "%s", p->write_type);
+        reply_error(c, p->stream, &e);
+        flush(c);
+    }
+    if (next)
+        wto_arm(s, next, now);
+}
+
 static void on_sync_done(void *arg)
 {
     pending_reply *p = arg;
     conn *c = p->c;
     c->s->sync_waits--;
     c->sync_pending--;
-    record_latency(c->s, p->start_ns, cs_mono_ns());
-    if (!c->closed) {
-        cs_buf_put(&c->out, p->frame.p, p->frame.len);
-        flush(c);
+    wto_unlink(c->s, p);
+    if (!p->timed_out) {
+        record_latency(c->s, p->start_ns, cs_mono_ns());
+        if (!c->closed) {
+            cs_buf_put(&c->out, p->frame.p, p->frame.len);
+            flush(c);
+        }
     }
     cs_buf_destroy(&p->frame);
     cs_free(p);
@@ -795,7 +888,7 @@ static void encode_result(conn *c, cs_buf *dst, int16_t stream, const cql_result
 /* Reply to a finished CQL call: error, immediate RESULT, or a RESULT held
  * until the commit log is durable (invariant 7); then push schema events. */
 static void finish_cql(conn *c, int16_t stream, int rc, cql_result *r, cs_error *e,
-                       uint64_t start_ns, const uint8_t *tracing_id)
+                       uint64_t start_ns, uint16_t cl, const uint8_t *tracing_id)
 {
     srv_loop *s = c->s;
     if (rc == CS_EUSER || (rc != 0 && cs_error_isset(e))) {
@@ -814,15 +907,30 @@ static void finish_cql(conn *c, int16_t stream, int rc, cql_result *r, cs_error 
     if (r->need_sync && s->eng) {
         pending_reply *p = cs_malloc(sizeof *p);
         if (p) {
+            memset(p, 0, sizeof *p);
             p->c = c;
             p->start_ns = start_ns;
+            p->stream = stream;
+            p->cl = cl;
             cs_buf_init(&p->frame);
             encode_result(c, &p->frame, stream, r, tracing_id);
             c->refs++;
             c->sync_pending++;
             s->sync_waits++;             /* before: the callback may run at once */
-            if (st_sync_wait(s->eng, s->loop, r->sync_pos, on_sync_done, p) == 0)
+            if (r->write_type && r->write_timeout_ms > 0 && !s->stopping) {
+                p->write_type = r->write_type;
+                p->deadline_ns = start_ns + (uint64_t)r->write_timeout_ms * 1000000ull;
+                p->listed = true;     /* appended now: the sync's callback may run inside st_sync_wait */
+                p->wprev = s->wto_tail;
+                if (s->wto_tail) s->wto_tail->wnext = p; else s->wto_head = p;
+                s->wto_tail = p;
+            }
+            if (st_sync_wait(s->eng, s->loop, r->sync_pos, on_sync_done, p) == 0) {
+                if (r->write_type && r->write_timeout_ms > 0 && !s->stopping && s->wto_head)
+                    wto_arm(s, start_ns + (uint64_t)r->write_timeout_ms * 1000000ull, 0);
                 goto events;
+            }
+            wto_unlink(s, p);
             s->sync_waits--;
             c->sync_pending--;
             c->refs--;
@@ -914,7 +1022,7 @@ static void on_cql_request(conn *c, int16_t stream, msg_request *m, bool tracing
     cs_uuid trace_id;
     if (tracing || sampled)
         trace_request(c, m, started_us, start_ns, rc, pe, &trace_id);
-    finish_cql(c, stream, rc, &r, pe, start_ns, tracing ? trace_id.b : NULL);
+    finish_cql(c, stream, rc, &r, pe, start_ns, m->params.consistency, tracing ? trace_id.b : NULL);
     if (!s->stopping && !r.body.err && r.body.cap <= IDLE_BUF_KEEP && !s->spare_body.cap) {
         s->spare_body = r.body;
         s->spare_body.len = 0;

@@ -42,6 +42,7 @@ typedef struct srv_stats {
     uint64_t errors;                 /* ERROR frames sent */
     uint64_t protocol_errors;        /* ProtocolException among them */
     uint64_t bytes_in, bytes_out;
+    uint64_t write_timeouts;         /* writes answered WriteTimeout while waiting for their sync */
 } srv_stats;
 
 /* Add n to a counter owned by one loop thread; srv_stats_sum may read it
@@ -90,6 +91,13 @@ typedef struct srv_loop {
      * (commitlog_sync_wait_poll_us; 0: never); and how many such replies. */
     uint64_t active_ns, poll_ns;
     int sync_waits;
+    /* Replies waiting for a sync that time out (write_request_timeout):
+     * oldest first, and a timer for the earliest deadline among them
+     * (conn.c wto_*); wto_at is the deadline it is set for, 0 = not set. */
+    struct pending_reply *wto_head, *wto_tail;
+    uv_timer_t wto_timer;
+    bool wto_open;
+    uint64_t wto_at;
     cs_buf spare_body;               /* a RESULT body buffer kept between requests */
     /* Cross-loop messages (loop.c): accepted sockets, schema events, stop. */
     uv_async_t wake;

@@ -802,7 +802,8 @@ static void *sync_main(void *arg)
             uint64_t now = cs_mono_ns(), next = last_ns + (uint64_t)window * 1000000ull;
             if (last_ns && now < next) {
                 pthread_mutex_unlock(&l->smu);
-                struct timespec d = { 0, (long)(next - now) };
+                uint64_t left = next - now;   /* a window of a second or more: tv_nsec stays under 1e9 */
+                struct timespec d = { (time_t)(left / 1000000000ull), (long)(left % 1000000000ull) };
                 nanosleep(&d, NULL);
                 pthread_mutex_lock(&l->smu);
             }
