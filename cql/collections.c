@@ -23,6 +23,7 @@
  */
 #include <string.h>
 #include "cql/modify_int.h"
+#include "cql/cql_int.h"
 #include "common/alloc.h"
 #include "common/util.h"
 
@@ -403,8 +404,19 @@ static int list_discard(cql_wrow *w, const sch_column *c, cql_value v, cs_error 
     return r < 0 ? r : 0;
 }
 
+/* Guardrail read_before_write_list_operations (Lists' Discarder,
+ * SetterByIndex and DiscarderByIndex, before their values are bound). */
+static int list_rbw_guard(cql_wrow *w, const char *what, cs_error *e)
+{
+    cql_ctx *ctx = w->b->ctx;
+    return cql__guard_flag(ctx, w->b->session, ctx->cfg.guard.read_before_write_list_operations,
+                           "read_before_write_list_operations", what, e);
+}
+
 int cql__w_coll_sub(cql_wrow *w, const sch_column *c, cql_value v, cs_error *e)
 {
+    if (c->type->kind == CT_LIST && list_rbw_guard(w, "Removal of list items requiring read before write", e))
+        return CS_EUSER;
     if (v.len < 0)
         return 0;
     if (c->type->kind == CT_LIST)
@@ -478,6 +490,8 @@ static int list_at(cql_wrow *w, const sch_column *c, cql_value key, const cql_va
 int cql__w_elem_set(cql_wrow *w, const sch_column *c, cql_value key, cql_value v, cs_error *e)
 {
     if (c->type->kind == CT_LIST) {
+        if (list_rbw_guard(w, "Setting of list items by index requiring read before write", e))
+            return CS_EUSER;
         if (v.len == CQL_UNSET)
             return 0;
         return list_at(w, c, key, &v, e);
@@ -504,7 +518,8 @@ int cql__w_elem_set(cql_wrow *w, const sch_column *c, cql_value key, cql_value v
 int cql__w_elem_delete(cql_wrow *w, const sch_column *c, cql_value key, cs_error *e)
 {
     if (c->type->kind == CT_LIST)
-        return list_at(w, c, key, NULL, e);
+        return list_rbw_guard(w, "Removal of list items by index requiring read before write", e) ? CS_EUSER
+               : list_at(w, c, key, NULL, e);
     if (key.len == CQL_NULL)
         return cs_error_set(e, CS_ERR_INVALID, c->type->kind == CT_SET ? "Invalid null set element"
                                                                        : "Invalid null map key");

@@ -130,6 +130,30 @@ int cql__res_chain(const ast_resource *r, ast_resource out[4]);        /* r, the
 bool cql__authz_enabled(const cql_ctx *ctx);                           /* authorizer: CassandraAuthorizer */
 const char *cql__authz_user(const cql_ctx *ctx, const cql_session *s); /* NULL: anonymous */
 bool cql__authz_is_super(cql_ctx *ctx, const cql_session *s);          /* ClientState.isSuper */
+
+/* Guardrails (guardrails.c, Cassandra 4.1's db/guardrails; cql_config.guard):
+ * only for ordinary users (PasswordAuthenticator, not a superuser; s NULL:
+ * an internal call, never).  Failures are InvalidRequest, warnings go to r,
+ * both "Guardrail <name> violated: ...".  Call sites, as Cassandra's:
+ * allow_filtering (SelectStatement.validate), group_by (its selection),
+ * read_consistency_levels, page_size and partition_keys_in_select (its
+ * execute), user_timestamps (ModificationStatement.validate),
+ * write_consistency_levels (the write's and batch's execute),
+ * read_before_write_list_operations (list element writes), keyspaces,
+ * tables, columns_per_table, compact_tables (CREATE), columns_per_table on
+ * ALTER TABLE ADD, secondary_indexes and secondary_indexes_per_table (CREATE
+ * INDEX), materialized_views_per_table, fields_per_udt (CREATE / ALTER TYPE
+ * ADD), drop_truncate_table_enabled (DROP TABLE, TRUNCATE). */
+enum { CQL_GUARD_KEYSPACES, CQL_GUARD_TABLES, CQL_GUARD_COLUMNS_PER_TABLE, CQL_GUARD_SECONDARY_INDEXES_PER_TABLE,
+       CQL_GUARD_MATERIALIZED_VIEWS_PER_TABLE, CQL_GUARD_PAGE_SIZE, CQL_GUARD_PARTITION_KEYS_IN_SELECT,
+       CQL_GUARD_FIELDS_PER_UDT };
+bool cql__guard_applies(cql_ctx *ctx, const cql_session *s);
+int cql__guard_flag(cql_ctx *ctx, const cql_session *s, bool enabled, const char *name, const char *what, cs_error *e);
+const int *cql__guard_threshold(const cql_ctx *ctx, int g);     /* {warn, fail} */
+bool cql__guard_max_on(cql_ctx *ctx, const cql_session *s, int g);   /* Threshold.enabled */
+int cql__guard_max(cql_ctx *ctx, const cql_session *s, cql_result *r, int g, long long value, const char *what,
+                   cs_error *e);
+int cql__guard_cl(cql_ctx *ctx, const cql_session *s, cql_result *r, bool write, uint32_t levels, cs_error *e);
 /* IAuthorizer.authorize: the permissions s's user holds on exactly r. */
 unsigned cql__authz_perms_on(cql_ctx *ctx, const cql_session *s, const ast_resource *r);
 /* ClientState.ensurePermission(perm, r): Unauthorized unless the user

@@ -35,9 +35,23 @@ typedef struct cql_config {
     bool cassandra_authorizer;         /* authorizer: CassandraAuthorizer (else AllowAllAuthorizer) */
     int64_t timeout_ms[10];            /* CQL_TIMEOUT_*: the request timeouts (cql_timeout_ms) */
     const char *config_text;           /* settings for system_views.settings (may be NULL) */
+    /* Guardrails (cassandra.yaml; Cassandra 4.1's db/guardrails, applied to
+     * ordinary users only: cql/guardrails.c).  Thresholds are
+     * {warn, fail}, -1 = off; the flags are the *_enabled keys; consistency
+     * level sets are bit (1 << code). */
+    struct cql_guardrails {
+        int keyspaces[2], tables[2], columns_per_table[2], secondary_indexes_per_table[2],
+            materialized_views_per_table[2], page_size[2], partition_keys_in_select[2], fields_per_udt[2];
+        bool allow_filtering, user_timestamps, group_by, drop_truncate_table, secondary_indexes,
+             compact_tables, read_before_write_list_operations;
+        uint32_t read_cl_warned, read_cl_disallowed, write_cl_warned, write_cl_disallowed;
+    } guard;
 } cql_config;
 
 void cql_config_defaults(cql_config *c);
+/* ConsistencyLevel's name for its protocol code ("LOCAL_ONE"); NULL past
+ * NODE_LOCAL. */
+const char *cql_consistency_level_name(unsigned code);
 
 /* The timeouts of cassandra.yaml, in ms, by nodetool gettimeout's type:
  * read_request_timeout (5000), range_request_timeout (10000),

@@ -468,6 +468,10 @@ int cql__exec_writes(cql_ctx *ctx, cql_session *s, int kind, const ast_using *us
             cs_error_set(e, CS_ERR_INVALID, "Timestamp must be set either on BATCH or individual statements");
             goto out;
         }
+        if (stmt_has_ts(st) &&   /* guardrail user_timestamps: ModificationStatement.validate */
+            cql__guard_flag(ctx, s, ctx->cfg.guard.user_timestamps, "user_timestamps",
+                            "User provided timestamps (USING TIMESTAMP)", e))
+            goto out;
         cql_eval ev;
         cql_session *is = s;
         if (items[i].keyspace && *items[i].keyspace && strcmp(items[i].keyspace, s->keyspace)) {
@@ -488,6 +492,11 @@ int cql__exec_writes(cql_ctx *ctx, cql_session *s, int kind, const ast_using *us
     }
     if (kind >= 0 && batch_validate(kind, ts_set, plans, n_items, e) < 0)
         goto out;
+    if (p && p->consistency < 32 && cql__guard_applies(ctx, s)) {   /* guardrail write_consistency_levels: execute */
+        unsigned serial = p->serial_consistency ? p->serial_consistency : 0x0008;   /* SERIAL by default */
+        if (cql__guard_cl(ctx, s, r, true, (1u << p->consistency) | (serial < 32 ? 1u << serial : 0), e))
+            goto out;
+    }
 
     bool lwt = false;
     for (int i = 0; i < n_items; i++)
@@ -503,6 +512,7 @@ int cql__exec_writes(cql_ctx *ctx, cql_session *s, int kind, const ast_using *us
     }
     b_init = true;
     b.start_ns = p ? p->start_ns : 0;
+    b.session = s;
     if (applied) {
         if (kind >= 0 && !lwt)   /* BatchStatement.getMutations: not on the conditional path */
             low_gcgs_warning(kind, plans, n_items, r);

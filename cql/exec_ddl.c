@@ -162,7 +162,7 @@ static void count_schema(sch_catalog *c, int *tables, int *keyspaces)
     }
 }
 
-static int create_keyspace(cql_ctx *ctx, cql_stmt *st, cql_result *r, cs_error *e)
+static int create_keyspace(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_error *e)
 {
     sch_catalog *c = ctx->cat;
     const ast_keyspace_def *d = &st->u.keyspace;
@@ -170,6 +170,12 @@ static int create_keyspace(cql_ctx *ctx, cql_stmt *st, cql_result *r, cs_error *
     if (!valid_name(d->name))
         return cs_error_set(e, CS_ERR_INVALID, "Keyspace name must not be empty, more than 48 characters long, "
                             "or contain non-alphanumeric-underscore characters (got '%s')", d->name);
+    if (cql__guard_max_on(ctx, s, CQL_GUARD_KEYSPACES)) {   /* CreateKeyspaceStatement.validate: user keyspaces + 1 */
+        int nk = 0;
+        for (int i = 0; i < sch_keyspace_count(c); i++)
+            nk += !sch_keyspace_at(c, i)->is_system && !sch_keyspace_at(c, i)->is_virtual;
+        if (cql__guard_max(ctx, s, r, CQL_GUARD_KEYSPACES, nk + 1, d->name, e)) return CS_EUSER;
+    }
     /* CreateKeyspaceStatement.apply order: property names, mandatory
      * replication, existence, then the strategy and its options */
     bool has_repl = false;
@@ -505,6 +511,19 @@ static int create_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *
     const char *ks = ddl_keyspace_of(&ct->table, s, e);
     if (!ks) return CS_EUSER;
     if (ddl_check_modifiable(c, ks, e)) return CS_EUSER;
+    if (cql__guard_applies(ctx, s)) {   /* CreateTableStatement.validate: columns, tables, compact storage */
+        if (cql__guard_max(ctx, s, r, CQL_GUARD_COLUMNS_PER_TABLE, ct->n_cols, ct->table.name, e)) return CS_EUSER;
+        if (cql__guard_max_on(ctx, s, CQL_GUARD_TABLES)) {
+            int nt = 0;
+            for (int i = 0; i < sch_keyspace_count(c); i++)
+                if (!sch_keyspace_at(c, i)->is_system && !sch_keyspace_at(c, i)->is_virtual)
+                    nt += sch_keyspace_at(c, i)->n_tables;   /* tables and views: each a ColumnFamilyStore */
+            if (cql__guard_max(ctx, s, r, CQL_GUARD_TABLES, nt + 1, ct->table.name, e)) return CS_EUSER;
+        }
+        if (ct->compact_storage &&
+            cql__guard_flag(ctx, s, ctx->cfg.guard.compact_tables, "compact_tables",
+                            "Creation of new COMPACT STORAGE tables", e)) return CS_EUSER;
+    }
     sch_keyspace *k = sch_keyspace_find(c, ks);
     if (!k) return cs_error_set(e, CS_ERR_INVALID, "Keyspace '%s' doesn't exist", ks);
     if (sch_table_find(c, ks, ct->table.name)) {
@@ -558,6 +577,9 @@ static int drop_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r,
     const char *ks = ddl_keyspace_of(&d->name, s, e);
     if (!ks) return CS_EUSER;
     if (ddl_check_modifiable(c, ks, e)) return CS_EUSER;
+    if (cql__guard_flag(ctx, s, ctx->cfg.guard.drop_truncate_table, "drop_truncate_table_enabled",
+                        "DROP and TRUNCATE TABLE functionality", e))   /* DropTableStatement.apply, first */
+        return CS_EUSER;
     sch_keyspace *k = sch_keyspace_find(c, ks);
     if (!k) {
         if (d->if_exists) { cql_result_void(r); return 0; }
@@ -596,6 +618,9 @@ static int truncate_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result
     const ast_drop *d = &st->u.drop;
     sch_table *t = sch_resolve_table(ctx->cat, d->name.ks, d->name.name, s ? s->keyspace : NULL, e);
     if (!t) return CS_EUSER;
+    if (cql__guard_flag(ctx, s, ctx->cfg.guard.drop_truncate_table, "drop_truncate_table_enabled",
+                        "DROP and TRUNCATE TABLE functionality", e))   /* TruncateStatement.validate */
+        return CS_EUSER;
     if (t->is_view)
         return cs_error_set(e, CS_ERR_INVALID, "Cannot TRUNCATE materialized view directly; must truncate base table instead");
     if (t->ks->is_virtual)   /* AbstractVirtualTable.truncate */
@@ -666,7 +691,7 @@ static int exec_ddl(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, c
 {
     switch (st->kind) {
     case STMT_USE: return cql_exec_use(ctx, s, st, r, e);
-    case STMT_CREATE_KEYSPACE: return create_keyspace(ctx, st, r, e);
+    case STMT_CREATE_KEYSPACE: return create_keyspace(ctx, s, st, r, e);
     case STMT_ALTER_KEYSPACE: return alter_keyspace(ctx, st, r, e);
     case STMT_DROP_KEYSPACE: return drop_keyspace(ctx, st, r, e);
     case STMT_CREATE_TABLE: return create_table(ctx, s, st, r, e);

@@ -354,6 +354,15 @@ int ddl_alter_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, c
     if (t->is_view)
         return cs_error_set(e, CS_ERR_INVALID, "Cannot use ALTER TABLE on a materialized view; use ALTER MATERIALIZED VIEW instead");
     int rc;
+    if (a->kind == ALTER_ADD && cql__guard_max_on(ctx, s, CQL_GUARD_COLUMNS_PER_TABLE)) {
+        int n_new = 0, exists = 0;   /* AlterTableStatement's AddColumns, once the columns are added */
+        for (int i = 0; i < a->n_cols; i++) {
+            if (sch_column_find(t, a->cols[i].name)) exists++;
+            else n_new++;
+        }
+        if (!exists && cql__guard_max(ctx, s, r, CQL_GUARD_COLUMNS_PER_TABLE, t->n_cols + n_new, t->name, e))
+            return CS_EUSER;
+    }
     switch (a->kind) {
     case ALTER_ADD: rc = alter_add(c, t, a, e); break;
     case ALTER_DROP: rc = alter_drop(c, t, a, e); break;
@@ -443,6 +452,8 @@ int ddl_create_type(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, c
     const char *ks = ddl_keyspace_of(&d->name, s, e);
     if (!ks) return CS_EUSER;
     if (ddl_check_modifiable(c, ks, e)) return CS_EUSER;
+    if (cql__guard_max(ctx, s, r, CQL_GUARD_FIELDS_PER_UDT, d->n_fields, d->name.name, e))   /* CreateTypeStatement.validate */
+        return CS_EUSER;
     sch_keyspace *k = sch_keyspace_find(c, ks);
     if (!k) return cs_error_set(e, CS_ERR_INVALID, "Keyspace '%s' doesn't exist", ks);
     if (sch__ks_type_index(k, d->name.name) >= 0) {
@@ -535,6 +546,8 @@ int ddl_alter_type(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs
                                   sch__bufstr(&pk_users) ? (char *)pk_users.p : "");
             }
             cs_buf_destroy(&pk_users);
+            if (rc == 0 && cql__guard_max(ctx, s, r, CQL_GUARD_FIELDS_PER_UDT, n + i + 1, d->name.name, e))
+                rc = CS_EUSER;   /* AlterTypeStatement's AddField */
         }
     } else if (d->alter_rename) {
         for (int i = 0; rc == 0 && i < d->n_renames; i++) {

@@ -44,6 +44,8 @@ int ddl_create_index(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, 
     const char *ks = ddl_keyspace_of(&ci->table, s, e);
     if (!ks) return CS_EUSER;
     if (ddl_check_modifiable(c, ks, e)) return CS_EUSER;
+    if (cql__guard_flag(ctx, s, ctx->cfg.guard.secondary_indexes, "secondary_indexes", "Creating secondary indexes", e))
+        return CS_EUSER;   /* CreateIndexStatement.apply, first */
     sch_keyspace *k = sch_keyspace_find(c, ks);
     if (!k) return cs_error_set(e, CS_ERR_INVALID, "Keyspace '%s' doesn't exist", ks);
     sch_table *t = sch_table_find(c, ks, ci->table.name);
@@ -54,6 +56,12 @@ int ddl_create_index(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, 
     }
     if (t->is_counter) return cs_error_set(e, CS_ERR_INVALID, "Secondary indexes on counter tables aren't supported");
     if (t->is_view) return cs_error_set(e, CS_ERR_INVALID, "Secondary indexes on materialized views aren't supported");
+    if (cql__guard_max_on(ctx, s, CQL_GUARD_SECONDARY_INDEXES_PER_TABLE)) {
+        char what[600];
+        if (ci->name && *ci->name) snprintf(what, sizeof what, "%s on table %s", ci->name, t->name);
+        else snprintf(what, sizeof what, "on table %s", t->name);
+        if (cql__guard_max(ctx, s, r, CQL_GUARD_SECONDARY_INDEXES_PER_TABLE, t->n_indexes + 1, what, e)) return CS_EUSER;
+    }
     const char *cls = ci->using_class;
     char clsbuf[256] = "";
     if (cls) {
@@ -229,6 +237,11 @@ int ddl_create_view(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, c
     }
     if (base->is_counter) return cs_error_set(e, CS_ERR_INVALID, "Materialized views are not supported on counter tables");
     if (base->is_view) return cs_error_set(e, CS_ERR_INVALID, "Materialized views cannot be created against other materialized views");
+    if (cql__guard_max_on(ctx, s, CQL_GUARD_MATERIALIZED_VIEWS_PER_TABLE)) {
+        char what[600];
+        snprintf(what, sizeof what, "%s on table %s", cv->view.name, base->name);
+        if (cql__guard_max(ctx, s, r, CQL_GUARD_MATERIALIZED_VIEWS_PER_TABLE, base->n_views + 1, what, e)) return CS_EUSER;
+    }
     const ast_select *sel = cv->select;
     if (!sel) return cs_error_set(e, CS_ERR_INVALID, "Missing SELECT in materialized view definition");
     /* selected columns */

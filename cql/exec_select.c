@@ -710,11 +710,31 @@ static int run_select(cql_sx *x, cql_result *r)
                             "SERIAL/LOCAL_SERIAL consistency may only be requested for one partition at a time");
     if (x->sel.has_agg && x->as->n_group_by == 0 && x->as->per_partition_limit)
         return cs_error_set(x->e, CS_ERR_INVALID, "PER PARTITION LIMIT is not allowed with aggregate queries.");
+    if (x->as->n_group_by &&   /* guardrail group_by: SelectStatement's selection, after the restrictions */
+        (rc = cql__guard_flag(x->ctx, x->s, x->ctx->cfg.guard.group_by, "group_by", "GROUP BY functionality", x->e)))
+        return rc;
     if ((rc = eval_limit(x, x->as->limit, "[limit]", "limit", &x->limit)) ||
         (rc = eval_limit(x, x->as->per_partition_limit, "[per_partition_limit]", "per partition limit",
                          &x->pp_limit)) ||
         (rc = check_group_by(x)) || (rc = check_distinct(x)) || (rc = check_order(x)))
         return rc;
+    /* guardrails of SelectStatement.validate and execute: ALLOW FILTERING
+     * (not on system keyspaces), the read consistency, the partition keys of an
+     * IN, the page size of a paged read */
+    if (cql__guard_applies(x->ctx, x->s)) {
+        const struct cql_guardrails *g = &x->ctx->cfg.guard;
+        if (x->as->allow_filtering && !x->t->ks->is_system &&
+            (rc = cql__guard_flag(x->ctx, x->s, g->allow_filtering, "allow_filtering", "Querying with ALLOW FILTERING", x->e)))
+            return rc;
+        if (p && p->consistency < 32 && (rc = cql__guard_cl(x->ctx, x->s, r, false, 1u << p->consistency, x->e)))
+            return rc;
+        if (x->w.has_in_pk && x->w.pk_all && x->w.n_pks > 0 &&
+            (rc = cql__guard_max(x->ctx, x->s, r, CQL_GUARD_PARTITION_KEYS_IN_SELECT, x->w.n_pks, x->t->name, x->e)))
+            return rc;
+        if (p && p->page_size > 0 && (x->sel.has_agg || x->n_group > 0 || x->limit > p->page_size) &&
+            (rc = cql__guard_max(x->ctx, x->s, r, CQL_GUARD_PAGE_SIZE, p->page_size, x->t->name, x->e)))
+            return rc;
+    }
     if (x->sel.has_agg || x->n_group) {
         /* Cassandra's client warnings for aggregates (SelectStatement) */
         bool pk_restricted = x->w.pk_all || x->w.token_range;

@@ -49,9 +49,8 @@ static trace_store *store(cql_ctx *ctx, bool create)
 
 const char *cql__consistency_name(int cl)
 {
-    static const char *n[] = { "ANY", "ONE", "TWO", "THREE", "QUORUM", "ALL", "LOCAL_QUORUM", "EACH_QUORUM",
-                               "SERIAL", "LOCAL_SERIAL", "LOCAL_ONE" };
-    return cl >= 0 && cl < (int)(sizeof(n) / sizeof(n[0])) ? n[cl] : "ONE";
+    const char *n = cl >= 0 && cl <= 10 ? cql_consistency_level_name((unsigned)cl) : NULL;   /* up to LOCAL_ONE */
+    return n ? n : "ONE";
 }
 
 static void add_event(trace_session *t, int64_t at_us, int32_t elapsed, const char *fmt, const char *arg)

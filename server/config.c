@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "common/alloc.h"
@@ -250,6 +251,34 @@ static const key_def keys[] = {
     { "user_defined_functions_enabled", K_BOOL, 0, F(cql.user_defined_functions_enabled) },
     { "enable_user_defined_functions", K_BOOL, 0, F(cql.user_defined_functions_enabled) },
     { "num_tokens", K_INT, 0, F(cql.num_tokens) },
+    /* guardrails (GuardrailsOptions; cql/guardrails.c) */
+    { "keyspaces_warn_threshold", K_INT, 0, F(cql.guard.keyspaces[0]) },
+    { "keyspaces_fail_threshold", K_INT, 0, F(cql.guard.keyspaces[1]) },
+    { "tables_warn_threshold", K_INT, 0, F(cql.guard.tables[0]) },
+    { "tables_fail_threshold", K_INT, 0, F(cql.guard.tables[1]) },
+    { "columns_per_table_warn_threshold", K_INT, 0, F(cql.guard.columns_per_table[0]) },
+    { "columns_per_table_fail_threshold", K_INT, 0, F(cql.guard.columns_per_table[1]) },
+    { "secondary_indexes_per_table_warn_threshold", K_INT, 0, F(cql.guard.secondary_indexes_per_table[0]) },
+    { "secondary_indexes_per_table_fail_threshold", K_INT, 0, F(cql.guard.secondary_indexes_per_table[1]) },
+    { "materialized_views_per_table_warn_threshold", K_INT, 0, F(cql.guard.materialized_views_per_table[0]) },
+    { "materialized_views_per_table_fail_threshold", K_INT, 0, F(cql.guard.materialized_views_per_table[1]) },
+    { "page_size_warn_threshold", K_INT, 0, F(cql.guard.page_size[0]) },
+    { "page_size_fail_threshold", K_INT, 0, F(cql.guard.page_size[1]) },
+    { "partition_keys_in_select_warn_threshold", K_INT, 0, F(cql.guard.partition_keys_in_select[0]) },
+    { "partition_keys_in_select_fail_threshold", K_INT, 0, F(cql.guard.partition_keys_in_select[1]) },
+    { "fields_per_udt_warn_threshold", K_INT, 0, F(cql.guard.fields_per_udt[0]) },
+    { "fields_per_udt_fail_threshold", K_INT, 0, F(cql.guard.fields_per_udt[1]) },
+    { "allow_filtering_enabled", K_BOOL, 0, F(cql.guard.allow_filtering) },
+    { "user_timestamps_enabled", K_BOOL, 0, F(cql.guard.user_timestamps) },
+    { "group_by_enabled", K_BOOL, 0, F(cql.guard.group_by) },
+    { "drop_truncate_table_enabled", K_BOOL, 0, F(cql.guard.drop_truncate_table) },
+    { "secondary_indexes_enabled", K_BOOL, 0, F(cql.guard.secondary_indexes) },
+    { "compact_tables_enabled", K_BOOL, 0, F(cql.guard.compact_tables) },
+    { "read_before_write_list_operations_enabled", K_BOOL, 0, F(cql.guard.read_before_write_list_operations) },
+    { "read_consistency_levels_warned", K_SPECIAL, 0, F(cql.guard.read_cl_warned) },
+    { "read_consistency_levels_disallowed", K_SPECIAL, 0, F(cql.guard.read_cl_disallowed) },
+    { "write_consistency_levels_warned", K_SPECIAL, 0, F(cql.guard.write_cl_warned) },
+    { "write_consistency_levels_disallowed", K_SPECIAL, 0, F(cql.guard.write_cl_disallowed) },
     { "concurrent_compactors", K_INT, 0, F(st.compaction_threads) },
     { "auto_snapshot", K_BOOL, 0, F(st.snapshot_on_truncate) },
     { "auto_snapshot_ttl", K_SPECIAL, 0, 0, 0 },
@@ -355,6 +384,14 @@ static int set_batch(config *c, const char *key, const char *v, long long legacy
 
 static int set_special(config *c, const key_def *k, const char *v, long long legacy_unit)
 {
+    if (strstr(k->name, "_consistency_levels_")) {   /* one element of a list of ConsistencyLevel names */
+        for (unsigned i = 0; cql_consistency_level_name(i); i++)
+            if (strcasecmp(v, cql_consistency_level_name(i)) == 0) {
+                *(uint32_t *)((char *)c + k->off) |= 1u << i;
+                return 0;
+            }
+        return CS_EINVAL;
+    }
     if (strcmp(k->name, "commitlog_sync") == 0) {
         if (strcmp(v, "periodic") == 0)
             c->st.sync_mode = ST_SYNC_PERIODIC;
@@ -514,6 +551,43 @@ static int apply(config *c, const char *k, const char *v, int line, char *err, s
     return 0;
 }
 
+/* GuardrailsOptions' checks of the thresholds (validateMaxIntThreshold). */
+static int guard_validate(const struct cql_guardrails *g, char *err, size_t errlen)
+{
+    static const struct { const char *name; size_t off; } th[] = {
+        { "keyspaces", offsetof(struct cql_guardrails, keyspaces) },
+        { "tables", offsetof(struct cql_guardrails, tables) },
+        { "columns_per_table", offsetof(struct cql_guardrails, columns_per_table) },
+        { "secondary_indexes_per_table", offsetof(struct cql_guardrails, secondary_indexes_per_table) },
+        { "materialized_views_per_table", offsetof(struct cql_guardrails, materialized_views_per_table) },
+        { "page_size", offsetof(struct cql_guardrails, page_size) },
+        { "partition_keys_in_select", offsetof(struct cql_guardrails, partition_keys_in_select) },
+        { "fields_per_udt", offsetof(struct cql_guardrails, fields_per_udt) },
+    };
+    for (size_t i = 0; i < sizeof th / sizeof th[0]; i++) {
+        const int *v = (const int *)((const char *)g + th[i].off);
+        for (int j = 0; j < 2; j++) {
+            const char *kind = j ? "fail" : "warn";
+            if (v[j] == 0) {
+                snprintf(err, errlen, "Invalid value for %s_%s_threshold: 0 is not allowed; if attempting to disable use -1",
+                         th[i].name, kind);
+                return CS_EINVAL;
+            }
+            if (v[j] < -1) {
+                snprintf(err, errlen, "Invalid value %d for %s_%s_threshold: negative values are not allowed, "
+                         "outside of -1 which disables the guardrail", v[j], th[i].name, kind);
+                return CS_EINVAL;
+            }
+        }
+        if (v[0] != -1 && v[1] != -1 && v[1] < v[0]) {
+            snprintf(err, errlen, "The warn threshold %d for %s_warn_threshold should be lower than the fail threshold %d",
+                     v[0], th[i].name, v[1]);
+            return CS_EINVAL;
+        }
+    }
+    return 0;
+}
+
 /* Apply each element of a flow list "[a, b]" to key k. */
 static int apply_flow_list(config *c, const char *k, char *v, int line, char *err, size_t errlen)
 {
@@ -582,6 +656,8 @@ int config_parse(config *c, const char *text, size_t len, char *err, size_t errl
             rc = apply(c, k, v, line, err, errlen);
     }
     cs_free(buf);
+    if (rc == 0)
+        rc = guard_validate(&c->cql.guard, err, errlen);
     if (rc == 0 && c->cql.cassandra_authorizer && c->authenticator == CONFIG_AUTH_ALLOW_ALL) {
         /* AuthConfig.applyAuth */
         snprintf(err, errlen, "AllowAllAuthenticator can't be used with CassandraAuthorizer");
@@ -713,6 +789,89 @@ static void setting(cs_buf *b, const char *name, const char *fmt, ...)
     cs_buf_put_u8(b, '\n');
 }
 
+static int cmp_line(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sort the "name\tvalue\n" lines of b by name (tabs sort before any name
+ * character, so a name before its longer namesakes). */
+static void sort_lines(cs_buf *b)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < b->len; i++)
+        n += b->p[i] == '\n';
+    char *text = cs_strndup((const char *)b->p, b->len);
+    const char **lines = cs_calloc(n + 1, sizeof *lines);
+    if (!text || !lines) {
+        cs_free(text);
+        cs_free(lines);
+        return;
+    }
+    size_t k = 0;
+    for (char *p = text, *nl; k < n && (nl = strchr(p, '\n')); p = nl + 1) {
+        *nl = '\0';
+        lines[k++] = p;
+    }
+    qsort(lines, k, sizeof *lines, cmp_line);
+    cs_buf_reset(b);
+    for (size_t i = 0; i < k; i++) {
+        cs_buf_put(b, lines[i], strlen(lines[i]));
+        cs_buf_put_u8(b, '\n');
+    }
+    cs_free(lines);
+    cs_free(text);
+}
+
+/* The guardrails' settings, as Cassandra's settings table shows them. */
+static void guard_settings(cs_buf *b, const struct cql_guardrails *g)
+{
+    static const struct { const char *name; size_t off; } th[] = {
+        { "columns_per_table", offsetof(struct cql_guardrails, columns_per_table) },
+        { "fields_per_udt", offsetof(struct cql_guardrails, fields_per_udt) },
+        { "keyspaces", offsetof(struct cql_guardrails, keyspaces) },
+        { "materialized_views_per_table", offsetof(struct cql_guardrails, materialized_views_per_table) },
+        { "page_size", offsetof(struct cql_guardrails, page_size) },
+        { "partition_keys_in_select", offsetof(struct cql_guardrails, partition_keys_in_select) },
+        { "secondary_indexes_per_table", offsetof(struct cql_guardrails, secondary_indexes_per_table) },
+        { "tables", offsetof(struct cql_guardrails, tables) },
+    };
+    char n[96];
+    for (size_t i = 0; i < sizeof th / sizeof th[0]; i++) {
+        const int *v = (const int *)((const char *)g + th[i].off);
+        snprintf(n, sizeof n, "%s_fail_threshold", th[i].name);
+        setting(b, n, "%d", v[1]);
+        snprintf(n, sizeof n, "%s_warn_threshold", th[i].name);
+        setting(b, n, "%d", v[0]);
+    }
+    static const struct { const char *name; size_t off; } fl[] = {
+        { "allow_filtering_enabled", offsetof(struct cql_guardrails, allow_filtering) },
+        { "compact_tables_enabled", offsetof(struct cql_guardrails, compact_tables) },
+        { "drop_truncate_table_enabled", offsetof(struct cql_guardrails, drop_truncate_table) },
+        { "group_by_enabled", offsetof(struct cql_guardrails, group_by) },
+        { "read_before_write_list_operations_enabled", offsetof(struct cql_guardrails, read_before_write_list_operations) },
+        { "secondary_indexes_enabled", offsetof(struct cql_guardrails, secondary_indexes) },
+        { "user_timestamps_enabled", offsetof(struct cql_guardrails, user_timestamps) },
+    };
+    for (size_t i = 0; i < sizeof fl / sizeof fl[0]; i++)
+        setting(b, fl[i].name, "%s", *(const bool *)((const char *)g + fl[i].off) ? "true" : "false");
+    static const struct { const char *name; size_t off; } cl[] = {
+        { "read_consistency_levels_disallowed", offsetof(struct cql_guardrails, read_cl_disallowed) },
+        { "read_consistency_levels_warned", offsetof(struct cql_guardrails, read_cl_warned) },
+        { "write_consistency_levels_disallowed", offsetof(struct cql_guardrails, write_cl_disallowed) },
+        { "write_consistency_levels_warned", offsetof(struct cql_guardrails, write_cl_warned) },
+    };
+    for (size_t i = 0; i < sizeof cl / sizeof cl[0]; i++) {
+        uint32_t bits = *(const uint32_t *)((const char *)g + cl[i].off);
+        char v[200];
+        size_t k = (size_t)snprintf(v, sizeof v, "[");
+        for (unsigned c = 0; cql_consistency_level_name(c) && k < sizeof v; c++)
+            if (bits & (1u << c))
+                k += (size_t)snprintf(v + k, sizeof v - k, "%s%s", k > 1 ? ", " : "", cql_consistency_level_name(c));
+        setting(b, cl[i].name, "%s]", v);
+    }
+}
+
 static void timeout_setting(cs_buf *b, const config *c, int which)
 {
     setting(b, cql_timeout_name(which), "%lldms", (long long)c->cql.timeout_ms[which]);
@@ -780,6 +939,8 @@ static void build_settings(config *c)
     setting(b, "user_defined_functions_enabled", "%s",
             c->cql.user_defined_functions_enabled ? "true" : "false");
     timeout_setting(b, c, CQL_TIMEOUT_WRITE);
+    guard_settings(b, &c->cql.guard);
+    sort_lines(b);   /* the guardrails' among the others: one name order */
     cs_buf_put_u8(b, '\0');
 }
 

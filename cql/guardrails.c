@@ -1,0 +1,162 @@
+/*
+ * guardrails.c: Cassandra 4.1's guardrails (db/guardrails), configured in
+ * cassandra.yaml (cql_config.guard) and applied, as Guardrail.enabled
+ * does, to ordinary users only: with PasswordAuthenticator, a role that is
+ * not a superuser (ClientState.isOrdinaryUser).  Under
+ * AllowAllAuthenticator every session is a superuser, so none applies.
+ *
+ * Each guardrail keeps Cassandra's name and words: a warning goes to the
+ * response's warnings, a failure is an InvalidRequest (GuardrailViolated-
+ * Exception), both as "Guardrail <name> violated: <message>".  The call
+ * sites are where Cassandra's statements call them (see cql_int.h).
+ */
+#include <stdio.h>
+#include <string.h>
+#include "cql/cql_int.h"
+
+bool cql__guard_applies(cql_ctx *ctx, const cql_session *s)
+{
+    return s && ctx->cfg.password_authenticator && !cql__authz_is_super(ctx, s);
+}
+
+/* DisableFlag.ensureEnabled: "<what> is not allowed" */
+int cql__guard_flag(cql_ctx *ctx, const cql_session *s, bool enabled, const char *name, const char *what,
+                    cs_error *e)
+{
+    if (enabled || !cql__guard_applies(ctx, s))
+        return 0;
+    return cs_error_set(e, CS_ERR_INVALID, "Guardrail %s violated: %s is not allowed", name, what);
+}
+
+/* The MaxThreshold messages of Guardrails.java, by guardrail. */
+static void max_message(int g, bool warn, const char *what, long long v, long long th, char *m, size_t n)
+{
+    switch (g) {
+    case CQL_GUARD_KEYSPACES:
+        if (warn) snprintf(m, n, "Creating keyspace %s, current number of keyspaces %lld exceeds warning threshold of %lld.", what, v, th);
+        else snprintf(m, n, "Cannot have more than %lld keyspaces, aborting the creation of keyspace %s", th, what);
+        break;
+    case CQL_GUARD_TABLES:
+        if (warn) snprintf(m, n, "Creating table %s, current number of tables %lld exceeds warning threshold of %lld.", what, v, th);
+        else snprintf(m, n, "Cannot have more than %lld tables, aborting the creation of table %s", th, what);
+        break;
+    case CQL_GUARD_COLUMNS_PER_TABLE:
+        if (warn) snprintf(m, n, "The table %s has %lld columns, this exceeds the warning threshold of %lld.", what, v, th);
+        else snprintf(m, n, "Tables cannot have more than %lld columns, but %lld provided for table %s", th, v, what);
+        break;
+    case CQL_GUARD_SECONDARY_INDEXES_PER_TABLE:
+        if (warn) snprintf(m, n, "Creating secondary index %s, current number of indexes %lld exceeds warning threshold of %lld.", what, v, th);
+        else snprintf(m, n, "Tables cannot have more than %lld secondary indexes, aborting the creation of secondary index %s", th, what);
+        break;
+    case CQL_GUARD_MATERIALIZED_VIEWS_PER_TABLE:
+        if (warn) snprintf(m, n, "Creating materialized view %s, current number of views %lld exceeds warning threshold of %lld.", what, v, th);
+        else snprintf(m, n, "Tables cannot have more than %lld materialized views, aborting the creation of materialized view %s", th, what);
+        break;
+    case CQL_GUARD_PAGE_SIZE:
+        if (warn) snprintf(m, n, "Query for table %s with page size %lld exceeds warning threshold of %lld.", what, v, th);
+        else snprintf(m, n, "Aborting query for table %s, page size %lld exceeds fail threshold of %lld.", what, v, th);
+        break;
+    case CQL_GUARD_PARTITION_KEYS_IN_SELECT:
+        if (warn) snprintf(m, n, "Query with partition keys in IN clause on table %s, with number of partition keys %lld exceeds warning threshold of %lld.", what, v, th);
+        else snprintf(m, n, "Aborting query with partition keys in IN clause on table %s, number of partition keys %lld exceeds fail threshold of %lld.", what, v, th);
+        break;
+    default:   /* CQL_GUARD_FIELDS_PER_UDT */
+        if (warn) snprintf(m, n, "The user type %s has %lld columns, this exceeds the warning threshold of %lld.", what, v, th);
+        else snprintf(m, n, "User types cannot have more than %lld columns, but %lld provided for user type %s.", th, v, what);
+        break;
+    }
+}
+
+static const char *const max_names[] = {
+    [CQL_GUARD_KEYSPACES] = "keyspaces", [CQL_GUARD_TABLES] = "tables",
+    [CQL_GUARD_COLUMNS_PER_TABLE] = "columns_per_table",
+    [CQL_GUARD_SECONDARY_INDEXES_PER_TABLE] = "secondary_indexes_per_table",
+    [CQL_GUARD_MATERIALIZED_VIEWS_PER_TABLE] = "materialized_views_per_table",
+    [CQL_GUARD_PAGE_SIZE] = "page_size", [CQL_GUARD_PARTITION_KEYS_IN_SELECT] = "partition_keys_in_select",
+    [CQL_GUARD_FIELDS_PER_UDT] = "fields_per_udt",
+};
+
+const int *cql__guard_threshold(const cql_ctx *ctx, int g)
+{
+    const struct cql_guardrails *c = &ctx->cfg.guard;
+    switch (g) {
+    case CQL_GUARD_KEYSPACES: return c->keyspaces;
+    case CQL_GUARD_TABLES: return c->tables;
+    case CQL_GUARD_COLUMNS_PER_TABLE: return c->columns_per_table;
+    case CQL_GUARD_SECONDARY_INDEXES_PER_TABLE: return c->secondary_indexes_per_table;
+    case CQL_GUARD_MATERIALIZED_VIEWS_PER_TABLE: return c->materialized_views_per_table;
+    case CQL_GUARD_PAGE_SIZE: return c->page_size;
+    case CQL_GUARD_PARTITION_KEYS_IN_SELECT: return c->partition_keys_in_select;
+    default: return c->fields_per_udt;
+    }
+}
+
+bool cql__guard_max_on(cql_ctx *ctx, const cql_session *s, int g)
+{
+    const int *th = cql__guard_threshold(ctx, g);
+    return (th[0] > 0 || th[1] > 0) && cql__guard_applies(ctx, s);
+}
+
+/* MaxThreshold.guard: over the fail threshold fails, else over the warn
+ * one warns (r may be NULL: no warning to give). */
+int cql__guard_max(cql_ctx *ctx, const cql_session *s, cql_result *r, int g, long long value, const char *what,
+                   cs_error *e)
+{
+    if (!cql__guard_max_on(ctx, s, g))
+        return 0;
+    const int *th = cql__guard_threshold(ctx, g);
+    char m[700];
+    if (th[1] > 0 && value > th[1]) {
+        max_message(g, false, what, value, th[1], m, sizeof m);
+        return cs_error_set(e, CS_ERR_INVALID, "Guardrail %s violated: %s", max_names[g], m);
+    }
+    if (th[0] > 0 && value > th[0] && r) {
+        max_message(g, true, what, value, th[0], m, sizeof m);
+        cql_result_warn(r, "Guardrail %s violated: %s", max_names[g], m);
+    }
+    return 0;
+}
+
+
+/* A Java Set<ConsistencyLevel> as its toString prints it: "[ONE, ALL]", in
+ * the enum's order (Sets.immutableEnumSet). */
+static void cl_list(uint32_t bits, char *m, size_t n)
+{
+    size_t k = (size_t)snprintf(m, n, "[");
+    bool first = true;
+    for (unsigned i = 0; cql_consistency_level_name(i) && k < n; i++)
+        if (bits & (1u << i)) {
+            k += (size_t)snprintf(m + k, n - k, "%s%s", first ? "" : ", ", cql_consistency_level_name(i));
+            first = false;
+        }
+    if (k < n)
+        snprintf(m + k, n - k, "]");
+}
+
+/* Values<ConsistencyLevel>.guard for read_consistency_levels or
+ * write_consistency_levels: the request's levels (a write's with its
+ * serial consistency) against the disallowed, then the warned ones. */
+int cql__guard_cl(cql_ctx *ctx, const cql_session *s, cql_result *r, bool write, uint32_t levels, cs_error *e)
+{
+    const struct cql_guardrails *c = &ctx->cfg.guard;
+    uint32_t dis = write ? c->write_cl_disallowed : c->read_cl_disallowed;
+    uint32_t warned = write ? c->write_cl_warned : c->read_cl_warned;
+    if (!((dis | warned) & levels) || !cql__guard_applies(ctx, s))
+        return 0;
+    const char *name = write ? "write_consistency_levels" : "read_consistency_levels";
+    const char *what = write ? "write consistency levels" : "read consistency levels";
+    char a[200], b[200];
+    if (dis & levels) {
+        cl_list(dis & levels, a, sizeof a);
+        cl_list(dis, b, sizeof b);
+        return cs_error_set(e, CS_ERR_INVALID, "Guardrail %s violated: Provided values %s are not allowed for %s (disallowed values are: %s)",
+                            name, a, what, b);
+    }
+    if (r) {
+        cl_list(warned & levels, a, sizeof a);
+        cl_list(warned, b, sizeof b);
+        cql_result_warn(r, "Guardrail %s violated: Provided values %s are not recommended for %s (warned values are: %s)",
+                        name, a, what, b);
+    }
+    return 0;
+}
