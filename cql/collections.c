@@ -161,6 +161,15 @@ static int null_elem(cs_error *e)
     return cs_error_set(e, CS_ERR_INVALID, "null is not supported inside collections");
 }
 
+/* Guardrail items_per_collection on the elements a write adds (Lists,
+ * Sets and Maps: a setter's or an appender's, not counting those already
+ * there). */
+static int items_guard(cql_wrow *w, const sch_column *c, int32_t n, cs_error *e)
+{
+    cql_ctx *ctx = w->b->ctx;
+    return cql__guard_max(ctx, w->b->session, w->b->result, CQL_GUARD_ITEMS_PER_COLLECTION, n, c->name, e);
+}
+
 /* Add every element of a serialized collection value (set add, map put,
  * list append/prepend) as cells.  prepend: list ids below existing ones. */
 static int add_elements(cql_wrow *w, const sch_column *c, cql_value v, bool prepend, cs_error *e)
@@ -172,6 +181,8 @@ static int add_elements(cql_wrow *w, const sch_column *c, cql_value v, bool prep
     int rc;
     if ((rc = coll_open(&it, v, e)) < 0)
         return rc;
+    if (!prepend && it.n > 0 && items_guard(w, c, it.n, e))
+        return CS_EUSER;
     cs_buf_init(&path);
     int64_t t100 = 0;
     if (t->kind == CT_LIST)
@@ -234,6 +245,9 @@ int cql__w_set_value(cql_wrow *w, const sch_column *c, cql_value v, cs_error *e)
     if (v.len == CQL_UNSET)
         return 0;
     if (!ctype_is_multicell(c->type)) {
+        if (v.len >= 4 && (c->type->kind == CT_LIST || c->type->kind == CT_SET || c->type->kind == CT_MAP) &&
+            items_guard(w, c, (int32_t)cs_be32(v.p), e))   /* a frozen collection: its elements */
+            return CS_EUSER;
         if (v.len < 0)
             put_tomb(w, c->id, NULL, 0);
         else if (c->type->kind == CT_SET || c->type->kind == CT_MAP) {

@@ -143,10 +143,14 @@ bool cql__authz_is_super(cql_ctx *ctx, const cql_session *s);          /* Client
  * tables, columns_per_table, compact_tables (CREATE), columns_per_table on
  * ALTER TABLE ADD, secondary_indexes and secondary_indexes_per_table (CREATE
  * INDEX), materialized_views_per_table, fields_per_udt (CREATE / ALTER TYPE
- * ADD), drop_truncate_table_enabled (DROP TABLE, TRUNCATE). */
+ * ADD), drop_truncate_table_enabled (DROP TABLE, TRUNCATE), items_per_collection
+ * (a collection's elements written by a setter or an appender),
+ * minimum_replication_factor (CREATE / ALTER KEYSPACE, each datacenter),
+ * uncompressed_tables_enabled (CREATE / ALTER TABLE). */
 enum { CQL_GUARD_KEYSPACES, CQL_GUARD_TABLES, CQL_GUARD_COLUMNS_PER_TABLE, CQL_GUARD_SECONDARY_INDEXES_PER_TABLE,
        CQL_GUARD_MATERIALIZED_VIEWS_PER_TABLE, CQL_GUARD_PAGE_SIZE, CQL_GUARD_PARTITION_KEYS_IN_SELECT,
-       CQL_GUARD_FIELDS_PER_UDT };
+       CQL_GUARD_FIELDS_PER_UDT, CQL_GUARD_ITEMS_PER_COLLECTION,
+       CQL_GUARD_MINIMUM_REPLICATION_FACTOR /* a MinThreshold: below its thresholds */ };
 bool cql__guard_applies(cql_ctx *ctx, const cql_session *s);
 int cql__guard_flag(cql_ctx *ctx, const cql_session *s, bool enabled, const char *name, const char *what, cs_error *e);
 const int *cql__guard_threshold(const cql_ctx *ctx, int g);     /* {warn, fail} */

@@ -51,11 +51,12 @@ void cql_config_defaults(cql_config *c)
     c->config_text = NULL;
     int *th[] = { c->guard.keyspaces, c->guard.tables, c->guard.columns_per_table, c->guard.secondary_indexes_per_table,
                   c->guard.materialized_views_per_table, c->guard.page_size, c->guard.partition_keys_in_select,
-                  c->guard.fields_per_udt };
+                  c->guard.fields_per_udt, c->guard.items_per_collection, c->guard.minimum_replication_factor };
     for (size_t i = 0; i < sizeof th / sizeof th[0]; i++)
         th[i][0] = th[i][1] = -1;
     c->guard.allow_filtering = c->guard.user_timestamps = c->guard.group_by = c->guard.drop_truncate_table = true;
     c->guard.secondary_indexes = c->guard.compact_tables = c->guard.read_before_write_list_operations = true;
+    c->guard.uncompressed_tables = true;
 }
 
 const char *cql_timeout_name(int which)

@@ -22,7 +22,13 @@ ctype *ddl_parse_type(sch_catalog *c, const char *text, const char *ks, cs_error
 int ddl_write_table(sch_catalog *c, sch_table *t, cs_error *e);
 
 /* ALTER ... WITH options on an existing table or view (validated first). */
-int ddl_alter_with(sch_catalog *c, sch_table *t, const ast_props *props, bool view, cs_error *e);
+/* uncompressed_ok: false when guardrail uncompressed_tables_enabled refuses
+ * a table without compression (ddl_uncompressed_ok). */
+int ddl_alter_with(sch_catalog *c, sch_table *t, const ast_props *props, bool view, bool uncompressed_ok, cs_error *e);
+bool ddl_uncompressed_ok(cql_ctx *ctx, const cql_session *s);
+/* A table's compression options say none ({'enabled': false}, an empty class). */
+bool ddl_uncompressed(const sch_table *t);
+int ddl_uncompressed_refused(cs_error *e);
 int ddl_alter_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_error *e);
 int ddl_create_type(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_error *e);
 int ddl_alter_type(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_error *e);

@@ -513,6 +513,7 @@ int cql__exec_writes(cql_ctx *ctx, cql_session *s, int kind, const ast_using *us
     b_init = true;
     b.start_ns = p ? p->start_ns : 0;
     b.session = s;
+    b.result = r;
     if (applied) {
         if (kind >= 0 && !lwt)   /* BatchStatement.getMutations: not on the conditional path */
             low_gcgs_warning(kind, plans, n_items, r);

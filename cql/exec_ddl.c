@@ -150,6 +150,22 @@ static void warn_rf(cql_result *r, const sch_keyspace *k)
     }
 }
 
+/* Guardrail minimum_replication_factor, as the strategies'
+ * maybeWarnOnOptions: each datacenter's full replicas (NTS) or the
+ * replication_factor (SimpleStrategy), not for system keyspaces. */
+static int guard_min_rf(cql_ctx *ctx, cql_session *s, cql_result *r, const sch_keyspace *k, cs_error *e)
+{
+    if (sch__is_system_ks_name(k->name) || !cql__guard_max_on(ctx, s, CQL_GUARD_MINIMUM_REPLICATION_FACTOR))
+        return 0;
+    for (int i = 0; i < k->n_repl; i++) {
+        if (strcmp(k->repl_k[i], "class") == 0) continue;
+        const char *v = k->repl_v[i], *slash = strchr(v, '/');
+        int rf = atoi(v) - (slash ? atoi(slash + 1) : 0);   /* "3/1": 3 replicas, 1 transient */
+        if (cql__guard_max(ctx, s, r, CQL_GUARD_MINIMUM_REPLICATION_FACTOR, rf, k->name, e)) return CS_EUSER;
+    }
+    return 0;
+}
+
 /* Tables, views and keyspaces outside the virtual keyspaces. */
 static void count_schema(sch_catalog *c, int *tables, int *keyspaces)
 {
@@ -193,6 +209,7 @@ static int create_keyspace(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_resul
     sch_keyspace *k = sch__keyspace_new(d->name);
     if (!k) return cs_error_set(e, CS_ERR_SERVER, "out of memory");
     if (ddl_apply_keyspace_props(k, &d->props, true, e)) { sch__keyspace_free(k); return CS_EUSER; }
+    if (guard_min_rf(ctx, s, r, k, e)) { sch__keyspace_free(k); return CS_EUSER; }
     /* install first (may fail on OOM), then persist; undo on failure */
     if (sch__keyspace_add(c, k)) { sch__keyspace_free(k); return cs_error_set(e, CS_ERR_SERVER, "out of memory"); }
     st_mutation *m = st_mutation_new();
@@ -212,7 +229,7 @@ static int create_keyspace(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_resul
     return 0;
 }
 
-static int alter_keyspace(cql_ctx *ctx, cql_stmt *st, cql_result *r, cs_error *e)
+static int alter_keyspace(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_error *e)
 {
     sch_catalog *c = ctx->cat;
     const ast_keyspace_def *d = &st->u.keyspace;
@@ -231,7 +248,7 @@ static int alter_keyspace(cql_ctx *ctx, cql_stmt *st, cql_result *r, cs_error *e
     tmp.name = k->name;
     tmp.durable_writes = k->durable_writes;
     for (int i = 0; i < k->n_repl; i++) sch__kv_set(&tmp.repl_k, &tmp.repl_v, &tmp.n_repl, k->repl_k[i], k->repl_v[i]);
-    if (ddl_apply_keyspace_props(&tmp, &d->props, false, e)) {
+    if (ddl_apply_keyspace_props(&tmp, &d->props, false, e) || guard_min_rf(ctx, s, r, &tmp, e)) {
         sch__kv_free(tmp.repl_k, tmp.repl_v, tmp.n_repl);
         return CS_EUSER;
     }
@@ -542,6 +559,8 @@ static int create_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *
                           "non-alphanumeric-underscore characters (got \"%s\")", t->name);
     if (rc == 0 && sch_table_by_id(c, t->id))
         rc = cs_error_set(e, CS_ERR_CONFIG, "Table id already in use");
+    if (rc == 0 && ddl_uncompressed(t) && !ddl_uncompressed_ok(ctx, s))   /* CreateTableStatement.apply */
+        rc = ddl_uncompressed_refused(e);
     bool added = false;
     if (rc == 0) {
         if (sch__ks_add_table(k, t)) rc = cs_error_set(e, CS_ERR_SERVER, "out of memory");
@@ -692,7 +711,7 @@ static int exec_ddl(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, c
     switch (st->kind) {
     case STMT_USE: return cql_exec_use(ctx, s, st, r, e);
     case STMT_CREATE_KEYSPACE: return create_keyspace(ctx, s, st, r, e);
-    case STMT_ALTER_KEYSPACE: return alter_keyspace(ctx, st, r, e);
+    case STMT_ALTER_KEYSPACE: return alter_keyspace(ctx, s, st, r, e);
     case STMT_DROP_KEYSPACE: return drop_keyspace(ctx, st, r, e);
     case STMT_CREATE_TABLE: return create_table(ctx, s, st, r, e);
     case STMT_ALTER_TABLE: return ddl_alter_table(ctx, s, st, r, e);

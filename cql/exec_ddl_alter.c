@@ -10,6 +10,7 @@
  * and re-points every column, type and field that used the old one.
  */
 #include <string.h>
+#include <strings.h>
 #include <stdio.h>
 #include <ctype.h>
 
@@ -284,7 +285,23 @@ static int alter_rename(sch_catalog *c, sch_table *t, const ast_alter_table *a, 
     return 0;
 }
 
-int ddl_alter_with(sch_catalog *c, sch_table *t, const ast_props *props, bool view, cs_error *e)
+bool ddl_uncompressed_ok(cql_ctx *ctx, const cql_session *s)
+{
+    return ctx->cfg.guard.uncompressed_tables || !cql__guard_applies(ctx, s);
+}
+
+bool ddl_uncompressed(const sch_table *t)
+{
+    const char *en = sch__kv_get(t->compression_k, t->compression_v, t->n_compression, "enabled");
+    return en && strcasecmp(en, "false") == 0;
+}
+
+int ddl_uncompressed_refused(cs_error *e)
+{
+    return cs_error_set(e, CS_ERR_INVALID, "Guardrail uncompressed_tables_enabled violated: Uncompressed table is not allowed");
+}
+
+int ddl_alter_with(sch_catalog *c, sch_table *t, const ast_props *props, bool view, bool uncompressed_ok, cs_error *e)
 {
     /* validate on a scratch table carrying the current options */
     sch_table tmp;
@@ -306,6 +323,8 @@ int ddl_alter_with(sch_catalog *c, sch_table *t, const ast_props *props, bool vi
     for (int i = 0; i < t->n_compaction; i++) sch__kv_set(&tmp.compaction_k, &tmp.compaction_v, &tmp.n_compaction, t->compaction_k[i], t->compaction_v[i]);
     for (int i = 0; i < t->n_compression; i++) sch__kv_set(&tmp.compression_k, &tmp.compression_v, &tmp.n_compression, t->compression_k[i], t->compression_v[i]);
     int rc = ddl_apply_table_props(&tmp, props, view, true, e);
+    if (rc == 0 && !uncompressed_ok && ddl_uncompressed(&tmp))   /* AlterTableStatement.AlterOptions */
+        rc = ddl_uncompressed_refused(e);
     if (rc == 0 && t->is_counter && tmp.default_ttl_s > 0)
         rc = cs_error_set(e, CS_ERR_INVALID, "Cannot set default_time_to_live on a table with counters");
     if (rc == 0 && view && tmp.default_ttl_s > 0)
@@ -367,7 +386,7 @@ int ddl_alter_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, c
     case ALTER_ADD: rc = alter_add(c, t, a, e); break;
     case ALTER_DROP: rc = alter_drop(c, t, a, e); break;
     case ALTER_RENAME: rc = alter_rename(c, t, a, e); break;
-    case ALTER_WITH: rc = ddl_alter_with(c, t, &a->props, false, e); break;
+    case ALTER_WITH: rc = ddl_alter_with(c, t, &a->props, false, ddl_uncompressed_ok(ctx, s), e); break;
     case ALTER_TYPE_CHANGE: rc = cs_error_set(e, CS_ERR_INVALID, "Altering column types is no longer supported"); break;
     case ALTER_DROP_COMPACT:
         rc = cs_error_set(e, CS_ERR_INVALID, "DROP COMPACT STORAGE is disabled. Enable in cassandra.yaml to use.");

@@ -418,7 +418,7 @@ int ddl_alter_view(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs
         if (a->if_exists) { cql_result_void(r); return 0; }
         return cs_error_set(e, CS_ERR_INVALID, "Materialized view '%s.%s' doesn't exist", ks, a->table.name);
     }
-    if (ddl_alter_with(c, v, &a->props, true, e)) return CS_EUSER;
+    if (ddl_alter_with(c, v, &a->props, true, true, e)) return CS_EUSER;
     int rc = ddl_write_table(c, v, e);
     if (rc) return rc;
     sch__new_version(c);

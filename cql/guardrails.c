@@ -60,6 +60,14 @@ static void max_message(int g, bool warn, const char *what, long long v, long lo
         if (warn) snprintf(m, n, "Query with partition keys in IN clause on table %s, with number of partition keys %lld exceeds warning threshold of %lld.", what, v, th);
         else snprintf(m, n, "Aborting query with partition keys in IN clause on table %s, number of partition keys %lld exceeds fail threshold of %lld.", what, v, th);
         break;
+    case CQL_GUARD_ITEMS_PER_COLLECTION:
+        snprintf(m, n, "Detected collection %s with %lld items, this exceeds the %s threshold of %lld.", what, v,
+                 warn ? "warning" : "failure", th);
+        break;
+    case CQL_GUARD_MINIMUM_REPLICATION_FACTOR:
+        snprintf(m, n, "The keyspace %s has a replication factor of %lld, below the %s threshold of %lld.", what, v,
+                 warn ? "warning" : "failure", th);
+        break;
     default:   /* CQL_GUARD_FIELDS_PER_UDT */
         if (warn) snprintf(m, n, "The user type %s has %lld columns, this exceeds the warning threshold of %lld.", what, v, th);
         else snprintf(m, n, "User types cannot have more than %lld columns, but %lld provided for user type %s.", th, v, what);
@@ -73,7 +81,8 @@ static const char *const max_names[] = {
     [CQL_GUARD_SECONDARY_INDEXES_PER_TABLE] = "secondary_indexes_per_table",
     [CQL_GUARD_MATERIALIZED_VIEWS_PER_TABLE] = "materialized_views_per_table",
     [CQL_GUARD_PAGE_SIZE] = "page_size", [CQL_GUARD_PARTITION_KEYS_IN_SELECT] = "partition_keys_in_select",
-    [CQL_GUARD_FIELDS_PER_UDT] = "fields_per_udt",
+    [CQL_GUARD_FIELDS_PER_UDT] = "fields_per_udt", [CQL_GUARD_ITEMS_PER_COLLECTION] = "items_per_collection",
+    [CQL_GUARD_MINIMUM_REPLICATION_FACTOR] = "minimum_replication_factor",
 };
 
 const int *cql__guard_threshold(const cql_ctx *ctx, int g)
@@ -87,6 +96,8 @@ const int *cql__guard_threshold(const cql_ctx *ctx, int g)
     case CQL_GUARD_MATERIALIZED_VIEWS_PER_TABLE: return c->materialized_views_per_table;
     case CQL_GUARD_PAGE_SIZE: return c->page_size;
     case CQL_GUARD_PARTITION_KEYS_IN_SELECT: return c->partition_keys_in_select;
+    case CQL_GUARD_ITEMS_PER_COLLECTION: return c->items_per_collection;
+    case CQL_GUARD_MINIMUM_REPLICATION_FACTOR: return c->minimum_replication_factor;
     default: return c->fields_per_udt;
     }
 }
@@ -98,7 +109,7 @@ bool cql__guard_max_on(cql_ctx *ctx, const cql_session *s, int g)
 }
 
 /* MaxThreshold.guard: over the fail threshold fails, else over the warn
- * one warns (r may be NULL: no warning to give). */
+ * one warns (r may be NULL: no warning to give); MinThreshold's, below. */
 int cql__guard_max(cql_ctx *ctx, const cql_session *s, cql_result *r, int g, long long value, const char *what,
                    cs_error *e)
 {
@@ -106,11 +117,12 @@ int cql__guard_max(cql_ctx *ctx, const cql_session *s, cql_result *r, int g, lon
         return 0;
     const int *th = cql__guard_threshold(ctx, g);
     char m[700];
-    if (th[1] > 0 && value > th[1]) {
+    bool min = g == CQL_GUARD_MINIMUM_REPLICATION_FACTOR;
+    if (th[1] > 0 && (min ? value < th[1] : value > th[1])) {
         max_message(g, false, what, value, th[1], m, sizeof m);
         return cs_error_set(e, CS_ERR_INVALID, "Guardrail %s violated: %s", max_names[g], m);
     }
-    if (th[0] > 0 && value > th[0] && r) {
+    if (th[0] > 0 && (min ? value < th[0] : value > th[0]) && r) {
         max_message(g, true, what, value, th[0], m, sizeof m);
         cql_result_warn(r, "Guardrail %s violated: %s", max_names[g], m);
     }

@@ -50,6 +50,7 @@ typedef struct cql_wbatch {
     int cur_part;                              /* index in parts of the current partition */
     uint64_t start_ns;                         /* the request's start (cql_params), 0 = unknown */
     const cql_session *session;                /* the request's (guardrails), NULL = internal */
+    cql_result *result;                        /* the request's, for guardrail warnings (may be NULL) */
 } cql_wbatch;
 
 int cql__wbatch_init(cql_wbatch *b, cql_ctx *ctx, int32_t now_s);

@@ -268,6 +268,11 @@ static const key_def keys[] = {
     { "partition_keys_in_select_fail_threshold", K_INT, 0, F(cql.guard.partition_keys_in_select[1]) },
     { "fields_per_udt_warn_threshold", K_INT, 0, F(cql.guard.fields_per_udt[0]) },
     { "fields_per_udt_fail_threshold", K_INT, 0, F(cql.guard.fields_per_udt[1]) },
+    { "items_per_collection_warn_threshold", K_INT, 0, F(cql.guard.items_per_collection[0]) },
+    { "items_per_collection_fail_threshold", K_INT, 0, F(cql.guard.items_per_collection[1]) },
+    { "minimum_replication_factor_warn_threshold", K_INT, 0, F(cql.guard.minimum_replication_factor[0]) },
+    { "minimum_replication_factor_fail_threshold", K_INT, 0, F(cql.guard.minimum_replication_factor[1]) },
+    { "uncompressed_tables_enabled", K_BOOL, 0, F(cql.guard.uncompressed_tables) },
     { "allow_filtering_enabled", K_BOOL, 0, F(cql.guard.allow_filtering) },
     { "user_timestamps_enabled", K_BOOL, 0, F(cql.guard.user_timestamps) },
     { "group_by_enabled", K_BOOL, 0, F(cql.guard.group_by) },
@@ -563,9 +568,12 @@ static int guard_validate(const struct cql_guardrails *g, char *err, size_t errl
         { "page_size", offsetof(struct cql_guardrails, page_size) },
         { "partition_keys_in_select", offsetof(struct cql_guardrails, partition_keys_in_select) },
         { "fields_per_udt", offsetof(struct cql_guardrails, fields_per_udt) },
+        { "items_per_collection", offsetof(struct cql_guardrails, items_per_collection) },
+        { "minimum_replication_factor", offsetof(struct cql_guardrails, minimum_replication_factor) },
     };
     for (size_t i = 0; i < sizeof th / sizeof th[0]; i++) {
         const int *v = (const int *)((const char *)g + th[i].off);
+        bool min = th[i].off == offsetof(struct cql_guardrails, minimum_replication_factor);
         for (int j = 0; j < 2; j++) {
             const char *kind = j ? "fail" : "warn";
             if (v[j] == 0) {
@@ -579,9 +587,14 @@ static int guard_validate(const struct cql_guardrails *g, char *err, size_t errl
                 return CS_EINVAL;
             }
         }
-        if (v[0] != -1 && v[1] != -1 && v[1] < v[0]) {
-            snprintf(err, errlen, "The warn threshold %d for %s_warn_threshold should be lower than the fail threshold %d",
-                     v[0], th[i].name, v[1]);
+        if (v[0] != -1 && v[1] != -1 && (min ? v[1] > v[0] : v[1] < v[0])) {
+            snprintf(err, errlen, "The warn threshold %d for %s_warn_threshold should be %s than the fail threshold %d",
+                     v[0], th[i].name, min ? "greater" : "lower", v[1]);
+            return CS_EINVAL;
+        }
+        if (min && v[1] > 1) {   /* validateMinRFVersusDefaultRF: default_keyspace_rf is 1 */
+            snprintf(err, errlen, "%s_fail_threshold to be set (%d) cannot be greater than default_keyspace_rf (1)",
+                     th[i].name, v[1]);
             return CS_EINVAL;
         }
     }
@@ -829,8 +842,10 @@ static void guard_settings(cs_buf *b, const struct cql_guardrails *g)
     static const struct { const char *name; size_t off; } th[] = {
         { "columns_per_table", offsetof(struct cql_guardrails, columns_per_table) },
         { "fields_per_udt", offsetof(struct cql_guardrails, fields_per_udt) },
+        { "items_per_collection", offsetof(struct cql_guardrails, items_per_collection) },
         { "keyspaces", offsetof(struct cql_guardrails, keyspaces) },
         { "materialized_views_per_table", offsetof(struct cql_guardrails, materialized_views_per_table) },
+        { "minimum_replication_factor", offsetof(struct cql_guardrails, minimum_replication_factor) },
         { "page_size", offsetof(struct cql_guardrails, page_size) },
         { "partition_keys_in_select", offsetof(struct cql_guardrails, partition_keys_in_select) },
         { "secondary_indexes_per_table", offsetof(struct cql_guardrails, secondary_indexes_per_table) },
@@ -851,6 +866,7 @@ static void guard_settings(cs_buf *b, const struct cql_guardrails *g)
         { "group_by_enabled", offsetof(struct cql_guardrails, group_by) },
         { "read_before_write_list_operations_enabled", offsetof(struct cql_guardrails, read_before_write_list_operations) },
         { "secondary_indexes_enabled", offsetof(struct cql_guardrails, secondary_indexes) },
+        { "uncompressed_tables_enabled", offsetof(struct cql_guardrails, uncompressed_tables) },
         { "user_timestamps_enabled", offsetof(struct cql_guardrails, user_timestamps) },
     };
     for (size_t i = 0; i < sizeof fl / sizeof fl[0]; i++)

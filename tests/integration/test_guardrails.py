@@ -165,10 +165,67 @@ def test_guardrail_config_errors(tmp_path):
                        "Invalid value for tables_fail_threshold: 0 is not allowed; if attempting to disable use -1"),
                       ("page_size_warn_threshold: -5\n", "Invalid value -5 for page_size_warn_threshold: negative "
                        "values are not allowed, outside of -1 which disables the guardrail"),
-                      ("read_consistency_levels_disallowed: [ALL, SOMETIMES]\n", "read_consistency_levels_disallowed")):
+                      ("read_consistency_levels_disallowed: [ALL, SOMETIMES]\n", "read_consistency_levels_disallowed"),
+                      ("minimum_replication_factor_warn_threshold: 2\nminimum_replication_factor_fail_threshold: 3\n",
+                       "The warn threshold 2 for minimum_replication_factor_warn_threshold should be greater than the "
+                       "fail threshold 3"),
+                      ("minimum_replication_factor_fail_threshold: 2\n", "minimum_replication_factor_fail_threshold "
+                       "to be set (2) cannot be greater than default_keyspace_rf (1)")):
         cfg = tmp_path / "bad.yaml"
         cfg.write_text(text)
         p = subprocess.run([H.binary_path(), "--listen", "127.0.0.1", "--port", "0", "--data-dir",
                             str(tmp_path / "d"), "--config", str(cfg)], capture_output=True, text=True, timeout=30)
         assert p.returncode != 0
         assert msg in p.stderr + p.stdout, p.stderr + p.stdout
+
+
+CONFIG2 = """authenticator: PasswordAuthenticator
+minimum_replication_factor_warn_threshold: 3
+items_per_collection_warn_threshold: 2
+items_per_collection_fail_threshold: 3
+uncompressed_tables_enabled: false
+"""
+
+
+def test_replication_collections_and_compression(tmp_path):
+    """minimum_replication_factor (each datacenter), items_per_collection (the
+    elements a setter or appender writes; a prepend is not counted, as in
+    Cassandra), uncompressed_tables_enabled (CREATE and ALTER)."""
+    cfg = tmp_path / "cassette.yaml"
+    cfg.write_text(CONFIG2)
+    srv = H.Server(tmp_path / "srv", extra_args=["--config", str(cfg)])
+    srv.start()
+    try:
+        ca, sup = session_of(srv, "cassandra", "cassandra")
+        sup.execute("CREATE ROLE app WITH PASSWORD = 'pw' AND LOGIN = true")
+        cu, app = session_of(srv, "app", "pw")
+        w = warned(app, "CREATE KEYSPACE k1 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        assert w == ["Guardrail minimum_replication_factor violated: The keyspace k1 has a replication factor of 1, "
+                     "below the warning threshold of 3."], w
+        w = warned(app, "CREATE KEYSPACE k2 WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 2}")
+        assert "Guardrail minimum_replication_factor violated: The keyspace k2 has a replication factor of 2, " \
+               "below the warning threshold of 3." in w, w
+        w = warned(app, "ALTER KEYSPACE k2 WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 3}")
+        assert not any("minimum_replication_factor" in x for x in w), w
+        assert warned(sup, "CREATE KEYSPACE k3 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}") == []
+        app.execute("CREATE TABLE k1.t (k int PRIMARY KEY, l list<int>, s set<int>, m map<int, int>, f frozen<list<int>>)")
+        w = warned(app, "UPDATE k1.t SET l = [1, 2, 3] WHERE k = 1")
+        assert w == ["Guardrail items_per_collection violated: Detected collection l with 3 items, this exceeds the "
+                     "warning threshold of 2."], w
+        refused(app, "UPDATE k1.t SET l = l + [1, 2, 3, 4] WHERE k = 1", "Guardrail items_per_collection violated: "
+                "Detected collection l with 4 items, this exceeds the failure threshold of 3.")
+        refused(app, "UPDATE k1.t SET m = {1: 1, 2: 2, 3: 3, 4: 4} WHERE k = 1", "collection m with 4 items")
+        refused(app, "INSERT INTO k1.t (k, f) VALUES (1, [1, 2, 3, 4])", "collection f with 4 items")
+        app.execute("UPDATE k1.t SET l = [0, 0, 0, 0] + l WHERE k = 1")   # a prepend: not guarded
+        assert warned(app, "UPDATE k1.t SET s = s + {1, 2} WHERE k = 1") == []
+        assert app.execute("SELECT l, s FROM k1.t WHERE k = 1").one() == ([0, 0, 0, 0, 1, 2, 3], {1, 2})
+        sup.execute("UPDATE k1.t SET l = l + [5, 6, 7, 8] WHERE k = 1")
+        refused(app, "CREATE TABLE k1.u (k int PRIMARY KEY) WITH compression = {'enabled': 'false'}",
+                "Guardrail uncompressed_tables_enabled violated: Uncompressed table is not allowed")
+        refused(app, "ALTER TABLE k1.t WITH compression = {'enabled': 'false'}", "Uncompressed table is not allowed")
+        app.execute("ALTER TABLE k1.t WITH compression = {'class': 'LZ4Compressor'}")
+        sup.execute("CREATE TABLE k1.u (k int PRIMARY KEY) WITH compression = {'enabled': 'false'}")
+        cu.shutdown()
+        ca.shutdown()
+    finally:
+        srv.stop()
