@@ -863,6 +863,14 @@ void st__bg_kick(st_engine *e)
     pthread_mutex_unlock(&e->mu);
 }
 
+void st__bg_kick_table(st_table *t)
+{
+    pthread_mutex_lock(&t->e->mu);
+    t->want_compact = true;
+    pthread_cond_broadcast(&t->e->cv);
+    pthread_mutex_unlock(&t->e->mu);
+}
+
 /* Stop new compactions on t and wait for its flushes and compaction to end.
  * Balanced by st__resume. */
 void st__wait_idle(st_table *t)

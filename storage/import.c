@@ -170,7 +170,6 @@ static int import_one(st_table *t, const char *src, uint64_t gen, const st_impor
     if (!rc) {
         pthread_mutex_lock(&t->mu);
         rc = st__push_sst(t, r);
-        if (!rc) t->want_compact = true;
         pthread_mutex_unlock(&t->mu);
         if (rc) { sst_reader_unref(r); r = NULL; }
     }
@@ -240,11 +239,8 @@ int st_table_import(st_table *t, const char *src, const st_import_opts *o, int *
         vfs_fsync_dir(dir);
     }
     st__resume(t);
-    if (k) {   /* the background threads look at the table (want_compact) */
-        pthread_mutex_lock(&t->e->mu);
-        pthread_cond_broadcast(&t->e->cv);
-        pthread_mutex_unlock(&t->e->mu);
-    }
+    if (k)
+        st__bg_kick_table(t);   /* the background threads look at the table */
     cs_free(added);
     cs_free(gens);
     *n_loaded = k;

@@ -494,7 +494,8 @@ void st__maybe_flush(st_engine *e);
 /* Background jobs (engine_bg.c). */
 int st__bg_start(st_engine *e);
 void st__bg_stop(st_engine *e);
-void st__bg_kick(st_engine *e);
+void st__bg_kick(st_engine *e);             /* every table: look for compactions now */
+void st__bg_kick_table(st_table *t);        /* t only (its want_compact, under the engine's mu) */
 /* A caller starts (+1) / stops (-1) waiting synchronously for background
  * work: kind 0 a flush, 1 a compaction.  Raises those threads to normal
  * priority while anyone waits. */
