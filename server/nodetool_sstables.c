@@ -250,6 +250,20 @@ static void job_free(nodetool_job *j)
     cs_free(j);
 }
 
+/* A new job of `kind` with its output buffer; NULL after "error: out of
+ * memory" in o (the verb then answers 500). */
+static nodetool_job *job_new(int kind, cs_buf *o)
+{
+    nodetool_job *j = cs_calloc(1, sizeof *j);
+    if (!j) {
+        nodetool__printf(o, "error: out of memory\n");
+        return NULL;
+    }
+    cs_buf_init(&j->out);
+    j->kind = kind;
+    return j;
+}
+
 /* Options of the four verbs: name, whether it takes a value. */
 typedef struct opt_def { const char *name, *alt, *title; bool value; } opt_def;
 
@@ -590,13 +604,9 @@ static int do_job(srv *s, int kind, char **args, int n, cs_buf *o, nodetool_job 
     int np, code = split_args(args, n, defs, vals, pos, &np, o);
     if (code)
         return code;
-    nodetool_job *j = cs_calloc(1, sizeof *j);
-    if (!j) {
-        nodetool__printf(o, "error: out of memory\n");
+    nodetool_job *j = job_new(kind, o);
+    if (!j)
         return 500;
-    }
-    cs_buf_init(&j->out);
-    j->kind = kind;
     j->compactors = st_engine_concurrent_compactors(s->eng);
     j->jobs = kind == JOB_GC ? 1 : 2;
     const char *jobs = kind == JOB_GC ? vals[1] : kind == JOB_SCRUB ? vals[4] : kind == JOB_UPGRADE ? vals[2] : NULL;
@@ -679,16 +689,14 @@ static int do_rebuild_index(srv *s, char **args, int n, cs_buf *o, nodetool_job 
     }
     if (!started)
         return 200;
-    nodetool_job *j = cs_calloc(1, sizeof *j);
     char **names = cs_calloc((size_t)n, sizeof *names);
-    if (!j || !names) {
-        cs_free(j);
+    nodetool_job *j = names ? job_new(JOB_REBUILD, o) : NULL;
+    if (!j) {
+        if (!names)
+            nodetool__printf(o, "error: out of memory\n");
         cs_free(names);
-        nodetool__printf(o, "error: out of memory\n");
         return 500;
     }
-    cs_buf_init(&j->out);
-    j->kind = JOB_REBUILD;
     j->status = 200;
     j->rb_names = names;
     snprintf(j->rb_ks, sizeof j->rb_ks, "%s", args[0]);
@@ -754,14 +762,10 @@ static int do_import(srv *s, char **args, int n, cs_buf *o, nodetool_job **out, 
             return 500;
         }
     }
-    nodetool_job *j = cs_calloc(1, sizeof *j);
-    if (!j) {
-        nodetool__printf(o, "error: out of memory\n");
+    nodetool_job *j = job_new(JOB_IMPORT, o);
+    if (!j)
         return 500;
-    }
-    cs_buf_init(&j->out);
     cs_buf_put(&j->out, o->p, o->len);   /* the lines printed before the work */
-    j->kind = JOB_IMPORT;
     j->imp = (st_import_opts){ .keep_level = vals[0] != NULL, .verify = !refresh && !vals[2] && !vals[5],
                                .copy = vals[7] != NULL };
     snprintf(j->rb_ks, sizeof j->rb_ks, "%s", pos[0]);
