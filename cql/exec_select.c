@@ -309,6 +309,9 @@ static int group_by_function(cql_sx *x, const ast_selector *g, const sch_column 
     xsel *fx = cql__sel_compile_one(&x->ev, x->t, g, x->e);
     if (!fx)
         return CS_EUSER;
+    if (x->group_fn)   /* getAggregationSpecFactory keeps the last selector factory: the earlier
+                        * function's column then groups by its values */
+        cql__sel_destroy_one(x->group_fn);
     x->group_fn = fx;
     const char *cols[8];
     int n = group_fn_columns(g, cols, 0, 8);
@@ -350,9 +353,7 @@ static int check_group_by(cql_sx *x)
                 return cs_error_set(x->e, CS_ERR_INVALID,
                                     "Group by is currently only supported on the columns of the PRIMARY KEY, got %s",
                                     g->text ? g->text : "?");
-            if (x->group_fn)
-                return cs_error_set(x->e, CS_ERR_INVALID, "Functions are only supported on the last element of the GROUP BY clause");
-            int rc = group_by_function(x, g, &c);
+            int rc = group_by_function(x, g, &c);   /* a later function takes over, as in Cassandra */
             if (rc)
                 return rc;
         } else {

@@ -587,6 +587,16 @@ Test(exec_select, floor_and_group_by_time)
     cr_assert_geq(paged_equals("SELECT s, floor(ts, 1h), count(*) FROM fl GROUP BY s, floor(ts, 1h)", 1), 3);
     fails("SELECT count(*) FROM fl GROUP BY s, floor(ts, 1h), ts",
           "Functions are only supported on the last element of the GROUP BY clause");
+    /* a second function: getAggregationSpecFactory goes on from the first's column */
+    fails("SELECT count(*) FROM fl GROUP BY s, floor(ts, 1h), floor(ts, 2h)",
+          "Group by currently only support groups of columns following their declared order in the PRIMARY KEY");
+    /* on two clustering columns the last function wins, the first column groups by its values */
+    ok("CREATE TABLE fl2 (p int, c1 timestamp, c2 timestamp, PRIMARY KEY (p, c1, c2))");
+    ok("INSERT INTO fl2 (p, c1, c2) VALUES (1, '2016-09-27 16:00:00+0000', '2016-09-27 16:01:00+0000')");
+    ok("INSERT INTO fl2 (p, c1, c2) VALUES (1, '2016-09-27 16:00:00+0000', '2016-09-27 16:02:00+0000')");
+    ok("INSERT INTO fl2 (p, c1, c2) VALUES (1, '2016-09-27 16:30:00+0000', '2016-09-27 16:03:00+0000')");
+    rows("SELECT count(*) FROM fl2 WHERE p = 1 GROUP BY p, floor(c1, 1h), floor(c2, 1h)", "2\n1\n");
+    rows("SELECT count(*) FROM fl2 WHERE p = 1 GROUP BY p, floor(c1, 1h)", "3\n");
     fails("SELECT count(*) FROM fl GROUP BY s, max(ts)",
           "Aggregate functions are not supported within the GROUP BY clause, got: system.max");
     fails("SELECT count(*) FROM fl GROUP BY s, floor(v, 1h)", "Invalid call to function floor");
