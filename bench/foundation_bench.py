@@ -132,19 +132,21 @@ def bench_ddl(host, port, runs):
     f = c.query("CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', "
                 "'replication_factor': 1}" % ks)
     assert f.opcode == rawcql.OP_RESULT, f
-    create, trunc, drop = [], [], []
+    create, trunc_empty, trunc, drop = [], [], [], []
     for i in range(runs):
         create.append(timed(c, "CREATE TABLE %s.t%d (k int, c int, v text, s int static, "
                                "PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)" % (ks, i)))
+        trunc_empty.append(timed(c, "TRUNCATE %s.t%d" % (ks, i)))   # test suites truncate empty tables
         c.query("INSERT INTO %s.t%d (k, c, v) VALUES (1, 1, 'x')" % (ks, i))
         trunc.append(timed(c, "TRUNCATE %s.t%d" % (ks, i)))
         drop.append(timed(c, "DROP TABLE %s.t%d" % (ks, i)))
     c.query("DROP KEYSPACE %s" % ks)
     c.close()
-    for name, s in (("create_table", create), ("truncate", trunc), ("drop_table", drop)):
+    for name, s in (("create_table", create), ("truncate_empty", trunc_empty), ("truncate", trunc),
+                    ("drop_table", drop)):
         print("%s: %.2f ms p50 (p90 %.2f, max %.2f, %d runs)"
               % (name, pct(s, 50), pct(s, 90), max(s), len(s)))
-    return create, trunc, drop
+    return create, trunc_empty, trunc, drop
 
 
 def bench_insert(host, port, n):
