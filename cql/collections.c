@@ -170,6 +170,17 @@ static int items_guard(cql_wrow *w, const sch_column *c, int32_t n, cs_error *e)
     return cql__guard_max(ctx, w->b->session, w->b->result, CQL_GUARD_ITEMS_PER_COLLECTION, n, c->name, e);
 }
 
+/* Guardrail collection_size on the cells a write adds, as Cassandra's
+ * Cell.dataSize: 16 bytes of timestamp, TTL and deletion time plus the
+ * value and the path (a list cell's is a 16-byte time UUID, a set's the
+ * element, a map's the key). */
+#define CELL_META_BYTES 16
+static int size_guard(cql_wrow *w, const sch_column *c, long long bytes, cs_error *e)
+{
+    cql_ctx *ctx = w->b->ctx;
+    return cql__guard_max(ctx, w->b->session, w->b->result, CQL_GUARD_COLLECTION_SIZE, bytes, c->name, e);
+}
+
 /* Add every element of a serialized collection value (set add, map put,
  * list append/prepend) as cells.  prepend: list ids below existing ones. */
 static int add_elements(cql_wrow *w, const sch_column *c, cql_value v, bool prepend, cs_error *e)
@@ -183,6 +194,7 @@ static int add_elements(cql_wrow *w, const sch_column *c, cql_value v, bool prep
         return rc;
     if (!prepend && it.n > 0 && items_guard(w, c, it.n, e))
         return CS_EUSER;
+    long long bytes = 0;   /* collection_size: checked once every cell is made, as Cassandra */
     cs_buf_init(&path);
     int64_t t100 = 0;
     if (t->kind == CT_LIST)
@@ -196,6 +208,7 @@ static int add_elements(cql_wrow *w, const sch_column *c, cql_value v, bool prep
             if ((rc = bc_path(t->sub[0], a, &path, e)) < 0)
                 goto out;
             put_cell(w, c->id, path.p, (uint32_t)path.len, NULL, 0);
+            bytes += CELL_META_BYTES + a.len;
             break;
         case CT_MAP:
             if ((rc = coll_next(&it, &b, e)) < 0)
@@ -204,18 +217,20 @@ static int add_elements(cql_wrow *w, const sch_column *c, cql_value v, bool prep
             if ((rc = bc_path(t->sub[0], a, &path, e)) < 0)
                 goto out;
             put_cell(w, c->id, path.p, (uint32_t)path.len, b.p, (uint32_t)b.len);
+            bytes += CELL_META_BYTES + a.len + b.len;
             break;
         case CT_LIST:
             if ((rc = list_path(t100 + it.i, &path, e)) < 0)
                 goto out;
             put_cell(w, c->id, path.p, (uint32_t)path.len, a.p, (uint32_t)a.len);
+            bytes += CELL_META_BYTES + 16 + a.len;
             break;
         default:
             rc = cs_error_set(e, CS_ERR_SERVER, "not a collection column %s", c->name);
             goto out;
         }
     }
-    rc = 0;
+    rc = !prepend && it.n > 0 && size_guard(w, c, bytes, e) ? CS_EUSER : 0;
 out:
     cs_buf_destroy(&path);
     return rc;
@@ -245,8 +260,8 @@ int cql__w_set_value(cql_wrow *w, const sch_column *c, cql_value v, cs_error *e)
     if (v.len == CQL_UNSET)
         return 0;
     if (!ctype_is_multicell(c->type)) {
-        if (v.len >= 4 && (c->type->kind == CT_LIST || c->type->kind == CT_SET || c->type->kind == CT_MAP) &&
-            items_guard(w, c, (int32_t)cs_be32(v.p), e))   /* a frozen collection: its elements */
+        bool coll = c->type->kind == CT_LIST || c->type->kind == CT_SET || c->type->kind == CT_MAP;
+        if (coll && v.len >= 4 && items_guard(w, c, (int32_t)cs_be32(v.p), e))   /* a frozen collection: its elements */
             return CS_EUSER;
         if (v.len < 0)
             put_tomb(w, c->id, NULL, 0);
@@ -258,11 +273,17 @@ int cql__w_set_value(cql_wrow *w, const sch_column *c, cql_value v, cs_error *e)
             int rc = ctype_coll_normalize(c->type, v.p, (size_t)v.len, &nb);
             if (rc == 0)
                 put_cell(w, c->id, NULL, 0, nb.p, (uint32_t)nb.len);
+            long long bytes = CELL_META_BYTES + (long long)nb.len;
             cs_buf_destroy(&nb);
             if (rc < 0)
                 return cs_error_set(e, CS_ERR_INVALID, "Invalid value for column %s", c->name);
-        } else
+            if (size_guard(w, c, bytes, e))
+                return CS_EUSER;
+        } else {
             put_cell(w, c->id, NULL, 0, v.p, (uint32_t)v.len);
+            if (coll && v.len >= 0 && size_guard(w, c, CELL_META_BYTES + (long long)v.len, e))
+                return CS_EUSER;
+        }
         return 0;
     }
     complex_delete(w, c->id, w->ts_us - 1);

@@ -149,11 +149,11 @@ bool cql__authz_is_super(cql_ctx *ctx, const cql_session *s);          /* Client
  * uncompressed_tables_enabled (CREATE / ALTER TABLE). */
 enum { CQL_GUARD_KEYSPACES, CQL_GUARD_TABLES, CQL_GUARD_COLUMNS_PER_TABLE, CQL_GUARD_SECONDARY_INDEXES_PER_TABLE,
        CQL_GUARD_MATERIALIZED_VIEWS_PER_TABLE, CQL_GUARD_PAGE_SIZE, CQL_GUARD_PARTITION_KEYS_IN_SELECT,
-       CQL_GUARD_FIELDS_PER_UDT, CQL_GUARD_ITEMS_PER_COLLECTION,
+       CQL_GUARD_FIELDS_PER_UDT, CQL_GUARD_ITEMS_PER_COLLECTION, CQL_GUARD_COLLECTION_SIZE,
        CQL_GUARD_MINIMUM_REPLICATION_FACTOR /* a MinThreshold: below its thresholds */ };
 bool cql__guard_applies(cql_ctx *ctx, const cql_session *s);
 int cql__guard_flag(cql_ctx *ctx, const cql_session *s, bool enabled, const char *name, const char *what, cs_error *e);
-const int *cql__guard_threshold(const cql_ctx *ctx, int g);     /* {warn, fail} */
+void cql__guard_threshold(const cql_ctx *ctx, int g, long long th[2]);   /* {warn, fail} */
 bool cql__guard_max_on(cql_ctx *ctx, const cql_session *s, int g);   /* Threshold.enabled */
 int cql__guard_max(cql_ctx *ctx, const cql_session *s, cql_result *r, int g, long long value, const char *what,
                    cs_error *e);

@@ -57,6 +57,7 @@ void cql_config_defaults(cql_config *c)
     c->guard.allow_filtering = c->guard.user_timestamps = c->guard.group_by = c->guard.drop_truncate_table = true;
     c->guard.secondary_indexes = c->guard.compact_tables = c->guard.read_before_write_list_operations = true;
     c->guard.uncompressed_tables = true;
+    c->guard.collection_size[0] = c->guard.collection_size[1] = -1;
 }
 
 const char *cql_timeout_name(int which)

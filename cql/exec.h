@@ -43,6 +43,7 @@ typedef struct cql_config {
         int keyspaces[2], tables[2], columns_per_table[2], secondary_indexes_per_table[2],
             materialized_views_per_table[2], page_size[2], partition_keys_in_select[2], fields_per_udt[2],
             items_per_collection[2], minimum_replication_factor[2];
+        int64_t collection_size[2];      /* bytes, -1 = off (a DataStorageSpec in cassandra.yaml) */
         bool allow_filtering, user_timestamps, group_by, drop_truncate_table, secondary_indexes,
              compact_tables, read_before_write_list_operations, uncompressed_tables;
         uint32_t read_cl_warned, read_cl_disallowed, write_cl_warned, write_cl_disallowed;

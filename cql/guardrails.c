@@ -60,6 +60,10 @@ static void max_message(int g, bool warn, const char *what, long long v, long lo
         if (warn) snprintf(m, n, "Query with partition keys in IN clause on table %s, with number of partition keys %lld exceeds warning threshold of %lld.", what, v, th);
         else snprintf(m, n, "Aborting query with partition keys in IN clause on table %s, number of partition keys %lld exceeds fail threshold of %lld.", what, v, th);
         break;
+    case CQL_GUARD_COLLECTION_SIZE:
+        snprintf(m, n, "Detected collection %s of size %lld, this exceeds the %s threshold of %lld.", what, v,
+                 warn ? "warning" : "failure", th);
+        break;
     case CQL_GUARD_ITEMS_PER_COLLECTION:
         snprintf(m, n, "Detected collection %s with %lld items, this exceeds the %s threshold of %lld.", what, v,
                  warn ? "warning" : "failure", th);
@@ -82,29 +86,39 @@ static const char *const max_names[] = {
     [CQL_GUARD_MATERIALIZED_VIEWS_PER_TABLE] = "materialized_views_per_table",
     [CQL_GUARD_PAGE_SIZE] = "page_size", [CQL_GUARD_PARTITION_KEYS_IN_SELECT] = "partition_keys_in_select",
     [CQL_GUARD_FIELDS_PER_UDT] = "fields_per_udt", [CQL_GUARD_ITEMS_PER_COLLECTION] = "items_per_collection",
+    [CQL_GUARD_COLLECTION_SIZE] = "collection_size",
     [CQL_GUARD_MINIMUM_REPLICATION_FACTOR] = "minimum_replication_factor",
 };
 
-const int *cql__guard_threshold(const cql_ctx *ctx, int g)
+void cql__guard_threshold(const cql_ctx *ctx, int g, long long th[2])
 {
     const struct cql_guardrails *c = &ctx->cfg.guard;
-    switch (g) {
-    case CQL_GUARD_KEYSPACES: return c->keyspaces;
-    case CQL_GUARD_TABLES: return c->tables;
-    case CQL_GUARD_COLUMNS_PER_TABLE: return c->columns_per_table;
-    case CQL_GUARD_SECONDARY_INDEXES_PER_TABLE: return c->secondary_indexes_per_table;
-    case CQL_GUARD_MATERIALIZED_VIEWS_PER_TABLE: return c->materialized_views_per_table;
-    case CQL_GUARD_PAGE_SIZE: return c->page_size;
-    case CQL_GUARD_PARTITION_KEYS_IN_SELECT: return c->partition_keys_in_select;
-    case CQL_GUARD_ITEMS_PER_COLLECTION: return c->items_per_collection;
-    case CQL_GUARD_MINIMUM_REPLICATION_FACTOR: return c->minimum_replication_factor;
-    default: return c->fields_per_udt;
+    if (g == CQL_GUARD_COLLECTION_SIZE) {
+        th[0] = c->collection_size[0];
+        th[1] = c->collection_size[1];
+        return;
     }
+    const int *v;
+    switch (g) {
+    case CQL_GUARD_KEYSPACES: v = c->keyspaces; break;
+    case CQL_GUARD_TABLES: v = c->tables; break;
+    case CQL_GUARD_COLUMNS_PER_TABLE: v = c->columns_per_table; break;
+    case CQL_GUARD_SECONDARY_INDEXES_PER_TABLE: v = c->secondary_indexes_per_table; break;
+    case CQL_GUARD_MATERIALIZED_VIEWS_PER_TABLE: v = c->materialized_views_per_table; break;
+    case CQL_GUARD_PAGE_SIZE: v = c->page_size; break;
+    case CQL_GUARD_PARTITION_KEYS_IN_SELECT: v = c->partition_keys_in_select; break;
+    case CQL_GUARD_ITEMS_PER_COLLECTION: v = c->items_per_collection; break;
+    case CQL_GUARD_MINIMUM_REPLICATION_FACTOR: v = c->minimum_replication_factor; break;
+    default: v = c->fields_per_udt; break;
+    }
+    th[0] = v[0];
+    th[1] = v[1];
 }
 
 bool cql__guard_max_on(cql_ctx *ctx, const cql_session *s, int g)
 {
-    const int *th = cql__guard_threshold(ctx, g);
+    long long th[2];
+    cql__guard_threshold(ctx, g, th);
     return (th[0] > 0 || th[1] > 0) && cql__guard_applies(ctx, s);
 }
 
@@ -115,7 +129,8 @@ int cql__guard_max(cql_ctx *ctx, const cql_session *s, cql_result *r, int g, lon
 {
     if (!cql__guard_max_on(ctx, s, g))
         return 0;
-    const int *th = cql__guard_threshold(ctx, g);
+    long long th[2];
+    cql__guard_threshold(ctx, g, th);
     char m[700];
     bool min = g == CQL_GUARD_MINIMUM_REPLICATION_FACTOR;
     if (th[1] > 0 && (min ? value < th[1] : value > th[1])) {

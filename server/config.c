@@ -273,6 +273,8 @@ static const key_def keys[] = {
     { "minimum_replication_factor_warn_threshold", K_INT, 0, F(cql.guard.minimum_replication_factor[0]) },
     { "minimum_replication_factor_fail_threshold", K_INT, 0, F(cql.guard.minimum_replication_factor[1]) },
     { "uncompressed_tables_enabled", K_BOOL, 0, F(cql.guard.uncompressed_tables) },
+    { "collection_size_warn_threshold", K_SIZE, 1, F(cql.guard.collection_size[0]) },
+    { "collection_size_fail_threshold", K_SIZE, 1, F(cql.guard.collection_size[1]) },
     { "allow_filtering_enabled", K_BOOL, 0, F(cql.guard.allow_filtering) },
     { "user_timestamps_enabled", K_BOOL, 0, F(cql.guard.user_timestamps) },
     { "group_by_enabled", K_BOOL, 0, F(cql.guard.group_by) },
@@ -556,6 +558,8 @@ static int apply(config *c, const char *k, const char *v, int line, char *err, s
     return 0;
 }
 
+static void fmt_size(char *out, size_t cap, unsigned long long b);
+
 /* GuardrailsOptions' checks of the thresholds (validateMaxIntThreshold). */
 static int guard_validate(const struct cql_guardrails *g, char *err, size_t errlen)
 {
@@ -597,6 +601,20 @@ static int guard_validate(const struct cql_guardrails *g, char *err, size_t errl
                      th[i].name, v[1]);
             return CS_EINVAL;
         }
+    }
+    for (int j = 0; j < 2; j++)
+        if (g->collection_size[j] == 0) {
+            snprintf(err, errlen, "Invalid value for collection_size_%s_threshold: 0 is not allowed; if attempting to "
+                     "disable use an empty value", j ? "fail" : "warn");
+            return CS_EINVAL;
+        }
+    if (g->collection_size[0] > 0 && g->collection_size[1] > 0 && g->collection_size[1] < g->collection_size[0]) {
+        char a[32], b[32];
+        fmt_size(a, sizeof a, (unsigned long long)g->collection_size[0]);
+        fmt_size(b, sizeof b, (unsigned long long)g->collection_size[1]);
+        snprintf(err, errlen, "The warn threshold %s for collection_size_warn_threshold should be lower than the fail "
+                 "threshold %s", a, b);
+        return CS_EINVAL;
     }
     return 0;
 }
@@ -871,6 +889,12 @@ static void guard_settings(cs_buf *b, const struct cql_guardrails *g)
     };
     for (size_t i = 0; i < sizeof fl / sizeof fl[0]; i++)
         setting(b, fl[i].name, "%s", *(const bool *)((const char *)g + fl[i].off) ? "true" : "false");
+    for (int j = 0; j < 2; j++)
+        if (g->collection_size[j] > 0) {   /* unset: null in Cassandra's table, no row here */
+            char v[32];
+            fmt_size(v, sizeof v, (unsigned long long)g->collection_size[j]);
+            setting(b, j ? "collection_size_fail_threshold" : "collection_size_warn_threshold", "%s", v);
+        }
     static const struct { const char *name; size_t off; } cl[] = {
         { "read_consistency_levels_disallowed", offsetof(struct cql_guardrails, read_cl_disallowed) },
         { "read_consistency_levels_warned", offsetof(struct cql_guardrails, read_cl_warned) },

@@ -170,7 +170,12 @@ def test_guardrail_config_errors(tmp_path):
                        "The warn threshold 2 for minimum_replication_factor_warn_threshold should be greater than the "
                        "fail threshold 3"),
                       ("minimum_replication_factor_fail_threshold: 2\n", "minimum_replication_factor_fail_threshold "
-                       "to be set (2) cannot be greater than default_keyspace_rf (1)")):
+                       "to be set (2) cannot be greater than default_keyspace_rf (1)"),
+                      ("collection_size_warn_threshold: 2MiB\ncollection_size_fail_threshold: 1MiB\n",
+                       "The warn threshold 2MiB for collection_size_warn_threshold should be lower than the fail "
+                       "threshold 1MiB"),
+                      ("collection_size_fail_threshold: 0B\n", "Invalid value for collection_size_fail_threshold: 0 "
+                       "is not allowed; if attempting to disable use an empty value")):
         cfg = tmp_path / "bad.yaml"
         cfg.write_text(text)
         p = subprocess.run([H.binary_path(), "--listen", "127.0.0.1", "--port", "0", "--data-dir",
@@ -183,6 +188,8 @@ CONFIG2 = """authenticator: PasswordAuthenticator
 minimum_replication_factor_warn_threshold: 3
 items_per_collection_warn_threshold: 2
 items_per_collection_fail_threshold: 3
+collection_size_warn_threshold: 100B
+collection_size_fail_threshold: 1KiB
 uncompressed_tables_enabled: false
 """
 
@@ -211,12 +218,24 @@ def test_replication_collections_and_compression(tmp_path):
         app.execute("CREATE TABLE k1.t (k int PRIMARY KEY, l list<int>, s set<int>, m map<int, int>, f frozen<list<int>>)")
         w = warned(app, "UPDATE k1.t SET l = [1, 2, 3] WHERE k = 1")
         assert w == ["Guardrail items_per_collection violated: Detected collection l with 3 items, this exceeds the "
-                     "warning threshold of 2."], w
+                     "warning threshold of 2.",
+                     # Cell.dataSize: 16 bytes of timestamp, TTL, deletion time + the 16-byte path + the int
+                     "Guardrail collection_size violated: Detected collection l of size 108, this exceeds the "
+                     "warning threshold of 100."], w
         refused(app, "UPDATE k1.t SET l = l + [1, 2, 3, 4] WHERE k = 1", "Guardrail items_per_collection violated: "
                 "Detected collection l with 4 items, this exceeds the failure threshold of 3.")
         refused(app, "UPDATE k1.t SET m = {1: 1, 2: 2, 3: 3, 4: 4} WHERE k = 1", "collection m with 4 items")
         refused(app, "INSERT INTO k1.t (k, f) VALUES (1, [1, 2, 3, 4])", "collection f with 4 items")
         app.execute("UPDATE k1.t SET l = [0, 0, 0, 0] + l WHERE k = 1")   # a prepend: not guarded
+        app.execute("CREATE TABLE k1.c (k int PRIMARY KEY, s set<text>, m map<int, text>, f frozen<list<int>>)")
+        refused(app, "UPDATE k1.c SET s = s + {'%s', '%s'} WHERE k = 1" % ("x" * 600, "y" * 600),
+                "Guardrail collection_size violated: Detected collection s of size 1232, this exceeds the failure "
+                "threshold of 1024.")
+        assert warned(app, "UPDATE k1.c SET m = m + {1: '%s'} WHERE k = 1" % ("a" * 90)) == [
+            "Guardrail collection_size violated: Detected collection m of size 110, this exceeds the warning "
+            "threshold of 100."]
+        assert warned(app, "UPDATE k1.c SET f = [1, 2] WHERE k = 1") == []   # 16 + 20 bytes
+
         assert warned(app, "UPDATE k1.t SET s = s + {1, 2} WHERE k = 1") == []
         assert app.execute("SELECT l, s FROM k1.t WHERE k = 1").one() == ([0, 0, 0, 0, 1, 2, 3], {1, 2})
         sup.execute("UPDATE k1.t SET l = l + [5, 6, 7, 8] WHERE k = 1")
