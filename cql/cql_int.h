@@ -158,6 +158,12 @@ bool cql__guard_max_on(cql_ctx *ctx, const cql_session *s, int g);   /* Threshol
 int cql__guard_max(cql_ctx *ctx, const cql_session *s, cql_result *r, int g, long long value, const char *what,
                    cs_error *e);
 int cql__guard_cl(cql_ctx *ctx, const cql_session *s, cql_result *r, bool write, uint32_t levels, cs_error *e);
+/* table_properties (Create/Alter Table and View validate): the WITH clause's
+ * names against the disallowed (fail), ignored and warned (warn) ones.
+ * cql__guard_props_kept: *out is in, or a cs_malloc'd copy of its items
+ * without the ignored ones (out->items != in->items: the caller frees). */
+int cql__guard_table_props(cql_ctx *ctx, const cql_session *s, cql_result *r, const ast_props *in, cs_error *e);
+int cql__guard_props_kept(cql_ctx *ctx, const cql_session *s, const ast_props *in, ast_props *out, cs_error *e);
 /* IAuthorizer.authorize: the permissions s's user holds on exactly r. */
 unsigned cql__authz_perms_on(cql_ctx *ctx, const cql_session *s, const ast_resource *r);
 /* ClientState.ensurePermission(perm, r): Unauthorized unless the user

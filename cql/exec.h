@@ -19,6 +19,8 @@
 
 typedef struct cql_ctx cql_ctx;
 
+#define CQL_TABLE_PROPERTIES 18   /* cql_table_property_name */
+
 typedef struct cql_config {
     const char *cluster_name;          /* "Test Cluster" */
     const char *listen_address;        /* for system.local */
@@ -44,6 +46,9 @@ typedef struct cql_config {
             materialized_views_per_table[2], page_size[2], partition_keys_in_select[2], fields_per_udt[2],
             items_per_collection[2], minimum_replication_factor[2];
         int64_t collection_size[2];      /* bytes, -1 = off (a DataStorageSpec in cassandra.yaml) */
+        /* table_properties_warned / _ignored / _disallowed: property indexes
+         * (cql_table_property_name) in cassandra.yaml's order */
+        uint8_t table_props[3][CQL_TABLE_PROPERTIES]; int n_table_props[3];
         bool allow_filtering, user_timestamps, group_by, drop_truncate_table, secondary_indexes,
              compact_tables, read_before_write_list_operations, uncompressed_tables;
         uint32_t read_cl_warned, read_cl_disallowed, write_cl_warned, write_cl_disallowed;
@@ -54,6 +59,12 @@ void cql_config_defaults(cql_config *c);
 /* ConsistencyLevel's name for its protocol code ("LOCAL_ONE"); NULL past
  * NODE_LOCAL. */
 const char *cql_consistency_level_name(unsigned code);
+/* A table property's name by its index in TableAttributes' keywords
+ * (TableParams.Option's order, then "id"); NULL past the last. */
+const char *cql_table_property_name(unsigned i);
+/* Reorder names[0..n) (inserted in that order) as a Java HashSet of them
+ * iterates: its toString in Cassandra's messages. */
+void cql_java_hashset_order(const char **names, int n);
 
 /* The timeouts of cassandra.yaml, in ms, by nodetool gettimeout's type:
  * read_request_timeout (5000), range_request_timeout (10000),

@@ -528,7 +528,8 @@ static int create_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *
     const char *ks = ddl_keyspace_of(&ct->table, s, e);
     if (!ks) return CS_EUSER;
     if (ddl_check_modifiable(c, ks, e)) return CS_EUSER;
-    if (cql__guard_applies(ctx, s)) {   /* CreateTableStatement.validate: columns, tables, compact storage */
+    if (cql__guard_applies(ctx, s)) {   /* CreateTableStatement.validate: properties, columns, tables, compact storage */
+        if (cql__guard_table_props(ctx, s, r, &ct->props, e)) return CS_EUSER;
         if (cql__guard_max(ctx, s, r, CQL_GUARD_COLUMNS_PER_TABLE, ct->n_cols, ct->table.name, e)) return CS_EUSER;
         if (cql__guard_max_on(ctx, s, CQL_GUARD_TABLES)) {
             int nt = 0;
@@ -552,7 +553,10 @@ static int create_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *
     cs_uuid id;
     cs_uuid_timeuuid(&id, cs_now_us());
     memcpy(t->id, id.b, 16);
-    int rc = ddl_apply_table_props(t, &ct->props, false, false, e);
+    ast_props props;   /* without the properties the guardrail ignores */
+    int rc = cql__guard_props_kept(ctx, s, &ct->props, &props, e);
+    if (rc == 0) rc = ddl_apply_table_props(t, &props, false, false, e);
+    if (props.items != ct->props.items) cs_free(props.items);
     if (rc == 0) rc = build_columns(c, ct, ks, t, e);
     if (rc == 0 && !valid_name(t->name))
         rc = cs_error_set(e, CS_ERR_CONFIG, "Table name must not be empty, more than 48 characters long, or contain "

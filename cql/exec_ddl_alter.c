@@ -386,7 +386,14 @@ int ddl_alter_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, c
     case ALTER_ADD: rc = alter_add(c, t, a, e); break;
     case ALTER_DROP: rc = alter_drop(c, t, a, e); break;
     case ALTER_RENAME: rc = alter_rename(c, t, a, e); break;
-    case ALTER_WITH: rc = ddl_alter_with(c, t, &a->props, false, ddl_uncompressed_ok(ctx, s), e); break;
+    case ALTER_WITH: {   /* AlterOptions.validate: the table_properties guardrail first */
+        ast_props props = a->props;
+        rc = cql__guard_table_props(ctx, s, r, &a->props, e);
+        if (rc == 0) rc = cql__guard_props_kept(ctx, s, &a->props, &props, e);
+        if (rc == 0) rc = ddl_alter_with(c, t, &props, false, ddl_uncompressed_ok(ctx, s), e);
+        if (props.items != a->props.items) cs_free(props.items);
+        break;
+    }
     case ALTER_TYPE_CHANGE: rc = cs_error_set(e, CS_ERR_INVALID, "Altering column types is no longer supported"); break;
     case ALTER_DROP_COMPACT:
         rc = cs_error_set(e, CS_ERR_INVALID, "DROP COMPACT STORAGE is disabled. Enable in cassandra.yaml to use.");

@@ -237,6 +237,7 @@ int ddl_create_view(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, c
     }
     if (base->is_counter) return cs_error_set(e, CS_ERR_INVALID, "Materialized views are not supported on counter tables");
     if (base->is_view) return cs_error_set(e, CS_ERR_INVALID, "Materialized views cannot be created against other materialized views");
+    if (cql__guard_table_props(ctx, s, r, &cv->props, e)) return CS_EUSER;   /* CreateViewStatement: properties, then views */
     if (cql__guard_max_on(ctx, s, CQL_GUARD_MATERIALIZED_VIEWS_PER_TABLE)) {
         char what[600];
         snprintf(what, sizeof what, "%s on table %s", cv->view.name, base->name);
@@ -345,7 +346,10 @@ int ddl_create_view(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, c
     v->view_base = base;
     v->view_include_all = sel->star;
     v->view_where = cs_strdup(cv->where_text ? cv->where_text : "");
-    int rc = ddl_apply_table_props(v, &cv->props, true, false, e);
+    ast_props props;   /* without the properties the guardrail ignores */
+    int rc = cql__guard_props_kept(ctx, s, &cv->props, &props, e);
+    if (rc == 0) rc = ddl_apply_table_props(v, &props, true, false, e);
+    if (props.items != cv->props.items) cs_free(props.items);
     if (rc == 0 && v->default_ttl_s > 0)
         rc = cs_error_set(e, CS_ERR_INVALID, "Cannot set default_time_to_live for a materialized view. Data in a materialized view always expire at the same time than the corresponding data in the parent table.");
     for (int i = 0; rc == 0 && i < base->n_cols; i++) {
@@ -418,7 +422,12 @@ int ddl_alter_view(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs
         if (a->if_exists) { cql_result_void(r); return 0; }
         return cs_error_set(e, CS_ERR_INVALID, "Materialized view '%s.%s' doesn't exist", ks, a->table.name);
     }
-    if (ddl_alter_with(c, v, &a->props, true, true, e)) return CS_EUSER;
+    ast_props props;   /* AlterViewStatement: the table_properties guardrail */
+    if (cql__guard_table_props(ctx, s, r, &a->props, e) || cql__guard_props_kept(ctx, s, &a->props, &props, e))
+        return CS_EUSER;
+    int arc = ddl_alter_with(c, v, &props, true, true, e);
+    if (props.items != a->props.items) cs_free(props.items);
+    if (arc) return CS_EUSER;
     int rc = ddl_write_table(c, v, e);
     if (rc) return rc;
     sch__new_version(c);

@@ -11,8 +11,10 @@
  * sites are where Cassandra's statements call them (see cql_int.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cql/cql_int.h"
+#include "common/alloc.h"
 
 bool cql__guard_applies(cql_ctx *ctx, const cql_session *s)
 {
@@ -185,5 +187,82 @@ int cql__guard_cl(cql_ctx *ctx, const cql_session *s, cql_result *r, bool write,
         cql_result_warn(r, "Guardrail %s violated: Provided values %s are not recommended for %s (warned values are: %s)",
                         name, a, what, b);
     }
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "[a, b]" of names[0..n) */
+static void name_list(const char **names, int n, char *m, size_t cap)
+{
+    size_t k = (size_t)snprintf(m, cap, "[");
+    for (int i = 0; i < n && k < cap; i++)
+        k += (size_t)snprintf(m + k, cap - k, "%s%s", i ? ", " : "", names[i]);
+    if (k < cap)
+        snprintf(m + k, cap - k, "]");
+}
+
+int cql__guard_table_props(cql_ctx *ctx, const cql_session *s, cql_result *r, const ast_props *in, cs_error *e)
+{
+    const struct cql_guardrails *g = &ctx->cfg.guard;
+    if (!(g->n_table_props[0] || g->n_table_props[1] || g->n_table_props[2]) || !in->n || !cql__guard_applies(ctx, s))
+        return 0;
+    static const char *const fmt[3] = {
+        "Guardrail table_properties violated: Provided values %s are not recommended for Table Properties (warned values are: %s)",
+        "Guardrail table_properties violated: Ignoring provided values %s as they are not supported for Table Properties (ignored values are: %s)",
+        "Guardrail table_properties violated: Provided values %s are not allowed for Table Properties (disallowed values are: %s)",
+    };
+    for (int w = 2; w >= 0; w--) {   /* Values.guard: disallowed, ignored, warned */
+        const char *hit[CQL_TABLE_PROPERTIES], *conf[CQL_TABLE_PROPERTIES];
+        int nh = 0, nc = g->n_table_props[w];
+        for (int i = 0; i < nc; i++) {
+            conf[i] = cql_table_property_name(g->table_props[w][i]);
+            for (int j = 0; j < in->n; j++)
+                if (!strcmp(in->items[j].name, conf[i])) {
+                    hit[nh++] = conf[i];
+                    break;
+                }
+        }
+        if (!nh)
+            continue;
+        qsort(hit, (size_t)nh, sizeof hit[0], cmp_str);
+        cql_java_hashset_order(conf, nc);
+        char a[600], b[600];
+        name_list(hit, nh, a, sizeof a);
+        name_list(conf, nc, b, sizeof b);
+        if (w == 2)
+            return cs_error_set(e, CS_ERR_INVALID, fmt[2], a, b);
+        if (r)
+            cql_result_warn(r, fmt[w], a, b);
+    }
+    return 0;
+}
+
+int cql__guard_props_kept(cql_ctx *ctx, const cql_session *s, const ast_props *in, ast_props *out, cs_error *e)
+{
+    *out = *in;
+    const struct cql_guardrails *g = &ctx->cfg.guard;
+    if (!g->n_table_props[1] || !in->n || !cql__guard_applies(ctx, s))
+        return 0;
+    int kept = 0;
+    ast_prop *items = cs_malloc(sizeof *items * (size_t)in->n);
+    if (!items)
+        return cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    for (int i = 0; i < in->n; i++) {
+        bool ignored = false;
+        for (int j = 0; j < g->n_table_props[1] && !ignored; j++)
+            ignored = !strcmp(in->items[i].name, cql_table_property_name(g->table_props[1][j]));
+        if (!ignored)
+            items[kept++] = in->items[i];
+    }
+    if (kept == in->n) {
+        cs_free(items);
+        return 0;
+    }
+    out->items = items;
+    out->n = kept;
     return 0;
 }

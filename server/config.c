@@ -274,6 +274,9 @@ static const key_def keys[] = {
     { "minimum_replication_factor_fail_threshold", K_INT, 0, F(cql.guard.minimum_replication_factor[1]) },
     { "uncompressed_tables_enabled", K_BOOL, 0, F(cql.guard.uncompressed_tables) },
     { "collection_size_warn_threshold", K_SIZE, 1, F(cql.guard.collection_size[0]) },
+    { "table_properties_warned", K_SPECIAL, 0, 0, 0 },
+    { "table_properties_ignored", K_SPECIAL, 1, 0, 0 },
+    { "table_properties_disallowed", K_SPECIAL, 2, 0, 0 },
     { "collection_size_fail_threshold", K_SIZE, 1, F(cql.guard.collection_size[1]) },
     { "allow_filtering_enabled", K_BOOL, 0, F(cql.guard.allow_filtering) },
     { "user_timestamps_enabled", K_BOOL, 0, F(cql.guard.user_timestamps) },
@@ -391,6 +394,28 @@ static int set_batch(config *c, const char *key, const char *v, long long legacy
 
 static int set_special(config *c, const key_def *k, const char *v, long long legacy_unit)
 {
+    if (strncmp(k->name, "table_properties_", 17) == 0) {   /* one element of a list of table property names */
+        struct cql_guardrails *g = &c->cql.guard;
+        int which = (int)k->unit;   /* 0 warned, 1 ignored, 2 disallowed */
+        char low[64];
+        size_t n = strlen(v);
+        if (n >= sizeof low) n = sizeof low - 1;
+        for (size_t i = 0; i < n; i++) low[i] = (char)tolower((unsigned char)v[i]);
+        low[n] = '\0';
+        int idx = -1;
+        for (unsigned i = 0; cql_table_property_name(i); i++)
+            if (strcmp(low, cql_table_property_name(i)) == 0) idx = (int)i;
+        if (idx < 0) {   /* GuardrailsOptions.validateTableProperties, at the end of the parse */
+            if (!c->guard_bad_property[0])
+                snprintf(c->guard_bad_property, sizeof c->guard_bad_property, "%s\t%s", k->name, low);
+            return 0;
+        }
+        for (int i = 0; i < g->n_table_props[which]; i++)
+            if (g->table_props[which][i] == idx) return 0;   /* a set */
+        if (g->n_table_props[which] < CQL_TABLE_PROPERTIES)
+            g->table_props[which][g->n_table_props[which]++] = (uint8_t)idx;
+        return 0;
+    }
     if (strstr(k->name, "_consistency_levels_")) {   /* one element of a list of ConsistencyLevel names */
         for (unsigned i = 0; cql_consistency_level_name(i); i++)
             if (strcasecmp(v, cql_consistency_level_name(i)) == 0) {
@@ -561,8 +586,14 @@ static int apply(config *c, const char *k, const char *v, int line, char *err, s
 static void fmt_size(char *out, size_t cap, unsigned long long b);
 
 /* GuardrailsOptions' checks of the thresholds (validateMaxIntThreshold). */
-static int guard_validate(const struct cql_guardrails *g, char *err, size_t errlen)
+static int guard_validate(const config *cfg, const struct cql_guardrails *g, char *err, size_t errlen)
 {
+    if (cfg->guard_bad_property[0]) {
+        const char *tab = strchr(cfg->guard_bad_property, '\t');
+        snprintf(err, errlen, "Invalid value for %.*s: '[%s]' do not parse as valid table properties",
+                 (int)(tab - cfg->guard_bad_property), cfg->guard_bad_property, tab + 1);
+        return CS_EINVAL;
+    }
     static const struct { const char *name; size_t off; } th[] = {
         { "keyspaces", offsetof(struct cql_guardrails, keyspaces) },
         { "tables", offsetof(struct cql_guardrails, tables) },
@@ -688,7 +719,7 @@ int config_parse(config *c, const char *text, size_t len, char *err, size_t errl
     }
     cs_free(buf);
     if (rc == 0)
-        rc = guard_validate(&c->cql.guard, err, errlen);
+        rc = guard_validate(c, &c->cql.guard, err, errlen);
     if (rc == 0 && c->cql.cassandra_authorizer && c->authenticator == CONFIG_AUTH_ALLOW_ALL) {
         /* AuthConfig.applyAuth */
         snprintf(err, errlen, "AllowAllAuthenticator can't be used with CassandraAuthorizer");
@@ -901,6 +932,18 @@ static void guard_settings(cs_buf *b, const struct cql_guardrails *g)
         { "write_consistency_levels_disallowed", offsetof(struct cql_guardrails, write_cl_disallowed) },
         { "write_consistency_levels_warned", offsetof(struct cql_guardrails, write_cl_warned) },
     };
+    static const char *const tp[3] = { "table_properties_warned", "table_properties_ignored", "table_properties_disallowed" };
+    for (int w = 0; w < 3; w++) {   /* a HashSet of names (GuardrailsOptions.validateTableProperties) */
+        const char *names[CQL_TABLE_PROPERTIES];
+        int n = g->n_table_props[w];
+        for (int i = 0; i < n; i++) names[i] = cql_table_property_name(g->table_props[w][i]);
+        cql_java_hashset_order(names, n);
+        char v[600];
+        size_t k = (size_t)snprintf(v, sizeof v, "[");
+        for (int i = 0; i < n && k < sizeof v; i++)
+            k += (size_t)snprintf(v + k, sizeof v - k, "%s%s", i ? ", " : "", names[i]);
+        setting(b, tp[w], "%s]", v);
+    }
     for (size_t i = 0; i < sizeof cl / sizeof cl[0]; i++) {
         uint32_t bits = *(const uint32_t *)((const char *)g + cl[i].off);
         char v[200];

@@ -44,6 +44,7 @@ typedef struct config {
     char data_dir[1024];              /* first of data_file_directories ("" = not set) */
     char commitlog_dir[1024];         /* commitlog_directory ("" = not set) */
     bool admin_port_set;              /* admin_port given explicitly */
+    char guard_bad_property[160];     /* "key\tname": a table_properties_* entry that is no property */
     char auto_snapshot_ttl[32];       /* auto_snapshot_ttl as DurationSpec prints it ("" = not set) */
     cs_buf settings;                  /* "name\tvalue\n" lines (effective values, sorted),
                                          NUL-terminated: cql.config_text */

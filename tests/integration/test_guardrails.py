@@ -175,7 +175,9 @@ def test_guardrail_config_errors(tmp_path):
                        "The warn threshold 2MiB for collection_size_warn_threshold should be lower than the fail "
                        "threshold 1MiB"),
                       ("collection_size_fail_threshold: 0B\n", "Invalid value for collection_size_fail_threshold: 0 "
-                       "is not allowed; if attempting to disable use an empty value")):
+                       "is not allowed; if attempting to disable use an empty value"),
+                      ("table_properties_warned: [comment, nonsense]\n", "Invalid value for table_properties_warned: "
+                       "'[nonsense]' do not parse as valid table properties")):
         cfg = tmp_path / "bad.yaml"
         cfg.write_text(text)
         p = subprocess.run([H.binary_path(), "--listen", "127.0.0.1", "--port", "0", "--data-dir",
@@ -191,6 +193,11 @@ items_per_collection_fail_threshold: 3
 collection_size_warn_threshold: 100B
 collection_size_fail_threshold: 1KiB
 uncompressed_tables_enabled: false
+table_properties_warned: [comment, gc_grace_seconds]
+table_properties_ignored: [CDC]
+table_properties_disallowed:
+  - default_time_to_live
+  - caching
 """
 
 
@@ -244,6 +251,26 @@ def test_replication_collections_and_compression(tmp_path):
         refused(app, "ALTER TABLE k1.t WITH compression = {'enabled': 'false'}", "Uncompressed table is not allowed")
         app.execute("ALTER TABLE k1.t WITH compression = {'class': 'LZ4Compressor'}")
         sup.execute("CREATE TABLE k1.u (k int PRIMARY KEY) WITH compression = {'enabled': 'false'}")
+        # table_properties: disallowed, ignored (left out, with a warning), warned; sets print as Java HashSets
+        refused(app, "CREATE TABLE k1.tp (k int PRIMARY KEY) WITH default_time_to_live = 5 AND comment = 'x'",
+                "Guardrail table_properties violated: Provided values [default_time_to_live] are not allowed for "
+                "Table Properties (disallowed values are: [caching, default_time_to_live])")
+        w = warned(app, "CREATE TABLE k1.tp (k int PRIMARY KEY) WITH comment = 'x' AND gc_grace_seconds = 5 AND cdc = true")
+        assert w == ["Guardrail table_properties violated: Ignoring provided values [cdc] as they are not supported "
+                     "for Table Properties (ignored values are: [cdc])",
+                     "Guardrail table_properties violated: Provided values [comment, gc_grace_seconds] are not "
+                     "recommended for Table Properties (warned values are: [gc_grace_seconds, comment])"], w
+        row = sup.execute("SELECT comment, gc_grace_seconds, cdc FROM system_schema.tables "
+                          "WHERE keyspace_name = 'k1' AND table_name = 'tp'").one()
+        assert (row.comment, row.gc_grace_seconds, row.cdc) == ("x", 5, None), row   # cdc only when true
+        w = warned(app, "ALTER TABLE k1.tp WITH cdc = true")
+        assert w == ["Guardrail table_properties violated: Ignoring provided values [cdc] as they are not supported "
+                     "for Table Properties (ignored values are: [cdc])"], w
+        assert sup.execute("SELECT cdc FROM system_schema.tables WHERE keyspace_name = 'k1' AND table_name = 'tp'").one().cdc is None
+        refused(app, "ALTER TABLE k1.tp WITH caching = {'keys': 'NONE'}", "Provided values [caching] are not allowed")
+        sup.execute("ALTER TABLE k1.tp WITH default_time_to_live = 7")
+        assert sup.execute("SELECT value FROM system_views.settings WHERE name = 'table_properties_disallowed'").one().value == \
+            "[caching, default_time_to_live]"
         cu.shutdown()
         ca.shutdown()
     finally:
