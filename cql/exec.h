@@ -78,9 +78,9 @@ void cql_java_hashset_order(const char **names, int n);
  * cql_sx.deadline_ns in select_int.h).  The write and counter write
  * ones end the wait of a write for its commit log sync (batch and group
  * modes) with WriteTimeout (cql_result.write_type, server/conn.c); the
- * write itself is applied, as a replica's would be.  TRUNCATE and LWT run
- * to completion, and a single node opens no internode connection, so the
- * others change nothing else. */
+ * write itself is applied, as a replica's would be (an applied LWT's
+ * commit too).  TRUNCATE and an LWT's read run to completion, and a single
+ * node opens no internode connection, so the others change nothing else. */
 enum { CQL_TIMEOUT_READ, CQL_TIMEOUT_RANGE, CQL_TIMEOUT_WRITE, CQL_TIMEOUT_COUNTER_WRITE, CQL_TIMEOUT_CAS,
        CQL_TIMEOUT_TRUNCATE, CQL_TIMEOUT_MISC, CQL_TIMEOUT_INTERNODE_CONNECT, CQL_TIMEOUT_INTERNODE_USER,
        CQL_TIMEOUT_INTERNODE_STREAMING_USER, CQL_TIMEOUTS };
@@ -162,8 +162,9 @@ typedef struct cql_result {
     bool need_sync; st_clog_pos sync_pos;   /* wait for commit log before replying */
     /* A write waiting for its sync ends with WriteTimeout (0x1100) if the
      * sync comes later than write_timeout_ms after the request's arrival:
-     * its WriteType ("SIMPLE", "UNLOGGED_BATCH", "BATCH", "COUNTER"); NULL
-     * for replies that are never timed out (schema changes, LWT). */
+     * its WriteType ("SIMPLE", "UNLOGGED_BATCH", "BATCH", "COUNTER"; an
+     * applied LWT's commit: "SIMPLE"); NULL for replies that are never
+     * timed out (schema changes). */
     const char *write_type; int64_t write_timeout_ms;
     uint64_t end_ns;                   /* cs_mono_ns when execution ended, if read; else 0 */
 } cql_result;

@@ -528,7 +528,8 @@ int cql__exec_writes(cql_ctx *ctx, cql_session *s, int kind, const ast_using *us
             cql_metrics_batch(ctx, kind, distinct_keys(&b, true));
         if (cql__wbatch_commit(&b, r, e) < 0)
             goto out;
-        if (r->need_sync && !lwt) {   /* StorageProxy's WriteType and timeout for the write */
+        if (r->need_sync) {   /* StorageProxy's WriteType and timeout for the write; an applied LWT
+                               * waits as commitPaxos does: SIMPLE, the commit consistency */
             bool many = false;   /* more than one mutation (keyspace and key) */
             for (int i = 1; i < b.n_parts && !many; i++)
                 many = b.parts[i].t->ks != b.parts[0].t->ks || b.parts[i].pk_len != b.parts[0].pk_len ||
@@ -536,7 +537,7 @@ int cql__exec_writes(cql_ctx *ctx, cql_session *s, int kind, const ast_using *us
             bool counter = b.n_ctrs > 0;
             for (int i = 0; i < b.n_parts && !counter; i++)
                 counter = b.parts[i].t->is_counter;
-            r->write_type = counter ? "COUNTER" : kind == BATCH_LOGGED && many ? "BATCH"
+            r->write_type = counter ? "COUNTER" : lwt ? "SIMPLE" : kind == BATCH_LOGGED && many ? "BATCH"
                           : many ? "UNLOGGED_BATCH" : "SIMPLE";
             r->write_timeout_ms = cql_timeout_ms(ctx, counter ? CQL_TIMEOUT_COUNTER_WRITE : CQL_TIMEOUT_WRITE);
         }
