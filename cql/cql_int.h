@@ -150,6 +150,7 @@ bool cql__authz_is_super(cql_ctx *ctx, const cql_session *s);          /* Client
 enum { CQL_GUARD_KEYSPACES, CQL_GUARD_TABLES, CQL_GUARD_COLUMNS_PER_TABLE, CQL_GUARD_SECONDARY_INDEXES_PER_TABLE,
        CQL_GUARD_MATERIALIZED_VIEWS_PER_TABLE, CQL_GUARD_PAGE_SIZE, CQL_GUARD_PARTITION_KEYS_IN_SELECT,
        CQL_GUARD_FIELDS_PER_UDT, CQL_GUARD_ITEMS_PER_COLLECTION, CQL_GUARD_COLLECTION_SIZE,
+       CQL_GUARD_IN_SELECT_CARTESIAN_PRODUCT,
        CQL_GUARD_MINIMUM_REPLICATION_FACTOR /* a MinThreshold: below its thresholds */ };
 bool cql__guard_applies(cql_ctx *ctx, const cql_session *s);
 int cql__guard_flag(cql_ctx *ctx, const cql_session *s, bool enabled, const char *name, const char *what, cs_error *e);
@@ -158,6 +159,11 @@ bool cql__guard_max_on(cql_ctx *ctx, const cql_session *s, int g);   /* Threshol
 int cql__guard_max(cql_ctx *ctx, const cql_session *s, cql_result *r, int g, long long value, const char *what,
                    cs_error *e);
 int cql__guard_cl(cql_ctx *ctx, const cql_session *s, cql_result *r, bool write, uint32_t levels, cs_error *e);
+/* in_select_cartesian_product: with an IN among them, the product of the
+ * restrictions' values (raw[0..n), as written) after each one, what
+ * "partition key" or "clustering key" (MultiCBuilder.buildSize). */
+int cql__guard_in_product(cql_ctx *ctx, const cql_session *s, cql_result *r, const int *raw, int n, const char *what,
+                          cs_error *e);
 /* table_properties (Create/Alter Table and View validate): the WITH clause's
  * names against the disallowed (fail), ignored and warned (warn) ones.
  * cql__guard_props_kept: *out is in, or a cs_malloc'd copy of its items

@@ -51,7 +51,8 @@ void cql_config_defaults(cql_config *c)
     c->config_text = NULL;
     int *th[] = { c->guard.keyspaces, c->guard.tables, c->guard.columns_per_table, c->guard.secondary_indexes_per_table,
                   c->guard.materialized_views_per_table, c->guard.page_size, c->guard.partition_keys_in_select,
-                  c->guard.fields_per_udt, c->guard.items_per_collection, c->guard.minimum_replication_factor };
+                  c->guard.fields_per_udt, c->guard.items_per_collection, c->guard.minimum_replication_factor,
+                  c->guard.in_select_cartesian_product };
     for (size_t i = 0; i < sizeof th / sizeof th[0]; i++)
         th[i][0] = th[i][1] = -1;
     c->guard.allow_filtering = c->guard.user_timestamps = c->guard.group_by = c->guard.drop_truncate_table = true;

@@ -44,7 +44,7 @@ typedef struct cql_config {
     struct cql_guardrails {
         int keyspaces[2], tables[2], columns_per_table[2], secondary_indexes_per_table[2],
             materialized_views_per_table[2], page_size[2], partition_keys_in_select[2], fields_per_udt[2],
-            items_per_collection[2], minimum_replication_factor[2];
+            items_per_collection[2], minimum_replication_factor[2], in_select_cartesian_product[2];
         int64_t collection_size[2];      /* bytes, -1 = off (a DataStorageSpec in cassandra.yaml) */
         /* table_properties_warned / _ignored / _disallowed: property indexes
          * (cql_table_property_name) in cassandra.yaml's order */

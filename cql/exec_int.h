@@ -150,6 +150,10 @@ typedef struct cql_where {
     bool needs_filtering;              /* query requires ALLOW FILTERING (granted) */
     bool empty;                        /* provably empty: IN (), contradicting slices, ... */
     bool has_in_pk, has_in_ck;         /* IN on a partition / clustering column */
+    /* Values of each = / IN restriction as written (duplicates too), in
+     * key order: partition key columns (pk_all) and clustering groups
+     * (ck_all), for guardrail in_select_cartesian_product. */
+    int pk_raw[16], n_pk_raw, ck_raw[16], n_ck_raw;
     bool uses_index;                   /* the one filter is served by a secondary index */
 } cql_where;
 

@@ -729,8 +729,14 @@ static int run_select(cql_sx *x, cql_result *r)
             return rc;
         if (p && p->consistency < 32 && (rc = cql__guard_cl(x->ctx, x->s, r, false, 1u << p->consistency, x->e)))
             return rc;
+        if (x->w.has_in_pk && x->w.pk_all &&   /* getPartitionKeys, then the clustering's names */
+            (rc = cql__guard_in_product(x->ctx, x->s, r, x->w.pk_raw, x->w.n_pk_raw, "partition key", x->e)))
+            return rc;
         if (x->w.has_in_pk && x->w.pk_all && x->w.n_pks > 0 &&
             (rc = cql__guard_max(x->ctx, x->s, r, CQL_GUARD_PARTITION_KEYS_IN_SELECT, x->w.n_pks, x->t->name, x->e)))
+            return rc;
+        if (x->w.has_in_ck && x->w.ck_all &&
+            (rc = cql__guard_in_product(x->ctx, x->s, r, x->w.ck_raw, x->w.n_ck_raw, "clustering key", x->e)))
             return rc;
         if (p && p->page_size > 0 && (x->sel.has_agg || x->n_group > 0 || x->limit > p->page_size) &&
             (rc = cql__guard_max(x->ctx, x->s, r, CQL_GUARD_PAGE_SIZE, p->page_size, x->t->name, x->e)))

@@ -62,6 +62,10 @@ static void max_message(int g, bool warn, const char *what, long long v, long lo
         if (warn) snprintf(m, n, "Query with partition keys in IN clause on table %s, with number of partition keys %lld exceeds warning threshold of %lld.", what, v, th);
         else snprintf(m, n, "Aborting query with partition keys in IN clause on table %s, number of partition keys %lld exceeds fail threshold of %lld.", what, v, th);
         break;
+    case CQL_GUARD_IN_SELECT_CARTESIAN_PRODUCT:
+        if (warn) snprintf(m, n, "The cartesian product of the IN restrictions on %s produces %lld values, this exceeds warning threshold of %lld.", what, v, th);
+        else snprintf(m, n, "Aborting query because the cartesian product of the IN restrictions on %s produces %lld values, this exceeds fail threshold of %lld.", what, v, th);
+        break;
     case CQL_GUARD_COLLECTION_SIZE:
         snprintf(m, n, "Detected collection %s of size %lld, this exceeds the %s threshold of %lld.", what, v,
                  warn ? "warning" : "failure", th);
@@ -89,6 +93,7 @@ static const char *const max_names[] = {
     [CQL_GUARD_PAGE_SIZE] = "page_size", [CQL_GUARD_PARTITION_KEYS_IN_SELECT] = "partition_keys_in_select",
     [CQL_GUARD_FIELDS_PER_UDT] = "fields_per_udt", [CQL_GUARD_ITEMS_PER_COLLECTION] = "items_per_collection",
     [CQL_GUARD_COLLECTION_SIZE] = "collection_size",
+    [CQL_GUARD_IN_SELECT_CARTESIAN_PRODUCT] = "in_select_cartesian_product",
     [CQL_GUARD_MINIMUM_REPLICATION_FACTOR] = "minimum_replication_factor",
 };
 
@@ -111,6 +116,7 @@ void cql__guard_threshold(const cql_ctx *ctx, int g, long long th[2])
     case CQL_GUARD_PARTITION_KEYS_IN_SELECT: v = c->partition_keys_in_select; break;
     case CQL_GUARD_ITEMS_PER_COLLECTION: v = c->items_per_collection; break;
     case CQL_GUARD_MINIMUM_REPLICATION_FACTOR: v = c->minimum_replication_factor; break;
+    case CQL_GUARD_IN_SELECT_CARTESIAN_PRODUCT: v = c->in_select_cartesian_product; break;
     default: v = c->fields_per_udt; break;
     }
     th[0] = v[0];
@@ -264,5 +270,19 @@ int cql__guard_props_kept(cql_ctx *ctx, const cql_session *s, const ast_props *i
     }
     out->items = items;
     out->n = kept;
+    return 0;
+}
+
+int cql__guard_in_product(cql_ctx *ctx, const cql_session *s, cql_result *r, const int *raw, int n, const char *what,
+                          cs_error *e)
+{
+    if (!cql__guard_max_on(ctx, s, CQL_GUARD_IN_SELECT_CARTESIAN_PRODUCT))
+        return 0;
+    long long p = 1;
+    for (int i = 0; i < n; i++) {
+        p = raw[i] > 0 && p > (1LL << 40) ? p : p * raw[i];
+        if (cql__guard_max(ctx, s, r, CQL_GUARD_IN_SELECT_CARTESIAN_PRODUCT, p, what, e))
+            return CS_EUSER;
+    }
     return 0;
 }

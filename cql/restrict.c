@@ -537,6 +537,7 @@ static int collect_multi(cql_wan *a, const ast_relation *r)
             vals[j * n + i].len = l;
         }
     }
+    int raw = k;   /* in_select_cartesian_product counts the values as written */
     if (r->op == OP_IN && k > 1) {   /* the same tuple twice selects its rows once (a set of clusterings) */
         int m = 0;
         for (int j = 0; j < k; j++) {
@@ -561,6 +562,7 @@ static int collect_multi(cql_wan *a, const ast_relation *r)
         g->first = first;
         g->n = n;
         g->k = k;
+        g->raw = raw;
         g->tuples = vals;
         g->in = r->op == OP_IN;
         for (int i = 0; i < n; i++)
@@ -718,12 +720,13 @@ static int collect_key_col(cql_wan *a, const sch_column *c, const ast_relation *
             if (rc)
                 return rc;
         }
-        int k = 1;
+        int k = 1, raw = 1;
         cql_value *v;
         if (r->op == OP_IN) {
             int rc = eval_in(a, r, c->type, c->name, &v, &k);
             if (rc)
                 return rc;
+            raw = k;
             k = sort_dedup(c->type, v, k);
         } else {
             v = cs_arena_zalloc(a->ev->arena, sizeof(cql_value));
@@ -736,6 +739,7 @@ static int collect_key_col(cql_wan *a, const sch_column *c, const ast_relation *
         g->first = pos;
         g->n = 1;
         g->k = k;
+        g->raw = raw;
         g->tuples = v;
         g->in = r->op == OP_IN;
         if (pk) {

@@ -16,7 +16,7 @@
     "unpredictability, use ALLOW FILTERING"
 
 /* An = / IN restriction fixing columns [first, first+n) to one of k tuples. */
-typedef struct cql_eqgroup { int first, n, k; cql_value *tuples; bool in; } cql_eqgroup;
+typedef struct cql_eqgroup { int first, n, k; cql_value *tuples; bool in; int raw; } cql_eqgroup;   /* raw: k before duplicates go */
 /* A slice over columns [first, first+n).  Merged slices may bound each
  * side on a different prefix (Cassandra's `(b, c, d) > (..) AND b < ..`):
  * lo has lo_n values, hi has hi_n, and n is the longer. */

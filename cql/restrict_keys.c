@@ -99,6 +99,9 @@ int cql__wan_build_pks(cql_wan *a)
     }
     w->pk_all = true;
     long total = 1;
+    w->n_pk_raw = 0;
+    for (int i = 0; i < t->n_pk && i < 16; i++)
+        w->pk_raw[w->n_pk_raw++] = a->pk_eq[i].raw;
     for (int i = 0; i < t->n_pk; i++) {
         total *= a->pk_eq[i].k;
         if (total > CQL__MAX_KEYS)
@@ -442,6 +445,9 @@ int cql__wan_build_ck(cql_wan *a)
     }
     bool full = m == n_ck && !sl;
     w->ck_all = full;
+    w->n_ck_raw = 0;
+    for (int i = 0; full && i < ng && i < 16; i++)
+        w->ck_raw[w->n_ck_raw++] = groups[i]->raw;
     if (full && a->kind != CQL_WHERE_SELECT) {
         w->cks = cs_arena_zalloc(a->ev->arena, sizeof(cql_value) * (size_t)(total + 1));
         if (!w->cks)

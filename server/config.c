@@ -268,6 +268,8 @@ static const key_def keys[] = {
     { "partition_keys_in_select_fail_threshold", K_INT, 0, F(cql.guard.partition_keys_in_select[1]) },
     { "fields_per_udt_warn_threshold", K_INT, 0, F(cql.guard.fields_per_udt[0]) },
     { "fields_per_udt_fail_threshold", K_INT, 0, F(cql.guard.fields_per_udt[1]) },
+    { "in_select_cartesian_product_warn_threshold", K_INT, 0, F(cql.guard.in_select_cartesian_product[0]) },
+    { "in_select_cartesian_product_fail_threshold", K_INT, 0, F(cql.guard.in_select_cartesian_product[1]) },
     { "items_per_collection_warn_threshold", K_INT, 0, F(cql.guard.items_per_collection[0]) },
     { "items_per_collection_fail_threshold", K_INT, 0, F(cql.guard.items_per_collection[1]) },
     { "minimum_replication_factor_warn_threshold", K_INT, 0, F(cql.guard.minimum_replication_factor[0]) },
@@ -605,6 +607,7 @@ static int guard_validate(const config *cfg, const struct cql_guardrails *g, cha
         { "fields_per_udt", offsetof(struct cql_guardrails, fields_per_udt) },
         { "items_per_collection", offsetof(struct cql_guardrails, items_per_collection) },
         { "minimum_replication_factor", offsetof(struct cql_guardrails, minimum_replication_factor) },
+        { "in_select_cartesian_product", offsetof(struct cql_guardrails, in_select_cartesian_product) },
     };
     for (size_t i = 0; i < sizeof th / sizeof th[0]; i++) {
         const int *v = (const int *)((const char *)g + th[i].off);
@@ -891,6 +894,7 @@ static void guard_settings(cs_buf *b, const struct cql_guardrails *g)
     static const struct { const char *name; size_t off; } th[] = {
         { "columns_per_table", offsetof(struct cql_guardrails, columns_per_table) },
         { "fields_per_udt", offsetof(struct cql_guardrails, fields_per_udt) },
+        { "in_select_cartesian_product", offsetof(struct cql_guardrails, in_select_cartesian_product) },
         { "items_per_collection", offsetof(struct cql_guardrails, items_per_collection) },
         { "keyspaces", offsetof(struct cql_guardrails, keyspaces) },
         { "materialized_views_per_table", offsetof(struct cql_guardrails, materialized_views_per_table) },

@@ -193,6 +193,8 @@ items_per_collection_fail_threshold: 3
 collection_size_warn_threshold: 100B
 collection_size_fail_threshold: 1KiB
 uncompressed_tables_enabled: false
+in_select_cartesian_product_warn_threshold: 4
+in_select_cartesian_product_fail_threshold: 20
 table_properties_warned: [comment, gc_grace_seconds]
 table_properties_ignored: [CDC]
 table_properties_disallowed:
@@ -251,6 +253,18 @@ def test_replication_collections_and_compression(tmp_path):
         refused(app, "ALTER TABLE k1.t WITH compression = {'enabled': 'false'}", "Uncompressed table is not allowed")
         app.execute("ALTER TABLE k1.t WITH compression = {'class': 'LZ4Compressor'}")
         sup.execute("CREATE TABLE k1.u (k int PRIMARY KEY) WITH compression = {'enabled': 'false'}")
+        # in_select_cartesian_product: the product of the IN values as written, after each restriction
+        sup.execute("CREATE TABLE k1.ip (a int, b int, c int, PRIMARY KEY ((a, b), c))")
+        w = warned(app, "SELECT * FROM k1.ip WHERE a IN (1, 2) AND b IN (1, 2, 2) AND c IN (1, 2)")
+        assert w == ["Guardrail in_select_cartesian_product violated: The cartesian product of the IN restrictions "
+                     "on partition key produces 6 values, this exceeds warning threshold of 4."], w
+        refused(app, "SELECT * FROM k1.ip WHERE a IN (1, 2, 3) AND b IN (1, 2, 3, 4, 5, 6, 7)",
+                "Guardrail in_select_cartesian_product violated: Aborting query because the cartesian product of the "
+                "IN restrictions on partition key produces 21 values, this exceeds fail threshold of 20.")
+        w = warned(app, "SELECT * FROM k1.ip WHERE a = 1 AND b = 1 AND c IN (1, 2, 3, 4, 5)")
+        assert w == ["Guardrail in_select_cartesian_product violated: The cartesian product of the IN restrictions "
+                     "on clustering key produces 5 values, this exceeds warning threshold of 4."], w
+        assert warned(app, "SELECT * FROM k1.ip WHERE a = 1 AND b = 1 AND c > 1") == []
         # table_properties: disallowed, ignored (left out, with a warning), warned; sets print as Java HashSets
         refused(app, "CREATE TABLE k1.tp (k int PRIMARY KEY) WITH default_time_to_live = 5 AND comment = 'x'",
                 "Guardrail table_properties violated: Provided values [default_time_to_live] are not allowed for "
