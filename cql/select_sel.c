@@ -908,15 +908,15 @@ int cql__sel_eval(cql_eval *ev, const sch_table *t, xsel *s, const xrow *row, cq
  * AS int)`) passes the row to its arguments, as Cassandra's FunctionSelector
  * and friends do, and is applied to their results at the group's end; any
  * other selector keeps its value of the group's first row. */
+static int agg_add_checked(cql_eval *ev, const sch_table *t, xsel *s, const xrow *row, cs_error *e);
+
 static int agg_add_one(cql_eval *ev, const sch_table *t, xsel *s, const xrow *row, cs_error *e)
 {
     if (!s->agg && s->contains_agg) {
         for (int i = 0; i < s->n_args; i++) {
-            int rc = agg_add_one(ev, t, s->args[i], row, e);
+            int rc = agg_add_checked(ev, t, s->args[i], row, e);
             if (rc)
                 return rc;
-            if (s->args[i]->acc.err || s->args[i]->first.err)
-                return cs_error_set(e, CS_ERR_SERVER, "out of memory");
         }
         return 0;
     }
@@ -986,14 +986,20 @@ static int agg_add_one(cql_eval *ev, const sch_table *t, xsel *s, const xrow *ro
     return 0;
 }
 
+static int agg_add_checked(cql_eval *ev, const sch_table *t, xsel *s, const xrow *row, cs_error *e)
+{
+    int rc = agg_add_one(ev, t, s, row, e);
+    if (rc == 0 && (s->acc.err || s->first.err))
+        rc = cs_error_set(e, CS_ERR_SERVER, "out of memory");
+    return rc;
+}
+
 int cql__sel_agg_add(cql_eval *ev, const sch_table *t, xselection *x, const xrow *row, cs_error *e)
 {
     for (int i = 0; i < x->n; i++) {
-        int rc = agg_add_one(ev, t, x->sels[i], row, e);
+        int rc = agg_add_checked(ev, t, x->sels[i], row, e);
         if (rc)
             return rc;
-        if (x->sels[i]->acc.err || x->sels[i]->first.err)
-            return cs_error_set(e, CS_ERR_SERVER, "out of memory");
     }
     return 0;
 }

@@ -587,6 +587,22 @@ static int apply(config *c, const char *k, const char *v, int line, char *err, s
 
 static void fmt_size(char *out, size_t cap, unsigned long long b);
 
+/* The count thresholds of the guardrails (GuardrailsOptions' int ones):
+ * {warn, fail} each, for the checks and the settings table. */
+static const struct { const char *name; size_t off; } guard_thresholds[] = {
+    { "keyspaces", offsetof(struct cql_guardrails, keyspaces) },
+    { "tables", offsetof(struct cql_guardrails, tables) },
+    { "columns_per_table", offsetof(struct cql_guardrails, columns_per_table) },
+    { "secondary_indexes_per_table", offsetof(struct cql_guardrails, secondary_indexes_per_table) },
+    { "materialized_views_per_table", offsetof(struct cql_guardrails, materialized_views_per_table) },
+    { "page_size", offsetof(struct cql_guardrails, page_size) },
+    { "partition_keys_in_select", offsetof(struct cql_guardrails, partition_keys_in_select) },
+    { "fields_per_udt", offsetof(struct cql_guardrails, fields_per_udt) },
+    { "items_per_collection", offsetof(struct cql_guardrails, items_per_collection) },
+    { "minimum_replication_factor", offsetof(struct cql_guardrails, minimum_replication_factor) },
+    { "in_select_cartesian_product", offsetof(struct cql_guardrails, in_select_cartesian_product) },
+};
+
 /* GuardrailsOptions' checks of the thresholds (validateMaxIntThreshold). */
 static int guard_validate(const config *cfg, const struct cql_guardrails *g, char *err, size_t errlen)
 {
@@ -596,43 +612,30 @@ static int guard_validate(const config *cfg, const struct cql_guardrails *g, cha
                  (int)(tab - cfg->guard_bad_property), cfg->guard_bad_property, tab + 1);
         return CS_EINVAL;
     }
-    static const struct { const char *name; size_t off; } th[] = {
-        { "keyspaces", offsetof(struct cql_guardrails, keyspaces) },
-        { "tables", offsetof(struct cql_guardrails, tables) },
-        { "columns_per_table", offsetof(struct cql_guardrails, columns_per_table) },
-        { "secondary_indexes_per_table", offsetof(struct cql_guardrails, secondary_indexes_per_table) },
-        { "materialized_views_per_table", offsetof(struct cql_guardrails, materialized_views_per_table) },
-        { "page_size", offsetof(struct cql_guardrails, page_size) },
-        { "partition_keys_in_select", offsetof(struct cql_guardrails, partition_keys_in_select) },
-        { "fields_per_udt", offsetof(struct cql_guardrails, fields_per_udt) },
-        { "items_per_collection", offsetof(struct cql_guardrails, items_per_collection) },
-        { "minimum_replication_factor", offsetof(struct cql_guardrails, minimum_replication_factor) },
-        { "in_select_cartesian_product", offsetof(struct cql_guardrails, in_select_cartesian_product) },
-    };
-    for (size_t i = 0; i < sizeof th / sizeof th[0]; i++) {
-        const int *v = (const int *)((const char *)g + th[i].off);
-        bool min = th[i].off == offsetof(struct cql_guardrails, minimum_replication_factor);
+    for (size_t i = 0; i < CS_ARRAY_LEN(guard_thresholds); i++) {
+        const int *v = (const int *)((const char *)g + guard_thresholds[i].off);
+        bool min = guard_thresholds[i].off == offsetof(struct cql_guardrails, minimum_replication_factor);
         for (int j = 0; j < 2; j++) {
             const char *kind = j ? "fail" : "warn";
             if (v[j] == 0) {
                 snprintf(err, errlen, "Invalid value for %s_%s_threshold: 0 is not allowed; if attempting to disable use -1",
-                         th[i].name, kind);
+                         guard_thresholds[i].name, kind);
                 return CS_EINVAL;
             }
             if (v[j] < -1) {
                 snprintf(err, errlen, "Invalid value %d for %s_%s_threshold: negative values are not allowed, "
-                         "outside of -1 which disables the guardrail", v[j], th[i].name, kind);
+                         "outside of -1 which disables the guardrail", v[j], guard_thresholds[i].name, kind);
                 return CS_EINVAL;
             }
         }
         if (v[0] != -1 && v[1] != -1 && (min ? v[1] > v[0] : v[1] < v[0])) {
             snprintf(err, errlen, "The warn threshold %d for %s_warn_threshold should be %s than the fail threshold %d",
-                     v[0], th[i].name, min ? "greater" : "lower", v[1]);
+                     v[0], guard_thresholds[i].name, min ? "greater" : "lower", v[1]);
             return CS_EINVAL;
         }
         if (min && v[1] > 1) {   /* validateMinRFVersusDefaultRF: default_keyspace_rf is 1 */
             snprintf(err, errlen, "%s_fail_threshold to be set (%d) cannot be greater than default_keyspace_rf (1)",
-                     th[i].name, v[1]);
+                     guard_thresholds[i].name, v[1]);
             return CS_EINVAL;
         }
     }
@@ -891,25 +894,12 @@ static void sort_lines(cs_buf *b)
 /* The guardrails' settings, as Cassandra's settings table shows them. */
 static void guard_settings(cs_buf *b, const struct cql_guardrails *g)
 {
-    static const struct { const char *name; size_t off; } th[] = {
-        { "columns_per_table", offsetof(struct cql_guardrails, columns_per_table) },
-        { "fields_per_udt", offsetof(struct cql_guardrails, fields_per_udt) },
-        { "in_select_cartesian_product", offsetof(struct cql_guardrails, in_select_cartesian_product) },
-        { "items_per_collection", offsetof(struct cql_guardrails, items_per_collection) },
-        { "keyspaces", offsetof(struct cql_guardrails, keyspaces) },
-        { "materialized_views_per_table", offsetof(struct cql_guardrails, materialized_views_per_table) },
-        { "minimum_replication_factor", offsetof(struct cql_guardrails, minimum_replication_factor) },
-        { "page_size", offsetof(struct cql_guardrails, page_size) },
-        { "partition_keys_in_select", offsetof(struct cql_guardrails, partition_keys_in_select) },
-        { "secondary_indexes_per_table", offsetof(struct cql_guardrails, secondary_indexes_per_table) },
-        { "tables", offsetof(struct cql_guardrails, tables) },
-    };
     char n[96];
-    for (size_t i = 0; i < sizeof th / sizeof th[0]; i++) {
-        const int *v = (const int *)((const char *)g + th[i].off);
-        snprintf(n, sizeof n, "%s_fail_threshold", th[i].name);
+    for (size_t i = 0; i < CS_ARRAY_LEN(guard_thresholds); i++) {
+        const int *v = (const int *)((const char *)g + guard_thresholds[i].off);
+        snprintf(n, sizeof n, "%s_fail_threshold", guard_thresholds[i].name);
         setting(b, n, "%d", v[1]);
-        snprintf(n, sizeof n, "%s_warn_threshold", th[i].name);
+        snprintf(n, sizeof n, "%s_warn_threshold", guard_thresholds[i].name);
         setting(b, n, "%d", v[0]);
     }
     static const struct { const char *name; size_t off; } fl[] = {
