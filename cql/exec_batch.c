@@ -497,6 +497,15 @@ int cql__exec_writes(cql_ctx *ctx, cql_session *s, int kind, const ast_using *us
         if (cql__guard_cl(ctx, s, r, true, (1u << p->consistency) | (serial < 32 ? 1u << serial : 0), e))
             goto out;
     }
+    for (int i = 0; i < n_items && cql__guard_applies(ctx, s); i++) {   /* in_select_cartesian_product, as the
+                                                                         * keys and clusterings are built */
+        const cql_where *w = &plans[i].w;
+        if ((w->has_in_pk && w->pk_all &&
+             cql__guard_in_product(ctx, s, r, w->pk_raw, w->n_pk_raw, "partition key", e)) ||
+            (w->has_in_ck && w->ck_all &&
+             cql__guard_in_product(ctx, s, r, w->ck_raw, w->n_ck_raw, "clustering key", e)))
+            goto out;
+    }
 
     bool lwt = false;
     for (int i = 0; i < n_items; i++)

@@ -265,6 +265,13 @@ def test_replication_collections_and_compression(tmp_path):
         assert w == ["Guardrail in_select_cartesian_product violated: The cartesian product of the IN restrictions "
                      "on clustering key produces 5 values, this exceeds warning threshold of 4."], w
         assert warned(app, "SELECT * FROM k1.ip WHERE a = 1 AND b = 1 AND c > 1") == []
+        # and on writes, where the keys and clusterings are built from the same restrictions
+        refused(app, "DELETE FROM k1.ip WHERE a IN (1, 2, 3) AND b IN (1, 2, 3, 4, 5, 6, 7) AND c = 1",
+                "Aborting query because the cartesian product of the IN restrictions on partition key produces 21 "
+                "values, this exceeds fail threshold of 20.")
+        w = warned(app, "DELETE FROM k1.ip WHERE a = 1 AND b = 1 AND c IN (1, 2, 3, 4, 5)")
+        assert w == ["Guardrail in_select_cartesian_product violated: The cartesian product of the IN restrictions "
+                     "on clustering key produces 5 values, this exceeds warning threshold of 4."], w
         # table_properties: disallowed, ignored (left out, with a warning), warned; sets print as Java HashSets
         refused(app, "CREATE TABLE k1.tp (k int PRIMARY KEY) WITH default_time_to_live = 5 AND comment = 'x'",
                 "Guardrail table_properties violated: Provided values [default_time_to_live] are not allowed for "
