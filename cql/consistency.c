@@ -1,10 +1,13 @@
 /*
- * consistency.c: the names of the consistency levels and of the table
- * properties, on their own so that the server's config (guardrail lists)
- * links nothing else of cql/.
+ * consistency.c: the names the server's config shares with cql/ (the
+ * consistency levels, the table properties, the guardrails' thresholds)
+ * and their Java-style printing, on their own so that the config links
+ * nothing else of cql/.
  */
+#include <stddef.h>
 #include <stdint.h>
-#include "cql/exec.h"
+#include <stdio.h>
+#include "cql/cql_int.h"
 
 const char *cql_consistency_level_name(unsigned code)
 {
@@ -34,7 +37,9 @@ static unsigned java_spread(const char *s)
     return u ^ (u >> 16);
 }
 
-void cql_java_hashset_order(const char **names, int n)
+/* Reorder names[0..n) (inserted in that order) as a Java HashSet of them
+ * iterates. */
+static void java_hashset_order(const char **names, int n)
 {
     unsigned cap = 16;
     while ((unsigned)n > cap / 4 * 3)
@@ -50,3 +55,50 @@ void cql_java_hashset_order(const char **names, int n)
         names[j + 1] = x;
     }
 }
+
+void cql_name_list(const char *const *names, int n, char *out, size_t cap)
+{
+    size_t k = (size_t)snprintf(out, cap, "[");
+    for (int i = 0; i < n && k < cap; i++)
+        k += (size_t)snprintf(out + k, cap - k, "%s%s", i ? ", " : "", names[i]);
+    if (k < cap)
+        snprintf(out + k, cap - k, "]");
+}
+
+void cql_consistency_set_text(uint32_t bits, char *out, size_t cap)
+{
+    const char *names[32];
+    int n = 0;
+    for (unsigned i = 0; cql_consistency_level_name(i); i++)
+        if (bits & (1u << i))
+            names[n++] = cql_consistency_level_name(i);
+    cql_name_list(names, n, out, cap);
+}
+
+void cql_table_props_text(const uint8_t *idx, int n, char *out, size_t cap)
+{
+    const char *names[CQL_TABLE_PROPERTIES];
+    for (int i = 0; i < n && i < CQL_TABLE_PROPERTIES; i++)
+        names[i] = cql_table_property_name(idx[i]);
+    n = n < CQL_TABLE_PROPERTIES ? n : CQL_TABLE_PROPERTIES;
+    java_hashset_order(names, n);
+    cql_name_list(names, n, out, cap);
+}
+
+#define TH(g, field, bytes, min) [g] = { #field, offsetof(struct cql_guardrails, field), bytes, min }
+const cql_guard_threshold_def cql_guard_thresholds[] = {
+    TH(CQL_GUARD_KEYSPACES, keyspaces, false, false),
+    TH(CQL_GUARD_TABLES, tables, false, false),
+    TH(CQL_GUARD_COLUMNS_PER_TABLE, columns_per_table, false, false),
+    TH(CQL_GUARD_SECONDARY_INDEXES_PER_TABLE, secondary_indexes_per_table, false, false),
+    TH(CQL_GUARD_MATERIALIZED_VIEWS_PER_TABLE, materialized_views_per_table, false, false),
+    TH(CQL_GUARD_PAGE_SIZE, page_size, false, false),
+    TH(CQL_GUARD_PARTITION_KEYS_IN_SELECT, partition_keys_in_select, false, false),
+    TH(CQL_GUARD_FIELDS_PER_UDT, fields_per_udt, false, false),
+    TH(CQL_GUARD_ITEMS_PER_COLLECTION, items_per_collection, false, false),
+    TH(CQL_GUARD_COLLECTION_SIZE, collection_size, true, false),
+    TH(CQL_GUARD_IN_SELECT_CARTESIAN_PRODUCT, in_select_cartesian_product, false, false),
+    TH(CQL_GUARD_MINIMUM_REPLICATION_FACTOR, minimum_replication_factor, false, true),
+};
+#undef TH
+const int cql_guard_n_thresholds = (int)(sizeof cql_guard_thresholds / sizeof cql_guard_thresholds[0]);

@@ -62,9 +62,23 @@ const char *cql_consistency_level_name(unsigned code);
 /* A table property's name by its index in TableAttributes' keywords
  * (TableParams.Option's order, then "id"); NULL past the last. */
 const char *cql_table_property_name(unsigned i);
-/* Reorder names[0..n) (inserted in that order) as a Java HashSet of them
- * iterates: its toString in Cassandra's messages. */
-void cql_java_hashset_order(const char **names, int n);
+/* "[a, b]": names[0..n) as a Java List prints them, into out[cap]. */
+void cql_name_list(const char *const *names, int n, char *out, size_t cap);
+/* Consistency levels (bit 1 << code) as Java prints their EnumSet:
+ * "[ONE, ALL]". */
+void cql_consistency_set_text(uint32_t bits, char *out, size_t cap);
+/* Table properties (idx: cql_table_property_name indexes, in insertion
+ * order) as Java prints a HashSet of their names (Cassandra's messages and
+ * settings for the table_properties guardrail). */
+void cql_table_props_text(const uint8_t *idx, int n, char *out, size_t cap);
+/* The guardrails' thresholds, indexed by guardrail (cql_int.h CQL_GUARD_*):
+ * the cassandra.yaml name before _warn_threshold / _fail_threshold, the
+ * offset of its {warn, fail} pair in struct cql_guardrails (int, or
+ * int64_t for a size in bytes), and whether it is a MinThreshold (values
+ * below it trigger). */
+typedef struct cql_guard_threshold_def { const char *name; size_t off; bool bytes, min; } cql_guard_threshold_def;
+extern const cql_guard_threshold_def cql_guard_thresholds[];
+extern const int cql_guard_n_thresholds;
 
 /* The timeouts of cassandra.yaml, in ms, by nodetool gettimeout's type:
  * read_request_timeout (5000), range_request_timeout (10000),

@@ -85,42 +85,12 @@ static void max_message(int g, bool warn, const char *what, long long v, long lo
     }
 }
 
-static const char *const max_names[] = {
-    [CQL_GUARD_KEYSPACES] = "keyspaces", [CQL_GUARD_TABLES] = "tables",
-    [CQL_GUARD_COLUMNS_PER_TABLE] = "columns_per_table",
-    [CQL_GUARD_SECONDARY_INDEXES_PER_TABLE] = "secondary_indexes_per_table",
-    [CQL_GUARD_MATERIALIZED_VIEWS_PER_TABLE] = "materialized_views_per_table",
-    [CQL_GUARD_PAGE_SIZE] = "page_size", [CQL_GUARD_PARTITION_KEYS_IN_SELECT] = "partition_keys_in_select",
-    [CQL_GUARD_FIELDS_PER_UDT] = "fields_per_udt", [CQL_GUARD_ITEMS_PER_COLLECTION] = "items_per_collection",
-    [CQL_GUARD_COLLECTION_SIZE] = "collection_size",
-    [CQL_GUARD_IN_SELECT_CARTESIAN_PRODUCT] = "in_select_cartesian_product",
-    [CQL_GUARD_MINIMUM_REPLICATION_FACTOR] = "minimum_replication_factor",
-};
-
 void cql__guard_threshold(const cql_ctx *ctx, int g, long long th[2])
 {
-    const struct cql_guardrails *c = &ctx->cfg.guard;
-    if (g == CQL_GUARD_COLLECTION_SIZE) {
-        th[0] = c->collection_size[0];
-        th[1] = c->collection_size[1];
-        return;
-    }
-    const int *v;
-    switch (g) {
-    case CQL_GUARD_KEYSPACES: v = c->keyspaces; break;
-    case CQL_GUARD_TABLES: v = c->tables; break;
-    case CQL_GUARD_COLUMNS_PER_TABLE: v = c->columns_per_table; break;
-    case CQL_GUARD_SECONDARY_INDEXES_PER_TABLE: v = c->secondary_indexes_per_table; break;
-    case CQL_GUARD_MATERIALIZED_VIEWS_PER_TABLE: v = c->materialized_views_per_table; break;
-    case CQL_GUARD_PAGE_SIZE: v = c->page_size; break;
-    case CQL_GUARD_PARTITION_KEYS_IN_SELECT: v = c->partition_keys_in_select; break;
-    case CQL_GUARD_ITEMS_PER_COLLECTION: v = c->items_per_collection; break;
-    case CQL_GUARD_MINIMUM_REPLICATION_FACTOR: v = c->minimum_replication_factor; break;
-    case CQL_GUARD_IN_SELECT_CARTESIAN_PRODUCT: v = c->in_select_cartesian_product; break;
-    default: v = c->fields_per_udt; break;
-    }
-    th[0] = v[0];
-    th[1] = v[1];
+    const cql_guard_threshold_def *d = &cql_guard_thresholds[g];
+    const char *f = (const char *)&ctx->cfg.guard + d->off;
+    for (int i = 0; i < 2; i++)
+        th[i] = d->bytes ? ((const int64_t *)(const void *)f)[i] : ((const int *)(const void *)f)[i];
 }
 
 bool cql__guard_max_on(cql_ctx *ctx, const cql_session *s, int g)
@@ -140,33 +110,19 @@ int cql__guard_max(cql_ctx *ctx, const cql_session *s, cql_result *r, int g, lon
     long long th[2];
     cql__guard_threshold(ctx, g, th);
     char m[700];
-    bool min = g == CQL_GUARD_MINIMUM_REPLICATION_FACTOR;
+    const char *name = cql_guard_thresholds[g].name;
+    bool min = cql_guard_thresholds[g].min;
     if (th[1] > 0 && (min ? value < th[1] : value > th[1])) {
         max_message(g, false, what, value, th[1], m, sizeof m);
-        return cs_error_set(e, CS_ERR_INVALID, "Guardrail %s violated: %s", max_names[g], m);
+        return cs_error_set(e, CS_ERR_INVALID, "Guardrail %s violated: %s", name, m);
     }
     if (th[0] > 0 && (min ? value < th[0] : value > th[0]) && r) {
         max_message(g, true, what, value, th[0], m, sizeof m);
-        cql_result_warn(r, "Guardrail %s violated: %s", max_names[g], m);
+        cql_result_warn(r, "Guardrail %s violated: %s", name, m);
     }
     return 0;
 }
 
-
-/* A Java Set<ConsistencyLevel> as its toString prints it: "[ONE, ALL]", in
- * the enum's order (Sets.immutableEnumSet). */
-static void cl_list(uint32_t bits, char *m, size_t n)
-{
-    size_t k = (size_t)snprintf(m, n, "[");
-    bool first = true;
-    for (unsigned i = 0; cql_consistency_level_name(i) && k < n; i++)
-        if (bits & (1u << i)) {
-            k += (size_t)snprintf(m + k, n - k, "%s%s", first ? "" : ", ", cql_consistency_level_name(i));
-            first = false;
-        }
-    if (k < n)
-        snprintf(m + k, n - k, "]");
-}
 
 /* Values<ConsistencyLevel>.guard for read_consistency_levels or
  * write_consistency_levels: the request's levels (a write's with its
@@ -182,14 +138,14 @@ int cql__guard_cl(cql_ctx *ctx, const cql_session *s, cql_result *r, bool write,
     const char *what = write ? "write consistency levels" : "read consistency levels";
     char a[200], b[200];
     if (dis & levels) {
-        cl_list(dis & levels, a, sizeof a);
-        cl_list(dis, b, sizeof b);
+        cql_consistency_set_text(dis & levels, a, sizeof a);
+        cql_consistency_set_text(dis, b, sizeof b);
         return cs_error_set(e, CS_ERR_INVALID, "Guardrail %s violated: Provided values %s are not allowed for %s (disallowed values are: %s)",
                             name, a, what, b);
     }
     if (r) {
-        cl_list(warned & levels, a, sizeof a);
-        cl_list(warned, b, sizeof b);
+        cql_consistency_set_text(warned & levels, a, sizeof a);
+        cql_consistency_set_text(warned, b, sizeof b);
         cql_result_warn(r, "Guardrail %s violated: Provided values %s are not recommended for %s (warned values are: %s)",
                         name, a, what, b);
     }
@@ -199,16 +155,6 @@ int cql__guard_cl(cql_ctx *ctx, const cql_session *s, cql_result *r, bool write,
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* "[a, b]" of names[0..n) */
-static void name_list(const char **names, int n, char *m, size_t cap)
-{
-    size_t k = (size_t)snprintf(m, cap, "[");
-    for (int i = 0; i < n && k < cap; i++)
-        k += (size_t)snprintf(m + k, cap - k, "%s%s", i ? ", " : "", names[i]);
-    if (k < cap)
-        snprintf(m + k, cap - k, "]");
 }
 
 int cql__guard_table_props(cql_ctx *ctx, const cql_session *s, cql_result *r, const ast_props *in, cs_error *e)
@@ -222,23 +168,22 @@ int cql__guard_table_props(cql_ctx *ctx, const cql_session *s, cql_result *r, co
         "Guardrail table_properties violated: Provided values %s are not allowed for Table Properties (disallowed values are: %s)",
     };
     for (int w = 2; w >= 0; w--) {   /* Values.guard: disallowed, ignored, warned */
-        const char *hit[CQL_TABLE_PROPERTIES], *conf[CQL_TABLE_PROPERTIES];
+        const char *hit[CQL_TABLE_PROPERTIES];
         int nh = 0, nc = g->n_table_props[w];
         for (int i = 0; i < nc; i++) {
-            conf[i] = cql_table_property_name(g->table_props[w][i]);
+            const char *conf = cql_table_property_name(g->table_props[w][i]);
             for (int j = 0; j < in->n; j++)
-                if (!strcmp(in->items[j].name, conf[i])) {
-                    hit[nh++] = conf[i];
+                if (!strcmp(in->items[j].name, conf)) {
+                    hit[nh++] = conf;
                     break;
                 }
         }
         if (!nh)
             continue;
         qsort(hit, (size_t)nh, sizeof hit[0], cmp_str);
-        cql_java_hashset_order(conf, nc);
         char a[600], b[600];
-        name_list(hit, nh, a, sizeof a);
-        name_list(conf, nc, b, sizeof b);
+        cql_name_list(hit, nh, a, sizeof a);
+        cql_table_props_text(g->table_props[w], nc, b, sizeof b);
         if (w == 2)
             return cs_error_set(e, CS_ERR_INVALID, fmt[2], a, b);
         if (r)

@@ -587,22 +587,6 @@ static int apply(config *c, const char *k, const char *v, int line, char *err, s
 
 static void fmt_size(char *out, size_t cap, unsigned long long b);
 
-/* The count thresholds of the guardrails (GuardrailsOptions' int ones):
- * {warn, fail} each, for the checks and the settings table. */
-static const struct { const char *name; size_t off; } guard_thresholds[] = {
-    { "keyspaces", offsetof(struct cql_guardrails, keyspaces) },
-    { "tables", offsetof(struct cql_guardrails, tables) },
-    { "columns_per_table", offsetof(struct cql_guardrails, columns_per_table) },
-    { "secondary_indexes_per_table", offsetof(struct cql_guardrails, secondary_indexes_per_table) },
-    { "materialized_views_per_table", offsetof(struct cql_guardrails, materialized_views_per_table) },
-    { "page_size", offsetof(struct cql_guardrails, page_size) },
-    { "partition_keys_in_select", offsetof(struct cql_guardrails, partition_keys_in_select) },
-    { "fields_per_udt", offsetof(struct cql_guardrails, fields_per_udt) },
-    { "items_per_collection", offsetof(struct cql_guardrails, items_per_collection) },
-    { "minimum_replication_factor", offsetof(struct cql_guardrails, minimum_replication_factor) },
-    { "in_select_cartesian_product", offsetof(struct cql_guardrails, in_select_cartesian_product) },
-};
-
 /* GuardrailsOptions' checks of the thresholds (validateMaxIntThreshold). */
 static int guard_validate(const config *cfg, const struct cql_guardrails *g, char *err, size_t errlen)
 {
@@ -612,30 +596,33 @@ static int guard_validate(const config *cfg, const struct cql_guardrails *g, cha
                  (int)(tab - cfg->guard_bad_property), cfg->guard_bad_property, tab + 1);
         return CS_EINVAL;
     }
-    for (size_t i = 0; i < CS_ARRAY_LEN(guard_thresholds); i++) {
-        const int *v = (const int *)((const char *)g + guard_thresholds[i].off);
-        bool min = guard_thresholds[i].off == offsetof(struct cql_guardrails, minimum_replication_factor);
+    for (int i = 0; i < cql_guard_n_thresholds; i++) {
+        const cql_guard_threshold_def *d = &cql_guard_thresholds[i];
+        if (d->bytes)
+            continue;   /* collection_size, below */
+        const int *v = (const int *)(const void *)((const char *)g + d->off);
+        bool min = d->min;
         for (int j = 0; j < 2; j++) {
             const char *kind = j ? "fail" : "warn";
             if (v[j] == 0) {
                 snprintf(err, errlen, "Invalid value for %s_%s_threshold: 0 is not allowed; if attempting to disable use -1",
-                         guard_thresholds[i].name, kind);
+                         d->name, kind);
                 return CS_EINVAL;
             }
             if (v[j] < -1) {
                 snprintf(err, errlen, "Invalid value %d for %s_%s_threshold: negative values are not allowed, "
-                         "outside of -1 which disables the guardrail", v[j], guard_thresholds[i].name, kind);
+                         "outside of -1 which disables the guardrail", v[j], d->name, kind);
                 return CS_EINVAL;
             }
         }
         if (v[0] != -1 && v[1] != -1 && (min ? v[1] > v[0] : v[1] < v[0])) {
             snprintf(err, errlen, "The warn threshold %d for %s_warn_threshold should be %s than the fail threshold %d",
-                     v[0], guard_thresholds[i].name, min ? "greater" : "lower", v[1]);
+                     v[0], d->name, min ? "greater" : "lower", v[1]);
             return CS_EINVAL;
         }
         if (min && v[1] > 1) {   /* validateMinRFVersusDefaultRF: default_keyspace_rf is 1 */
             snprintf(err, errlen, "%s_fail_threshold to be set (%d) cannot be greater than default_keyspace_rf (1)",
-                     guard_thresholds[i].name, v[1]);
+                     d->name, v[1]);
             return CS_EINVAL;
         }
     }
@@ -895,11 +882,14 @@ static void sort_lines(cs_buf *b)
 static void guard_settings(cs_buf *b, const struct cql_guardrails *g)
 {
     char n[96];
-    for (size_t i = 0; i < CS_ARRAY_LEN(guard_thresholds); i++) {
-        const int *v = (const int *)((const char *)g + guard_thresholds[i].off);
-        snprintf(n, sizeof n, "%s_fail_threshold", guard_thresholds[i].name);
+    for (int i = 0; i < cql_guard_n_thresholds; i++) {
+        const cql_guard_threshold_def *d = &cql_guard_thresholds[i];
+        if (d->bytes)
+            continue;   /* collection_size, below */
+        const int *v = (const int *)(const void *)((const char *)g + d->off);
+        snprintf(n, sizeof n, "%s_fail_threshold", d->name);
         setting(b, n, "%d", v[1]);
-        snprintf(n, sizeof n, "%s_warn_threshold", guard_thresholds[i].name);
+        snprintf(n, sizeof n, "%s_warn_threshold", d->name);
         setting(b, n, "%d", v[0]);
     }
     static const struct { const char *name; size_t off; } fl[] = {
@@ -928,24 +918,14 @@ static void guard_settings(cs_buf *b, const struct cql_guardrails *g)
     };
     static const char *const tp[3] = { "table_properties_warned", "table_properties_ignored", "table_properties_disallowed" };
     for (int w = 0; w < 3; w++) {   /* a HashSet of names (GuardrailsOptions.validateTableProperties) */
-        const char *names[CQL_TABLE_PROPERTIES];
-        int n = g->n_table_props[w];
-        for (int i = 0; i < n; i++) names[i] = cql_table_property_name(g->table_props[w][i]);
-        cql_java_hashset_order(names, n);
         char v[600];
-        size_t k = (size_t)snprintf(v, sizeof v, "[");
-        for (int i = 0; i < n && k < sizeof v; i++)
-            k += (size_t)snprintf(v + k, sizeof v - k, "%s%s", i ? ", " : "", names[i]);
-        setting(b, tp[w], "%s]", v);
+        cql_table_props_text(g->table_props[w], g->n_table_props[w], v, sizeof v);
+        setting(b, tp[w], "%s", v);
     }
     for (size_t i = 0; i < sizeof cl / sizeof cl[0]; i++) {
-        uint32_t bits = *(const uint32_t *)((const char *)g + cl[i].off);
         char v[200];
-        size_t k = (size_t)snprintf(v, sizeof v, "[");
-        for (unsigned c = 0; cql_consistency_level_name(c) && k < sizeof v; c++)
-            if (bits & (1u << c))
-                k += (size_t)snprintf(v + k, sizeof v - k, "%s%s", k > 1 ? ", " : "", cql_consistency_level_name(c));
-        setting(b, cl[i].name, "%s]", v);
+        cql_consistency_set_text(*(const uint32_t *)(const void *)((const char *)g + cl[i].off), v, sizeof v);
+        setting(b, cl[i].name, "%s", v);
     }
 }
 
