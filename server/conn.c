@@ -917,17 +917,19 @@ static void finish_cql(conn *c, int16_t stream, int rc, cql_result *r, cs_error 
             c->refs++;
             c->sync_pending++;
             s->sync_waits++;             /* before: the callback may run at once */
-            if (r->write_type && r->write_timeout_ms > 0 && !s->stopping) {
+            bool timed = r->write_type && r->write_timeout_ms > 0 && !s->stopping;
+            uint64_t deadline = start_ns + (uint64_t)r->write_timeout_ms * 1000000ull;
+            if (timed) {
                 p->write_type = r->write_type;
-                p->deadline_ns = start_ns + (uint64_t)r->write_timeout_ms * 1000000ull;
+                p->deadline_ns = deadline;
                 p->listed = true;     /* appended now: the sync's callback may run inside st_sync_wait */
                 p->wprev = s->wto_tail;
                 if (s->wto_tail) s->wto_tail->wnext = p; else s->wto_head = p;
                 s->wto_tail = p;
             }
             if (st_sync_wait(s->eng, s->loop, r->sync_pos, on_sync_done, p) == 0) {
-                if (r->write_type && r->write_timeout_ms > 0 && !s->stopping && s->wto_head)
-                    wto_arm(s, start_ns + (uint64_t)r->write_timeout_ms * 1000000ull, 0);
+                if (timed && s->wto_head)   /* p may be gone: its callback can run inside st_sync_wait */
+                    wto_arm(s, deadline, 0);
                 goto events;
             }
             wto_unlink(s, p);
