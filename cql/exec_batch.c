@@ -328,16 +328,21 @@ static void table_names(const cql_wbatch *b, char *out, size_t n, int *count)
 /* Distinct partition keys by bytes: across tables (Cassandra's keySet of
  * decorated keys, same_ks false) or per keyspace (its IMutations, one per
  * keyspace and key, same_ks true). */
+/* Parts x and y write the same partition key (in the same keyspace too
+ * when same_ks: one Mutation). */
+static bool same_key(const cql_wpart *x, const cql_wpart *y, bool same_ks)
+{
+    return x->pk_len == y->pk_len && (!same_ks || x->t->ks == y->t->ks) &&
+           (x->pk_len == 0 || memcmp(x->pk, y->pk, x->pk_len) == 0);
+}
+
 static int distinct_keys(const cql_wbatch *b, bool same_ks)
 {
     int n = 0;
     for (int i = 0; i < b->n_parts; i++) {
         bool seen = false;
         for (int j = 0; j < i && !seen; j++)
-            seen = b->parts[j].pk_len == b->parts[i].pk_len &&
-                   (!same_ks || b->parts[j].t->ks == b->parts[i].t->ks) &&
-                   (b->parts[i].pk_len == 0 ||
-                    memcmp(b->parts[j].pk, b->parts[i].pk, b->parts[i].pk_len) == 0);
+            seen = same_key(&b->parts[j], &b->parts[i], same_ks);
         if (!seen)
             n++;
     }
@@ -541,8 +546,7 @@ int cql__exec_writes(cql_ctx *ctx, cql_session *s, int kind, const ast_using *us
                                * waits as commitPaxos does: SIMPLE, the commit consistency */
             bool many = false;   /* more than one mutation (keyspace and key) */
             for (int i = 1; i < b.n_parts && !many; i++)
-                many = b.parts[i].t->ks != b.parts[0].t->ks || b.parts[i].pk_len != b.parts[0].pk_len ||
-                       (b.parts[0].pk_len && memcmp(b.parts[i].pk, b.parts[0].pk, b.parts[0].pk_len));
+                many = !same_key(&b.parts[i], &b.parts[0], true);
             bool counter = b.n_ctrs > 0;
             for (int i = 0; i < b.n_parts && !counter; i++)
                 counter = b.parts[i].t->is_counter;
