@@ -167,12 +167,12 @@ static int guard_min_rf(cql_ctx *ctx, cql_session *s, cql_result *r, const sch_k
 }
 
 /* Tables, views and keyspaces outside the virtual keyspaces. */
-static void count_schema(sch_catalog *c, int *tables, int *keyspaces)
+static void count_schema(sch_catalog *c, bool user_only, int *tables, int *keyspaces)
 {
     *tables = *keyspaces = 0;
     for (int i = 0; i < sch_keyspace_count(c); i++) {
         sch_keyspace *k = sch_keyspace_at(c, i);
-        if (k->is_virtual) continue;
+        if (k->is_virtual || (user_only && k->is_system)) continue;
         (*keyspaces)++;
         *tables += k->n_tables;
     }
@@ -187,9 +187,8 @@ static int create_keyspace(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_resul
         return cs_error_set(e, CS_ERR_INVALID, "Keyspace name must not be empty, more than 48 characters long, "
                             "or contain non-alphanumeric-underscore characters (got '%s')", d->name);
     if (cql__guard_max_on(ctx, s, CQL_GUARD_KEYSPACES)) {   /* CreateKeyspaceStatement.validate: user keyspaces + 1 */
-        int nk = 0;
-        for (int i = 0; i < sch_keyspace_count(c); i++)
-            nk += !sch_keyspace_at(c, i)->is_system && !sch_keyspace_at(c, i)->is_virtual;
+        int nt, nk;
+        count_schema(c, true, &nt, &nk);
         if (cql__guard_max(ctx, s, r, CQL_GUARD_KEYSPACES, nk + 1, d->name, e)) return CS_EUSER;
     }
     /* CreateKeyspaceStatement.apply order: property names, mandatory
@@ -223,7 +222,7 @@ static int create_keyspace(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_resul
     ddl_schema_change(r, "CREATED", "KEYSPACE", d->name, NULL);
     warn_rf(r, k);
     int nt, nk;
-    count_schema(c, &nt, &nk);
+    count_schema(c, false, &nt, &nk);
     if (nk > 40)   /* keyspace_count_warn_threshold */
         cql_result_warn(r, "Cluster already contains %d keyspaces. Having a large number of keyspaces will significantly slow down schema dependent cluster operations.", nk);
     return 0;
@@ -532,10 +531,8 @@ static int create_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *
         if (cql__guard_table_props(ctx, s, r, &ct->props, e)) return CS_EUSER;
         if (cql__guard_max(ctx, s, r, CQL_GUARD_COLUMNS_PER_TABLE, ct->n_cols, ct->table.name, e)) return CS_EUSER;
         if (cql__guard_max_on(ctx, s, CQL_GUARD_TABLES)) {
-            int nt = 0;
-            for (int i = 0; i < sch_keyspace_count(c); i++)
-                if (!sch_keyspace_at(c, i)->is_system && !sch_keyspace_at(c, i)->is_virtual)
-                    nt += sch_keyspace_at(c, i)->n_tables;   /* tables and views: each a ColumnFamilyStore */
+            int nt, nk;   /* tables and views of user keyspaces: each a ColumnFamilyStore */
+            count_schema(c, true, &nt, &nk);
             if (cql__guard_max(ctx, s, r, CQL_GUARD_TABLES, nt + 1, ct->table.name, e)) return CS_EUSER;
         }
         if (ct->compact_storage &&
@@ -585,13 +582,20 @@ static int create_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *
     sch__new_version(c);
     ddl_schema_change(r, "CREATED", "TABLE", ks, t->name);
     int nt, nk;
-    count_schema(c, &nt, &nk);
+    count_schema(c, false, &nt, &nk);
     if (nt > 150)   /* table_count_warn_threshold */
         cql_result_warn(r, "Cluster already contains %d tables in %d keyspaces. Having a large number of tables will significantly slow down schema dependent cluster operations.", nt, nk);
     return 0;
 }
 
 /* ---------------------------------------------------------------- DROP TABLE / TRUNCATE */
+
+/* Guardrail drop_truncate_table_enabled, for both statements. */
+static int guard_drop_truncate(cql_ctx *ctx, const cql_session *s, cs_error *e)
+{
+    return cql__guard_flag(ctx, s, ctx->cfg.guard.drop_truncate_table, "drop_truncate_table_enabled",
+                           "DROP and TRUNCATE TABLE functionality", e);
+}
 
 static int drop_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, cs_error *e)
 {
@@ -600,9 +604,7 @@ static int drop_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r,
     const char *ks = ddl_keyspace_of(&d->name, s, e);
     if (!ks) return CS_EUSER;
     if (ddl_check_modifiable(c, ks, e)) return CS_EUSER;
-    if (cql__guard_flag(ctx, s, ctx->cfg.guard.drop_truncate_table, "drop_truncate_table_enabled",
-                        "DROP and TRUNCATE TABLE functionality", e))   /* DropTableStatement.apply, first */
-        return CS_EUSER;
+    if (guard_drop_truncate(ctx, s, e)) return CS_EUSER;   /* DropTableStatement.apply, first */
     sch_keyspace *k = sch_keyspace_find(c, ks);
     if (!k) {
         if (d->if_exists) { cql_result_void(r); return 0; }
@@ -641,9 +643,7 @@ static int truncate_table(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result
     const ast_drop *d = &st->u.drop;
     sch_table *t = sch_resolve_table(ctx->cat, d->name.ks, d->name.name, s ? s->keyspace : NULL, e);
     if (!t) return CS_EUSER;
-    if (cql__guard_flag(ctx, s, ctx->cfg.guard.drop_truncate_table, "drop_truncate_table_enabled",
-                        "DROP and TRUNCATE TABLE functionality", e))   /* TruncateStatement.validate */
-        return CS_EUSER;
+    if (guard_drop_truncate(ctx, s, e)) return CS_EUSER;   /* TruncateStatement.validate */
     if (t->is_view)
         return cs_error_set(e, CS_ERR_INVALID, "Cannot TRUNCATE materialized view directly; must truncate base table instead");
     if (t->ks->is_virtual)   /* AbstractVirtualTable.truncate */
