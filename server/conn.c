@@ -1,5 +1,8 @@
 /*
- * conn.c: one client connection of the native protocol server.
+ * conn.c: one client connection of the native protocol server.  The
+ * handshake's transitions (refuse_version, on_startup, on_auth_response
+ * below) are in server/handshake.c; the struct and the helpers the two
+ * files share in server/conn_int.h.
  *
  * State machine (one per connection; every transition is on the thread of
  * the request loop that owns the connection, see conn.h):
@@ -88,17 +91,14 @@
  *     round trip per read, not per frame.  Reading, framing, the commit log
  *     tail write and reply writes run outside it, in parallel across loops.
  */
-#include "server/conn.h"
-#include "server/snappy.h"
+#include "server/conn_int.h"
 #include "cql/trace.h"
 
 #include <stdatomic.h>
 
-#include <ctype.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <strings.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -107,67 +107,9 @@
 #include "common/hash.h"
 #include "common/log.h"
 #include "common/util.h"
-#include "server/auth.h"
 #include "server/frame.h"
 #include "server/msg.h"
-
-enum { C_NEW, C_UNINIT, C_AUTH, C_READY, C_CLOSING };
-
-#define READ_MIN_SPARE (16 * 1024)      /* free space offered to each read */
-#define IDLE_BUF_KEEP (64 * 1024)       /* keep at most this much buffer when idle */
-/* Stop reading above this much unsent output (invariant 9).  The fuzz
- * build lowers it (Makefile FUZZ_CFLAGS) so that fuzz_conn's small inputs
- * reach it. */
-#ifndef CONN_MAX_PENDING_OUT
-#define CONN_MAX_PENDING_OUT (16u << 20)
-#endif
-#define MAX_PENDING_OUT ((size_t)CONN_MAX_PENDING_OUT)
-#define LINGER_MS 2000                  /* max wait for the peer's FIN after an error close */
-#define SUPPORTED_TEXT "3/v3, 4/v4, 5/v5, 6/v6-beta"
-
-struct conn {
-    uv_tcp_t tcp;                    /* embedded handle; first member */
-    srv_loop *s;                     /* owning loop (borrowed) */
-    conn *prev, *next;               /* srv_loop.conns list */
-    int state;                       /* C_* */
-    uint8_t version;                 /* fixed by the first frame; 0 before */
-    int compress;                    /* FRAME_COMP_* envelopes (v3/v4: lz4, snappy): negotiated and STARTUP answered */
-    bool seg;                        /* v5 segment framing on, both directions (invariant 4) */
-    bool seg_lz4;                    /* v5 segments are lz4-compressed */
-    bool seg_switch;                 /* on_startup turned seg on: the rest of `in` is segments */
-    bool closed;                     /* uv_close called */
-    bool handle_closed;              /* close callback ran */
-    bool close_after_flush;          /* close once `out` is written and no reply waits for a sync */
-    bool lingering;                  /* FIN sent, draining input (begin_linger) */
-    bool timer_open;                 /* `linger` initialized and not yet closed */
-    uv_timer_t linger;               /* bounds the lingering close */
-    uv_shutdown_t shut;              /* the FIN of a lingering close */
-    bool writing;                    /* a uv_write is in flight */
-    bool read_paused;                /* back-pressure: reading stopped (invariant 9) */
-    size_t inflight;                 /* bytes of the uv_write in flight */
-    int events;                      /* MSG_EV_* registered */
-    bool listed;                     /* in system_views.clients (cql_session_opened) */
-    int refs;                        /* pending sync replies, write in flight, pump on the stack,
-                                        queued in srv->flushq */
-    int sync_pending;                /* replies waiting for the commit log (invariant 7) */
-    bool queued;                     /* in srv->flushq (invariant 6) */
-    conn *qnext;                     /* next in srv->flushq */
-    cs_buf in;                       /* unparsed input (envelopes) */
-    cs_buf raw;                      /* v5: input segments not yet unframed */
-    cs_buf seg_scratch;              /* v5: a decompressed segment payload */
-    uint64_t large_left;             /* v5: bytes of a multi-segment envelope still to come */
-    cs_buf large;                    /* v5: that envelope so far (not when large_direct) */
-    bool large_direct;               /* v5: it is over max_frame_size: its bytes go to `in`, to be skipped */
-    size_t out_wire;                 /* bytes at the front of `out` already in wire form (v5) */
-    uint32_t id;                     /* names the connection in v5 framing errors (Netty's short channel id) */
-    char seg_err[224];               /* v5: a bad segment's error, sent once the envelopes before it are answered */
-    uint64_t discard;                /* bytes of an oversize frame still to skip (invariant 5) */
-    uint64_t discard_total;          /* that frame's length, header included */
-    int16_t discard_stream;          /* and its stream id */
-    cs_buf out;                      /* replies not yet handed to the kernel */
-    cs_arena arena;                  /* decoded requests of the current read */
-    cql_session session;
-};
+#include "server/snappy.h"
 
 typedef struct write_req {
     uv_write_t req;
@@ -212,7 +154,7 @@ static void pump(conn *c);
 
 /* The execution lock (conn.h), taken at the first call into cql/ of a
  * read batch and released when the batch is processed (pump). */
-static void exec_enter(srv_loop *l)
+void conn__exec_enter(srv_loop *l)
 {
     if (!l->exec_held) {
         srv_exec_lock(l->server);
@@ -251,7 +193,7 @@ static void on_close(uv_handle_t *h)
     srv_loop *s = c->s;
     if (c->listed) {
         bool held = s->exec_held;
-        exec_enter(s);
+        conn__exec_enter(s);
         cql_session_closed(s->cql, &c->session);
         if (!held)
             exec_leave(s);
@@ -568,7 +510,7 @@ static void error_init(cs_error *e)
 }
 
 /* Append an ERROR frame for e on `stream`. */
-static void reply_error(conn *c, int16_t stream, const cs_error *e)
+void conn__reply_error(conn *c, int16_t stream, const cs_error *e)
 {
     SRV_STAT_ADD(c->s->stats.errors, 1);
     if (e->code == CS_ERR_PROTOCOL)
@@ -576,9 +518,7 @@ static void reply_error(conn *c, int16_t stream, const cs_error *e)
     msg_write_error(&c->out, c->version ? c->version : 4, stream, c->compress, e);
 }
 
-static void reply_protocol_error(conn *c, int16_t stream, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void reply_protocol_error(conn *c, int16_t stream, const char *fmt, ...)
+void conn__reply_protocol_error(conn *c, int16_t stream, const char *fmt, ...)
 {
     cs_error e;
     cs_error_init(&e);
@@ -587,7 +527,7 @@ static void reply_protocol_error(conn *c, int16_t stream, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(e.msg, sizeof e.msg, fmt, ap);
     va_end(ap);
-    reply_error(c, stream, &e);
+    conn__reply_error(c, stream, &e);
 }
 
 /* An oversize request (invariant 5): `len` is the frame's length, header
@@ -599,180 +539,12 @@ static void reply_too_big(conn *c, int16_t stream, uint64_t len)
     e.code = CS_ERR_INVALID;
     snprintf(e.msg, sizeof e.msg, "Request is too big: length %llu exceeds maximum allowed length %zu.",
              (unsigned long long)len, c->s->cfg->max_frame_size);
-    reply_error(c, stream, &e);
+    conn__reply_error(c, stream, &e);
 }
 
-static void reply_frame(conn *c, int16_t stream, uint8_t opcode, const uint8_t *body, size_t len)
+void conn__reply_frame(conn *c, int16_t stream, uint8_t opcode, const uint8_t *body, size_t len)
 {
     msg_write_frame(&c->out, c->version, stream, opcode, c->compress, NULL, 0, body, len);
-}
-
-/* ------------------------------------------------------------ handshake */
-
-/* The handshake is complete: list the connection in system_views.clients. */
-static void become_ready(conn *c)
-{
-    c->state = C_READY;
-    if (!c->listed) {
-        c->listed = true;
-        exec_enter(c->s);            /* released by pump */
-        cql_session_opened(c->s->cql, &c->session);
-    }
-}
-
-/*
- * Refuse an unsupported protocol version on the first frame (invariant 2).
- * The stream id is read from bytes 2-3 as in a v3+ header (what Cassandra's
- * decoder and the shared bad-input corpus expect), also for v1/v2 whose
- * 8-byte header has a 1-byte stream.
- */
-static void refuse_version(conn *c, const uint8_t *hdr)
-{
-    uint8_t v = hdr[0] & 0x7f;
-    cs_error e;
-    cs_error_init(&e);
-    e.code = CS_ERR_PROTOCOL;
-    if (v == 6 && !(hdr[1] & FRAME_FLAG_USE_BETA))
-        /* Cassandra ProtocolVersion.decode: v6 is its beta version */
-        snprintf(e.msg, sizeof e.msg, "Beta version of the protocol used (6/v6-beta), but USE_BETA flag is unset");
-    else
-        snprintf(e.msg, sizeof e.msg,
-                 "Invalid or unsupported protocol version (%u); supported versions are (%s)", v,
-                 SUPPORTED_TEXT);
-    SRV_STAT_ADD(c->s->stats.errors, 1);
-    SRV_STAT_ADD(c->s->stats.protocol_errors, 1);
-    /* v1/v2 get their own version byte back (Cassandra answers an old
-     * version in that version); anything else a v4 frame. */
-    msg_write_error(&c->out, (v == 1 || v == 2) ? v : 4, (int16_t)cs_be16(hdr + 2), false, &e);
-    conn__close(c, true);
-}
-
-/*
- * Check a STARTUP CQL_VERSION (Cassandra StartupMessage: parsed as
- * CassandraVersion "X.Y[.Z][-suffix]", must be >= 3.0.0).  Returns 0 if
- * fine, 1 if not a version, 2 if too old.
- */
-static int cql_version_check(const char *v, size_t n)
-{
-    int parts[3] = { 0, 0, 0 }, np = 0;
-    size_t i = 0;
-    while (np < 3) {
-        if (i >= n || v[i] < '0' || v[i] > '9')
-            return 1;
-        int x = 0;
-        for (; i < n && v[i] >= '0' && v[i] <= '9'; i++)
-            if (x < 100000000)
-                x = x * 10 + (v[i] - '0');
-        parts[np++] = x;
-        if (i < n && v[i] == '.' && np < 3) {
-            i++;
-            continue;
-        }
-        break;
-    }
-    if (np < 2 || (i < n && v[i] != '-' && v[i] != '+'))
-        return 1;
-    return parts[0] >= 3 ? 0 : 2;
-}
-
-static void copy_opt(char *dst, size_t cap, const char *v, size_t n)
-{
-    if (n >= cap)
-        n = cap - 1;
-    memcpy(dst, v, n);
-    dst[n] = '\0';
-}
-
-static void on_startup(conn *c, int16_t stream, const msg_request *m)
-{
-    size_t n;
-    const char *v = msg_startup_get(m, "CQL_VERSION", &n);
-    if (!v) {
-        reply_protocol_error(c, stream, "Missing value CQL_VERSION in STARTUP message");
-        return;
-    }
-    int vc = cql_version_check(v, n);
-    if (vc == 1) {
-        reply_protocol_error(c, stream, "Invalid version value: %.*s", (int)CS_MIN(n, (size_t)64), v);
-        return;
-    }
-    if (vc == 2) {
-        reply_protocol_error(c, stream,
-                             "CQL version %.*s is not supported by the binary protocol "
-                             "(supported version are >= 3.0.0)", (int)CS_MIN(n, (size_t)64), v);
-        return;
-    }
-    bool lz4 = false, snappy = false;
-    v = msg_startup_get(m, "COMPRESSION", &n);
-    if (v) {
-        if (n == 3 && strncasecmp(v, "lz4", 3) == 0) {
-            lz4 = true;
-        } else if (n == 6 && strncasecmp(v, "snappy", 6) == 0) {
-            if (!srv_snappy_available()) {   /* StartupMessage: SnappyCompressor.instance == null */
-                reply_protocol_error(c, stream, "This instance does not support Snappy compression");
-                return;
-            }
-            if (c->version >= 5) {   /* StartupMessage: v5 frames are lz4 segments */
-                reply_protocol_error(c, stream, "Snappy compression is not supported in protocol V5");
-                return;
-            }
-            snappy = true;
-        } else {
-            char low[65];
-            copy_opt(low, sizeof low, v, n);
-            for (char *q = low; *q; q++)
-                *q = (char)tolower((unsigned char)*q);
-            reply_protocol_error(c, stream, "Unknown compression algorithm: %s", low);
-            return;
-        }
-    }
-    if ((v = msg_startup_get(m, "DRIVER_NAME", &n)))
-        copy_opt(c->session.driver_name, sizeof c->session.driver_name, v, n);
-    if ((v = msg_startup_get(m, "DRIVER_VERSION", &n)))
-        copy_opt(c->session.driver_version, sizeof c->session.driver_version, v, n);
-    if (c->s->cfg->authenticator == CONFIG_AUTH_PASSWORD) {
-        cs_buf body;
-        cs_buf_init(&body);
-        msg_put_authenticate(&body, AUTH_PASSWORD_AUTHENTICATOR);
-        reply_frame(c, stream, OP_AUTHENTICATE, body.p, body.len);
-        cs_buf_destroy(&body);
-        c->state = C_AUTH;
-    } else {
-        reply_frame(c, stream, OP_READY, NULL, 0);
-        become_ready(c);
-    }
-    /* invariant 4: after the reply above */
-    if (c->version >= 5) {
-        c->out_wire = c->out.len;
-        c->seg = c->seg_switch = true;
-        c->seg_lz4 = lz4;
-    } else {
-        c->compress = lz4 ? FRAME_COMP_LZ4 : snappy ? FRAME_COMP_SNAPPY : FRAME_COMP_NONE;
-    }
-}
-
-/* AUTH_RESPONSE: SASL PLAIN decoded by server/auth.c, the credentials
- * checked against the role store (cql_login: the store has its own lock,
- * so no execution lock is needed). */
-static void on_auth_response(conn *c, int16_t stream, const msg_request *m)
-{
-    cs_error e;
-    cs_error_init(&e);
-    auth_plain a;
-    if (auth_plain_decode(m->token, m->token_len, &a, &e) != 0 ||
-        cql_login(c->s->cql, a.user, a.ulen, a.pass, a.plen, &e) != 0) {
-        reply_error(c, stream, &e);
-        return;
-    }
-    size_t n = a.ulen < sizeof c->session.user - 1 ? a.ulen : sizeof c->session.user - 1;
-    memcpy(c->session.user, a.user, n);
-    c->session.user[n] = 0;
-    cs_buf body;
-    cs_buf_init(&body);
-    msg_put_auth_token(&body, NULL, -1);
-    reply_frame(c, stream, OP_AUTH_SUCCESS, body.p, body.len);
-    cs_buf_destroy(&body);
-    become_ready(c);
 }
 
 /* ------------------------------------------------------------ requests */
@@ -845,7 +617,7 @@ static void on_wto_timer(uv_timer_t *h)
         e.received = 0;
         e.blockfor = 1;
         snprintf(e.write_type, sizeof e.write_type, "%s", p->write_type);
-        reply_error(c, p->stream, &e);
+        conn__reply_error(c, p->stream, &e);
         flush(c);
     }
     if (next)
@@ -892,7 +664,7 @@ static void finish_cql(conn *c, int16_t stream, int rc, cql_result *r, cs_error 
 {
     srv_loop *s = c->s;
     if (rc == CS_EUSER || (rc != 0 && cs_error_isset(e))) {
-        reply_error(c, stream, e);
+        conn__reply_error(c, stream, e);
         s->clock_ns = cs_mono_ns();
         record_latency(s, start_ns, s->clock_ns);
         return;
@@ -901,7 +673,7 @@ static void finish_cql(conn *c, int16_t stream, int rc, cql_result *r, cs_error 
         cs_error se;
         cs_error_init(&se);
         cs_error_set(&se, CS_ERR_SERVER, "java.lang.RuntimeException: %s", cs_strerror(rc));
-        reply_error(c, stream, &se);
+        conn__reply_error(c, stream, &se);
         return;
     }
     if (r->need_sync && s->eng) {
@@ -942,7 +714,7 @@ static void finish_cql(conn *c, int16_t stream, int rc, cql_result *r, cs_error 
         cs_error se;
         cs_error_init(&se);
         cs_error_set(&se, CS_ERR_SERVER, "java.lang.RuntimeException: commit log sync failed");
-        reply_error(c, stream, &se);
+        conn__reply_error(c, stream, &se);
         return;
     }
     encode_result(c, &c->out, stream, r, tracing_id);
@@ -999,7 +771,7 @@ static void on_cql_request(conn *c, int16_t stream, msg_request *m, bool tracing
         cs_error_init(&e_);
         pe = &e_;
     }
-    exec_enter(s);                   /* released by pump, after the read batch */
+    conn__exec_enter(s);                   /* released by pump, after the read batch */
     cql_result_init(&r);
     if (s->spare_body.cap) {         /* no allocation for the body */
         r.body = s->spare_body;
@@ -1043,22 +815,22 @@ static bool is_request_opcode(uint8_t op)
 static bool check_state(conn *c, int16_t stream, uint8_t op)
 {
     if (c->state == C_UNINIT && op != OP_STARTUP && op != OP_OPTIONS) {
-        reply_protocol_error(c, stream, "Unexpected message %s, expecting STARTUP or OPTIONS",
+        conn__reply_protocol_error(c, stream, "Unexpected message %s, expecting STARTUP or OPTIONS",
                              msg_opcode_name(op));
         return false;
     }
     if (c->state == C_AUTH && op != OP_AUTH_RESPONSE) {
-        reply_protocol_error(c, stream, "Unexpected message %s, expecting SASL_RESPONSE",
+        conn__reply_protocol_error(c, stream, "Unexpected message %s, expecting SASL_RESPONSE",
                              msg_opcode_name(op));
         return false;
     }
     if (c->state == C_READY && op == OP_STARTUP) {
-        reply_protocol_error(c, stream,
+        conn__reply_protocol_error(c, stream,
                              "Unexpected message STARTUP, the connection is already initialized");
         return false;
     }
     if (c->state == C_READY && op == OP_AUTH_RESPONSE) {
-        reply_protocol_error(c, stream, "Unexpected message AUTH_RESPONSE, the connection is "
+        conn__reply_protocol_error(c, stream, "Unexpected message AUTH_RESPONSE, the connection is "
                              "already authenticated");
         return false;
     }
@@ -1080,17 +852,17 @@ static void on_frame(conn *c, const frame_header *h, const uint8_t *body)
     if (h->version != c->version) {
         /* Cassandra PreV5Handlers.ProtocolDecoder; the framing is the same
          * 9-byte header, so the connection stays usable. */
-        reply_protocol_error(c, h->stream, "Invalid message version. Got %u/v%u but previous "
+        conn__reply_protocol_error(c, h->stream, "Invalid message version. Got %u/v%u but previous "
                              "messages on this connection had version %u/v%u", h->version,
                              h->version, c->version, c->version);
         return;
     }
     if (h->response || !is_request_opcode(h->opcode)) {
-        reply_protocol_error(c, h->stream, "Unknown opcode %u", h->opcode);
+        conn__reply_protocol_error(c, h->stream, "Unknown opcode %u", h->opcode);
         return;
     }
     if ((h->flags & FRAME_FLAG_COMPRESSION) && !c->compress) {
-        reply_protocol_error(c, h->stream, "Received compressed frame but compression was not "
+        conn__reply_protocol_error(c, h->stream, "Received compressed frame but compression was not "
                              "negotiated");
         return;
     }
@@ -1105,9 +877,9 @@ static void on_frame(conn *c, const frame_header *h, const uint8_t *body)
              * oversize frame (InvalidRequest), the connection goes on. */
             reply_too_big(c, h->stream, fb.ulen);
         } else if (c->compress == FRAME_COMP_SNAPPY && rc == CS_ECORRUPT && (h->flags & FRAME_FLAG_COMPRESSION))
-            reply_protocol_error(c, h->stream, "Provided frame does not appear to be Snappy compressed");
+            conn__reply_protocol_error(c, h->stream, "Provided frame does not appear to be Snappy compressed");
         else
-            reply_protocol_error(c, h->stream, "Invalid frame body: %s", cs_strerror(rc));
+            conn__reply_protocol_error(c, h->stream, "Invalid frame body: %s", cs_strerror(rc));
         return;
     }
     msg_request m;
@@ -1117,26 +889,26 @@ static void on_frame(conn *c, const frame_header *h, const uint8_t *body)
     if (rc != 0) {
         if (rc != CS_EUSER)
             cs_error_set(&e, CS_ERR_SERVER, "java.lang.OutOfMemoryError: %s", cs_strerror(rc));
-        reply_error(c, h->stream, &e);
+        conn__reply_error(c, h->stream, &e);
     } else {
         switch (h->opcode) {
         case OP_OPTIONS: {
             cs_buf body;
             cs_buf_init(&body);
-            msg_put_supported(&body);
-            reply_frame(c, h->stream, OP_SUPPORTED, body.p, body.len);
+            msg_put_supported(&body, !srv_snappy_known_missing());
+            conn__reply_frame(c, h->stream, OP_SUPPORTED, body.p, body.len);
             cs_buf_destroy(&body);
             break;
         }
         case OP_STARTUP:
-            on_startup(c, h->stream, &m);
+            conn__on_startup(c, h->stream, &m);
             break;
         case OP_AUTH_RESPONSE:
-            on_auth_response(c, h->stream, &m);
+            conn__on_auth_response(c, h->stream, &m);
             break;
         case OP_REGISTER:
             c->events |= m.events;
-            reply_frame(c, h->stream, OP_READY, NULL, 0);
+            conn__reply_frame(c, h->stream, OP_READY, NULL, 0);
             break;
         default:
             s->clock_ns = clock_ns;
@@ -1227,7 +999,7 @@ static void process_input(conn *c)
              * arrived: a v1/v2 client's header is only 8 bytes long. */
             if (v != 3 && v != 4 && v != 5) {
                 if (avail >= 4)
-                    refuse_version(c, p);
+                    conn__refuse_version(c, p);
                 break;
             }
             c->version = v;
@@ -1238,7 +1010,7 @@ static void process_input(conn *c)
             break;
         frame_header h;
         if (frame_header_parse(p, &h) != 0) {
-            reply_protocol_error(c, (int16_t)cs_be16(p + 2), "Invalid frame body length %u",
+            conn__reply_protocol_error(c, (int16_t)cs_be16(p + 2), "Invalid frame body length %u",
                                  cs_be32(p + 5));
             conn__close(c, true);
             break;
@@ -1313,7 +1085,7 @@ static void seg_fatal(conn *c)
     cs_error_init(&e);
     e.code = CS_ERR_PROTOCOL;
     snprintf(e.msg, sizeof e.msg, "%s", c->seg_err);
-    reply_error(c, 0, &e);
+    conn__reply_error(c, 0, &e);
     conn__close(c, true);
 }
 

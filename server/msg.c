@@ -610,14 +610,14 @@ void msg_put_error(cs_buf *b, uint8_t version, const cs_error *e)
     }
 }
 
-void msg_put_supported(cs_buf *b)
+void msg_put_supported(cs_buf *b, bool snappy)
 {
     static const char *const cqlv[] = { "3.4.6" };
     static const char *const comp[] = { "snappy", "lz4" };   /* OptionsMessage's order */
     static const char *const vers[] = { "3/v3", "4/v4", "5/v5" };
     static const char *const keys[] = { "CQL_VERSION", "COMPRESSION", "PROTOCOL_VERSIONS" };
-    static const char *const *const vals[] = { cqlv, comp, vers };
-    static const int nv[] = { 1, 2, 3 };
+    const char *const *const vals[] = { cqlv, snappy ? comp : comp + 1, vers };
+    const int nv[] = { 1, snappy ? 2 : 1, 3 };
     frame_put_string_multimap(b, keys, vals, nv, 3);
 }
 

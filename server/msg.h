@@ -95,8 +95,9 @@ void msg_params_init(cql_params *p);   /* all-absent defaults (consistency ONE) 
 
 /* ERROR body: [int] code, [string] message, then the code's extra fields (spec v4 §9). */
 void msg_put_error(cs_buf *b, uint8_t version, const cs_error *e);
-/* SUPPORTED: [string multimap] CQL_VERSION, COMPRESSION, PROTOCOL_VERSIONS. */
-void msg_put_supported(cs_buf *b);
+/* SUPPORTED: [string multimap] CQL_VERSION, COMPRESSION, PROTOCOL_VERSIONS;
+ * COMPRESSION lists snappy (before lz4) only if `snappy`. */
+void msg_put_supported(cs_buf *b, bool snappy);
 /* AUTHENTICATE: [string] authenticator class name. */
 void msg_put_authenticate(cs_buf *b, const char *cls);
 /* AUTH_CHALLENGE / AUTH_SUCCESS: [bytes] token (len < 0: null). */

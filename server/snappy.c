@@ -5,6 +5,7 @@
 #include "common/log.h"
 
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <snappy-c.h>
 
@@ -14,6 +15,7 @@ static struct {
     __typeof__(&snappy_uncompressed_length) uncompressed_length;
     __typeof__(&snappy_max_compressed_length) max_compressed_length;
     bool ok;
+    _Atomic bool tried;               /* load has run (whatever its outcome) */
 } g;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
@@ -37,7 +39,15 @@ static void load(void)
 bool srv_snappy_available(void)
 {
     pthread_once(&g_once, load);
+    atomic_store_explicit(&g.tried, true, memory_order_release);
     return g.ok;
+}
+
+bool srv_snappy_known_missing(void)
+{
+    /* g.ok is written by load before `tried` is set (pthread_once and the
+     * release above order them) */
+    return atomic_load_explicit(&g.tried, memory_order_acquire) && !g.ok;
 }
 
 int srv_snappy_compress(const char *in, size_t n, char *out, size_t *out_n)

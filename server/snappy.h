@@ -18,6 +18,11 @@
 
 /* Load the library if not yet tried; whether it is usable. */
 bool srv_snappy_available(void);
+/* A load was tried and failed (without loading anything).  SUPPORTED lists
+ * snappy unless this is true: Cassandra lists it when snappy-java's native
+ * library loaded at class initialization, and cassette, loading on demand
+ * to keep libstdc++ out of an idle server, knows only after a try. */
+bool srv_snappy_known_missing(void);
 /* snappy-c.h's functions (0 = SNAPPY_OK); only after srv_snappy_available(). */
 int srv_snappy_compress(const char *in, size_t n, char *out, size_t *out_n);
 int srv_snappy_uncompress(const char *in, size_t n, char *out, size_t *out_n);
