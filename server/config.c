@@ -310,7 +310,8 @@ static const key_def keys[] = {
     { "concurrent_reads", K_IGNORE, 0, 0, 0 },
     { "concurrent_writes", K_IGNORE, 0, 0, 0 },
     { "concurrent_counter_writes", K_IGNORE, 0, 0, 0 },
-    /* Kept and reported (cql_timeout_ms), no request timed out. */
+    /* The request timeouts (cql_timeout_ms; the first seven floored at
+     * LOWEST_ACCEPTED_TIMEOUT_MS once the file is read). */
     { "read_request_timeout", K_MS, 1, F(cql.timeout_ms[CQL_TIMEOUT_READ]) },
     { "range_request_timeout", K_MS, 1, F(cql.timeout_ms[CQL_TIMEOUT_RANGE]) },
     { "write_request_timeout", K_MS, 1, F(cql.timeout_ms[CQL_TIMEOUT_WRITE]) },
@@ -658,6 +659,22 @@ static int apply_flow_list(config *c, const char *k, char *v, int line, char *er
     return 0;
 }
 
+/* DatabaseDescriptor.checkForLowestAcceptedTimeouts: a request timeout
+ * under 10 ms is raised to 10 ms, with its INFO line (nodetool settimeout
+ * is not floored, as in Cassandra). */
+#define LOWEST_ACCEPTED_TIMEOUT_MS 10
+static void floor_timeouts(config *c)
+{
+    for (int i = CQL_TIMEOUT_READ; i <= CQL_TIMEOUT_MISC; i++) {
+        if (c->cql.timeout_ms[i] < LOWEST_ACCEPTED_TIMEOUT_MS) {
+            CS_INFO("found %s::%lldms less than lowest acceptable value %dms, continuing with %dms",
+                    cql_timeout_name(i), (long long)c->cql.timeout_ms[i], LOWEST_ACCEPTED_TIMEOUT_MS,
+                    LOWEST_ACCEPTED_TIMEOUT_MS);
+            c->cql.timeout_ms[i] = LOWEST_ACCEPTED_TIMEOUT_MS;
+        }
+    }
+}
+
 int config_parse(config *c, const char *text, size_t len, char *err, size_t errlen)
 {
     char *buf = cs_strndup(text, len);
@@ -711,6 +728,8 @@ int config_parse(config *c, const char *text, size_t len, char *err, size_t errl
             rc = apply(c, k, v, line, err, errlen);
     }
     cs_free(buf);
+    if (rc == 0)
+        floor_timeouts(c);
     if (rc == 0)
         rc = guard_validate(c, &c->cql.guard, err, errlen);
     if (rc == 0 && c->cql.cassandra_authorizer && c->authenticator == CONFIG_AUTH_ALLOW_ALL) {

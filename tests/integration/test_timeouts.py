@@ -38,17 +38,17 @@ def timeouts(server):
     return {k: int(v) for k, v in re.findall(r'cassette_request_timeouts_total\{request="(\w+)"\} (\d+)', text)}
 
 
-def fill(s, ks):
+def fill(s, ks, wide_rows=ROWS, kv_rows=ROWS):
     s.execute("CREATE TABLE %s.wide (p int, c int, v int, PRIMARY KEY (p, c))" % ks)
     s.execute("CREATE TABLE %s.kv (k int PRIMARY KEY, v int)" % ks)
     s.execute("CREATE INDEX ON %s.kv (v)" % ks)
     # unlogged batches of 250 rows: a few hundred requests
     wide = ["BEGIN UNLOGGED BATCH " + " ".join(
         "INSERT INTO %s.wide (p, c, v) VALUES (0, %d, %d);" % (ks, c, c % 7) for c in range(b, b + 250))
-        + " APPLY BATCH" for b in range(0, ROWS, 250)]
+        + " APPLY BATCH" for b in range(0, wide_rows, 250)]
     kv = ["BEGIN UNLOGGED BATCH " + " ".join(
         "INSERT INTO %s.kv (k, v) VALUES (%d, 1);" % (ks, k) for k in range(b, b + 250))
-        + " APPLY BATCH" for b in range(0, ROWS, 250)]
+        + " APPLY BATCH" for b in range(0, kv_rows, 250)]
     for q in wide + kv:
         s.execute(q, timeout=60)
 
@@ -108,22 +108,34 @@ def test_reads_end_at_their_timeouts(tmp_path):
 
 
 def test_timeouts_from_the_config_file(tmp_path):
-    """cassandra.yaml's read_request_timeout applies from the start."""
+    """cassandra.yaml's read_request_timeout applies from the start, raised
+    to Cassandra's lowest accepted 10 ms (checkForLowestAcceptedTimeouts)
+    when set under it; settimeout is not floored."""
     cfg = tmp_path / "c.yaml"
-    cfg.write_text("read_request_timeout: 1ms\n")
+    cfg.write_text("read_request_timeout: 1ms\nrange_request_timeout: 25ms\n")
     srv = H.new_server(tmp_path / "d", extra_args=["--config", str(cfg)])
+    wide_rows = 4 * ROWS      # a count of them takes well over 10 ms
     try:
         c, s = H.connect(srv.host, srv.port)
+        settings = {r.name: r.value for r in s.execute("SELECT name, value FROM system_views.settings")}
+        assert settings["read_request_timeout"] == "10ms", settings["read_request_timeout"]
+        assert settings["range_request_timeout"] == "25ms"
+        assert "found read_request_timeout::1ms less than lowest acceptable value 10ms, continuing with 10ms" \
+            in open(srv.log_path, errors="replace").read()
         s.execute("CREATE KEYSPACE kt WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
-        fill(s, "kt")
+        fill(s, "kt", wide_rows=wide_rows, kv_rows=0)
         assert_read_timeout(s, "SELECT count(*) FROM kt.wide WHERE p = 0")
-        assert s.execute("SELECT count(*) FROM kt.kv", timeout=60).one()[0] == ROWS
+        assert s.execute("SELECT v FROM kt.wide WHERE p = 0 AND c = 7").one().v == 0
         srv.kill9()
         srv.start()
         c.shutdown()
         c, s = H.connect(srv.host, srv.port)
         assert_read_timeout(s, "SELECT count(*) FROM kt.wide WHERE p = 0")
-        assert s.execute("SELECT c FROM kt.wide WHERE p = 0 AND c = 59999").one().c == 59999
+        assert s.execute("SELECT c FROM kt.wide WHERE p = 0 AND c = %d" % (wide_rows - 1)).one().c == wide_rows - 1
+        # nodetool settimeout takes 1 ms as it is
+        assert tool(srv, "settimeout", "read", "1").returncode == 0
+        assert s.execute("SELECT value FROM system_views.settings WHERE name = 'read_request_timeout'").one().value \
+            == "1ms"
         c.shutdown()
     finally:
         srv.stop()

@@ -384,3 +384,26 @@ Test(server_config, cassandra_authorizer_needs_an_authenticator)
     cr_assert(!c.cql.cassandra_authorizer);
     config_destroy(&c);
 }
+
+/* DatabaseDescriptor.checkForLowestAcceptedTimeouts: the seven request
+ * timeouts under 10 ms are raised to 10 ms; the internode ones are not. */
+Test(server_config, request_timeouts_floored_at_10ms)
+{
+    config c;
+    cr_assert_eq(parse(&c, "read_request_timeout: 1ms\n"
+                           "range_request_timeout: 9ms\n"
+                           "write_request_timeout_in_ms: 0\n"
+                           "counter_write_request_timeout: 2000us\n"
+                           "cas_contention_timeout: 10ms\n"
+                           "truncate_request_timeout: 5ms\n"
+                           "request_timeout: 3ms\n"
+                           "internode_tcp_connect_timeout: 2ms\n"), 0);
+    const int64_t want[] = { 10, 10, 10, 10, 10, 10, 10 };
+    for (int i = CQL_TIMEOUT_READ; i <= CQL_TIMEOUT_MISC; i++)
+        cr_assert_eq(c.cql.timeout_ms[i], want[i], "%d: %lld", i, (long long)c.cql.timeout_ms[i]);
+    cr_assert_eq(c.cql.timeout_ms[CQL_TIMEOUT_INTERNODE_CONNECT], 2);
+    config_destroy(&c);
+    cr_assert_eq(parse(&c, "read_request_timeout: 11ms\n"), 0);
+    cr_assert_eq(c.cql.timeout_ms[CQL_TIMEOUT_READ], 11);
+    config_destroy(&c);
+}
