@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include <stdatomic.h>
 #include "common/buf.h"
 #include "common/err.h"
 #include "storage/storage.h"
@@ -116,12 +117,28 @@ struct sch_catalog *cql_ctx_catalog(cql_ctx *ctx);
 st_engine *cql_ctx_engine(cql_ctx *ctx);
 
 /* Per-connection state. */
+/* What system_views.clients shows of a connection beyond its session,
+ * owned by the server's connection (out of the session, which a request
+ * with its own keyspace copies). */
+typedef struct cql_client_info {
+    /* STARTUP's options, keys upper-cased, serialized as a map<text, text>
+     * sorted by key (client_options); options_len -1 = none.  Written
+     * before the session is opened, then only read. */
+    uint8_t options[1024]; int32_t options_len;
+    /* The peer's host name (InetSocketAddress.getHostName: a reverse
+     * lookup, done off the request loop), valid once hostname_set; the
+     * address until then. */
+    char hostname[256]; _Atomic bool hostname_set;
+    _Atomic uint64_t request_count;    /* requests received in a valid state (request_count) */
+} cql_client_info;
+
 typedef struct cql_session {
     char keyspace[256];                /* USE; "" if none */
     int protocol_version;              /* 3, 4 or 5 */
     char client_addr[64];              /* for system_views.clients */
     char driver_name[64], driver_version[32];
     char user[256];                    /* the role logged in (PasswordAuthenticator); "" = anonymous */
+    struct cql_client_info *client;    /* system_views.clients' extra columns; NULL: none */
     int loop_index;                    /* request loop serving it, 0 = the main one (system_views.queries) */
     void *server_conn;                 /* opaque back-pointer for the server */
 } cql_session;

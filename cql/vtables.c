@@ -210,11 +210,19 @@ static int rows_clients(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
         vset_text(&r, "connection_stage", "ready");
         if (s->driver_name[0]) vset_text(&r, "driver_name", s->driver_name);
         if (s->driver_version[0]) vset_text(&r, "driver_version", s->driver_version);
-        vset_text(&r, "hostname", ip);
+        const cql_client_info *ci = s->client;
+        if (ci && ci->options_len >= 0)
+            vset(&r, "client_options", ci->options, (size_t)ci->options_len);
+        bool named = ci && atomic_load_explicit(&ci->hostname_set, memory_order_acquire);
+        vset_text(&r, "hostname", named ? ci->hostname : ip);
         vset_int(&r, "protocol_version", s->protocol_version);
+        if (ci)
+            vset_bigint(&r, "request_count",
+                        (int64_t)atomic_load_explicit(&ci->request_count, memory_order_relaxed));
         uint8_t f = 0;
         vset(&r, "ssl_enabled", &f, 1);
-        vset_text(&r, "username", "anonymous");
+        /* ClientState's user: the role logged in, AllowAllAuthenticator's anonymous */
+        vset_text(&r, "username", s->user[0] ? s->user : "anonymous");
         rc = vemit(&r, emit, arg);
     }
     cs_buf_destroy(&r.store);

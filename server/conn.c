@@ -891,6 +891,11 @@ static void on_frame(conn *c, const frame_header *h, const uint8_t *body)
             cs_error_set(&e, CS_ERR_SERVER, "java.lang.OutOfMemoryError: %s", cs_strerror(rc));
         conn__reply_error(c, h->stream, &e);
     } else {
+        /* Dispatcher: counted once decoded and valid in the connection's
+         * state, before it runs (only this thread writes it) */
+        atomic_store_explicit(&c->client.request_count,
+                              atomic_load_explicit(&c->client.request_count, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
         switch (h->opcode) {
         case OP_OPTIONS: {
             cs_buf body;
@@ -1276,6 +1281,45 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 
 /* ------------------------------------------------------------ accept / events */
 
+/* The peer's host name for system_views.clients (Cassandra's
+ * InetSocketAddress.getHostName, a reverse lookup: "localhost" for
+ * 127.0.0.1) from libuv's thread pool, so a slow resolver never holds the
+ * loop.  The request holds a reference on the connection; the loop's
+ * shutdown waits for it (srv_loop.lookups). */
+typedef struct host_lookup {
+    uv_getnameinfo_t req;
+    conn *c;
+} host_lookup;
+
+static void on_host_name(uv_getnameinfo_t *req, int status, const char *host, const char *service)
+{
+    host_lookup *hl = req->data;
+    conn *c = hl->c;
+    if (status == 0 && host && *host) {
+        snprintf(c->client.hostname, sizeof c->client.hostname, "%s", host);
+        atomic_store_explicit(&c->client.hostname_set, true, memory_order_release);
+    }
+    c->s->lookups--;
+    cs_free(hl);
+    conn_unref(c);
+}
+
+static void lookup_host(conn *c, const struct sockaddr *sa)
+{
+    host_lookup *hl = cs_calloc(1, sizeof *hl);
+    if (!hl)
+        return;                      /* the address stands for the name */
+    hl->c = c;
+    hl->req.data = hl;
+    c->refs++;
+    c->s->lookups++;
+    if (uv_getnameinfo(c->s->loop, &hl->req, on_host_name, sa, 0) != 0) {
+        c->s->lookups--;
+        c->refs--;
+        cs_free(hl);
+    }
+}
+
 int conn__accept(srv_loop *s, int fd)
 {
     conn *c = cs_calloc(1, sizeof *c);
@@ -1295,6 +1339,8 @@ int conn__accept(srv_loop *s, int fd)
     cs_arena_init(&c->arena);
     c->session.server_conn = c;
     c->session.loop_index = s->index;
+    c->session.client = &c->client;
+    c->client.options_len = -1;
     uv_tcp_init(s->loop, &c->tcp);
     c->next = s->conns;
     if (s->conns)
@@ -1338,6 +1384,7 @@ int conn__accept(srv_loop *s, int fd)
             port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
         }
         snprintf(c->session.client_addr, sizeof c->session.client_addr, "%s:%d", ip, port);
+        lookup_host(c, (const struct sockaddr *)&ss);
     }
     rc = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
     if (rc != 0)

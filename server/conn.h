@@ -73,6 +73,8 @@ typedef struct srv_loop {
     bool exec_held;                  /* this loop's thread holds srv.exec (conn.c) */
     conn *conns;                     /* doubly linked list of live connections */
     int n_conns;                     /* SRV_STAT_ADD only (read by the admin endpoint) */
+    int lookups;                     /* peer host name lookups in flight (conn.c lookup_host);
+                                        shutdown waits for them */
     srv_stats stats;                 /* SRV_STAT_ADD only */
     /* Replies are handed to the kernel once per loop iteration (conn.c
      * flush): connections with output wait in `flushq` for the check

@@ -69,6 +69,7 @@ struct conn {
     cs_buf out;                      /* replies not yet handed to the kernel */
     cs_arena arena;                  /* decoded requests of the current read */
     cql_session session;
+    cql_client_info client;          /* session.client: options, host name, request count */
 };
 
 /* ---- conn.c, for handshake.c */

@@ -91,6 +91,66 @@ static void copy_opt(char *dst, size_t cap, const char *v, size_t n)
     dst[n] = '\0';
 }
 
+/* Order of two options by upper-cased key bytes (UTF8Type's order, the
+ * map's). */
+static int opt_cmp(const msg_kv *a, const msg_kv *b)
+{
+    size_t n = a->klen < b->klen ? a->klen : b->klen;
+    for (size_t i = 0; i < n; i++) {
+        int x = toupper((unsigned char)a->k[i]), y = toupper((unsigned char)b->k[i]);
+        if (x != y)
+            return x - y;
+    }
+    return a->klen < b->klen ? -1 : a->klen > b->klen;
+}
+
+/*
+ * system_views.clients' client_options: STARTUP's options as ClientState
+ * keeps them (keys upper-cased; of a key given twice the last), serialized
+ * as a map<text, text> in key order.  Options that do not fit the session's
+ * buffer are left out (drivers send a few hundred bytes).
+ */
+static void put_client_options(cql_client_info *ci, const msg_request *m)
+{
+    enum { MAX_OPTS = 64 };
+    const msg_kv *sorted[MAX_OPTS];
+    int n = 0;
+    for (int i = m->n_options - 1; i >= 0 && n < MAX_OPTS; i--) {   /* the last of each key */
+        const msg_kv *kv = &m->options[i];
+        bool seen = false;
+        for (int j = 0; j < n && !seen; j++)
+            seen = opt_cmp(sorted[j], kv) == 0;
+        if (!seen)
+            sorted[n++] = kv;
+    }
+    for (int i = 1; i < n; i++)      /* insertion sort: a handful of options */
+        for (int j = i; j > 0 && opt_cmp(sorted[j - 1], sorted[j]) > 0; j--) {
+            const msg_kv *t = sorted[j];
+            sorted[j] = sorted[j - 1];
+            sorted[j - 1] = t;
+        }
+    uint8_t *o = ci->options;
+    size_t cap = sizeof ci->options, len = 4;
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        const msg_kv *kv = sorted[i];
+        size_t vlen = kv->v ? kv->vlen : 0;
+        if (len + 8 + kv->klen + vlen > cap)
+            continue;
+        cs_st32(o + len, (uint32_t)kv->klen);
+        for (size_t j = 0; j < kv->klen; j++)
+            o[len + 4 + j] = (uint8_t)toupper((unsigned char)kv->k[j]);
+        len += 4 + kv->klen;
+        cs_st32(o + len, (uint32_t)vlen);
+        if (vlen)
+            memcpy(o + len + 4, kv->v, vlen);
+        len += 4 + vlen;
+        kept++;
+    }
+    cs_st32(o, (uint32_t)kept);
+    ci->options_len = (int32_t)len;
+}
+
 void conn__on_startup(conn *c, int16_t stream, const msg_request *m)
 {
     size_t n;
@@ -134,10 +194,12 @@ void conn__on_startup(conn *c, int16_t stream, const msg_request *m)
             return;
         }
     }
-    if ((v = msg_startup_get(m, "DRIVER_NAME", &n)))
+    put_client_options(&c->client, m);
+    if ((v = msg_startup_get(m, "DRIVER_NAME", &n))) {   /* the version only with a name, as ClientState */
         copy_opt(c->session.driver_name, sizeof c->session.driver_name, v, n);
-    if ((v = msg_startup_get(m, "DRIVER_VERSION", &n)))
-        copy_opt(c->session.driver_version, sizeof c->session.driver_version, v, n);
+        if ((v = msg_startup_get(m, "DRIVER_VERSION", &n)))
+            copy_opt(c->session.driver_version, sizeof c->session.driver_version, v, n);
+    }
     if (c->s->cfg->authenticator == CONFIG_AUTH_PASSWORD) {
         cs_buf body;
         cs_buf_init(&body);

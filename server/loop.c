@@ -238,7 +238,7 @@ static void loop_main(void *arg)
     pthread_setname_np(pthread_self(), name);   /* for top -H and perf */
     srv_loop_thread_begin(l);        /* as main.c does for loop 0 */
     while (srv_loop_run(l) != 0) {
-        if (l->stopping && l->n_conns == 0)
+        if (l->stopping && l->n_conns == 0 && l->lookups == 0)
             break;
     }
     /* As main.c: write the log tail and release the engine's notifier of

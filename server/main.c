@@ -302,7 +302,8 @@ int main(int argc, char **argv)
         uv_close((uv_handle_t *)&a.sigterm, NULL);
     }
     while (srv_loop_run(&a.server.loops[0]) != 0) {
-        if (a.stopping && a.server.loops[0].n_conns == 0 && !admin_busy(&a.adm))   /* admin: flush/compact in flight */
+        srv_loop *l0 = &a.server.loops[0];
+        if (a.stopping && l0->n_conns == 0 && l0->lookups == 0 && !admin_busy(&a.adm))   /* admin: flush/compact in flight */
             break;
     }
     srv_join(&a.server);             /* the other loops have closed their connections */

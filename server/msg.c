@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/util.h"
 #include "server/frame.h"
@@ -485,10 +486,12 @@ int msg_request_decode(uint8_t version, uint8_t opcode, const uint8_t *body, siz
 
 const char *msg_startup_get(const msg_request *r, const char *key, size_t *vlen)
 {
+    /* StartupMessage upper-cases the keys into a HashMap: any case matches,
+     * and of a key given twice the last one counts */
     size_t kl = strlen(key);
-    for (int i = 0; i < r->n_options; i++) {
+    for (int i = r->n_options - 1; i >= 0; i--) {
         const msg_kv *kv = &r->options[i];
-        if (kv->klen == kl && memcmp(kv->k, key, kl) == 0) {
+        if (kv->klen == kl && strncasecmp(kv->k, key, kl) == 0) {
             *vlen = kv->vlen;
             return kv->v ? kv->v : "";
         }

@@ -85,7 +85,8 @@ int msg_request_decode(uint8_t version, uint8_t opcode, const uint8_t *body, siz
 int msg_peek_execute(uint8_t version, const uint8_t *body, size_t len, const uint8_t **id,
                      size_t *id_len, cql_value *vals, int max);
 
-/* Look up a STARTUP option (case-sensitive key, as Cassandra). NULL if absent;
+/* Look up a STARTUP option (any case: Cassandra upper-cases the keys; the
+ * last of a repeated key). NULL if absent;
  * *vlen receives the length. */
 const char *msg_startup_get(const msg_request *r, const char *key, size_t *vlen);
 

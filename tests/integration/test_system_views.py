@@ -284,6 +284,57 @@ def test_queries_lists_the_running_request(session):
         "EXECUTE %s with 0 values at consistency LOCAL_ONE" % ps.query_id.hex()
 
 
+def _host_name(ip):
+    """What Java's InetSocketAddress.getHostName gives: the reverse lookup's
+    name, or the address itself."""
+    import socket
+    try:
+        return socket.gethostbyaddr(ip)[0]
+    except OSError:
+        return ip
+
+
+def test_clients_options_request_count_and_hostname(session, server):
+    """A connection's row as 4.1's ClientsTable fills it: client_options
+    (STARTUP's options, keys upper-cased, any case accepted), request_count
+    (every request once valid in its state, counted before it runs; a
+    request refused by the state machine is not), hostname (the reverse
+    lookup of the address), username anonymous without authentication."""
+    import rawcql
+    c = rawcql.Conn(server.host, server.port)
+    try:
+        # refused before STARTUP: not counted
+        assert c.request(rawcql.OP_QUERY, rawcql.query_body("SELECT key FROM system.local")).opcode == rawcql.OP_ERROR
+        assert c.request(rawcql.OP_OPTIONS).opcode == rawcql.OP_SUPPORTED
+        f = c.request(rawcql.OP_STARTUP, rawcql.string_map({
+            "cql_version": "3.0.0", "DRIVER_NAME": "raw test", "driver_version": "9.1",
+            "Application_Name": "TestApp", "CLIENT_ID": "55b3efbd-c56b-469d-8cca-016b860b2f03"}))
+        assert f.opcode == rawcql.OP_READY, f
+        assert c.query("SELECT key FROM system.local").opcode == rawcql.OP_RESULT
+        assert c.query("SELEC nothing").opcode == rawcql.OP_ERROR     # counted: it was decoded and run
+        assert c.query("SELECT key FROM system.local").opcode == rawcql.OP_RESULT
+        port = c.sock.getsockname()[1]
+        q = "SELECT * FROM system_views.clients WHERE address = %s AND port = %s"
+        row = session.execute(q, (c.sock.getsockname()[0], port)).one()
+        assert row is not None
+        assert row.request_count == 5, row.request_count     # OPTIONS, STARTUP, three QUERYs
+        assert list(row.client_options.items()) == [
+            ("APPLICATION_NAME", "TestApp"), ("CLIENT_ID", "55b3efbd-c56b-469d-8cca-016b860b2f03"),
+            ("CQL_VERSION", "3.0.0"), ("DRIVER_NAME", "raw test"), ("DRIVER_VERSION", "9.1")]
+        assert row.driver_name == "raw test" and row.driver_version == "9.1"
+        assert row.hostname == _host_name(server.host)
+        assert row.username == "anonymous" and row.connection_stage == "ready"
+        assert c.query("SELECT key FROM system.local").opcode == rawcql.OP_RESULT
+        assert session.execute(q, (server.host, port)).one().request_count == 6
+    finally:
+        c.close()
+    # the driver's own connections: its STARTUP options
+    rows = list(session.execute("SELECT client_options, driver_name, request_count FROM system_views.clients"))
+    assert rows and all(r.client_options["DRIVER_NAME"] == r.driver_name == "DataStax Python Driver" and
+                        r.client_options["CQL_VERSION"] == "3.4.6" and r.request_count >= 1 for r in rows
+                        if r.client_options and "DRIVER_NAME" in r.client_options), rows
+
+
 def test_single_node_tables_are_empty(session):
     for t in ("internode_inbound", "internode_outbound", "pending_hints", "streaming", "repair_sessions",
               "repair_jobs", "repair_participates", "repair_validations", "roles_cache_keys",
@@ -308,7 +359,11 @@ def test_credentials_cache_keys(tmp_path):
         assert keys() == ["cassandra"]
         sess.execute("CREATE ROLE bob WITH PASSWORD = 'pw' AND LOGIN = true")
         bob = Cluster([s.host], port=s.port, auth_provider=PlainTextAuthProvider("bob", "pw"), connect_timeout=10)
-        bob.connect().execute("SELECT key FROM system.local")
+        bs = bob.connect()
+        bs.execute("SELECT key FROM system.local")
+        # ClientState's user: the role each connection logged in as
+        users = {r.username for r in bs.execute("SELECT username FROM system_views.clients")}
+        assert users == {"bob", "cassandra"}, users
         bob.shutdown()
         assert keys() == ["bob", "cassandra"]
         sess.execute("ALTER ROLE bob WITH PASSWORD = 'other'")

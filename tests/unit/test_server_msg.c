@@ -53,8 +53,11 @@ Test(server_msg, startup_options_register_auth)
 {
     cs_buf b;
     cs_buf_init(&b);
-    msg_kv kv[] = { { "CQL_VERSION", 11, "3.0.0", 5 }, { "COMPRESSION", 11, "lz4", 3 } };
-    msg_put_startup(&b, kv, 2);
+    /* StartupMessage upper-cases the keys into a HashMap: any case, the
+     * last of a repeated key */
+    msg_kv kv[] = { { "cql_version", 11, "3.0.0", 5 }, { "COMPRESSION", 11, "snappy", 6 },
+                    { "Compression", 11, "lz4", 3 } };
+    msg_put_startup(&b, kv, 3);
     cs_arena a;
     cs_arena_init(&a);
     msg_request m;
@@ -62,6 +65,8 @@ Test(server_msg, startup_options_register_auth)
     size_t n;
     const char *v = msg_startup_get(&m, "COMPRESSION", &n);
     cr_assert(v && n == 3 && memcmp(v, "lz4", 3) == 0);
+    v = msg_startup_get(&m, "CQL_VERSION", &n);
+    cr_assert(v && n == 5 && memcmp(v, "3.0.0", 5) == 0);
     cr_assert_null(msg_startup_get(&m, "DRIVER_NAME", &n));
     truncations_fail(4, OP_STARTUP, &b);
     cs_arena_destroy(&a);
