@@ -64,7 +64,7 @@ static const ctype *literal_type(lit_kind k)
 {
     switch (k) {
     case LIT_STRING: return ctype_scalar(CT_VARCHAR);
-    case LIT_INTEGER: return ctype_scalar(CT_INT);
+    case LIT_INTEGER: return ctype_scalar(CT_INT);      /* ctype_literal_preferred sizes numbers */
     case LIT_FLOAT: return ctype_scalar(CT_DOUBLE);
     case LIT_BOOLEAN: return ctype_scalar(CT_BOOLEAN);
     case LIT_UUID: return ctype_scalar(CT_UUID);
@@ -481,8 +481,11 @@ static int eval_typed(cql_eval *ev, const ast_term *t, const ctype *recv, const 
     if (t->kind == TERM_FUNC)
         return eval_func(ev, t, recv, name, out, type, e);
     if (!recv) {
-        if (t->kind == TERM_LITERAL)
-            recv = literal_type(t->lit.kind);
+        if (t->kind == TERM_LITERAL) {
+            recv = ctype_literal_preferred(t->lit.kind, t->lit.text, t->lit.len);
+            if (!recv)
+                recv = literal_type(t->lit.kind);
+        }
         else if (t->kind == TERM_CAST) {
             /* typed by the cast itself */
         } else if (t->kind == TERM_NULL) {

@@ -210,6 +210,18 @@ static int64_t as_i64(const cql_value *v)
     }
 }
 
+/* OperationExecutionException: a FunctionExecutionException (0x1400) of
+ * the operator's function, "the operation 'int / int' failed: / by zero". */
+static int op_failed(cs_error *e, const char *name, const char *ta, const char *sym, const char *tb,
+                     const char *why)
+{
+    int rc = cs_error_set(e, CS_ERR_FUNCTION_FAILURE, "the operation '%s %s %s' failed: %s", ta, sym, tb, why);
+    snprintf(e->keyspace, sizeof e->keyspace, "system");
+    snprintf(e->table, sizeof e->table, "%s", name);
+    snprintf(e->arg_types, sizeof e->arg_types, tb[0] ? "%s, %s" : "%s", ta, tb);
+    return rc;
+}
+
 static int arith(cql_eval *ev, const char *name, const ctype *const *at, const cql_value *args, int n,
                  const ctype *rt, cql_value *out, cs_error *e)
 {
@@ -260,13 +272,16 @@ static int arith(cql_eval *ev, const char *name, const ctype *const *at, const c
         return rc;
     }
     if (k == CT_VARINT || k == CT_DECIMAL) {
-        if (n == 2 && sym[0] == '+' && at[0]->kind == k && at[1]->kind == k)
-            rc = ctype_num_add(rt, args[0].p, (size_t)args[0].len, args[1].p, (size_t)args[1].len, &b);
-        else
-            rc = CS_EINVAL;
+        /* IntegerType's BigInteger and DecimalType's BigDecimal operations */
+        const char *why = NULL;
+        rc = ctype_num_big_op(n == 1 ? 'n' : sym[0], rt, at[0], args[0].p, (size_t)args[0].len,
+                              n > 1 ? at[1] : NULL, n > 1 ? args[1].p : NULL, n > 1 ? (size_t)args[1].len : 0,
+                              &b, &why);
         if (rc == 0)
             rc = put_val(ev, b.p, b.len, out, e);
-        else
+        else if (rc == CS_EUSER)
+            rc = op_failed(e, name, ta, sym, tb, why);
+        else if (rc != CS_ENOMEM)
             rc = cs_error_set(e, CS_ERR_INVALID, "the operation '%s %s %s' is not supported", ta, sym, tb);
         cs_buf_destroy(&b);
         return rc;
@@ -274,7 +289,7 @@ static int arith(cql_eval *ev, const char *name, const ctype *const *at, const c
     int64_t x = as_i64(&args[0]), y = n > 1 ? as_i64(&args[1]) : 0, r;
     if ((sym[0] == '/' || sym[0] == '%') && n > 1 && y == 0) {
         cs_buf_destroy(&b);
-        return cs_error_set(e, CS_ERR_INVALID, "the operation '%s %s %s' failed: / by zero", ta, sym, tb);
+        return op_failed(e, name, ta, sym, tb, "/ by zero");
     }
     if (n == 1)
         r = (int64_t)(0 - (uint64_t)x);

@@ -391,7 +391,9 @@ static xsel *compile(cql_eval *ev, const sch_table *t, const ast_selector *as, b
             [LIT_BOOLEAN] = CT_BOOLEAN, [LIT_UUID] = CT_UUID, [LIT_HEX] = CT_BLOB,
             [LIT_DURATION] = CT_DURATION,
         };
-        x->type = ctype_scalar(lk[tm->lit.kind]);
+        x->type = ctype_literal_preferred(tm->lit.kind, tm->lit.text, tm->lit.len);
+        if (!x->type)
+            x->type = ctype_scalar(lk[tm->lit.kind]);
         break;
     }
     case SEL_FIELD: {

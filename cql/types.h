@@ -154,6 +154,11 @@ void ctype_marshal_class(const ctype *t, cs_buf *out);
  * smallint, tinyint before v4), as Cassandra's DataType does. */
 void ctype_encode_option_v(const ctype *t, int version, cs_buf *out);
 
+/* The type a number literal takes when nothing else types it
+ * (Constants.Type.getPreferedTypeFor): int, bigint or varint for an integer
+ * by its size; double, or decimal when no double holds it exactly, for a
+ * floating one.  NULL for other kinds. */
+const ctype *ctype_literal_preferred(lit_kind k, const char *text, size_t n);
 /* Whether a literal kind can be assigned to type t (Constants.Literal.testAssignment). */
 bool ctype_literal_assignable(const ctype *t, lit_kind k);
 /* AbstractType.fromString for scalar types: text form -> serialized value
@@ -178,6 +183,16 @@ int ctype_num_add(const ctype *t, const uint8_t *a, size_t an, const uint8_t *b,
 int ctype_num_div_int(const ctype *t, const uint8_t *v, size_t n, int64_t count, cs_buf *out);
 /* The integer x as a value of numeric type t (e.g. zero for sum of no rows). */
 int ctype_num_from_int64(const ctype *t, int64_t x, cs_buf *out);
+/* OperationFcts with a varint or decimal result type rt (the wider of the
+ * operands' types): op '+', '-', '*', '/', '%' on a (type ta) and b (type
+ * tb), or 'n' (negate a; b unused), with IntegerType's BigInteger and
+ * DecimalType's BigDecimal semantics (operands other than varint and
+ * decimal enter a decimal operation as BigDecimal.valueOf(double)).
+ * Appends the serialized result.  0; CS_EUSER with *why set to Java's
+ * exception message ("BigInteger divide by zero", "Division by zero", "A
+ * NaN cannot be converted into a decimal", ...); CS_EINVAL; CS_ENOMEM. */
+int ctype_num_big_op(char op, const ctype *rt, const ctype *ta, const uint8_t *a, size_t an, const ctype *tb,
+                     const uint8_t *b, size_t bn, cs_buf *out, const char **why);
 double ctype_num_to_double(const ctype *t, const uint8_t *v, size_t n);
 /* Timestamp and date arithmetic with a duration (OperationFcts'
  * TemporalOperationFunction, Cassandra 4.0+): `ts + 1h`, `d - 2d`.

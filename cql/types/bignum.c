@@ -268,3 +268,103 @@ void ctype__bn_from_digits(ctype__bn *a, const char *s, size_t n)
     }
     ctype__bn_trim(a);
 }
+
+/* r = a * b (signed); r may not alias. */
+void ctype__bn_mul(ctype__bn *r, const ctype__bn *a, const ctype__bn *b)
+{
+    ctype__bn_init(r);
+    if (a->err || b->err) {
+        r->err = CS_ENOMEM;
+        return;
+    }
+    if (a->n == 0 || b->n == 0)
+        return;
+    size_t n = a->n + b->n;
+    ctype__bn_reserve(r, n);
+    if (r->err)
+        return;
+    memset(r->d, 0, n * sizeof(uint32_t));
+    for (size_t i = 0; i < a->n; i++) {
+        uint64_t c = 0;
+        for (size_t j = 0; j < b->n; j++) {
+            uint64_t x = (uint64_t)a->d[i] * b->d[j] + r->d[i + j] + c;
+            r->d[i + j] = (uint32_t)x;
+            c = x >> 32;
+        }
+        r->d[i + b->n] = (uint32_t)c;
+    }
+    r->n = n;
+    r->neg = a->neg != b->neg;
+    ctype__bn_trim(r);
+}
+
+/* One bit shifted in at the bottom of |a| (a = a * 2 + bit). */
+static void bn_shl1(ctype__bn *a, uint32_t bit)
+{
+    ctype__bn_mul_small(a, 2, bit);
+}
+
+/* |a| -= |b|, given |a| >= |b|. */
+static void bn_sub_mag(ctype__bn *a, const ctype__bn *b)
+{
+    int64_t br = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        int64_t x = (int64_t)a->d[i] - (i < b->n ? b->d[i] : 0) - br;
+        br = x < 0;
+        a->d[i] = (uint32_t)(x + (br ? ((int64_t)1 << 32) : 0));
+    }
+    bool neg = a->neg;
+    ctype__bn_trim(a);
+    if (a->n)
+        a->neg = neg;
+}
+
+/* q = a / b truncated toward zero, r = a - q * b (the sign of a), as
+ * BigInteger.divideAndRemainder; b must not be zero.  q and r fresh. */
+void ctype__bn_divmod(ctype__bn *q, ctype__bn *r, const ctype__bn *a, const ctype__bn *b)
+{
+    ctype__bn_init(q);
+    ctype__bn_init(r);
+    if (a->err || b->err || b->n == 0) {
+        q->err = r->err = a->err || b->err ? CS_ENOMEM : 0;
+        return;
+    }
+    if (b->n == 1) {
+        ctype__bn_reserve(q, a->n);
+        if (q->err)
+            return;
+        memcpy(q->d, a->d, a->n * sizeof(uint32_t));
+        q->n = a->n;
+        uint32_t rem = ctype__bn_div_small(q, b->d[0]);
+        q->neg = q->n && (a->neg != b->neg);
+        if (rem) {
+            r->d[0] = rem;
+            r->n = 1;
+            r->neg = a->neg;
+        }
+        return;
+    }
+    /* shift-subtract, one bit of a at a time: r = r * 2 + bit, and when
+     * |r| >= |b| subtract and set the quotient bit */
+    ctype__bn_reserve(q, a->n);
+    if (q->err)
+        return;
+    memset(q->d, 0, a->n * sizeof(uint32_t));
+    q->n = a->n;
+    for (size_t i = a->n; i-- > 0;) {
+        for (int bit = 31; bit >= 0; bit--) {
+            bn_shl1(r, (a->d[i] >> bit) & 1u);
+            if (r->err) {
+                q->err = CS_ENOMEM;
+                return;
+            }
+            if (ctype__bn_cmp_mag(r, b) >= 0) {
+                bn_sub_mag(r, b);
+                q->d[i] |= 1u << bit;
+            }
+        }
+    }
+    ctype__bn_trim(q);
+    q->neg = q->n && (a->neg != b->neg);
+    r->neg = r->n && a->neg;
+}

@@ -144,6 +144,45 @@ static int parse_double(const char *s, size_t n, double *out)
     return 0;
 }
 
+/* Constants.Type.getPreferedTypeFor: an integer literal is an int if it
+ * fits one, else a bigint, else a varint; a floating one a double if the
+ * double it parses to is numerically the same (BigDecimal.valueOf), else a
+ * decimal; NaN and the infinities doubles. */
+const ctype *ctype_literal_preferred(lit_kind k, const char *text, size_t n)
+{
+    if (k == LIT_INTEGER) {
+        int64_t x;
+        if (parse_int(text, n, INT32_MIN, INT32_MAX, &x) == 0)
+            return ctype_scalar(CT_INT);
+        if (parse_int(text, n, INT64_MIN, INT64_MAX, &x) == 0)
+            return ctype_scalar(CT_BIGINT);
+        return ctype_scalar(CT_VARINT);
+    }
+    if (k != LIT_FLOAT)
+        return NULL;
+    double d;
+    if (parse_double(text, n, &d) != 0)
+        return ctype_scalar(CT_DOUBLE);      /* NaN, Infinity, or refused later */
+    if (isnan(d) || (isinf(d) && memchr(text, 'I', n)))
+        return ctype_scalar(CT_DOUBLE);
+    if (isinf(d))
+        return ctype_scalar(CT_DECIMAL);    /* beyond a double */
+    cs_buf lit, dbl, j;
+    cs_buf_init(&lit);
+    cs_buf_init(&dbl);
+    cs_buf_init(&j);
+    ctype_format_java_double(d, false, &j);
+    bool same = false;
+    if (!j.err && ctype__decimal_from_text(text, n, &lit) == 0 &&
+        ctype__decimal_from_text((const char *)j.p, j.len, &dbl) == 0 && lit.len >= 4 && dbl.len >= 4)
+        same = ctype__num_cmp(lit.p + 4, lit.len - 4, (int32_t)cs_be32(lit.p), dbl.p + 4, dbl.len - 4,
+                              (int32_t)cs_be32(dbl.p)) == 0;
+    cs_buf_destroy(&lit);
+    cs_buf_destroy(&dbl);
+    cs_buf_destroy(&j);
+    return ctype_scalar(same ? CT_DOUBLE : CT_DECIMAL);
+}
+
 static int hex_val(char c)
 {
     if (c >= '0' && c <= '9')

@@ -418,3 +418,256 @@ int ctype_num_cast(const ctype *from, const ctype *to, const uint8_t *v, size_t 
     }
     return CS_EINVAL;
 }
+
+/* ------------------------------------------------ operators on varint and decimal */
+
+/* A decimal as BigDecimal: unscaled value and scale. */
+typedef struct big_dec {
+    ctype__bn u;
+    int64_t scale;
+} big_dec;
+
+/* An operand as the BigInteger or BigDecimal its NumberType gives
+ * (IntegerType.toBigInteger, NumberType.toBigInteger = valueOf(toLong),
+ * DecimalType.toBigDecimal, IntegerType.toBigDecimal = new BigDecimal(
+ * BigInteger), NumberType.toBigDecimal = BigDecimal.valueOf(toDouble)). */
+static int big_operand(const ctype *t, const uint8_t *v, size_t n, big_dec *d, const char **why)
+{
+    ctype__bn_init(&d->u);
+    d->scale = 0;
+    switch (t->kind) {
+    case CT_VARINT:
+        ctype__bn_from_twos(&d->u, v, n);
+        return d->u.err;
+    case CT_DECIMAL:
+        if (n < 4)
+            return CS_EINVAL;
+        d->scale = (int32_t)cs_be32(v);
+        ctype__bn_from_twos(&d->u, v + 4, n - 4);
+        return d->u.err;
+    case CT_TINYINT: case CT_SMALLINT: case CT_INT: case CT_BIGINT: case CT_COUNTER: {
+        uint8_t b[8];
+        cs_st64(b, (uint64_t)int_val(t, v, n));
+        ctype__bn_from_twos(&d->u, b, 8);
+        return d->u.err;
+    }
+    default:
+        return CS_EINVAL;
+    }
+    (void)why;
+}
+
+/* A non-decimal, non-varint operand of a decimal operation:
+ * BigDecimal.valueOf(toDouble(v)). */
+static int dec_operand(const ctype *t, const uint8_t *v, size_t n, big_dec *d, const char **why)
+{
+    if (t->kind == CT_DECIMAL || t->kind == CT_VARINT)
+        return big_operand(t, v, n, d, why);
+    ctype__bn_init(&d->u);
+    d->scale = 0;
+    double x = ctype_num_to_double(t, v, n);
+    if (isnan(x)) {
+        *why = "A NaN cannot be converted into a decimal";
+        return CS_EUSER;
+    }
+    if (isinf(x)) {
+        *why = "An infinite number cannot be converted into a decimal";
+        return CS_EUSER;
+    }
+    cs_buf s, ser;
+    cs_buf_init(&s);
+    cs_buf_init(&ser);
+    ctype_format_java_double(x, false, &s);
+    int rc = s.err ? CS_ENOMEM : ctype__decimal_from_text((const char *)s.p, s.len, &ser);
+    if (rc == 0)
+        rc = big_operand(ctype_scalar(CT_DECIMAL), ser.p, ser.len, d, why);
+    cs_buf_destroy(&s);
+    cs_buf_destroy(&ser);
+    return rc;
+}
+
+/* Decimal digits of |a| (BigDecimal.precision: 1 for zero). */
+static int64_t bn_precision(const ctype__bn *a, int *err)
+{
+    if (a->n == 0)
+        return 1;
+    char small[CTYPE_BN_INL * 10 + 10];
+    char *p = a->n <= CTYPE_BN_INL ? small : cs_malloc(a->n * 10 + 10);
+    if (!p) {
+        *err = CS_ENOMEM;
+        return 1;
+    }
+    long n = ctype__bn_digits_into(a, p);
+    if (p != small)
+        cs_free(p);
+    if (n < 0)
+        *err = CS_ENOMEM;
+    return n < 1 ? 1 : n;
+}
+
+/* |a| /= 10 if it divides exactly (true), else unchanged. */
+static bool bn_div10_exact(ctype__bn *a)
+{
+    if (a->n == 0)
+        return true;
+    uint64_t r = 0;
+    for (size_t i = a->n; i-- > 0;)
+        r = ((r << 32) | a->d[i]) % 10;
+    if (r)
+        return false;
+    ctype__bn_div_small(a, 10);
+    return true;
+}
+
+static int put_big(const ctype__bn *u, int64_t scale, bool dec, cs_buf *out, const char **why)
+{
+    if (u->err)
+        return CS_ENOMEM;
+    if (dec) {
+        if (scale > INT32_MAX || scale < INT32_MIN) {
+            *why = scale > 0 ? "Underflow" : "Overflow";   /* BigDecimal.checkScale */
+            return CS_EUSER;
+        }
+        cs_buf_put_u32(out, (uint32_t)(int32_t)scale);
+    }
+    ctype__bn_to_twos(u, out);
+    return out->err ? CS_ENOMEM : 0;
+}
+
+int ctype_num_big_op(char op, const ctype *rt, const ctype *ta, const uint8_t *a, size_t an, const ctype *tb,
+                     const uint8_t *b, size_t bn_, cs_buf *out, const char **why)
+{
+    bool dec = rt->kind == CT_DECIMAL;
+    if (!dec && rt->kind != CT_VARINT)
+        return CS_EINVAL;
+    big_dec x, y;
+    ctype__bn_init(&y.u);
+    y.scale = 0;
+    int rc = dec ? dec_operand(ta, a, an, &x, why) : big_operand(ta, a, an, &x, why);
+    if (rc == 0 && op != 'n')
+        rc = dec ? dec_operand(tb, b, bn_, &y, why) : big_operand(tb, b, bn_, &y, why);
+    ctype__bn r, q;
+    ctype__bn_init(&r);
+    ctype__bn_init(&q);
+    int64_t scale = 0;
+    if (rc != 0)
+        goto done;
+    if (op == 'n') {                 /* negate() */
+        ctype__bn_move(&r, &x.u);
+        r.neg = !r.neg && r.n > 0;
+        scale = x.scale;
+    } else if (op == '+' || op == '-') {
+        scale = x.scale > y.scale ? x.scale : y.scale;
+        if (scale - x.scale > 100000 || scale - y.scale > 100000) {
+            rc = CS_EINVAL;
+            goto done;
+        }
+        bn_mul_pow10(&x.u, scale - x.scale);
+        bn_mul_pow10(&y.u, scale - y.scale);
+        if (op == '-')
+            y.u.neg = !y.u.neg && y.u.n > 0;
+        ctype__bn_add(&r, &x.u, &y.u);
+    } else if (op == '*') {
+        ctype__bn_mul(&r, &x.u, &y.u);
+        scale = x.scale + y.scale;
+    } else if (op == '/' || op == '%') {
+        if (y.u.n == 0) {
+            *why = !dec ? "BigInteger divide by zero" : x.u.n == 0 ? "Division undefined" : "Division by zero";
+            rc = CS_EUSER;
+            goto done;
+        }
+        if (!dec) {                  /* BigInteger.divide / remainder */
+            ctype__bn_divmod(&q, &r, &x.u, &y.u);
+            if (op == '/') {
+                ctype__bn_free(&r);
+                ctype__bn_move(&r, &q);
+            }
+        } else if (op == '/') {
+            /* DecimalType.divide: a scale from the operands' first digits,
+             * within [32, 1000], HALF_UP, then stripTrailingZeros */
+            int err = 0;
+            int64_t first = (bn_precision(&x.u, &err) - x.scale) - (bn_precision(&y.u, &err) - y.scale);
+            if (err) {
+                rc = err;
+                goto done;
+            }
+            scale = 32 - first;
+            if (scale < x.scale) scale = x.scale;
+            if (scale < y.scale) scale = y.scale;
+            if (scale < 32) scale = 32;
+            if (scale > 1000) scale = 1000;
+            int64_t k = scale - x.scale + y.scale;     /* q = x.u * 10^k / y.u */
+            if (k > 100000 || k < -100000) {
+                rc = CS_EINVAL;
+                goto done;
+            }
+            if (k >= 0)
+                bn_mul_pow10(&x.u, k);
+            else
+                bn_mul_pow10(&y.u, -k);
+            ctype__bn_divmod(&q, &r, &x.u, &y.u);
+            /* HALF_UP: away from zero when 2|r| >= |y| */
+            ctype__bn twice;
+            ctype__bn_init(&twice);
+            ctype__bn_add(&twice, &r, &r);
+            bool up = ctype__bn_cmp_mag(&twice, &y.u) >= 0;
+            ctype__bn_free(&twice);
+            ctype__bn_free(&r);
+            if (up) {
+                ctype__bn one;
+                ctype__bn_init(&one);
+                one.d[0] = 1;
+                one.n = 1;
+                one.neg = x.u.neg != y.u.neg;
+                ctype__bn_add(&r, &q, &one);
+            } else {
+                ctype__bn_move(&r, &q);
+            }
+            if (r.n == 0) {
+                scale = 0;           /* BigDecimal.ZERO */
+            } else {
+                while (scale > INT32_MIN && bn_div10_exact(&r))
+                    scale--;
+            }
+        } else {
+            /* BigDecimal.remainder: x - divideToIntegralValue(y) * y, whose
+             * scale is max(x.scale, scale of the quotient + y.scale), the
+             * quotient's scale being x.scale - y.scale, or, when that is
+             * negative, what stripping its trailing zeros toward it gives */
+            int64_t s = x.scale > y.scale ? x.scale : y.scale;
+            if (s - x.scale > 100000 || s - y.scale > 100000) {
+                rc = CS_EINVAL;
+                goto done;
+            }
+            bn_mul_pow10(&x.u, s - x.scale);
+            int64_t xs = x.scale;
+            bn_mul_pow10(&y.u, s - y.scale);
+            ctype__bn_divmod(&q, &r, &x.u, &y.u);
+            int64_t pref = xs - y.scale, qscale = pref;
+            if (pref < 0) {
+                int64_t stripped = 0;
+                if (q.n == 0)
+                    stripped = -pref;
+                else
+                    while (stripped < -pref && bn_div10_exact(&q))
+                        stripped++;
+                qscale = -stripped;
+            }
+            scale = xs > qscale + y.scale ? xs : qscale + y.scale;
+            for (int64_t i = s; i > scale; i--)
+                ctype__bn_div_small(&r, 10);   /* exact: r is representable at `scale` */
+            if (r.n == 0)
+                r.neg = false;
+        }
+    } else {
+        rc = CS_EINVAL;
+    }
+    if (rc == 0)
+        rc = put_big(&r, scale, dec, out, why);
+done:
+    ctype__bn_free(&x.u);
+    ctype__bn_free(&y.u);
+    ctype__bn_free(&r);
+    ctype__bn_free(&q);
+    return rc;
+}

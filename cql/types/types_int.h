@@ -76,6 +76,10 @@ void ctype__bn_from_twos(ctype__bn *a, const uint8_t *v, size_t n);
 void ctype__bn_to_twos(const ctype__bn *a, cs_buf *out);
 int ctype__bn_cmp_mag(const ctype__bn *a, const ctype__bn *b);
 void ctype__bn_add(ctype__bn *r, const ctype__bn *a, const ctype__bn *b);   /* r fresh */
+void ctype__bn_mul(ctype__bn *r, const ctype__bn *a, const ctype__bn *b);   /* r fresh */
+/* BigInteger.divideAndRemainder (b not zero): q truncated toward zero, r
+ * with the sign of a; q and r fresh. */
+void ctype__bn_divmod(ctype__bn *q, ctype__bn *r, const ctype__bn *a, const ctype__bn *b);
 long ctype__bn_digits_into(const ctype__bn *a, char *out);   /* out: n*10+10 bytes */
 void ctype__bn_to_digits(const ctype__bn *a, cs_buf *out);
 void ctype__bn_from_digits(ctype__bn *a, const char *s, size_t n);

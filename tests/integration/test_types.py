@@ -386,6 +386,40 @@ def test_floor_and_group_by_time(session, ks):
         assert msg in str(ei.value), str(ei.value)
 
 
+def test_varint_and_decimal_operators(session, ks):
+    """+ - * / % and negation on varint and decimal (OperationFcts with
+    IntegerType's and DecimalType's arithmetic), with the wider type as the
+    result, through the driver's Decimal and int; a number literal takes
+    int, bigint or varint by its size, double or decimal by whether a double
+    holds it (Constants.Type.getPreferedTypeFor); failures are 0x1400."""
+    from decimal import Decimal
+    from cassandra import FunctionFailure
+    session.execute("CREATE TABLE %s.ops (k int PRIMARY KEY, vi varint, de decimal, f float)" % ks)
+    session.execute("INSERT INTO %s.ops (k, vi, de, f) VALUES (1, %%s, %%s, 1.5)" % ks,
+                    (12345678901234567890, Decimal("3.14159")))
+    r = session.execute("SELECT vi + 1 AS a, vi * vi AS b, vi / 7 AS c, vi %% 7 AS d, -vi AS e, vi + f AS g, "
+                        "de * 2 AS h, de / 3 AS i, de %% 1 AS j, vi * de AS l FROM %s.ops WHERE k = 1" % ks).one()
+    assert r.a == 12345678901234567891 and r.b == 12345678901234567890 ** 2
+    assert r.c == 12345678901234567890 // 7 and r.d == 12345678901234567890 % 7 and r.e == -12345678901234567890
+    assert r.g == Decimal("12345678901234567891.5")
+    assert r.h == Decimal("6.283180") and str(r.h) == "6.283180"        # de * 2.0
+    assert str(r.i) == "1.04719666666666666666666666666667"
+    assert r.j == Decimal("0.14159") and r.l == Decimal("38785061379329506137.54510")
+    r = session.execute("SELECT k + 12345678901234567 AS a, k + 123456789012345678901 AS b, "
+                        "k + 1.23456789012345678 AS c FROM %s.ops WHERE k = 1" % ks)
+    cols = {c: t for c, t in zip(r.column_names, r.column_types)}
+    row = r.one()
+    assert row.a == 12345678901234568 and cols["a"].typename == "bigint"
+    assert row.b == 123456789012345678902 and cols["b"].typename == "varint"
+    assert row.c == Decimal("2.23456789012345678") and cols["c"].typename == "decimal"
+    for q, msg in (("vi / 0", "the operation 'varint / int' failed: BigInteger divide by zero"),
+                   ("de %% 0", "the operation 'decimal %% int' failed: Division by zero"),
+                   ("k / 0", "the operation 'int / int' failed: / by zero")):
+        with pytest.raises(FunctionFailure) as ei:
+            session.execute(("SELECT " + q + " FROM %s.ops WHERE k = 1") % ks)
+        assert msg.replace("%%", "%") in str(ei.value), str(ei.value)
+
+
 def test_functions_over_aggregates(session, ks):
     """Scalar functions, operators and casts over aggregates (`max(v) - min(v)`,
     `CAST(count(*) AS int)`), per group and through every page size, as

@@ -393,6 +393,43 @@ Test(exec_select, aggregates_and_group_by)
     fails("INSERT INTO a (k, c, t) VALUES (5, 1, toJson(1))", "toJson() may only be used within the selection clause of SELECT statements");
 }
 
+/* OperationFcts on varint and decimal: IntegerType's BigInteger and
+ * DecimalType's BigDecimal arithmetic, with the wider type as the result
+ * (varint with a floating operand: decimal), fixed-width operands entering
+ * a decimal operation as BigDecimal.valueOf(double) ("2" is 2.0), division
+ * at DecimalType's scale with HALF_UP and trailing zeros stripped, and the
+ * failures as FunctionExecutionException (0x1400). */
+Test(exec_select, varint_and_decimal_operators)
+{
+    mkks();
+    ok("CREATE TABLE nums (k int PRIMARY KEY, vi varint, de decimal, f float, dd double)");
+    ok("INSERT INTO nums (k, vi, de, f, dd) VALUES (1, 12345678901234567890, 3.14159, 1.5, 2.25)");
+    rows("SELECT vi + 1, vi - k, vi * vi, vi / 7, vi % 7, -vi FROM nums WHERE k = 1",
+         "12345678901234567891|12345678901234567889|152415787532388367501905199875019052100|"
+         "1763668414462081127|1|-12345678901234567890\n");
+    rows("SELECT de * 2, de + k, de - 1, de / 3, de % 1, -de FROM nums WHERE k = 1",
+         "6.283180|4.14159|2.14159|1.04719666666666666666666666666667|0.14159|-3.14159\n");
+    rows("SELECT vi * de, dd + vi, f + vi, vi * 1.5 FROM nums WHERE k = 1",
+         "38785061379329506137.54510|12345678901234567892.25|12345678901234567891.5|18518518351851851835.0\n");
+    rows("SELECT (decimal)1 / 3, (decimal)10 / 4, (decimal)2 / 0.5, (decimal)0 / 5 FROM nums WHERE k = 1",
+         "0.33333333333333333333333333333333|2.5|4|0\n");
+    rows("SELECT (decimal)7.5 % 2, (decimal)7 % 2.5, (decimal)100 % 0.5, (decimal)-7.5 % 2 FROM nums WHERE k = 1",
+         "1.5|2.0|0|-1.5\n");
+    rows("SELECT (varint)-7 / 2, (varint)-7 % 2, (varint)7 / -2, (decimal)1.00 * 2 FROM nums WHERE k = 1",
+         "-3|-1|-3|2.000\n");
+    rows("SELECT vi / 12345678901234567 FROM nums WHERE k = 1", "1000\n");
+    fails("SELECT vi / 0 FROM nums WHERE k = 1", "the operation 'varint / int' failed: BigInteger divide by zero");
+    cr_assert_eq(g_err.code, CS_ERR_FUNCTION_FAILURE);
+    cr_assert_str_eq(g_err.table, "_divide");
+    cr_assert_str_eq(g_err.arg_types, "varint, int");
+    fails("SELECT de % 0 FROM nums WHERE k = 1", "the operation 'decimal % int' failed: Division by zero");
+    fails("SELECT (decimal)0 / 0 FROM nums WHERE k = 1", "failed: Division undefined");
+    fails("SELECT de + (double)NaN FROM nums WHERE k = 1",
+          "the operation 'decimal + double' failed: A NaN cannot be converted into a decimal");
+    fails("SELECT k / 0 FROM nums WHERE k = 1", "the operation 'int / int' failed: / by zero");
+    cr_assert_eq(g_err.code, CS_ERR_FUNCTION_FAILURE);
+}
+
 Test(exec_select, functions_writetime_ttl_json)
 {
     mkks();

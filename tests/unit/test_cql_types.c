@@ -1115,3 +1115,70 @@ Test(types, aggregates_like_cassandra)
     cr_expect_str_eq(AGG("float", true, NULL, 0), "0.0");
     cr_expect_str_eq(AGG("decimal", false, NULL, 0), "0");
 }
+
+/* ctype_num_big_op on varints against __int128 arithmetic: products of two
+ * random longs, then (p + c) / y and (p + c) % y (BigInteger's truncation and
+ * the dividend's sign) through the long-division path (divisors of one and
+ * two limbs). */
+static __int128 varint_i128(const uint8_t *v, size_t n)
+{
+    __int128 x = (v[0] & 0x80) ? -1 : 0;
+    for (size_t i = 0; i < n; i++)
+        x = (__int128)(((unsigned __int128)x << 8) | v[i]);
+    return x;
+}
+
+static void big_op_ok(char op, const cs_buf *a, const cs_buf *b, cs_buf *out)
+{
+    const ctype *vi = ctype_scalar(CT_VARINT);
+    const char *why = NULL;
+    cs_buf_reset(out);
+    int rc = ctype_num_big_op(op, vi, vi, a->p, a->len, vi, b ? b->p : NULL, b ? b->len : 0, out, &why);
+    cr_assert_eq(rc, 0, "%c: %d %s", op, rc, why ? why : "");
+}
+
+Test(types, varint_operations_against_int128)
+{
+    const ctype *vi = ctype_scalar(CT_VARINT);
+    srand(7);
+    cs_buf x, y, c, p, pc, q, r;
+    cs_buf_init(&x); cs_buf_init(&y); cs_buf_init(&c); cs_buf_init(&p);
+    cs_buf_init(&pc); cs_buf_init(&q); cs_buf_init(&r);
+    for (int i = 0; i < 3000; i++) {
+        int64_t a = (int64_t)(((uint64_t)rand() << 40) ^ ((uint64_t)rand() << 20) ^ (uint64_t)rand());
+        int64_t b = (int64_t)(((uint64_t)rand() << 33) ^ (uint64_t)rand()) >> (rand() % 60);
+        if (a == INT64_MIN) a = 1;
+        if (b == INT64_MIN) b = 2;
+        if (rand() & 1) a = -a;
+        if (rand() & 1) b = -b;
+        if (b == 0) b = 3;
+        int64_t k = (int64_t)(rand() % 1000000) - 500000;
+        cs_buf_reset(&x); cs_buf_reset(&y); cs_buf_reset(&c);
+        cr_assert_eq(ctype_num_from_int64(vi, a, &x), 0);
+        cr_assert_eq(ctype_num_from_int64(vi, b, &y), 0);
+        cr_assert_eq(ctype_num_from_int64(vi, k, &c), 0);
+        big_op_ok('*', &x, &y, &p);
+        __int128 want = (__int128)a * b;
+        cr_assert(varint_i128(p.p, p.len) == want, "%lld * %lld", (long long)a, (long long)b);
+        big_op_ok('+', &p, &c, &pc);
+        __int128 n = want + k;
+        cr_assert(varint_i128(pc.p, pc.len) == n);
+        big_op_ok('/', &pc, &y, &q);
+        big_op_ok('%', &pc, &y, &r);
+        cr_assert(varint_i128(q.p, q.len) == n / b, "(%lld * %lld + %lld) / %lld", (long long)a, (long long)b,
+                  (long long)k, (long long)b);
+        cr_assert(varint_i128(r.p, r.len) == n % b);
+        big_op_ok('-', &pc, &p, &q);
+        cr_assert(varint_i128(q.p, q.len) == k);
+        big_op_ok('n', &x, NULL, &q);
+        cr_assert(varint_i128(q.p, q.len) == -(__int128)a);
+    }
+    const char *why = NULL;
+    cs_buf_reset(&q);
+    cs_buf_reset(&c);
+    cr_assert_eq(ctype_num_from_int64(vi, 0, &c), 0);
+    cr_assert_eq(ctype_num_big_op('/', vi, vi, x.p, x.len, vi, c.p, c.len, &q, &why), CS_EUSER);
+    cr_assert_str_eq(why, "BigInteger divide by zero");
+    cs_buf_destroy(&x); cs_buf_destroy(&y); cs_buf_destroy(&c); cs_buf_destroy(&p);
+    cs_buf_destroy(&pc); cs_buf_destroy(&q); cs_buf_destroy(&r);
+}
