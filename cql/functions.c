@@ -535,8 +535,8 @@ int cql__fn_call(cql_eval *ev, const char *fullname, const ctype *const *at, con
         return cs_error_set(e, CS_ERR_INVALID,
                             "Invalid call to function %s, none of its type signatures match (known type signatures: %s)",
                             name, cql__fn_signatures(name));
-    if (!rt)
-        return cs_error_set(e, CS_ERR_INVALID, "Unknown function '%s'", fullname);
+    if (!rt)   /* FunctionCall.Raw.prepare (a selection is refused earlier, in its own words) */
+        return cs_error_set(e, CS_ERR_INVALID, "Unknown function %s called", fullname);
     *ret = rt;
     int rc;
     if (is_operator(name)) {
@@ -667,5 +667,5 @@ int cql__fn_call(cql_eval *ev, const char *fullname, const ctype *const *at, con
         *out = args[0];
         return 0;
     }
-    return cs_error_set(e, CS_ERR_INVALID, "Unknown function '%s'", fullname);
+    return cs_error_set(e, CS_ERR_INVALID, "Unknown function %s called", fullname);
 }

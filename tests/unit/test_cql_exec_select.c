@@ -451,6 +451,9 @@ Test(exec_select, functions_writetime_ttl_json)
     rows("SELECT k FROM fn WHERE k = 2 AND ts <= currentTimestamp() AND ts > '2020-01-01' ALLOW FILTERING", "2\n");
     fails("INSERT INTO fn (k, v) VALUES (3, fromJson('\"x\"'))", "");
     fails("SELECT nosuchfn(v) FROM fn", "Unknown function 'nosuchfn'");
+    /* a term's function: FunctionCall.Raw.prepare's words */
+    fails("INSERT INTO fn (k, v) VALUES (9, nosuchfn(1))", "Unknown function nosuchfn called");
+    fails("SELECT v FROM fn WHERE k = nosuchfn(1)", "Unknown function nosuchfn called");
     /* two overloads: FunctionResolver finds no signature of two arguments; one: the count first */
     fails("SELECT toTimestamp(v, v) FROM fn", "Invalid call to function totimestamp, none of its type signatures match "
           "(known type signatures: system.totimestamp : (timeuuid) -> timestamp, system.totimestamp : (date) -> timestamp)");
