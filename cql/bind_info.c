@@ -134,7 +134,7 @@ static const sch_column *need_col(walker *w, const char *name)
 {
     const sch_column *c = sch_column_find(w->t, name);
     if (!c)
-        cs_error_set(w->e, CS_ERR_INVALID, "Undefined column name %s", name);
+        sch_undefined_column(w->t, name, w->e);
     return c;
 }
 

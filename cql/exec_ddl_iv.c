@@ -73,7 +73,7 @@ int ddl_create_index(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, 
     if (!ci->target_column || !*ci->target_column)
         return cs_error_set(e, CS_ERR_INVALID, "Only CUSTOM indexes can be created without specifying a target column");
     sch_column *col = sch_column_find(t, ci->target_column);
-    if (!col) return cs_error_set(e, CS_ERR_INVALID, "Column '%s' doesn't exist", ci->target_column);
+    if (!col) return sch_undefined_column(t, ci->target_column, e);   /* IndexTarget.Raw.prepare */
     const ctype *ty = col->type;
     const char *kind = ci->target_kind && *ci->target_kind ? ci->target_kind : "";
     bool coll = ctype_is_collection(ty);

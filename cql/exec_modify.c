@@ -124,7 +124,7 @@ static sch_column *find_col(const sch_table *t, const char *name, cs_error *e)
 {
     sch_column *c = sch_column_find(t, name);
     if (!c)
-        cs_error_set(e, CS_ERR_INVALID, "Undefined column name %s", name);
+        sch_undefined_column(t, name, e);
     return c;
 }
 

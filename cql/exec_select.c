@@ -241,7 +241,7 @@ static int check_order(cql_sx *x)
     for (int i = 0; i < as->n_order; i++) {
         const sch_column *c = sch_column_find(t, as->order[i].column);
         if (!c)
-            return cs_error_set(x->e, CS_ERR_INVALID, "Undefined column name %s", as->order[i].column);
+            return sch_undefined_column(t, as->order[i].column, x->e);
         if (c->kind != COL_CLUSTERING)
             return cs_error_set(x->e, CS_ERR_INVALID,
                                 "Order by is currently only supported on the clustered columns of the PRIMARY KEY, got %s",
@@ -329,7 +329,7 @@ static int group_by_function(cql_sx *x, const ast_selector *g, const sch_column 
     }
     const sch_column *c = sch_column_find(x->t, cols[0]);
     if (!c)
-        return cs_error_set(x->e, CS_ERR_INVALID, "Undefined column name %s", cols[0]);
+        return sch_undefined_column(x->t, cols[0], x->e);
     if (c->kind != COL_CLUSTERING)
         return cs_error_set(x->e, CS_ERR_INVALID, "Group by functions are only supported on clustering columns, got %s",
                             c->name);
@@ -359,7 +359,7 @@ static int check_group_by(cql_sx *x)
         } else {
             c = sch_column_find(t, as->group_by[i]);
             if (!c)
-                return cs_error_set(x->e, CS_ERR_INVALID, "Undefined column name %s", as->group_by[i]);
+                return sch_undefined_column(t, as->group_by[i], x->e);
             if (c->kind != COL_PARTITION_KEY && c->kind != COL_CLUSTERING)
                 return cs_error_set(x->e, CS_ERR_INVALID,
                                     "Group by is currently only supported on the columns of the PRIMARY KEY, got %s",

@@ -47,7 +47,7 @@ int cql__wplan_conds(cql_eval *ev, const ast_condition *conds, int n, cql_wplan 
         cql_wcond *wc = &pl->conds[i];
         const sch_column *c = sch_column_find(pl->t, ac->column);
         if (!c)
-            return cs_error_set(e, CS_ERR_INVALID, "Undefined column name %s", ac->column);
+            return sch_undefined_column(pl->t, ac->column, e);
         if (c->kind == COL_PARTITION_KEY || c->kind == COL_CLUSTERING)
             return cs_error_set(e, CS_ERR_INVALID, "PRIMARY KEY column '%s' cannot have IF conditions", c->name);
         if (c->type->kind == CT_COUNTER)

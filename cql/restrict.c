@@ -289,7 +289,7 @@ static int collect_token(cql_wan *a, const ast_relation *r)
     if (!ok) {
         for (int i = 0; i < r->n_columns; i++)
             if (!sch_column_find(t, r->columns[i]))
-                return cs_error_set(a->e, CS_ERR_INVALID, "Undefined column name %s", r->columns[i]);
+                return sch_undefined_column(t, r->columns[i], a->e);
         /* Cassandra's order (TokenRelation): every component, no
          * duplicates, nothing else, then the order */
         for (int i = 0; i < t->n_pk; i++) {
@@ -461,7 +461,7 @@ static int collect_multi(cql_wan *a, const ast_relation *r)
     for (int i = 0; i < n; i++) {
         const sch_column *c = sch_column_find(t, r->columns[i]);
         if (!c)
-            return cs_error_set(a->e, CS_ERR_INVALID, "Undefined column name %s", r->columns[i]);
+            return sch_undefined_column(t, r->columns[i], a->e);
         if (c->kind != COL_CLUSTERING)
             return cs_error_set(a->e, CS_ERR_INVALID,
                                 "Multi-column relations can only be applied to clustering columns but was applied to: %s",
@@ -827,7 +827,7 @@ static int collect(cql_wan *a, ast_relation **rels, int n)
         else {
             const sch_column *c = sch_column_find(t, r->columns[0]);
             if (!c)
-                return cs_error_set(a->e, CS_ERR_INVALID, "Undefined column name %s", r->columns[0]);
+                return sch_undefined_column(t, r->columns[0], a->e);
             if (r->op == OP_LIKE)
                 return refuse_relation(a, "LIKE restriction is only supported on properly indexed columns. %s %s %s is not valid.",
                                        c->name, "LIKE", r->value);

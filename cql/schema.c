@@ -504,6 +504,25 @@ sch_column *sch_column_find(const sch_table *t, const char *name)
     return NULL;
 }
 
+int sch_undefined_column(const sch_table *t, const char *name, cs_error *e)
+{
+    cs_buf b;
+    cs_buf_init(&b);
+    cql_quote_ident(name, &b);
+    cs_buf_put_u8(&b, 0);
+    size_t ks_at = b.len;
+    cql_quote_ident(t && t->ks ? t->ks->name : "", &b);
+    cs_buf_put_u8(&b, 0);
+    size_t t_at = b.len;
+    cql_quote_ident(t ? t->name : "", &b);
+    cs_buf_put_u8(&b, 0);
+    int rc = b.err ? cs_error_set(e, CS_ERR_INVALID, "Undefined column name %s", name)
+                   : cs_error_set(e, CS_ERR_INVALID, "Undefined column name %s in table %s.%s", (const char *)b.p,
+                                  (const char *)b.p + ks_at, (const char *)b.p + t_at);
+    cs_buf_destroy(&b);
+    return rc;
+}
+
 int64_t sch_dropped_us(const sch_table *t, uint32_t col_id)
 {
     int64_t best = INT64_MIN;

@@ -121,6 +121,10 @@ sch_table *sch_table_find(sch_catalog *c, const char *ks, const char *name);
 void sch_partition_key_text(const sch_table *t, const uint8_t *pk, size_t n, cs_buf *out);
 sch_table *sch_table_by_id(sch_catalog *c, const uint8_t id[16]);
 sch_column *sch_column_find(const sch_table *t, const char *name);
+/* TableMetadata.getExistingColumn's refusal of a name sch_column_find does
+ * not know: "Undefined column name x in table ks.t" (names quoted as CQL
+ * needs them).  Returns CS_EUSER. */
+int sch_undefined_column(const sch_table *t, const char *name, cs_error *e);
 const ctype *sch_type_find(sch_catalog *c, const char *ks, const char *name);
 /* Iterate keyspaces in name order (system ones included). */
 int sch_keyspace_count(sch_catalog *c);

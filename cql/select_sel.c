@@ -317,7 +317,7 @@ static xsel *compile(cql_eval *ev, const sch_table *t, const ast_selector *as, b
     case SEL_TTL: {
         const sch_column *c = sch_column_find(t, as->column);
         if (!c) {
-            cs_error_set(e, CS_ERR_INVALID, "Undefined column name %s", as->column);
+            sch_undefined_column(t, as->column, e);
             return NULL;
         }
         x->col = col_index(t, c);

@@ -200,7 +200,7 @@ Test(exec_modify, key_errors)
     fails("INSERT INTO t (c, v) VALUES (1, 1)", "Some partition key parts are missing: k");
     fails("INSERT INTO t (k, v) VALUES (1, 1)", "Some clustering keys are missing: c");
     fails("INSERT INTO t (k, c, v) VALUES (1, 1)", "Unmatched column names/values");
-    fails("INSERT INTO t (k, c, zz) VALUES (1, 1, 1)", "Undefined column name zz");
+    fails("INSERT INTO t (k, c, zz) VALUES (1, 1, 1)", "Undefined column name zz in table ks.t");
     fails("UPDATE t SET c = 1 WHERE k = 1 AND c = 1", "PRIMARY KEY part c found in SET part");
     fails("UPDATE t SET v = v + 1 WHERE k = 1 AND c = 1", "Invalid operation (v = v + 1) for non counter column v");
     fails("DELETE c FROM t WHERE k = 1 AND c = 1",

@@ -153,7 +153,7 @@ Test(exec_prepared, prepared_statements)
     cql_result_init(&r);
     cs_error_init(&g_err);
     cr_assert_neq(cql_prepare(g_ctx, &g_sess, "SELECT x FROM t", 15, NULL, &r, &g_err), 0);
-    cr_assert_str_eq(g_err.msg, "Undefined column name x");
+    cr_assert_str_eq(g_err.msg, "Undefined column name x in table ks.t");
     cql_result_destroy(&r);
 }
 
@@ -572,7 +572,7 @@ Test(exec_prepared, point_memo_across_ddl)
     cr_assert_eq(run(q, &o, NULL, 0), 0, "%s", g_err.msg);
     ok("ALTER TABLE wd DROP v");
     cr_assert_neq(run(q, &o, NULL, 0), 0);
-    cr_assert_str_eq(g_err.msg, "Undefined column name v");
+    cr_assert_str_eq(g_err.msg, "Undefined column name v in table ks.wd");
     ok("ALTER TABLE wd ADD v int");
     cr_assert_eq(run(q, &o, NULL, 0), 0, "%s", g_err.msg);
     rows("SELECT k, c, v, w FROM wd", "1|2|5|null\n");
@@ -884,7 +884,7 @@ Test(exec_prepared, selection_memo)
     cr_assert_eq(run(star, &o, out, sizeof out), 0, "%s", g_err.msg);
     cr_assert_str_eq(out, "k|c|s|w\n1|1|100|5\n");
     cr_assert_neq(run(plain, &o, out, sizeof out), 0);
-    cr_assert_str_eq(g_err.msg, "Undefined column name v");
+    cr_assert_str_eq(g_err.msg, "Undefined column name v in table ks.sm2");
     ok("ALTER TABLE sm2 ADD v int");
     for (int r = 0; r < 2; r++) {
         cr_assert_eq(run(plain, &o, out, sizeof out), 0, "%s", g_err.msg);

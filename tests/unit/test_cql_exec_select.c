@@ -214,7 +214,11 @@ Test(exec_select, refusals)
     fails("SELECT * FROM p WHERE k1 > 1 AND k2 = 1", "Cannot execute this query as it might involve data filtering");
     fails("SELECT * FROM p WHERE k1 > 1", "Cannot execute this query as it might involve data filtering");
     fails("SELECT * FROM p WHERE k1 = 1 AND k2 = 1 AND x = 1", "Undefined column name x");
-    fails("SELECT x FROM p", "Undefined column name x");
+    fails("SELECT x FROM p", "Undefined column name x in table ks.p");
+    /* TableMetadata.getExistingColumn: names quoted as CQL needs them */
+    fails("SELECT \"Xy\" FROM p", "Undefined column name \"Xy\" in table ks.p");
+    fails("SELECT * FROM p WHERE k1 = 1 AND k2 = 1 ORDER BY zz", "Undefined column name zz in table ks.p");
+    fails("CREATE INDEX ON p (zz)", "Undefined column name zz in table ks.p");
     fails("SELECT * FROM p ORDER BY c1 DESC", "ORDER BY is only supported when the partition key is restricted by an EQ or an IN.");
     fails("SELECT * FROM p WHERE k1 = 1 AND k2 = 1 ORDER BY v DESC", "Order by is currently only supported on the clustered columns of the PRIMARY KEY, got v");
     fails("SELECT * FROM p WHERE k1 = 1 AND k2 = 1 ORDER BY c2 DESC", "Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY");
