@@ -34,6 +34,7 @@ typedef struct cql_config {
     int unlogged_batch_across_partitions_warn_threshold; /* 10 */
     bool materialized_views_enabled;   /* true (cassette's default; Cassandra 4 disables) */
     bool user_defined_functions_enabled;
+    bool sasi_indexes_enabled;         /* false, as 4.1; cassette has no SASI either way */
     bool password_authenticator;       /* authenticator: PasswordAuthenticator (else every session is anonymous) */
     bool cassandra_authorizer;         /* authorizer: CassandraAuthorizer (else AllowAllAuthorizer) */
     int64_t timeout_ms[10];            /* CQL_TIMEOUT_*: the request timeouts (cql_timeout_ms) */

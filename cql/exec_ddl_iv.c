@@ -65,8 +65,13 @@ int ddl_create_index(cql_ctx *ctx, cql_session *s, cql_stmt *st, cql_result *r, 
     const char *cls = ci->using_class;
     char clsbuf[256] = "";
     if (cls) {
-        if (strstr(cls, "SASIIndex"))
-            return cs_error_set(e, CS_ERR_INVALID, "SASI indexes are disabled. Enable in cassandra.yaml to use.");
+        if (strstr(cls, "SASIIndex")) {
+            if (!ctx->cfg.sasi_indexes_enabled)   /* 4.1's default */
+                return cs_error_set(e, CS_ERR_INVALID, "SASI indexes are disabled. Enable in cassandra.yaml to use.");
+            return cs_error_set(e, CS_ERR_INVALID, "SASI indexes are not supported by cassette (sasi_indexes_enabled is "
+                                "set, but there is no SASIIndex here): use CREATE INDEX, a materialized view or "
+                                "ALLOW FILTERING");
+        }
         snprintf(clsbuf, sizeof clsbuf, "%s", cls);
         return cs_error_set(e, CS_ERR_CONFIG, "Unable to find custom indexer class '%s'", clsbuf);
     }

@@ -248,6 +248,8 @@ static const key_def keys[] = {
     { "role_manager", K_IGNORE, 0, 0, 0 },
     { "materialized_views_enabled", K_BOOL, 0, F(cql.materialized_views_enabled) },
     { "enable_materialized_views", K_BOOL, 0, F(cql.materialized_views_enabled) },
+    { "sasi_indexes_enabled", K_BOOL, 0, F(cql.sasi_indexes_enabled) },
+    { "enable_sasi_indexes", K_BOOL, 0, F(cql.sasi_indexes_enabled) },
     { "user_defined_functions_enabled", K_BOOL, 0, F(cql.user_defined_functions_enabled) },
     { "enable_user_defined_functions", K_BOOL, 0, F(cql.user_defined_functions_enabled) },
     { "num_tokens", K_INT, 0, F(cql.num_tokens) },
@@ -997,6 +999,7 @@ static void build_settings(config *c)
             c->cql.materialized_views_enabled ? "true" : "false");
     fmt_size(sz, sizeof sz, c->st.memtable_space);
     setting(b, "memtable_heap_space", "%s", sz);
+    setting(b, "sasi_indexes_enabled", "%s", c->cql.sasi_indexes_enabled ? "true" : "false");
     setting(b, "native_transport_max_concurrent_connections", "%d", c->max_connections);
     fmt_size(sz, sizeof sz, c->max_frame_size);
     setting(b, "native_transport_max_frame_size", "%s", sz);

@@ -541,3 +541,35 @@ def test_kill9_after_writes(fresh_server):
             sorted((r.v, r.k, r.c) for r in base)
     finally:
         c.shutdown()
+
+
+def test_sasi_disabled_by_default(session, ks):
+    """4.1's default sasi_indexes_enabled: false refuses a SASI index in
+    SASIIndex's words."""
+    session.execute("CREATE TABLE %s.sasi (k int PRIMARY KEY, name text)" % ks)
+    with pytest.raises(InvalidRequest) as ei:
+        session.execute("CREATE CUSTOM INDEX ON %s.sasi (name) USING 'org.apache.cassandra.index.sasi.SASIIndex' "
+                        "WITH OPTIONS = {'mode': 'CONTAINS'}" % ks)
+    assert "SASI indexes are disabled. Enable in cassandra.yaml to use." in str(ei.value)
+    assert session.execute("SELECT value FROM system_views.settings WHERE name = 'sasi_indexes_enabled'") \
+        .one().value == "false"
+
+
+@cassette_only("cassette has no SASI: enabling it in cassandra.yaml gets its own refusal")
+def test_sasi_enabled_in_the_config_is_refused_plainly(tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("sasi_indexes_enabled: true\n")
+    srv = H.new_server(tmp_path / "d", extra_args=["--config", str(cfg)])
+    try:
+        c, s = H.connect(srv.host, srv.port)
+        assert s.execute("SELECT value FROM system_views.settings WHERE name = 'sasi_indexes_enabled'") \
+            .one().value == "true"
+        s.execute("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        s.execute("CREATE TABLE ks.sasi (k int PRIMARY KEY, name text)")
+        with pytest.raises(InvalidRequest) as ei:
+            s.execute("CREATE CUSTOM INDEX ON ks.sasi (name) USING 'org.apache.cassandra.index.sasi.SASIIndex'")
+        assert "SASI indexes are not supported by cassette" in str(ei.value)
+        assert b"unknown key" not in open(srv.log_path, "rb").read()
+        c.shutdown()
+    finally:
+        srv.stop()
