@@ -298,27 +298,6 @@ void ctype__bn_mul(ctype__bn *r, const ctype__bn *a, const ctype__bn *b)
     ctype__bn_trim(r);
 }
 
-/* One bit shifted in at the bottom of |a| (a = a * 2 + bit). */
-static void bn_shl1(ctype__bn *a, uint32_t bit)
-{
-    ctype__bn_mul_small(a, 2, bit);
-}
-
-/* |a| -= |b|, given |a| >= |b|. */
-static void bn_sub_mag(ctype__bn *a, const ctype__bn *b)
-{
-    int64_t br = 0;
-    for (size_t i = 0; i < a->n; i++) {
-        int64_t x = (int64_t)a->d[i] - (i < b->n ? b->d[i] : 0) - br;
-        br = x < 0;
-        a->d[i] = (uint32_t)(x + (br ? ((int64_t)1 << 32) : 0));
-    }
-    bool neg = a->neg;
-    ctype__bn_trim(a);
-    if (a->n)
-        a->neg = neg;
-}
-
 /* q = a / b truncated toward zero, r = a - q * b (the sign of a), as
  * BigInteger.divideAndRemainder; b must not be zero.  q and r fresh. */
 void ctype__bn_divmod(ctype__bn *q, ctype__bn *r, const ctype__bn *a, const ctype__bn *b)
@@ -344,26 +323,75 @@ void ctype__bn_divmod(ctype__bn *q, ctype__bn *r, const ctype__bn *a, const ctyp
         }
         return;
     }
-    /* shift-subtract, one bit of a at a time: r = r * 2 + bit, and when
-     * |r| >= |b| subtract and set the quotient bit */
-    ctype__bn_reserve(q, a->n);
-    if (q->err)
+    /* long division by limbs (Knuth's algorithm D): normalize so the
+     * divisor's top limb has its high bit set, estimate each quotient limb
+     * from the top two limbs, correct it at most twice, subtract, and add
+     * back in the rare case the estimate was still one too large */
+    size_t n = b->n, m = a->n >= n ? a->n - n : 0;
+    if (a->n < n || ctype__bn_cmp_mag(a, b) < 0) {   /* |a| < |b|: q = 0, r = a */
+        ctype__bn_reserve(r, a->n);
+        if (r->err)
+            return;
+        memcpy(r->d, a->d, a->n * sizeof(uint32_t));
+        r->n = a->n;
+        r->neg = a->neg && r->n;
         return;
-    memset(q->d, 0, a->n * sizeof(uint32_t));
-    q->n = a->n;
-    for (size_t i = a->n; i-- > 0;) {
-        for (int bit = 31; bit >= 0; bit--) {
-            bn_shl1(r, (a->d[i] >> bit) & 1u);
-            if (r->err) {
-                q->err = CS_ENOMEM;
-                return;
-            }
-            if (ctype__bn_cmp_mag(r, b) >= 0) {
-                bn_sub_mag(r, b);
-                q->d[i] |= 1u << bit;
-            }
-        }
     }
+    uint32_t *vn = cs_malloc(n * sizeof(uint32_t)), *un = cs_malloc((a->n + 1) * sizeof(uint32_t));
+    ctype__bn_reserve(q, m + 1);
+    ctype__bn_reserve(r, n);
+    if (!vn || !un || q->err || r->err) {
+        cs_free(vn);
+        cs_free(un);
+        q->err = r->err = CS_ENOMEM;
+        return;
+    }
+    int sh = __builtin_clz(b->d[n - 1]);
+    for (size_t i = n - 1; i > 0; i--)
+        vn[i] = (b->d[i] << sh) | (sh ? (uint32_t)((uint64_t)b->d[i - 1] >> (32 - sh)) : 0);
+    vn[0] = b->d[0] << sh;
+    un[a->n] = sh ? (uint32_t)((uint64_t)a->d[a->n - 1] >> (32 - sh)) : 0;
+    for (size_t i = a->n - 1; i > 0; i--)
+        un[i] = (a->d[i] << sh) | (sh ? (uint32_t)((uint64_t)a->d[i - 1] >> (32 - sh)) : 0);
+    un[0] = a->d[0] << sh;
+    const uint64_t B = (uint64_t)1 << 32;
+    for (size_t j = m + 1; j-- > 0;) {
+        uint64_t top = ((uint64_t)un[j + n] << 32) | un[j + n - 1];
+        uint64_t qhat = top / vn[n - 1], rhat = top % vn[n - 1];
+        while (qhat >= B || qhat * vn[n - 2] > ((rhat << 32) | un[j + n - 2])) {
+            qhat--;
+            rhat += vn[n - 1];
+            if (rhat >= B)
+                break;
+        }
+        int64_t borrow = 0, t;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t p = qhat * vn[i];
+            t = (int64_t)un[i + j] - borrow - (int64_t)(p & 0xFFFFFFFFu);
+            un[i + j] = (uint32_t)t;
+            borrow = (int64_t)(p >> 32) - (t >> 32);
+        }
+        t = (int64_t)un[j + n] - borrow;
+        un[j + n] = (uint32_t)t;
+        if (t < 0) {                 /* one too many: add the divisor back */
+            qhat--;
+            uint64_t c = 0;
+            for (size_t i = 0; i < n; i++) {
+                uint64_t x = (uint64_t)un[i + j] + vn[i] + c;
+                un[i + j] = (uint32_t)x;
+                c = x >> 32;
+            }
+            un[j + n] += (uint32_t)c;
+        }
+        q->d[j] = (uint32_t)qhat;
+    }
+    q->n = m + 1;
+    for (size_t i = 0; i < n; i++)   /* the remainder, shifted back */
+        r->d[i] = (un[i] >> sh) | (sh ? (uint32_t)((uint64_t)un[i + 1] << (32 - sh)) : 0);
+    r->n = n;
+    cs_free(vn);
+    cs_free(un);
+    ctype__bn_trim(r);
     ctype__bn_trim(q);
     q->neg = q->n && (a->neg != b->neg);
     r->neg = r->n && a->neg;

@@ -1182,3 +1182,86 @@ Test(types, varint_operations_against_int128)
     cs_buf_destroy(&x); cs_buf_destroy(&y); cs_buf_destroy(&c); cs_buf_destroy(&p);
     cs_buf_destroy(&pc); cs_buf_destroy(&q); cs_buf_destroy(&r);
 }
+
+/* Long division of many-limb varints: q * b + r == a, |r| < |b|, r with the
+ * sign of a, for products of up to 12 random longs by products of up to 6. */
+Test(types, varint_long_division_identity)
+{
+    const ctype *vi = ctype_scalar(CT_VARINT);
+    srand(11);
+    cs_buf a, b, f, t, q, r, back;
+    cs_buf_init(&a); cs_buf_init(&b); cs_buf_init(&f); cs_buf_init(&t);
+    cs_buf_init(&q); cs_buf_init(&r); cs_buf_init(&back);
+    for (int it = 0; it < 400; it++) {
+        cs_buf *xs[2] = { &a, &b };
+        for (int w = 0; w < 2; w++) {
+            cs_buf_reset(xs[w]);
+            cr_assert_eq(ctype_num_from_int64(vi, 1, xs[w]), 0);
+            int k = 1 + rand() % (w ? 6 : 12);
+            for (int i = 0; i < k; i++) {
+                int64_t x = (int64_t)((((uint64_t)rand() << 33) ^ ((uint64_t)rand() << 11) ^ (uint64_t)rand()) |
+                                      1u) >> (rand() % 30);
+                if (x == INT64_MIN) x = 5;
+                if (rand() & 1) x = -x;
+                cs_buf_reset(&f);
+                cr_assert_eq(ctype_num_from_int64(vi, x, &f), 0);
+                big_op_ok('*', xs[w], &f, &t);
+                cs_buf_reset(xs[w]);
+                cs_buf_put(xs[w], t.p, t.len);
+            }
+        }
+        big_op_ok('/', &a, &b, &q);
+        big_op_ok('%', &a, &b, &r);
+        big_op_ok('*', &q, &b, &t);
+        big_op_ok('+', &t, &r, &back);
+        cr_assert_eq(ctype_compare(vi, back.p, back.len, a.p, a.len), 0, "q * b + r != a at %d", it);
+        bool rneg = r.len && (r.p[0] & 0x80), aneg = a.p[0] & 0x80, bneg = b.p[0] & 0x80;
+        bool rzero = r.len == 1 && r.p[0] == 0;
+        cr_assert(rzero || rneg == aneg, "remainder sign at %d", it);
+        big_op_ok('n', &r, NULL, &t);     /* |r| < |b| */
+        const cs_buf *ra = rneg ? &t : &r;
+        cs_buf nb;
+        cs_buf_init(&nb);
+        big_op_ok('n', &b, NULL, &nb);
+        const cs_buf *ba = bneg ? &nb : &b;
+        cr_assert_lt(ctype_compare(vi, ra->p, ra->len, ba->p, ba->len), 0, "|r| >= |b| at %d", it);
+        cs_buf_destroy(&nb);
+    }
+    cs_buf_destroy(&a); cs_buf_destroy(&b); cs_buf_destroy(&f); cs_buf_destroy(&t);
+    cs_buf_destroy(&q); cs_buf_destroy(&r); cs_buf_destroy(&back);
+}
+
+/* A division whose quotient-limb estimate survives the two-limb correction
+ * one too large, so algorithm D's add-back step runs (found by searching a
+ * model of the algorithm), its negation, and halves of both (a shift of 1). */
+Test(types, varint_division_add_back)
+{
+    const ctype *vi = ctype_scalar(CT_VARINT);
+    static const char *const cases[][4] = {
+        { "510423550381407695195061911149799800832", "39614081257132168796771975169", "12884901887",
+          "39614081257132168786034556929" },
+        { "-510423550381407695195061911149799800832", "39614081257132168796771975169", "-12884901887",
+          "-39614081257132168786034556929" },
+        { "255211775190703847597530955574899900416", "19807040628566084398385987584", "12884901888",
+          "1073741824" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cs_buf v[4], q, r;
+        cs_error e;
+        cs_error_init(&e);
+        for (int j = 0; j < 4; j++) {
+            cs_buf_init(&v[j]);
+            cr_assert_eq(ctype_from_string(vi, cases[i][j], strlen(cases[i][j]), &v[j], &e), 0, "%s", e.msg);
+        }
+        cs_buf_init(&q);
+        cs_buf_init(&r);
+        big_op_ok('/', &v[0], &v[1], &q);
+        big_op_ok('%', &v[0], &v[1], &r);
+        cr_assert_eq(ctype_compare(vi, q.p, q.len, v[2].p, v[2].len), 0, "quotient of case %zu", i);
+        cr_assert_eq(ctype_compare(vi, r.p, r.len, v[3].p, v[3].len), 0, "remainder of case %zu", i);
+        for (int j = 0; j < 4; j++)
+            cs_buf_destroy(&v[j]);
+        cs_buf_destroy(&q);
+        cs_buf_destroy(&r);
+    }
+}
