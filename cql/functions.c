@@ -11,6 +11,7 @@
  */
 #include <stdio.h>
 #include <ctype.h>
+#include <math.h>
 #include <string.h>
 #include "cql/exec_int.h"
 #include "common/alloc.h"
@@ -251,10 +252,19 @@ static int arith(cql_eval *ev, const char *name, const ctype *const *at, const c
         return rc;
     }
     if (k == CT_FLOAT || k == CT_DOUBLE) {
+        /* FloatType / DoubleType: both operands toFloat() / toDouble() first,
+         * the operation in that precision; % is Java's (fmod) */
         double x = ctype_num_to_double(at[0], args[0].p, (size_t)args[0].len);
         double y = n > 1 ? ctype_num_to_double(at[1], args[1].p, (size_t)args[1].len) : 0;
-        double r = n == 1 ? -x : sym[0] == '+' ? x + y : sym[0] == '-' ? x - y : sym[0] == '*' ? x * y
-                 : sym[0] == '/' ? x / y : (y == 0 ? 0.0 / 0.0 : x - y * (double)(int64_t)(x / y));
+        double r;
+        if (k == CT_FLOAT) {
+            float fx = (float)x, fy = (float)y;
+            r = n == 1 ? -fx : sym[0] == '+' ? fx + fy : sym[0] == '-' ? fx - fy : sym[0] == '*' ? fx * fy
+              : sym[0] == '/' ? fx / fy : fmodf(fx, fy);
+        } else {
+            r = n == 1 ? -x : sym[0] == '+' ? x + y : sym[0] == '-' ? x - y : sym[0] == '*' ? x * y
+              : sym[0] == '/' ? x / y : fmod(x, y);
+        }
         uint8_t buf[8];
         if (k == CT_FLOAT) {
             float f = (float)r;

@@ -422,6 +422,9 @@ Test(exec_select, varint_and_decimal_operators)
     rows("SELECT (varint)-7 / 2, (varint)-7 % 2, (varint)7 / -2, (decimal)1.00 * 2 FROM nums WHERE k = 1",
          "-3|-1|-3|2.000\n");
     rows("SELECT vi / 12345678901234567 FROM nums WHERE k = 1", "1000\n");
+    /* float results: both operands toFloat() first (16777217 becomes
+     * 16777216f), then float arithmetic; % is Java's fmod */
+    rows("SELECT 16777217 + (float)1.0, 1e20 % 3.0, f % 0.4, -f FROM nums WHERE k = 1", "1.6777216E7|1.0|0.29999999999999993|-1.5\n");
     fails("SELECT vi / 0 FROM nums WHERE k = 1", "the operation 'varint / int' failed: BigInteger divide by zero");
     cr_assert_eq(g_err.code, CS_ERR_FUNCTION_FAILURE);
     cr_assert_str_eq(g_err.table, "_divide");
