@@ -45,6 +45,14 @@ typedef struct cql_running {
 
 /* A protocol consistency code's name (ConsistencyLevel): "ONE", ... */
 const char *cql__consistency_name(int cl);
+/* Request tracing (trace.c): whether this thread runs a traced request, and
+ * one event of it (a no-op when none), named as Cassandra traces it, on the
+ * thread pool it would run on. */
+bool cql__tracing(void);
+void cql__trace(const char *thread, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define CQL_TRACE_NTR "Native-Transport-Requests-1"
+#define CQL_TRACE_READ "ReadStage-1"
+#define CQL_TRACE_MUTATION "MutationStage-1"
 
 struct cql_ctx {
     st_engine *eng;
@@ -58,6 +66,7 @@ struct cql_ctx {
     uint64_t requests;                /* counters for system_views / metrics */
     void *metrics;                    /* per-table metrics (metrics.c), lazily created */
     void *traces;                     /* recent trace sessions (trace.c), lazily created */
+    void *trace_run;                  /* the running traced request's events (trace.c), lazily created */
     _Atomic double trace_probability; /* nodetool settraceprobability (trace.c); read by every loop */
     void *index_builds;               /* index/view builds in progress (index_build.c), lazily created */
     cql_tcache_ent tcache[CQL_TCACHE_SIZE];   /* executor-owned (exec.c) */

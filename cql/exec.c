@@ -328,9 +328,12 @@ int cql_query(cql_ctx *ctx, cql_session *s, const char *q, size_t qlen, const cq
 {
     bool cached = false;
     cql__stmt_cache_trim(ctx);
+    if (cql__tracing())              /* QueryProcessor.getStatement */
+        cql__trace(CQL_TRACE_NTR, "Parsing %.*s", (int)(qlen < 200 ? qlen : 200), q);
     cql_stmt *st = cql__stmt_cache_get(ctx, q, qlen, &cached, e);
     if (!st)
         return CS_EUSER;
+    cql__trace(CQL_TRACE_NTR, "Preparing statement");
     cql_session tmp;
     cql_session *es = session_with_ks(s, p ? p->keyspace : NULL, &tmp);
     running_begin(ctx, CQL_RUN_QUERY, s, p);

@@ -163,9 +163,16 @@ int cql__wbatch_commit(cql_wbatch *b, cql_result *r, cs_error *e)
     if (maint && cql_index_maintain(b->ctx, b->m, b->now_s, e) < 0)
         return CS_EUSER;
     st_clog_pos pos = { 0, 0 };
+    bool traced = cql__tracing();
+    if (traced) {                    /* StorageProxy.mutate, CassandraKeyspaceWriteHandler */
+        cql__trace(CQL_TRACE_NTR, "Determining replicas for mutation");
+        cql__trace(CQL_TRACE_MUTATION, "Appending to commitlog");
+    }
     int rc = st_write(b->ctx->eng, b->m, &pos);
     if (rc == CS_ETOOBIG)
         return oversized(b, e);
+    for (int i = 0; traced && rc == 0 && i < b->n_parts; i++)   /* CassandraTableWriteHandler: per partition update */
+        cql__trace(CQL_TRACE_MUTATION, "Adding to %s memtable", b->parts[i].t->name);
     if (rc == CS_EINVAL)
         return cs_error_set(e, CS_ERR_SERVER, "internal error: malformed mutation");
     if (rc < 0)

@@ -694,6 +694,34 @@ static int analyze_where(cql_sx *x)
     return rc;
 }
 
+/* PartitionRangeReadCommand's trace of a sequential scan: the table's
+ * sstables and the key range as Cassandra prints it, "(min(t), max(u)]"
+ * (a token bound's min or max key bound by its inclusiveness; an absent
+ * bound is the minimum token's).  Cassandra, splitting the ring by the
+ * node's vnodes, traces one such line per range it scans; this is one line
+ * for the whole range. */
+static void trace_seq_scan(cql_sx *x)
+{
+    st_table_stats stats;
+    memset(&stats, 0, sizeof stats);
+    if (x->t->st)
+        st_table_stats_get(x->t->st, &stats);
+    const char *sk = "min", *ek = "min";
+    int64_t s = INT64_MIN, e = INT64_MIN;
+    if (x->w.token_range) {
+        if (!(x->w.tok_start == INT64_MIN && x->w.tok_start_incl)) {
+            s = x->w.tok_start;
+            sk = x->w.tok_start_incl ? "min" : "max";
+        }
+        if (!(x->w.tok_end == INT64_MAX && x->w.tok_end_incl) && x->w.tok_end != INT64_MIN) {
+            e = x->w.tok_end;
+            ek = x->w.tok_end_incl ? "max" : "min";
+        }
+    }
+    cql__trace(CQL_TRACE_READ, "Executing seq scan across %llu sstables for (%s(%lld), %s(%lld)]",
+               (unsigned long long)stats.sstable_count, sk, (long long)s, ek, (long long)e);
+}
+
 static int run_select(cql_sx *x, cql_result *r)
 {
     const cql_params *p = x->p;
@@ -784,14 +812,24 @@ static int run_select(cql_sx *x, cql_result *r)
     }
     if (!x->w.empty && !x->stop) {
         bool by_index = false;   /* index hook (issue 5) */
+        bool traced = cql__tracing() && !x->t->is_virtual;
+        if (traced && x->w.pk_all) {      /* SinglePartitionReadCommand */
+            cql__trace(CQL_TRACE_READ, "Executing single-partition query on %s", x->t->name);
+            cql__trace(CQL_TRACE_READ, "Acquiring sstable references");
+        } else if (traced) {
+            cql__trace(CQL_TRACE_NTR, "Computing ranges to query");   /* RangeCommands */
+        }
         if (x->t->is_virtual)
             rc = cql__scan_virtual(x, pps);
         else if (x->w.pk_all)
             rc = cql__scan_keys(x, pps);
         else if ((rc = cql_index_select(x, pps, &by_index)) != 0 || by_index)
             ;   /* index hook (issue 5, cql/index_query.c): served by a secondary index */
-        else
+        else {
+            if (traced)
+                trace_seq_scan(x);
             rc = cql__scan_range(x, pps);
+        }
     }
     if (rc)
         return rc;
@@ -809,6 +847,14 @@ static int run_select(cql_sx *x, cql_result *r)
         cql_metrics_record_read_stats(x->ctx, x->t, x->live_rows, x->tombstones,
                                       x->w.pk_all && x->w.n_pks == 1 ? (int64_t)x->sstables_read : -1);
     int warn = x->ctx->cfg.tombstone_warn_threshold;
+    if (cql__tracing() && !x->t->is_virtual) {   /* SinglePartitionReadCommand, ReadCommand's tombstone counting */
+        if (x->w.pk_all)
+            cql__trace(CQL_TRACE_READ, "Merged data from memtables and %llu sstables",
+                       (unsigned long long)x->sstables_read);
+        cql__trace(CQL_TRACE_READ, "Read %llu live rows and %llu tombstone cells%s", (unsigned long long)x->live_rows,
+                   (unsigned long long)x->tombstones,
+                   warn > 0 && x->tombstones > (uint64_t)warn ? " (see tombstone_warn_threshold)" : "");
+    }
     if (warn > 0 && x->tombstones > (uint64_t)warn) {
         /* the query as text, without the trailing ';' a client may send */
         size_t qlen = x->st->text_len;

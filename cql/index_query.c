@@ -137,6 +137,7 @@ int cql_index_select(cql_sx *x, const cql_pstate *ps, bool *handled)
         return 0;
     }
     *handled = true;
+    cql__trace(CQL_TRACE_READ, "Executing read on %s.%s using index %s", x->t->ks->name, x->t->name, ix->name);
     if (cql_index_is_building(x->ctx, ix)) {
         /* Cassandra 4.1: IndexNotAvailableException -> read failure */
         cs_buf_destroy(&iv);

@@ -1,28 +1,42 @@
 /*
- * trace.c: recent trace sessions in memory, read through the virtual tables
- * system_traces.sessions and system_traces.events (see trace.h).
+ * trace.c: request tracing (see trace.h): the events of the traced request
+ * that is running, then the recent sessions in memory, read through the
+ * virtual tables system_traces.sessions and system_traces.events.
  *
- * Events are those a single-node Cassandra coordinator records for a simple
- * request: parsing, preparing, executing (and a failure); their source_elapsed
- * values are spread over the measured duration, since the executor is not
- * instrumented step by step (the total duration is exact).
+ * Events are recorded where Cassandra's code traces them (parsing,
+ * preparing, the single-partition or range read with its sstables and
+ * cells, the commit log append and memtable adds of a write), each with
+ * its real time since the request arrived and the thread pool Cassandra
+ * would run it on (Native-Transport-Requests, ReadStage, MutationStage).
  */
 #include "cql/trace.h"
 #include "common/alloc.h"
 #include "cql/cql_int.h"
 #include "cql/schema_int.h"
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#define MAX_EVENTS 4
+#define MAX_EVENTS 48             /* per session; later ones are dropped */
 
 typedef struct trace_event {
     cs_uuid id;                   /* timeuuid at the event's time */
     char activity[256];
+    const char *thread;           /* static string */
     int32_t elapsed_us;
 } trace_event;
+
+/* The traced request running on this thread (cql_trace_begin ..
+ * cql_trace_record), or NULL: cql__trace is a no-op then. */
+typedef struct trace_run {
+    int64_t started_us;
+    uint64_t start_ns;
+    trace_event ev[MAX_EVENTS];
+    int n_ev;
+} trace_run;
+static _Thread_local trace_run *tl_run;
 
 typedef struct trace_session {
     cs_uuid id;
@@ -32,7 +46,7 @@ typedef struct trace_session {
     int64_t started_us;
     int32_t duration_us;
     int consistency;
-    trace_event ev[MAX_EVENTS]; int n_ev;
+    trace_event *ev; int n_ev;    /* cs_malloc'd */
 } trace_session;
 
 typedef struct trace_store {
@@ -53,18 +67,54 @@ const char *cql__consistency_name(int cl)
     return n ? n : "ONE";
 }
 
-static void add_event(trace_session *t, int64_t at_us, int32_t elapsed, const char *fmt, const char *arg)
+void cql_trace_begin(cql_ctx *ctx, int64_t started_us, uint64_t start_ns)
 {
-    if (t->n_ev >= MAX_EVENTS)
+    /* one buffer: requests run one at a time under the execution lock */
+    if (!ctx->trace_run)
+        ctx->trace_run = cs_malloc(sizeof(trace_run));
+    tl_run = ctx->trace_run;              /* NULL when out of memory: no events */
+    if (tl_run) {
+        tl_run->started_us = started_us;
+        tl_run->start_ns = start_ns;
+        tl_run->n_ev = 0;
+    }
+}
+
+bool cql__tracing(void)
+{
+    return tl_run != NULL;
+}
+
+static void add_event_at(trace_run *run, int64_t elapsed_us, const char *thread, const char *activity)
+{
+    if (run->n_ev >= MAX_EVENTS)
         return;
-    trace_event *e = &t->ev[t->n_ev++];
-    cs_uuid_timeuuid(&e->id, at_us);
-    snprintf(e->activity, sizeof(e->activity), fmt, arg ? arg : "");
-    e->elapsed_us = elapsed;
+    trace_event *e = &run->ev[run->n_ev++];
+    if (elapsed_us < 0)
+        elapsed_us = 0;
+    cs_uuid_timeuuid(&e->id, run->started_us + elapsed_us);
+    snprintf(e->activity, sizeof e->activity, "%s", activity);
+    e->thread = thread;
+    e->elapsed_us = (int32_t)(elapsed_us > INT32_MAX ? INT32_MAX : elapsed_us);
+}
+
+void cql__trace(const char *thread, const char *fmt, ...)
+{
+    trace_run *run = tl_run;
+    if (!run)
+        return;
+    char a[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a, sizeof a, fmt, ap);
+    va_end(ap);
+    add_event_at(run, (int64_t)((cs_mono_ns() - run->start_ns) / 1000), thread, a);
 }
 
 void cql_trace_record(cql_ctx *ctx, const cql_trace_req *r, cs_uuid *session)
 {
+    trace_run *run = tl_run;
+    tl_run = NULL;
     trace_store *st = store(ctx, true);
     if (!st) {
         cs_uuid_timeuuid(session, r->started_us);
@@ -72,6 +122,7 @@ void cql_trace_record(cql_ctx *ctx, const cql_trace_req *r, cs_uuid *session)
     }
     trace_session *t = &st->s[st->next];
     cs_free(t->query);
+    cs_free(t->ev);
     memset(t, 0, sizeof(*t));
     st->next = (st->next + 1) % CQL_TRACE_KEEP;
     if (st->n < CQL_TRACE_KEEP)
@@ -83,16 +134,17 @@ void cql_trace_record(cql_ctx *ctx, const cql_trace_req *r, cs_uuid *session)
     t->started_us = r->started_us;
     t->duration_us = (int32_t)(r->duration_us > 0 ? r->duration_us : 1);
     t->consistency = r->consistency;
-    int32_t d = t->duration_us;
-    char q[200];
-    snprintf(q, sizeof(q), "%.*s", (int)(r->query_len < 190 ? r->query_len : 190), r->query ? r->query : "");
-    /* cqlsh adds "Request complete" itself from the session's duration */
-    if (r->query)
-        add_event(t, r->started_us, 1, "Parsing %s", q);
-    add_event(t, r->started_us + d / 4, d / 4 + 1, "Preparing statement%s", "");
-    add_event(t, r->started_us + d / 2, d / 2 + 1, "Executing on the local node%s", "");
-    if (r->outcome)
-        add_event(t, r->started_us + d, d, "Request failed: %s", r->outcome);
+    /* cqlsh adds "Execute CQL3 query" and "Request complete" itself from
+     * the session's start and duration */
+    if (run && r->outcome) {
+        char a[256];
+        snprintf(a, sizeof a, "Request failed: %s", r->outcome);
+        add_event_at(run, t->duration_us, "Native-Transport-Requests-1", a);
+    }
+    if (run && run->n_ev > 0 && (t->ev = cs_malloc(sizeof *t->ev * (size_t)run->n_ev))) {
+        memcpy(t->ev, run->ev, sizeof *t->ev * (size_t)run->n_ev);
+        t->n_ev = run->n_ev;
+    }
     *session = t->id;
 }
 
@@ -125,11 +177,15 @@ bool cql_trace_sampled(cql_ctx *ctx)
 
 void cql_trace_free(cql_ctx *ctx)
 {
+    cs_free(ctx->trace_run);
+    ctx->trace_run = NULL;
     trace_store *st = store(ctx, false);
     if (!st)
         return;
-    for (int i = 0; i < CQL_TRACE_KEEP; i++)
+    for (int i = 0; i < CQL_TRACE_KEEP; i++) {
         cs_free(st->s[i].query);
+        cs_free(st->s[i].ev);
+    }
     cs_free(st);
     ctx->traces = NULL;
 }
@@ -221,7 +277,8 @@ int cql__trace_events_rows(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
             put(t, vals, lens, "source", src, 4);
             put(t, vals, lens, "source_elapsed", elapsed, 4);
             put(t, vals, lens, "source_port", port, 4);
-            put(t, vals, lens, "thread", "Native-Transport-Requests-1", 27);
+            const char *th = s->ev[e].thread ? s->ev[e].thread : "Native-Transport-Requests-1";
+            put(t, vals, lens, "thread", th, (int32_t)strlen(th));
             int rc = emit(arg, vals, lens);
             if (rc)
                 return rc;

@@ -36,7 +36,14 @@ void cql_trace_set_probability(cql_ctx *ctx, double p);
 double cql_trace_probability(cql_ctx *ctx);
 bool cql_trace_sampled(cql_ctx *ctx);
 
-/* Record a finished traced request; *session receives its id (a timeuuid). */
+/* A traced request starts on this thread (before its cql_query /
+ * cql_execute / cql_batch call): the events cql/ traces while it runs are
+ * kept for its cql_trace_record, with their times since start_ns
+ * (cs_mono_ns) and started_us (wall clock). */
+void cql_trace_begin(cql_ctx *ctx, int64_t started_us, uint64_t start_ns);
+
+/* Record a finished traced request (with the events since cql_trace_begin);
+ * *session receives its id (a timeuuid). */
 void cql_trace_record(cql_ctx *ctx, const cql_trace_req *t, cs_uuid *session);
 void cql_trace_free(cql_ctx *ctx);
 

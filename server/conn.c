@@ -772,6 +772,8 @@ static void on_cql_request(conn *c, int16_t stream, msg_request *m, bool tracing
         pe = &e_;
     }
     conn__exec_enter(s);                   /* released by pump, after the read batch */
+    if (tracing || sampled)
+        cql_trace_begin(s->cql, started_us, start_ns);
     cql_result_init(&r);
     if (s->spare_body.cap) {         /* no allocation for the body */
         r.body = s->spare_body;
