@@ -694,6 +694,24 @@ static int analyze_where(cql_sx *x)
     return rc;
 }
 
+/* Whether Cassandra reads these partitions by clustering names, in
+ * timestamp order (queryMemtableAndSSTablesInTimestampOrder, traced
+ * "Merging memtable contents"), rather than by slices (traced "Merged data
+ * from memtables and N sstables"): every clustering column given by = or
+ * IN (or none to give), not a counter table, no multi-cell column fetched
+ * (a SELECT fetches every column). */
+static bool names_read(const cql_sx *x)
+{
+    if (x->t->n_ck > 0 && !x->w.ck_all)
+        return false;
+    if (x->t->is_counter)
+        return false;
+    for (int i = 0; i < x->t->n_cols; i++)
+        if (ctype_is_multicell(x->t->cols[i].type))
+            return false;
+    return true;
+}
+
 /* PartitionRangeReadCommand's trace of a sequential scan: the table's
  * sstables and the key range as Cassandra prints it, "(min(t), max(u)]"
  * (a token bound's min or max key bound by its inclusiveness; an absent
@@ -816,6 +834,8 @@ static int run_select(cql_sx *x, cql_result *r)
         if (traced && x->w.pk_all) {      /* SinglePartitionReadCommand */
             cql__trace(CQL_TRACE_READ, "Executing single-partition query on %s", x->t->name);
             cql__trace(CQL_TRACE_READ, "Acquiring sstable references");
+            if (names_read(x))
+                cql__trace(CQL_TRACE_READ, "Merging memtable contents");
         } else if (traced) {
             cql__trace(CQL_TRACE_NTR, "Computing ranges to query");   /* RangeCommands */
         }
@@ -848,7 +868,7 @@ static int run_select(cql_sx *x, cql_result *r)
                                       x->w.pk_all && x->w.n_pks == 1 ? (int64_t)x->sstables_read : -1);
     int warn = x->ctx->cfg.tombstone_warn_threshold;
     if (cql__tracing() && !x->t->is_virtual) {   /* SinglePartitionReadCommand, ReadCommand's tombstone counting */
-        if (x->w.pk_all)
+        if (x->w.pk_all && !names_read(x))
             cql__trace(CQL_TRACE_READ, "Merged data from memtables and %llu sstables",
                        (unsigned long long)x->sstables_read);
         cql__trace(CQL_TRACE_READ, "Read %llu live rows and %llu tombstone cells%s", (unsigned long long)x->live_rows,

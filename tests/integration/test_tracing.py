@@ -65,6 +65,10 @@ def test_events_are_what_the_request_did(session, ks):
     assert [e[1] for e in ev][2:] == ["ReadStage-1"] * 4
     elapsed = [e[2] for e in ev]
     assert elapsed == sorted(elapsed) and elapsed[-1] <= t.duration.total_seconds() * 1e6 + 1000, ev
+    # every clustering column given: read by names in timestamp order
+    _, ev = _events(session, SimpleStatement("SELECT * FROM %s.te WHERE k = 1 AND c = 2" % ks))
+    assert [e[0] for e in ev][2:] == ["Executing single-partition query on te", "Acquiring sstable references",
+                                      "Merging memtable contents", "Read 1 live rows and 0 tombstone cells"], ev
     ps = session.prepare("SELECT * FROM %s.te WHERE k = ?" % ks)
     _, ev = _events(session, ps, (1,))
     assert [e[0] for e in ev][0] == "Executing single-partition query on te", ev   # no parsing when prepared
