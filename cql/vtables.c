@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <unistd.h>
 
@@ -189,6 +191,32 @@ static int rows_system_properties(cql_ctx *ctx, sch_table *t, emit_fn emit, void
     return rc;
 }
 
+/* The host name of a loopback address (InetSocketAddress.getHostName:
+ * "localhost" for 127.0.0.1), from the resolver, which answers those from
+ * the hosts file; other addresses are looked up when they connect (the
+ * server's conn.c, off the request loop) and come here as they are. */
+static const char *loopback_name(const char *ip, char *out, size_t n)
+{
+    struct sockaddr_in a4;
+    struct sockaddr_in6 a6;
+    memset(&a4, 0, sizeof a4);
+    memset(&a6, 0, sizeof a6);
+    const struct sockaddr *sa = NULL;
+    socklen_t len = 0;
+    if (inet_pton(AF_INET, ip, &a4.sin_addr) == 1 && (ntohl(a4.sin_addr.s_addr) >> 24) == 127) {
+        a4.sin_family = AF_INET;
+        sa = (const struct sockaddr *)&a4;
+        len = sizeof a4;
+    } else if (inet_pton(AF_INET6, ip, &a6.sin6_addr) == 1 && IN6_IS_ADDR_LOOPBACK(&a6.sin6_addr)) {
+        a6.sin6_family = AF_INET6;
+        sa = (const struct sockaddr *)&a6;
+        len = sizeof a6;
+    }
+    if (!sa || getnameinfo(sa, len, out, (socklen_t)n, NULL, 0, NI_NAMEREQD) != 0)
+        return ip;
+    return out;
+}
+
 /* clients: one row per registered connection (cql_session_opened). */
 static int rows_clients(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
 {
@@ -214,7 +242,8 @@ static int rows_clients(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
         if (ci && ci->options_len >= 0)
             vset(&r, "client_options", ci->options, (size_t)ci->options_len);
         bool named = ci && atomic_load_explicit(&ci->hostname_set, memory_order_acquire);
-        vset_text(&r, "hostname", named ? ci->hostname : ip);
+        char host[256];
+        vset_text(&r, "hostname", named ? ci->hostname : loopback_name(ip, host, sizeof host));
         vset_int(&r, "protocol_version", s->protocol_version);
         if (ci)
             vset_bigint(&r, "request_count",

@@ -1283,10 +1283,22 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 
 /* ------------------------------------------------------------ accept / events */
 
-/* The peer's host name for system_views.clients (Cassandra's
- * InetSocketAddress.getHostName, a reverse lookup: "localhost" for
- * 127.0.0.1) from libuv's thread pool, so a slow resolver never holds the
- * loop.  The request holds a reference on the connection; the loop's
+/* A loopback peer's name comes from the hosts file when system_views.clients
+ * is read (cql/vtables.c); any other peer's is looked up here, at accept. */
+static bool is_loopback(const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+    const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+    return IN6_IS_ADDR_LOOPBACK(a) ||
+           (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+}
+
+/* A remote peer's host name for system_views.clients (Cassandra's
+ * InetSocketAddress.getHostName, a reverse lookup) from libuv's thread
+ * pool, so a slow resolver never holds the loop (and a server with only
+ * loopback clients never starts the pool: its threads cost ~0.2 MiB of
+ * RSS).  The request holds a reference on the connection; the loop's
  * shutdown waits for it (srv_loop.lookups). */
 typedef struct host_lookup {
     uv_getnameinfo_t req;
@@ -1386,7 +1398,8 @@ int conn__accept(srv_loop *s, int fd)
             port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
         }
         snprintf(c->session.client_addr, sizeof c->session.client_addr, "%s:%d", ip, port);
-        lookup_host(c, (const struct sockaddr *)&ss);
+        if (!is_loopback((const struct sockaddr *)&ss))
+            lookup_host(c, (const struct sockaddr *)&ss);
     }
     rc = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
     if (rc != 0)
