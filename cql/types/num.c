@@ -433,6 +433,7 @@ typedef struct big_dec {
  * BigInteger), NumberType.toBigDecimal = BigDecimal.valueOf(toDouble)). */
 static int big_operand(const ctype *t, const uint8_t *v, size_t n, big_dec *d, const char **why)
 {
+    (void)why;                       /* the same shape as dec_operand; nothing fails here but memory */
     ctype__bn_init(&d->u);
     d->scale = 0;
     switch (t->kind) {
@@ -454,7 +455,6 @@ static int big_operand(const ctype *t, const uint8_t *v, size_t n, big_dec *d, c
     default:
         return CS_EINVAL;
     }
-    (void)why;
 }
 
 /* A non-decimal, non-varint operand of a decimal operation:
@@ -662,6 +662,8 @@ int ctype_num_big_op(char op, const ctype *rt, const ctype *ta, const uint8_t *a
     } else {
         rc = CS_EINVAL;
     }
+    if (rc == 0 && (x.u.err || y.u.err || q.err))
+        rc = CS_ENOMEM;              /* a scaling or a quotient ran out of memory */
     if (rc == 0)
         rc = put_big(&r, scale, dec, out, why);
 done:
