@@ -53,6 +53,7 @@ void cql__trace(const char *thread, const char *fmt, ...) __attribute__((format(
 #define CQL_TRACE_NTR "Native-Transport-Requests-1"
 #define CQL_TRACE_READ "ReadStage-1"
 #define CQL_TRACE_MUTATION "MutationStage-1"
+#define CQL_TRACE_COUNTER_MUTATION "CounterMutationStage-1"
 
 struct cql_ctx {
     st_engine *eng;

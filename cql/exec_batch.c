@@ -148,6 +148,18 @@ static int oversized(cql_wbatch *b, cs_error *e)
 
 int cql__wbatch_commit(cql_wbatch *b, cql_result *r, cs_error *e)
 {
+    /* StorageProxy.mutate; a counter update then runs on the counter
+     * mutation stage (CounterMutation.applyCounterMutation: the locks, then
+     * the current values read, cassette having no counter cache) */
+    bool traced = cql__tracing();
+    const char *stage = b->n_ctrs > 0 ? CQL_TRACE_COUNTER_MUTATION : CQL_TRACE_MUTATION;
+    if (traced) {
+        cql__trace(CQL_TRACE_NTR, "Determining replicas for mutation");
+        if (b->n_ctrs > 0) {
+            cql__trace(stage, "Acquiring counter locks");
+            cql__trace(stage, "Reading %d counter values from the CF", b->n_ctrs);
+        }
+    }
     if (cql__counters_apply(b, e) < 0)
         return CS_EUSER;
     if (st_mutation_empty(b->m))
@@ -163,16 +175,13 @@ int cql__wbatch_commit(cql_wbatch *b, cql_result *r, cs_error *e)
     if (maint && cql_index_maintain(b->ctx, b->m, b->now_s, e) < 0)
         return CS_EUSER;
     st_clog_pos pos = { 0, 0 };
-    bool traced = cql__tracing();
-    if (traced) {                    /* StorageProxy.mutate, CassandraKeyspaceWriteHandler */
-        cql__trace(CQL_TRACE_NTR, "Determining replicas for mutation");
-        cql__trace(CQL_TRACE_MUTATION, "Appending to commitlog");
-    }
+    if (traced)                      /* CassandraKeyspaceWriteHandler */
+        cql__trace(stage, "Appending to commitlog");
     int rc = st_write(b->ctx->eng, b->m, &pos);
     if (rc == CS_ETOOBIG)
         return oversized(b, e);
     for (int i = 0; traced && rc == 0 && i < b->n_parts; i++)   /* CassandraTableWriteHandler: per partition update */
-        cql__trace(CQL_TRACE_MUTATION, "Adding to %s memtable", b->parts[i].t->name);
+        cql__trace(stage, "Adding to %s memtable", b->parts[i].t->name);
     if (rc == CS_EINVAL)
         return cs_error_set(e, CS_ERR_SERVER, "internal error: malformed mutation");
     if (rc < 0)

@@ -69,6 +69,15 @@ def test_events_are_what_the_request_did(session, ks):
     _, ev = _events(session, SimpleStatement("SELECT * FROM %s.te WHERE k = 1 AND c = 2" % ks))
     assert [e[0] for e in ev][2:] == ["Executing single-partition query on te", "Acquiring sstable references",
                                       "Merging memtable contents", "Read 1 live rows and 0 tombstone cells"], ev
+    # a counter update: CounterMutation's locks and current values, on its stage
+    session.execute("CREATE TABLE %s.tc (k int PRIMARY KEY, a counter, b counter)" % ks)
+    _, ev = _events(session, SimpleStatement("UPDATE %s.tc SET a = a + 1, b = b - 2 WHERE k = 1" % ks))
+    assert [(e[0], e[1]) for e in ev][2:] == [
+        ("Determining replicas for mutation", "Native-Transport-Requests-1"),
+        ("Acquiring counter locks", "CounterMutationStage-1"),
+        ("Reading 2 counter values from the CF", "CounterMutationStage-1"),
+        ("Appending to commitlog", "CounterMutationStage-1"),
+        ("Adding to tc memtable", "CounterMutationStage-1")], ev
     ps = session.prepare("SELECT * FROM %s.te WHERE k = ?" % ks)
     _, ev = _events(session, ps, (1,))
     assert [e[0] for e in ev][0] == "Executing single-partition query on te", ev   # no parsing when prepared
