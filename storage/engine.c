@@ -529,7 +529,10 @@ int st__apply(st_engine *e, const uint8_t *p, size_t n, bool replay, st_clog_pos
             rc = mt_apply(m, token, op.pk, op.pk_len, &r, &added);
             atomic_fetch_add(&e->mem_total, added);
             mt_unref(m);
-            if (replay) clog_replay_mark(e->log, pos.segment, t->id);
+            if (replay) {
+                clog_replay_mark(e->log, pos.segment, t->id);
+                e->replay_applied++;
+            }
             if (rc) break;
         } else {
             /* Skip this partition's ops. */
@@ -630,9 +633,14 @@ int st_engine_replay(st_engine *e, bool (*want)(const uint8_t id[16], void *arg)
     if (!e) return CS_EINVAL;
     replay_ctx c = { e, want, arg, 0, 0 };
     e->replaying = true;
+    e->replay_applied = 0;
     int rc = clog_replay(e->log, replay_cb, &c);
     e->replaying = false;
-    CS_INFO("commitlog: replayed %" PRIu64 " records", c.records);
+    /* one line per pass: the server replays the system tables first, then
+     * the user tables once their schema is loaded, each pass reading every
+     * record and applying the partition updates of the tables open for it */
+    CS_INFO("commitlog: read %" PRIu64 " records, replayed %" PRIu64 " partition updates into the %s", c.records,
+            e->replay_applied, want ? "selected tables" : "open tables");
     st__maybe_flush(e);
     return rc;
 }

@@ -460,6 +460,7 @@ struct st_engine {
     uint64_t cmp_rate_next_ns;           /* when the reads paid so far are paid for (cs_mono_ns) */
     uint64_t mt_pool_trim_ns;            /* last cs_chunk_pool_trim (compaction thread) */
     bool replaying;
+    uint64_t replay_applied;       /* partition updates a replay pass applied (its log line) */
     atomic_bool closing;                 /* st__bg_stop; read under t->mu by compactions */
     pthread_t threads[8]; int n_threads; /* [0] flushes, the others compact (n_threads changes under prio_mu) */
     atomic_int cmp_concurrent;           /* concurrent_compactors: compaction threads 1..this take work */
