@@ -59,20 +59,6 @@ static const char *type_text(const ctype *t, char *buf, size_t n)
     return buf;
 }
 
-/* Natural type of an untyped literal (Cassandra's preferred type). */
-static const ctype *literal_type(lit_kind k)
-{
-    switch (k) {
-    case LIT_STRING: return ctype_scalar(CT_VARCHAR);
-    case LIT_INTEGER: return ctype_scalar(CT_INT);      /* ctype_literal_preferred sizes numbers */
-    case LIT_FLOAT: return ctype_scalar(CT_DOUBLE);
-    case LIT_BOOLEAN: return ctype_scalar(CT_BOOLEAN);
-    case LIT_UUID: return ctype_scalar(CT_UUID);
-    case LIT_HEX: return ctype_scalar(CT_BLOB);
-    case LIT_DURATION: return ctype_scalar(CT_DURATION);
-    }
-    return ctype_scalar(CT_BLOB);
-}
 
 /* ---------------------------------------------------------------- collections */
 
@@ -481,11 +467,8 @@ static int eval_typed(cql_eval *ev, const ast_term *t, const ctype *recv, const 
     if (t->kind == TERM_FUNC)
         return eval_func(ev, t, recv, name, out, type, e);
     if (!recv) {
-        if (t->kind == TERM_LITERAL) {
+        if (t->kind == TERM_LITERAL)
             recv = ctype_literal_preferred(t->lit.kind, t->lit.text, t->lit.len);
-            if (!recv)
-                recv = literal_type(t->lit.kind);
-        }
         else if (t->kind == TERM_CAST) {
             /* typed by the cast itself */
         } else if (t->kind == TERM_NULL) {

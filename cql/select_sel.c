@@ -386,14 +386,7 @@ static xsel *compile(cql_eval *ev, const sch_table *t, const ast_selector *as, b
                          x->name);
             return NULL;
         }
-        static const ctype_kind lk[] = {
-            [LIT_STRING] = CT_VARCHAR, [LIT_INTEGER] = CT_INT, [LIT_FLOAT] = CT_DOUBLE,
-            [LIT_BOOLEAN] = CT_BOOLEAN, [LIT_UUID] = CT_UUID, [LIT_HEX] = CT_BLOB,
-            [LIT_DURATION] = CT_DURATION,
-        };
         x->type = ctype_literal_preferred(tm->lit.kind, tm->lit.text, tm->lit.len);
-        if (!x->type)
-            x->type = ctype_scalar(lk[tm->lit.kind]);
         break;
     }
     case SEL_FIELD: {

@@ -154,10 +154,11 @@ void ctype_marshal_class(const ctype *t, cs_buf *out);
  * smallint, tinyint before v4), as Cassandra's DataType does. */
 void ctype_encode_option_v(const ctype *t, int version, cs_buf *out);
 
-/* The type a number literal takes when nothing else types it
+/* The type a literal takes when nothing else types it
  * (Constants.Type.getPreferedTypeFor): int, bigint or varint for an integer
  * by its size; double, or decimal when no double holds it exactly, for a
- * floating one.  NULL for other kinds. */
+ * floating one; text, boolean, uuid, blob (hex) or duration for the
+ * others. */
 const ctype *ctype_literal_preferred(lit_kind k, const char *text, size_t n);
 /* Whether a literal kind can be assigned to type t (Constants.Literal.testAssignment). */
 bool ctype_literal_assignable(const ctype *t, lit_kind k);

@@ -147,9 +147,18 @@ static int parse_double(const char *s, size_t n, double *out)
 /* Constants.Type.getPreferedTypeFor: an integer literal is an int if it
  * fits one, else a bigint, else a varint; a floating one a double if the
  * double it parses to is numerically the same (BigDecimal.valueOf), else a
- * decimal; NaN and the infinities doubles. */
+ * decimal; NaN and the infinities doubles.  The other kinds have one type. */
 const ctype *ctype_literal_preferred(lit_kind k, const char *text, size_t n)
 {
+    switch (k) {
+    case LIT_STRING: return ctype_scalar(CT_VARCHAR);
+    case LIT_BOOLEAN: return ctype_scalar(CT_BOOLEAN);
+    case LIT_UUID: return ctype_scalar(CT_UUID);
+    case LIT_HEX: return ctype_scalar(CT_BLOB);
+    case LIT_DURATION: return ctype_scalar(CT_DURATION);
+    case LIT_INTEGER: case LIT_FLOAT: break;
+    default: return ctype_scalar(CT_BLOB);
+    }
     if (k == LIT_INTEGER) {
         int64_t x;
         if (parse_int(text, n, INT32_MIN, INT32_MAX, &x) == 0)
@@ -158,8 +167,6 @@ const ctype *ctype_literal_preferred(lit_kind k, const char *text, size_t n)
             return ctype_scalar(CT_BIGINT);
         return ctype_scalar(CT_VARINT);
     }
-    if (k != LIT_FLOAT)
-        return NULL;
     double d;
     if (parse_double(text, n, &d) != 0)
         return ctype_scalar(CT_DOUBLE);      /* NaN, Infinity, or refused later */
