@@ -133,41 +133,10 @@ int ctype_num_add(const ctype *t, const uint8_t *a, size_t an, const uint8_t *b,
         cs_buf_put_u64(out, u);
         return out->err ? CS_ENOMEM : 0;
     }
-    case CT_VARINT: {
-        ctype__bn x, y, r;
-        ctype__bn_from_twos(&x, a, an);
-        ctype__bn_from_twos(&y, b, bn_);
-        ctype__bn_add(&r, &x, &y);
-        int rc = x.err || y.err || r.err ? CS_ENOMEM : 0;
-        if (!rc)
-            ctype__bn_to_twos(&r, out);
-        ctype__bn_free(&x);
-        ctype__bn_free(&y);
-        ctype__bn_free(&r);
-        return rc ? rc : out->err ? CS_ENOMEM : 0;
-    }
-    case CT_DECIMAL: {
-        if (an < 4 || bn_ < 4)
-            return CS_EINVAL;
-        int64_t sa = (int32_t)cs_be32(a), sb = (int32_t)cs_be32(b);
-        int64_t s = sa > sb ? sa : sb;
-        if (s - sa > 100000 || s - sb > 100000)
-            return CS_EINVAL;
-        ctype__bn x, y, r;
-        ctype__bn_from_twos(&x, a + 4, an - 4);
-        ctype__bn_from_twos(&y, b + 4, bn_ - 4);
-        bn_mul_pow10(&x, s - sa);
-        bn_mul_pow10(&y, s - sb);
-        ctype__bn_add(&r, &x, &y);
-        int rc = x.err || y.err || r.err ? CS_ENOMEM : 0;
-        if (!rc) {
-            cs_buf_put_u32(out, (uint32_t)(int32_t)s);
-            ctype__bn_to_twos(&r, out);
-        }
-        ctype__bn_free(&x);
-        ctype__bn_free(&y);
-        ctype__bn_free(&r);
-        return rc ? rc : out->err ? CS_ENOMEM : 0;
+    case CT_VARINT: case CT_DECIMAL: {
+        /* exact: BigInteger.add / BigDecimal.add (ctype_num_big_op) */
+        const char *why = NULL;
+        return ctype_num_big_op('+', t, t, a, an, t, b, bn_, out, &why);
     }
     default:
         return CS_EINVAL;
