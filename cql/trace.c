@@ -139,7 +139,7 @@ void cql_trace_record(cql_ctx *ctx, const cql_trace_req *r, cs_uuid *session)
     if (run && r->outcome) {
         char a[256];
         snprintf(a, sizeof a, "Request failed: %s", r->outcome);
-        add_event_at(run, t->duration_us, "Native-Transport-Requests-1", a);
+        add_event_at(run, t->duration_us, CQL_TRACE_NTR, a);
     }
     if (run && run->n_ev > 0 && (t->ev = cs_malloc(sizeof *t->ev * (size_t)run->n_ev))) {
         memcpy(t->ev, run->ev, sizeof *t->ev * (size_t)run->n_ev);
@@ -277,7 +277,7 @@ int cql__trace_events_rows(cql_ctx *ctx, sch_table *t, emit_fn emit, void *arg)
             put(t, vals, lens, "source", src, 4);
             put(t, vals, lens, "source_elapsed", elapsed, 4);
             put(t, vals, lens, "source_port", port, 4);
-            const char *th = s->ev[e].thread ? s->ev[e].thread : "Native-Transport-Requests-1";
+            const char *th = s->ev[e].thread ? s->ev[e].thread : CQL_TRACE_NTR;
             put(t, vals, lens, "thread", th, (int32_t)strlen(th));
             int rc = emit(arg, vals, lens);
             if (rc)
