@@ -616,7 +616,13 @@ static void base_spec(cql_sx *x, st_read_spec *sp, const st_slice *sl, int n)
     sp->slices = sl;
     sp->n_slices = n;
     sp->reversed = x->reversed;
-    sp->include_static = true;
+    /* Without static columns there is no static row to read, and storage
+     * may skip the sstables whose clustering bounds miss the slices
+     * (Cassandra includes every sstable only when statics are fetched:
+     * SinglePartitionReadCommand.shouldInclude). */
+    sp->include_static = false;
+    for (int i = 0; i < x->t->n_cols && !sp->include_static; i++)
+        sp->include_static = x->t->cols[i].kind == COL_STATIC;
 }
 
 /* Partition keys from = / IN, optionally resuming inside one of them. */
