@@ -154,7 +154,7 @@ int cql__wbatch_commit(cql_wbatch *b, cql_result *r, cs_error *e)
     bool traced = cql__tracing();
     const char *stage = b->n_ctrs > 0 ? CQL_TRACE_COUNTER_MUTATION : CQL_TRACE_MUTATION;
     if (traced) {
-        cql__trace(CQL_TRACE_NTR, "Determining replicas for mutation");
+        cql__trace(CQL_TRACE_NTR, b->atomic ? "Determining replicas for atomic batch" : "Determining replicas for mutation");
         if (b->n_ctrs > 0) {
             cql__trace(stage, "Acquiring counter locks");
             cql__trace(stage, "Reading %d counter values from the CF", b->n_ctrs);
@@ -556,6 +556,9 @@ int cql__exec_writes(cql_ctx *ctx, cql_session *s, int kind, const ast_using *us
          * mutations (one per keyspace and key), conditional batches not */
         if (kind >= 0 && !lwt && b.n_parts)
             cql_metrics_batch(ctx, kind, distinct_keys(&b, true));
+        /* BatchStatement.executeWithoutConditions: a logged batch of more
+         * than one mutation goes through StorageProxy.mutateAtomically */
+        b.atomic = kind == BATCH_LOGGED && !lwt && b.n_parts > 1 && distinct_keys(&b, true) > 1;
         if (cql__wbatch_commit(&b, r, e) < 0)
             goto out;
         if (r->need_sync) {   /* StorageProxy's WriteType and timeout for the write; an applied LWT

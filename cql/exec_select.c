@@ -694,24 +694,6 @@ static int analyze_where(cql_sx *x)
     return rc;
 }
 
-/* Whether Cassandra reads these partitions by clustering names, in
- * timestamp order (queryMemtableAndSSTablesInTimestampOrder, traced
- * "Merging memtable contents"), rather than by slices (traced "Merged data
- * from memtables and N sstables"): every clustering column given by = or
- * IN (or none to give), not a counter table, no multi-cell column fetched
- * (a SELECT fetches every column). */
-static bool names_read(const cql_sx *x)
-{
-    if (x->t->n_ck > 0 && !x->w.ck_all)
-        return false;
-    if (x->t->is_counter)
-        return false;
-    for (int i = 0; i < x->t->n_cols; i++)
-        if (ctype_is_multicell(x->t->cols[i].type))
-            return false;
-    return true;
-}
-
 /* PartitionRangeReadCommand's trace of a sequential scan: the table's
  * sstables and the key range as Cassandra prints it, "(min(t), max(u)]"
  * (a token bound's min or max key bound by its inclusiveness; an absent
@@ -830,15 +812,10 @@ static int run_select(cql_sx *x, cql_result *r)
     }
     if (!x->w.empty && !x->stop) {
         bool by_index = false;   /* index hook (issue 5) */
+        /* a single-partition read traces its own lines, key by key (cql__scan_keys) */
         bool traced = cql__tracing() && !x->t->is_virtual;
-        if (traced && x->w.pk_all) {      /* SinglePartitionReadCommand */
-            cql__trace(CQL_TRACE_READ, "Executing single-partition query on %s", x->t->name);
-            cql__trace(CQL_TRACE_READ, "Acquiring sstable references");
-            if (names_read(x))
-                cql__trace(CQL_TRACE_READ, "Merging memtable contents");
-        } else if (traced) {
+        if (traced && !x->w.pk_all)
             cql__trace(CQL_TRACE_NTR, "Computing ranges to query");   /* RangeCommands */
-        }
         if (x->t->is_virtual)
             rc = cql__scan_virtual(x, pps);
         else if (x->w.pk_all)
@@ -867,14 +844,8 @@ static int run_select(cql_sx *x, cql_result *r)
         cql_metrics_record_read_stats(x->ctx, x->t, x->live_rows, x->tombstones,
                                       x->w.pk_all && x->w.n_pks == 1 ? (int64_t)x->sstables_read : -1);
     int warn = x->ctx->cfg.tombstone_warn_threshold;
-    if (cql__tracing() && !x->t->is_virtual) {   /* SinglePartitionReadCommand, ReadCommand's tombstone counting */
-        if (x->w.pk_all && !names_read(x))
-            cql__trace(CQL_TRACE_READ, "Merged data from memtables and %llu sstables",
-                       (unsigned long long)x->sstables_read);
-        cql__trace(CQL_TRACE_READ, "Read %llu live rows and %llu tombstone cells%s", (unsigned long long)x->live_rows,
-                   (unsigned long long)x->tombstones,
-                   warn > 0 && x->tombstones > (uint64_t)warn ? " (see tombstone_warn_threshold)" : "");
-    }
+    if (cql__tracing() && !x->t->is_virtual && !x->w.pk_all)   /* ReadCommand's tombstone counting */
+        cql__trace_read_counts(x, x->live_rows, x->tombstones);
     if (warn > 0 && x->tombstones > (uint64_t)warn) {
         /* the query as text, without the trailing ';' a client may send */
         size_t qlen = x->st->text_len;

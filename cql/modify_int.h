@@ -51,6 +51,7 @@ typedef struct cql_wbatch {
     uint64_t start_ns;                         /* the request's start (cql_params), 0 = unknown */
     const cql_session *session;                /* the request's (guardrails), NULL = internal */
     cql_result *result;                        /* the request's, for guardrail warnings (may be NULL) */
+    bool atomic;                               /* a logged batch of several mutations (traced as one) */
 } cql_wbatch;
 
 int cql__wbatch_init(cql_wbatch *b, cql_ctx *ctx, int32_t now_s);

@@ -177,6 +177,8 @@ bool cql__in_slices(const cql_where *w, const uint8_t *ck, uint32_t n);
 int cql__select_emit(cql_sx *x, const xrow *row);
 /* select_scan.c: the three read paths. */
 int cql__scan_keys(cql_sx *x, const cql_pstate *ps);
+/* A traced read's "Read N live rows and M tombstone cells" line (ReadCommand). */
+void cql__trace_read_counts(const cql_sx *x, uint64_t live, uint64_t tombstones);
 int cql__scan_range(cql_sx *x, const cql_pstate *ps);
 int cql__scan_virtual(cql_sx *x, const cql_pstate *ps);
 /* Tombstone budgets of one page of page_size rows (0: unpaged, unlimited):

@@ -625,6 +625,86 @@ static void base_spec(cql_sx *x, st_read_spec *sp, const st_slice *sl, int n)
         sp->include_static = x->t->cols[i].kind == COL_STATIC;
 }
 
+/* Whether Cassandra reads these partitions by clustering names, in
+ * timestamp order (queryMemtableAndSSTablesInTimestampOrder, traced
+ * "Merging memtable contents"), rather than by slices (traced "Merged data
+ * from memtables and N sstables"): every clustering column given by = or
+ * IN (or none to give), not a counter table, no multi-cell column fetched
+ * (a SELECT fetches every column). */
+static bool names_read(const cql_sx *x)
+{
+    if (x->t->n_ck > 0 && !x->w.ck_all)
+        return false;
+    if (x->t->is_counter)
+        return false;
+    for (int i = 0; i < x->t->n_cols; i++)
+        if (ctype_is_multicell(x->t->cols[i].type))
+            return false;
+    return true;
+}
+
+void cql__trace_read_counts(const cql_sx *x, uint64_t live, uint64_t tombstones)
+{
+    int warn = x->ctx->cfg.tombstone_warn_threshold;
+    cql__trace(CQL_TRACE_READ, "Read %llu live rows and %llu tombstone cells%s", (unsigned long long)live,
+               (unsigned long long)tombstones, warn > 0 && tombstones > (uint64_t)warn ? " (see tombstone_warn_threshold)" : "");
+}
+
+/* What a traced single-partition read did with the sstables holding its
+ * key, in Cassandra's words and order (SinglePartitionReadCommand, the
+ * sstable reader's getPosition): newest first by max timestamp; by slices,
+ * the sstables that may hold tombstones are opened while the sstables are
+ * selected, before the line counting the non-intersecting ones, the others
+ * as the merge opens them after it. */
+static void trace_probe_line(const st_sst_probe *p)
+{
+    unsigned long long g = (unsigned long long)p->gen;
+    switch (p->outcome) {
+    case ST_PROBE_BLOOM:
+        cql__trace(CQL_TRACE_READ, "Bloom filter allows skipping sstable %llu", g);
+        break;
+    case ST_PROBE_INDEX_MISS:
+        cql__trace(CQL_TRACE_READ, "Partition index lookup complete (bloom filter false positive) for sstable %llu", g);
+        break;
+    case ST_PROBE_FOUND:
+        cql__trace(CQL_TRACE_READ, "Partition index with %u entries found for sstable %llu", p->index_entries, g);
+        break;
+    default:   /* not opened */
+        break;
+    }
+}
+
+static void trace_sstables(const cql_sx *x, st_read_trace *tr)
+{
+    int n = tr->n;
+    st_sst_probe *p = tr->probes;
+    for (int i = 1; i < n; i++) {   /* newest first (maxTimestampDescending), stable */
+        st_sst_probe v = p[i];
+        int j = i;
+        for (; j > 0 && p[j - 1].max_ts < v.max_ts; j--) p[j] = p[j - 1];
+        p[j] = v;
+    }
+    if (names_read(x)) {   /* timestamp order: each sstable opened in turn */
+        for (int i = 0; i < n; i++)
+            trace_probe_line(&p[i]);
+        return;
+    }
+    int skipped = 0, included = 0;
+    for (int i = 0; i < n; i++) {
+        if (p[i].slice_miss) {
+            skipped++;
+            included += p[i].outcome == ST_PROBE_FOUND && p[i].deleted;
+        }
+        if (p[i].tombstones && p[i].outcome != ST_PROBE_SLICE)
+            trace_probe_line(&p[i]);
+    }
+    cql__trace(CQL_TRACE_READ, "Skipped %d/%d non-slice-intersecting sstables, included %d due to tombstones",
+               skipped, tr->n_ssts, included);
+    for (int i = 0; i < n; i++)
+        if (!p[i].tombstones && !p[i].slice_miss)
+            trace_probe_line(&p[i]);
+}
+
 /* Partition keys from = / IN, optionally resuming inside one of them. */
 int cql__scan_keys(cql_sx *x, const cql_pstate *ps)
 {
@@ -659,9 +739,29 @@ int cql__scan_keys(cql_sx *x, const cql_pstate *ps)
         base_spec(x, &sp, sl, n);
         sp.pk = x->w.pks[i].p;
         sp.pk_len = (uint32_t)x->w.pks[i].len;
+        /* Cassandra reads each key of an IN as its own command
+         * (SinglePartitionReadCommand), each traced in full */
+        bool traced = cql__tracing();
+        st_read_trace tr;
+        uint64_t live0 = x->live_rows, tomb0 = x->tombstones, ssts0 = x->sstables_read;
+        if (traced) {
+            cql__trace(CQL_TRACE_READ, "Executing single-partition query on %s", x->t->name);
+            cql__trace(CQL_TRACE_READ, "Acquiring sstable references");
+            if (names_read(x))
+                cql__trace(CQL_TRACE_READ, "Merging memtable contents");
+            memset(&tr, 0, sizeof tr);
+            sp.trace = &tr;
+        }
         int rc = point_read_ok(x) ? run_point(x, &sp, pe) : run_scan(x, &sp, pe);
         if (rc)
             return rc;
+        if (traced) {
+            trace_sstables(x, &tr);
+            if (!names_read(x))
+                cql__trace(CQL_TRACE_READ, "Merged data from memtables and %llu sstables",
+                           (unsigned long long)(x->sstables_read - ssts0));
+            cql__trace_read_counts(x, x->live_rows - live0, x->tombstones - tomb0);
+        }
     }
     return 0;
 }

@@ -288,6 +288,31 @@ static int lookup_sstable(st_scan *s, int i, int64_t token, const uint8_t *pk, u
  * cells, or add a tombstone that would.  (The winning marker, not any
  * live one: a newer expired marker supersedes an older live one, and the
  * row then lives only if some column does, which needs every source.) */
+/* A traced read's record of sstable r (st_read_trace): only the sstables
+ * whose key range holds the key count, as Cassandra selects them. */
+static void trace_probe(st_read_trace *tr, sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len,
+                        uint8_t outcome, bool slice_miss, const st__part *p)
+{
+    if (r->n_idx == 0) return;
+    const sst_index_entry *lo = &r->idx[0], *hi = &r->idx[r->n_idx - 1];
+    if (st__key_cmp(lo->token, lo->pk, lo->pk_len, token, pk, pk_len) > 0 ||
+        st__key_cmp(hi->token, hi->pk, hi->pk_len, token, pk, pk_len) < 0)
+        return;
+    tr->n_ssts++;
+    if (tr->n == ST_TRACE_PROBES) return;
+    st_sst_probe *pr = &tr->probes[tr->n++];
+    pr->gen = r->gen;
+    pr->max_ts = r->st.max_ts;
+    pr->outcome = outcome;
+    pr->slice_miss = slice_miss;
+    pr->tombstones = r->st.tombstones != 0;
+    if (outcome == ST_PROBE_FOUND && p) {
+        pr->deleted = p->pdel.ts_us != INT64_MIN;
+        uint64_t i = sst__idx_find(r, token, pk, pk_len);
+        pr->index_entries = i < r->n_idx && r->idx[i].n_ri >= 2 ? r->idx[i].n_ri : 0;
+    }
+}
+
 static bool covered(const st_scan *s, st__part *const *parts, int np, int64_t max_ts)
 {
     const st_read_spec *sp = &s->spec;
@@ -352,6 +377,8 @@ static int load_window(st_scan *s, int k, bool *exists)
     int np = 0;
     bool first = !s->ssts_counted;
     s->ssts_counted = true;
+    st_read_trace *tr = first && s->single ? s->spec.trace : NULL;
+    if (tr) memset(tr, 0, sizeof *tr);
     for (int i = 0; i < s->n_mts; i++) {
         if (!s->single && !s->mc[i].has) continue;   /* next_key found it elsewhere */
         st__part *p = cs_arena_zalloc(a, sizeof *p);
@@ -367,6 +394,8 @@ static int load_window(st_scan *s, int k, bool *exists)
              * read settles the row for every sstable left. */
             if (covered(s, parts, np, r->st.max_ts)) {
                 if (first) s->stats.sstables_skipped += (uint64_t)(s->n_ssts - i);
+                for (int j = i; tr && j < s->n_ssts; j++)
+                    trace_probe(tr, s->ssts[j], token, pk, pk_len, ST_PROBE_COVERED, false, NULL);
                 break;
             }
             if (s->pctx[i].state == 0) {   /* the lookup load_partition left for now */
@@ -376,8 +405,10 @@ static int load_window(st_scan *s, int k, bool *exists)
                 s->pctx[i].point = true;
             }
         }
-        if (nsl && !sst_may_contain_ck(r, sl, nsl) && r->st.tombstones == 0 && !want_static) {
+        bool slice_miss = nsl && !sst_may_contain_ck(r, sl, nsl);
+        if (slice_miss && r->st.tombstones == 0 && !want_static) {
             if (first) s->stats.sstables_skipped++;
+            if (tr) trace_probe(tr, r, token, pk, pk_len, ST_PROBE_SLICE, true, NULL);
             continue;
         }
         st__part *p = cs_arena_zalloc(a, sizeof *p);
@@ -387,6 +418,9 @@ static int load_window(st_scan *s, int k, bool *exists)
                                         s->pctx ? &s->pctx[i] : NULL, s->single ? s->ka : &s->parena);
         if (rc < 0) return rc;
         if (first) { if (neg) s->stats.sstables_skipped++; else s->stats.sstables_read++; }
+        if (tr)
+            trace_probe(tr, r, token, pk, pk_len, neg ? ST_PROBE_BLOOM : rc ? ST_PROBE_FOUND : ST_PROBE_INDEX_MISS,
+                        slice_miss && !want_static, rc ? p : NULL);
         if (rc) parts[np++] = p;
     }
     if (np == 0) return 0;

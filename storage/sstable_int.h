@@ -175,6 +175,8 @@ int sst_partition_hinted(sst_reader *r, const sst_lookup_hint *h, sst_pctx *ctx,
  * galloping, then bisection (sstable_reader.c; exposed for its test). */
 uint64_t sst__sorted_lower(const int64_t *a, uint64_t n, int64_t v);
 bool sst_may_contain_ck(sst_reader *r, const st_slice *slices, int n_slices);
+/* The index entry of (token, pk), or r->n_idx when the sstable has none. */
+uint64_t sst__idx_find(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len);
 int sst_partition_bounds(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len, cs_arena *a,
                          const uint8_t ***keys, uint32_t **lens, int *n);
 

@@ -827,6 +827,14 @@ static uint64_t idx_lower(sst_reader *r, int64_t token, const uint8_t *key, uint
     return lo;
 }
 
+uint64_t sst__idx_find(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len)
+{
+    uint64_t i = idx_lower(r, token, pk, pk_len, false);
+    if (i >= r->n_idx || st__key_cmp(r->idx[i].token, r->idx[i].pk, r->idx[i].pk_len, token, pk, pk_len) != 0)
+        return r->n_idx;
+    return i;
+}
+
 /* Entries with a token at or below tok. */
 static uint64_t idx_upto(sst_reader *r, int64_t tok)
 {

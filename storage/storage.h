@@ -299,6 +299,33 @@ int st_engine_detach_loop(st_engine *e, struct uv_loop_s *loop);
 /* Which rows of a partition to read. */
 typedef struct st_slice { st_bound start, end; } st_slice;
 
+/* What a single-partition read did with each sstable whose key range holds
+ * the key (Cassandra's View.select for one key), for a traced query: set
+ * st_read_spec.trace and the read fills it (cleared first; ignored by
+ * multi-partition scans).  The sstables' order is the read's own. */
+enum {
+    ST_PROBE_SLICE,          /* min/max clustering miss the slices, not opened */
+    ST_PROBE_BLOOM,          /* the bloom filter said absent */
+    ST_PROBE_INDEX_MISS,     /* bloom positive, the partition index had no entry */
+    ST_PROBE_FOUND,          /* the partition was read */
+    ST_PROBE_COVERED,        /* not read: newer sources settled the row */
+};
+#define ST_TRACE_PROBES 32
+typedef struct st_sst_probe {
+    uint64_t gen;            /* the sstable's number, as in its file names */
+    int64_t max_ts;          /* its newest timestamp (Cassandra orders reads by it) */
+    uint8_t outcome;         /* ST_PROBE_* */
+    bool slice_miss;         /* its min/max clustering miss the slices */
+    bool tombstones;         /* it may hold tombstones */
+    bool deleted;            /* FOUND: the partition has a partition deletion there */
+    uint32_t index_entries;  /* FOUND: the partition's row index entries, 0 when it has none */
+} st_sst_probe;
+typedef struct st_read_trace {
+    st_sst_probe probes[ST_TRACE_PROBES];
+    int n;                   /* probes kept (the first ST_TRACE_PROBES) */
+    int n_ssts;              /* sstables whose key range holds the key */
+} st_read_trace;
+
 typedef struct st_read_spec {
     /* Partition range, in ring order.  For a single-partition read set
      * pk/pk_len (others ignored).  Otherwise scan from (start_token, start_key)
@@ -337,6 +364,8 @@ typedef struct st_read_spec {
      * may then be missing from the result.  Ignored with slices or
      * with_tombstones. */
     const uint32_t *cover_cols; int n_cover;
+    /* A traced single-partition read: what it did per sstable (NULL: off). */
+    st_read_trace *trace;
 } st_read_spec;
 
 /* Returned by st_scan_next_partition / st_scan_next_row when the

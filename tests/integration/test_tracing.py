@@ -60,9 +60,10 @@ def test_events_are_what_the_request_did(session, ks):
     t, ev = _events(session, SimpleStatement("SELECT * FROM %s.te WHERE k = 1" % ks))
     names = [e[0] for e in ev]
     assert names[2:] == ["Executing single-partition query on te", "Acquiring sstable references",
+                         "Skipped 0/0 non-slice-intersecting sstables, included 0 due to tombstones",
                          "Merged data from memtables and 0 sstables",
                          "Read 2 live rows and 1 tombstone cells"], names
-    assert [e[1] for e in ev][2:] == ["ReadStage-1"] * 4
+    assert [e[1] for e in ev][2:] == ["ReadStage-1"] * 5
     elapsed = [e[2] for e in ev]
     assert elapsed == sorted(elapsed) and elapsed[-1] <= t.duration.total_seconds() * 1e6 + 1000, ev
     # every clustering column given: read by names in timestamp order
@@ -101,6 +102,15 @@ def test_events_are_what_the_request_did(session, ks):
                 raise
             time.sleep(0.1)
     assert "Executing read on %s.te using index te_v" % ks in [e[0] for e in ev], ev
+    # a logged batch of two partitions goes through mutateAtomically; of one
+    # partition, or unlogged, through mutate
+    for kind, keys, first in (("", (5, 6), "Determining replicas for atomic batch"),
+                              ("", (5, 5), "Determining replicas for mutation"),
+                              ("UNLOGGED ", (5, 6), "Determining replicas for mutation")):
+        q = "BEGIN %sBATCH INSERT INTO %s.te (k, c, v) VALUES (%d, 1, 'b') " \
+            "INSERT INTO %s.te (k, c, v) VALUES (%d, 2, 'b') APPLY BATCH" % (kind, ks, keys[0], ks, keys[1])
+        _, ev = _events(session, SimpleStatement(q))
+        assert [e[0] for e in ev][2] == first, (q, ev)
 
 
 def test_sstables_merged_after_flushes(session, ks, server):
@@ -120,3 +130,82 @@ def test_sstables_merged_after_flushes(session, ks, server):
         "Read 3 live rows and 0 tombstone cells" in names, names
     _, ev = _events(session, SimpleStatement("SELECT * FROM %s.tf" % ks))
     assert any(e[0].startswith("Executing seq scan across 2 sstables for ") for e in ev), ev
+
+
+def _gens(server, ks, table):
+    import glob
+    import os
+    import re
+    files = glob.glob(os.path.join(server.data_dir, "data", ks, table + "-*", "cs-*-Data.db"))
+    return sorted(int(re.search(r"cs-(\d+)-Data.db$", f).group(1)) for f in files)
+
+
+def test_sstables_skipped_and_read(session, ks, server):
+    """Per sstable, what a single-partition read did, in Cassandra's words
+    and order: the sstables whose key range holds the key, newest first;
+    the bloom filter's skips, the partition index's finds, the sstables a
+    clustering slice misses (read anyway when they hold a partition
+    deletion: included due to tombstones), each key of an IN on its own."""
+    import cassette_harness as H
+    from cassandra.metadata import Murmur3Token
+    if not H.is_cassette():
+        return
+    session.execute("CREATE TABLE %s.tk (k int, c int, v int, PRIMARY KEY (k, c)) "
+                    "WITH compaction = {'class': 'SizeTieredCompactionStrategy', 'min_threshold': 32}" % ks)
+
+    def token(k):
+        return Murmur3Token.from_key(k.to_bytes(4, "big", signed=True)).value
+
+    def flush():
+        assert server.admin("POST", "/flush?ks=%s&table=tk" % ks)[0] == 200
+
+    toks = sorted(token(k) for k in range(50))
+    # keys inside the key range of sstable a (keys 0..49): one written, one never
+    inside = [k for k in range(1000, 2000) if toks[0] < token(k) < toks[-1]]
+    probe, absent = inside[0], inside[1]
+    for k in list(range(50)) + [probe]:
+        session.execute("INSERT INTO %s.tk (k, c, v) VALUES (%d, 1, 0)" % (ks, k))
+    flush()
+    session.execute("INSERT INTO %s.tk (k, c, v) VALUES (%d, 5, 0)" % (ks, probe))
+    flush()
+    a, b = _gens(server, ks, "tk")
+    read = ["Executing single-partition query on tk", "Acquiring sstable references"]
+
+    def lines(q):
+        _, ev = _events(session, SimpleStatement(q % ks))
+        assert all(e[1] == "ReadStage-1" for e in ev[2:]), ev
+        return [e[0] for e in ev][2:]
+
+    assert lines("SELECT * FROM %%s.tk WHERE k = %d" % probe) == read + [
+        "Skipped 0/2 non-slice-intersecting sstables, included 0 due to tombstones",
+        "Partition index with 0 entries found for sstable %d" % b,
+        "Partition index with 0 entries found for sstable %d" % a,
+        "Merged data from memtables and 2 sstables", "Read 2 live rows and 0 tombstone cells"]
+    assert lines("SELECT * FROM %%s.tk WHERE k = %d AND c > 3" % probe) == read + [
+        "Skipped 1/2 non-slice-intersecting sstables, included 0 due to tombstones",
+        "Partition index with 0 entries found for sstable %d" % b,
+        "Merged data from memtables and 1 sstables", "Read 1 live rows and 0 tombstone cells"]
+    got = lines("SELECT * FROM %%s.tk WHERE k = %d" % absent)
+    assert got[:3] == read + ["Skipped 0/1 non-slice-intersecting sstables, included 0 due to tombstones"], got
+    assert got[3] in ("Bloom filter allows skipping sstable %d" % a,
+                      "Partition index lookup complete (bloom filter false positive) for sstable %d" % a), got
+    assert got[4:] == ["Merged data from memtables and 0 sstables", "Read 0 live rows and 0 tombstone cells"], got
+    # an IN: each key read and traced as its own command
+    got = lines("SELECT * FROM %%s.tk WHERE k IN (%d, %d)" % (probe, absent))
+    assert got.count("Executing single-partition query on tk") == 2, got
+    assert "Read 2 live rows and 0 tombstone cells" in got and "Read 0 live rows and 0 tombstone cells" in got, got
+    # by names (every clustering column given): timestamp order, no slice
+    # line; b's clustering bounds miss c = 1 and it holds no tombstone
+    assert lines("SELECT * FROM %%s.tk WHERE k = %d AND c = 1" % probe) == read + [
+        "Merging memtable contents", "Partition index with 0 entries found for sstable %d" % a,
+        "Read 1 live rows and 0 tombstone cells"]
+    # a partition deletion misses every slice but is read all the same
+    session.execute("DELETE FROM %s.tk WHERE k = %d" % (ks, probe))
+    flush()
+    d = _gens(server, ks, "tk")[-1]
+    got = lines("SELECT * FROM %%s.tk WHERE k = %d AND c > 3" % probe)
+    assert got == read + [
+        "Partition index with 0 entries found for sstable %d" % d,
+        "Skipped 2/3 non-slice-intersecting sstables, included 1 due to tombstones",
+        "Partition index with 0 entries found for sstable %d" % b,
+        "Merged data from memtables and 2 sstables", "Read 0 live rows and 1 tombstone cells"], got
