@@ -19,9 +19,11 @@
  * GROUP BY pages count groups; aggregates without GROUP BY return one row; ORDER BY with IN
  * over several partitions sorts in memory and refuses paging (Cassandra).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cql/select_int.h"
 #include "cql/index.h"   /* index hook (issue 5) */
 #include "cql/metrics.h"
@@ -694,6 +696,129 @@ static int analyze_where(cql_sx *x)
     return rc;
 }
 
+/* Java's Float.toString of v, as Cassandra's traces print a float: the
+ * shortest decimal that reads back as v, plain from 10^-3 to below 10^7
+ * ("0.0", "56.25"), computerized scientific notation outside ("1.0E7"). */
+static void java_float(float v, char *out, size_t n)
+{
+    if (isnan(v)) { snprintf(out, n, "NaN"); return; }
+    if (isinf(v)) { snprintf(out, n, v < 0 ? "-Infinity" : "Infinity"); return; }
+    if (v == 0) { snprintf(out, n, signbit(v) ? "-0.0" : "0.0"); return; }
+    char e[32];
+    for (int p = 1; p <= 9; p++) {
+        snprintf(e, sizeof e, "%.*e", p - 1, (double)v);
+        if (strtof(e, NULL) == v)
+            break;
+    }
+    /* e: [-]d[.ddd]e[+-]x -> sign, the digits, the decimal exponent */
+    const char *q = e;
+    bool neg = *q == '-';
+    q += neg;
+    char dig[16];
+    int nd = 0;
+    for (; *q && *q != 'e'; q++)
+        if (*q != '.' && nd < 15)
+            dig[nd++] = *q;
+    int x = atoi(q + 1);
+    while (nd > 1 && dig[nd - 1] == '0')
+        nd--;
+    dig[nd] = 0;
+    size_t o = 0;
+#define PUT(c) do { if (o + 1 < n) out[o++] = (c); } while (0)
+    if (neg)
+        PUT('-');
+    float a = fabsf(v);
+    if (a >= 1e-3f && a < 1e7f) {
+        if (x >= 0) {
+            for (int i = 0; i <= x; i++)
+                PUT(i < nd ? dig[i] : '0');
+            PUT('.');
+            if (x + 1 >= nd)
+                PUT('0');
+            for (int i = x + 1; i < nd; i++)
+                PUT(dig[i]);
+        } else {
+            PUT('0'); PUT('.');
+            for (int i = 0; i < -x - 1; i++)
+                PUT('0');
+            for (int i = 0; i < nd; i++)
+                PUT(dig[i]);
+        }
+        out[o] = 0;
+    } else {
+        PUT(dig[0]); PUT('.');
+        if (nd == 1)
+            PUT('0');
+        for (int i = 1; i < nd; i++)
+            PUT(dig[i]);
+        out[o] = 0;
+        snprintf(out + o, n > o ? n - o : 0, "E%d", x);
+    }
+#undef PUT
+}
+
+/* RangeCommands.rangeCommandIterator's trace: the vnode ranges the read's
+ * token range spans on this node's ring, the concurrency it starts with
+ * (from the rows it expects per range: the table's estimated rows, or the
+ * index's rows per indexed value, over num_tokens and the replication
+ * factor, less a 10% margin) and, the ranges all having this node as
+ * their replica, the one request they merge into (ReplicaPlanMerger). */
+void cql__trace_range_requests(const cql_sx *x, st_table *index_storage)
+{
+    int64_t s = INT64_MIN, e = INT64_MIN;
+    if (x->w.token_range) {
+        s = x->w.tok_start;
+        e = x->w.tok_end == INT64_MAX && x->w.tok_end_incl ? INT64_MIN : x->w.tok_end;
+    }
+    int ranges = 1;   /* the pieces the ring's tokens cut (s, e] into */
+    for (int i = 0; i < x->ctx->n_tokens; i++) {
+        int64_t t = x->ctx->tokens[i];
+        if (t > s && (e == INT64_MIN || t < e))
+            ranges++;
+    }
+    /* expected rows (DataLimits.estimateTotalResults, or the index's
+     * getEstimatedResultRows: its table's mean rows per partition) */
+    float expected = 0;
+    st_table_stats st;
+    memset(&st, 0, sizeof st);
+    if (index_storage) {
+        st_table_stats_get(index_storage, &st);
+        uint64_t parts = st.partitions_estimate - st.memtable_partitions;
+        expected = parts ? (float)(int)(st.sstable_rows / parts) : 0;
+    } else if (x->t->st) {
+        st_table_stats_get(x->t->st, &st);
+        uint64_t keys = st.partitions_estimate - st.memtable_partitions;
+        int cells = keys ? (int)(st.cells_estimate / keys) : 0;
+        int regular = 0;
+        for (int i = 0; i < x->t->n_cols; i++)
+            regular += x->t->cols[i].kind == COL_REGULAR;
+        expected = (float)cells / (float)regular * (float)keys;
+    }
+    int rf = 0;
+    const sch_keyspace *k = x->t->ks;
+    for (int i = 0; i < k->n_repl; i++)
+        if (strcmp(k->repl_k[i], "class") != 0)
+            rf += atoi(k->repl_v[i]);
+    if (rf <= 0)
+        rf = 1;   /* LocalStrategy, EverywhereStrategy on one node */
+    float per = expected / (float)(x->ctx->n_tokens > 0 ? x->ctx->n_tokens : 1) / (float)rf;
+    per -= per * 0.10f;   /* CONCURRENT_SUBREQUESTS_MARGIN */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int max_cf = ranges < (cpus > 0 ? (int)cpus * 10 : 10) ? ranges : (cpus > 0 ? (int)cpus * 10 : 10);
+    int cf = 1;
+    if (per != 0) {
+        int64_t count = x->limit < x->page_size ? x->limit : x->page_size;   /* the command's limit, paged */
+        double need = ceil((double)count / (double)per);
+        int want = isnan(need) ? 0 : need > max_cf ? max_cf : (int)need;   /* (int) NaN is 0 in Java */
+        cf = want > 1 ? want : 1;
+    }
+    char f[48];
+    java_float(per, f, sizeof f);
+    cql__trace(CQL_TRACE_NTR, "Submitting range requests on %d ranges with a concurrency of %d (%s rows per range expected)",
+               ranges, cf, f);
+    cql__trace(CQL_TRACE_NTR, "Submitted 1 concurrent range requests");
+}
+
 /* PartitionRangeReadCommand's trace of a sequential scan: the table's
  * sstables and the key range as Cassandra prints it, "(min(t), max(u)]"
  * (a token bound's min or max key bound by its inclusiveness; an absent
@@ -823,8 +948,10 @@ static int run_select(cql_sx *x, cql_result *r)
         else if ((rc = cql_index_select(x, pps, &by_index)) != 0 || by_index)
             ;   /* index hook (issue 5, cql/index_query.c): served by a secondary index */
         else {
-            if (traced)
+            if (traced) {
+                cql__trace_range_requests(x, NULL);
                 trace_seq_scan(x);
+            }
             rc = cql__scan_range(x, pps);
         }
     }

@@ -137,6 +137,8 @@ int cql_index_select(cql_sx *x, const cql_pstate *ps, bool *handled)
         return 0;
     }
     *handled = true;
+    if (cql__tracing())
+        cql__trace_range_requests(x, ist);
     cql__trace(CQL_TRACE_READ, "Executing read on %s.%s using index %s", x->t->ks->name, x->t->name, ix->name);
     if (cql_index_is_building(x->ctx, ix)) {
         /* Cassandra 4.1: IndexNotAvailableException -> read failure */

@@ -740,7 +740,9 @@ int cql__scan_keys(cql_sx *x, const cql_pstate *ps)
         sp.pk = x->w.pks[i].p;
         sp.pk_len = (uint32_t)x->w.pks[i].len;
         /* Cassandra reads each key of an IN as its own command
-         * (SinglePartitionReadCommand), each traced in full */
+         * (SinglePartitionReadCommand), each traced in full; an index
+         * read's base partitions as queryMemtableAndDisk does, without
+         * the command's row counts */
         bool traced = cql__tracing();
         st_read_trace tr;
         uint64_t live0 = x->live_rows, tomb0 = x->tombstones, ssts0 = x->sstables_read;
@@ -760,7 +762,8 @@ int cql__scan_keys(cql_sx *x, const cql_pstate *ps)
             if (!names_read(x))
                 cql__trace(CQL_TRACE_READ, "Merged data from memtables and %llu sstables",
                            (unsigned long long)(x->sstables_read - ssts0));
-            cql__trace_read_counts(x, x->live_rows - live0, x->tombstones - tomb0);
+            if (x->w.pk_all)   /* an index read's base partitions: counted once, by the read */
+                cql__trace_read_counts(x, x->live_rows - live0, x->tombstones - tomb0);
         }
     }
     return 0;

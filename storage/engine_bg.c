@@ -929,6 +929,7 @@ int st_table_stats_get(st_table *t, st_table_stats *out)
          * cell count: EstimatedHistogram min(), max(), mean() * count() per sstable */
         const uint64_t *sh = r->st.size_hist, *ch = r->st.cell_hist;
         out->cells_estimate += sst__hist_mean(ch, off, SST_CELL_BUCKETS) * sst__hist_count(ch, SST_CELL_BUCKETS);
+        out->sstable_rows += r->st.rows;
         uint64_t mn = st_hist_min(sh, off, SST_SIZE_BUCKETS), mx = st_hist_max(sh, off, SST_SIZE_BUCKETS);
         if (minb == 0 || mn < minb) minb = mn;
         if (mx > maxb) maxb = mx;

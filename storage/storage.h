@@ -476,6 +476,7 @@ typedef struct st_table_stats {
     uint64_t sstables_bytes_per_level[8];         /* LCS: on-disk bytes */
     uint64_t data_bytes, uncompressed_bytes;     /* live Data.db bytes, and their data uncompressed */
     uint64_t cells_estimate;                     /* cells in live sstables (cell count histograms) */
+    uint64_t sstable_rows;                       /* rows in live sstables (their statistics' row counts) */
     uint64_t memtable_switches;                  /* memtables switched for a flush since the table opened */
     uint64_t bloom_disk_bytes, bloom_mem_bytes;  /* Filter.db files; filters held in memory */
     uint64_t index_mem_bytes;                    /* partition index arrays held in memory */

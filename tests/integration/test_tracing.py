@@ -84,12 +84,21 @@ def test_events_are_what_the_request_did(session, ks):
     assert [e[0] for e in ev][0] == "Executing single-partition query on te", ev   # no parsing when prepared
     _, ev = _events(session, SimpleStatement("SELECT * FROM %s.te" % ks))
     names = [e[0] for e in ev]
-    assert names[2] == "Computing ranges to query" and ev[2][1] == "Native-Transport-Requests-1", names
-    assert names[3].startswith("Executing seq scan across ") and \
-        names[3].endswith(" sstables for (min(-9223372036854775808), min(-9223372036854775808)]"), names
-    assert names[4] == "Read 2 live rows and 1 tombstone cells", names
+    # RangeCommands: the ring's 16 tokens cut the whole ring into 17 ranges,
+    # one request on this node; nothing in sstables: 0.0 rows expected
+    assert names[2:5] == ["Computing ranges to query",
+                          "Submitting range requests on 17 ranges with a concurrency of 1 (0.0 rows per range expected)",
+                          "Submitted 1 concurrent range requests"], names
+    assert [e[1] for e in ev][2:5] == ["Native-Transport-Requests-1"] * 3, ev
+    assert names[5].startswith("Executing seq scan across ") and \
+        names[5].endswith(" sstables for (min(-9223372036854775808), min(-9223372036854775808)]"), names
+    assert names[6] == "Read 2 live rows and 1 tombstone cells", names
     _, ev = _events(session, SimpleStatement("SELECT * FROM %s.te WHERE token(k) > 0" % ks))
-    assert [e[0] for e in ev][3].endswith("sstables for (max(0), min(-9223372036854775808)]"), ev
+    tokens = session.execute("SELECT tokens FROM system.local").one().tokens
+    above = sum(1 for t in tokens if int(t) > 0)
+    assert [e[0] for e in ev][3] == "Submitting range requests on %d ranges with a concurrency of 1 " \
+        "(0.0 rows per range expected)" % (above + 1), ev
+    assert [e[0] for e in ev][5].endswith("sstables for (max(0), min(-9223372036854775808)]"), ev
     session.execute("CREATE INDEX te_v ON %s.te (v)" % ks)
     import time
     deadline = time.time() + 20
@@ -130,6 +139,15 @@ def test_sstables_merged_after_flushes(session, ks, server):
         "Read 3 live rows and 0 tombstone cells" in names, names
     _, ev = _events(session, SimpleStatement("SELECT * FROM %s.tf" % ks))
     assert any(e[0].startswith("Executing seq scan across 2 sstables for ") for e in ev), ev
+    # rows expected per range (DataLimits.estimateTotalResults): 2 sstables
+    # of one partition, 1 and 1 cells: 1 cell per partition over 1 regular
+    # column times 2 keys, over 16 tokens, less 10%: 0.1125; concurrency
+    # ceil(5000 / 0.1125) capped at the 17 ranges
+    assert "Submitting range requests on 17 ranges with a concurrency of 17 (0.1125 rows per range expected)" \
+        in [e[0] for e in ev], ev
+    _, ev = _events(session, SimpleStatement("SELECT * FROM %s.tf LIMIT 1" % ks))
+    assert "Submitting range requests on 17 ranges with a concurrency of 9 (0.1125 rows per range expected)" \
+        in [e[0] for e in ev], ev
 
 
 def _gens(server, ks, table):
