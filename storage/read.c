@@ -417,7 +417,10 @@ static int load_window(st_scan *s, int k, bool *exists)
         int rc = sst_read_partition_ctx(r, token, pk, pk_len, sl, nsl, p, a, &neg,
                                         s->pctx ? &s->pctx[i] : NULL, s->single ? s->ka : &s->parena);
         if (rc < 0) return rc;
-        if (first) { if (neg) s->stats.sstables_skipped++; else s->stats.sstables_read++; }
+        /* read: the partition was found there (Cassandra's merged sstables
+         * count those whose index held the key, not its bloom false
+         * positives) */
+        if (first) { if (neg || rc == 0) s->stats.sstables_skipped++; else s->stats.sstables_read++; }
         if (tr)
             trace_probe(tr, r, token, pk, pk_len, neg ? ST_PROBE_BLOOM : rc ? ST_PROBE_FOUND : ST_PROBE_INDEX_MISS,
                         slice_miss && !want_static, rc ? p : NULL);

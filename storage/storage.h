@@ -391,8 +391,8 @@ typedef struct st_partition_view {
 typedef struct st_scan_stats {
     uint64_t tombstones;      /* tombstones scanned (cells, rows, ranges, partitions) */
     uint64_t rows;            /* live rows returned */
-    uint64_t sstables_read;   /* sstables actually consulted */
-    uint64_t sstables_skipped;/* by bloom filter or min/max clustering */
+    uint64_t sstables_read;   /* sstables holding the partition, read (SSTablesPerReadHistogram) */
+    uint64_t sstables_skipped;/* by bloom filter (or its false positive), min/max clustering or a settled row */
 } st_scan_stats;
 
 int st_scan_open(st_table *t, const st_read_spec *spec, st_scan **out);
