@@ -279,15 +279,6 @@ static int lookup_sstable(st_scan *s, int i, int64_t token, const uint8_t *pk, u
              : sst_partition_lookup(s->ssts[i], token, pk, pk_len, &s->pctx[i], k, l, n);
 }
 
-/* Timestamp-ordered point read (spec.cover_cols): do the parts read so far
- * settle the result for sources whose data is all at or before max_ts?
- * Yes if they hold one row without clustering, no deletion of any kind
- * (conservative), a row marker newer than max_ts that wins over the other
- * markers read and is live, and, for every listed column, a simple cell
- * newer than max_ts: nothing older can then shadow the marker or those
- * cells, or add a tombstone that would.  (The winning marker, not any
- * live one: a newer expired marker supersedes an older live one, and the
- * row then lives only if some column does, which needs every source.) */
 /* A traced read's record of sstable r (st_read_trace): only the sstables
  * whose key range holds the key count, as Cassandra selects them. */
 static void trace_probe(st_read_trace *tr, sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len,
@@ -313,6 +304,15 @@ static void trace_probe(st_read_trace *tr, sst_reader *r, int64_t token, const u
     }
 }
 
+/* Timestamp-ordered point read (spec.cover_cols): do the parts read so far
+ * settle the result for sources whose data is all at or before max_ts?
+ * Yes if they hold one row without clustering, no deletion of any kind
+ * (conservative), a row marker newer than max_ts that wins over the other
+ * markers read and is live, and, for every listed column, a simple cell
+ * newer than max_ts: nothing older can then shadow the marker or those
+ * cells, or add a tombstone that would.  (The winning marker, not any
+ * live one: a newer expired marker supersedes an older live one, and the
+ * row then lives only if some column does, which needs every source.) */
 static bool covered(const st_scan *s, st__part *const *parts, int np, int64_t max_ts)
 {
     const st_read_spec *sp = &s->spec;
