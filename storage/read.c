@@ -279,6 +279,19 @@ static int lookup_sstable(st_scan *s, int i, int64_t token, const uint8_t *pk, u
              : sst_partition_lookup(s->ssts[i], token, pk, pk_len, &s->pctx[i], k, l, n);
 }
 
+/* A single-partition read's sstables, newest first by max timestamp
+ * (Cassandra's maxTimestampDescending; insertion sort: a handful), so a
+ * partition deletion read early lets load_window pass the older ones. */
+static void sort_newest_first(sst_reader **ssts, int n)
+{
+    for (int i = 1; i < n; i++) {
+        sst_reader *r = ssts[i];
+        int j = i;
+        for (; j > 0 && ssts[j - 1]->st.max_ts < r->st.max_ts; j--) ssts[j] = ssts[j - 1];
+        ssts[j] = r;
+    }
+}
+
 /* A traced read's record of sstable r (st_read_trace): only the sstables
  * whose key range holds the key count, as Cassandra selects them. */
 static void trace_probe(st_read_trace *tr, sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len,
@@ -377,6 +390,7 @@ static int load_window(st_scan *s, int k, bool *exists)
     int np = 0;
     bool first = !s->ssts_counted;
     s->ssts_counted = true;
+    int64_t newest_pdel = INT64_MIN;    /* the newest partition deletion read so far */
     st_read_trace *tr = first && s->single ? s->spec.trace : NULL;
     if (tr) memset(tr, 0, sizeof *tr);
     for (int i = 0; i < s->n_mts; i++) {
@@ -386,9 +400,18 @@ static int load_window(st_scan *s, int k, bool *exists)
         int rc = mt_read_partition(s->mts[i], token, pk, pk_len, sl, nsl, p, a);
         if (rc < 0) return rc;
         if (rc) parts[np++] = p;
+        if (rc && p->pdel.ts_us > newest_pdel) newest_pdel = p->pdel.ts_us;
     }
     for (int i = 0; i < s->n_ssts; i++) {
         sst_reader *r = s->ssts[i];
+        /* Everything in r is older than a partition deletion already read:
+         * all shadowed (SinglePartitionReadCommand stops at the first such
+         * sstable, the sstables being newest first) */
+        if (r->st.max_ts < newest_pdel && !s->spec.with_tombstones) {
+            if (first) s->stats.sstables_skipped++;
+            if (tr) trace_probe(tr, r, token, pk, pk_len, ST_PROBE_COVERED, false, NULL);
+            continue;
+        }
         if (s->cover) {
             /* Newest first (st_read_point sorted them): stop once what was
              * read settles the row for every sstable left. */
@@ -425,6 +448,7 @@ static int load_window(st_scan *s, int k, bool *exists)
             trace_probe(tr, r, token, pk, pk_len, neg ? ST_PROBE_BLOOM : rc ? ST_PROBE_FOUND : ST_PROBE_INDEX_MISS,
                         slice_miss && !want_static, rc ? p : NULL);
         if (rc) parts[np++] = p;
+        if (rc && p->pdel.ts_us > newest_pdel) newest_pdel = p->pdel.ts_us;
     }
     if (np == 0) return 0;
     *exists = true;
@@ -646,6 +670,8 @@ int st_scan_open(st_table *t, const st_read_spec *spec, st_scan **out)
     }
     s->now_s = spec->now_s ? spec->now_s : cs_now_s();
     if (s->keep.err || snapshot_sources(s, &s->keep)) { st_scan_close(s); return CS_ENOMEM; }
+    if (s->single)
+        sort_newest_first(s->ssts, s->n_ssts);
     if (!s->single) {
         s->nk_pos = cs_arena_zalloc(&s->keep, sizeof *s->nk_pos * ((size_t)s->n_ssts + 1));
         s->nk_ok = cs_arena_zalloc(&s->keep, sizeof *s->nk_ok * ((size_t)s->n_ssts + 1));
@@ -736,15 +762,8 @@ int st_read_point(st_table *t, const st_read_spec *spec, cs_arena *a, st_point *
     int rc = snapshot_sources(&s, a);
     s.cover = rc == 0 && spec->n_cover > 0 && spec->n_cover <= 64 && spec->cover_cols && !spec->n_slices &&
               !spec->with_tombstones;
-    if (s.cover) {
-        /* newest first by max timestamp (insertion sort: a handful) */
-        for (int i = 1; i < s.n_ssts; i++) {
-            sst_reader *r = s.ssts[i];
-            int j = i;
-            for (; j > 0 && s.ssts[j - 1]->st.max_ts < r->st.max_ts; j--) s.ssts[j] = s.ssts[j - 1];
-            s.ssts[j] = r;
-        }
-    }
+    if (rc == 0)
+        sort_newest_first(s.ssts, s.n_ssts);
     /* the batch hint's lookups of this key: load_partition takes them,
      * and a timestamp-ordered read (whose lookups wait for load_window,
      * newest sstable first) too, so they are kept for the whole read */
