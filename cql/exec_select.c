@@ -827,10 +827,6 @@ void cql__trace_range_requests(const cql_sx *x, st_table *index_storage)
  * for the whole range. */
 static void trace_seq_scan(cql_sx *x)
 {
-    st_table_stats stats;
-    memset(&stats, 0, sizeof stats);
-    if (x->t->st)
-        st_table_stats_get(x->t->st, &stats);
     const char *sk = "min", *ek = "min";
     int64_t s = INT64_MIN, e = INT64_MIN;
     if (x->w.token_range) {
@@ -843,8 +839,13 @@ static void trace_seq_scan(cql_sx *x)
             ek = x->w.tok_end_incl ? "max" : "min";
         }
     }
-    cql__trace(CQL_TRACE_READ, "Executing seq scan across %llu sstables for (%s(%lld), %s(%lld)]",
-               (unsigned long long)stats.sstable_count, sk, (long long)s, ek, (long long)e);
+    /* the sstables reaching into the token range, as (from, to] (min(t)
+     * starts at token t itself, min(u) ends before token u) */
+    int64_t from = s == INT64_MIN || strcmp(sk, "max") == 0 ? s : s - 1;
+    int64_t to = e == INT64_MIN || strcmp(ek, "max") == 0 || e == INT64_MIN + 1 ? e : e - 1;
+    int n = x->t->st ? st_table_sstables_in_range(x->t->st, from, to) : 0;
+    cql__trace(CQL_TRACE_READ, "Executing seq scan across %d sstables for (%s(%lld), %s(%lld)]",
+               n, sk, (long long)s, ek, (long long)e);
 }
 
 static int run_select(cql_sx *x, cql_result *r)

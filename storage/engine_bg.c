@@ -895,6 +895,21 @@ void st__resume(st_table *t)
 
 /* ---------------------------------------------------------------- stats */
 
+int st_table_sstables_in_range(st_table *t, int64_t start, int64_t end)
+{
+    if (!t) return 0;
+    int n = 0;
+    pthread_mutex_lock(&t->mu);
+    for (int i = 0; i < t->n_ssts; i++) {
+        const sst_reader *r = t->ssts[i];
+        if (r->n_idx == 0) continue;
+        int64_t lo = r->idx[0].token, hi = r->idx[r->n_idx - 1].token;
+        n += hi > start && (end == INT64_MIN || lo <= end);
+    }
+    pthread_mutex_unlock(&t->mu);
+    return n;
+}
+
 int st_table_stats_get(st_table *t, st_table_stats *out)
 {
     if (!t || !out) return CS_EINVAL;

@@ -483,6 +483,10 @@ typedef struct st_table_stats {
     uint64_t chunk_offsets_bytes;                /* block offset tables held in memory */
 } st_table_stats;
 int st_table_stats_get(st_table *t, st_table_stats *out);
+/* The live sstables whose partitions' tokens reach into (start, end]
+ * (end INT64_MIN: to the end of the ring), as Cassandra's View.select of a
+ * key range; a partition range read's trace counts them. */
+int st_table_sstables_in_range(st_table *t, int64_t start, int64_t end);
 
 /* Engine-wide figures for thread pool views (nodetool tpstats,
  * system_views.thread_pools): the flush and compaction threads, flushes

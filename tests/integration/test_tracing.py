@@ -145,6 +145,10 @@ def test_sstables_merged_after_flushes(session, ks, server):
     # ceil(5000 / 0.1125) capped at the 17 ranges
     assert "Submitting range requests on 17 ranges with a concurrency of 17 (0.1125 rows per range expected)" \
         in [e[0] for e in ev], ev
+    # the sstables whose partitions reach into the token range (View.select)
+    for rel, n in ((">", 0), (">=", 2), ("<", 0), ("<=", 2)):
+        _, ev = _events(session, SimpleStatement("SELECT * FROM %s.tf WHERE token(k) %s token(1)" % (ks, rel)))
+        assert [e[0] for e in ev][5].startswith("Executing seq scan across %d sstables for " % n), (rel, ev)
     _, ev = _events(session, SimpleStatement("SELECT * FROM %s.tf LIMIT 1" % ks))
     assert "Submitting range requests on 17 ranges with a concurrency of 9 (0.1125 rows per range expected)" \
         in [e[0] for e in ev], ev
