@@ -180,8 +180,11 @@ int cql__wbatch_commit(cql_wbatch *b, cql_result *r, cs_error *e)
     int rc = st_write(b->ctx->eng, b->m, &pos);
     if (rc == CS_ETOOBIG)
         return oversized(b, e);
-    for (int i = 0; traced && rc == 0 && i < b->n_parts; i++)   /* CassandraTableWriteHandler: per partition update */
-        cql__trace(stage, "Adding to %s memtable", b->parts[i].t->name);
+    for (int i = 0; traced && rc == 0 && i < b->n_parts; i++) {   /* Keyspace.applyInternal, per partition update */
+        if (b->parts[i].t->n_views > 0)   /* its view rows (in the same mutation here) */
+            cql__trace(stage, "Creating materialized view mutations from base table replica");
+        cql__trace(stage, "Adding to %s memtable", b->parts[i].t->name);   /* CassandraTableWriteHandler */
+    }
     if (rc == CS_EINVAL)
         return cs_error_set(e, CS_ERR_SERVER, "internal error: malformed mutation");
     if (rc < 0)

@@ -763,7 +763,7 @@ static void java_float(float v, char *out, size_t n)
  * index's rows per indexed value, over num_tokens and the replication
  * factor, less a 10% margin) and, the ranges all having this node as
  * their replica, the one request they merge into (ReplicaPlanMerger). */
-void cql__trace_range_requests(const cql_sx *x, st_table *index_storage)
+void cql__trace_range_requests(const cql_sx *x, int64_t index_rows)
 {
     int64_t s = INT64_MIN, e = INT64_MIN;
     if (x->w.token_range) {
@@ -781,10 +781,8 @@ void cql__trace_range_requests(const cql_sx *x, st_table *index_storage)
     float expected = 0;
     st_table_stats st;
     memset(&st, 0, sizeof st);
-    if (index_storage) {
-        st_table_stats_get(index_storage, &st);
-        uint64_t parts = st.partitions_estimate - st.memtable_partitions;
-        expected = parts ? (float)(int)(st.sstable_rows / parts) : 0;
+    if (index_rows >= 0) {
+        expected = (float)index_rows;
     } else if (x->t->st) {
         st_table_stats_get(x->t->st, &st);
         uint64_t keys = st.partitions_estimate - st.memtable_partitions;
@@ -940,8 +938,10 @@ static int run_select(cql_sx *x, cql_result *r)
         bool by_index = false;   /* index hook (issue 5) */
         /* a single-partition read traces its own lines, key by key (cql__scan_keys) */
         bool traced = cql__tracing() && !x->t->is_virtual;
-        if (traced && !x->w.pk_all)
+        if (traced && !x->w.pk_all) {
+            cql_index_trace_choice(x);   /* the command's index (ReadCommand.findIndex) */
             cql__trace(CQL_TRACE_NTR, "Computing ranges to query");   /* RangeCommands */
+        }
         if (x->t->is_virtual)
             rc = cql__scan_virtual(x, pps);
         else if (x->w.pk_all)
@@ -950,7 +950,7 @@ static int run_select(cql_sx *x, cql_result *r)
             ;   /* index hook (issue 5, cql/index_query.c): served by a secondary index */
         else {
             if (traced) {
-                cql__trace_range_requests(x, NULL);
+                cql__trace_range_requests(x, -1);
                 trace_seq_scan(x);
             }
             rc = cql__scan_range(x, pps);

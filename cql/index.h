@@ -108,6 +108,8 @@ struct cql_pstate;
  * normal single-partition path (filters re-check every row, so stale
  * entries never show).  *handled false: not applicable, scan as before. */
 int cql_index_select(struct cql_sx *x, const struct cql_pstate *ps, bool *handled);
+/* A traced range read's index choice, before its ranges (getBestIndexFor's trace line). */
+void cql_index_trace_choice(struct cql_sx *x);
 /* WHERE analysis hook (restrict.c): true when the relations are one
  * `col = x` on an indexed partition key component or clustering column
  * (plus, for a clustering column, EQ on the whole partition key): Cassandra

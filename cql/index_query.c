@@ -13,6 +13,8 @@
  * deleted, written with an older timestamp) never produces a row, and paging
  * state is the same as for a range scan.
  */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include "cql/index.h"
 #include "cql/select_int.h"
@@ -117,6 +119,103 @@ static sch_index *clustering_index(cql_sx *x, cs_buf *iv)
     return found;
 }
 
+/* An index's expected rows (CassandraIndex.getEstimatedResultRows: its
+ * table's mean rows per partition in sstables, the rows of one indexed
+ * value; 0 with nothing flushed).  Here an indexed value's entries are
+ * spread over CQL_INDEX_BUCKETS partitions by token: n rows fill
+ * B(n) = 16 (1 - (15/16)^n) of them on average, so the mean rows per
+ * partition r = n / B(n) is turned back into n. */
+static int64_t index_rows_estimate(cql_sx *x, const sch_index *ix)
+{
+    st_table *ist = cql_index_storage(x->ctx->eng, (sch_index *)ix);
+    st_table_stats st;
+    if (!ist || st_table_stats_get(ist, &st))
+        return 0;
+    uint64_t parts = st.partitions_estimate - st.memtable_partitions;
+    if (!parts)
+        return 0;
+    double r = (double)st.sstable_rows / (double)parts, lo = 1, hi = r * CQL_INDEX_BUCKETS + 1;
+    if (r <= 1)
+        return (int64_t)r;
+    const double q = 1.0 - 1.0 / CQL_INDEX_BUCKETS;
+    for (int i = 0; i < 60; i++) {   /* n / B(n) grows with n */
+        double mid = (lo + hi) / 2;
+        if (mid / (CQL_INDEX_BUCKETS * (1 - pow(q, mid))) < r)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo > INT32_MAX ? INT32_MAX : (int64_t)lo;
+}
+
+/* SecondaryIndexManager.getBestIndexFor: of the indexes serving a
+ * restriction, the one expecting the fewest rows, the first on a tie (its
+ * value into iv); else the index of a clustering restriction.  Traced as
+ * Cassandra does: "Index mean cardinalities are a:1,b:7. Scanning with
+ * a.", or "No applicable indexes found" for filters no index serves. */
+static sch_index *choose_index(cql_sx *x, cs_buf *iv, bool trace)
+{
+    enum { MAX_CAND = 16 };
+    sch_index *cand[MAX_CAND];
+    int n = 0;
+    for (int i = 0; i < x->w.n_filters; i++)
+        for (int j = 0; j < x->t->n_indexes; j++) {
+            sch_index *ix = x->t->indexes[j];
+            bool seen = false;
+            for (int k = 0; k < n && !seen; k++)
+                seen = cand[k] == ix;
+            if (!seen && n < MAX_CAND && serves(ix, &x->w.filters[i], iv))
+                cand[n++] = ix;
+        }
+    sch_index *best = n == 1 ? cand[0] : NULL;
+    int64_t best_est = 0;
+    for (int k = 0; n > 1 && k < n; k++) {   /* the stats only to choose between several */
+        int64_t e = index_rows_estimate(x, cand[k]);
+        if (!best || e < best_est) {
+            best = cand[k];
+            best_est = e;
+        }
+    }
+    bool by_filter = best != NULL;
+    if (!best) {
+        best = clustering_index(x, iv);
+        if (best)
+            cand[n++] = best;
+    }
+    if (trace && n > 0) {
+        cs_buf b;
+        cs_buf_init(&b);
+        for (int k = 0; k < n; k++) {
+            char num[24];
+            snprintf(num, sizeof num, ":%lld", (long long)index_rows_estimate(x, cand[k]));
+            if (k)
+                cs_buf_put_u8(&b, ',');
+            cs_buf_put(&b, cand[k]->name, strlen(cand[k]->name));
+            cs_buf_put(&b, num, strlen(num));
+        }
+        cql__trace(CQL_TRACE_NTR, "Index mean cardinalities are %.*s. Scanning with %s.", (int)b.len,
+                   b.p ? (const char *)b.p : "", best->name);
+        cs_buf_destroy(&b);
+    } else if (trace && x->w.n_filters > 0) {
+        cql__trace(CQL_TRACE_NTR, "No applicable indexes found");
+    }
+    if (by_filter)   /* its value (the last candidate tried wrote iv) */
+        for (int i = 0; i < x->w.n_filters; i++)
+            if (serves(best, &x->w.filters[i], iv))
+                break;
+    return best;
+}
+
+void cql_index_trace_choice(cql_sx *x)
+{
+    if (x->w.pk_all || x->w.token_range || x->t->is_virtual || x->t->n_indexes == 0)
+        return;
+    cs_buf iv;
+    cs_buf_init(&iv);
+    choose_index(x, &iv, true);
+    cs_buf_destroy(&iv);
+}
+
 int cql_index_select(cql_sx *x, const cql_pstate *ps, bool *handled)
 {
     *handled = false;
@@ -124,13 +223,7 @@ int cql_index_select(cql_sx *x, const cql_pstate *ps, bool *handled)
         return 0;
     cs_buf iv, pk, last, sck;
     cs_buf_init(&iv);
-    sch_index *ix = NULL;
-    for (int i = 0; i < x->w.n_filters && !ix; i++)
-        for (int j = 0; j < x->t->n_indexes && !ix; j++)
-            if (serves(x->t->indexes[j], &x->w.filters[i], &iv))
-                ix = x->t->indexes[j];
-    if (!ix)
-        ix = clustering_index(x, &iv);
+    sch_index *ix = choose_index(x, &iv, false);
     st_table *ist = ix ? cql_index_storage(x->ctx->eng, ix) : NULL;
     if (!ist) {
         cs_buf_destroy(&iv);
@@ -138,7 +231,7 @@ int cql_index_select(cql_sx *x, const cql_pstate *ps, bool *handled)
     }
     *handled = true;
     if (cql__tracing())
-        cql__trace_range_requests(x, ist);
+        cql__trace_range_requests(x, index_rows_estimate(x, ix));
     cql__trace(CQL_TRACE_READ, "Executing read on %s.%s using index %s", x->t->ks->name, x->t->name, ix->name);
     if (cql_index_is_building(x->ctx, ix)) {
         /* Cassandra 4.1: IndexNotAvailableException -> read failure */

@@ -180,8 +180,9 @@ int cql__scan_keys(cql_sx *x, const cql_pstate *ps);
 /* A traced read's "Read N live rows and M tombstone cells" line (ReadCommand). */
 void cql__trace_read_counts(const cql_sx *x, uint64_t live, uint64_t tombstones);
 /* A traced range or index read's "Submitting range requests on N ranges ..." and
- * "Submitted 1 concurrent range requests" (index_storage: the index's table, or NULL). */
-void cql__trace_range_requests(const cql_sx *x, st_table *index_storage);
+ * "Submitted 1 concurrent range requests" (index_rows: the index's expected
+ * rows, getEstimatedResultRows; -1 for a read without an index). */
+void cql__trace_range_requests(const cql_sx *x, int64_t index_rows);
 int cql__scan_range(cql_sx *x, const cql_pstate *ps);
 int cql__scan_virtual(cql_sx *x, const cql_pstate *ps);
 /* Tombstone budgets of one page of page_size rows (0: unpaged, unlimited):
