@@ -513,6 +513,63 @@ static int count_le(const st_scan *s, const uint8_t *key, uint32_t len)
 /* Set up partition (token, key): its windows are the row-index runs of the
  * sstable holding most of it, so a huge partition is read ~64 KiB at a time
  * instead of whole.  Returns 1 if it has rows to return, 0 if not, <0. */
+/* The windows of a partition spread over several sstables: the
+ * boundaries of the sstable with the most windows, plus where every
+ * sstable's wide part of the partition starts (the first key of its row
+ * index) and ends (the key just after its last: the last key and a zero
+ * byte), so that sstables holding disjoint clustering ranges (a time
+ * series flushed hour by hour) each get windows of their own and a read
+ * that stops early (a LIMIT, a page), in either direction, reads only the
+ * sstables it reaches, as Cassandra's merge opens an sstable only once
+ * its lower bound is reached.  Any sorted boundaries tile the clustering
+ * space; borrowed keys, the new arrays and the "just after" keys in pa. */
+#define WIDEN_MAX 32
+static void widen_add(const uint8_t **k, uint32_t *l, int *n, const uint8_t *key, uint32_t len)
+{
+    int j = (*n)++;   /* insertion, sorted by bytes */
+    for (; j > 0 && st__bytes_cmp(k[j - 1], l[j - 1], key, len) > 0; j--) { k[j] = k[j - 1]; l[j] = l[j - 1]; }
+    k[j] = key; l[j] = len;
+}
+
+static int widen_windows(st_scan *s, cs_arena *pa)
+{
+    const uint8_t *fk[2 * WIDEN_MAX];
+    uint32_t fl[2 * WIDEN_MAX];
+    int nf = 0, parts = 0;
+    for (int i = 0; i < s->n_ssts && parts < WIDEN_MAX; i++) {
+        const uint8_t *first, *last;
+        uint32_t flen, llen;
+        int rc = sst_partition_ck_range(s->ssts[i], &s->pctx[i], &first, &flen, &last, &llen);
+        if (rc < 0) return rc;
+        if (rc == 0) continue;
+        uint8_t *after = cs_arena_alloc(pa, (size_t)llen + 1);
+        if (!after) return CS_ENOMEM;
+        if (llen) memcpy(after, last, llen);
+        after[llen] = 0;
+        widen_add(fk, fl, &nf, first, flen);
+        widen_add(fk, fl, &nf, after, llen + 1);
+        parts++;
+    }
+    if (parts < 2) return 0;   /* one wide part: its own windows already */
+    int cap = s->n_wb + nf;
+    const uint8_t **nb = cs_arena_alloc(pa, sizeof *nb * (size_t)cap);
+    uint32_t *nl = cs_arena_alloc(pa, sizeof *nl * (size_t)cap);
+    if (!nb || !nl) return CS_ENOMEM;
+    int n = 0, a = 0, b = 0;
+    while (a < s->n_wb || b < nf) {   /* merge, without duplicates */
+        const uint8_t *k; uint32_t l;
+        if (b >= nf || (a < s->n_wb && st__bytes_cmp(s->wb[a], s->wbl[a], fk[b], fl[b]) <= 0)) {
+            k = s->wb[a]; l = s->wbl[a]; a++;
+        } else {
+            k = fk[b]; l = fl[b]; b++;
+        }
+        if (n && st__bytes_cmp(nb[n - 1], nl[n - 1], k, l) == 0) continue;
+        nb[n] = k; nl[n] = l; n++;
+    }
+    s->wb = nb; s->wbl = nl; s->n_wb = n;
+    return 0;
+}
+
 static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t pk_len, bool known)
 {
     cs_arena *pa = s->ka;
@@ -559,6 +616,10 @@ static int load_partition(st_scan *s, int64_t token, const uint8_t *pk, uint32_t
     if (s->single && !s->cover)
         for (int i = 0; i < s->n_ssts; i++)
             if (s->pctx[i].state == 2) sst_prefetch_partition(s->ssts[i], s->pctx[i].idx);
+    if (s->n_wb && s->n_ssts > 1 && !s->cover) {
+        int rc = widen_windows(s, pa);
+        if (rc < 0) return rc;
+    }
     s->n_win = s->n_wb + 1;
     /* Only windows between the first slice's start and the last slice's end
      * can hold wanted rows (window w spans [wb[w-1], wb[w])). */

@@ -130,6 +130,11 @@ typedef struct sst_pctx {
  * boundaries (borrowed from the reader; *n = 0 if absent or not wide). */
 int sst_partition_lookup(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len, sst_pctx *ctx,
                          const uint8_t *const **keys, const uint32_t **lens, int *n);
+/* The first and last clustering of a wide partition found by a lookup
+ * (ctx state 2), borrowed from the reader: 1, 0 when not found or not
+ * wide, <0 on a corrupt row index. */
+int sst_partition_ck_range(sst_reader *r, const sst_pctx *ctx, const uint8_t **first, uint32_t *fl,
+                           const uint8_t **last, uint32_t *ll);
 int sst_read_partition_ctx(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len,
                            const st_slice *slices, int n_slices, st__part *p, cs_arena *a,
                            bool *bloom_negative, sst_pctx *ctx, cs_arena *ca);

@@ -931,6 +931,20 @@ static const sst_ri *get_ri(sst_reader *r, const sst_index_entry *e, int *rc)
     return ri;
 }
 
+int sst_partition_ck_range(sst_reader *r, const sst_pctx *ctx, const uint8_t **first, uint32_t *fl,
+                           const uint8_t **last, uint32_t *ll)
+{
+    if (!ctx || ctx->state != 2 || ctx->idx >= r->n_idx) return 0;
+    const sst_index_entry *e = &r->idx[ctx->idx];
+    if (e->n_ri < 2) return 0;
+    int rc;
+    const sst_ri *ri = get_ri(r, e, &rc);
+    if (!ri) return rc;
+    *first = ri->runs[0].first; *fl = ri->runs[0].fl;
+    *last = ri->runs[ri->n - 1].last; *ll = ri->runs[ri->n - 1].ll;
+    return 1;
+}
+
 int sst_read_partition(sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len,
                        const st_slice *slices, int n_slices, st__part *p, cs_arena *a,
                        bool *bloom_negative)
@@ -1091,8 +1105,10 @@ bool sst_may_contain_ck(sst_reader *r, const st_slice *slices, int n_slices)
     if (!r->st.ck_bounds) return false;
     for (int i = 0; i < n_slices; i++) {
         const st_slice *s = &slices[i];
-        /* Slice entirely before min? end bound vs min (min is a lower bound). */
-        bool before_min = s->end.len && st__bytes_cmp(s->end.key, s->end.len, r->st.min_ck, r->st.min_ck_len) < 0;
+        /* Slice entirely before min? end bound vs min (min is a lower
+         * bound: an exclusive end at it excludes every key). */
+        int e = s->end.len ? st__bytes_cmp(s->end.key, s->end.len, r->st.min_ck, r->st.min_ck_len) : 1;
+        bool before_min = e < 0 || (e == 0 && !s->end.inclusive);
         bool after_max = false;
         if (s->start.len) {
             uint32_t n = r->st.max_ck_truncated && s->start.len > r->st.max_ck_len ? r->st.max_ck_len : s->start.len;

@@ -461,6 +461,86 @@ Test(storage_read, partition_deletion_passes_older_sstables)
     cr_assert_eq(st.sstables_read, 2, "d's sstable (max ts 20) and the deletion's");
 }
 
+/* A wide partition flushed in parts (disjoint clustering ranges and an
+ * overlapping rewrite) plus the memtable: the windows take every wide
+ * part's start as a boundary, and every read (forward, reversed, sliced,
+ * stopped early) returns exactly the merged rows; a read that stops after
+ * the first rows in either direction touches only the sstables there. */
+static void put_rows(int from, int to, int64_t ts, char tag)
+{
+    char v[101];
+    memset(v, tag, 100);
+    v[100] = 0;
+    st_mutation *m = mut();
+    for (int i = from; i < to; i++) {
+        char ck[16];
+        snprintf(ck, sizeof ck, "%06d", i);
+        st_mut_row(m, (const uint8_t *)ck, 6, 0);
+        cell(m, 1, ts, v);
+    }
+    commit(m);
+}
+
+static char want_tag(int i)
+{
+    return i >= 4000 ? 'm' : i >= 1000 && i < 3000 ? 'b' : 'a';
+}
+
+static void check_rows(int from, int to, bool reversed, int stop_after, uint64_t *ssts_read)
+{
+    char lo[16], hi[16];
+    snprintf(lo, sizeof lo, "%06d", from);
+    snprintf(hi, sizeof hi, "%06d", to);
+    st_slice sl = { { (const uint8_t *)lo, 6, true }, { (const uint8_t *)hi, 6, false } };
+    st_read_spec rs = { .pk = PK, .pk_len = 1, .slices = &sl, .n_slices = 1, .reversed = reversed, .now_s = NOW };
+    st_scan *sc;
+    cr_assert_eq(st_scan_open(T, &rs, &sc), 0);
+    st_partition_view pv;
+    cr_assert_eq(st_scan_next_partition(sc, &pv), 1);
+    st_row_view r;
+    int n = 0, rc;
+    while ((n < stop_after || stop_after < 0) && (rc = st_scan_next_row(sc, &r)) == 1) {
+        int i = reversed ? to - 1 - n : from + n;
+        char ck[16];
+        snprintf(ck, sizeof ck, "%06d", i);
+        cr_assert_eq(r.ck_len, 6);
+        cr_assert(memcmp(r.ck, ck, 6) == 0, "row %d: %.6s, want %s (reversed %d)", n, (const char *)r.ck, ck, reversed);
+        cr_assert_eq(r.n_cells, 1);
+        cr_assert_eq(r.cells[0].val[0], want_tag(i), "row %s", ck);
+        n++;
+    }
+    if (stop_after < 0)
+        cr_assert_eq(n, to - from, "rows %d..%d reversed %d: %d", from, to, reversed, n);
+    *ssts_read = st_scan_stats_get(sc)->sstables_read;
+    st_scan_close(sc);
+}
+
+Test(storage_read, wide_partition_in_parts_windows, .timeout = 120)
+{
+    put_rows(0, 2000, 10, 'a');
+    cr_assert_eq(st_table_flush(T), 0);
+    put_rows(2000, 4000, 10, 'a');
+    cr_assert_eq(st_table_flush(T), 0);
+    put_rows(1000, 3000, 20, 'b');
+    cr_assert_eq(st_table_flush(T), 0);
+    put_rows(4000, 5000, 30, 'm');
+    uint64_t ssts;
+    check_rows(0, 5000, false, -1, &ssts);
+    check_rows(0, 5000, true, -1, &ssts);
+    check_rows(1500, 3500, false, -1, &ssts);
+    check_rows(1500, 3500, true, -1, &ssts);
+    check_rows(999, 1001, true, -1, &ssts);
+    /* the first rows only: the sstable of the first part and the rewrite
+     * starting at 1000 are not reached forward... */
+    check_rows(0, 5000, false, 10, &ssts);
+    cr_assert_eq(ssts, 1, "forward, stopped early: %llu sstables", (unsigned long long)ssts);
+    /* ...nor, reversed, any sstable: rows 4000.. are in the memtable */
+    check_rows(0, 5000, true, 10, &ssts);
+    cr_assert_eq(ssts, 0, "reversed, stopped early: %llu sstables", (unsigned long long)ssts);
+    check_rows(0, 3900, true, 10, &ssts);
+    cr_assert_eq(ssts, 1, "reversed from 3899: %llu sstables", (unsigned long long)ssts);
+}
+
 Test(storage_read, point_absent_keys_and_bloom_false_positive)
 {
     for (int i = 0; i < 20; i++) {
