@@ -42,6 +42,20 @@ def _events(session, stmt, *args):
     return t, [(e.description, e.thread_name, e.source_elapsed.total_seconds() * 1e6) for e in t.events]
 
 
+def _events_once_built(session, stmt):
+    """_events of a read through an index, retried while the index builds
+    (its reads fail with INDEX_NOT_AVAILABLE until then)."""
+    import time
+    deadline = time.time() + 20
+    while True:
+        try:
+            return _events(session, stmt)
+        except Exception:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.1)
+
+
 def test_events_are_what_the_request_did(session, ks):
     """The events Cassandra's code traces, with what this request did: a
     single-partition read's sstables merged and its live rows and tombstone
@@ -100,16 +114,7 @@ def test_events_are_what_the_request_did(session, ks):
         "(0.0 rows per range expected)" % (above + 1), ev
     assert [e[0] for e in ev][5].endswith("sstables for (max(0), min(-9223372036854775808)]"), ev
     session.execute("CREATE INDEX te_v ON %s.te (v)" % ks)
-    import time
-    deadline = time.time() + 20
-    while True:
-        try:
-            _, ev = _events(session, SimpleStatement("SELECT k FROM %s.te WHERE v = 'x'" % ks))
-            break
-        except Exception:
-            if time.time() > deadline:
-                raise
-            time.sleep(0.1)
+    _, ev = _events_once_built(session, SimpleStatement("SELECT k FROM %s.te WHERE v = 'x'" % ks))
     assert "Executing read on %s.te using index te_v" % ks in [e[0] for e in ev], ev
     # a logged batch of two partitions goes through mutateAtomically; of one
     # partition, or unlogged, through mutate
@@ -250,7 +255,6 @@ def test_index_choice_and_view_writes(session, ks, server):
     expected rows per indexed value, the most selective one scanned;
     filters no index serves; a write to a table with a view."""
     import cassette_harness as H
-    import time
     if not H.is_cassette():
         return
     session.execute("CREATE TABLE %s.ti (k int PRIMARY KEY, a int, b int, c int)" % ks)
@@ -259,15 +263,7 @@ def test_index_choice_and_view_writes(session, ks, server):
     for k in range(40):   # a: 2 values of 20 rows, b: 10 values of 4 rows
         session.execute("INSERT INTO %s.ti (k, a, b, c) VALUES (%d, %d, %d, 1)" % (ks, k, k % 2, k % 10))
     assert server.admin("POST", "/flush?ks=%s" % ks)[0] == 200
-    deadline = time.time() + 20
-    while True:
-        try:
-            _, ev = _events(session, SimpleStatement("SELECT k FROM %s.ti WHERE a = 1 AND b = 3 ALLOW FILTERING" % ks))
-            break
-        except Exception:
-            if time.time() > deadline:
-                raise
-            time.sleep(0.1)
+    _, ev = _events_once_built(session, SimpleStatement("SELECT k FROM %s.ti WHERE a = 1 AND b = 3 ALLOW FILTERING" % ks))
     import re
     names = [e[0] for e in ev]
     # rows per indexed value, estimated from the index table's rows per
