@@ -54,7 +54,7 @@ typedef struct xselection {
     xsel **sels; int n;
     bool has_agg;              /* aggregate query (one row per group) */
     bool json;                 /* SELECT JSON */
-    bool selects_static;       /* a static column is selected (static-only partitions) */
+    bool selects_static;       /* a selector reads a static column (at any depth), or `*` with statics */
     bool star;
     bool borrowed;             /* sels belong to a statement memo (cql__sel_memo_get): not destroyed */
 } xselection;

@@ -607,6 +607,34 @@ static int run_scan(cql_sx *x, st_read_spec *spec, int32_t first_part_emitted)
     return rc > 0 ? 0 : rc;
 }
 
+/*
+ * Whether the read needs the partitions' static rows: Cassandra's fetched
+ * static columns (ColumnFilter): all of them for `SELECT *` and for a
+ * partition-level query (no clustering or regular-column restriction:
+ * returnStaticContentOnPartitionWithNoRows, a partition with only static
+ * content is a row), else those the selection or a filter reads.  Without
+ * the static row, storage may skip the sstables whose clustering bounds
+ * miss the slices (SinglePartitionReadCommand.shouldInclude includes every
+ * sstable when statics are fetched: their bounds do not cover the static
+ * row).
+ */
+static bool needs_static(const cql_sx *x)
+{
+    bool any = false;
+    for (int i = 0; i < x->t->n_cols && !any; i++)
+        any = x->t->cols[i].kind == COL_STATIC;
+    if (!any)
+        return false;
+    if (x->sel.star || x->sel.selects_static || x->distinct)
+        return true;
+    if (!x->w.ck_restricted && !x->regular_filter)
+        return true;
+    for (int i = 0; i < x->w.n_filters; i++)
+        if (x->w.filters[i].col->kind == COL_STATIC)
+            return true;
+    return false;
+}
+
 static void base_spec(cql_sx *x, st_read_spec *sp, const st_slice *sl, int n)
 {
     memset(sp, 0, sizeof(*sp));
@@ -616,13 +644,7 @@ static void base_spec(cql_sx *x, st_read_spec *sp, const st_slice *sl, int n)
     sp->slices = sl;
     sp->n_slices = n;
     sp->reversed = x->reversed;
-    /* Without static columns there is no static row to read, and storage
-     * may skip the sstables whose clustering bounds miss the slices
-     * (Cassandra includes every sstable only when statics are fetched:
-     * SinglePartitionReadCommand.shouldInclude). */
-    sp->include_static = false;
-    for (int i = 0; i < x->t->n_cols && !sp->include_static; i++)
-        sp->include_static = x->t->cols[i].kind == COL_STATIC;
+    sp->include_static = needs_static(x);
 }
 
 /* Whether Cassandra reads these partitions by clustering names, in

@@ -534,6 +534,18 @@ int cql__sel_compile(cql_eval *ev, const sch_table *t, const ast_select *as, xse
     return rc;
 }
 
+/* Whether a selector reads a static column, at any depth (a column,
+ * writetime/ttl of one, a function or cast of one). */
+static bool refs_static(const sch_table *t, const xsel *x)
+{
+    if (x->col >= 0 && t->cols[x->col].kind == COL_STATIC)
+        return true;
+    for (int i = 0; i < x->n_args; i++)
+        if (x->args[i] && refs_static(t, x->args[i]))
+            return true;
+    return false;
+}
+
 static int sel_compile(cql_eval *ev, const sch_table *t, const ast_select *as, xselection *out,
                        cs_error *e)
 {
@@ -572,7 +584,7 @@ static int sel_compile(cql_eval *ev, const sch_table *t, const ast_select *as, x
         out->n = i + 1;
         if (x->agg || x->contains_agg)
             out->has_agg = true;
-        if (x->col >= 0 && t->cols[x->col].kind == COL_STATIC)
+        if (refs_static(t, x))
             out->selects_static = true;
     }
     if (out->star)
