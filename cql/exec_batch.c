@@ -154,7 +154,8 @@ int cql__wbatch_commit(cql_wbatch *b, cql_result *r, cs_error *e)
     bool traced = cql__tracing();
     const char *stage = b->n_ctrs > 0 ? CQL_TRACE_COUNTER_MUTATION : CQL_TRACE_MUTATION;
     if (traced) {
-        cql__trace(CQL_TRACE_NTR, b->atomic ? "Determining replicas for atomic batch" : "Determining replicas for mutation");
+        if (!b->paxos)
+            cql__trace(CQL_TRACE_NTR, b->atomic ? "Determining replicas for atomic batch" : "Determining replicas for mutation");
         if (b->n_ctrs > 0) {
             cql__trace(stage, "Acquiring counter locks");
             cql__trace(stage, "Reading %d counter values from the CF", b->n_ctrs);
@@ -536,9 +537,15 @@ int cql__exec_writes(cql_ctx *ctx, cql_session *s, int kind, const ast_using *us
         if (cql__wplan_is_lwt(&plans[i]))
             lwt = true;
     bool applied = true;
+    cql_paxos_trace pt;
+    memset(&pt, 0, sizeof pt);
     if (lwt && cql__lwt_check(pptr, n_items, kind >= 0, now_s,
-                              s ? s->protocol_version : 4, r, &applied, e) < 0)
+                              s ? s->protocol_version : 4, r, &applied, &pt, e) < 0)
         goto out;
+    if (lwt && !applied) {   /* doPaxos: the empty update is proposed, not committed */
+        cql__paxos_trace_propose(&pt, NULL);
+        cql__paxos_trace_end(&pt, false);
+    }
     if (cql__wbatch_init(&b, ctx, now_s) < 0) {
         cs_error_set(e, CS_ERR_SERVER, "out of memory");
         goto out;
@@ -562,8 +569,17 @@ int cql__exec_writes(cql_ctx *ctx, cql_session *s, int kind, const ast_using *us
         /* BatchStatement.executeWithoutConditions: a logged batch of more
          * than one mutation goes through StorageProxy.mutateAtomically */
         b.atomic = kind == BATCH_LOGGED && !lwt && b.n_parts > 1 && distinct_keys(&b, true) > 1;
+        b.paxos = lwt;
+        if (lwt) {   /* proposed, accepted, then committed by PaxosState (its mutation applied) */
+            bool empty = st_mutation_empty(b.m);
+            cql__paxos_trace_propose(&pt, empty ? NULL : b.m);
+            if (!empty)
+                cql__paxos_trace_commit(&pt, b.m);
+        }
         if (cql__wbatch_commit(&b, r, e) < 0)
             goto out;
+        if (lwt)
+            cql__paxos_trace_end(&pt, true);
         if (r->need_sync) {   /* StorageProxy's WriteType and timeout for the write; an applied LWT
                                * waits as commitPaxos does: SIMPLE, the commit consistency */
             bool many = false;   /* more than one mutation (keyspace and key) */

@@ -27,6 +27,7 @@
 #include "cql/select_int.h"
 #include "cql/index.h"   /* index hook (issue 5) */
 #include "cql/metrics.h"
+#include "cql/modify_int.h"   /* the SERIAL read's Paxos trace (lwt_trace.c) */
 #include "common/alloc.h"
 #include "common/hash.h"
 #include "common/util.h"
@@ -933,6 +934,15 @@ static int run_select(cql_sx *x, cql_result *r)
         x->deadline_ns = ms > (UINT64_MAX - t0) / 1000000u ? UINT64_MAX : t0 + ms * 1000000u;
         if (!x->deadline_ns)
             x->deadline_ns = 1;
+    }
+    if (p && (p->consistency == 0x0008 || p->consistency == 0x0009) && !x->t->is_virtual &&
+        x->w.pk_all && x->w.n_pks == 1 && cql__tracing()) {
+        /* legacyReadWithPaxos: a Paxos round with an empty update (proposed,
+         * never committed) before the read itself */
+        cql_paxos_trace pt;
+        cql__paxos_trace_begin(&pt, x->t, x->w.pks[0].p, (uint32_t)x->w.pks[0].len);
+        cql__paxos_trace_propose(&pt, NULL);
+        cql__paxos_trace_end(&pt, true);
     }
     if (!x->w.empty && !x->stop) {
         bool by_index = false;   /* index hook (issue 5) */

@@ -482,12 +482,71 @@ static int check_mix(cql_wplan *const *plans, int n, cs_error *e)
     return 0;
 }
 
+/* The trace's CAS read: its closing lines, and on a mismatch the current
+ * values (CQL3CasRequest.columnsToRead: every static column when a plan
+ * writes one, else those its conditions name; every regular column when a
+ * plan writes a regular row, else those its conditions name). */
+static void trace_read(cql_paxos_trace *pt, cql_wplan *const *plans, int n, const lwt_rows *rows, bool applied)
+{
+    if (!pt || !pt->on)
+        return;
+    const sch_table *t = plans[0]->t;
+    bool *fetched = cs_calloc((size_t)t->n_cols + 1, sizeof *fetched);
+    if (!fetched)
+        return;
+    bool stat_all = false, reg_all = false, multicell = false, by_names = true;
+    for (int i = 0; i < n; i++) {
+        stat_all |= plans[i]->has_static;
+        reg_all |= plans[i]->has_regular || (rows[i].has_ck && !plans[i]->has_static);
+    }
+    for (int i = 0; i < t->n_cols; i++)
+        fetched[i] = (t->cols[i].kind == COL_STATIC && stat_all) || (t->cols[i].kind == COL_REGULAR && reg_all);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < plans[i]->n_conds; j++)
+            fetched[plans[i]->conds[j].col - t->cols] = true;
+    bool stat_fetched = false;
+    for (int i = 0; i < t->n_cols; i++) {
+        multicell |= fetched[i] && ctype_is_multicell(t->cols[i].type);   /* queriesMulticellType */
+        stat_fetched |= fetched[i] && t->cols[i].kind == COL_STATIC;
+    }
+    int live = 0;
+    const cql_rowcopy *regs[256], *stat = NULL;
+    const uint8_t *cks[256];
+    uint32_t ck_lens[256];
+    int n_regs = 0;
+    for (int i = 0; i < n; i++) {
+        if (!cql__wplan_is_lwt(plans[i]))
+            continue;
+        by_names &= rows[i].has_ck;
+        if (!stat && rows[i].stat.exists && stat_fetched)
+            stat = &rows[i].stat;
+        bool dup = false;
+        for (int j = 0; j < n_regs && !dup; j++)
+            dup = ck_lens[j] == rows[i].ck_len && (rows[i].ck_len == 0 || memcmp(cks[j], rows[i].ck, rows[i].ck_len) == 0);
+        if (rows[i].has_ck && !dup && n_regs < 256) {
+            regs[n_regs] = &rows[i].reg;
+            cks[n_regs] = rows[i].ck;
+            ck_lens[n_regs++] = rows[i].ck_len;
+            live += rows[i].reg.exists;
+        }
+    }
+    live += stat != NULL;
+    cql__paxos_trace_read_end(pt, by_names && !multicell, live);
+    if (!applied)
+        cql__paxos_trace_mismatch(pt, fetched, stat, regs, cks, ck_lens, n_regs);
+    cs_free(fetched);
+}
+
 int cql__lwt_check(cql_wplan *const *plans, int n, bool is_batch, int32_t now_s, int version,
-                   cql_result *r, bool *applied, cs_error *e)
+                   cql_result *r, bool *applied, cql_paxos_trace *pt, cs_error *e)
 {
     if (check_mix(plans, n, e) < 0)
         return CS_EUSER;
     const sch_table *t = plans[0]->t;
+    if (pt && plans[0]->w.n_pks == 1) {
+        cql__paxos_trace_begin(pt, t, plans[0]->w.pks[0].p, (uint32_t)plans[0]->w.pks[0].len);
+        cql__paxos_trace_read_begin(pt);
+    }
     lwt_rows *rows = cs_calloc((size_t)n, sizeof *rows);
     const sch_column **cols = cs_calloc((size_t)t->n_cols + 1, sizeof *cols);
     int rc = 0;
@@ -509,6 +568,8 @@ int cql__lwt_check(cql_wplan *const *plans, int n, bool is_batch, int32_t now_s,
         if (cql__wplan_is_lwt(plans[i]) && !plan_applies(plans[i], &rows[i]))
             *applied = false;
     }
+    if (rc == 0)
+        trace_read(pt, plans, n, rows, *applied);
     if (rc == 0) {
         lwt_out o = { cols, 0 };
         if (!*applied)

@@ -52,6 +52,8 @@ typedef struct cql_wbatch {
     const cql_session *session;                /* the request's (guardrails), NULL = internal */
     cql_result *result;                        /* the request's, for guardrail warnings (may be NULL) */
     bool atomic;                               /* a logged batch of several mutations (traced as one) */
+    bool paxos;                                /* an applied conditional update: committed by Paxos (no
+                                                  "Determining replicas" line) */
 } cql_wbatch;
 
 int cql__wbatch_init(cql_wbatch *b, cql_ctx *ctx, int32_t now_s);
@@ -213,8 +215,47 @@ int cql__wplan_conds(cql_eval *ev, const ast_condition *conds, int n, cql_wplan 
 
 /* Check the conditions of plans (one partition of one table), build the
  * [applied] result into r; *applied says whether to apply the mutations. */
+typedef struct cql_paxos_trace cql_paxos_trace;
 int cql__lwt_check(cql_wplan *const *plans, int n, bool is_batch, int32_t now_s, int version,
-                   cql_result *r, bool *applied, cs_error *e);
+                   cql_result *r, bool *applied, cql_paxos_trace *pt, cs_error *e);
+
+/* ---- lwt_trace.c: the trace of a conditional write (or SERIAL read) as
+ * Cassandra 4.1's legacy Paxos writes it (see the file).  Each call does
+ * nothing unless the request is traced (cql__trace_begin made pt->on). */
+struct cql_paxos_trace {
+    bool on;
+    char ballot[37];                           /* the round's ballot, a timeuuid */
+    int64_t ballot_us, ballot_time;            /* its µs; its 100 ns UUID time */
+    const sch_table *t;
+    const uint8_t *pk; uint32_t pk_len;        /* the partition (borrowed) */
+};
+/* "Preparing <ballot>", "Promising ballot <ballot>". */
+void cql__paxos_trace_begin(cql_paxos_trace *pt, const sch_table *t, const uint8_t *pk, uint32_t pk_len);
+/* "Reading existing values for CAS precondition" and the read's opening
+ * lines; read_end: its closing lines (by clustering names, or a slice),
+ * with the sstables and tombstones counted by cql__read_row meanwhile. */
+void cql__paxos_trace_read_begin(cql_paxos_trace *pt);
+void cql__paxos_trace_read_end(cql_paxos_trace *pt, bool by_names, int live_rows);
+/* "CAS precondition does not match current values <FilteredPartition>":
+ * the static row and the rows read, cells of the fetched columns
+ * (fetched[i] for t->cols[i]). */
+void cql__paxos_trace_mismatch(cql_paxos_trace *pt, const bool *fetched, const cql_rowcopy *stat,
+                               const cql_rowcopy *const *regs, const uint8_t *const *cks,
+                               const uint32_t *ck_lens, int n_regs);
+/* "CAS precondition is met; proposing ...", "Accepting proposal
+ * Accepted(...)" of update m (NULL: the empty update of a CAS that does
+ * not apply or of a SERIAL read). */
+void cql__paxos_trace_propose(cql_paxos_trace *pt, const st_mutation *m);
+/* "Committing proposal Committed(...)" (only for a non-empty update). */
+void cql__paxos_trace_commit(cql_paxos_trace *pt, const st_mutation *m);
+/* "CAS applied successfully" / "CAS did not apply". */
+void cql__paxos_trace_end(cql_paxos_trace *pt, bool applied);
+
+/* What cql__read_row(_ex) read since the last reset, on this thread (the
+ * CAS read's trace counts). */
+typedef struct cql_wread_stats { uint64_t sstables, tombstones; } cql_wread_stats;
+void cql__wread_stats_reset(void);
+const cql_wread_stats *cql__wread_stats(void);
 
 /* Small helpers. */
 int cql__check_ttl(int64_t ttl, cs_error *e);   /* Cassandra's Attributes rules */

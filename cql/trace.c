@@ -23,18 +23,23 @@
 
 typedef struct trace_event {
     cs_uuid id;                   /* timeuuid at the event's time */
-    char activity[256];
+    const char *activity;         /* in the run's pool, then in the session's block */
     const char *thread;           /* static string */
     int32_t elapsed_us;
 } trace_event;
 
 /* The traced request running on this thread (cql_trace_begin ..
  * cql_trace_record), or NULL: cql__trace is a no-op then. */
+#define POOL_BYTES 32768          /* the events' text, per session; a line is cut at what is left */
+#define MAX_ACTIVITY 4096         /* one line's text (a CAS proposal prints the update) */
+
 typedef struct trace_run {
     int64_t started_us;
     uint64_t start_ns;
     trace_event ev[MAX_EVENTS];
     int n_ev;
+    char pool[POOL_BYTES];
+    size_t pool_used;
 } trace_run;
 static _Thread_local trace_run *tl_run;
 
@@ -46,7 +51,7 @@ typedef struct trace_session {
     int64_t started_us;
     int32_t duration_us;
     int consistency;
-    trace_event *ev; int n_ev;    /* cs_malloc'd */
+    trace_event *ev; int n_ev;    /* cs_malloc'd, with the events' text after them */
 } trace_session;
 
 typedef struct trace_store {
@@ -77,6 +82,7 @@ void cql_trace_begin(cql_ctx *ctx, int64_t started_us, uint64_t start_ns)
         tl_run->started_us = started_us;
         tl_run->start_ns = start_ns;
         tl_run->n_ev = 0;
+        tl_run->pool_used = 0;
     }
 }
 
@@ -93,7 +99,18 @@ static void add_event_at(trace_run *run, int64_t elapsed_us, const char *thread,
     if (elapsed_us < 0)
         elapsed_us = 0;
     cs_uuid_timeuuid(&e->id, run->started_us + elapsed_us);
-    snprintf(e->activity, sizeof e->activity, "%s", activity);
+    size_t left = POOL_BYTES - run->pool_used, n = strlen(activity);
+    if (n + 1 > left)
+        n = left > 0 ? left - 1 : 0;
+    char *d = run->pool + run->pool_used;
+    if (left > 0) {
+        memcpy(d, activity, n);
+        d[n] = 0;
+        run->pool_used += n + 1;
+    } else {
+        d = (char *)"";
+    }
+    e->activity = d;
     e->thread = thread;
     e->elapsed_us = (int32_t)(elapsed_us > INT32_MAX ? INT32_MAX : elapsed_us);
 }
@@ -103,7 +120,7 @@ void cql__trace(const char *thread, const char *fmt, ...)
     trace_run *run = tl_run;
     if (!run)
         return;
-    char a[256];
+    char a[MAX_ACTIVITY];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(a, sizeof a, fmt, ap);
@@ -141,8 +158,16 @@ void cql_trace_record(cql_ctx *ctx, const cql_trace_req *r, cs_uuid *session)
         snprintf(a, sizeof a, "Request failed: %s", r->outcome);
         add_event_at(run, t->duration_us, CQL_TRACE_NTR, a);
     }
-    if (run && run->n_ev > 0 && (t->ev = cs_malloc(sizeof *t->ev * (size_t)run->n_ev))) {
-        memcpy(t->ev, run->ev, sizeof *t->ev * (size_t)run->n_ev);
+    size_t evb = run ? sizeof *t->ev * (size_t)run->n_ev : 0;
+    if (run && run->n_ev > 0 && (t->ev = cs_malloc(evb + run->pool_used))) {
+        memcpy(t->ev, run->ev, evb);
+        char *text = (char *)t->ev + evb;
+        memcpy(text, run->pool, run->pool_used);
+        for (int i = 0; i < run->n_ev; i++)   /* the texts move with the events */
+            if (run->ev[i].activity >= run->pool && run->ev[i].activity < run->pool + run->pool_used)
+                t->ev[i].activity = text + (run->ev[i].activity - run->pool);
+            else
+                t->ev[i].activity = "";
         t->n_ev = run->n_ev;
     }
     *session = t->id;

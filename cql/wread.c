@@ -50,6 +50,18 @@ int cql__read_row(const sch_table *t, const uint8_t *pk, uint32_t pk_len,
     return cql__read_row_ex(t, pk, pk_len, ck, ck_len, is_static, now_s, false, out);
 }
 
+static _Thread_local cql_wread_stats g_wread_stats;
+
+void cql__wread_stats_reset(void)
+{
+    memset(&g_wread_stats, 0, sizeof g_wread_stats);
+}
+
+const cql_wread_stats *cql__wread_stats(void)
+{
+    return &g_wread_stats;
+}
+
 int cql__read_row_ex(const sch_table *t, const uint8_t *pk, uint32_t pk_len,
                      const uint8_t *ck, uint32_t ck_len, bool is_static, int32_t now_s,
                      bool tombstones, cql_rowcopy *out)
@@ -111,6 +123,11 @@ int cql__read_row_ex(const sch_table *t, const uint8_t *pk, uint32_t pk_len,
             }
         }
         break;
+    }
+    const st_scan_stats *stt = st_scan_stats_get(s);
+    if (stt) {
+        g_wread_stats.sstables += stt->sstables_read;
+        g_wread_stats.tombstones += stt->tombstones;
     }
     st_scan_close(s);
     cs_buf_destroy(&end);

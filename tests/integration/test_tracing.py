@@ -1,6 +1,8 @@
 """Request tracing (frame flag 0x02): the driver's trace API and cqlsh's
 TRACING ON read system_traces.sessions and events for the returned id."""
 
+import time
+
 from cassandra.query import SimpleStatement
 
 
@@ -306,3 +308,66 @@ def test_index_choice_and_view_writes(session, ks, server):
         ("Appending to commitlog", "MutationStage-1"),
         ("Creating materialized view mutations from base table replica", "MutationStage-1"),
         ("Adding to ti memtable", "MutationStage-1")], ev
+
+
+def test_lwt_paxos_round(session, ks):
+    """A conditional write traces the Paxos round Cassandra 4.1 runs
+    (paxos_variant v1, StorageProxy.legacyCas): a ballot prepared and
+    promised, the CAS read, the proposal accepted and, when it applies,
+    committed (its mutation appended and added); when it does not, the
+    current values and an empty proposal.  A SERIAL read runs a round with
+    an empty update before reading."""
+    import re
+    from cassandra import ConsistencyLevel
+    session.execute("CREATE TABLE %s.tl (k int, c int, s int static, v text, PRIMARY KEY (k, c))" % ks)
+    ntr, mut, rd = "Native-Transport-Requests-1", "MutationStage-1", "ReadStage-1"
+    uuid = r"[0-9a-f]{8}-[0-9a-f]{4}-1[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}"
+
+    def round_of(q, cl=None):
+        st = SimpleStatement(q % ks) if cl is None else SimpleStatement(q % ks, consistency_level=cl)
+        rs = session.execute(st, trace=True)
+        ev = [(e.description, e.thread_name) for e in rs.get_query_trace(max_wait_sec=5).events][2:]
+        m = re.match(r"Preparing (%s)$" % uuid, ev[0][0])
+        assert m and ev[0][1] == ntr, ev
+        return rs, m.group(1), ev
+
+    rs, b, ev = round_of("INSERT INTO %s.tl (k, c, s, v) VALUES (1, 2, 3, 'x') IF NOT EXISTS")
+    assert rs.one()[0] is True
+    t = int(re.search(r"Accepted\((\d+):", ev[8][0]).group(1))
+    assert abs((t - 0x01B21DD213814000) / 1e7 - time.time()) < 60   # the ballot's 100 ns time
+    proposal = r"\(%d:%s, (\d+):key=1\n    Row: STATIC \| s=3\n    Row: c=2 \| v=x\)$" % (t, b)
+    got = [(d if not d.startswith(("Accepting", "Committing")) else d.split(" ", 2)[0], th) for d, th in ev]
+    assert got == [
+        ("Preparing %s" % b, ntr), ("Promising ballot %s" % b, mut),
+        ("Reading existing values for CAS precondition", ntr),
+        ("Executing single-partition query on tl", rd), ("Acquiring sstable references", rd),
+        ("Merging memtable contents", rd), ("Read 0 live rows and 0 tombstone cells", rd),
+        ("CAS precondition is met; proposing client-requested updates for %s" % b, ntr),
+        ("Accepting", mut), ("Committing", mut),
+        ("Appending to commitlog", mut), ("Adding to tl memtable", mut), ("CAS applied successfully", ntr)], ev
+    m = re.match(r"Accepting proposal Accepted" + proposal, ev[8][0])
+    assert m and re.match(r"Committing proposal Committed" + proposal, ev[9][0]), ev
+    wt = session.execute("SELECT writetime(v) FROM %s.tl WHERE k = 1 AND c = 2" % ks).one()[0]
+    assert int(m.group(1)) == wt   # the update's timestamp
+
+    rs, b, ev = round_of("UPDATE %s.tl SET v = 'y' WHERE k = 1 AND c = 2 IF v = 'z'")
+    assert tuple(rs.one()) == (False, "x")
+    descs = [d for d, _ in ev]
+    assert descs[5:7] == ["Merging memtable contents", "Read 1 live rows and 0 tombstone cells"], ev   # no static fetched
+    assert re.match(r"CAS precondition does not match current values \[%s\.tl\] key=1 partition_deletion="
+                    r"deletedAt=-9223372036854775808, localDeletion=2147483647 columns=\[\[\] \| \[v\]\]\n"
+                    r"    Row\[info=\[ts=%d\] \]: c=2 \| \[v=x ts=%d\]$" % (ks, wt, wt), descs[7]), descs[7]
+    assert descs[8:] == ["CAS precondition is met; proposing client-requested updates for %s" % b,
+                         "Accepting proposal Accepted(%d:%s, 1442880000000000:key=1)" % (
+                             int(re.search(r"Accepted\((\d+):", descs[9]).group(1)), b),
+                         "CAS did not apply"], ev
+    assert "Determining replicas for mutation" not in descs
+
+    # a SERIAL read: the empty round, then the read as at any consistency
+    rs, b, ev = round_of("SELECT v FROM %s.tl WHERE k = 1 AND c = 2", ConsistencyLevel.SERIAL)
+    assert rs.one()[0] == "x"
+    descs = [d for d, _ in ev]
+    assert descs[1:4] == ["Promising ballot %s" % b,
+                          "CAS precondition is met; proposing client-requested updates for %s" % b,
+                          descs[3]] and descs[3].endswith(":key=1)"), ev
+    assert descs[4:6] == ["CAS applied successfully", "Executing single-partition query on tl"], ev
