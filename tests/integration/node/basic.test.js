@@ -4,7 +4,7 @@
 // batches, errors.  Owner: infra.
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { startServer, newClient, cassandra } = require('./harness');
+const { startServer, newClient, keyspaceClient, cassandra } = require('./harness');
 
 let srv;
 let client;
@@ -12,10 +12,7 @@ const KS = 'node_basic';
 
 before(async () => {
   srv = await startServer();
-  client = newClient(srv);
-  await client.connect();
-  await client.execute(`DROP KEYSPACE IF EXISTS ${KS}`);
-  await client.execute(`CREATE KEYSPACE ${KS} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
+  client = await keyspaceClient(srv, KS);
   await client.execute(`CREATE TABLE ${KS}.users (id int PRIMARY KEY, name text, score double)`);
   await client.execute(`CREATE TABLE ${KS}.feed (u int, ts int, body text, PRIMARY KEY (u, ts)) WITH CLUSTERING ORDER BY (ts DESC)`);
 });

@@ -3,7 +3,7 @@
 // and unprepared), plus the driver's UDT metadata.  Owner: infra.
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { startServer, newClient, cassandra } = require('./harness');
+const { startServer, keyspaceClient, cassandra } = require('./harness');
 
 const t = cassandra.types;
 const KS = 'node_coll';
@@ -12,10 +12,7 @@ let client;
 
 before(async () => {
   srv = await startServer();
-  client = newClient(srv);
-  await client.connect();
-  await client.execute(`DROP KEYSPACE IF EXISTS ${KS}`);
-  await client.execute(`CREATE KEYSPACE ${KS} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
+  client = await keyspaceClient(srv, KS);
   await client.execute(`CREATE TYPE ${KS}.point (x int, y int, label text)`);
   await client.execute(`CREATE TABLE ${KS}.c (k int PRIMARY KEY, l list<int>, s set<text>, m map<text, int>, tu tuple<int, text>, p point, ps list<frozen<point>>)`);
 });

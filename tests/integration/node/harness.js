@@ -90,4 +90,15 @@ function newClient(srv, opts) {
   }, opts || {}));
 }
 
-module.exports = { startServer, newClient, cassandra };
+// A connected client of srv and a fresh keyspace ks (dropped first if it
+// is there), SimpleStrategy RF 1 unless replication (a CQL map) is given.
+async function keyspaceClient(srv, ks, replication) {
+  const client = newClient(srv);
+  await client.connect();
+  await client.execute(`DROP KEYSPACE IF EXISTS ${ks}`);
+  const rep = replication || "{'class': 'SimpleStrategy', 'replication_factor': 1}";
+  await client.execute(`CREATE KEYSPACE ${ks} WITH replication = ${rep}`);
+  return client;
+}
+
+module.exports = { startServer, newClient, keyspaceClient, cassandra };

@@ -8,7 +8,7 @@
 // mapWithQuery for a custom query, a mapper batch, and counters.  Owner: infra.
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { startServer, newClient, cassandra } = require('./harness');
+const { startServer, keyspaceClient, cassandra } = require('./harness');
 
 const { Mapper, UnderscoreCqlToCamelCaseMappings, q } = cassandra.mapping;
 
@@ -19,10 +19,7 @@ const KS = 'node_mapper';
 
 before(async () => {
   srv = await startServer();
-  client = newClient(srv);
-  await client.connect();
-  await client.execute(`DROP KEYSPACE IF EXISTS ${KS}`);
-  await client.execute(`CREATE KEYSPACE ${KS} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
+  client = await keyspaceClient(srv, KS);
   await client.execute(`CREATE TABLE ${KS}.users (user_id uuid PRIMARY KEY, display_name text, email text, logins int, tags set<text>)`);
   await client.execute(`CREATE TABLE ${KS}.videos (video_id uuid PRIMARY KEY, user_id uuid, added_date timestamp, title text)`);
   await client.execute(`CREATE TABLE ${KS}.user_videos (user_id uuid, added_date timestamp, video_id uuid, title text, ` +

@@ -5,7 +5,7 @@
 // Owner: infra.
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { startServer, newClient, cassandra } = require('./harness');
+const { startServer, newClient, keyspaceClient, cassandra } = require('./harness');
 
 const t = cassandra.types;
 const KS = 'node_meta';
@@ -14,10 +14,7 @@ let client;
 
 before(async () => {
   srv = await startServer();
-  client = newClient(srv);
-  await client.connect();
-  await client.execute(`DROP KEYSPACE IF EXISTS ${KS}`);
-  await client.execute(`CREATE KEYSPACE ${KS} WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 1}`);
+  client = await keyspaceClient(srv, KS, "{'class': 'NetworkTopologyStrategy', 'datacenter1': 1}");
   await client.execute(`CREATE TABLE ${KS}.simple (id uuid PRIMARY KEY, name text, n bigint) WITH comment = 'hello' AND default_time_to_live = 60 AND gc_grace_seconds = 1000`);
   await client.execute(`CREATE TABLE ${KS}.events (tenant text, day date, ts timeuuid, seq int, s text static, payload blob, PRIMARY KEY ((tenant, day), ts, seq)) WITH CLUSTERING ORDER BY (ts DESC, seq ASC)`);
 });

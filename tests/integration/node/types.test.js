@@ -4,7 +4,7 @@
 // result metadata.  Owner: infra.
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { startServer, newClient, cassandra } = require('./harness');
+const { startServer, keyspaceClient, cassandra } = require('./harness');
 
 const t = cassandra.types;
 const KS = 'node_types';
@@ -55,10 +55,7 @@ function same(a, b) {
 
 before(async () => {
   srv = await startServer();
-  client = newClient(srv);
-  await client.connect();
-  await client.execute(`DROP KEYSPACE IF EXISTS ${KS}`);
-  await client.execute(`CREATE KEYSPACE ${KS} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
+  client = await keyspaceClient(srv, KS);
   for (const ty of TYPES) {
     await client.execute(`CREATE TABLE ${KS}.t_${ty} (k int PRIMARY KEY, v ${ty})`);
   }
