@@ -294,15 +294,18 @@ static void sort_newest_first(sst_reader **ssts, int n)
 
 /* A traced read's record of sstable r (st_read_trace): only the sstables
  * whose key range holds the key count, as Cassandra selects them. */
+static bool key_in_range(const sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len)
+{
+    if (r->n_idx == 0) return false;
+    const sst_index_entry *lo = &r->idx[0], *hi = &r->idx[r->n_idx - 1];
+    return st__key_cmp(lo->token, lo->pk, lo->pk_len, token, pk, pk_len) <= 0 &&
+           st__key_cmp(hi->token, hi->pk, hi->pk_len, token, pk, pk_len) >= 0;
+}
+
 static void trace_probe(st_read_trace *tr, sst_reader *r, int64_t token, const uint8_t *pk, uint32_t pk_len,
                         uint8_t outcome, bool slice_miss, const st__part *p)
 {
-    if (r->n_idx == 0) return;
-    const sst_index_entry *lo = &r->idx[0], *hi = &r->idx[r->n_idx - 1];
-    if (st__key_cmp(lo->token, lo->pk, lo->pk_len, token, pk, pk_len) > 0 ||
-        st__key_cmp(hi->token, hi->pk, hi->pk_len, token, pk, pk_len) < 0)
-        return;
-    tr->n_ssts++;
+    if (!key_in_range(r, token, pk, pk_len)) return;
     if (tr->n == ST_TRACE_PROBES) return;
     st_sst_probe *pr = &tr->probes[tr->n++];
     pr->gen = r->gen;
@@ -388,11 +391,21 @@ static int load_window(st_scan *s, int k, bool *exists)
     st__part **parts = cs_arena_alloc(a, sizeof(st__part *) * (size_t)(n_src ? n_src : 1));
     if (!parts) return CS_ENOMEM;
     int np = 0;
+    /* Each sstable is counted (stats, trace) once per partition: skipped
+     * when its bounds miss the whole read's slices (or it is passed), read
+     * in the window that first reads it.  An sstable that only later
+     * windows reach, and that a read stopping early never reaches, is
+     * neither (as Cassandra's merge opens an sstable only once its lower
+     * bound is reached, and counts those it iterated). */
     bool first = !s->ssts_counted;
     s->ssts_counted = true;
     int64_t newest_pdel = INT64_MIN;    /* the newest partition deletion read so far */
-    st_read_trace *tr = first && s->single ? s->spec.trace : NULL;
-    if (tr) memset(tr, 0, sizeof *tr);
+    st_read_trace *tr = s->single ? s->spec.trace : NULL;
+    if (tr && first) {
+        memset(tr, 0, sizeof *tr);
+        for (int i = 0; i < s->n_ssts; i++)   /* the sstables whose key range holds the key */
+            tr->n_ssts += key_in_range(s->ssts[i], token, pk, pk_len);
+    }
     for (int i = 0; i < s->n_mts; i++) {
         if (!s->single && !s->mc[i].has) continue;   /* next_key found it elsewhere */
         st__part *p = cs_arena_zalloc(a, sizeof *p);
@@ -407,18 +420,25 @@ static int load_window(st_scan *s, int k, bool *exists)
         /* Everything in r is older than a partition deletion already read:
          * all shadowed (SinglePartitionReadCommand stops at the first such
          * sstable, the sstables being newest first) */
+        sst_pctx *acct = &s->pctx[i];
         if (r->st.max_ts < newest_pdel && !s->spec.with_tombstones) {
-            if (first) s->stats.sstables_skipped++;
-            if (tr) trace_probe(tr, r, token, pk, pk_len, ST_PROBE_COVERED, false, NULL);
+            if (!acct->acct) {
+                acct->acct = true;
+                s->stats.sstables_skipped++;
+                if (tr) trace_probe(tr, r, token, pk, pk_len, ST_PROBE_COVERED, false, NULL);
+            }
             continue;
         }
         if (s->cover) {
             /* Newest first (st_read_point sorted them): stop once what was
              * read settles the row for every sstable left. */
             if (covered(s, parts, np, r->st.max_ts)) {
-                if (first) s->stats.sstables_skipped += (uint64_t)(s->n_ssts - i);
-                for (int j = i; tr && j < s->n_ssts; j++)
-                    trace_probe(tr, s->ssts[j], token, pk, pk_len, ST_PROBE_COVERED, false, NULL);
+                for (int j = i; j < s->n_ssts; j++) {
+                    if (s->pctx[j].acct) continue;
+                    s->pctx[j].acct = true;
+                    s->stats.sstables_skipped++;
+                    if (tr) trace_probe(tr, s->ssts[j], token, pk, pk_len, ST_PROBE_COVERED, false, NULL);
+                }
                 break;
             }
             if (s->pctx[i].state == 0) {   /* the lookup load_partition left for now */
@@ -429,9 +449,15 @@ static int load_window(st_scan *s, int k, bool *exists)
             }
         }
         bool slice_miss = nsl && !sst_may_contain_ck(r, sl, nsl);
+        /* its bounds miss the read's slices (not just this window's) */
+        bool read_miss = slice_miss && (!windowed || !s->spec.n_slices ||
+                                        !sst_may_contain_ck(r, s->spec.slices, s->spec.n_slices));
         if (slice_miss && r->st.tombstones == 0 && !want_static) {
-            if (first) s->stats.sstables_skipped++;
-            if (tr) trace_probe(tr, r, token, pk, pk_len, ST_PROBE_SLICE, true, NULL);
+            if (read_miss && !acct->acct) {
+                acct->acct = true;
+                s->stats.sstables_skipped++;
+                if (tr) trace_probe(tr, r, token, pk, pk_len, ST_PROBE_SLICE, true, NULL);
+            }
             continue;
         }
         st__part *p = cs_arena_zalloc(a, sizeof *p);
@@ -443,10 +469,13 @@ static int load_window(st_scan *s, int k, bool *exists)
         /* read: the partition was found there (Cassandra's merged sstables
          * count those whose index held the key, not its bloom false
          * positives) */
-        if (first) { if (neg || rc == 0) s->stats.sstables_skipped++; else s->stats.sstables_read++; }
-        if (tr)
-            trace_probe(tr, r, token, pk, pk_len, neg ? ST_PROBE_BLOOM : rc ? ST_PROBE_FOUND : ST_PROBE_INDEX_MISS,
-                        slice_miss && !want_static, rc ? p : NULL);
+        if (!acct->acct) {
+            acct->acct = true;
+            if (neg || rc == 0) s->stats.sstables_skipped++; else s->stats.sstables_read++;
+            if (tr)
+                trace_probe(tr, r, token, pk, pk_len, neg ? ST_PROBE_BLOOM : rc ? ST_PROBE_FOUND : ST_PROBE_INDEX_MISS,
+                            read_miss && !want_static, rc ? p : NULL);
+        }
         if (rc) parts[np++] = p;
         if (rc && p->pdel.ts_us > newest_pdel) newest_pdel = p->pdel.ts_us;
     }

@@ -124,6 +124,7 @@ typedef struct sst_pctx {
     int state; bool neg; uint64_t idx; void *ri;
     bool unverified;                     /* found by token alone: the read compares the key */
     bool point;                          /* a point read (cache admission, partial decode) */
+    bool acct;                           /* the read counted (and traced) this sstable (storage/read.c) */
 } sst_pctx;
 /* Look up (token, pk) once for a windowed read: fills ctx (as the first
  * sst_read_partition_ctx would) and returns the partition's window
